@@ -1,0 +1,8 @@
+import { defineConfig } from 'drizzle-kit'
+
+export default defineConfig({
+  dialect: 'turso',
+  schema: './src/db/schema.ts',
+  out: './drizzle',
+  dbCredentials: { url: 'file:./data/drizzle-kit.db' },
+})

@@ -1,0 +1,193 @@
+/**
+ * Every environment variable Slipway reads, parsed and validated once at start-up.
+ * Nothing else in the code base reads `process.env`.
+ */
+import { Type as T, type Static } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import { ClientIpResolver } from './http/client-ip'
+
+const Role = T.Union([T.Literal('all'), T.Literal('api'), T.Literal('worker')])
+
+export const ConfigSchema = T.Object({
+  nodeEnv: T.String(),
+  port: T.Integer({ minimum: 0, maximum: 65535 }),
+  host: T.String({ minLength: 1 }),
+  databaseUrl: T.String({ minLength: 1 }),
+  databaseAuthToken: T.Optional(T.String()),
+  databaseSyncUrl: T.Optional(T.String()),
+  bootstrapAdminUsername: T.Optional(T.String({ minLength: 3, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' })),
+  bootstrapAdminPassword: T.Optional(T.String({ minLength: 8, maxLength: 256 })),
+  jwtSecret: T.Optional(T.String({ minLength: 32 })),
+  masterKey: T.Optional(T.String()),
+  publicBaseUrl: T.String({ minLength: 1 }),
+  smtpUrl: T.Optional(T.String()),
+  mailFrom: T.String({ minLength: 3 }),
+  trustedProxies: T.Array(T.String()),
+  role: Role,
+  dataDir: T.String(),
+  accessTokenTtlSeconds: T.Integer({ minimum: 60, maximum: 86400 }),
+  refreshTokenTtlSeconds: T.Integer({ minimum: 300, maximum: 31_536_000 }),
+  logLevel: T.Union([T.Literal('info'), T.Literal('silent')]),
+  hibpBaseUrl: T.String(),
+  lifiBaseUrl: T.String(),
+  googleJwksUrl: T.String(),
+  appleJwksUrl: T.String(),
+  webhookDevRoutes: T.Record(T.String(), T.String()),
+  rpcUrls: T.Record(T.String(), T.String()),
+})
+export type Config = Static<typeof ConfigSchema>
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+type Env = Record<string, string | undefined>
+
+function blankToUndefined(v: string | undefined) {
+  return v === undefined || v.trim() === '' ? undefined : v.trim()
+}
+
+function isHttpUrl(v: string) {
+  try {
+    const u = new URL(v)
+    return u.protocol === 'http:' || u.protocol === 'https:'
+  } catch {
+    return false
+  }
+}
+
+/** Parses `KEY=origin` pairs such as `hooks.slipway.test=http://127.0.0.1:4000`. */
+function parseDevRoutes(raw: string | undefined, problems: string[]): Record<string, string> {
+  const out: Record<string, string> = {}
+  if (!raw) return out
+  for (const pair of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const eq = pair.indexOf('=')
+    const host = pair.slice(0, eq).trim().toLowerCase()
+    const origin = pair.slice(eq + 1).trim()
+    if (eq <= 0 || !host || !isHttpUrl(origin)) {
+      problems.push(`WEBHOOK_DEV_ROUTES: "${pair}" is not a host=origin pair (e.g. hooks.slipway.test=http://127.0.0.1:4000)`)
+      continue
+    }
+    out[host] = new URL(origin).origin
+  }
+  return out
+}
+
+/** `RPC_URL_<REGISTRY ID>` variables, keyed by registry id (`RPC_URL_SOLANA_DEVNET` → `solana-devnet`). */
+function parseRpcUrls(env: Env, problems: string[]): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(env)) {
+    if (!key.startsWith('RPC_URL_') || !value) continue
+    const id = key.slice('RPC_URL_'.length).toLowerCase().replace(/_/g, '-')
+    if (!isHttpUrl(value) && !/^wss?:\/\//.test(value)) problems.push(`${key}: "${value}" is not an http(s) or ws(s) URL`)
+    else out[id] = value
+  }
+  return out
+}
+
+function intVar(env: Env, name: string, fallback: number, problems: string[]): number {
+  const raw = blankToUndefined(env[name])
+  if (raw === undefined) return fallback
+  if (!/^\d+$/.test(raw)) {
+    problems.push(`${name}: "${raw}" is not a whole number`)
+    return fallback
+  }
+  return Number(raw)
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = []
+  const port = intVar(env, 'PORT', 3000, problems)
+  const publicBaseUrl = blankToUndefined(env.PUBLIC_BASE_URL) ?? `http://localhost:${port}`
+  if (!isHttpUrl(publicBaseUrl)) problems.push(`PUBLIC_BASE_URL: "${publicBaseUrl}" is not an http(s) URL`)
+  const databaseUrl = blankToUndefined(env.DATABASE_URL) ?? 'file:./data/slipway.db'
+  if (!/^(file:|:memory:$|libsql:|https?:|wss?:)/.test(databaseUrl)) {
+    problems.push(`DATABASE_URL: "${databaseUrl}" must be a file: path, :memory:, or a libsql://, http(s):// or ws(s):// URL`)
+  }
+  const databaseSyncUrl = blankToUndefined(env.DATABASE_SYNC_URL)
+  if (databaseSyncUrl) {
+    if (!/^(libsql:|https?:|wss?:)/.test(databaseSyncUrl)) problems.push(`DATABASE_SYNC_URL: "${databaseSyncUrl}" must be a libsql://, http(s):// or ws(s):// URL`)
+    if (!databaseUrl.startsWith('file:')) problems.push('DATABASE_SYNC_URL needs DATABASE_URL to be a local file: path (the embedded replica)')
+  }
+  const smtpUrl = blankToUndefined(env.SMTP_URL)
+  if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) problems.push(`SMTP_URL: must start with smtp:// or smtps://`)
+  const nodeEnv = blankToUndefined(env.NODE_ENV) ?? 'development'
+  const webhookDevRoutes = parseDevRoutes(blankToUndefined(env.WEBHOOK_DEV_ROUTES), problems)
+  if (Object.keys(webhookDevRoutes).length && nodeEnv === 'production') {
+    problems.push('WEBHOOK_DEV_ROUTES is for local development and tests only and is refused when NODE_ENV=production')
+  }
+  const username = blankToUndefined(env.BOOTSTRAP_ADMIN_USERNAME)
+  const password = blankToUndefined(env.BOOTSTRAP_ADMIN_PASSWORD)
+  if ((username === undefined) !== (password === undefined)) {
+    problems.push('BOOTSTRAP_ADMIN_USERNAME and BOOTSTRAP_ADMIN_PASSWORD must be set together')
+  }
+  const masterKey = blankToUndefined(env.MASTER_KEY)
+  const trusted = (blankToUndefined(env.TRUSTED_PROXIES) ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  const badProxies = ClientIpResolver.validate(trusted)
+  if (badProxies.length) problems.push(`TRUSTED_PROXIES: not an IP address or CIDR range: ${badProxies.join(', ')}`)
+  if (masterKey !== undefined && decodeKey(masterKey) === null) {
+    problems.push('MASTER_KEY: must be 32 bytes as 64 hex characters or base64 (openssl rand -base64 32)')
+  }
+  let host = 'publicBaseUrl'
+  try { host = new URL(publicBaseUrl).hostname } catch { /* reported above */ }
+
+  const candidate = {
+    nodeEnv,
+    port,
+    host: blankToUndefined(env.HOST) ?? '0.0.0.0',
+    databaseUrl,
+    databaseAuthToken: blankToUndefined(env.DATABASE_AUTH_TOKEN),
+    databaseSyncUrl,
+    bootstrapAdminUsername: username,
+    bootstrapAdminPassword: password,
+    jwtSecret: blankToUndefined(env.JWT_SECRET),
+    masterKey,
+    publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
+    smtpUrl,
+    mailFrom: blankToUndefined(env.MAIL_FROM) ?? `no-reply@${host}`,
+    trustedProxies: trusted,
+    role: blankToUndefined(env.SLIPWAY_ROLE) ?? 'all',
+    dataDir: blankToUndefined(env.DATA_DIR) ?? './data',
+    accessTokenTtlSeconds: intVar(env, 'ACCESS_TOKEN_TTL_SECONDS', 900, problems),
+    refreshTokenTtlSeconds: intVar(env, 'REFRESH_TOKEN_TTL_SECONDS', 7 * 24 * 3600, problems),
+    logLevel: blankToUndefined(env.LOG_LEVEL) ?? 'info',
+    hibpBaseUrl: blankToUndefined(env.HIBP_BASE_URL) ?? 'https://api.pwnedpasswords.com',
+    lifiBaseUrl: blankToUndefined(env.LIFI_BASE_URL) ?? 'https://li.quest',
+    googleJwksUrl: blankToUndefined(env.GOOGLE_JWKS_URL) ?? 'https://www.googleapis.com/oauth2/v3/certs',
+    appleJwksUrl: blankToUndefined(env.APPLE_JWKS_URL) ?? 'https://appleid.apple.com/auth/keys',
+    webhookDevRoutes,
+    rpcUrls: parseRpcUrls(env, problems),
+  }
+  for (const [name, url] of [['HIBP_BASE_URL', candidate.hibpBaseUrl], ['LIFI_BASE_URL', candidate.lifiBaseUrl], ['GOOGLE_JWKS_URL', candidate.googleJwksUrl], ['APPLE_JWKS_URL', candidate.appleJwksUrl]] as const) {
+    if (!isHttpUrl(url)) problems.push(`${name}: "${url}" is not an http(s) URL`)
+  }
+  for (const err of Value.Errors(ConfigSchema, candidate)) {
+    problems.push(`${envNameOf(err.path)}: ${err.message}${err.value === undefined ? '' : ` (got "${String(err.value)}")`}`)
+  }
+  if (problems.length) throw new ConfigError([...new Set(problems)])
+  return candidate as Config
+}
+
+const ENV_NAMES: Record<string, string> = {
+  '/port': 'PORT', '/role': 'SLIPWAY_ROLE', '/jwtSecret': 'JWT_SECRET (at least 32 characters)',
+  '/bootstrapAdminUsername': 'BOOTSTRAP_ADMIN_USERNAME (3-100 of letters, digits, _ and -)',
+  '/bootstrapAdminPassword': 'BOOTSTRAP_ADMIN_PASSWORD (at least 8 characters)',
+  '/logLevel': 'LOG_LEVEL (info or silent)', '/accessTokenTtlSeconds': 'ACCESS_TOKEN_TTL_SECONDS',
+  '/refreshTokenTtlSeconds': 'REFRESH_TOKEN_TTL_SECONDS', '/mailFrom': 'MAIL_FROM',
+}
+function envNameOf(path: string) {
+  return ENV_NAMES[path] ?? path.replace(/^\//, '')
+}
+
+/** A 32-byte key given as 64 hex characters or as base64; null when it is neither. */
+export function decodeKey(text: string): Uint8Array | null {
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return Uint8Array.from(Buffer.from(text, 'hex'))
+  if (/^[A-Za-z0-9+/_-]{42,44}={0,2}$/.test(text)) {
+    const bytes = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
+    if (bytes.length === 32) return Uint8Array.from(bytes)
+  }
+  return null
+}

@@ -1,0 +1,101 @@
+/**
+ * Everything the app needs from the outside world, built once from the config.
+ * Time, randomness-backed keys and external systems come from here so tests control them.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { eq } from 'drizzle-orm'
+import { decodeKey, type Config } from './config'
+import { openDatabase, type Database } from './db/client'
+import { appMeta } from './db/schema'
+import { systemClock, type Clock } from './lib/clock'
+import { Sealer } from './lib/crypto'
+import { createLogger, type Logger } from './lib/logger'
+import { ClientIpResolver } from './http/client-ip'
+import { RateLimiter } from './http/rate-limit'
+import type { RegistrationHooks } from './modules/auth/service'
+
+export interface Deps {
+  config: Config
+  database: Database
+  clock: Clock
+  sealer: Sealer
+  /** HS256 key for access tokens */
+  jwtKey: Uint8Array
+  logger: Logger
+  ipResolver: ClientIpResolver
+  rateLimiter: RateLimiter
+  /** filled by modules at start-up (wallets, breached-password checks) */
+  registrationHooks: RegistrationHooks
+  /** user ids matching a wallet address or wallet id, filled by the wallets module */
+  userLookup?: (deps: Deps, tenantId: string, q: string) => Promise<string[]>
+}
+
+export interface DepsOverrides {
+  clock?: Clock
+  logger?: Logger
+}
+
+export const MIGRATIONS_FOLDER = resolve(dirname(new URL(import.meta.url).pathname), '../drizzle')
+
+export async function buildDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
+  const logger = overrides.logger ?? createLogger({ silent: config.logLevel === 'silent' })
+  const clock = overrides.clock ?? systemClock
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    authToken: config.databaseAuthToken,
+    syncUrl: config.databaseSyncUrl,
+    migrationsFolder: MIGRATIONS_FOLDER,
+  })
+  const sealer = new Sealer(loadMasterKey(config, logger))
+  const jwtKey = await loadJwtKey(config, database, sealer)
+  return {
+    config,
+    database,
+    clock,
+    sealer,
+    jwtKey,
+    logger,
+    ipResolver: new ClientIpResolver(config.trustedProxies),
+    rateLimiter: new RateLimiter(clock),
+    registrationHooks: {},
+  }
+}
+
+/**
+ * MASTER_KEY, or a key generated once and kept beside the database file (mode 0600).
+ * An in-memory database gets a key that lives as long as the process, like its data.
+ */
+function loadMasterKey(config: Config, logger: Logger): Uint8Array {
+  if (config.masterKey) return decodeKey(config.masterKey)!
+  if (!config.databaseUrl.startsWith('file:')) {
+    if (config.databaseUrl === ':memory:') return randomBytes(32)
+    throw new Error('MASTER_KEY is required when DATABASE_URL is a remote libSQL server')
+  }
+  const dbPath = config.databaseUrl.slice('file:'.length).split('?')[0]!
+  const keyPath = join(dirname(dbPath), 'master.key')
+  if (existsSync(keyPath)) {
+    const key = decodeKey(readFileSync(keyPath, 'utf8').trim())
+    if (!key) throw new Error(`${keyPath} does not hold a 32-byte key`)
+    return key
+  }
+  mkdirSync(dirname(keyPath), { recursive: true })
+  const key = randomBytes(32)
+  writeFileSync(keyPath, key.toString('base64') + '\n', { mode: 0o600 })
+  logger.warn('MASTER_KEY is not set: generated one and stored it beside the database. Back it up; without it the stored secrets cannot be read.', { keyPath })
+  return key
+}
+
+/** JWT_SECRET, or a random key generated once and kept (sealed) in the database. */
+async function loadJwtKey(config: Config, database: Database, sealer: Sealer): Promise<Uint8Array> {
+  if (config.jwtSecret) return new TextEncoder().encode(config.jwtSecret)
+  const aad = 'app_meta:jwt_secret'
+  return database.write(async (tx) => {
+    const row = await tx.select().from(appMeta).where(eq(appMeta.key, 'jwt_secret')).get()
+    if (row) return Uint8Array.from(sealer.openBytes(row.value, aad))
+    const key = randomBytes(32)
+    await tx.insert(appMeta).values({ key: 'jwt_secret', value: sealer.seal(key, aad) })
+    return Uint8Array.from(key)
+  })
+}

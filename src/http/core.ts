@@ -1,0 +1,82 @@
+/**
+ * The app-wide HTTP plumbing: request ids, the JSON request log, body parsing that
+ * keeps the raw bytes, and the one place where errors become responses.
+ */
+import { Elysia } from 'elysia'
+import type { Deps } from '../deps'
+import { errorSummary } from '../lib/logger'
+import { AppError, SchemaValidationError, errorBody, type ErrorStyle } from './errors'
+import { initState, stateOf } from './request-state'
+import { toSchemaIssues } from './validation'
+
+/** Error style per `METHOD route`, read from each route's `x-error-style` once the app is built. */
+export class ErrorStyles {
+  private map = new Map<string, ErrorStyle>()
+  build(routes: ReadonlyArray<{ method: string; path: string; hooks?: unknown }>) {
+    for (const r of routes) {
+      const style = (r.hooks as { detail?: Record<string, unknown> } | undefined)?.detail?.['x-error-style']
+      if (style) this.map.set(`${r.method} ${r.path}`, style as ErrorStyle)
+    }
+  }
+  of(method: string, route: string | undefined): ErrorStyle {
+    return (route && this.map.get(`${method} ${route}`)) || 'standard'
+  }
+}
+
+const JSON_TYPE = /^application\/([\w.+-]*\+)?json/i
+const decoder = new TextDecoder('utf-8', { fatal: true })
+
+export function corePlugin(deps: Deps, styles: ErrorStyles) {
+  const { logger } = deps
+  return new Elysia({ name: 'slipway-core' })
+    .onRequest(({ request, set }) => {
+      set.headers['x-request-id'] = initState(request).id
+    })
+    .onParse({ as: 'global' }, async ({ request, contentType }) => {
+      const bytes = new Uint8Array(await request.arrayBuffer())
+      stateOf(request).raw = bytes
+      if (bytes.length === 0) return undefined
+      let text: string
+      try {
+        text = decoder.decode(bytes)
+      } catch {
+        throw new AppError(400, 'Bad Request', 'Request body is not valid UTF-8')
+      }
+      if (!contentType || JSON_TYPE.test(contentType)) {
+        try {
+          return JSON.parse(text)
+        } catch {
+          throw new AppError(400, 'Bad Request', 'Request body is not valid JSON')
+        }
+      }
+      return text
+    })
+    .onError({ as: 'global' }, ({ code, error, request, route, path, set }) => {
+      let err: AppError
+      if (error instanceof AppError) err = error
+      else if (code === 'VALIDATION' && (error as { type?: string }).type !== 'response') {
+        err = new SchemaValidationError(toSchemaIssues((error as unknown as { all: never[] }).all))
+      } else if (code === 'PARSE') err = new AppError(400, 'Bad Request', 'Request body is not valid JSON')
+      else if (code === 'NOT_FOUND') {
+        set.status = 404
+        return { message: `Route ${request.method}:${path} not found`, error: 'Not Found', statusCode: 404 }
+      } else {
+        logger.error('unhandled error', { requestId: stateOf(request).id, method: request.method, route, ...errorSummary(error) })
+        err = new AppError(500, 'InternalServerError', 'Internal server error')
+      }
+      set.status = err.status
+      if (err.status === 429 && 'retryAfterSeconds' in err) set.headers['retry-after'] = String(err.retryAfterSeconds)
+      return errorBody(err, styles.of(request.method, route))
+    })
+    .onAfterResponse({ as: 'global' }, ({ request, path, set }) => {
+      const s = stateOf(request)
+      logger.info('request', {
+        requestId: s.id,
+        method: request.method,
+        // the path only: query strings can carry reset tokens
+        path,
+        status: typeof set.status === 'number' ? set.status : 200,
+        durationMs: Math.round((performance.now() - s.start) * 100) / 100,
+      })
+    })
+}

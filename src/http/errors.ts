@@ -1,0 +1,135 @@
+/**
+ * One error hierarchy for the whole service. Services throw these; `toResponse`
+ * (below) is the only place that turns an error into an HTTP answer, in the
+ * envelope the spec gives, shaped by the route's declared error style.
+ */
+
+export interface ErrorOptions {
+  code?: string
+  details?: unknown
+  /** Extra top-level fields (BlockchainError's `retryable`, `suggestedAction`...). */
+  extra?: Record<string, unknown>
+}
+
+export class AppError extends Error {
+  readonly code?: string
+  readonly details?: unknown
+  readonly extra?: Record<string, unknown>
+  constructor(
+    readonly status: number,
+    /** the envelope's `error` field */
+    readonly label: string,
+    message: string,
+    opts: ErrorOptions = {},
+  ) {
+    super(message)
+    this.name = label
+    this.code = opts.code
+    this.details = opts.details
+    this.extra = opts.extra
+  }
+}
+
+export class BadRequestError extends AppError {
+  constructor(message = 'Bad request', opts?: ErrorOptions) {
+    super(400, 'BadRequestError', message, opts)
+  }
+}
+export class UnauthorizedError extends AppError {
+  constructor(message = 'Authentication required', opts?: ErrorOptions) {
+    super(401, 'UnauthorizedError', message, opts)
+  }
+}
+export class ForbiddenError extends AppError {
+  constructor(message = 'Forbidden', opts?: ErrorOptions) {
+    super(403, 'ForbiddenError', message, opts)
+  }
+}
+export class NotFoundError extends AppError {
+  constructor(message = 'Not found', opts?: ErrorOptions) {
+    super(404, 'NotFoundError', message, opts)
+  }
+}
+export class ConflictError extends AppError {
+  constructor(message = 'Resource already exists', opts?: ErrorOptions) {
+    super(409, 'ConflictError', message, opts)
+  }
+}
+/** 422: the request passed schema validation but failed the endpoint's own checks. */
+export class ValidationError extends AppError {
+  constructor(details: Array<{ path: string; message: string }>, message = 'Request validation failed', label = 'Validation Error') {
+    super(422, label, message, { details })
+  }
+  /** A 422 whose message is the point, such as an unverified provider email. */
+  static withMessage(message: string, path = '') {
+    return new ValidationError([{ path, message }], message, 'ValidationError')
+  }
+}
+export class TooManyRequestsError extends AppError {
+  constructor(readonly retryAfterSeconds: number, message = `Rate limit exceeded, retry in ${retryAfterSeconds} seconds`) {
+    super(429, 'Error', message)
+  }
+}
+export class ServiceUnavailableError extends AppError {
+  constructor(message = 'Service temporarily unavailable', opts?: ErrorOptions) {
+    super(503, 'ServiceUnavailableError', message, opts)
+  }
+}
+
+/** Ajv-style detail of a schema failure, as the spec's 400 lists them. */
+export interface SchemaIssue {
+  instancePath: string
+  schemaPath: string
+  keyword: string
+  params: Record<string, unknown>
+  message: string
+}
+
+/** 400 for a body, query, path or header that does not match the route's schema. */
+export class SchemaValidationError extends AppError {
+  constructor(readonly issues: SchemaIssue[]) {
+    super(400, 'Bad Request', 'Request validation failed', { details: issues })
+  }
+}
+
+/**
+ * How a route writes its errors. The spec has several:
+ * - `standard`: `{ statusCode, error, message, details?, code? }`
+ * - `signin`: `{ error, message }` (sign-in routes; 422 keeps its `details`)
+ * - `reset`: `{ error }` with the human text (password-reset routes)
+ * - `detail`: `{ detail }` (user and wallet creation; `code` kept when set)
+ */
+export type ErrorStyle = 'standard' | 'signin' | 'reset' | 'detail'
+
+export function errorBody(err: AppError, style: ErrorStyle): Record<string, unknown> {
+  switch (style) {
+    case 'signin': {
+      const body: Record<string, unknown> = { error: err.label, message: err.message }
+      if (err.status === 422 && err.details !== undefined) body.details = err.details
+      return body
+    }
+    case 'reset':
+      return { error: err.status === 400 && err instanceof SchemaValidationError ? describeIssues(err.issues) : err.message }
+    case 'detail': {
+      const body: Record<string, unknown> = {
+        detail: err instanceof SchemaValidationError ? describeIssues(err.issues) : err.message,
+      }
+      if (err.code) body.code = err.code
+      return body
+    }
+    default: {
+      const body: Record<string, unknown> = { statusCode: err.status, error: err.label, message: err.message }
+      if (err.details !== undefined) body.details = err.details
+      if (err.code) body.code = err.code
+      if (err.extra) Object.assign(body, err.extra)
+      return body
+    }
+  }
+}
+
+function describeIssues(issues: SchemaIssue[]): string {
+  const first = issues[0]
+  if (!first) return 'Request validation failed'
+  const where = first.instancePath ? first.instancePath.replace(/^\//, '').replace(/\//g, '.') : 'body'
+  return `Request validation failed: ${where} ${first.message}`
+}

@@ -1,0 +1,59 @@
+/**
+ * The OpenAPI document at /v1/docs/json (generated from the route schemas), the same
+ * as YAML at /v1/docs/yaml, and the Scalar UI at /v1/docs with its script served by
+ * the app itself, so the docs work offline and on air-gapped installs.
+ */
+import { Elysia } from 'elysia'
+import { openapi } from '@elysiajs/openapi'
+import { dirname, join } from 'node:path'
+import { stringify } from 'yaml'
+import type { Deps } from '../deps'
+
+const SCALAR_PATH = '/v1/docs/assets/scalar.js'
+
+const DESCRIPTION = `Slipway: sign-in, multi-chain wallets, transactions, swaps and a EUR bank ramp for your apps.
+
+**Credentials.** Routes marked *tenantSignature* need the three headers \`x-tenant-api-key\`, \`x-timestamp\` (Unix seconds) and \`x-signature\` = hex HMAC-SHA256 with the tenant API secret over \`METHOD\\nPATH?QUERY\\nTIMESTAMP\\nhex(SHA-256(raw body))\`. The timestamp must be within 300 s of the server clock, and each signature is accepted once. Body validation runs before the signature check. Routes marked *bearerAuth* need \`Authorization: Bearer <access token>\`.
+
+**Errors** use the envelope \`{ statusCode, error, message, details?, code? }\`, except where a route declares otherwise: sign-in routes answer \`{ error, message }\`, password-reset routes \`{ error }\`, and user and wallet creation \`{ detail }\`. An unknown route answers 404 \`Route <METHOD>:<path> not found\`.
+
+**Rate limits** are per route and per client IP, counted in each API process's memory; limited routes send \`x-ratelimit-limit\`, \`x-ratelimit-remaining\`, \`x-ratelimit-reset\`, and \`retry-after\` on 429. \`X-Forwarded-For\` is believed only from proxies listed in \`TRUSTED_PROXIES\`.
+
+**Amounts** of crypto are integer strings in the token's smallest unit; never floats.`
+
+export function docsPlugin(deps: Deps, version: string, handle: (r: Request) => Promise<Response>) {
+  let yamlCache: string | undefined
+  const scalarFile = Bun.file(join(dirname(Bun.resolveSync('@scalar/api-reference', import.meta.dir)), 'browser/standalone.js'))
+  return new Elysia({ name: 'slipway-docs' })
+    .use(openapi({
+      path: '/v1/docs',
+      specPath: '/v1/docs/json',
+      exclude: { paths: ['/v1/docs/yaml', SCALAR_PATH] },
+      scalar: { cdn: SCALAR_PATH } as never,
+      documentation: {
+        info: { title: 'Slipway API', version, description: DESCRIPTION },
+        servers: [{ url: deps.config.publicBaseUrl }],
+        components: {
+          securitySchemes: {
+            bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'User or operator access token' },
+            tenantApiKey: { type: 'apiKey', in: 'header', name: 'x-tenant-api-key', description: 'Tenant API key' },
+            tenantTimestamp: { type: 'apiKey', in: 'header', name: 'x-timestamp', description: 'Unix seconds; within 300 s of the server clock' },
+            tenantSignature: { type: 'apiKey', in: 'header', name: 'x-signature', description: 'hex HMAC-SHA256 of the signing string with the tenant API secret' },
+          },
+        },
+      },
+    }))
+    .get(SCALAR_PATH, ({ set }) => {
+      set.headers['content-type'] = 'application/javascript; charset=utf-8'
+      set.headers['cache-control'] = 'public, max-age=86400'
+      return scalarFile
+    }, { detail: { hide: true } })
+    .get('/v1/docs/yaml', async ({ request, set }) => {
+      if (!yamlCache) {
+        const res = await handle(new Request(new URL('/v1/docs/json', request.url)))
+        yamlCache = stringify(await res.json())
+      }
+      set.headers['content-type'] = 'application/yaml; charset=utf-8'
+      return yamlCache
+    }, { detail: { hide: true } })
+}

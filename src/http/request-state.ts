@@ -1,0 +1,21 @@
+/** Per-request values kept beside the Request object, without growing Elysia's context. */
+export interface RequestState {
+  id: string
+  start: number
+  /** raw body bytes, kept for tenant signatures */
+  raw?: Uint8Array
+}
+
+const states = new WeakMap<Request, RequestState>()
+
+export function initState(request: Request): RequestState {
+  const state: RequestState = { id: crypto.randomUUID(), start: performance.now() }
+  states.set(request, state)
+  return state
+}
+
+export function stateOf(request: Request): RequestState {
+  let s = states.get(request)
+  if (!s) s = initState(request)
+  return s
+}

@@ -1,0 +1,83 @@
+/** Shared OpenAPI/TypeBox schemas: error envelopes and pagination. */
+import { t, type TSchema } from 'elysia'
+
+export const ErrorEnvelope = t.Object({
+  statusCode: t.Integer({ description: 'HTTP status repeated in the body' }),
+  error: t.String({ description: 'error class name or label, e.g. `NotFoundError`, `Bad Request`' }),
+  message: t.String({ description: 'human text; branch on the status and `code`, not on this' }),
+  details: t.Optional(t.Any({ description: 'optional; shape depends on the error' })),
+  code: t.Optional(t.String({ description: 'optional machine-readable code' })),
+}, { title: 'Error', description: 'The error envelope.' })
+
+export const SchemaErrorEnvelope = t.Object({
+  statusCode: t.Literal(400),
+  error: t.Literal('Bad Request'),
+  message: t.Literal('Request validation failed'),
+  details: t.Array(t.Object({
+    instancePath: t.String(), schemaPath: t.String(), keyword: t.String(), params: t.Record(t.String(), t.Any()), message: t.String(),
+  })),
+}, { title: 'SchemaValidationError', description: 'Schema validation failed (Ajv-style details).' })
+
+export const UnprocessableEnvelope = t.Object({
+  statusCode: t.Literal(422),
+  error: t.String({ examples: ['Validation Error'] }),
+  message: t.String({ examples: ['Request validation failed'] }),
+  details: t.Array(t.Object({ path: t.String(), message: t.String() })),
+}, { title: 'UnprocessableError', description: 'Passed schema validation but failed the endpoint\'s own checks.' })
+
+export const SigninError = t.Object({
+  error: t.String({ examples: ['UnauthorizedError'] }),
+  message: t.String({ examples: ['Invalid credentials'] }),
+  details: t.Optional(t.Array(t.Object({ path: t.String(), message: t.String() }), { description: 'only on 422' })),
+}, { title: 'SigninError', description: 'Sign-in routes answer errors with `{ error, message }` only (and `details` on 422).' })
+
+export const ResetError = t.Object({ error: t.String() }, { title: 'ResetError', description: 'Password-reset routes answer errors with `{ error }` only.' })
+
+export const DetailError = t.Object({
+  detail: t.String(),
+  code: t.Optional(t.String({ examples: ['PRIMARY_WALLET_EXISTS'] })),
+}, { title: 'DetailError', description: 'User and wallet creation answer errors with `{ detail }`.' })
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses',
+  401: 'Missing or invalid credentials',
+  403: 'Authenticated but not allowed',
+  404: 'Not found (another tenant\'s ids are not found either)',
+  409: 'Conflict with existing data',
+  422: 'Passed schema validation but failed the endpoint\'s checks',
+  429: 'Rate limit exceeded; see `retry-after`',
+  500: 'Unexpected failure (`Internal server error`, no internal details)',
+  501: 'A required contract is not available on the network',
+  502: 'A service the API calls failed',
+  503: 'A dependency is temporarily unavailable',
+}
+
+type Style = 'standard' | 'signin' | 'reset' | 'detail'
+
+/** Error responses for a route's `response` map, in the route's error style. */
+export function errorResponses(style: Style, ...statuses: number[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {}
+  for (const s of [...new Set([...statuses, 500])]) {
+    const description = DESCRIPTIONS[s] ?? 'Error'
+    let schema: TSchema
+    if (style === 'signin') schema = SigninError
+    else if (style === 'reset') schema = ResetError
+    else if (style === 'detail') schema = DetailError
+    else if (s === 400) schema = t.Union([SchemaErrorEnvelope, ErrorEnvelope])
+    else if (s === 422) schema = UnprocessableEnvelope
+    else schema = ErrorEnvelope
+    out[s] = t.Unsafe({ ...schema, description })
+  }
+  return out
+}
+
+export const OffsetPagination = t.Object({
+  total: t.Integer(), limit: t.Integer(), offset: t.Integer(), hasMore: t.Boolean(),
+})
+
+export const LimitOffsetQuery = t.Object({
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50 })),
+  offset: t.Optional(t.Integer({ minimum: 0, default: 0 })),
+})
+
+export const Ok = t.Object({ ok: t.Literal(true) })

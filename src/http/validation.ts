@@ -1,0 +1,123 @@
+/**
+ * Turns TypeBox's validation errors into the Ajv-style `details` the spec's 400 shows
+ * (`instancePath`, `schemaPath`, `keyword`, `params`, `message`).
+ */
+import { ValueErrorType } from '@sinclair/typebox/errors'
+import type { SchemaIssue } from './errors'
+
+interface TypeBoxError {
+  type: number
+  path: string
+  message: string
+  value?: unknown
+  schema: Record<string, unknown>
+}
+
+const KEYWORDS: Partial<Record<ValueErrorType, [keyword: string, param?: string]>> = {
+  [ValueErrorType.ArrayMaxItems]: ['maxItems', 'maxItems'],
+  [ValueErrorType.ArrayMinItems]: ['minItems', 'minItems'],
+  [ValueErrorType.ArrayUniqueItems]: ['uniqueItems'],
+  [ValueErrorType.ArrayContains]: ['contains'],
+  [ValueErrorType.IntegerMaximum]: ['maximum', 'maximum'],
+  [ValueErrorType.IntegerMinimum]: ['minimum', 'minimum'],
+  [ValueErrorType.IntegerExclusiveMaximum]: ['exclusiveMaximum', 'exclusiveMaximum'],
+  [ValueErrorType.IntegerExclusiveMinimum]: ['exclusiveMinimum', 'exclusiveMinimum'],
+  [ValueErrorType.IntegerMultipleOf]: ['multipleOf', 'multipleOf'],
+  [ValueErrorType.NumberMaximum]: ['maximum', 'maximum'],
+  [ValueErrorType.NumberMinimum]: ['minimum', 'minimum'],
+  [ValueErrorType.NumberExclusiveMaximum]: ['exclusiveMaximum', 'exclusiveMaximum'],
+  [ValueErrorType.NumberExclusiveMinimum]: ['exclusiveMinimum', 'exclusiveMinimum'],
+  [ValueErrorType.NumberMultipleOf]: ['multipleOf', 'multipleOf'],
+  [ValueErrorType.ObjectAdditionalProperties]: ['additionalProperties'],
+  [ValueErrorType.ObjectMaxProperties]: ['maxProperties', 'maxProperties'],
+  [ValueErrorType.ObjectMinProperties]: ['minProperties', 'minProperties'],
+  [ValueErrorType.ObjectRequiredProperty]: ['required'],
+  [ValueErrorType.StringFormat]: ['format', 'format'],
+  [ValueErrorType.StringFormatUnknown]: ['format', 'format'],
+  [ValueErrorType.StringMaxLength]: ['maxLength', 'maxLength'],
+  [ValueErrorType.StringMinLength]: ['minLength', 'minLength'],
+  [ValueErrorType.StringPattern]: ['pattern', 'pattern'],
+  [ValueErrorType.Literal]: ['const'],
+  [ValueErrorType.Union]: ['anyOf'],
+  [ValueErrorType.Not]: ['not'],
+  [ValueErrorType.Never]: ['not'],
+}
+
+const TYPE_NAMES: Partial<Record<ValueErrorType, string>> = {
+  [ValueErrorType.Array]: 'array', [ValueErrorType.Boolean]: 'boolean', [ValueErrorType.Integer]: 'integer',
+  [ValueErrorType.Null]: 'null', [ValueErrorType.Number]: 'number', [ValueErrorType.Object]: 'object',
+  [ValueErrorType.String]: 'string', [ValueErrorType.BigInt]: 'integer', [ValueErrorType.Tuple]: 'array',
+}
+
+function jsonPointerToSchemaPath(instancePath: string, keyword: string): string {
+  const segments = instancePath.split('/').filter(Boolean).map((s) => (/^\d+$/.test(s) ? 'items' : `properties/${s}`))
+  return `#/${[...segments, keyword].join('/')}`
+}
+
+export function toSchemaIssues(errors: readonly TypeBoxError[]): SchemaIssue[] {
+  const seen = new Set<string>()
+  const out: SchemaIssue[] = []
+  for (const e of errors) {
+    let issue: SchemaIssue
+    const typeName = TYPE_NAMES[e.type as ValueErrorType]
+    if ((typeName || e.type === ValueErrorType.ObjectRequiredProperty) && e.value === undefined && e.path !== '') {
+      // A missing property arrives as a type error on the absent value: report it as `required`.
+      const parts = e.path.split('/')
+      const missing = parts.pop() ?? ''
+      const parent = parts.join('/')
+      issue = {
+        instancePath: parent,
+        schemaPath: jsonPointerToSchemaPath(parent, 'required'),
+        keyword: 'required',
+        params: { missingProperty: missing },
+        message: `must have required property '${missing}'`,
+      }
+    } else if (typeName) {
+      issue = {
+        instancePath: e.path,
+        schemaPath: jsonPointerToSchemaPath(e.path, 'type'),
+        keyword: 'type',
+        params: { type: typeName },
+        message: `must be ${typeName}`,
+      }
+    } else {
+      const [keyword, param] = KEYWORDS[e.type as ValueErrorType] ?? ['type']
+      const params: Record<string, unknown> = {}
+      if (param && e.schema && param in e.schema) params[param] = e.schema[param]
+      if (keyword === 'additionalProperties') params.additionalProperty = e.path.split('/').pop()
+      if (keyword === 'const') params.allowedValue = e.schema?.const
+      issue = {
+        instancePath: keyword === 'additionalProperties' ? e.path.split('/').slice(0, -1).join('/') : e.path,
+        schemaPath: jsonPointerToSchemaPath(e.path, keyword),
+        keyword,
+        params,
+        message: ajvMessage(keyword, params, e.message),
+      }
+    }
+    const key = `${issue.instancePath}|${issue.keyword}|${issue.message}`
+    if (!seen.has(key)) {
+      seen.add(key)
+      out.push(issue)
+    }
+  }
+  return out
+}
+
+function ajvMessage(keyword: string, params: Record<string, unknown>, fallback: string): string {
+  switch (keyword) {
+    case 'minLength': return `must NOT have fewer than ${params.minLength} characters`
+    case 'maxLength': return `must NOT have more than ${params.maxLength} characters`
+    case 'pattern': return `must match pattern "${params.pattern}"`
+    case 'minimum': return `must be >= ${params.minimum}`
+    case 'maximum': return `must be <= ${params.maximum}`
+    case 'exclusiveMinimum': return `must be > ${params.exclusiveMinimum}`
+    case 'exclusiveMaximum': return `must be < ${params.exclusiveMaximum}`
+    case 'minItems': return `must NOT have fewer than ${params.minItems} items`
+    case 'maxItems': return `must NOT have more than ${params.maxItems} items`
+    case 'format': return `must match format "${params.format}"`
+    case 'additionalProperties': return 'must NOT have additional properties'
+    case 'anyOf': return 'must match a schema in anyOf'
+    case 'const': return 'must be equal to constant'
+    default: return fallback
+  }
+}

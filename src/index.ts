@@ -1,0 +1,42 @@
+/** Boot: config → deps → app → listen. Closes the database on SIGTERM/SIGINT. */
+import { loadConfig, ConfigError } from './config'
+import { buildDeps } from './deps'
+import { createApp } from './app'
+import { ensureBootstrapAdmin } from './modules/auth/service'
+
+async function main() {
+  let config
+  try {
+    config = loadConfig()
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message)
+      process.exit(1)
+    }
+    throw err
+  }
+  const deps = await buildDeps(config)
+  if (config.bootstrapAdminUsername && config.bootstrapAdminPassword) {
+    const result = await ensureBootstrapAdmin(deps, config.bootstrapAdminUsername, config.bootstrapAdminPassword)
+    if (result === 'created') deps.logger.info('bootstrap admin created', { username: config.bootstrapAdminUsername })
+  }
+  const app = createApp(deps)
+  const server = Bun.serve({ port: config.port, hostname: config.host, fetch: app.fetch, maxRequestBodySize: 1024 * 1024 })
+  deps.logger.info('listening', { url: `http://${server.hostname}:${server.port}`, publicBaseUrl: config.publicBaseUrl, role: config.role })
+  deps.logger.flush()
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    deps.logger.info('shutting down', { signal })
+    await server.stop()
+    deps.database.close()
+    deps.logger.flush()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+await main()

@@ -1,0 +1,125 @@
+/**
+ * The worker side: moves due outbox rows into bunqueue (durable, one job per outbox
+ * id, so a crash between the two steps cannot queue a job twice) and runs each
+ * topic's handler. Handlers must be idempotent: delivery is at least once.
+ */
+import { and, asc, eq, isNull, lte } from 'drizzle-orm'
+import { Queue, Worker, type Job } from 'bunqueue/client'
+import type { Deps } from '../deps'
+import { errorSummary } from '../lib/logger'
+import { onJobScheduled } from './outbox'
+import { outbox } from './schema'
+
+export interface JobContext {
+  deps: Deps
+  /** outbox id (stable across retries) */
+  id: string
+  tenantId: string | null
+  attempt: number
+}
+
+export interface JobDefinition {
+  handler: (payload: Record<string, unknown>, ctx: JobContext) => Promise<void>
+  /** bunqueue attempts, with exponential backoff from `backoffMs` */
+  attempts?: number
+  backoffMs?: number
+}
+
+interface QueuedJob {
+  outboxId: string
+  topic: string
+  tenantId: string | null
+  payload: Record<string, unknown>
+}
+
+export class JobRunner {
+  private readonly defs = new Map<string, JobDefinition>()
+  private queue?: Queue<QueuedJob>
+  private worker?: Worker<QueuedJob>
+  private timer?: ReturnType<typeof setInterval>
+  private unsubscribe?: () => void
+  private pumping: Promise<void> | null = null
+  private again = false
+  private stopped = false
+
+  constructor(private readonly deps: Deps, private readonly opts: { queueName: string; dataPath?: string; pollMs?: number; concurrency?: number }) {}
+
+  register(topic: string, def: JobDefinition) {
+    this.defs.set(topic, def)
+    return this
+  }
+
+  start() {
+    const { queueName, dataPath } = this.opts
+    this.queue = new Queue<QueuedJob>(queueName, { embedded: true, dataPath })
+    this.worker = new Worker<QueuedJob>(queueName, (job) => this.run(job), { embedded: true, dataPath, concurrency: this.opts.concurrency ?? 8 })
+    this.timer = setInterval(() => void this.pump(), this.opts.pollMs ?? 500)
+    this.unsubscribe = onJobScheduled(() => void this.pump())
+    void this.pump()
+  }
+
+  /** Moves due outbox rows into the queue. Runs one pass at a time; a call during a pass schedules another. */
+  pump(): Promise<void> {
+    if (this.stopped) return Promise.resolve()
+    if (this.pumping) {
+      this.again = true
+      return this.pumping
+    }
+    this.pumping = (async () => {
+      do {
+        this.again = false
+        await this.dispatchDue()
+      } while (this.again && !this.stopped)
+    })()
+      .catch((err) => this.deps.logger.error('outbox dispatch failed', errorSummary(err)))
+      .finally(() => {
+        this.pumping = null
+      })
+    return this.pumping
+  }
+
+  private async dispatchDue() {
+    const { db } = this.deps.database
+    for (;;) {
+      const now = this.deps.clock.now()
+      const due = await db.select().from(outbox).where(and(isNull(outbox.dispatchedAt), lte(outbox.runAt, now))).orderBy(asc(outbox.runAt)).limit(100)
+      if (!due.length || this.stopped) return
+      for (const row of due) {
+        const def = this.defs.get(row.topic)
+        await this.queue!.add(row.topic, { outboxId: row.id, topic: row.topic, tenantId: row.tenantId, payload: row.payload }, {
+          jobId: row.id,
+          durable: true,
+          attempts: def?.attempts ?? 5,
+          backoff: { type: 'exponential', delay: def?.backoffMs ?? 1000 },
+        })
+        await this.deps.database.write((tx) => tx.update(outbox).set({ dispatchedAt: now }).where(eq(outbox.id, row.id)))
+      }
+    }
+  }
+
+  private async run(job: Job<QueuedJob>) {
+    const data = job.data
+    const def = this.defs.get(data.topic)
+    if (!def) throw new Error(`no handler for job topic ${data.topic}`)
+    try {
+      await def.handler(data.payload, { deps: this.deps, id: data.outboxId, tenantId: data.tenantId, attempt: (job.attemptsMade ?? 0) + 1 })
+    } catch (err) {
+      this.deps.logger.warn('job failed', { topic: data.topic, jobId: data.outboxId, attempt: (job.attemptsMade ?? 0) + 1, ...errorSummary(err) })
+      throw err
+    }
+  }
+
+  /** Stops polling, lets running jobs finish, and flushes the queue's buffered writes. */
+  async stop() {
+    this.stopped = true
+    if (this.timer) clearInterval(this.timer)
+    this.unsubscribe?.()
+    await this.pumping
+    await this.worker?.close()
+    await (this.queue as unknown as { close?: () => Promise<void> })?.close?.()
+  }
+
+  get bunQueue() {
+    return this.queue
+  }
+}

@@ -1,0 +1,77 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../../deps'
+import { errorResponses } from '../../http/schemas'
+import { security } from '../../http/security'
+import { UserProfile } from '../users/view'
+import * as auth from './service'
+import { refreshSession } from './sessions'
+
+export const Username = t.String({ minLength: 3, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$', description: '3 to 100 letters, digits, `_` or `-`; unique in the tenant regardless of case' })
+export const Email = t.String({ format: 'email', maxLength: 254 })
+const Password = t.String({ minLength: 8, maxLength: 256, description: 'at least 8 characters with an upper-case letter, a lower-case letter and a digit (the last three checked with 422)' })
+
+export const TokenResponse = t.Object({
+  accessToken: t.String({ description: 'HS256 JWT with `sub`, `tenantId`, `role`, `iat`, `exp`' }),
+  refreshToken: t.String({ description: 'opaque; valid 7 days by default' }),
+  expiresIn: t.Integer({ description: 'seconds; 900 by default', examples: [900] }),
+  user: UserProfile,
+  wallet: t.Optional(t.Record(t.String(), t.Any(), { description: 'only when a wallet was created during registration' })),
+}, { title: 'TokenResponse' })
+
+const signin = { errorStyle: 'signin' as const }
+const limit20 = { max: 20, windowSeconds: 60 }
+
+export function authRoutes(deps: Deps) {
+  return new Elysia({ prefix: '/v1/auth', detail: { tags: ['Authentication'] } })
+    .use(security(deps))
+    .post('/register', async ({ body, tenant, set }) => {
+      const out = await auth.register(deps, tenant, body)
+      set.status = 201
+      return out
+    }, {
+      ...signin,
+      rateLimit: limit20,
+      tenantSigned: true,
+      body: t.Object({
+        username: Username,
+        email: Email,
+        password: Password,
+        wallet: t.Optional(t.Object({ option: t.Literal('create'), chain: t.Optional(t.String({ minLength: 1, maxLength: 64 })) }, { description: '`option: create` requires `chain`; never creates a wallet on MPC tenants' })),
+      }),
+      response: { 201: TokenResponse, ...errorResponses('signin', 400, 401, 404, 409, 422, 429) },
+      detail: {
+        operationId: 'register',
+        summary: 'Register a user (tenant-signed)',
+        description: 'A schema failure answers 400 with `{ error, message }` only; password strength answers 422 with `details` `[{ path, message }]`. A taken username or email answers 409. Usernames and emails are unique per tenant without regard to case.',
+      },
+    })
+    .post('/login', ({ body, tenant }) => auth.login(deps, tenant.id, body), {
+      ...signin,
+      rateLimit: limit20,
+      tenantSigned: true,
+      body: t.Object({ username: t.String({ minLength: 1, maxLength: 100 }), password: t.String({ minLength: 1, maxLength: 256 }) }),
+      response: { 200: TokenResponse, ...errorResponses('signin', 400, 401, 404, 429) },
+      detail: { operationId: 'login', summary: 'Sign in with username and password (tenant-signed)', description: 'Rejected credentials answer 401 `{ error: UnauthorizedError, message: Invalid credentials }`.' },
+    })
+    .post('/refresh', ({ body }) => refreshSession(deps, body.refreshToken), {
+      ...signin,
+      rateLimit: { max: 60, windowSeconds: 60 },
+      body: t.Object({ refreshToken: t.String({ minLength: 1, maxLength: 512 }) }),
+      response: {
+        200: t.Object({ accessToken: t.String(), expiresIn: t.Integer(), refreshToken: t.Optional(t.String({ description: 'only when the tenant has refresh-token rotation on' })) }, { title: 'RefreshResponse' }),
+        ...errorResponses('signin', 400, 401, 429),
+      },
+      detail: {
+        operationId: 'refresh',
+        summary: 'Exchange a refresh token for a new access token',
+        description: 'With rotation on (tenant setting), a new refresh token is returned and the old one cannot be reused: presenting it again answers 401 and revokes every token of that sign-in. Tokens issued before the user\'s last password change are refused.',
+      },
+    })
+    .post('/admin/login', ({ body }) => auth.login(deps, null, body), {
+      ...signin,
+      rateLimit: limit20,
+      body: t.Object({ username: t.String({ minLength: 1, maxLength: 100 }), password: t.String({ minLength: 1, maxLength: 256 }) }),
+      response: { 200: TokenResponse, ...errorResponses('signin', 400, 401, 429) },
+      detail: { operationId: 'adminLogin', summary: 'Platform admin sign-in', description: 'No tenant signature. Same token response as login; the token has `tenantId: null` and `role: admin`.' },
+    })
+}

@@ -1,0 +1,80 @@
+/** Register, login, refresh and the platform admin's login. */
+import type { Deps } from '../../deps'
+import { ConflictError, UnauthorizedError, ValidationError } from '../../http/errors'
+import type { SignedTenant } from '../../http/auth'
+import { newId } from '../../lib/ids'
+import { hashPassword, passwordProblems, verifyPassword } from '../../lib/passwords'
+import * as usersRepo from '../users/repo'
+import { userView } from '../users/view'
+import { startSession } from './sessions'
+
+export interface RegisterInput {
+  username: string
+  email: string
+  password: string
+  wallet?: { option: 'create'; chain?: string }
+}
+
+/**
+ * Extension points other modules fill in at start-up (wallet creation during
+ * registration, breached-password checks), so the core does not import them.
+ */
+export interface RegistrationHooks {
+  checkPassword?: (deps: Deps, tenant: SignedTenant, password: string) => Promise<string | null>
+  createWallet?: (deps: Deps, tx: Parameters<Parameters<Deps['database']['write']>[0]>[0], tenant: SignedTenant, user: usersRepo.UserRow, chain: string) => Promise<Record<string, unknown>>
+  validateWallet?: (deps: Deps, tenant: SignedTenant, wallet: { option: 'create'; chain?: string }) => Promise<void>
+}
+
+export async function register(deps: Deps, tenant: SignedTenant, input: RegisterInput) {
+  const hooks = deps.registrationHooks
+  const problems = passwordProblems(input.password).map((message) => ({ path: '/password', message: `Password ${message}` }))
+  if (problems.length) throw new ValidationError(problems)
+  if (input.wallet) {
+    if (!input.wallet.chain) throw new ValidationError([{ path: '/wallet/chain', message: 'chain is required when option is create' }])
+    if (!hooks.validateWallet) throw new ValidationError([{ path: '/wallet/chain', message: `Unsupported chain: ${input.wallet.chain}` }])
+    await hooks.validateWallet(deps, tenant, input.wallet)
+  }
+  const breach = hooks.checkPassword ? await hooks.checkPassword(deps, tenant, input.password) : null
+  if (breach) throw new ValidationError([{ path: '/password', message: breach }])
+  const db = deps.database.db
+  if (await usersRepo.usernameTaken(db, tenant.id, input.username)) throw new ConflictError('Username already taken')
+  if (await usersRepo.emailTaken(db, tenant.id, input.email)) throw new ConflictError('Email already registered')
+  const passwordHash = await hashPassword(input.password)
+  const now = deps.clock.now()
+  try {
+    return await deps.database.write(async (tx) => {
+      // Checked again inside the transaction: a concurrent registration may have won.
+      if (await usersRepo.emailTaken(tx, tenant.id, input.email)) throw new ConflictError('Email already registered')
+      const user = await usersRepo.insertUser(tx, { id: newId(), tenantId: tenant.id, username: input.username, email: input.email.trim(), passwordHash, role: 'user', now })
+      const wallet = input.wallet && hooks.createWallet ? await hooks.createWallet(deps, tx, tenant, user, input.wallet.chain!) : undefined
+      const session = await startSession(deps, user, tx)
+      return { ...session, user: userView(user), ...(wallet ? { wallet } : {}) }
+    })
+  } catch (err) {
+    if (usersRepo.isUsernameConflict(err)) throw new ConflictError('Username already taken')
+    throw err
+  }
+}
+
+const badCredentials = () => new UnauthorizedError('Invalid credentials')
+
+export async function login(deps: Deps, tenantId: string | null, input: { username: string; password: string }) {
+  const user = await usersRepo.findByUsername(deps.database.db, tenantId, input.username)
+  // Always run one argon2 verification, so timing does not tell whether the user exists.
+  const ok = await verifyPassword(user?.status === 'active' ? user.passwordHash : null, input.password)
+  if (!user || !ok || user.status !== 'active') throw badCredentials()
+  if (tenantId === null && user.role !== 'admin') throw badCredentials()
+  const session = await startSession(deps, user)
+  return { ...session, user: userView(user) }
+}
+
+/** The first platform admin, from BOOTSTRAP_ADMIN_USERNAME/_PASSWORD, when no admin exists yet. */
+export async function ensureBootstrapAdmin(deps: Deps, username: string, password: string): Promise<'created' | 'exists'> {
+  const passwordHash = await hashPassword(password)
+  return deps.database.write(async (tx) => {
+    const existing = await tx.query.users.findFirst({ where: (u, { eq }) => eq(u.role, 'admin'), columns: { id: true } })
+    if (existing) return 'exists'
+    await usersRepo.insertUser(tx, { id: newId(), tenantId: null, username, email: null, passwordHash, role: 'admin', now: deps.clock.now() })
+    return 'created'
+  })
+}

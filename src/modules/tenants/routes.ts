@@ -1,0 +1,104 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../../deps'
+import { stateOf } from '../../http/request-state'
+import { errorResponses, LimitOffsetQuery, OffsetPagination } from '../../http/schemas'
+import { security } from '../../http/security'
+import { iso } from '../../lib/clock'
+import { listActivity } from '../activity/service'
+import { page } from '../context'
+import { TenantSettingsPatch, TenantSettingsView } from './settings'
+import * as tenantsService from './service'
+
+const TenantId = t.Object({ id: t.String({ maxLength: 64, description: 'tenant id (UUID)' }) })
+
+const Tenant = t.Object({
+  id: t.String({ format: 'uuid' }),
+  name: t.String(),
+  status: t.Union([t.Literal('active'), t.Literal('disabled')]),
+  apiKey: t.String({ description: 'public key sent as `x-tenant-api-key`' }),
+  settings: TenantSettingsView,
+  createdAt: t.String({ format: 'date-time' }),
+  updatedAt: t.String({ format: 'date-time' }),
+}, { title: 'Tenant' })
+
+const TenantWithSecret = t.Composite([Tenant, t.Object({ apiSecret: t.String({ description: 'HMAC key for tenant signatures; shown here and by GET .../api-secret' }) })], { title: 'CreatedTenant' })
+const ApiCredentials = t.Object({ apiKey: t.String(), apiSecret: t.String() }, { title: 'TenantApiCredentials' })
+
+const Name = t.String({ minLength: 1, maxLength: 100 })
+
+const ActivityEntry = t.Object({
+  id: t.String(), actorId: t.Union([t.String(), t.Null()]), actorRole: t.Union([t.String(), t.Null()]), action: t.String(),
+  targetType: t.Union([t.String(), t.Null()]), targetId: t.Union([t.String(), t.Null()]), details: t.Union([t.Record(t.String(), t.Any()), t.Null()]),
+  requestId: t.Union([t.String(), t.Null()]), createdAt: t.String({ format: 'date-time' }),
+})
+
+export function tenantRoutes(deps: Deps) {
+  return new Elysia({ prefix: '/v1/admin/tenants', detail: { tags: ['Tenants'] } })
+    .use(security(deps))
+    .resolve(({ request }) => ({ requestId: stateOf(request).id }))
+    .post('/', ({ body, actor, requestId, set }) => {
+      set.status = 201
+      return tenantsService.createTenant({ deps, actor, requestId }, body)
+    }, {
+      auth: 'admin',
+      body: t.Object({ name: Name, settings: t.Optional(TenantSettingsPatch) }),
+      response: { 201: TenantWithSecret, ...errorResponses('standard', 400, 401, 403) },
+      detail: { operationId: 'createTenant', summary: 'Create a tenant (platform admin)', description: 'Answers 201 with the tenant, its `apiKey` and its `apiSecret`.' },
+    })
+    .get('/', async ({ query, actor, requestId }) => {
+      const limit = query.limit ?? 50
+      const offset = query.offset ?? 0
+      const { rows, total } = await tenantsService.listTenants({ deps, actor, requestId }, limit, offset)
+      return page(rows, total, limit, offset)
+    }, {
+      auth: 'operator',
+      query: LimitOffsetQuery,
+      response: { 200: t.Object({ data: t.Array(Tenant), pagination: OffsetPagination }), ...errorResponses('standard', 400, 401, 403) },
+      detail: { operationId: 'listTenants', summary: 'List tenants', description: 'A platform admin sees every tenant; a tenantadmin sees its own.' },
+    })
+    .get('/:id', ({ params, actor, requestId }) => tenantsService.getTenant({ deps, actor, requestId }, params.id), {
+      auth: 'operator',
+      params: TenantId,
+      response: { 200: Tenant, ...errorResponses('standard', 401, 403, 404) },
+      detail: { operationId: 'getTenant', summary: 'Read a tenant and its settings' },
+    })
+    .patch('/:id', ({ params, body, actor, requestId }) => tenantsService.updateTenant({ deps, actor, requestId }, params.id, body), {
+      auth: 'operator',
+      params: TenantId,
+      body: t.Composite([
+        t.Object({ name: t.Optional(Name), status: t.Optional(t.Union([t.Literal('active'), t.Literal('disabled')], { description: 'platform admins only' })), settings: t.Optional(TenantSettingsPatch) }),
+        TenantSettingsPatch,
+      ], { additionalProperties: false }),
+      response: { 200: Tenant, ...errorResponses('standard', 400, 401, 403, 404) },
+      detail: {
+        operationId: 'updateTenant',
+        summary: 'Change a tenant\'s settings',
+        description: 'Takes any subset of the settings, at the top level or under `settings`, and deep-merges it. `apiKey` and `webhookKey` of the bank ramp are write-only: answers show `apiKeySet`/`webhookKeySet`. A `null` RPC address removes the override.',
+      },
+    })
+    .get('/:id/api-secret', ({ params, actor, requestId }) => tenantsService.readApiSecret({ deps, actor, requestId }, params.id), {
+      auth: 'operator',
+      params: TenantId,
+      response: { 200: ApiCredentials, ...errorResponses('standard', 401, 403, 404) },
+      detail: { operationId: 'getTenantApiSecret', summary: 'Read the tenant\'s API secret', description: 'The read is written to the tenant\'s activity log.' },
+    })
+    .post('/:id/rotate-secret', ({ params, actor, requestId }) => tenantsService.rotateApiSecret({ deps, actor, requestId }, params.id), {
+      auth: 'operator',
+      params: TenantId,
+      response: { 200: ApiCredentials, ...errorResponses('standard', 401, 403, 404) },
+      detail: { operationId: 'rotateTenantApiSecret', summary: 'Replace the tenant\'s API secret', description: 'The old secret stops working immediately, in every API process.' },
+    })
+    .get('/:id/activity', async ({ params, query, actor, requestId }) => {
+      await tenantsService.tenantActivity({ deps, actor, requestId }, params.id)
+      const limit = query.limit ?? 50
+      const offset = query.offset ?? 0
+      const { rows, total } = await listActivity(deps.database.db, params.id, limit, offset)
+      return page(rows.map((r) => ({ ...r, createdAt: iso(r.createdAt) })).map(({ tenantId: _t, ...r }) => r), total, limit, offset)
+    }, {
+      auth: 'operator',
+      params: TenantId,
+      query: LimitOffsetQuery,
+      response: { 200: t.Object({ data: t.Array(ActivityEntry), pagination: OffsetPagination }), ...errorResponses('standard', 400, 401, 403, 404) },
+      detail: { operationId: 'listTenantActivity', summary: 'The tenant\'s activity log', description: 'Operator actions on the tenant, newest first: who, what, when. Never a secret.' },
+    })
+}

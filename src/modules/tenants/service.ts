@@ -1,0 +1,140 @@
+/** Tenants: created and managed by platform admins; a tenantadmin sees and changes only its own. */
+import { and, desc, eq, sql } from 'drizzle-orm'
+import type { Executor } from '../../db/client'
+import { tenants } from '../../db/schema'
+import { BadRequestError, ForbiddenError, NotFoundError } from '../../http/errors'
+import { iso } from '../../lib/clock'
+import { newApiKey, newApiSecret, newId, isUuid } from '../../lib/ids'
+import type { Actor } from '../../http/auth'
+import type { Ctx } from '../context'
+import { recordActivity } from '../activity/service'
+import { applyPatch, changedPaths, defaultSettings, readSettings, viewSettings, type StoredSettings, type TenantSettingsPatch } from './settings'
+
+type TenantRow = typeof tenants.$inferSelect
+
+const secretAad = (tenantId: string) => `tenant:${tenantId}:api_secret`
+
+export function tenantView(ctx: Pick<Ctx, 'deps'>, row: TenantRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    apiKey: row.apiKey,
+    settings: viewSettings(settingsOf(ctx, row)),
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  }
+}
+
+export function settingsOf(ctx: Pick<Ctx, 'deps'>, row: Pick<TenantRow, 'settings' | 'name'>): StoredSettings {
+  return readSettings(row.settings, row.name, ctx.deps.config.publicBaseUrl)
+}
+
+/**
+ * The tenant an operator acts on. A tenantadmin is held to its own tenant, and any
+ * other id answers 404 exactly like an unknown one; a platform admin must name it.
+ */
+export async function operatorTenant(ctx: Ctx, requested: string | undefined): Promise<TenantRow> {
+  const { actor } = ctx
+  let id: string
+  if (actor.role === 'admin') {
+    if (!requested) throw new BadRequestError('tenantId is required for platform admins')
+    id = requested
+  } else if (actor.role === 'tenantadmin') {
+    if (requested && requested !== actor.tenantId) throw new NotFoundError('Tenant not found')
+    id = actor.tenantId!
+  } else throw new ForbiddenError()
+  const row = isUuid(id) ? await findTenant(ctx.deps.database.db, id) : undefined
+  if (!row) throw new NotFoundError('Tenant not found')
+  return row
+}
+
+export async function findTenant(db: Executor, id: string) {
+  return db.select().from(tenants).where(eq(tenants.id, id)).get()
+}
+
+/** A tenant the actor may see by id: every tenant for admins, its own for a tenantadmin. */
+async function visibleTenant(ctx: Ctx, id: string): Promise<TenantRow> {
+  if (ctx.actor.role !== 'admin' && ctx.actor.tenantId !== id) throw new NotFoundError('Tenant not found')
+  const row = isUuid(id) ? await findTenant(ctx.deps.database.db, id) : undefined
+  if (!row) throw new NotFoundError('Tenant not found')
+  return row
+}
+
+export async function createTenant(ctx: Ctx, input: { name: string; settings?: TenantSettingsPatch }) {
+  const { deps } = ctx
+  const id = newId()
+  const now = deps.clock.now()
+  const apiSecret = newApiSecret()
+  const settings = applyPatch(defaultSettings(input.name, deps.config.publicBaseUrl), input.settings ?? {}, deps.sealer, id)
+  const row: TenantRow = {
+    id, name: input.name, status: 'active', apiKey: newApiKey(), apiSecretSealed: deps.sealer.seal(apiSecret, secretAad(id)),
+    settings: settings as unknown as Record<string, unknown>, createdAt: now, updatedAt: now,
+  }
+  await deps.database.write(async (tx) => {
+    await tx.insert(tenants).values(row)
+    await recordActivity(tx, { tenantId: id, actor: ctx.actor, action: 'tenant.created', targetType: 'tenant', targetId: id, details: { name: input.name, settings: changedPaths(input.settings ?? {}) }, requestId: ctx.requestId, at: now })
+  })
+  return { ...tenantView(ctx, row), apiSecret }
+}
+
+export async function listTenants(ctx: Ctx, limit: number, offset: number) {
+  const db = ctx.deps.database.db
+  const where = ctx.actor.role === 'admin' ? undefined : eq(tenants.id, ctx.actor.tenantId ?? '')
+  const [rows, [count]] = await Promise.all([
+    db.select().from(tenants).where(where).orderBy(desc(tenants.createdAt), desc(tenants.id)).limit(limit).offset(offset),
+    db.select({ n: sql<number>`count(*)` }).from(tenants).where(where),
+  ])
+  return { rows: rows.map((r) => tenantView(ctx, r)), total: Number(count?.n ?? 0) }
+}
+
+export async function getTenant(ctx: Ctx, id: string) {
+  return tenantView(ctx, await visibleTenant(ctx, id))
+}
+
+export async function updateTenant(ctx: Ctx, id: string, input: { name?: string; status?: 'active' | 'disabled'; settings?: TenantSettingsPatch } & TenantSettingsPatch) {
+  const { deps } = ctx
+  const { name, status, settings: nested, ...flat } = input
+  // Settings may come nested under `settings` or at the top level (DECISIONS.md lists them flat).
+  const patch: TenantSettingsPatch = { ...flat, ...(nested ?? {}) }
+  if (status !== undefined && ctx.actor.role !== 'admin') throw new ForbiddenError('Only a platform admin can change a tenant\'s status')
+  await visibleTenant(ctx, id)
+  const now = deps.clock.now()
+  const row = await deps.database.write(async (tx) => {
+    const cur = await findTenant(tx, id)
+    if (!cur) throw new NotFoundError('Tenant not found')
+    const next = applyPatch(settingsOf(ctx, cur), patch, deps.sealer, id)
+    const updated = { ...cur, name: name ?? cur.name, status: status ?? cur.status, settings: next as unknown as Record<string, unknown>, updatedAt: now }
+    await tx.update(tenants).set({ name: updated.name, status: updated.status, settings: updated.settings, updatedAt: now }).where(eq(tenants.id, id))
+    const changed = [...(name !== undefined ? ['name'] : []), ...(status !== undefined ? ['status'] : []), ...changedPaths(patch as Record<string, unknown>)]
+    await recordActivity(tx, { tenantId: id, actor: ctx.actor, action: 'tenant.updated', targetType: 'tenant', targetId: id, details: { changed }, requestId: ctx.requestId, at: now })
+    return updated
+  })
+  return tenantView(ctx, row)
+}
+
+export async function readApiSecret(ctx: Ctx, id: string) {
+  const row = await visibleTenant(ctx, id)
+  await ctx.deps.database.write((tx) =>
+    recordActivity(tx, { tenantId: id, actor: ctx.actor, action: 'tenant.api_secret.read', targetType: 'tenant', targetId: id, requestId: ctx.requestId, at: ctx.deps.clock.now() }),
+  )
+  return { apiKey: row.apiKey, apiSecret: ctx.deps.sealer.open(row.apiSecretSealed, secretAad(id)) }
+}
+
+/** A new secret; the old one fails from the moment this commits, in every process. */
+export async function rotateApiSecret(ctx: Ctx, id: string) {
+  const row = await visibleTenant(ctx, id)
+  const apiSecret = newApiSecret()
+  const now = ctx.deps.clock.now()
+  await ctx.deps.database.write(async (tx) => {
+    await tx.update(tenants).set({ apiSecretSealed: ctx.deps.sealer.seal(apiSecret, secretAad(id)), updatedAt: now }).where(and(eq(tenants.id, id)))
+    await recordActivity(tx, { tenantId: id, actor: ctx.actor, action: 'tenant.api_secret.rotated', targetType: 'tenant', targetId: id, requestId: ctx.requestId, at: now })
+  })
+  return { apiKey: row.apiKey, apiSecret }
+}
+
+export async function tenantActivity(ctx: Ctx, id: string) {
+  return visibleTenant(ctx, id)
+}
+
+export type { Actor }

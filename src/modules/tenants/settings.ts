@@ -1,0 +1,153 @@
+/**
+ * Tenant settings (DECISIONS.md): defaults, the PATCH schema (any subset, deep-merged),
+ * and the public view in which write-only secrets show only whether they are set.
+ */
+import { t } from 'elysia'
+import type { Sealer } from '../../lib/crypto'
+
+const Url = t.String({ maxLength: 2048, pattern: '^https?://' })
+
+const RampFunctions = t.Object({ kyc: t.Boolean(), payin: t.Boolean(), payout: t.Boolean() })
+const RampEnvInput = t.Partial(t.Object({
+  connected: t.Boolean(),
+  baseUrl: t.Union([Url, t.Null()]),
+  apiKey: t.Union([t.String({ minLength: 1, maxLength: 512, description: 'write-only' }), t.Null()]),
+  webhookKey: t.Union([t.String({ minLength: 1, maxLength: 512, description: 'write-only' }), t.Null()]),
+  functions: t.Partial(RampFunctions),
+}))
+const RampEnvView = t.Object({
+  connected: t.Boolean(),
+  baseUrl: t.Union([t.String(), t.Null()]),
+  apiKeySet: t.Boolean(),
+  webhookKeySet: t.Boolean(),
+  functions: RampFunctions,
+})
+
+export const WalletMode = t.Union([t.Literal('custodial'), t.Literal('non_custodial'), t.Literal('mpc')])
+
+export const TenantSettingsPatch = t.Partial(t.Object({
+  refreshTokenRotation: t.Boolean(),
+  walletMode: WalletMode,
+  passwordReset: t.Partial(t.Object({
+    enabled: t.Boolean(),
+    tokenTtlMinutes: t.Integer({ minimum: 5, maximum: 1440 }),
+    senderName: t.String({ minLength: 1, maxLength: 100 }),
+    resetLinkBaseUrl: Url,
+  })),
+  breachedPasswordCheck: t.Partial(t.Object({ onRegister: t.Boolean() })),
+  social: t.Partial(t.Object({
+    googleClientIds: t.Array(t.String({ minLength: 1, maxLength: 255 }), { maxItems: 20 }),
+    appleClientIds: t.Array(t.String({ minLength: 1, maxLength: 255 }), { maxItems: 20 }),
+  })),
+  chains: t.Partial(t.Object({
+    enabled: t.Union([t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 }), t.Null()]),
+    rpc: t.Record(t.String({ pattern: '^[a-z0-9-]{1,64}$' }), t.Union([t.String({ maxLength: 2048, pattern: '^(https?|wss?)://' }), t.Null()])),
+    tokens: t.Record(t.String({ pattern: '^[a-z0-9-]{1,64}$' }), t.Array(t.String({ minLength: 1, maxLength: 100 }), { maxItems: 500 })),
+  })),
+  bankRamp: t.Partial(t.Object({ sandbox: RampEnvInput, production: RampEnvInput })),
+  cardOnramp: t.Partial(t.Object({ enabled: t.Boolean() })),
+}), { additionalProperties: false })
+export type TenantSettingsPatch = typeof TenantSettingsPatch.static
+
+export const TenantSettingsView = t.Object({
+  refreshTokenRotation: t.Boolean(),
+  walletMode: WalletMode,
+  passwordReset: t.Object({ enabled: t.Boolean(), tokenTtlMinutes: t.Integer(), senderName: t.String(), resetLinkBaseUrl: t.String() }),
+  breachedPasswordCheck: t.Object({ onRegister: t.Boolean() }),
+  social: t.Object({ googleClientIds: t.Array(t.String()), appleClientIds: t.Array(t.String()) }),
+  chains: t.Object({
+    enabled: t.Union([t.Array(t.String()), t.Null()], { description: '`null`: every default chain' }),
+    rpc: t.Record(t.String(), t.String(), { description: 'RPC address per chain registry id, overriding the server default' }),
+    tokens: t.Record(t.String(), t.Array(t.String()), { description: 'per chain: token symbols or addresses enabled beyond the defaults' }),
+  }),
+  bankRamp: t.Object({ sandbox: RampEnvView, production: RampEnvView }),
+  cardOnramp: t.Object({ enabled: t.Boolean() }),
+})
+export type TenantSettingsView = typeof TenantSettingsView.static
+
+/** Stored form: like the view, but secrets are sealed strings (or null). */
+export interface StoredRampEnv {
+  connected: boolean
+  baseUrl: string | null
+  apiKeySealed: string | null
+  webhookKeySealed: string | null
+  functions: { kyc: boolean; payin: boolean; payout: boolean }
+}
+export type StoredSettings = Omit<TenantSettingsView, 'bankRamp'> & { bankRamp: { sandbox: StoredRampEnv; production: StoredRampEnv } }
+
+const rampDefaults = (): StoredRampEnv => ({
+  connected: false, baseUrl: null, apiKeySealed: null, webhookKeySealed: null, functions: { kyc: false, payin: false, payout: false },
+})
+
+export function defaultSettings(tenantName: string, publicBaseUrl: string): StoredSettings {
+  return {
+    refreshTokenRotation: false,
+    walletMode: 'custodial',
+    passwordReset: { enabled: false, tokenTtlMinutes: 60, senderName: tenantName, resetLinkBaseUrl: publicBaseUrl },
+    breachedPasswordCheck: { onRegister: false },
+    social: { googleClientIds: [], appleClientIds: [] },
+    chains: { enabled: null, rpc: {}, tokens: {} },
+    bankRamp: { sandbox: rampDefaults(), production: rampDefaults() },
+    cardOnramp: { enabled: false },
+  }
+}
+
+/** Settings as stored, completed with defaults for anything added since they were written. */
+export function readSettings(raw: unknown, tenantName: string, publicBaseUrl: string): StoredSettings {
+  return deepMerge(defaultSettings(tenantName, publicBaseUrl), (raw ?? {}) as Record<string, unknown>) as StoredSettings
+}
+
+export function applyPatch(current: StoredSettings, patch: TenantSettingsPatch, sealer: Sealer, tenantId: string): StoredSettings {
+  const { bankRamp, chains, ...rest } = patch
+  let next = deepMerge(current, rest as Record<string, unknown>) as StoredSettings
+  if (chains) {
+    const rpc = { ...next.chains.rpc }
+    for (const [id, url] of Object.entries(chains.rpc ?? {})) {
+      if (url === null) delete rpc[id]
+      else rpc[id] = url
+    }
+    next = { ...next, chains: { enabled: chains.enabled === undefined ? next.chains.enabled : chains.enabled, rpc, tokens: { ...next.chains.tokens, ...(chains.tokens ?? {}) } } }
+  }
+  for (const env of ['sandbox', 'production'] as const) {
+    const p = bankRamp?.[env]
+    if (!p) continue
+    const cur = next.bankRamp[env]
+    const seal = (v: string | null | undefined, field: string, old: string | null) =>
+      v === undefined ? old : v === null ? null : sealer.seal(v, `tenant:${tenantId}:bankRamp:${env}:${field}`)
+    next.bankRamp[env] = {
+      connected: p.connected ?? cur.connected,
+      baseUrl: p.baseUrl === undefined ? cur.baseUrl : p.baseUrl,
+      apiKeySealed: seal(p.apiKey, 'apiKey', cur.apiKeySealed),
+      webhookKeySealed: seal(p.webhookKey, 'webhookKey', cur.webhookKeySealed),
+      functions: { ...cur.functions, ...p.functions },
+    }
+  }
+  return next
+}
+
+export function viewSettings(s: StoredSettings): TenantSettingsView {
+  const ramp = (e: StoredRampEnv) => ({
+    connected: e.connected, baseUrl: e.baseUrl, apiKeySet: e.apiKeySealed !== null, webhookKeySet: e.webhookKeySealed !== null, functions: e.functions,
+  })
+  return { ...s, bankRamp: { sandbox: ramp(s.bankRamp.sandbox), production: ramp(s.bankRamp.production) } }
+}
+
+/** Names of the settings a patch touches, for the activity log (values of secrets never logged). */
+export function changedPaths(patch: Record<string, unknown>, prefix = ''): string[] {
+  const out: string[] = []
+  for (const [k, v] of Object.entries(patch)) {
+    const p = prefix ? `${prefix}.${k}` : k
+    if (v && typeof v === 'object' && !Array.isArray(v)) out.push(...changedPaths(v as Record<string, unknown>, p))
+    else out.push(p)
+  }
+  return out
+}
+
+function deepMerge(base: Record<string, any>, over: Record<string, any>): Record<string, any> {
+  const out: Record<string, any> = { ...base }
+  for (const [k, v] of Object.entries(over)) {
+    if (v === undefined) continue
+    out[k] = v && typeof v === 'object' && !Array.isArray(v) && base[k] && typeof base[k] === 'object' && !Array.isArray(base[k]) ? deepMerge(base[k], v) : v
+  }
+  return out
+}

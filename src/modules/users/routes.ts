@@ -1,0 +1,114 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../../deps'
+import { stateOf } from '../../http/request-state'
+import { errorResponses, Ok, OffsetPagination } from '../../http/schemas'
+import { security } from '../../http/security'
+import { Email, Username } from '../auth/routes'
+import { page } from '../context'
+import * as usersService from './service'
+import { UserProfile } from './view'
+
+const UserId = t.Object({ id: t.String({ maxLength: 64, description: 'user id (UUID)' }) })
+const TenantQuery = t.Object({ tenantId: t.Optional(t.String({ maxLength: 64, description: 'platform admins: the tenant to act in' })) })
+const Paging = { limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50 })), offset: t.Optional(t.Integer({ minimum: 0, default: 0 })) }
+const UserList = t.Object({ data: t.Array(UserProfile), pagination: OffsetPagination })
+const QrCode = t.String({ description: 'data URL of a PNG (base64) encoding `deepLink`' })
+
+export function userRoutes(deps: Deps) {
+  return new Elysia({ prefix: '/v1/users', detail: { tags: ['Users'] } })
+    .use(security(deps))
+    .resolve(({ request }) => ({ requestId: stateOf(request).id }))
+    .post('/', async ({ body, actor, requestId, set }) => {
+      const user = await usersService.createUser({ deps, actor, requestId }, body)
+      set.status = 201
+      return user
+    }, {
+      auth: 'operator',
+      errorStyle: 'detail',
+      body: t.Object({
+        username: Username,
+        password: t.String({ minLength: 8, maxLength: 256 }),
+        email: t.Optional(Email),
+        role: t.Optional(t.Union([t.Literal('user'), t.Literal('tenantadmin')], { default: 'user' })),
+        tenantId: t.Optional(t.String({ maxLength: 64, description: 'required for platform admins; a tenantadmin acts in its own tenant' })),
+      }),
+      response: { 201: t.Composite([UserProfile, t.Object({ qrCode: QrCode })]), ...errorResponses('detail', 400, 401, 403, 404, 409) },
+      detail: { operationId: 'createUser', summary: 'Create a user (admin or tenantadmin)', description: 'Errors are `{ detail }`; a taken username answers 409.' },
+    })
+    .get('/', async ({ query, actor, requestId }) => {
+      const limit = query.limit ?? 50
+      const offset = query.offset ?? 0
+      const { rows, total } = await usersService.listUsers({ deps, actor, requestId }, { tenantId: query.tenantId, limit, offset })
+      return page(rows, total, limit, offset)
+    }, {
+      auth: 'operator',
+      query: t.Object({ ...TenantQuery.properties, ...Paging }),
+      response: { 200: UserList, ...errorResponses('standard', 400, 401, 403, 404) },
+      detail: { operationId: 'listUsers', summary: 'List the tenant\'s users (operators)', description: 'Deleted users are not listed.' },
+    })
+    .get('/search', ({ query, actor, requestId }) => usersService.searchUsers({ deps, actor, requestId }, query.username, query.limit ?? 20), {
+      auth: 'any',
+      query: t.Object({ username: t.String({ minLength: 1, maxLength: 100 }), limit: t.Optional(t.Integer({ minimum: 1, maximum: 50, default: 20 })) }),
+      response: { 200: t.Object({ data: t.Array(t.Object({ id: t.String(), username: t.String(), displayName: t.Union([t.String(), t.Null()]) })) }), ...errorResponses('standard', 400, 401) },
+      detail: { operationId: 'searchUsers', summary: 'Find users of one\'s tenant by username prefix', description: 'Any signed-in user; answers only id, username and display name, so a payer can find a payee.' },
+    })
+    .get('/advanced-search', async ({ query, actor, requestId }) => {
+      const limit = query.limit ?? 50
+      const offset = query.offset ?? 0
+      const { rows, total } = await usersService.advancedSearch({ deps, actor, requestId }, { q: query.q, tenantId: query.tenantId, limit, offset })
+      return page(rows, total, limit, offset)
+    }, {
+      auth: 'operator',
+      query: t.Object({ q: t.String({ minLength: 1, maxLength: 128, description: 'username prefix, user id, wallet address or wallet id' }), ...TenantQuery.properties, ...Paging }),
+      response: { 200: UserList, ...errorResponses('standard', 400, 401, 403, 404) },
+      detail: { operationId: 'advancedSearchUsers', summary: 'Find users by username, user id, wallet address or wallet id (operators)' },
+    })
+    .patch('/me', ({ body, actor, requestId }) => usersService.updateMe({ deps, actor, requestId }, body), {
+      auth: 'any',
+      body: t.Object({ username: t.Optional(Username), displayName: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 100 }), t.Null()])) }),
+      response: { 200: UserProfile, ...errorResponses('standard', 400, 401, 409) },
+      detail: { operationId: 'updateMe', summary: 'Change one\'s username and/or display name' },
+    })
+    .patch('/me/fcm-token', ({ body, actor, requestId }) => usersService.setFcmToken({ deps, actor, requestId }, body.token), {
+      auth: 'any',
+      body: t.Object({ token: t.Union([t.String({ minLength: 1, maxLength: 4096 }), t.Null()], { description: 'FCM device token; `null` removes it' }) }),
+      response: { 200: Ok, ...errorResponses('standard', 400, 401) },
+      detail: { operationId: 'setFcmToken', summary: 'Set the push notification device token' },
+    })
+    .get('/:id', ({ params, query, actor, requestId }) => usersService.getUser({ deps, actor, requestId }, params.id, query.tenantId), {
+      auth: 'any',
+      params: UserId,
+      query: TenantQuery,
+      response: { 200: UserProfile, ...errorResponses('standard', 401, 404) },
+      detail: { operationId: 'getUser', summary: 'Read a user', description: 'A user reads itself; an operator reads its tenant\'s users. Anyone else\'s id answers 404.' },
+    })
+    .put('/:id', ({ params, body, actor, requestId }) => usersService.updateUser({ deps, actor, requestId }, params.id, body), {
+      auth: 'any',
+      params: UserId,
+      body: t.Object({
+        email: t.Optional(Email),
+        password: t.Optional(t.String({ minLength: 8, maxLength: 256 })),
+        currentPassword: t.Optional(t.String({ minLength: 1, maxLength: 256, description: 'required when users change their own password' })),
+        tenantId: t.Optional(t.String({ maxLength: 64 })),
+      }),
+      response: { 200: UserProfile, ...errorResponses('standard', 400, 401, 404, 409, 422) },
+      detail: { operationId: 'updateUser', summary: 'Change a user\'s email or password (at least one)', description: 'Changing a password rejects every refresh token issued before it. Users changing their own password must send `currentPassword` (422 when wrong).' },
+    })
+    .delete('/:id', async ({ params, query, actor, requestId, set }) => {
+      await usersService.deleteUser({ deps, actor, requestId }, params.id, query.tenantId)
+      set.status = 204
+    }, {
+      auth: 'operator',
+      params: UserId,
+      query: TenantQuery,
+      response: { 204: t.Void({ description: 'Deleted' }), ...errorResponses('standard', 400, 401, 403, 404) },
+      detail: { operationId: 'deleteUser', summary: 'Soft-delete a user (operators)', description: 'The user can no longer sign in or refresh, and its refresh tokens are revoked. The username stays reserved.' },
+    })
+    .get('/:id/qr-code', ({ params, query, actor, requestId }) => usersService.userQrCode({ deps, actor, requestId }, params.id, query.tenantId), {
+      auth: 'any',
+      params: UserId,
+      query: TenantQuery,
+      response: { 200: t.Object({ userId: t.String(), deepLink: t.String({ description: '`{PUBLIC_BASE_URL}/send?to=<userId>&username=<username>`' }), qrCode: QrCode }), ...errorResponses('standard', 401, 404) },
+      detail: { operationId: 'getUserQrCode', summary: 'QR code for receiving payments', description: 'Encodes a deep link that pre-fills a send form with this user as the payee.' },
+    })
+}

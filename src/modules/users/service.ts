@@ -1,0 +1,196 @@
+/** Users administration and the user's own profile. */
+import { and, asc, eq, like, or, sql } from 'drizzle-orm'
+import QRCode from 'qrcode'
+import { users } from '../../db/schema'
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors'
+import { isUuid, newId } from '../../lib/ids'
+import { hashPassword, verifyPassword } from '../../lib/passwords'
+import type { Ctx } from '../context'
+import { recordActivity } from '../activity/service'
+import { revokeUserSessions } from '../auth/sessions'
+import { operatorTenant } from '../tenants/service'
+import * as repo from './repo'
+import { userView } from './view'
+
+/**
+ * The tenant whose users a request may touch: a user and a tenantadmin are held to
+ * their own tenant; a platform admin names one with `tenantId` (or, without it, the
+ * platform scope where admins live).
+ */
+function scopeFor(ctx: Ctx, requested: string | undefined): string | null {
+  if (ctx.actor.role === 'admin') return requested ?? null
+  if (requested && requested !== ctx.actor.tenantId) throw new NotFoundError('User not found')
+  return ctx.actor.tenantId
+}
+
+/** A user the actor may see: itself, or any user of a tenant it operates. */
+async function visibleUser(ctx: Ctx, id: string, requestedTenant?: string) {
+  const tenantId = scopeFor(ctx, requestedTenant)
+  // One's own row was read with the bearer check moments ago.
+  if (id === ctx.actor.userId && tenantId === ctx.actor.tenantId) return ctx.actor.user
+  if (ctx.actor.role === 'user' && id !== ctx.actor.userId) throw new NotFoundError('User not found')
+  const row = isUuid(id) ? await repo.findById(ctx.deps.database.db, tenantId, id) : undefined
+  if (!row || row.status !== 'active') throw new NotFoundError('User not found')
+  return row
+}
+
+/** Deep link that pre-fills a send form for paying this user; the QR code encodes it. */
+export function paymentLink(ctx: Pick<Ctx, 'deps'>, u: Pick<repo.UserRow, 'id' | 'username'>) {
+  const url = new URL('/send', ctx.deps.config.publicBaseUrl)
+  url.searchParams.set('to', u.id)
+  url.searchParams.set('username', u.username)
+  return url.toString()
+}
+
+export async function qrCodeOf(ctx: Pick<Ctx, 'deps'>, u: Pick<repo.UserRow, 'id' | 'username'>) {
+  const deepLink = paymentLink(ctx, u)
+  return { deepLink, qrCode: await QRCode.toDataURL(deepLink, { errorCorrectionLevel: 'M', margin: 2, width: 256 }) }
+}
+
+export async function createUser(ctx: Ctx, input: { username: string; password: string; email?: string; role?: 'user' | 'tenantadmin'; tenantId?: string }) {
+  const tenant = await operatorTenant(ctx, input.tenantId)
+  const { deps } = ctx
+  const db = deps.database.db
+  if (await repo.usernameTaken(db, tenant.id, input.username)) throw new ConflictError('Username already taken')
+  if (input.email && (await repo.emailTaken(db, tenant.id, input.email))) throw new ConflictError('Email already registered')
+  const passwordHash = await hashPassword(input.password)
+  const now = deps.clock.now()
+  try {
+    const user = await deps.database.write(async (tx) => {
+      const u = await repo.insertUser(tx, { id: newId(), tenantId: tenant.id, username: input.username, email: input.email?.trim() ?? null, passwordHash, role: input.role ?? 'user', now })
+      await recordActivity(tx, { tenantId: tenant.id, actor: ctx.actor, action: 'user.created', targetType: 'user', targetId: u.id, details: { role: u.role }, requestId: ctx.requestId, at: now })
+      return u
+    })
+    return { ...userView(user), qrCode: (await qrCodeOf(ctx, user)).qrCode }
+  } catch (err) {
+    if (repo.isUsernameConflict(err)) throw new ConflictError('Username already taken')
+    throw err
+  }
+}
+
+export async function listUsers(ctx: Ctx, input: { tenantId?: string; limit: number; offset: number }) {
+  const tenant = await operatorTenant(ctx, input.tenantId)
+  const db = ctx.deps.database.db
+  const where = and(eq(users.scope, tenant.id), eq(users.status, 'active'))
+  const [rows, [count]] = await Promise.all([
+    db.select().from(users).where(where).orderBy(asc(users.createdAt), asc(users.id)).limit(input.limit).offset(input.offset),
+    db.select({ n: sql<number>`count(*)` }).from(users).where(where),
+  ])
+  return { rows: rows.map(userView), total: Number(count?.n ?? 0) }
+}
+
+export async function getUser(ctx: Ctx, id: string, tenantId?: string) {
+  return userView(await visibleUser(ctx, id, tenantId))
+}
+
+export async function updateUser(ctx: Ctx, id: string, input: { email?: string; password?: string; currentPassword?: string; tenantId?: string }) {
+  if (input.email === undefined && input.password === undefined) throw new BadRequestError('Provide email or password (at least one)')
+  const user = await visibleUser(ctx, id, input.tenantId)
+  const { deps } = ctx
+  const self = user.id === ctx.actor.userId
+  if (input.password !== undefined && self) {
+    // Changing one's own password needs the current one: a stolen access token alone must not take over the account.
+    if (!input.currentPassword || !(await verifyPassword(user.passwordHash, input.currentPassword))) {
+      throw new ValidationError([{ path: '/currentPassword', message: 'Current password is incorrect' }])
+    }
+  }
+  if (input.email !== undefined && user.tenantId && (await repo.emailTaken(deps.database.db, user.tenantId, input.email, user.id))) {
+    throw new ConflictError('Email already registered')
+  }
+  const passwordHash = input.password !== undefined ? await hashPassword(input.password) : undefined
+  const now = deps.clock.now()
+  const updated = await deps.database.write(async (tx) => {
+    const set: Partial<repo.UserRow> = { updatedAt: now }
+    if (input.email !== undefined) Object.assign(set, { email: input.email.trim(), emailKey: repo.emailKey(input.email) })
+    // Moving passwordChangedAt makes every earlier refresh token fail.
+    if (passwordHash) Object.assign(set, { passwordHash, passwordChangedAt: now })
+    await tx.update(users).set(set).where(and(eq(users.scope, repo.scopeOf(user.tenantId)), eq(users.id, user.id)))
+    if (user.tenantId && !self) {
+      await recordActivity(tx, { tenantId: user.tenantId, actor: ctx.actor, action: 'user.updated', targetType: 'user', targetId: user.id, details: { changed: Object.keys(input).filter((k) => k === 'email' || k === 'password') }, requestId: ctx.requestId, at: now })
+    }
+    return { ...user, ...set }
+  })
+  return userView(updated)
+}
+
+export async function deleteUser(ctx: Ctx, id: string, tenantId?: string) {
+  if (ctx.actor.role === 'user') throw new ForbiddenError()
+  const user = await visibleUser(ctx, id, tenantId)
+  if (user.id === ctx.actor.userId) throw new BadRequestError('You cannot delete your own account')
+  if (user.role === 'admin') throw new ForbiddenError()
+  const now = ctx.deps.clock.now()
+  await ctx.deps.database.write(async (tx) => {
+    await tx.update(users).set({ status: 'deleted', deletedAt: now, updatedAt: now, fcmToken: null }).where(and(eq(users.scope, repo.scopeOf(user.tenantId)), eq(users.id, user.id)))
+    await revokeUserSessions(tx, user.id, now)
+    if (user.tenantId) await recordActivity(tx, { tenantId: user.tenantId, actor: ctx.actor, action: 'user.deleted', targetType: 'user', targetId: user.id, requestId: ctx.requestId, at: now })
+  })
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+/** Usernames starting with `q` in the caller's tenant: what a payer needs to find a payee. */
+export async function searchUsers(ctx: Ctx, q: string, limit: number) {
+  const tenantId = ctx.actor.tenantId
+  if (!tenantId) throw new BadRequestError('Search runs inside a tenant; platform admins use advanced-search with tenantId')
+  const rows = await ctx.deps.database.db
+    .select({ id: users.id, username: users.username, displayName: users.displayName })
+    .from(users)
+    .where(and(eq(users.scope, tenantId), eq(users.status, 'active'), like(users.usernameKey, `${escapeLike(q.toLowerCase())}%`)))
+    .orderBy(asc(users.usernameKey))
+    .limit(limit)
+  return { data: rows }
+}
+
+/** Operators: by username (prefix), user id, or, through `userLookup`, wallet address or wallet id. */
+export async function advancedSearch(ctx: Ctx, input: { q: string; tenantId?: string; limit: number; offset: number }) {
+  const tenant = await operatorTenant(ctx, input.tenantId)
+  const db = ctx.deps.database.db
+  const q = input.q.trim()
+  const extraIds = (await ctx.deps.userLookup?.(ctx.deps, tenant.id, q)) ?? []
+  const matches = [like(users.usernameKey, `${escapeLike(q.toLowerCase())}%`)]
+  if (isUuid(q)) matches.push(eq(users.id, q))
+  if (extraIds.length) matches.push(sql`${users.id} in ${extraIds}`)
+  const where = and(eq(users.scope, tenant.id), eq(users.status, 'active'), or(...matches))
+  const [rows, [count]] = await Promise.all([
+    db.select().from(users).where(where).orderBy(asc(users.usernameKey)).limit(input.limit).offset(input.offset),
+    db.select({ n: sql<number>`count(*)` }).from(users).where(where),
+  ])
+  return { rows: rows.map(userView), total: Number(count?.n ?? 0) }
+}
+
+export async function updateMe(ctx: Ctx, input: { username?: string; displayName?: string | null }) {
+  if (input.username === undefined && input.displayName === undefined) throw new BadRequestError('Provide username or displayName (at least one)')
+  const { deps, actor } = ctx
+  const now = deps.clock.now()
+  try {
+    return await deps.database.write(async (tx) => {
+      const me = await repo.findById(tx, actor.tenantId, actor.userId)
+      if (!me) throw new NotFoundError('User not found')
+      if (input.username !== undefined && repo.usernameKey(input.username) !== me.usernameKey && (await repo.usernameTaken(tx, actor.tenantId, input.username))) {
+        throw new ConflictError('Username already taken')
+      }
+      const set: Partial<repo.UserRow> = { updatedAt: now }
+      if (input.username !== undefined) Object.assign(set, { username: input.username, usernameKey: repo.usernameKey(input.username) })
+      if (input.displayName !== undefined) set.displayName = input.displayName
+      await tx.update(users).set(set).where(and(eq(users.scope, repo.scopeOf(actor.tenantId)), eq(users.id, actor.userId)))
+      return userView({ ...me, ...set })
+    })
+  } catch (err) {
+    if (repo.isUsernameConflict(err)) throw new ConflictError('Username already taken')
+    throw err
+  }
+}
+
+export async function setFcmToken(ctx: Ctx, token: string | null) {
+  const { deps, actor } = ctx
+  await deps.database.write((tx) =>
+    tx.update(users).set({ fcmToken: token, updatedAt: deps.clock.now() }).where(and(eq(users.scope, repo.scopeOf(actor.tenantId)), eq(users.id, actor.userId))),
+  )
+  return { ok: true as const }
+}
+
+export async function userQrCode(ctx: Ctx, id: string, tenantId?: string) {
+  const user = await visibleUser(ctx, id, tenantId)
+  return { userId: user.id, ...(await qrCodeOf(ctx, user)) }
+}
+

@@ -1,0 +1,69 @@
+/**
+ * A Slipway app on a fresh database for each test file (or test), reached in-process
+ * with `app.handle(new Request(...))` or over real HTTP on 127.0.0.1.
+ */
+import { createApp, type App } from '@/app'
+import { loadConfig } from '@/config'
+import { buildDeps, type Deps } from '@/deps'
+import { ManualClock, type Clock } from '@/lib/clock'
+import { createLogger, type Logger } from '@/lib/logger'
+import { ensureBootstrapAdmin } from '@/modules/auth/service'
+
+export const ADMIN = { username: 'root', password: 'Root-Passw0rd' }
+
+export interface TestApp {
+  app: App
+  deps: Deps
+  clock: Clock
+  /** lines the app logged, for tests that check what reaches the logs */
+  logs: string[]
+  handle(req: Request): Promise<Response>
+  close(): Promise<void>
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>
+  clock?: Clock
+  /** create the bootstrap admin (default true) */
+  admin?: boolean
+}
+
+export async function makeApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const config = loadConfig({
+    DATABASE_URL: ':memory:',
+    PUBLIC_BASE_URL: 'http://slipway.test',
+    JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789',
+    MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
+    ...opts.env,
+  })
+  const logs: string[] = []
+  const logger: Logger = createLogger({ sink: { write: (chunk) => logs.push(...chunk.split('\n').filter(Boolean)) } })
+  const clock = opts.clock ?? new ManualClock(Date.now())
+  const deps = await buildDeps(config, { clock, logger })
+  if (opts.admin !== false) await ensureBootstrapAdmin(deps, ADMIN.username, ADMIN.password)
+  const app = createApp(deps)
+  return {
+    app,
+    deps,
+    clock,
+    logs,
+    handle: (req) => app.handle(req),
+    close: async () => {
+      logger.flush()
+      deps.database.close()
+    },
+  }
+}
+
+export interface HttpServer {
+  url: string
+  stop(): Promise<void>
+}
+
+/** Serves the app over real HTTP on 127.0.0.1 with a free port. */
+export function serve(t: TestApp): HttpServer {
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: t.app.fetch, maxRequestBodySize: 1024 * 1024 })
+  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) }
+}
+
+export { ManualClock }

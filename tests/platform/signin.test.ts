@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { decodeJwt } from 'jose'
+import { makeApp, type TestApp } from '@tests/helpers/app'
+import { Factory, unique, type Tenant } from '@tests/helpers/factories'
+
+let t: TestApp
+let f: Factory
+let tenant: Tenant
+
+beforeAll(async () => {
+  t = await makeApp()
+  f = new Factory(t)
+  tenant = await f.tenant()
+})
+afterAll(() => t.close())
+
+describe('register', () => {
+  test('creates a user and answers 201 with the token pair and profile', async () => {
+    const username = unique('alice')
+    const res = await f.api.post('/v1/auth/register', { username, email: `${username}@example.com`, password: 'Sup3rsecret' }, { signedBy: tenant })
+    expect(res.status).toBe(201)
+    expect(res.body.expiresIn).toBe(900)
+    expect(res.body.user.username).toBe(username)
+    expect(res.body.user.role).toBe('user')
+    expect(res.body.wallet).toBeUndefined()
+    const claims = decodeJwt(res.body.accessToken)
+    expect(claims.sub).toBe(res.body.user.id)
+    expect(claims.tenantId).toBe(tenant.id)
+    expect(claims.role).toBe('user')
+    expect((claims.exp as number) - (claims.iat as number)).toBe(900)
+    expect(res.body.refreshToken.length).toBeGreaterThanOrEqual(43)
+  })
+
+  test('a weak password answers 422 with details as { path, message }', async () => {
+    const res = await f.api.post('/v1/auth/register', { username: unique('weak'), email: 'w@example.com', password: 'alllowercase1' }, { signedBy: tenant })
+    expect(res.status).toBe(422)
+    expect(res.body.error).toBe('Validation Error')
+    expect(res.body.details).toEqual([{ path: '/password', message: 'Password must contain an uppercase letter' }])
+    expect(res.body.statusCode).toBeUndefined()
+  })
+
+  test('a schema failure answers 400 with { error, message } only', async () => {
+    const res = await f.api.post('/v1/auth/register', { username: 'a', email: 'not-an-email', password: 1 }, { signedBy: tenant })
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual({ error: 'Bad Request', message: 'Request validation failed' })
+  })
+
+  test('a taken username answers 409, whatever its case', async () => {
+    const u = await f.user(tenant)
+    const res = await f.api.post('/v1/auth/register', { username: u.username.toUpperCase(), email: 'other@example.com', password: 'Sup3rsecret' }, { signedBy: tenant })
+    expect(res.status).toBe(409)
+    expect(res.body).toEqual({ error: 'ConflictError', message: 'Username already taken' })
+  })
+})
+
+describe('login', () => {
+  test('right credentials answer the token pair; wrong ones 401 { error, message }', async () => {
+    const u = await f.user(tenant)
+    const ok = await f.api.post('/v1/auth/login', { username: u.username, password: u.password }, { signedBy: tenant })
+    expect(ok.status).toBe(200)
+    expect(ok.body.user.id).toBe(u.id)
+    const bad = await f.api.post('/v1/auth/login', { username: u.username, password: 'Wrong-passw0rd' }, { signedBy: tenant })
+    expect(bad.status).toBe(401)
+    expect(bad.body).toEqual({ error: 'UnauthorizedError', message: 'Invalid credentials' })
+    const nobody = await f.api.post('/v1/auth/login', { username: 'nobody_here', password: 'Wrong-passw0rd' }, { signedBy: tenant })
+    expect(nobody.body).toEqual(bad.body)
+  })
+
+  test('a user of another tenant cannot sign in here', async () => {
+    const other = await f.tenant()
+    const u = await f.user(other)
+    const res = await f.api.post('/v1/auth/login', { username: u.username, password: u.password }, { signedBy: tenant })
+    expect(res.status).toBe(401)
+  })
+})
