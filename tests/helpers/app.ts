@@ -8,6 +8,8 @@ import { buildDeps, type Deps } from '@/deps'
 import { ManualClock, type Clock } from '@/lib/clock'
 import { createLogger, type Logger } from '@/lib/logger'
 import { ensureBootstrapAdmin } from '@/modules/auth/service'
+import { JobRunner } from '@/jobs/runner'
+import { registerJobs } from '@/jobs/registry'
 
 export const ADMIN = { username: 'root', password: 'Root-Passw0rd' }
 
@@ -17,6 +19,7 @@ export interface TestApp {
   clock: Clock
   /** lines the app logged, for tests that check what reaches the logs */
   logs: string[]
+  runner?: JobRunner
   handle(req: Request): Promise<Response>
   close(): Promise<void>
 }
@@ -26,6 +29,8 @@ export interface TestAppOptions {
   clock?: Clock
   /** create the bootstrap admin (default true) */
   admin?: boolean
+  /** run the background job runner (in-memory queue, unique name per app) */
+  jobs?: boolean
 }
 
 export async function makeApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -42,13 +47,20 @@ export async function makeApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const deps = await buildDeps(config, { clock, logger })
   if (opts.admin !== false) await ensureBootstrapAdmin(deps, ADMIN.username, ADMIN.password)
   const app = createApp(deps)
+  let runner: JobRunner | undefined
+  if (opts.jobs) {
+    runner = registerJobs(new JobRunner(deps, { queueName: `test-${crypto.randomUUID()}`, pollMs: 50 }))
+    runner.start()
+  }
   return {
     app,
     deps,
     clock,
     logs,
+    runner,
     handle: (req) => app.handle(req),
     close: async () => {
+      await runner?.stop()
       logger.flush()
       deps.database.close()
     },
