@@ -1,3 +1,5 @@
+import { SchemaValidationError } from './errors'
+import { unknownProperties } from './validation'
 /** Per-request values kept beside the Request object, without growing Elysia's context. */
 export interface RequestState {
   id: string
@@ -18,4 +20,12 @@ export function stateOf(request: Request): RequestState {
   let s = states.get(request)
   if (!s) s = initState(request)
   return s
+}
+
+/** Throws a schema 400 when the body as sent names properties the schema does not (see unknownProperties). */
+export function rejectUnknownProperties(schema: unknown, request: Request) {
+  const raw = states.get(request)?.raw
+  if (!raw?.length) return
+  const issues = unknownProperties(schema, JSON.parse(new TextDecoder().decode(raw)))
+  if (issues.length) throw new SchemaValidationError(issues)
 }
