@@ -7,6 +7,7 @@ import pkg from '../package.json'
 import type { Deps } from './deps'
 import { corePlugin, ErrorStyles } from './http/core'
 import { docsPlugin } from './http/openapi'
+import { setSocketIp } from './http/request-state'
 import { authRoutes } from './modules/auth/routes'
 import { healthRoutes } from './modules/health/routes'
 import { tenantPublicRoutes } from './modules/tenants/public-routes'
@@ -31,3 +32,11 @@ export function createApp(deps: Deps) {
 }
 
 export type App = ReturnType<typeof createApp>
+
+/** A fetch handler for Bun.serve that records the socket's address for client-IP rules. */
+export function bunFetch(app: App) {
+  return (request: Request, server: { requestIP(r: Request): { address: string } | null }) => {
+    setSocketIp(request, server.requestIP(request)?.address)
+    return app.fetch(request)
+  }
+}

@@ -1,7 +1,7 @@
 /** Boot: config → deps → app → listen. Closes the database on SIGTERM/SIGINT. */
 import { loadConfig, ConfigError } from './config'
 import { buildDeps } from './deps'
-import { createApp } from './app'
+import { bunFetch, createApp } from './app'
 import { ensureBootstrapAdmin } from './modules/auth/service'
 import { dirname, join } from 'node:path'
 import { mkdirSync } from 'node:fs'
@@ -40,7 +40,7 @@ async function main() {
     deps.logger.flush()
   }
   const app = createApp(deps)
-  const server = Bun.serve({ port: config.port, hostname: config.host, fetch: app.fetch, maxRequestBodySize: 1024 * 1024 })
+  const server = Bun.serve({ port: config.port, hostname: config.host, fetch: bunFetch(app), maxRequestBodySize: 1024 * 1024 })
   deps.logger.info('listening', { url: `http://${server.hostname}:${server.port}`, publicBaseUrl: config.publicBaseUrl, role: config.role })
   deps.logger.flush()
 

@@ -9,6 +9,13 @@ export interface RequestState {
 }
 
 const states = new WeakMap<Request, RequestState>()
+const socketIps = new WeakMap<Request, string>()
+
+/** Recorded by the server adapter (Bun.serve, Deno.serve) before the app sees the request. */
+export function setSocketIp(request: Request, ip: string | undefined) {
+  if (ip) socketIps.set(request, ip)
+}
+export const socketIpOf = (request: Request) => socketIps.get(request)
 
 export function initState(request: Request): RequestState {
   const state: RequestState = { id: crypto.randomUUID(), start: performance.now() }

@@ -2,7 +2,7 @@
  * A Slipway app on a fresh database for each test file (or test), reached in-process
  * with `app.handle(new Request(...))` or over real HTTP on 127.0.0.1.
  */
-import { createApp, type App } from '@/app'
+import { bunFetch, createApp, type App } from '@/app'
 import { loadConfig } from '@/config'
 import { buildDeps, type Deps } from '@/deps'
 import { ManualClock, type Clock } from '@/lib/clock'
@@ -74,7 +74,7 @@ export interface HttpServer {
 
 /** Serves the app over real HTTP on 127.0.0.1 with a free port. */
 export function serve(t: TestApp): HttpServer {
-  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: t.app.fetch, maxRequestBodySize: 1024 * 1024 })
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: bunFetch(t.app), maxRequestBodySize: 1024 * 1024 })
   return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) }
 }
 
