@@ -5,6 +5,7 @@
 import { bunFetch, createApp, type App } from '@/app'
 import { loadConfig } from '@/config'
 import { buildDeps, type Deps } from '@/deps'
+import { applyMigrations } from '@/db/migrate'
 import { ManualClock, type Clock } from '@/lib/clock'
 import { createLogger, type Logger } from '@/lib/logger'
 import { ensureBootstrapAdmin } from '@/modules/auth/service'
@@ -44,7 +45,7 @@ export async function makeApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const logs: string[] = []
   const logger: Logger = createLogger({ sink: { write: (chunk) => logs.push(...chunk.split('\n').filter(Boolean)) } })
   const clock = opts.clock ?? new ManualClock(Date.now())
-  const deps = await buildDeps(config, { clock, logger })
+  const deps = await buildDeps(config, { clock, logger, migrate: applyMigrations })
   if (opts.admin !== false) await ensureBootstrapAdmin(deps, ADMIN.username, ADMIN.password)
   const app = createApp(deps)
   let runner: JobRunner | undefined
