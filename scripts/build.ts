@@ -24,7 +24,8 @@ for (const f of [libsqlNative, argon2Native]) {
 const result = await Bun.build({
   entrypoints: [join(root, 'src/index.ts')],
   compile: { outfile },
-  minify: true,
+  // Not minified: Elysia reads handlers' parameter names to decide what to parse (headers, body...).
+  minify: false,
   sourcemap: 'none',
   plugins: [{
     name: 'embed-native-addons',
