@@ -12,7 +12,7 @@ import { buildDeps } from './deps'
 import { scalarScript } from './http/scalar-asset'
 import { registerJobs } from './jobs/registry'
 import { JobRunner } from './jobs/runner'
-import { ensureBootstrapAdmin } from './modules/auth/service'
+import { createAdmin, ensureBootstrapAdmin } from './modules/auth/service'
 
 function configOrExit(): Config {
   try {
@@ -73,4 +73,44 @@ async function main() {
   process.on('SIGINT', () => void stop('SIGINT'))
 }
 
-await main()
+/**
+ * Operator commands, in the binary too:
+ *   slipway healthcheck            exit 0 when /health answers on PORT (for Docker's HEALTHCHECK)
+ *   slipway create-admin <name>    a platform admin; the password is read from ADMIN_PASSWORD or stdin
+ */
+async function command(name: string, args: string[]) {
+  const config = configOrExit()
+  if (name === 'healthcheck') {
+    try {
+      const res = await fetch(`http://127.0.0.1:${config.port}/health`, { signal: AbortSignal.timeout(3000) })
+      process.exit(res.ok ? 0 : 1)
+    } catch {
+      process.exit(1)
+    }
+  }
+  if (name === 'create-admin') {
+    const username = args[0]
+    const password = process.env.ADMIN_PASSWORD ?? (await new Response(Bun.stdin.stream()).text()).trim()
+    if (!username || password.length < 8) {
+      console.error('usage: slipway create-admin <username>  (password of at least 8 characters in ADMIN_PASSWORD or on stdin)')
+      process.exit(2)
+    }
+    const deps = await buildDeps(config, { migrate: applyMigrations })
+    try {
+      const id = await createAdmin(deps, username, password)
+      console.log(`platform admin ${username} created (${id})`)
+    } catch (err) {
+      console.error((err as Error).message)
+      process.exitCode = 1
+    } finally {
+      deps.database.close()
+    }
+    process.exit()
+  }
+  console.error(`unknown command: ${name} (commands: healthcheck, create-admin)`)
+  process.exit(2)
+}
+
+const [cmd, ...rest] = process.argv.slice(2)
+if (cmd) await command(cmd, rest)
+else await main()
