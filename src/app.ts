@@ -12,6 +12,8 @@ import { healthRoutes } from './modules/health/routes'
 import { tenantPublicRoutes } from './modules/tenants/public-routes'
 import { tenantRoutes } from './modules/tenants/routes'
 import { userRoutes } from './modules/users/routes'
+import { webhookRoutes } from './modules/webhooks/routes'
+import { queueDashboardRoutes } from './modules/webhooks/dashboard'
 
 export function createApp(deps: Deps) {
   const styles = new ErrorStyles()
@@ -25,6 +27,8 @@ export function createApp(deps: Deps) {
     .use(tenantRoutes(deps))
     .use(tenantPublicRoutes(deps))
     .use(userRoutes(deps))
+    .use(webhookRoutes(deps))
+    .use(queueDashboardRoutes(deps))
   styles.build(built.routes)
   app = built
   return built

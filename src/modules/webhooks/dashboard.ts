@@ -1,0 +1,107 @@
+/**
+ * A read-only queue dashboard for operators at /admin/queues: the durable queue's
+ * counts, the outbox, and the webhook deliveries (counts and the latest ones).
+ *
+ * Authentication: a browser cannot send a bearer header on a page load, so the page
+ * takes HTTP Basic with a platform admin's username and password, verified with
+ * argon2 exactly like the admin sign-in, and limited to 20 tries a minute per IP.
+ * A platform admin's bearer token is accepted too (for scripts). Served over HTTPS
+ * in production like every route; nothing is cached and the page runs no script.
+ */
+import { Elysia } from 'elysia'
+import { and, desc, isNull, lte, sql } from 'drizzle-orm'
+import type { Deps } from '../../deps'
+import { clientIp } from '../../http/security'
+import { verifyAccessToken } from '../../lib/jwt'
+import { verifyPassword } from '../../lib/passwords'
+import { iso } from '../../lib/clock'
+import { loadActor } from '../../http/auth'
+import { outbox } from '../../jobs/schema'
+import { findByUsername } from '../users/repo'
+import { runnersByDeps } from './jobs'
+import { webhookDeliveries } from './schema'
+
+const REALM = 'Basic realm="Slipway queues", charset="UTF-8"'
+
+const escapeHtml = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+async function isPlatformAdmin(deps: Deps, authorization: string | null): Promise<boolean> {
+  if (!authorization) return false
+  if (authorization.startsWith('Bearer ')) {
+    const claims = await verifyAccessToken(deps.jwtKey, authorization.slice(7).trim(), deps.clock.now())
+    const actor = claims ? await loadActor(deps, claims) : null
+    return actor?.role === 'admin'
+  }
+  if (!authorization.startsWith('Basic ')) return false
+  const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon <= 0) return false
+  const username = decoded.slice(0, colon)
+  const password = decoded.slice(colon + 1)
+  const user = await findByUsername(deps.database.db, null, username)
+  // One argon2 verification whatever the username, as at sign-in.
+  const ok = await verifyPassword(user?.status === 'active' && user.role === 'admin' ? user.passwordHash : null, password)
+  return ok && user?.role === 'admin' && user.status === 'active'
+}
+
+export async function dashboardData(deps: Deps) {
+  const { db } = deps.database
+  const now = deps.clock.now()
+  const runner = runnersByDeps.get(deps)
+  const queue = runner?.bunQueue as unknown as { getJobCountsAsync?: () => Promise<Record<string, number>> } | undefined
+  const queueCounts = queue?.getJobCountsAsync ? await queue.getJobCountsAsync() : null
+  const [outboxRows, byStatus, latest] = await Promise.all([
+    db.select({ topic: outbox.topic, waiting: sql<number>`count(*)`, due: sql<number>`sum(case when ${outbox.runAt} <= ${now} then 1 else 0 end)` })
+      .from(outbox).where(isNull(outbox.dispatchedAt)).groupBy(outbox.topic),
+    db.select({ status: webhookDeliveries.status, n: sql<number>`count(*)` }).from(webhookDeliveries).groupBy(webhookDeliveries.status),
+    db.select().from(webhookDeliveries).where(lte(webhookDeliveries.createdAt, now)).orderBy(desc(webhookDeliveries.updatedAt)).limit(50),
+  ])
+  return { queueCounts, outboxRows, byStatus, latest, now }
+}
+
+function render(data: Awaited<ReturnType<typeof dashboardData>>) {
+  const counts = data.queueCounts
+    ? Object.entries(data.queueCounts).map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td>${escapeHtml(v)}</td></tr>`).join('')
+    : '<tr><td colspan="2">no queue worker runs in this process (SLIPWAY_ROLE=api)</td></tr>'
+  const outboxRows = data.outboxRows.map((r) => `<tr><td>${escapeHtml(r.topic)}</td><td>${escapeHtml(r.waiting)}</td><td>${escapeHtml(r.due ?? 0)}</td></tr>`).join('') || '<tr><td colspan="3">empty</td></tr>'
+  const statuses = data.byStatus.map((r) => `<tr><td>${escapeHtml(r.status)}</td><td>${escapeHtml(r.n)}</td></tr>`).join('') || '<tr><td colspan="2">none yet</td></tr>'
+  const latest = data.latest.map((d) => `<tr><td>${escapeHtml(d.id)}</td><td>${escapeHtml(d.tenantId)}</td><td>${escapeHtml(d.environment)}</td><td>${escapeHtml(d.type)}</td><td>${escapeHtml(d.status)}</td><td>${escapeHtml(d.attempts)}/${escapeHtml(d.maxAttempts)}</td><td>${escapeHtml(d.lastStatusCode ?? '')}</td><td>${escapeHtml(d.lastError ?? '')}</td><td>${d.nextAttemptAt ? escapeHtml(iso(d.nextAttemptAt)) : ''}</td><td>${escapeHtml(iso(d.updatedAt))}</td></tr>`).join('')
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Slipway queues</title>
+<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse;margin-bottom:2em}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}th{background:#f4f4f4}</style></head>
+<body><h1>Slipway queues</h1><p>At ${escapeHtml(iso(data.now))}. Read-only.</p>
+<h2>Job queue (bunqueue)</h2><table><tr><th>state</th><th>jobs</th></tr>${counts}</table>
+<h2>Outbox (not yet in the queue)</h2><table><tr><th>topic</th><th>waiting</th><th>due now</th></tr>${outboxRows}</table>
+<h2>Webhook deliveries</h2><table><tr><th>status</th><th>deliveries</th></tr>${statuses}</table>
+<h2>Latest deliveries</h2><table><tr><th>id</th><th>tenant</th><th>environment</th><th>type</th><th>status</th><th>attempts</th><th>last status</th><th>last error</th><th>next attempt</th><th>updated</th></tr>${latest}</table>
+</body></html>`
+}
+
+const PAGE_HEADERS = {
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+}
+
+export function queueDashboardRoutes(deps: Deps) {
+  return new Elysia({ detail: { tags: ['Operations'] } })
+    .get('/admin/queues', async ({ request, server }) => {
+      const ip = clientIp(deps, request, server)
+      const authorization = request.headers.get('authorization')
+      if (authorization) {
+        const limit = deps.rateLimiter.hit(`admin-queues|${ip}`, 20, 60_000)
+        if (!limit.allowed) return new Response('Too many attempts\n', { status: 429, headers: { 'retry-after': String(limit.resetSeconds), ...PAGE_HEADERS } })
+      }
+      if (!(await isPlatformAdmin(deps, authorization))) {
+        return new Response('Platform admin credentials required\n', { status: 401, headers: { 'www-authenticate': REALM, 'content-type': 'text/plain; charset=utf-8', ...PAGE_HEADERS } })
+      }
+      return new Response(render(await dashboardData(deps)), { headers: { 'content-type': 'text/html; charset=utf-8', ...PAGE_HEADERS } })
+    }, {
+      detail: {
+        operationId: 'queueDashboard',
+        summary: 'Queue dashboard for operators (HTML)',
+        description: 'Read-only page with the job queue counts, the outbox and the webhook deliveries. Platform admins only: HTTP Basic with an admin\'s username and password (argon2-verified, 20 tries a minute per IP), or an admin bearer token. Answers 401 with `WWW-Authenticate: Basic` otherwise.',
+      },
+    })
+}
