@@ -22,7 +22,7 @@ export class WebhookReceiver {
       fetch: async (req) => {
         const url = new URL(req.url)
         const body = await req.text()
-        this.received.push({ path: url.pathname + url.search, headers: Object.fromEntries(req.headers), body, at: Date.now() })
+        this.received.push({ path: url.pathname + url.search, headers: Object.fromEntries(req.headers.entries()), body, at: Date.now() })
         this.waiters = this.waiters.filter((w) => (this.received.length >= w.n ? (w.resolve(), false) : true))
         if (this.delayMs) await Bun.sleep(this.delayMs)
         const status = this.plan.shift() ?? 200
