@@ -6,6 +6,12 @@ export interface Received {
   at: number
 }
 
+function headersOf(req: Request): Record<string, string> {
+  const out: Record<string, string> = {}
+  req.headers.forEach((value, key) => { out[key] = value })
+  return out
+}
+
 export class WebhookReceiver {
   readonly received: Received[] = []
   /** statuses for the next requests, in order; 200 once empty */
@@ -22,7 +28,7 @@ export class WebhookReceiver {
       fetch: async (req) => {
         const url = new URL(req.url)
         const body = await req.text()
-        this.received.push({ path: url.pathname + url.search, headers: Object.fromEntries(req.headers.entries()), body, at: Date.now() })
+        this.received.push({ path: url.pathname + url.search, headers: headersOf(req), body, at: Date.now() })
         this.waiters = this.waiters.filter((w) => (this.received.length >= w.n ? (w.resolve(), false) : true))
         if (this.delayMs) await Bun.sleep(this.delayMs)
         const status = this.plan.shift() ?? 200
