@@ -9,7 +9,7 @@
  * in production like every route; nothing is cached and the page runs no script.
  */
 import { Elysia } from 'elysia'
-import { and, desc, isNull, lte, sql } from 'drizzle-orm'
+import { desc, isNull, sql } from 'drizzle-orm'
 import type { Deps } from '../../deps'
 import { clientIp } from '../../http/security'
 import { verifyAccessToken } from '../../lib/jwt'
@@ -54,7 +54,7 @@ export async function dashboardData(deps: Deps) {
     db.select({ topic: outbox.topic, waiting: sql<number>`count(*)`, due: sql<number>`sum(case when ${outbox.runAt} <= ${now} then 1 else 0 end)` })
       .from(outbox).where(isNull(outbox.dispatchedAt)).groupBy(outbox.topic),
     db.select({ status: webhookDeliveries.status, n: sql<number>`count(*)` }).from(webhookDeliveries).groupBy(webhookDeliveries.status),
-    db.select().from(webhookDeliveries).where(lte(webhookDeliveries.createdAt, now)).orderBy(desc(webhookDeliveries.updatedAt)).limit(50),
+    db.select().from(webhookDeliveries).orderBy(desc(webhookDeliveries.updatedAt)).limit(50),
   ])
   return { queueCounts, outboxRows, byStatus, latest, now }
 }
