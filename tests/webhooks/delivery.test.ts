@@ -301,27 +301,58 @@ describe('test delivery', () => {
 
 describe('queue dashboard', () => {
   const basic = (u: string, p: string) => ({ authorization: `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}` })
+  const get = (path: string, headers: Record<string, string> = {}) => t.handle(new Request(`http://slipway.test${path}`, { headers }))
+  const PAGES = ['/admin/queues', '/admin/queues/api/queues', '/admin/queues/static/favicon-32x32.png', '/admin/webhook-deliveries']
 
-  test('asks for credentials, refuses non-admins, shows counts and deliveries to a platform admin', async () => {
-    const anon = await t.handle(new Request('http://slipway.test/admin/queues'))
-    expect(anon.status).toBe(401)
-    expect(anon.headers.get('www-authenticate')).toContain('Basic')
-    expect((await t.handle(new Request('http://slipway.test/admin/queues', { headers: basic('root', 'wrong') }))).status).toBe(401)
+  test('every page asks for credentials and refuses non-admins', async () => {
     const tenant = await f.tenant()
     const ta = await f.tenantAdmin(tenant)
-    expect((await t.handle(new Request('http://slipway.test/admin/queues', { headers: { authorization: `Bearer ${ta.accessToken}` } }))).status).toBe(401)
-    const { tenant: tt } = await tenantWithHook()
-    const id = (await publish(tt))!
+    for (const page of PAGES) {
+      const anon = await get(page)
+      expect(anon.status).toBe(401)
+      expect(anon.headers.get('www-authenticate')).toContain('Basic')
+      expect((await get(page, basic('root', 'wrong'))).status).toBe(401)
+      expect((await get(page, { authorization: `Bearer ${ta.accessToken}` })).status).toBe(401)
+    }
+  })
+
+  test('bull-board shows the bunqueue queue read-only; the delivery summary lists deliveries', async () => {
+    const { tenant } = await tenantWithHook()
+    const id = (await publish(tenant))!
     await until(() => delivery(id), (d) => d?.status === 'done')
-    const ok = await t.handle(new Request('http://slipway.test/admin/queues', { headers: basic('root', 'Root-Passw0rd') }))
-    expect(ok.status).toBe(200)
-    expect(ok.headers.get('content-type')).toContain('text/html')
-    expect(ok.headers.get('cache-control')).toBe('no-store')
-    const html = await ok.text()
+    const admin = basic('root', 'Root-Passw0rd')
+    const index = await get('/admin/queues', admin)
+    expect(index.status).toBe(200)
+    expect(await index.text()).toContain('Slipway queues')
+    const api = await get('/admin/queues/api/queues?activeQueue=&page=1&jobsPerPage=10', admin)
+    expect(api.status).toBe(200)
+    const queues = (await api.json() as any).queues
+    expect(queues).toHaveLength(1)
+    expect(queues[0].readOnlyMode).toBe(true)
+    expect(queues[0].counts.completed).toBeGreaterThan(0)
+    const pause = await t.handle(new Request(`http://slipway.test/admin/queues/api/queues/${queues[0].name}/pause`, { method: 'PUT', headers: admin }))
+    expect(pause.status).toBe(405)
+    expect((await get('/admin/queues/static/..%2f..%2fpackage.json', admin)).status).toBe(404)
+    const summary = await get('/admin/webhook-deliveries', admin)
+    expect(summary.status).toBe(200)
+    expect(summary.headers.get('cache-control')).toBe('no-store')
+    const html = await summary.text()
     expect(html).toContain(id)
-    expect(html).toContain('completed')
     expect(html).not.toContain('whsec_')
-    const bearer = await t.handle(new Request('http://slipway.test/admin/queues', { headers: { authorization: `Bearer ${admin}` } }))
-    expect(bearer.status).toBe(200)
+    expect((await get('/admin/webhook-deliveries', { authorization: `Bearer ${admin}` })).status).toBe(401)
+  })
+
+  test('a platform admin bearer token works too; 20 failed tries a minute then 429', async () => {
+    expect((await get('/admin/webhook-deliveries', { authorization: `Bearer ${admin}` })).status).toBe(200)
+    const fresh = await makeApp()
+    try {
+      const statuses: number[] = []
+      for (let i = 0; i < 21; i++) statuses.push((await fresh.handle(new Request('http://slipway.test/admin/queues', { headers: basic('root', `wrong-${i}`) }))).status)
+      expect(statuses.slice(0, 20).every((s) => s === 401)).toBe(true)
+      expect(statuses[20]).toBe(429)
+      expect((await fresh.handle(new Request('http://slipway.test/admin/queues', { headers: basic('root', 'Root-Passw0rd') }))).status).toBe(429)
+    } finally {
+      await fresh.close()
+    }
   })
 })

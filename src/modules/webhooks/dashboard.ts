@@ -1,14 +1,18 @@
 /**
- * A read-only queue dashboard for operators at /admin/queues: the durable queue's
- * counts, the outbox, and the webhook deliveries (counts and the latest ones).
+ * Operator pages: bull-board at /admin/queues (read-only, over bunqueue through
+ * BunqueueBoardAdapter) and a webhook delivery summary at /admin/webhook-deliveries
+ * (outbox, deliveries per status, the latest deliveries).
  *
- * Authentication: a browser cannot send a bearer header on a page load, so the page
- * takes HTTP Basic with a platform admin's username and password, verified with
- * argon2 exactly like the admin sign-in, and limited to 20 tries a minute per IP.
- * A platform admin's bearer token is accepted too (for scripts). Served over HTTPS
- * in production like every route; nothing is cached and the page runs no script.
+ * Authentication: a browser cannot send a bearer header on a page load, so these
+ * pages take HTTP Basic with a platform admin's username and password, verified with
+ * argon2 exactly like the admin sign-in; 20 failed tries a minute per IP, then 429
+ * without checking. A platform admin's bearer token is accepted too (for scripts).
+ * Served over HTTPS in production like every route; nothing is cached.
  */
 import { Elysia } from 'elysia'
+import { createBullBoard } from '@bull-board/api'
+import { QueueBoardServer } from './queue-board-server'
+import { BunqueueBoardAdapter, type BunqueueReads } from './queue-board-adapter'
 import { desc, isNull, sql } from 'drizzle-orm'
 import type { Deps } from '../../deps'
 import { clientIp } from '../../http/security'
@@ -66,9 +70,9 @@ function render(data: Awaited<ReturnType<typeof dashboardData>>) {
   const outboxRows = data.outboxRows.map((r) => `<tr><td>${escapeHtml(r.topic)}</td><td>${escapeHtml(r.waiting)}</td><td>${escapeHtml(r.due ?? 0)}</td></tr>`).join('') || '<tr><td colspan="3">empty</td></tr>'
   const statuses = data.byStatus.map((r) => `<tr><td>${escapeHtml(r.status)}</td><td>${escapeHtml(r.n)}</td></tr>`).join('') || '<tr><td colspan="2">none yet</td></tr>'
   const latest = data.latest.map((d) => `<tr><td>${escapeHtml(d.id)}</td><td>${escapeHtml(d.tenantId)}</td><td>${escapeHtml(d.environment)}</td><td>${escapeHtml(d.type)}</td><td>${escapeHtml(d.status)}</td><td>${escapeHtml(d.attempts)}/${escapeHtml(d.maxAttempts)}</td><td>${escapeHtml(d.lastStatusCode ?? '')}</td><td>${escapeHtml(d.lastError ?? '')}</td><td>${d.nextAttemptAt ? escapeHtml(iso(d.nextAttemptAt)) : ''}</td><td>${escapeHtml(iso(d.updatedAt))}</td></tr>`).join('')
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Slipway queues</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Slipway webhook deliveries</title>
 <style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse;margin-bottom:2em}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}th{background:#f4f4f4}</style></head>
-<body><h1>Slipway queues</h1><p>At ${escapeHtml(iso(data.now))}. Read-only.</p>
+<body><h1>Slipway webhook deliveries</h1><p>At ${escapeHtml(iso(data.now))}. Read-only. The job queue itself: <a href="/admin/queues">/admin/queues</a>.</p>
 <h2>Job queue (bunqueue)</h2><table><tr><th>state</th><th>jobs</th></tr>${counts}</table>
 <h2>Outbox (not yet in the queue)</h2><table><tr><th>topic</th><th>waiting</th><th>due now</th></tr>${outboxRows}</table>
 <h2>Webhook deliveries</h2><table><tr><th>status</th><th>deliveries</th></tr>${statuses}</table>
@@ -83,25 +87,53 @@ const PAGE_HEADERS = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 }
+const GUARD_HEADERS = { 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' }
+
+const FAILED_TRIES = 20
+const PROTECTED = ['/admin/queues', '/admin/webhook-deliveries']
+const isProtected = (pathname: string) => PROTECTED.some((p) => pathname === p || pathname.startsWith(p + '/'))
+
+/** Answers a refusal, or null when a platform admin asks. Only failed tries count toward the limit. */
+async function guard(deps: Deps, request: Request, ip: string, failures: Map<string, { start: number; count: number }>): Promise<Response | null> {
+  const now = deps.clock.now()
+  let f = failures.get(ip)
+  if (f && now - f.start >= 60_000) failures.delete(ip), (f = undefined)
+  if (f && f.count >= FAILED_TRIES) {
+    const wait = Math.max(1, Math.ceil((f.start + 60_000 - now) / 1000))
+    return new Response('Too many failed attempts\n', { status: 429, headers: { 'retry-after': String(wait), ...GUARD_HEADERS } })
+  }
+  const authorization = request.headers.get('authorization')
+  if (await isPlatformAdmin(deps, authorization)) return null
+  if (authorization) {
+    if (!f) failures.set(ip, (f = { start: now, count: 0 }))
+    f.count++
+  }
+  return new Response('Platform admin credentials required\n', { status: 401, headers: { 'www-authenticate': REALM, 'content-type': 'text/plain; charset=utf-8', ...GUARD_HEADERS } })
+}
 
 export function queueDashboardRoutes(deps: Deps) {
-  return new Elysia({ detail: { tags: ['Operations'] } })
-    .get('/admin/queues', async ({ request, server }) => {
-      const ip = clientIp(deps, request, server)
-      const authorization = request.headers.get('authorization')
-      if (authorization) {
-        const limit = deps.rateLimiter.hit(`admin-queues|${ip}`, 20, 60_000)
-        if (!limit.allowed) return new Response('Too many attempts\n', { status: 429, headers: { 'retry-after': String(limit.resetSeconds), ...PAGE_HEADERS } })
-      }
-      if (!(await isPlatformAdmin(deps, authorization))) {
-        return new Response('Platform admin credentials required\n', { status: 401, headers: { 'www-authenticate': REALM, 'content-type': 'text/plain; charset=utf-8', ...PAGE_HEADERS } })
-      }
-      return new Response(render(await dashboardData(deps)), { headers: { 'content-type': 'text/html; charset=utf-8', ...PAGE_HEADERS } })
-    }, {
+  const failures = new Map<string, { start: number; count: number }>()
+  const board = new QueueBoardServer('/admin/queues')
+  const queue = () => runnersByDeps.get(deps)?.bunQueue as unknown as BunqueueReads | undefined
+  createBullBoard({
+    queues: [new BunqueueBoardAdapter(queue, 'slipway')],
+    serverAdapter: board,
+    options: { uiConfig: { boardTitle: 'Slipway queues', hideRedisDetails: true } },
+  })
+  return new Elysia({ name: 'slipway-queue-dashboard', seed: deps.config.publicBaseUrl, detail: { tags: ['Operations'] } })
+    // Before routing, so bull-board's own routes (pages, API, static files) are covered too.
+    .onRequest(async ({ request, server }) => {
+      const { pathname } = new URL(request.url)
+      if (!isProtected(pathname)) return
+      const refused = await guard(deps, request, clientIp(deps, request, server), failures)
+      if (refused) return refused
+    })
+    .use(board.plugin())
+    .get('/admin/webhook-deliveries', async () => new Response(render(await dashboardData(deps)), { headers: { 'content-type': 'text/html; charset=utf-8', ...PAGE_HEADERS } }), {
       detail: {
-        operationId: 'queueDashboard',
-        summary: 'Queue dashboard for operators (HTML)',
-        description: 'Read-only page with the job queue counts, the outbox and the webhook deliveries. Platform admins only: HTTP Basic with an admin\'s username and password (argon2-verified, 20 tries a minute per IP), or an admin bearer token. Answers 401 with `WWW-Authenticate: Basic` otherwise.',
+        operationId: 'webhookDeliveriesDashboard',
+        summary: 'Webhook delivery summary for operators (HTML)',
+        description: 'Read-only page: outbox rows not yet queued, deliveries per status, the 50 latest deliveries. The queue itself is at /admin/queues (bull-board, read-only). Platform admins only: HTTP Basic with an admin\'s username and password (argon2-verified; after 20 failed tries a minute per IP, 429), or an admin bearer token. Answers 401 with `WWW-Authenticate: Basic` otherwise.',
       },
     })
 }
