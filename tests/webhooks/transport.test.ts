@@ -16,6 +16,7 @@ beforeAll(() => {
     fetch: (req) => {
       const u = new URL(req.url)
       seen.push({ host: req.headers.get('host'), path: u.pathname + u.search })
+      if (u.pathname === '/slow') return Bun.sleep(1000).then(() => new Response('late'))
       if (u.pathname === '/redirect') return new Response(null, { status: 307, headers: { location: 'https://hooks.example.com/elsewhere' } })
       return new Response('ok', { status: 204 })
     },
@@ -38,6 +39,13 @@ describe('connection pinned to the checked address', () => {
 
   test('an untrusted certificate fails the attempt', async () => {
     await expect(postPinned({ ...base(), ca: undefined, hostname: 'hooks.example.com', pathAndQuery: '/in' })).rejects.toThrow()
+  })
+
+  test('no answer within the time limit aborts the attempt', async () => {
+    const started = Date.now()
+    const err = await postPinned({ ...base(), hostname: 'hooks.example.com', pathAndQuery: '/slow', timeoutMs: 150 }).catch((e) => e)
+    expect(err.name).toBe('TimeoutError')
+    expect(Date.now() - started).toBeLessThan(900)
   })
 
   test('redirects are not followed', async () => {
