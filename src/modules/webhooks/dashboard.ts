@@ -96,8 +96,14 @@ const isProtected = (pathname: string) => PROTECTED.some((p) => pathname === p |
 /** Answers a refusal, or null when a platform admin asks. Only failed tries count toward the limit. */
 async function guard(deps: Deps, request: Request, ip: string, failures: Map<string, { start: number; count: number }>): Promise<Response | null> {
   const now = deps.clock.now()
+  if (failures.size > 10_000) {
+    for (const [k, v] of failures) if (now - v.start >= 60_000) failures.delete(k)
+  }
   let f = failures.get(ip)
-  if (f && now - f.start >= 60_000) failures.delete(ip), (f = undefined)
+  if (f && now - f.start >= 60_000) {
+    failures.delete(ip)
+    f = undefined
+  }
   if (f && f.count >= FAILED_TRIES) {
     const wait = Math.max(1, Math.ceil((f.start + 60_000 - now) / 1000))
     return new Response('Too many failed attempts\n', { status: 429, headers: { 'retry-after': String(wait), ...GUARD_HEADERS } })
