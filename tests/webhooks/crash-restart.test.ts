@@ -20,7 +20,7 @@ interface Child {
   url: string
 }
 
-async function startApp(): Promise<Child> {
+async function startApp(extraEnv: Record<string, string> = {}): Promise<Child> {
   const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
     cwd: join(import.meta.dir, '../..'),
     env: {
@@ -34,6 +34,7 @@ async function startApp(): Promise<Child> {
       BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,
       BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
       WEBHOOK_DEV_ROUTES: `hooks.slipway.test=${receiver.origin}`,
+      ...extraEnv,
     },
     stdout: 'pipe',
     stderr: 'inherit',
@@ -104,4 +105,31 @@ describe('crash between enqueue and delivery', () => {
       await app.proc.exited
     }
   }, 90_000)
+
+  test('kill -9 after the event is stored but before any worker took it; the restarted app delivers it', async () => {
+    receiver.received.length = 0
+    receiver.delayMs = 0
+    // An API-only process stores the delivery and its outbox row but runs no queue.
+    let app = await startApp({ SLIPWAY_ROLE: 'api' })
+    try {
+      const api = new Api(app.url)
+      const token = (await api.post('/v1/auth/admin/login', ADMIN)).body.accessToken
+      const tenant = await api.post('/v1/admin/tenants', { name: 'crash-tenant-2', settings: { bankRamp: { sandbox: { connected: true } } } }, { token })
+      await api.put(`/v1/admin/tenants/${tenant.body.id}/webhooks/sandbox`, { url: 'https://hooks.slipway.test/second' }, { token })
+      const sent = await api.post(`/v1/admin/tenants/${tenant.body.id}/webhooks/sandbox/test`, undefined, { token })
+      expect(sent.status).toBe(202)
+      await Bun.sleep(300)
+      expect(receiver.received).toHaveLength(0)
+      app.proc.kill(9)
+      await app.proc.exited
+
+      app = await startApp()
+      await receiver.waitFor(1, 20_000)
+      expect(receiver.received.map((r) => r.headers['x-webhook-id'])).toEqual([sent.body.id])
+      expect(receiver.received[0]!.path).toBe('/second')
+    } finally {
+      app.proc.kill(9)
+      await app.proc.exited
+    }
+  }, 60_000)
 })
