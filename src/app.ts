@@ -13,6 +13,8 @@ import { healthRoutes, type QueueProbe } from './modules/health/routes'
 import { tenantPublicRoutes } from './modules/tenants/public-routes'
 import { tenantRoutes } from './modules/tenants/routes'
 import { userRoutes } from './modules/users/routes'
+import { webhookRoutes } from './modules/webhooks/routes'
+import { queueDashboardRoutes } from './modules/webhooks/dashboard'
 
 export interface AppOptions {
   /** the docs UI script; the compiled binary passes its embedded copy */
@@ -42,6 +44,8 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(tenantRoutes(deps))
     .use(tenantPublicRoutes(deps))
     .use(userRoutes(deps))
+    .use(webhookRoutes(deps))
+    .use(queueDashboardRoutes(deps))
   styles.build(built.routes)
   app = built
   return built

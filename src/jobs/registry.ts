@@ -1,7 +1,9 @@
 /** Every module's background jobs, registered on the runner in one place. */
 import type { JobRunner } from './runner'
+import { registerWebhookJobs } from '../modules/webhooks/jobs'
 
 export function registerJobs(runner: JobRunner) {
   // One line per module that has background work, e.g. `registerMailJobs(runner)`.
+  registerWebhookJobs(runner)
   return runner
 }
