@@ -12,6 +12,8 @@ import { healthRoutes } from './modules/health/routes'
 import { tenantPublicRoutes } from './modules/tenants/public-routes'
 import { tenantRoutes } from './modules/tenants/routes'
 import { userRoutes } from './modules/users/routes'
+import { tokenRoutes } from './modules/tokens/routes'
+import { userWalletRoutes, walletRoutes } from './modules/wallets/routes'
 
 export function createApp(deps: Deps) {
   const styles = new ErrorStyles()
@@ -25,6 +27,10 @@ export function createApp(deps: Deps) {
     .use(tenantRoutes(deps))
     .use(tenantPublicRoutes(deps))
     .use(userRoutes(deps))
+    // wallets and tokens
+    .use(walletRoutes(deps))
+    .use(userWalletRoutes(deps))
+    .use(tokenRoutes(deps))
   styles.build(built.routes)
   app = built
   return built

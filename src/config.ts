@@ -34,6 +34,7 @@ export const ConfigSchema = T.Object({
   appleJwksUrl: T.String(),
   webhookDevRoutes: T.Record(T.String(), T.String()),
   rpcUrls: T.Record(T.String(), T.String()),
+  rpcTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000 }),
 })
 export type Config = Static<typeof ConfigSchema>
 
@@ -160,6 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
     appleJwksUrl: blankToUndefined(env.APPLE_JWKS_URL) ?? 'https://appleid.apple.com/auth/keys',
     webhookDevRoutes,
     rpcUrls: parseRpcUrls(env, problems),
+    rpcTimeoutMs: intVar(env, 'RPC_TIMEOUT_MS', 8000, problems),
   }
   for (const [name, url] of [['HIBP_BASE_URL', candidate.hibpBaseUrl], ['LIFI_BASE_URL', candidate.lifiBaseUrl], ['GOOGLE_JWKS_URL', candidate.googleJwksUrl], ['APPLE_JWKS_URL', candidate.appleJwksUrl]] as const) {
     if (!isHttpUrl(url)) problems.push(`${name}: "${url}" is not an http(s) URL`)
@@ -176,7 +178,7 @@ const ENV_NAMES: Record<string, string> = {
   '/bootstrapAdminUsername': 'BOOTSTRAP_ADMIN_USERNAME (3-100 of letters, digits, _ and -)',
   '/bootstrapAdminPassword': 'BOOTSTRAP_ADMIN_PASSWORD (at least 8 characters)',
   '/logLevel': 'LOG_LEVEL (info or silent)', '/accessTokenTtlSeconds': 'ACCESS_TOKEN_TTL_SECONDS',
-  '/refreshTokenTtlSeconds': 'REFRESH_TOKEN_TTL_SECONDS', '/mailFrom': 'MAIL_FROM',
+  '/refreshTokenTtlSeconds': 'REFRESH_TOKEN_TTL_SECONDS', '/rpcTimeoutMs': 'RPC_TIMEOUT_MS', '/mailFrom': 'MAIL_FROM',
 }
 function envNameOf(path: string) {
   return ENV_NAMES[path] ?? path.replace(/^\//, '')

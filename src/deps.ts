@@ -15,6 +15,7 @@ import { createLogger, type Logger } from './lib/logger'
 import { ClientIpResolver } from './http/client-ip'
 import { RateLimiter } from './http/rate-limit'
 import type { RegistrationHooks } from './modules/auth/service'
+import { ChainGateway } from './adapters/chain'
 
 export interface Deps {
   config: Config
@@ -30,6 +31,8 @@ export interface Deps {
   registrationHooks: RegistrationHooks
   /** user ids matching a wallet address or wallet id, filled by the wallets module */
   userLookup?: (deps: Deps, tenantId: string, q: string) => Promise<string[]>
+  /** blockchain networks (viem, @solana/web3.js) behind one adapter */
+  chain: ChainGateway
 }
 
 export interface DepsOverrides {
@@ -60,6 +63,7 @@ export async function buildDeps(config: Config, overrides: DepsOverrides = {}): 
     ipResolver: new ClientIpResolver(config.trustedProxies),
     rateLimiter: new RateLimiter(clock),
     registrationHooks: {},
+    chain: new ChainGateway(logger, config.rpcTimeoutMs),
   }
 }
 

@@ -99,3 +99,4 @@ export const activityLog = sqliteTable('activity_log', {
 
 
 export * from '../jobs/schema'
+export * from '../modules/wallets/schema'

@@ -1,0 +1,72 @@
+CREATE TABLE `wallet_challenges` (
+	`id` text PRIMARY KEY NOT NULL,
+	`tenant_id` text NOT NULL,
+	`user_id` text NOT NULL,
+	`purpose` text NOT NULL,
+	`chain` text NOT NULL,
+	`is_testnet` integer NOT NULL,
+	`address_key` text NOT NULL,
+	`wallet_id` text,
+	`message` text NOT NULL,
+	`expires_at` integer NOT NULL,
+	`used_at` integer,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`tenant_id`) REFERENCES `tenants`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `wallet_challenges_user_idx` ON `wallet_challenges` (`tenant_id`,`user_id`);--> statement-breakpoint
+CREATE TABLE `wallet_devices` (
+	`id` text PRIMARY KEY NOT NULL,
+	`tenant_id` text NOT NULL,
+	`user_id` text NOT NULL,
+	`name` text,
+	`public_key` text NOT NULL,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`tenant_id`) REFERENCES `tenants`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `wallet_devices_user_idx` ON `wallet_devices` (`tenant_id`,`user_id`);--> statement-breakpoint
+CREATE TABLE `wallet_export_tokens` (
+	`id` text PRIMARY KEY NOT NULL,
+	`tenant_id` text NOT NULL,
+	`user_id` text NOT NULL,
+	`wallet_id` text NOT NULL,
+	`token_hash` text NOT NULL,
+	`expires_at` integer NOT NULL,
+	`used_at` integer,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`tenant_id`) REFERENCES `tenants`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `wallet_export_tokens_hash_uq` ON `wallet_export_tokens` (`token_hash`);--> statement-breakpoint
+CREATE TABLE `wallets` (
+	`id` text PRIMARY KEY NOT NULL,
+	`tenant_id` text NOT NULL,
+	`user_id` text NOT NULL,
+	`chain` text NOT NULL,
+	`is_testnet` integer NOT NULL,
+	`address` text NOT NULL,
+	`address_key` text NOT NULL,
+	`label` text,
+	`wallet_type` text NOT NULL,
+	`key_management_scheme` text NOT NULL,
+	`is_primary` integer NOT NULL,
+	`is_watch_only` integer NOT NULL,
+	`data_key_wrapped` text,
+	`key_sealed` text,
+	`key_version` integer,
+	`migration_device_id` text,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	`deleted_at` integer,
+	FOREIGN KEY (`tenant_id`) REFERENCES `tenants`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `wallets_user_idx` ON `wallets` (`tenant_id`,`user_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `wallets_address_idx` ON `wallets` (`tenant_id`,`address_key`);--> statement-breakpoint
+CREATE UNIQUE INDEX `wallets_primary_uq` ON `wallets` (`tenant_id`,`user_id`,`chain`,`is_testnet`) WHERE is_primary = 1 and deleted_at is null;--> statement-breakpoint
+CREATE UNIQUE INDEX `wallets_address_uq` ON `wallets` (`tenant_id`,`chain`,`is_testnet`,`address_key`) WHERE deleted_at is null;
