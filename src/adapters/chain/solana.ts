@@ -7,7 +7,7 @@
 import { Connection, PublicKey } from '@solana/web3.js'
 import type { ChainEndpoint } from './port'
 
-export const TOKEN_PROGRAM_ID = new PublicKey('TokenkegQfeYzNRqNMY5eALpWMX8jsAbiX8kYeDN')
+export const TOKEN_PROGRAM_ID = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')
 
 export class SolanaClients {
   private readonly connections = new Map<string, Connection>()

@@ -20,7 +20,7 @@ export async function listUserWallets(db: Executor, tenantId: string, userId: st
     opts.chain ? eq(wallets.chain, opts.chain) : undefined,
     opts.isTestnet === undefined ? undefined : eq(wallets.isTestnet, opts.isTestnet),
   )
-  let q = db.select().from(wallets).where(where).orderBy(asc(wallets.createdAt), asc(wallets.id)).$dynamic()
+  let q = db.select().from(wallets).where(where).orderBy(asc(wallets.createdAt), sql`rowid`).$dynamic()
   if (opts.limit !== undefined) q = q.limit(opts.limit).offset(opts.offset ?? 0)
   const [rows, [count]] = await Promise.all([q, db.select({ n: sql<number>`count(*)` }).from(wallets).where(where)])
   return { rows, total: Number(count?.n ?? 0) }

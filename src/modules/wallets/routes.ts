@@ -79,7 +79,7 @@ export function walletRoutes(deps: Deps) {
         chain: ChainName,
         privateKey: t.Optional(t.String({ minLength: 1, maxLength: 1024, description: 'EVM: 32-byte hex; Solana: base58 secret key (64 or 32 bytes) or the JSON byte array of solana-keygen' })),
         mnemonic: t.Optional(t.String({ minLength: 1, maxLength: 1024, description: 'BIP-39 English mnemonic' })),
-        accountIndex: t.Optional(t.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0, description: 'EVM m/44\'/60\'/0\'/0/{i}; Solana m/44\'/501\'/{i}\'/0\'' })),
+        accountIndex: t.Optional(t.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'mnemonic imports only, default 0. EVM m/44\'/60\'/0\'/0/{i}; Solana m/44\'/501\'/{i}\'/0\'' })),
         name: t.Optional(Label),
         isPrimary: t.Optional(t.Boolean({ default: false })),
         isTestnet: t.Optional(t.Boolean({ default: false })),
