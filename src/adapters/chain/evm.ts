@@ -22,7 +22,9 @@ export class EvmClients {
 
   /** A viem public client for the endpoint; `batched` sends concurrent calls as one JSON-RPC batch. */
   client(endpoint: ChainEndpoint, mode: 'multicall' | 'batched' = 'batched'): PublicClient {
-    let entry = this.clients.get(endpoint.rpcUrl)
+    // Keyed by network too: the chain definition (id, Multicall3) belongs to the network, not the address.
+    const key = `${endpoint.registryId}|${endpoint.rpcUrl}`
+    let entry = this.clients.get(key)
     if (!entry) {
       const chain = defineChain({
         id: endpoint.expectedChainId ?? 0,
@@ -37,7 +39,7 @@ export class EvmClients {
         multicall: createPublicClient({ chain, transport: transport(false) }) as PublicClient,
         batched: createPublicClient({ chain, transport: transport(true) }) as PublicClient,
       }
-      this.clients.set(endpoint.rpcUrl, entry)
+      this.clients.set(key, entry)
     }
     return mode === 'multicall' ? entry.multicall : entry.batched
   }
