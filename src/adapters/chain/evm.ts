@@ -5,6 +5,7 @@
  * such as ganache reports its own chain id and has no Multicall3 at the canonical address).
  */
 import { createPublicClient, defineChain, erc20Abi, http, type PublicClient } from 'viem'
+import type { Logger } from '../../lib/logger'
 import type { ChainEndpoint } from './port'
 
 export const MULTICALL3 = '0xcA11bde05977b3631167028862bE2a173976CA11' as const
@@ -18,7 +19,7 @@ export class EvmClients {
   private readonly clients = new Map<string, { multicall: PublicClient; batched: PublicClient }>()
   private readonly chainIds = new Map<string, number>()
 
-  constructor(private readonly timeoutMs: number) {}
+  constructor(private readonly timeoutMs: number, private readonly logger?: Logger) {}
 
   /** A viem public client for the endpoint; `batched` sends concurrent calls as one JSON-RPC batch. */
   client(endpoint: ChainEndpoint, mode: 'multicall' | 'batched' = 'batched'): PublicClient {
@@ -50,6 +51,10 @@ export class EvmClients {
     if (known !== undefined) return known
     const id = await this.client(endpoint).getChainId()
     this.chainIds.set(endpoint.rpcUrl, id)
+    if (endpoint.expectedChainId !== null && id !== endpoint.expectedChainId) {
+      // Configuration is trusted (dev nodes and forks report their own ids), but say so once.
+      this.logger?.warn('chain rpc reports another chain id than the registry; using it as configured', { chain: endpoint.registryId, expectedChainId: endpoint.expectedChainId, reportedChainId: id })
+    }
     return id
   }
 

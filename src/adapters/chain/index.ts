@@ -16,7 +16,7 @@ export class ChainGateway implements ChainReader {
   readonly solana: SolanaClients
 
   constructor(private readonly logger: Logger, timeoutMs = 8000) {
-    this.evm = new EvmClients(timeoutMs)
+    this.evm = new EvmClients(timeoutMs, logger)
     this.solana = new SolanaClients(timeoutMs)
   }
 

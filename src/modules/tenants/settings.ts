@@ -58,7 +58,7 @@ export const TenantSettingsView = t.Object({
   chains: t.Object({
     enabled: t.Union([t.Array(t.String()), t.Null()], { description: '`null`: every default chain' }),
     rpc: t.Record(t.String(), t.String(), { description: 'RPC address per chain registry id, overriding the server default' }),
-    tokens: t.Record(t.String(), t.Array(t.String()), { description: 'per chain: token symbols or addresses enabled beyond the defaults' }),
+    tokens: t.Record(t.String(), t.Array(t.String()), { description: 'per chain (family id for both networks, or a registry id for one): the token symbols or addresses that are active; a chain not listed keeps every seeded token, an empty list hides it' }),
   }),
   bankRamp: t.Object({ sandbox: RampEnvView, production: RampEnvView }),
   cardOnramp: t.Object({ enabled: t.Boolean() }),
