@@ -4,7 +4,7 @@
  * registry expects, otherwise as one JSON-RPC batch request (a development node
  * such as ganache reports its own chain id and has no Multicall3 at the canonical address).
  */
-import { createPublicClient, defineChain, erc20Abi, http, type PublicClient } from 'viem'
+import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, type Account, type Chain, type PublicClient, type WalletClient } from 'viem'
 import type { Logger } from '../../lib/logger'
 import type { ChainEndpoint } from './port'
 
@@ -16,7 +16,7 @@ const multicall3Abi = [{
 }] as const
 
 export class EvmClients {
-  private readonly clients = new Map<string, { multicall: PublicClient; batched: PublicClient }>()
+  private readonly clients = new Map<string, { chain: Chain; multicall: PublicClient; batched: PublicClient }>()
   private readonly chainIds = new Map<string, number>()
 
   constructor(private readonly timeoutMs: number, private readonly logger?: Logger) {}
@@ -37,12 +37,23 @@ export class EvmClients {
       // No retries: a down RPC must answer 503 quickly rather than hold the request.
       const transport = (batch: boolean) => http(endpoint.rpcUrl, { timeout: this.timeoutMs, retryCount: 0, batch: batch ? { wait: 0 } : false })
       entry = {
+        chain,
         multicall: createPublicClient({ chain, transport: transport(false) }) as PublicClient,
         batched: createPublicClient({ chain, transport: transport(true) }) as PublicClient,
       }
       this.clients.set(key, entry)
     }
     return mode === 'multicall' ? entry.multicall : entry.batched
+  }
+
+  /**
+   * A viem wallet client signing with `account` on the endpoint's RPC, for sends. Pass the
+   * chain id the RPC reports (see `chainId`), which is what a signature must commit to.
+   */
+  walletClient(endpoint: ChainEndpoint, account: Account, chainId: number): WalletClient {
+    this.client(endpoint)
+    const base = this.clients.get(`${endpoint.registryId}|${endpoint.rpcUrl}`)!.chain
+    return createWalletClient({ account, chain: { ...base, id: chainId }, transport: http(endpoint.rpcUrl, { timeout: this.timeoutMs, retryCount: 0 }) })
   }
 
   /** The chain id the RPC reports, asked once per address. */

@@ -3,6 +3,7 @@
  * Solana), each with a mainnet and a testnet network (registry ids from DECISIONS.md),
  * and a seeded token list per network. RPC addresses are configuration: see `rpcUrlFor`.
  */
+import type { ChainEndpoint } from '../../adapters/chain/port'
 import type { Config } from '../../config'
 import type { StoredSettings } from '../tenants/settings'
 
@@ -166,4 +167,15 @@ export function activeTokens(settings: Pick<StoredSettings, 'chains'> | null, ch
 /** RPC address of a network: the tenant's `chains.rpc[id]`, else RPC_URL_<ID>, else the public default. */
 export function rpcUrlFor(config: Pick<Config, 'rpcUrls'>, settings: Pick<StoredSettings, 'chains'> | null, network: NetworkDef): string {
   return settings?.chains.rpc?.[network.id] ?? config.rpcUrls[network.id] ?? network.defaultRpcUrl
+}
+
+/** What the chain adapter needs for a wallet's network, and the tokens active on it for the tenant. */
+export function endpointFor(config: Pick<Config, 'rpcUrls'>, settings: Pick<StoredSettings, 'chains'> | null, chainId: string, isTestnet: boolean): { endpoint: ChainEndpoint; tokens: TokenDef[] } {
+  const chain = chainByFamily(chainId)
+  if (!chain) throw new Error(`unknown chain ${chainId}`)
+  const network = networkOf(chain, isTestnet)
+  return {
+    endpoint: { registryId: network.id, family: chain.family, rpcUrl: rpcUrlFor(config, settings, network), expectedChainId: network.chainId, multicall3: network.multicall3 },
+    tokens: activeTokens(settings, chain, network),
+  }
 }

@@ -6,11 +6,10 @@
  * token's decimals (`balance`).
  */
 import { formatUnits } from 'viem'
-import type { ChainEndpoint } from '../../adapters/chain'
 import type { Deps } from '../../deps'
 import { iso } from '../../lib/clock'
 import type { Ctx } from '../context'
-import { activeTokens, chainByFamily, networkOf, rpcUrlFor, type TokenDef } from '../tokens/registry'
+import { chainByFamily, endpointFor } from '../tokens/registry'
 import type { StoredSettings } from '../tenants/settings'
 import { AppError } from '../../http/errors'
 import * as repo from './repo'
@@ -33,20 +32,11 @@ function cacheOf(deps: Deps) {
   return c
 }
 
-export function endpointFor(deps: Deps, settings: StoredSettings | null, chainId: string, isTestnet: boolean): { endpoint: ChainEndpoint; tokens: TokenDef[] } {
-  const chain = chainByFamily(chainId)!
-  const network = networkOf(chain, isTestnet)
-  return {
-    endpoint: { registryId: network.id, family: chain.family, rpcUrl: rpcUrlFor(deps.config, settings, network), expectedChainId: network.chainId, multicall3: network.multicall3 },
-    tokens: activeTokens(settings, chain, network),
-  }
-}
-
 const amount = (raw: bigint, decimals: number) => ({ balance: formatUnits(raw, decimals), rawBalance: raw.toString(), decimals })
 
 async function readWallet(deps: Deps, settings: StoredSettings, w: WalletRow) {
   const chain = chainByFamily(w.chain)!
-  const { endpoint, tokens } = endpointFor(deps, settings, w.chain, w.isTestnet)
+  const { endpoint, tokens } = endpointFor(deps.config, settings, w.chain, w.isTestnet)
   const contracts = tokens.filter((t) => t.address !== null)
   const key = `${endpoint.rpcUrl}|${w.addressKey}|${contracts.map((t) => t.address).join(',')}`
   const cache = cacheOf(deps)

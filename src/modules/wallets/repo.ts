@@ -49,12 +49,3 @@ export async function insertWallet(db: Executor, row: WalletRow) {
   await db.insert(wallets).values(row)
   return row
 }
-
-/** Unique-index violations on insert: the address is already registered in this tenant. */
-export function isAddressConflict(err: unknown): boolean {
-  for (let e = err as { message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (typeof e.message === 'string' && e.message.includes('wallets_address_uq')) return true
-    if (typeof e.message === 'string' && /UNIQUE constraint failed: wallets\.tenant_id, wallets\.chain/.test(e.message)) return true
-  }
-  return false
-}
