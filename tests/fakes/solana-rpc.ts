@@ -13,6 +13,8 @@ export interface FakeSolana {
   tokenAccounts: Map<string, Array<{ mint: string; amount: bigint; decimals: number }>>
   /** JSON-RPC methods received, in order */
   calls: string[]
+  /** `error`: answer HTTP 500; `hang`: never answer; `ok`: normal */
+  mode: 'ok' | 'error' | 'hang'
   stop(): void
 }
 
@@ -47,10 +49,14 @@ export function startFakeSolana(): FakeSolana {
         return undefined
     }
   }
+  const state = { mode: 'ok' as FakeSolana['mode'] }
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
+    idleTimeout: 0,
     async fetch(req) {
+      if (state.mode === 'error') return new Response('upstream failure', { status: 500 })
+      if (state.mode === 'hang') return new Promise<Response>(() => {})
       const body = (await req.json()) as { id: unknown; method: string; params?: unknown[] } | Array<{ id: unknown; method: string; params?: unknown[] }>
       const one = (r: { id: unknown; method: string; params?: unknown[] }) => {
         calls.push(r.method)
@@ -60,7 +66,12 @@ export function startFakeSolana(): FakeSolana {
       return Response.json(Array.isArray(body) ? body.map(one) : one(body))
     },
   })
-  return { url: `http://127.0.0.1:${server.port}`, lamports, tokenAccounts, calls, stop: () => server.stop(true) }
+  return {
+    url: `http://127.0.0.1:${server.port}`, lamports, tokenAccounts, calls,
+    get mode() { return state.mode },
+    set mode(m) { state.mode = m },
+    stop: () => server.stop(true),
+  }
 }
 
 // Valid base58 public keys for the token accounts the fake lists.

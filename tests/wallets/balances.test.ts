@@ -41,7 +41,7 @@ beforeAll(async () => {
     },
   })
   proxy = { url: `http://127.0.0.1:${server.port}`, requests, stop: () => server.stop(true) }
-  t = await makeApp({ env: { RPC_URL_BASE: node.url, RPC_TIMEOUT_MS: '2000' } })
+  t = await makeApp({ env: { RPC_URL_BASE: node.url, RPC_TIMEOUT_MS: '1000' } })
   f = new Factory(t)
   tenant = await f.tenant({ chains: { rpc: { ethereum: proxy.url, sepolia: proxy.url, solana: sol.url, 'solana-devnet': sol.url, polygon: DOWN } } })
 }, 30_000)
@@ -157,6 +157,25 @@ describe('Solana balances', () => {
     expect(res.body.tokens.find((x: { symbol: string }) => x.symbol === 'USDC')).toMatchObject({ balance: '3.5', rawBalance: '3500000' })
     expect(res.body.tokens.find((x: { symbol: string }) => x.symbol === 'EURC').rawBalance).toBe('0')
     expect(sol.calls).toContain('getTokenAccountsByOwner')
+  })
+
+  test('an RPC that fails or does not answer within RPC_TIMEOUT_MS gives 503', async () => {
+    const u = await f.user(tenant)
+    const w = await wallet(u, 'solana-devnet')
+    try {
+      sol.mode = 'error'
+      const failed = await balance(u, w.id)
+      expect(failed.status).toBe(503)
+      expect(failed.body.error).toBe('ServiceUnavailableError')
+      sol.mode = 'hang'
+      const started = Date.now()
+      const slow = await balance(u, w.id)
+      expect(slow.status).toBe(503)
+      expect(Date.now() - started).toBeLessThan(5000)
+    } finally {
+      sol.mode = 'ok'
+    }
+    expect((await balance(u, w.id)).status).toBe(200)
   })
 })
 

@@ -103,7 +103,10 @@ describe('migration to client custody', () => {
     const u = await f.user(custodial)
     const w = (await f.api.post('/v1/wallets/', { chain: 'ethereum' }, { token: u.accessToken })).body
     const devicePriv = x25519.utils.randomPrivateKey()
-    const dev = await f.api.post('/v1/wallets/register-device', { publicKey: Buffer.from(x25519.getPublicKey(devicePriv)).toString('base64'), name: 'phone' }, { token: u.accessToken })
+    const publicKey = Buffer.from(x25519.getPublicKey(devicePriv)).toString('base64')
+    const wrong = await f.api.post('/v1/wallets/register-device', { publicKey, name: 'phone', password: 'Not-the-passw0rd' }, { token: u.accessToken })
+    expect(wrong.status).toBe(422)
+    const dev = await f.api.post('/v1/wallets/register-device', { publicKey, name: 'phone', password: u.password }, { token: u.accessToken })
     expect(dev.status).toBe(201)
     return { u, w, devicePriv, deviceId: dev.body.deviceId as string }
   }
@@ -148,6 +151,6 @@ describe('migration to client custody', () => {
     const a = await setup()
     const b = await setup()
     expect((await f.api.get(`/v1/wallets/migration-challenge?walletId=${a.w.id}&deviceId=${b.deviceId}`, { token: a.u.accessToken })).status).toBe(404)
-    expect((await f.api.post('/v1/wallets/register-device', { publicKey: 'short' }, { token: a.u.accessToken })).status).toBe(400)
+    expect((await f.api.post('/v1/wallets/register-device', { publicKey: 'short', password: a.u.password }, { token: a.u.accessToken })).status).toBe(400)
   })
 })

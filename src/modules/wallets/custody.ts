@@ -18,7 +18,8 @@ import { base58, base64 } from '@scure/base'
 import { PublicKey } from '@solana/web3.js'
 import { verifyMessage } from 'viem'
 import type { Tx } from '../../db/client'
-import { BadRequestError, ConflictError, NotFoundError } from '../../http/errors'
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../../http/errors'
+import { verifyPassword } from '../../lib/passwords'
 import { iso } from '../../lib/clock'
 import { randomToken } from '../../lib/crypto'
 import { isUuid, newId } from '../../lib/ids'
@@ -114,10 +115,18 @@ export async function registerClientWallet(ctx: Ctx, input: { challengeId: strin
   return walletView(row)
 }
 
-export async function registerDevice(ctx: Ctx, input: { publicKey: string; name?: string }) {
+/**
+ * Registers a device that may receive keys in a migration. The password is re-checked
+ * here because a registered device is what a key is later handed to: a stolen access
+ * token alone must not be enough to pull a custodial key out.
+ */
+export async function registerDevice(ctx: Ctx, input: { publicKey: string; name?: string; password: string }) {
   const tenant = await callerTenant(ctx)
   const pub = parseX25519PublicKey(input.publicKey)
   if (!pub) throw new BadRequestError('publicKey must be a 32-byte X25519 public key (base64 or hex)')
+  if (!(await verifyPassword(ctx.actor.user.passwordHash, input.password))) {
+    throw new ValidationError([{ path: '/password', message: 'Password is incorrect' }])
+  }
   const now = ctx.deps.clock.now()
   const row = { id: newId(), tenantId: tenant.id, userId: ctx.actor.userId, name: input.name ?? null, publicKey: Buffer.from(pub).toString('base64'), createdAt: now }
   await ctx.deps.database.write((tx) => tx.insert(walletDevices).values(row))

@@ -162,9 +162,14 @@ export function walletRoutes(deps: Deps) {
       return device
     }, {
       auth: 'any',
-      body: t.Object({ publicKey: t.String({ minLength: 1, maxLength: 128, description: 'the device\'s X25519 public key (32 bytes, base64 or hex)' }), name: t.Optional(Label) }),
-      response: { 201: t.Object({ deviceId: t.String(), name: t.Union([t.String(), t.Null()]), publicKey: t.String(), createdAt: t.String() }), ...errorResponses('standard', 400, 401, 403) },
-      detail: { operationId: 'registerDevice', summary: 'Register a device to receive a wallet key in a custody migration' },
+      rateLimit: { max: 10, windowSeconds: 60 },
+      body: t.Object({
+        publicKey: t.String({ minLength: 1, maxLength: 128, description: 'the device\'s X25519 public key (32 bytes, base64 or hex)' }),
+        name: t.Optional(Label),
+        password: t.String({ minLength: 1, maxLength: 256, description: 're-confirms the user: keys are handed only to devices registered with the password' }),
+      }),
+      response: { 201: t.Object({ deviceId: t.String(), name: t.Union([t.String(), t.Null()]), publicKey: t.String(), createdAt: t.String() }), ...errorResponses('standard', 400, 401, 403, 422, 429) },
+      detail: { operationId: 'registerDevice', summary: 'Register a device to receive a wallet key in a custody migration', description: 'Re-checks the password (422 when wrong), because a registered device is what a migration hands a key to. 10 per minute per IP.' },
     })
     .get('/migration-challenge', ({ query, actor, requestId }) => custody.migrationChallenge({ deps, actor, requestId }, query), {
       auth: 'any',
