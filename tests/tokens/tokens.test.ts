@@ -83,4 +83,21 @@ describe('GET /v1/tokens/ and /v1/tokens/chain/{chain}', () => {
     expect(res.status).toBe(200)
     expect(res.body.chains).toHaveLength(22)
   })
+
+  test('a tenant adds its own tokens to a network with chains.customTokens; null removes them', async () => {
+    const tenant = await f.tenant()
+    const u = await f.user(tenant)
+    const admin = await f.adminToken()
+    const token = { symbol: 'ACME', name: 'Acme Dollar', decimals: 2, address: '0x1111111111111111111111111111111111111111' }
+    const patched = await f.api.patch(`/v1/admin/tenants/${tenant.id}`, { chains: { customTokens: { sepolia: [token] } } }, { token: admin })
+    expect(patched.status).toBe(200)
+    expect(patched.body.settings.chains.customTokens).toEqual({ sepolia: [token] })
+    const res = await f.api.get('/v1/tokens/chain/sepolia', { token: u.accessToken })
+    expect(res.body.tokens.find((x: { symbol: string }) => x.symbol === 'ACME')).toMatchObject({ decimals: 2, address: token.address, network: 'sepolia', isNative: false })
+    expect((await f.api.get('/v1/tokens/chain/ethereum', { token: u.accessToken })).body.tokens.some((x: { symbol: string }) => x.symbol === 'ACME')).toBe(false)
+    const bad = await f.api.patch(`/v1/admin/tenants/${tenant.id}`, { chains: { customTokens: { sepolia: [{ ...token, address: 'nope' }] } } }, { token: admin })
+    expect(bad.status).toBe(400)
+    await f.api.patch(`/v1/admin/tenants/${tenant.id}`, { chains: { customTokens: { sepolia: null } } }, { token: admin })
+    expect((await f.api.get('/v1/tokens/chain/sepolia', { token: u.accessToken })).body.tokens.some((x: { symbol: string }) => x.symbol === 'ACME')).toBe(false)
+  })
 })

@@ -43,7 +43,7 @@ beforeAll(async () => {
   proxy = { url: `http://127.0.0.1:${server.port}`, requests, stop: () => server.stop(true) }
   t = await makeApp({ env: { RPC_URL_BASE: node.url, RPC_TIMEOUT_MS: '1000' } })
   f = new Factory(t)
-  tenant = await f.tenant({ chains: { rpc: { ethereum: proxy.url, sepolia: proxy.url, solana: sol.url, 'solana-devnet': sol.url, polygon: DOWN } } })
+  tenant = await f.tenant({ chains: { customTokens: { sepolia: [{ symbol: 'TUSD', name: 'Test Dollar', decimals: 6, address: node.tokenAddress }] }, rpc: { ethereum: proxy.url, sepolia: proxy.url, solana: sol.url, 'solana-devnet': sol.url, polygon: DOWN } } })
 }, 30_000)
 afterAll(async () => {
   await t.close()
@@ -92,17 +92,20 @@ describe('EVM balances on a local node', () => {
     const w = await wallet(u, 'sepolia')
     await node.sendNative(w.address as Address, 42n)
     await node.sendToken(w.address as Address, 7_000_000n, USDC_SEPOLIA)
+    await node.sendToken(w.address as Address, 1_230_000n)
     proxy.requests.length = 0
     const res = await balance(u, w.id)
     // the chain id is asked once per RPC address, then native and tokens go in one batch
     const batches = proxy.requests.filter(Array.isArray) as string[][]
     expect(batches).toHaveLength(1)
-    expect(batches[0]!.sort()).toEqual(['eth_call', 'eth_call', 'eth_getBalance'])
+    expect(batches[0]!.sort()).toEqual(['eth_call', 'eth_call', 'eth_call', 'eth_getBalance'])
     expect(res.status).toBe(200)
     expect(res.body.isTestnet).toBe(true)
     expect(res.body.nativeBalance.rawBalance).toBe('42')
     expect(res.body.nativeBalance.balance).toBe('0.000000000000000042')
     expect(res.body.tokens.find((x: { symbol: string }) => x.symbol === 'USDC').balance).toBe('7')
+    // a token the tenant added (chains.customTokens) is read like a seeded one
+    expect(res.body.tokens.find((x: { symbol: string }) => x.symbol === 'TUSD')).toMatchObject({ balance: '1.23', address: node.tokenAddress })
   })
 
   test('the server RPC_URL_<ID> configuration is used when the tenant names none', async () => {

@@ -158,10 +158,24 @@ export function chainEnabled(settings: Pick<StoredSettings, 'chains'> | null, ch
  * with it, only the tokens whose symbol or address it lists (case-insensitive).
  */
 export function activeTokens(settings: Pick<StoredSettings, 'chains'> | null, chain: ChainDef, network: NetworkDef): TokenDef[] {
+  const all = [...network.tokens, ...customTokensOf(settings, chain, network)]
   const list = settings?.chains.tokens?.[network.id] ?? settings?.chains.tokens?.[chain.id]
-  if (!list) return network.tokens
+  if (!list) return all
   const wanted = new Set(list.map((s) => s.toLowerCase()))
-  return network.tokens.filter((tk) => wanted.has(tk.symbol.toLowerCase()) || (tk.address !== null && wanted.has(tk.address.toLowerCase())))
+  return all.filter((tk) => wanted.has(tk.symbol.toLowerCase()) || (tk.address !== null && wanted.has(tk.address.toLowerCase())))
+}
+
+/**
+ * Tokens a tenant added to a network (`chains.customTokens[<registry id>]`). Entries whose
+ * address is not valid for the family, or that repeat a seeded address, are ignored.
+ */
+function customTokensOf(settings: Pick<StoredSettings, 'chains'> | null, chain: ChainDef, network: NetworkDef): TokenDef[] {
+  const list = settings?.chains.customTokens?.[network.id] ?? []
+  const seeded = new Set(network.tokens.map((tk) => tk.address?.toLowerCase()))
+  const valid = chain.family === 'evm' ? /^0x[0-9a-fA-F]{40}$/ : /^[1-9A-HJ-NP-Za-km-z]{32,44}$/
+  return list
+    .filter((tk) => valid.test(tk.address) && !seeded.has(tk.address.toLowerCase()))
+    .map((tk) => ({ symbol: tk.symbol, name: tk.name, decimals: tk.decimals, address: tk.address }))
 }
 
 /** RPC address of a network: the tenant's `chains.rpc[id]`, else RPC_URL_<ID>, else the public default. */
