@@ -12,7 +12,7 @@
  * the challenge, proves the device holds it, and only then is the service's copy erased
  * (`client_side`). cancel-migration returns a pending wallet to `aes_single`.
  */
-import { and, eq, isNull } from 'drizzle-orm'
+import { and, eq, isNotNull, isNull, lt, or } from 'drizzle-orm'
 import { ed25519 } from '@noble/curves/ed25519'
 import { base58, base64 } from '@scure/base'
 import { PublicKey } from '@solana/web3.js'
@@ -71,10 +71,14 @@ export async function clientChallenge(ctx: Ctx, input: { chain: string; address:
   const expiresAt = now + CHALLENGE_TTL_MS
   const id = newId()
   const message = challengeMessage('wallet ownership', net.network.id, address, randomToken(16), now, expiresAt)
-  await ctx.deps.database.write((tx) => tx.insert(walletChallenges).values({
-    id, tenantId: tenant.id, userId: ctx.actor.userId, purpose: 'client_register', chain: net.chain.id, isTestnet: net.network.isTestnet,
-    addressKey: addressKeyOf(net.chain.family, address), walletId: null, message, expiresAt, usedAt: null, createdAt: now,
-  }))
+  await ctx.deps.database.write(async (tx) => {
+    // The user's spent and expired challenges are of no further use: drop them as new ones come.
+    await tx.delete(walletChallenges).where(and(eq(walletChallenges.tenantId, tenant.id), eq(walletChallenges.userId, ctx.actor.userId), eq(walletChallenges.purpose, 'client_register'), or(lt(walletChallenges.expiresAt, now), isNotNull(walletChallenges.usedAt))))
+    await tx.insert(walletChallenges).values({
+      id, tenantId: tenant.id, userId: ctx.actor.userId, purpose: 'client_register', chain: net.chain.id, isTestnet: net.network.isTestnet,
+      addressKey: addressKeyOf(net.chain.family, address), walletId: null, message, expiresAt, usedAt: null, createdAt: now,
+    })
+  })
   return { challengeId: id, message, chain: net.chain.id, isTestnet: net.network.isTestnet, address, expiresAt: iso(expiresAt) }
 }
 

@@ -126,6 +126,7 @@ export function walletRoutes(deps: Deps) {
     })
     .get('/client/challenge', ({ query, actor, requestId }) => custody.clientChallenge({ deps, actor, requestId }, query), {
       auth: 'any',
+      rateLimit: { max: 30, windowSeconds: 60 },
       query: t.Object({ chain: ChainName, address: t.String({ minLength: 1, maxLength: 128 }), isTestnet: t.Optional(t.Boolean()) }),
       response: {
         200: t.Object({ challengeId: t.String(), message: t.String({ description: 'sign exactly this text' }), chain: t.String(), isTestnet: t.Boolean(), address: t.String(), expiresAt: t.String() }),
@@ -134,7 +135,7 @@ export function walletRoutes(deps: Deps) {
       detail: {
         operationId: 'clientWalletChallenge',
         summary: 'Challenge for registering a non-custodial wallet',
-        description: 'Single use, valid 5 minutes. Sign `message` with the wallet\'s key: EIP-191 `personal_sign` on EVM chains; ed25519 over the UTF-8 bytes on Solana (signature base58 or base64).',
+        description: 'Single use, valid 5 minutes; 30 per minute per IP. Sign `message` with the wallet\'s key: EIP-191 `personal_sign` on EVM chains; ed25519 over the UTF-8 bytes on Solana (signature base58 or base64).',
       },
     })
     .post('/client', async ({ body, actor, requestId, set }) => {

@@ -3,7 +3,7 @@
  * key export. Non-custodial registration and custody migration are in custody.ts,
  * balances in balances.ts.
  */
-import { and, eq, isNull } from 'drizzle-orm'
+import { and, eq, isNotNull, isNull, lt, or } from 'drizzle-orm'
 import type { Tx } from '../../db/client'
 import type { Deps } from '../../deps'
 import type { SignedTenant } from '../../http/auth'
@@ -214,9 +214,13 @@ export async function requestExportToken(ctx: Ctx, input: { walletId: string; pa
   const token = randomToken(32)
   const now = ctx.deps.clock.now()
   const expiresAt = now + EXPORT_TOKEN_TTL_MS
-  await ctx.deps.database.write((tx) => tx.insert(walletExportTokens).values({
-    id: newId(), tenantId: w.tenantId, userId: w.userId, walletId: w.id, tokenHash: sha256Hex(token), expiresAt, usedAt: null, createdAt: now,
-  }))
+  await ctx.deps.database.write(async (tx) => {
+    // Spent and expired tokens of this user serve no purpose: drop them as new ones come.
+    await tx.delete(walletExportTokens).where(and(eq(walletExportTokens.tenantId, w.tenantId), eq(walletExportTokens.userId, w.userId), or(lt(walletExportTokens.expiresAt, now), isNotNull(walletExportTokens.usedAt))))
+    await tx.insert(walletExportTokens).values({
+      id: newId(), tenantId: w.tenantId, userId: w.userId, walletId: w.id, tokenHash: sha256Hex(token), expiresAt, usedAt: null, createdAt: now,
+    })
+  })
   return { exportToken: token, walletId: w.id, expiresAt: iso(expiresAt), expiresIn: EXPORT_TOKEN_TTL_MS / 1000 }
 }
 
