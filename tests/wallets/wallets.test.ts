@@ -101,6 +101,12 @@ describe('POST /v1/wallets/', () => {
     }
   })
 
+  test('platform admins have no wallets (403)', async () => {
+    const res = await f.api.post('/v1/wallets/', { chain: 'ethereum' }, { token: await f.adminToken() })
+    expect(res.status).toBe(403)
+    expect(typeof res.body.detail).toBe('string')
+  })
+
   test('without a bearer token answers 401', async () => {
     const res = await f.api.post('/v1/wallets/', { chain: 'ethereum' })
     expect(res.status).toBe(401)
@@ -321,6 +327,18 @@ describe('registration with a wallet', () => {
     expect(res.status).toBe(422)
     const login = await f.api.post('/v1/auth/login', { username, password: 'Passw0rd-long' }, { signedBy: tenant })
     expect(login.status).toBe(401)
+  })
+
+  test('a testnet registry id creates a testnet wallet; non-custodial tenants create none', async () => {
+    const username = unique('reg')
+    const res = await f.api.post('/v1/auth/register', { username, email: `${username}@example.com`, password: 'Passw0rd-long', wallet: { option: 'create', chain: 'solana-devnet' } }, { signedBy: tenant })
+    expect(res.status).toBe(201)
+    expect(res.body.wallet).toMatchObject({ chain: 'solana', isTestnet: true })
+    const nc = await f.tenant({ walletMode: 'non_custodial' })
+    const other = unique('reg')
+    const none = await f.api.post('/v1/auth/register', { username: other, email: `${other}@example.com`, password: 'Passw0rd-long', wallet: { option: 'create', chain: 'ethereum' } }, { signedBy: nc })
+    expect(none.status).toBe(201)
+    expect(none.body.wallet).toBeUndefined()
   })
 
   test('MPC tenants never create a wallet at registration', async () => {

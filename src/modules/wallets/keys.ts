@@ -23,7 +23,7 @@ import { mnemonicToSeedSync, validateMnemonic } from '@scure/bip39'
 import { wordlist } from '@scure/bip39/wordlists/english'
 import { Keypair, PublicKey } from '@solana/web3.js'
 import { base58 as bs58 } from '@scure/base'
-import { privateKeyToAccount } from 'viem/accounts'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { bytesToHex, getAddress, hexToBytes, isAddress } from 'viem'
 import { Sealer } from '../../lib/crypto'
 import type { Family } from '../tokens/registry'
@@ -35,19 +35,9 @@ export interface KeyPair {
 }
 
 export function generateKey(family: Family): KeyPair {
-  const secret = family === 'evm' ? generateEvmSecret() : Uint8Array.from(randomBytes(32))
+  // viem's generatePrivateKey draws a valid secp256k1 scalar from the platform CSPRNG.
+  const secret = family === 'evm' ? hexToBytes(generatePrivateKey()) : Uint8Array.from(randomBytes(32))
   return { secret, address: addressOf(family, secret) }
-}
-
-function generateEvmSecret(): Uint8Array {
-  // Retry in the (astronomically unlikely) case the bytes are not a valid secp256k1 scalar.
-  for (;;) {
-    const b = Uint8Array.from(randomBytes(32))
-    try {
-      privateKeyToAccount(bytesToHex(b))
-      return b
-    } catch { /* next */ }
-  }
 }
 
 export function addressOf(family: Family, secret: Uint8Array): string {
