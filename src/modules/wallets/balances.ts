@@ -11,7 +11,7 @@ import { iso } from '../../lib/clock'
 import type { Ctx } from '../context'
 import { chainByFamily, endpointFor } from '../tokens/registry'
 import type { StoredSettings } from '../tenants/settings'
-import { AppError } from '../../http/errors'
+import { AppError, ServiceUnavailableError } from '../../http/errors'
 import * as repo from './repo'
 import type { WalletRow } from './schema'
 import { callerTenant, ownWallet } from './service'
@@ -126,5 +126,5 @@ export async function aggregateBalances(ctx: Ctx) {
 }
 
 function unavailableAll() {
-  return new AppError(503, 'ServiceUnavailableError', 'The networks of these wallets are temporarily unavailable')
+  return new ServiceUnavailableError('The networks of these wallets are temporarily unavailable')
 }
