@@ -4,7 +4,7 @@
  * registry expects, otherwise as one JSON-RPC batch request (a development node
  * such as ganache reports its own chain id and has no Multicall3 at the canonical address).
  */
-import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, type Account, type Chain, type PublicClient, type WalletClient } from 'viem'
+import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, webSocket, type Account, type Chain, type PublicClient, type WalletClient } from 'viem'
 import type { Logger } from '../../lib/logger'
 import type { ChainEndpoint } from './port'
 
@@ -35,7 +35,9 @@ export class EvmClients {
         contracts: endpoint.multicall3 ? { multicall3: { address: MULTICALL3 } } : undefined,
       })
       // No retries: a down RPC must answer 503 quickly rather than hold the request.
-      const transport = (batch: boolean) => http(endpoint.rpcUrl, { timeout: this.timeoutMs, retryCount: 0, batch: batch ? { wait: 0 } : false })
+      const transport = (batch: boolean) => /^wss?:/.test(endpoint.rpcUrl)
+        ? webSocket(endpoint.rpcUrl, { timeout: this.timeoutMs, retryCount: 0 })
+        : http(endpoint.rpcUrl, { timeout: this.timeoutMs, retryCount: 0, batch: batch ? { wait: 0 } : false })
       entry = {
         chain,
         multicall: createPublicClient({ chain, transport: transport(false) }) as PublicClient,
@@ -53,7 +55,7 @@ export class EvmClients {
   walletClient(endpoint: ChainEndpoint, account: Account, chainId: number): WalletClient {
     this.client(endpoint)
     const base = this.clients.get(`${endpoint.registryId}|${endpoint.rpcUrl}`)!.chain
-    return createWalletClient({ account, chain: { ...base, id: chainId }, transport: http(endpoint.rpcUrl, { timeout: this.timeoutMs, retryCount: 0 }) })
+    return createWalletClient({ account, chain: { ...base, id: chainId }, transport: /^wss?:/.test(endpoint.rpcUrl) ? webSocket(endpoint.rpcUrl, { timeout: this.timeoutMs, retryCount: 0 }) : http(endpoint.rpcUrl, { timeout: this.timeoutMs, retryCount: 0 }) })
   }
 
   /** The chain id the RPC reports, asked once per address. */

@@ -18,7 +18,9 @@ export class SolanaClients {
     let c = this.connections.get(endpoint.rpcUrl)
     if (!c) {
       const timeoutMs = this.timeoutMs
-      c = new Connection(endpoint.rpcUrl, {
+      // Connection speaks JSON-RPC over HTTP and derives its websocket itself.
+      const url = endpoint.rpcUrl.replace(/^ws(s?):/, 'http$1:')
+      c = new Connection(url, {
         commitment: 'confirmed',
         disableRetryOnRateLimit: true,
         fetch: ((input: string, init?: RequestInit) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) })) as unknown as typeof fetch,
