@@ -15,6 +15,8 @@ import { tenantRoutes } from './modules/tenants/routes'
 import { userRoutes } from './modules/users/routes'
 import { webhookRoutes } from './modules/webhooks/routes'
 import { queueDashboardRoutes } from './modules/webhooks/dashboard'
+import { tokenRoutes } from './modules/tokens/routes'
+import { userWalletRoutes, walletRoutes } from './modules/wallets/routes'
 
 export interface AppOptions {
   /** the docs UI script; the compiled binary passes its embedded copy */
@@ -46,6 +48,10 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(userRoutes(deps))
     .use(webhookRoutes(deps))
     .use(queueDashboardRoutes(deps))
+    // wallets and tokens
+    .use(walletRoutes(deps))
+    .use(userWalletRoutes(deps))
+    .use(tokenRoutes(deps))
   styles.build(built.routes)
   app = built
   return built

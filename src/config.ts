@@ -36,6 +36,7 @@ export const ConfigSchema = T.Object({
   rpcUrls: T.Record(T.String(), T.String()),
   metricsToken: T.Optional(T.String({ minLength: 16 })),
   shutdownGraceMs: T.Integer({ minimum: 0, maximum: 600_000 }),
+  rpcTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000 }),
 })
 export type Config = Static<typeof ConfigSchema>
 
@@ -164,6 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
     rpcUrls: parseRpcUrls(env, problems),
     metricsToken: blankToUndefined(env.METRICS_TOKEN),
     shutdownGraceMs: intVar(env, 'SHUTDOWN_GRACE_MS', 10_000, problems),
+    rpcTimeoutMs: intVar(env, 'RPC_TIMEOUT_MS', 8000, problems),
   }
   for (const [name, url] of [['HIBP_BASE_URL', candidate.hibpBaseUrl], ['LIFI_BASE_URL', candidate.lifiBaseUrl], ['GOOGLE_JWKS_URL', candidate.googleJwksUrl], ['APPLE_JWKS_URL', candidate.appleJwksUrl]] as const) {
     if (!isHttpUrl(url)) problems.push(`${name}: "${url}" is not an http(s) URL`)
@@ -180,7 +182,7 @@ const ENV_NAMES: Record<string, string> = {
   '/bootstrapAdminUsername': 'BOOTSTRAP_ADMIN_USERNAME (3-100 of letters, digits, _ and -)',
   '/bootstrapAdminPassword': 'BOOTSTRAP_ADMIN_PASSWORD (at least 8 characters)',
   '/logLevel': 'LOG_LEVEL (info or silent)', '/accessTokenTtlSeconds': 'ACCESS_TOKEN_TTL_SECONDS',
-  '/refreshTokenTtlSeconds': 'REFRESH_TOKEN_TTL_SECONDS', '/mailFrom': 'MAIL_FROM',
+  '/refreshTokenTtlSeconds': 'REFRESH_TOKEN_TTL_SECONDS', '/rpcTimeoutMs': 'RPC_TIMEOUT_MS', '/mailFrom': 'MAIL_FROM',
   '/metricsToken': 'METRICS_TOKEN (at least 16 characters)', '/shutdownGraceMs': 'SHUTDOWN_GRACE_MS',
 }
 function envNameOf(path: string) {

@@ -16,6 +16,7 @@ import { Metrics } from './lib/metrics'
 import { ClientIpResolver } from './http/client-ip'
 import { RateLimiter } from './http/rate-limit'
 import type { RegistrationHooks } from './modules/auth/service'
+import { ChainGateway } from './adapters/chain'
 
 export interface Deps {
   config: Config
@@ -34,6 +35,8 @@ export interface Deps {
   userLookup?: (deps: Deps, tenantId: string, q: string) => Promise<string[]>
   /** DNS lookup for webhook deliveries (every A and AAAA address); the system resolver when unset. Tests set it to return chosen addresses. */
   resolveHost?: (host: string) => Promise<string[]>
+  /** blockchain networks (viem, @solana/web3.js) behind one adapter */
+  chain: ChainGateway
 }
 
 export interface DepsOverrides {
@@ -68,6 +71,7 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     rateLimiter: new RateLimiter(clock),
     metrics: new Metrics(),
     registrationHooks: {},
+    chain: new ChainGateway(logger, config.rpcTimeoutMs),
   }
 }
 

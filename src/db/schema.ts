@@ -100,3 +100,4 @@ export const activityLog = sqliteTable('activity_log', {
 
 export * from '../jobs/schema'
 export * from '../modules/webhooks/schema'
+export * from '../modules/wallets/schema'

@@ -21,7 +21,7 @@ export interface RegisterInput {
  */
 export interface RegistrationHooks {
   checkPassword?: (deps: Deps, tenant: SignedTenant, password: string) => Promise<string | null>
-  createWallet?: (deps: Deps, tx: Parameters<Parameters<Deps['database']['write']>[0]>[0], tenant: SignedTenant, user: usersRepo.UserRow, chain: string) => Promise<Record<string, unknown>>
+  createWallet?: (deps: Deps, tx: Parameters<Parameters<Deps['database']['write']>[0]>[0], tenant: SignedTenant, user: usersRepo.UserRow, chain: string) => Promise<Record<string, unknown> | undefined>
   validateWallet?: (deps: Deps, tenant: SignedTenant, wallet: { option: 'create'; chain?: string }) => Promise<void>
 }
 

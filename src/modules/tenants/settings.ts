@@ -23,6 +23,14 @@ const RampEnvView = t.Object({
   functions: RampFunctions,
 })
 
+/** A token a tenant adds to a network (by registry id) beyond the seeded list. */
+export const CustomToken = t.Object({
+  symbol: t.String({ minLength: 1, maxLength: 20 }),
+  name: t.String({ minLength: 1, maxLength: 100 }),
+  decimals: t.Integer({ minimum: 0, maximum: 36 }),
+  address: t.String({ pattern: '^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$', description: 'contract (EVM) or mint (Solana)' }),
+}, { additionalProperties: false })
+
 export const WalletMode = t.Union([t.Literal('custodial'), t.Literal('non_custodial'), t.Literal('mpc')])
 
 export const TenantSettingsPatch = t.Partial(t.Object({
@@ -43,6 +51,7 @@ export const TenantSettingsPatch = t.Partial(t.Object({
     enabled: t.Union([t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 100 }), t.Null()]),
     rpc: t.Record(t.String({ pattern: '^[a-z0-9-]{1,64}$' }), t.Union([t.String({ maxLength: 2048, pattern: '^(https?|wss?)://' }), t.Null()])),
     tokens: t.Record(t.String({ pattern: '^[a-z0-9-]{1,64}$' }), t.Array(t.String({ minLength: 1, maxLength: 100 }), { maxItems: 500 })),
+    customTokens: t.Record(t.String({ pattern: '^[a-z0-9-]{1,64}$' }), t.Union([t.Array(CustomToken, { maxItems: 100 }), t.Null()])),
   })),
   bankRamp: t.Partial(t.Object({ sandbox: RampEnvInput, production: RampEnvInput })),
   cardOnramp: t.Partial(t.Object({ enabled: t.Boolean() })),
@@ -58,7 +67,8 @@ export const TenantSettingsView = t.Object({
   chains: t.Object({
     enabled: t.Union([t.Array(t.String()), t.Null()], { description: '`null`: every default chain' }),
     rpc: t.Record(t.String(), t.String(), { description: 'RPC address per chain registry id, overriding the server default' }),
-    tokens: t.Record(t.String(), t.Array(t.String()), { description: 'per chain: token symbols or addresses enabled beyond the defaults' }),
+    tokens: t.Record(t.String(), t.Array(t.String()), { description: 'per chain (family id for both networks, or a registry id for one): the token symbols or addresses that are active; a chain not listed keeps every seeded token, an empty list hides it' }),
+    customTokens: t.Record(t.String(), t.Array(CustomToken), { description: 'per network registry id: tokens added beyond the seeded list (also subject to `tokens`)' }),
   }),
   bankRamp: t.Object({ sandbox: RampEnvView, production: RampEnvView }),
   cardOnramp: t.Object({ enabled: t.Boolean() }),
@@ -86,7 +96,7 @@ export function defaultSettings(tenantName: string, publicBaseUrl: string): Stor
     passwordReset: { enabled: false, tokenTtlMinutes: 60, senderName: tenantName, resetLinkBaseUrl: publicBaseUrl },
     breachedPasswordCheck: { onRegister: false },
     social: { googleClientIds: [], appleClientIds: [] },
-    chains: { enabled: null, rpc: {}, tokens: {} },
+    chains: { enabled: null, rpc: {}, tokens: {}, customTokens: {} },
     bankRamp: { sandbox: rampDefaults(), production: rampDefaults() },
     cardOnramp: { enabled: false },
   }
@@ -106,7 +116,12 @@ export function applyPatch(current: StoredSettings, patch: TenantSettingsPatch, 
       if (url === null) delete rpc[id]
       else rpc[id] = url
     }
-    next = { ...next, chains: { enabled: chains.enabled === undefined ? next.chains.enabled : chains.enabled, rpc, tokens: { ...next.chains.tokens, ...(chains.tokens ?? {}) } } }
+    const customTokens = { ...next.chains.customTokens }
+    for (const [id, list] of Object.entries(chains.customTokens ?? {})) {
+      if (list === null) delete customTokens[id]
+      else customTokens[id] = list
+    }
+    next = { ...next, chains: { enabled: chains.enabled === undefined ? next.chains.enabled : chains.enabled, rpc, tokens: { ...next.chains.tokens, ...(chains.tokens ?? {}) }, customTokens } }
   }
   for (const env of ['sandbox', 'production'] as const) {
     const p = bankRamp?.[env]

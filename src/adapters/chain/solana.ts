@@ -1,0 +1,48 @@
+/**
+ * Solana networks through @solana/web3.js (1.x). Connections are cached per RPC
+ * address, with a timeout on every request and no retry on rate limits, so a down
+ * RPC answers quickly. Token balances come from one `getTokenAccountsByOwner` call
+ * (SPL Token program, jsonParsed), summed per mint.
+ */
+import { Connection, PublicKey } from '@solana/web3.js'
+import type { ChainEndpoint } from './port'
+
+export const TOKEN_PROGRAM_ID = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')
+
+export class SolanaClients {
+  private readonly connections = new Map<string, Connection>()
+
+  constructor(private readonly timeoutMs: number) {}
+
+  connection(endpoint: ChainEndpoint): Connection {
+    let c = this.connections.get(endpoint.rpcUrl)
+    if (!c) {
+      const timeoutMs = this.timeoutMs
+      // Connection speaks JSON-RPC over HTTP and derives its websocket itself.
+      const url = endpoint.rpcUrl.replace(/^ws(s?):/, 'http$1:')
+      c = new Connection(url, {
+        commitment: 'confirmed',
+        disableRetryOnRateLimit: true,
+        fetch: ((input: string, init?: RequestInit) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) })) as unknown as typeof fetch,
+      })
+      this.connections.set(endpoint.rpcUrl, c)
+    }
+    return c
+  }
+
+  async balances(endpoint: ChainEndpoint, address: string, mints: string[]) {
+    const conn = this.connection(endpoint)
+    const owner = new PublicKey(address)
+    const [native, accounts] = await Promise.all([
+      conn.getBalance(owner),
+      mints.length ? conn.getParsedTokenAccountsByOwner(owner, { programId: TOKEN_PROGRAM_ID }) : Promise.resolve({ value: [] }),
+    ])
+    const byMint = new Map<string, bigint>()
+    for (const a of accounts.value) {
+      const info = (a.account.data as { parsed?: { info?: { mint?: string; tokenAmount?: { amount?: string } } } }).parsed?.info
+      if (!info?.mint || !info.tokenAmount?.amount || !/^\d+$/.test(info.tokenAmount.amount)) continue
+      byMint.set(info.mint, (byMint.get(info.mint) ?? 0n) + BigInt(info.tokenAmount.amount))
+    }
+    return { native: BigInt(native), tokens: mints.map((m) => byMint.get(m) ?? 0n) }
+  }
+}
