@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createHash, createHmac } from 'node:crypto'
-import { load, report, spawnServer } from './lib'
+import { load, report, rssMiB, spawnServer } from './lib'
 
 const dir = mkdtempSync(join(tmpdir(), 'slipway-bench-'))
 const env = {
@@ -37,15 +37,25 @@ const regBody = JSON.stringify({ username: 'bench_user', email: 'bench@example.c
 const user = await (await fetch(slipway.url + '/v1/auth/register', { method: 'POST', headers: { 'content-type': 'application/json', ...signed('POST', '/v1/auth/register', regBody) }, body: regBody })).json() as any
 const token = `Bearer ${user.accessToken}`
 const profilePath = `/v1/users/${user.user.id}`
+// a tenantadmin with 100 users in its tenant, for the paginated list
+const adminAuth = { authorization: `Bearer ${admin.accessToken}` }
+await post('/v1/users/', { username: 'bench_tadmin', password: 'Bench-passw0rd', role: 'tenantadmin', tenantId: tenant.id }, adminAuth)
+for (let i = 0; i < 98; i++) await post('/v1/users/', { username: `bench_u${i}`, password: 'Bench-passw0rd', tenantId: tenant.id }, adminAuth)
+const taBody = JSON.stringify({ username: 'bench_tadmin', password: 'Bench-passw0rd' })
+const ta = await (await fetch(slipway.url + '/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json', ...signed('POST', '/v1/auth/login', taBody) }, body: taBody })).json() as any
+const taToken = `Bearer ${ta.accessToken}`
 
 const bare = await spawnServer(['scripts/bench/servers/bare.ts'], env)
 const bareAuth = await spawnServer(['scripts/bench/servers/bare-auth.ts'], env, '/')
 
 try {
+  const rssIdle = await rssMiB(slipway.proc.pid)
   const rBare = await load('bare Bun.serve', { url: bare.url + '/health' })
   const rHealth = await load('GET /health', { url: slipway.url + '/health' })
   const rBareAuth = await load('bare handler: JWT check + row read', { url: bareAuth.url + profilePath, headers: { authorization: token } })
   const rProfile = await load('GET /v1/users/{id} (bearer)', { url: slipway.url + profilePath, headers: { authorization: token } })
+  const rBareList = await load('bare handler: JWT + actor + 100-row page', { url: bareAuth.url + '/list', headers: { authorization: taToken } })
+  const rList = await load('GET /v1/users/?limit=100 (bearer)', { url: slipway.url + '/v1/users/?limit=100', headers: { authorization: taToken } })
   // Every signed request needs its own signature (replays are refused): a counter in the query makes each unique.
   let n = 0
   const loginBody = JSON.stringify({ username: 'bench_user', password: 'Bench-passw0rd' })
@@ -60,13 +70,17 @@ try {
       },
     }],
   })
+  const rssLoad = await rssMiB(slipway.proc.pid)
   report([
     { result: rBare },
     { result: rHealth, baseline: rBare, target: 0.7 },
     { result: rBareAuth },
     { result: rProfile, baseline: rBareAuth, target: 0.7 },
+    { result: rBareList },
+    { result: rList, baseline: rBareList, target: 0.7 },
     { result: rLogin },
   ])
+  console.log(`\nSlipway resident memory: ${rssIdle?.toFixed(0)} MiB idle, ${rssLoad?.toFixed(0)} MiB after the load above (target under 150 MiB)`)
   console.log('\nSigned login is bound by argon2id (19 MiB, t=2) by design; it is reported without a ratio.')
 } finally {
   for (const s of [slipway, bare, bareAuth]) s.proc.kill()

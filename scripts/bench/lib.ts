@@ -43,3 +43,14 @@ export function report(rows: Array<{ result: Result; baseline?: Result; target?:
     console.log(`${pad(r.name, 44)}${pad(r.rps.toFixed(0), 10)}${pad(String(r.p50), 8)}${pad(String(r.p99), 8)}${pad(String(r.non2xx + r.errors), 9)}${verdict}`)
   }
 }
+
+/** Resident memory of a process in MiB, from /proc (Linux). */
+export async function rssMiB(pid: number): Promise<number | undefined> {
+  try {
+    const status = await Bun.file(`/proc/${pid}/status`).text()
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1])
+    return kb / 1024
+  } catch {
+    return undefined
+  }
+}

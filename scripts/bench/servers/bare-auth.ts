@@ -6,6 +6,9 @@ import { jwtVerify } from 'jose'
 const key = new TextEncoder().encode(process.env.JWT_SECRET!)
 const db = createClient({ url: process.env.DATABASE_URL!, concurrency: 1 })
 const SQL = 'select u.*, t.status as tenant_status from users u left join tenants t on t.id = u.tenant_id where u.id = ?'
+const LIST = 'select * from users where scope = ? and status = ? order by created_at, id limit ? offset ?'
+const COUNT = 'select count(*) as n from users where scope = ? and status = ?'
+const view = (u: Record<string, unknown>) => ({ id: u.id, tenantId: u.tenant_id, username: u.username, email: u.email, displayName: u.display_name, role: u.role, status: u.status, createdAt: new Date(Number(u.created_at)).toISOString(), updatedAt: new Date(Number(u.updated_at)).toISOString() })
 
 const server = Bun.serve({
   hostname: '127.0.0.1',
@@ -18,7 +21,13 @@ const server = Bun.serve({
       const { rows } = await db.execute({ sql: SQL, args: [payload.sub as string] })
       const u = rows[0]
       if (!u || u.status !== 'active') return Response.json({ message: 'Authentication required' }, { status: 401 })
-      return Response.json({ id: u.id, tenantId: u.tenant_id, username: u.username, email: u.email, displayName: u.display_name, role: u.role, status: u.status, createdAt: new Date(Number(u.created_at)).toISOString(), updatedAt: new Date(Number(u.updated_at)).toISOString() })
+      if (new URL(req.url).pathname === '/list') {
+        // the operator's list: 100 users of the tenant and the total, as GET /v1/users/?limit=100
+        const [rows, count] = await Promise.all([db.execute({ sql: LIST, args: [String(u.tenant_id), 'active', 100, 0] }), db.execute({ sql: COUNT, args: [String(u.tenant_id), 'active'] })])
+        const total = Number(count.rows[0]!.n)
+        return Response.json({ data: rows.rows.map(view), pagination: { total, limit: 100, offset: 0, hasMore: rows.rows.length < total } })
+      }
+      return Response.json(view(u))
     } catch {
       return Response.json({ message: 'Authentication required' }, { status: 401 })
     }
