@@ -9,6 +9,8 @@ import { corePlugin, ErrorStyles } from './http/core'
 import { docsPlugin } from './http/openapi'
 import { authRoutes } from './modules/auth/routes'
 import { healthRoutes } from './modules/health/routes'
+import { passwordResetRoutes } from './modules/password-reset/routes'
+import { socialRoutes } from './modules/social/routes'
 import { tenantPublicRoutes } from './modules/tenants/public-routes'
 import { tenantRoutes } from './modules/tenants/routes'
 import { userRoutes } from './modules/users/routes'
@@ -25,6 +27,8 @@ export function createApp(deps: Deps) {
     .use(tenantRoutes(deps))
     .use(tenantPublicRoutes(deps))
     .use(userRoutes(deps))
+    .use(passwordResetRoutes(deps))
+    .use(socialRoutes(deps))
   styles.build(built.routes)
   app = built
   return built

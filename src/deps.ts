@@ -15,6 +15,13 @@ import { createLogger, type Logger } from './lib/logger'
 import { ClientIpResolver } from './http/client-ip'
 import { RateLimiter } from './http/rate-limit'
 import type { RegistrationHooks } from './modules/auth/service'
+import type { MailTransport } from './adapters/mail/port'
+import { SmtpTransport } from './adapters/mail/smtp'
+import { LocalOutboxTransport } from './adapters/mail/local-outbox'
+import type { BreachedPasswords } from './adapters/hibp/port'
+import { HibpRangeApi } from './adapters/hibp/range-api'
+import type { IdTokenVerifier } from './adapters/identity/port'
+import { APPLE_ISSUERS, GOOGLE_ISSUERS, JwksIdTokenVerifier } from './adapters/identity/jwks-verifier'
 
 export interface Deps {
   config: Config
@@ -30,6 +37,10 @@ export interface Deps {
   registrationHooks: RegistrationHooks
   /** user ids matching a wallet address or wallet id, filled by the wallets module */
   userLookup?: (deps: Deps, tenantId: string, q: string) => Promise<string[]>
+  /** SMTP when SMTP_URL is set, otherwise the local `mail_outbox` table */
+  mailer: MailTransport
+  breachedPasswords: BreachedPasswords
+  identityProviders: { google: IdTokenVerifier; apple: IdTokenVerifier }
 }
 
 export interface DepsOverrides {
@@ -60,6 +71,13 @@ export async function buildDeps(config: Config, overrides: DepsOverrides = {}): 
     ipResolver: new ClientIpResolver(config.trustedProxies),
     rateLimiter: new RateLimiter(clock),
     registrationHooks: {},
+    mailer: config.smtpUrl ? new SmtpTransport(config.smtpUrl) : new LocalOutboxTransport(database, clock, logger),
+    breachedPasswords: new HibpRangeApi(config.hibpBaseUrl, config.hibpTimeoutMs),
+    identityProviders: {
+      google: new JwksIdTokenVerifier({ provider: 'google', jwksUrl: config.googleJwksUrl, issuers: GOOGLE_ISSUERS, clock }),
+      // Apple's native flow puts the SHA-256 of the app's nonce in the token.
+      apple: new JwksIdTokenVerifier({ provider: 'apple', jwksUrl: config.appleJwksUrl, issuers: APPLE_ISSUERS, clock, hashedNonce: true }),
+    },
   }
 }
 

@@ -99,3 +99,5 @@ export const activityLog = sqliteTable('activity_log', {
 
 
 export * from '../jobs/schema'
+export * from '../modules/mail/schema'
+export * from '../modules/password-reset/schema'
