@@ -16,9 +16,10 @@ export interface ReceivedMail {
 
 export class FakeSmtp {
   readonly messages: ReceivedMail[] = []
-  /** how many upcoming messages to refuse with a 451 (temporary failure) */
-  refuseNext = 0
-  refused = 0
+  /** per recipient: how many upcoming messages to refuse with a 451 (temporary failure) */
+  private readonly refuse = new Map<string, number>()
+  /** recipients of the messages refused so far */
+  readonly refusedTo: string[] = []
   private server?: SMTPServer
   port = 0
 
@@ -31,9 +32,11 @@ export class FakeSmtp {
         const chunks: Buffer[] = []
         stream.on('data', (c: Buffer) => chunks.push(c))
         stream.on('end', async () => {
-          if (this.refuseNext > 0) {
-            this.refuseNext--
-            this.refused++
+          const rcpt = session.envelope.rcptTo.map((r) => r.address)
+          const target = rcpt.find((a) => (this.refuse.get(a) ?? 0) > 0)
+          if (target) {
+            this.refuse.set(target, this.refuse.get(target)! - 1)
+            this.refusedTo.push(target)
             const err = Object.assign(new Error('Mailbox temporarily unavailable'), { responseCode: 451 })
             return callback(err)
           }
@@ -53,6 +56,11 @@ export class FakeSmtp {
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', () => resolve()))
     this.port = (this.server as unknown as { server: { address(): { port: number } } }).server.address().port
     return this
+  }
+
+  /** The next `times` messages to `address` are refused with a temporary failure. */
+  refuseFor(address: string, times = 1) {
+    this.refuse.set(address, times)
   }
 
   get url() {

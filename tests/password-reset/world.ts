@@ -1,6 +1,6 @@
 /** A Slipway app wired to a real SMTP server and a fake HIBP range API, with the job runner on. */
 import { eq } from 'drizzle-orm'
-import { makeApp, type TestApp } from '@tests/helpers/app'
+import { makeApp, type ManualClock, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { FakeSmtp, linkIn, tokenOf, type ReceivedMail } from '@tests/fakes/smtp'
 import { FakeHibp } from '@tests/fakes/hibp'
@@ -13,14 +13,20 @@ export interface World {
   smtp: FakeSmtp
   hibp: FakeHibp
   close(): Promise<void>
+  /** Moves the app's clock; signs the admin in again afterwards, as its token may have expired. */
+  advance(ms: number): void
 }
 
 export async function makeWorld(env: Record<string, string> = {}): Promise<World> {
   const smtp = await new FakeSmtp().start()
   const hibp = new FakeHibp().start()
   const t = await makeApp({ env: { SMTP_URL: smtp.url, HIBP_BASE_URL: hibp.url, HIBP_TIMEOUT_MS: '500', ...env }, jobs: true })
-  return {
+  const w: World = {
     t, f: new Factory(t), smtp, hibp,
+    advance: (ms) => {
+      ;(t.clock as ManualClock).advance(ms)
+      if (ms > 60_000) w.f = new Factory(t)
+    },
     close: async () => {
       await t.close()
       t.deps.mailer.close()
@@ -28,6 +34,7 @@ export async function makeWorld(env: Record<string, string> = {}): Promise<World
       hibp.stop()
     },
   }
+  return w
 }
 
 export const resetOn = (extra: Record<string, unknown> = {}) => ({ passwordReset: { enabled: true, senderName: 'Acme Wallet', ...extra } })
