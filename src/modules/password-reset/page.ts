@@ -146,7 +146,7 @@ export function resetPage(lang: string | undefined) {
       .then(function (r) { return r.json().catch(function () { return {}; }).then(function (b) { return { status: r.status, body: b }; }); })
       .then(function (res) {
         button.disabled = false; button.textContent = T.submit;
-        if (res.status === 200) { form.hidden = true; success.hidden = false; success.focus && success.setAttribute('tabindex', '-1'); success.focus(); token = ''; return; }
+        if (res.status === 200) { form.hidden = true; success.hidden = false; success.setAttribute('tabindex', '-1'); success.focus(); token = ''; return; }
         if (res.status === 429) return showError(T.tooMany);
         var msg = (res.body && res.body.error) || T.failed;
         if (res.status === 400 && /invalid or has expired/.test(msg)) return invalidLink();
