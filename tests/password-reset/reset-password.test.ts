@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import type { ManualClock } from '@tests/helpers/app'
 import { unique, type Tenant } from '@tests/helpers/factories'
+import { loadConfig } from '@/config'
 import { makeWorld, requestLink, resetOn, type World } from './world'
 
 let w: World
@@ -234,5 +235,26 @@ describe('breached-password check at registration (tenant setting)', () => {
     const accepted = await w.f.api.post('/v1/auth/register', { username, email: `${username}@example.com`, password: breached }, { signedBy: lax })
     expect(accepted.status).toBe(201)
     expect(w.hibp.requests.length).toBe(before)
+  })
+})
+
+describe('HIBP_ON_ERROR=allow', () => {
+  test('a reset goes through when the breach service is down, and the outage is logged', async () => {
+    const lenient = await makeWorld({ HIBP_ON_ERROR: 'allow' })
+    try {
+      const tn = await lenient.f.tenant(resetOn())
+      const u = await lenient.f.user(tn)
+      const { token } = await requestLink(lenient, tn, u.email)
+      lenient.hibp.mode = 'error'
+      expect((await lenient.f.api.post('/v1/auth/reset-password', { token, newPassword: NEW_PASSWORD })).status).toBe(200)
+      lenient.t.deps.logger.flush()
+      expect(lenient.t.logs.join('\n')).toContain('breached-password check unavailable')
+    } finally {
+      await lenient.close()
+    }
+  })
+
+  test('an unknown HIBP_ON_ERROR value is refused at start-up', () => {
+    expect(() => loadConfig({ HIBP_ON_ERROR: 'maybe' })).toThrow(/HIBP_ON_ERROR/)
   })
 })
