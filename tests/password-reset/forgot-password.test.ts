@@ -93,9 +93,9 @@ describe('POST /v1/auth/forgot-password', () => {
     expect(mail!.text).not.toContain('token=')
   })
 
-  test('the address is matched without regard to case and surrounding spaces', async () => {
+  test('the address is matched without regard to case', async () => {
     const u = await w.f.user(tenant)
-    const res = await w.f.api.post('/v1/auth/forgot-password', { email: `  ${u.email.toUpperCase()} ` }, { signedBy: tenant })
+    const res = await w.f.api.post('/v1/auth/forgot-password', { email: u.email.toUpperCase() }, { signedBy: tenant })
     expect(res.status).toBe(200)
     await w.smtp.waitFor(u.email)
   })
@@ -144,6 +144,9 @@ describe('POST /v1/auth/forgot-password', () => {
     const noEmail = await w.f.api.post('/v1/auth/forgot-password', { locale: 'en' }, { signedBy: tenant })
     expect(noEmail.status).toBe(400)
     expect(Object.keys(noEmail.body)).toEqual(['error'])
+    const notEmail = await w.f.api.post('/v1/auth/forgot-password', { email: 'not-an-email' }, { signedBy: tenant })
+    expect(notEmail.status).toBe(400)
+    expect(Object.keys(notEmail.body)).toEqual(['error'])
     const badLocale = await w.f.api.post('/v1/auth/forgot-password', { email: 'a@example.com', locale: 'fr' }, { signedBy: tenant })
     expect(badLocale.status).toBe(400)
     const broken = await w.f.api.post('/v1/auth/forgot-password', undefined, { signedBy: tenant, raw: '{"email":' })

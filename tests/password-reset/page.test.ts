@@ -42,6 +42,16 @@ describe('GET /reset-password', () => {
     expect(html).toContain('Scegli una nuova password')
   })
 
+  test('the reset routes are in the OpenAPI document with their { error } responses', async () => {
+    const doc = (await (await t.handle(new Request('http://slipway.test/v1/docs/json'))).json()) as { paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>> }
+    expect(doc.paths['/v1/auth/forgot-password']!.post!.operationId).toBe('forgotPassword')
+    expect(Object.keys(doc.paths['/v1/auth/forgot-password']!.post!.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '429']))
+    expect(Object.keys(doc.paths['/v1/auth/reset-password']!.post!.responses)).toEqual(expect.arrayContaining(['200', '400', '429', '503']))
+    expect(doc.paths['/v1/auth/reset-password/validate']!.get!.operationId).toBe('validateResetToken')
+    expect(doc.paths['/v1/auth/admin/send-reset']!.post!.operationId).toBe('adminSendReset')
+    expect(doc.paths['/reset-password']!.get!.operationId).toBe('resetPasswordPage')
+  })
+
   test('the token is never written to the request log', async () => {
     await page('?token=secret-token-value')
     await Bun.sleep(10)

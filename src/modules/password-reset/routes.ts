@@ -5,6 +5,7 @@ import { security } from '../../http/security'
 import { stateOf } from '../../http/request-state'
 import { EMAIL_LIMIT, FORGOT_PASSWORD_MESSAGE } from './service'
 import * as reset from './service'
+import { Email } from '../auth/routes'
 import { registrationBreachCheck } from './breach-check'
 import { resetPage } from './page'
 
@@ -35,7 +36,7 @@ export function passwordResetRoutes(deps: Deps) {
       ...quiet,
       rateLimit: forgotIpLimit,
       tenantSigned: true,
-      body: t.Object({ email: t.String({ minLength: 3, maxLength: 254 }), locale: t.Optional(Locale) }),
+      body: t.Object({ email: Email, locale: t.Optional(Locale) }),
       response: { 200: ForgotPasswordResponse, ...errorResponses('reset', 400, 401, 404, 429) },
       detail: {
         operationId: 'forgotPassword',
@@ -97,6 +98,7 @@ export function passwordResetRoutes(deps: Deps) {
       return html
     }, {
       query: t.Object({ token: t.Optional(t.String()), lang: t.Optional(t.String()) }),
+      response: { 200: t.String({ description: 'the HTML page (text/html)' }) },
       detail: {
         operationId: 'resetPasswordPage',
         summary: 'The reset page the emailed link opens',
