@@ -20,6 +20,8 @@ export class FakeSmtp {
   private readonly refuse = new Map<string, number>()
   /** recipients of the messages refused so far */
   readonly refusedTo: string[] = []
+  /** milliseconds to wait before answering each message (a slow server) */
+  delayMs = 0
   private server?: SMTPServer
   port = 0
 
@@ -32,6 +34,7 @@ export class FakeSmtp {
         const chunks: Buffer[] = []
         stream.on('data', (c: Buffer) => chunks.push(c))
         stream.on('end', async () => {
+          if (this.delayMs) await Bun.sleep(this.delayMs)
           const rcpt = session.envelope.rcptTo.map((r) => r.address)
           const target = rcpt.find((a) => (this.refuse.get(a) ?? 0) > 0)
           if (target) {

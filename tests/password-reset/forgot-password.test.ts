@@ -182,6 +182,23 @@ describe('POST /v1/auth/forgot-password', () => {
   }, 20_000)
 })
 
+describe('a slow SMTP server', () => {
+  test('does not delay the API answer: the mail arrives later', async () => {
+    const u = await w.f.user(tenant)
+    w.smtp.delayMs = 1500
+    try {
+      const started = performance.now()
+      const res = await w.f.api.post('/v1/auth/forgot-password', { email: u.email }, { signedBy: tenant })
+      expect(res.status).toBe(200)
+      expect(performance.now() - started).toBeLessThan(500)
+      expect(w.smtp.to(u.email)).toHaveLength(0)
+      await w.smtp.waitFor(u.email)
+    } finally {
+      w.smtp.delayMs = 0
+    }
+  })
+})
+
 describe('without SMTP_URL', () => {
   test('mail goes to the local mail_outbox table, never to nowhere', async () => {
     const t = await makeApp({ jobs: true })

@@ -28,7 +28,7 @@ export class SmtpTransport implements MailTransport {
       text: m.text,
       html: m.html,
       // lets the receiving side and operators match a delivery to its job
-      messageId: `<${m.id}@slipway>`,
+      messageId: `<${m.id.replace(/[^A-Za-z0-9.-]/g, '.')}@slipway>`,
       headers: { 'Auto-Submitted': 'auto-generated' },
     })
   }
