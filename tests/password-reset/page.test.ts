@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { makeApp, type TestApp } from '@tests/helpers/app'
+import { resetLink } from '@/modules/password-reset/service'
 
 let t: TestApp
 beforeAll(async () => {
@@ -58,5 +59,13 @@ describe('GET /reset-password', () => {
     t.deps.logger.flush()
     expect(t.logs.join('\n')).toContain('"path":"/reset-password"')
     expect(t.logs.join('\n')).not.toContain('secret-token-value')
+  })
+})
+
+describe('reset links', () => {
+  test('a base URL without a path gets /reset-password; one with a path of its own keeps it', () => {
+    expect(resetLink('https://wallet.example.com', 'tok', 'en')).toBe('https://wallet.example.com/reset-password?token=tok')
+    expect(resetLink('https://wallet.example.com/', 'tok', 'it')).toBe('https://wallet.example.com/reset-password?token=tok&lang=it')
+    expect(resetLink('https://app.example.com/account/reset', 'tok', 'en')).toBe('https://app.example.com/account/reset?token=tok')
   })
 })

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import type { ManualClock } from '@tests/helpers/app'
 import { unique, type Tenant } from '@tests/helpers/factories'
 import { loadConfig } from '@/config'
+import { activityLog } from '@/db/schema'
 import { makeWorld, requestLink, resetOn, type World } from './world'
 
 let w: World
@@ -72,6 +73,8 @@ describe('POST /v1/auth/reset-password', () => {
     expect((await login(u.username, NEW_PASSWORD)).status).toBe(200)
     const mails = await w.smtp.waitFor(u.email, 2)
     expect(mails[1]!.subject).toBe('Your Acme Wallet password was changed')
+    const log = await w.t.deps.database.db.select().from(activityLog)
+    expect(log.find((e) => e.action === 'user.password_reset.completed' && e.targetId === u.id)?.details).toEqual({ origin: 'self' })
     expect(mails[1]!.text).toContain('Sessions opened before the change were signed out')
   })
 

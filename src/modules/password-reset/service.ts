@@ -185,6 +185,8 @@ export async function resetPassword(deps: Deps, input: { token: string; newPassw
     // tokens created in the same millisecond.
     await revokeUserSessions(tx, user.id, now)
     const s = await startSession(deps, user, tx)
+    // Tenant admins see in the activity log when an account's password was reset, and how the link was sent.
+    await recordActivity(tx, { tenantId: tenant.id, actor: null, action: 'user.password_reset.completed', targetType: 'user', targetId: user.id, details: { origin: found.token.origin }, at: now })
     if (user.email) {
       await queueMail(deps, tx, { tenantId: tenant.id, to: user.email, senderName: settings.passwordReset.senderName, locale: input.locale ?? 'en', template: { kind: 'password-changed', at: now } }, now)
     }
