@@ -3,11 +3,11 @@
  * Time, randomness-backed keys and external systems come from here so tests control them.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import { decodeKey, type Config } from './config'
-import { openDatabase, type Database } from './db/client'
+import { openDatabase, type Database, type Db } from './db/client'
 import { appMeta } from './db/schema'
 import { systemClock, type Clock } from './lib/clock'
 import { Sealer } from './lib/crypto'
@@ -46,18 +46,21 @@ export interface Deps {
 export interface DepsOverrides {
   clock?: Clock
   logger?: Logger
+  /**
+   * How migrations are applied: the Bun entry passes the set embedded at build time
+   * (src/db/migrate.ts), the Deno entry drizzle's folder migrator.
+   */
+  migrate: (db: Db) => Promise<void>
 }
 
-export const MIGRATIONS_FOLDER = resolve(dirname(new URL(import.meta.url).pathname), '../drizzle')
-
-export async function buildDeps(config: Config, overrides: DepsOverrides = {}): Promise<Deps> {
+export async function buildDeps(config: Config, overrides: DepsOverrides): Promise<Deps> {
   const logger = overrides.logger ?? createLogger({ silent: config.logLevel === 'silent' })
   const clock = overrides.clock ?? systemClock
   const database = await openDatabase({
     url: config.databaseUrl,
     authToken: config.databaseAuthToken,
     syncUrl: config.databaseSyncUrl,
-    migrationsFolder: MIGRATIONS_FOLDER,
+    migrate: overrides.migrate,
   })
   const sealer = new Sealer(loadMasterKey(config, logger))
   const jwtKey = await loadJwtKey(config, database, sealer)

@@ -1,7 +1,9 @@
 /** Boot: config → deps → app → listen. Closes the database on SIGTERM/SIGINT. */
 import { loadConfig, ConfigError } from './config'
 import { buildDeps } from './deps'
-import { createApp } from './app'
+import { applyMigrations } from './db/migrate'
+import { bunFetch, createApp } from './app'
+import { scalarScript } from './http/scalar-asset'
 import { ensureBootstrapAdmin } from './modules/auth/service'
 import { dirname, join } from 'node:path'
 import { mkdirSync } from 'node:fs'
@@ -19,7 +21,7 @@ async function main() {
     }
     throw err
   }
-  const deps = await buildDeps(config)
+  const deps = await buildDeps(config, { migrate: applyMigrations })
   if (config.bootstrapAdminUsername && config.bootstrapAdminPassword) {
     const result = await ensureBootstrapAdmin(deps, config.bootstrapAdminUsername, config.bootstrapAdminPassword)
     if (result === 'created') deps.logger.info('bootstrap admin created', { username: config.bootstrapAdminUsername })
@@ -39,8 +41,8 @@ async function main() {
     deps.logger.info('worker started', { role: config.role })
     deps.logger.flush()
   }
-  const app = createApp(deps)
-  const server = Bun.serve({ port: config.port, hostname: config.host, fetch: app.fetch, maxRequestBodySize: 1024 * 1024 })
+  const app = createApp(deps, { scalarScript })
+  const server = Bun.serve({ port: config.port, hostname: config.host, fetch: bunFetch(app), maxRequestBodySize: 1024 * 1024 })
   deps.logger.info('listening', { url: `http://${server.hostname}:${server.port}`, publicBaseUrl: config.publicBaseUrl, role: config.role })
   deps.logger.flush()
 

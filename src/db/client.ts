@@ -12,7 +12,6 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { createClient, type Client, type InStatement, type Transaction, type TransactionMode } from '@libsql/client'
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql'
-import { migrate } from 'drizzle-orm/libsql/migrator'
 import * as schema from './schema'
 
 export type Schema = typeof schema
@@ -125,7 +124,8 @@ export interface DatabaseOptions {
   url: string
   authToken?: string
   syncUrl?: string
-  migrationsFolder: string
+  /** applies the schema migrations (embedded at build time under Bun; read from drizzle/ under Deno) */
+  migrate: (db: Db) => Promise<void>
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
@@ -150,7 +150,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   const client = gated(raw, new Gate())
   const db = drizzle(client, { schema })
-  await migrate(db, { migrationsFolder: opts.migrationsFolder })
+  await opts.migrate(db)
   return {
     db,
     client,

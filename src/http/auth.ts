@@ -1,5 +1,5 @@
 /** Credential checks behind the `auth` and `tenantSigned` route options. */
-import { eq, lt } from 'drizzle-orm'
+import { eq, lt, sql } from 'drizzle-orm'
 import type { Deps } from '../deps'
 import { signatureReplays, tenants, users } from '../db/schema'
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../lib/crypto'
@@ -14,17 +14,27 @@ export interface Actor {
   user: typeof users.$inferSelect
 }
 
+// Built once per database: this query runs on every bearer-authenticated request.
+const actorQueries = new WeakMap<object, ReturnType<typeof buildActorQuery>>()
+const buildActorQuery = (deps: Deps) =>
+  deps.database.db
+    .select({ user: users, tenantStatus: tenants.status })
+    .from(users)
+    .leftJoin(tenants, eq(tenants.id, users.tenantId))
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare()
+function actorQuery(deps: Deps) {
+  let q = actorQueries.get(deps.database)
+  if (!q) actorQueries.set(deps.database, (q = buildActorQuery(deps)))
+  return q
+}
+
 /**
  * The user behind a valid token, read on every request so a deleted user, a
  * changed role or a disabled tenant stops working at once, not at token expiry.
  */
 export async function loadActor(deps: Deps, claims: AccessClaims): Promise<Actor | null> {
-  const row = await deps.database.db
-    .select({ user: users, tenantStatus: tenants.status })
-    .from(users)
-    .leftJoin(tenants, eq(tenants.id, users.tenantId))
-    .where(eq(users.id, claims.sub))
-    .get()
+  const row = await actorQuery(deps).get({ id: claims.sub })
   if (!row) return null
   const { user } = row
   if (user.status !== 'active' || user.tenantId !== claims.tenantId || user.role !== claims.role) return null

@@ -5,7 +5,9 @@
  */
 import { Elysia } from 'elysia'
 import { openapi } from '@elysiajs/openapi'
+import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { stringify } from 'yaml'
 import type { Deps } from '../deps'
 
@@ -21,9 +23,8 @@ const DESCRIPTION = `Slipway: sign-in, multi-chain wallets, transactions, swaps 
 
 **Amounts** of crypto are integer strings in the token's smallest unit; never floats.`
 
-export function docsPlugin(deps: Deps, version: string, handle: (r: Request) => Promise<Response>) {
+export function docsPlugin(deps: Deps, version: string, handle: (r: Request) => Promise<Response>, scalarScript: () => Blob | Uint8Array) {
   let yamlCache: string | undefined
-  const scalarFile = Bun.file(join(dirname(Bun.resolveSync('@scalar/api-reference', import.meta.dir)), 'browser/standalone.js'))
   return new Elysia({ name: 'slipway-docs' })
     .use(openapi({
       path: '/v1/docs',
@@ -46,7 +47,7 @@ export function docsPlugin(deps: Deps, version: string, handle: (r: Request) => 
     .get(SCALAR_PATH, ({ set }) => {
       set.headers['content-type'] = 'application/javascript; charset=utf-8'
       set.headers['cache-control'] = 'public, max-age=86400'
-      return scalarFile
+      return scalarScript()
     }, { detail: { hide: true } })
     .get('/v1/docs/yaml', async ({ request, set }) => {
       if (!yamlCache) {
@@ -56,4 +57,11 @@ export function docsPlugin(deps: Deps, version: string, handle: (r: Request) => 
       set.headers['content-type'] = 'application/yaml; charset=utf-8'
       return yamlCache
     }, { detail: { hide: true } })
+}
+
+/** The Scalar script read from node_modules: for runs from source under any runtime. */
+export function scalarFromNodeModules(): () => Uint8Array {
+  let cached: Uint8Array | undefined
+  const path = join(dirname(fileURLToPath(import.meta.url)), '../../node_modules/@scalar/api-reference/dist/browser/standalone.js')
+  return () => (cached ??= readFileSync(path))
 }

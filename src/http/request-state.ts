@@ -1,3 +1,5 @@
+import { SchemaValidationError } from './errors'
+import { unknownProperties } from './validation'
 /** Per-request values kept beside the Request object, without growing Elysia's context. */
 export interface RequestState {
   id: string
@@ -7,6 +9,13 @@ export interface RequestState {
 }
 
 const states = new WeakMap<Request, RequestState>()
+const socketIps = new WeakMap<Request, string>()
+
+/** Recorded by the server adapter (Bun.serve, Deno.serve) before the app sees the request. */
+export function setSocketIp(request: Request, ip: string | undefined) {
+  if (ip) socketIps.set(request, ip)
+}
+export const socketIpOf = (request: Request) => socketIps.get(request)
 
 export function initState(request: Request): RequestState {
   const state: RequestState = { id: crypto.randomUUID(), start: performance.now() }
@@ -18,4 +27,12 @@ export function stateOf(request: Request): RequestState {
   let s = states.get(request)
   if (!s) s = initState(request)
   return s
+}
+
+/** Throws a schema 400 when the body as sent names properties the schema does not (see unknownProperties). */
+export function rejectUnknownProperties(schema: unknown, request: Request) {
+  const raw = states.get(request)?.raw
+  if (!raw?.length) return
+  const issues = unknownProperties(schema, JSON.parse(new TextDecoder().decode(raw)))
+  if (issues.length) throw new SchemaValidationError(issues)
 }

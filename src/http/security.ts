@@ -11,7 +11,7 @@ import { Elysia } from 'elysia'
 import type { Deps } from '../deps'
 import { verifyAccessToken, type Role } from '../lib/jwt'
 import { ForbiddenError, TooManyRequestsError, UnauthorizedError, type ErrorStyle } from './errors'
-import { stateOf } from './request-state'
+import { socketIpOf, stateOf } from './request-state'
 import { loadActor, verifyTenantSignature, type Actor, type SignedTenant } from './auth'
 
 export type AuthLevel = 'any' | 'operator' | 'admin'
@@ -25,8 +25,8 @@ export interface RateLimitOption {
   quiet?: boolean
 }
 
-export function clientIp(deps: Deps, request: Request, server: { requestIP(r: Request): { address: string } | null } | null): string {
-  return deps.ipResolver.resolve(server?.requestIP(request)?.address, request.headers.get('x-forwarded-for'))
+export function clientIp(deps: Deps, request: Request): string {
+  return deps.ipResolver.resolve(socketIpOf(request), request.headers.get('x-forwarded-for'))
 }
 
 export function security(deps: Deps) {
@@ -35,8 +35,8 @@ export function security(deps: Deps) {
       errorStyle: (style: ErrorStyle) => ({ detail: { 'x-error-style': style } as Record<string, unknown> }),
       rateLimit: (opt: RateLimitOption) => ({
         detail: { 'x-rate-limit': `${opt.max} per ${opt.windowSeconds} s per client IP` } as Record<string, unknown>,
-        transform({ request, server, set, route }) {
-          const ip = clientIp(deps, request, server)
+        transform({ request, set, route }) {
+          const ip = clientIp(deps, request)
           const r = deps.rateLimiter.hit(`${opt.name ?? `${request.method} ${route}`}|${ip}`, opt.max, opt.windowSeconds * 1000)
           if (!opt.quiet) {
             set.headers['x-ratelimit-limit'] = String(r.limit)

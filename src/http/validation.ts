@@ -121,3 +121,28 @@ function ajvMessage(keyword: string, params: Record<string, unknown>, fallback: 
     default: return fallback
   }
 }
+
+/**
+ * Elysia drops properties a schema does not name before validating. Where a silently
+ * ignored name would surprise the caller (a misspelt setting), this finds them in the
+ * body as sent, as Ajv's `additionalProperties` issues.
+ */
+export function unknownProperties(schema: unknown, value: unknown, path = ''): SchemaIssue[] {
+  const s = schema as { properties?: Record<string, unknown>; anyOf?: unknown[]; allOf?: unknown[]; patternProperties?: unknown; additionalProperties?: unknown }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return []
+  if (s.anyOf) {
+    const objects = s.anyOf.filter((x) => (x as { properties?: unknown }).properties)
+    if (!objects.length) return []
+    const results = objects.map((x) => unknownProperties(x, value, path))
+    return results.find((r) => r.length === 0) ?? results[0]!
+  }
+  if (!s.properties || s.patternProperties || (s.additionalProperties && typeof s.additionalProperties === 'object')) return []
+  const out: SchemaIssue[] = []
+  for (const [key, v] of Object.entries(value)) {
+    const sub = s.properties[key]
+    if (sub === undefined) {
+      out.push({ instancePath: path, schemaPath: jsonPointerToSchemaPath(path, 'additionalProperties'), keyword: 'additionalProperties', params: { additionalProperty: key }, message: 'must NOT have additional properties' })
+    } else out.push(...unknownProperties(sub, v, `${path}/${key}`))
+  }
+  return out
+}

@@ -2,9 +2,10 @@
  * A Slipway app on a fresh database for each test file (or test), reached in-process
  * with `app.handle(new Request(...))` or over real HTTP on 127.0.0.1.
  */
-import { createApp, type App } from '@/app'
+import { bunFetch, createApp, type App } from '@/app'
 import { loadConfig } from '@/config'
 import { buildDeps, type Deps } from '@/deps'
+import { applyMigrations } from '@/db/migrate'
 import { ManualClock, type Clock } from '@/lib/clock'
 import { createLogger, type Logger } from '@/lib/logger'
 import { ensureBootstrapAdmin } from '@/modules/auth/service'
@@ -44,7 +45,7 @@ export async function makeApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const logs: string[] = []
   const logger: Logger = createLogger({ sink: { write: (chunk) => logs.push(...chunk.split('\n').filter(Boolean)) } })
   const clock = opts.clock ?? new ManualClock(Date.now())
-  const deps = await buildDeps(config, { clock, logger })
+  const deps = await buildDeps(config, { clock, logger, migrate: applyMigrations })
   if (opts.admin !== false) await ensureBootstrapAdmin(deps, ADMIN.username, ADMIN.password)
   const app = createApp(deps)
   let runner: JobRunner | undefined
@@ -74,7 +75,7 @@ export interface HttpServer {
 
 /** Serves the app over real HTTP on 127.0.0.1 with a free port. */
 export function serve(t: TestApp): HttpServer {
-  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: t.app.fetch, maxRequestBodySize: 1024 * 1024 })
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: bunFetch(t.app), maxRequestBodySize: 1024 * 1024 })
   return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) }
 }
 

@@ -22,17 +22,19 @@ export interface SignedInUser {
 
 export class Factory {
   readonly api: Api
-  private adminTokenCache?: string
+  private adminTokenCache?: { token: string; at: number }
   constructor(readonly t: TestApp, api?: Api) {
     this.api = api ?? new Api(t, () => t.clock.now())
   }
 
   async adminToken(): Promise<string> {
-    if (this.adminTokenCache) return this.adminTokenCache
+    // reused while it is fresh per the app's clock (tests move the clock)
+    const now = this.t.clock.now()
+    if (this.adminTokenCache && now - this.adminTokenCache.at < 600_000 && now >= this.adminTokenCache.at) return this.adminTokenCache.token
     const res = await this.api.post('/v1/auth/admin/login', ADMIN)
     expect(res.status).toBe(200)
-    this.adminTokenCache = res.body.accessToken as string
-    return this.adminTokenCache
+    this.adminTokenCache = { token: res.body.accessToken as string, at: now }
+    return this.adminTokenCache.token
   }
 
   async tenant(settings: Record<string, unknown> = {}): Promise<Tenant> {

@@ -33,7 +33,7 @@ export async function recordActivity(db: Executor, e: ActivityEntry) {
 
 export async function listActivity(db: Executor, tenantId: string, limit: number, offset: number) {
   const [rows, [count]] = await Promise.all([
-    db.select().from(activityLog).where(eq(activityLog.tenantId, tenantId)).orderBy(desc(activityLog.createdAt), desc(activityLog.id)).limit(limit).offset(offset),
+    db.select().from(activityLog).where(eq(activityLog.tenantId, tenantId)).orderBy(desc(activityLog.createdAt), desc(sql`rowid`)).limit(limit).offset(offset),
     db.select({ n: sql<number>`count(*)` }).from(activityLog).where(and(eq(activityLog.tenantId, tenantId))),
   ])
   return { rows, total: Number(count?.n ?? 0) }

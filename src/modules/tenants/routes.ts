@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
-import { stateOf } from '../../http/request-state'
+import { rejectUnknownProperties, stateOf } from '../../http/request-state'
 import { errorResponses, LimitOffsetQuery, OffsetPagination } from '../../http/schemas'
 import { security } from '../../http/security'
 import { iso } from '../../lib/clock'
@@ -32,6 +32,11 @@ const ActivityEntry = t.Object({
   requestId: t.Union([t.String(), t.Null()]), createdAt: t.String({ format: 'date-time' }),
 })
 
+const UpdateTenant = t.Composite([
+  t.Object({ name: t.Optional(Name), status: t.Optional(t.Union([t.Literal('active'), t.Literal('disabled')], { description: 'platform admins only' })), settings: t.Optional(TenantSettingsPatch) }),
+  TenantSettingsPatch,
+], { additionalProperties: false })
+
 export function tenantRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/admin/tenants', detail: { tags: ['Tenants'] } })
     .use(security(deps))
@@ -62,13 +67,13 @@ export function tenantRoutes(deps: Deps) {
       response: { 200: Tenant, ...errorResponses('standard', 401, 403, 404) },
       detail: { operationId: 'getTenant', summary: 'Read a tenant and its settings' },
     })
-    .patch('/:id', ({ params, body, actor, requestId }) => tenantsService.updateTenant({ deps, actor, requestId }, params.id, body), {
+    .patch('/:id', ({ params, body, actor, requestId, request }) => {
+      rejectUnknownProperties(UpdateTenant, request)
+      return tenantsService.updateTenant({ deps, actor, requestId }, params.id, body)
+    }, {
       auth: 'operator',
       params: TenantId,
-      body: t.Composite([
-        t.Object({ name: t.Optional(Name), status: t.Optional(t.Union([t.Literal('active'), t.Literal('disabled')], { description: 'platform admins only' })), settings: t.Optional(TenantSettingsPatch) }),
-        TenantSettingsPatch,
-      ], { additionalProperties: false }),
+      body: UpdateTenant,
       response: { 200: Tenant, ...errorResponses('standard', 400, 401, 403, 404) },
       detail: {
         operationId: 'updateTenant',

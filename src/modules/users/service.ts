@@ -1,5 +1,5 @@
 /** Users administration and the user's own profile. */
-import { and, asc, eq, like, or, sql } from 'drizzle-orm'
+import { and, asc, eq, gte, lt, or, sql } from 'drizzle-orm'
 import QRCode from 'qrcode'
 import { users } from '../../db/schema'
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors'
@@ -126,7 +126,8 @@ export async function deleteUser(ctx: Ctx, id: string, tenantId?: string) {
   })
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
+/** Prefix match as a range on the indexed key: literal (no LIKE wildcards) and index-friendly. */
+const startsWith = (q: string) => and(gte(users.usernameKey, q.toLowerCase()), lt(users.usernameKey, `${q.toLowerCase()}\uffff`))
 
 /** Usernames starting with `q` in the caller's tenant: what a payer needs to find a payee. */
 export async function searchUsers(ctx: Ctx, q: string, limit: number) {
@@ -135,7 +136,7 @@ export async function searchUsers(ctx: Ctx, q: string, limit: number) {
   const rows = await ctx.deps.database.db
     .select({ id: users.id, username: users.username, displayName: users.displayName })
     .from(users)
-    .where(and(eq(users.scope, tenantId), eq(users.status, 'active'), like(users.usernameKey, `${escapeLike(q.toLowerCase())}%`)))
+    .where(and(eq(users.scope, tenantId), eq(users.status, 'active'), startsWith(q)))
     .orderBy(asc(users.usernameKey))
     .limit(limit)
   return { data: rows }
@@ -147,7 +148,7 @@ export async function advancedSearch(ctx: Ctx, input: { q: string; tenantId?: st
   const db = ctx.deps.database.db
   const q = input.q.trim()
   const extraIds = (await ctx.deps.userLookup?.(ctx.deps, tenant.id, q)) ?? []
-  const matches = [like(users.usernameKey, `${escapeLike(q.toLowerCase())}%`)]
+  const matches = [startsWith(q)]
   if (isUuid(q)) matches.push(eq(users.id, q))
   if (extraIds.length) matches.push(sql`${users.id} in ${extraIds}`)
   const where = and(eq(users.scope, tenant.id), eq(users.status, 'active'), or(...matches))

@@ -1,0 +1,74 @@
+/**
+ * Platform core benchmark. In one run on this machine: bare Bun.serve, a bare handler doing
+ * the profile route's JWT check and row read, and Slipway's /health, bearer-authenticated
+ * profile read and signed login, each printed with its ratio to its baseline.
+ *
+ *   bun scripts/bench/core.ts            (BENCH_SECONDS=5 by default)
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createHash, createHmac } from 'node:crypto'
+import { load, report, spawnServer } from './lib'
+
+const dir = mkdtempSync(join(tmpdir(), 'slipway-bench-'))
+const env = {
+  DATABASE_URL: `file:${join(dir, 'bench.db')}`,
+  JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
+  MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
+  BOOTSTRAP_ADMIN_USERNAME: 'bench',
+  BOOTSTRAP_ADMIN_PASSWORD: 'Bench-passw0rd',
+  // Login is limited to 20 a minute per client IP; the load generator poses as many clients behind a trusted proxy.
+  TRUSTED_PROXIES: '127.0.0.1',
+}
+
+const slipway = await spawnServer(['src/index.ts'], env)
+const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+  const res = await fetch(slipway.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+  return res.json() as Promise<any>
+}
+const admin = await post('/v1/auth/admin/login', { username: 'bench', password: 'Bench-passw0rd' })
+const tenant = await post('/v1/admin/tenants', { name: 'bench' }, { authorization: `Bearer ${admin.accessToken}` })
+const signed = (method: string, path: string, body: string, ts = String(Math.floor(Date.now() / 1000)), nonce = '') => {
+  const hash = createHash('sha256').update(body).digest('hex')
+  return { 'x-tenant-api-key': tenant.apiKey, 'x-timestamp': ts, 'x-signature': createHmac('sha256', tenant.apiSecret).update(`${method}\n${path}${nonce}\n${ts}\n${hash}`).digest('hex') }
+}
+const regBody = JSON.stringify({ username: 'bench_user', email: 'bench@example.com', password: 'Bench-passw0rd' })
+const user = await (await fetch(slipway.url + '/v1/auth/register', { method: 'POST', headers: { 'content-type': 'application/json', ...signed('POST', '/v1/auth/register', regBody) }, body: regBody })).json() as any
+const token = `Bearer ${user.accessToken}`
+const profilePath = `/v1/users/${user.user.id}`
+
+const bare = await spawnServer(['scripts/bench/servers/bare.ts'], env)
+const bareAuth = await spawnServer(['scripts/bench/servers/bare-auth.ts'], env, '/')
+
+try {
+  const rBare = await load('bare Bun.serve', { url: bare.url + '/health' })
+  const rHealth = await load('GET /health', { url: slipway.url + '/health' })
+  const rBareAuth = await load('bare handler: JWT check + row read', { url: bareAuth.url + profilePath, headers: { authorization: token } })
+  const rProfile = await load('GET /v1/users/{id} (bearer)', { url: slipway.url + profilePath, headers: { authorization: token } })
+  // Every signed request needs its own signature (replays are refused): a counter in the query makes each unique.
+  let n = 0
+  const loginBody = JSON.stringify({ username: 'bench_user', password: 'Bench-passw0rd' })
+  const rLogin = await load('POST /v1/auth/login (signed, argon2id)', {
+    url: slipway.url,
+    connections: 8,
+    requests: [{
+      setupRequest: (req: any) => {
+        const q = `?n=${++n}`
+        const client = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`
+        return { ...req, method: 'POST', path: `/v1/auth/login${q}`, body: loginBody, headers: { 'content-type': 'application/json', 'x-forwarded-for': client, ...signed('POST', '/v1/auth/login', loginBody, undefined, q) } }
+      },
+    }],
+  })
+  report([
+    { result: rBare },
+    { result: rHealth, baseline: rBare, target: 0.7 },
+    { result: rBareAuth },
+    { result: rProfile, baseline: rBareAuth, target: 0.7 },
+    { result: rLogin },
+  ])
+  console.log('\nSigned login is bound by argon2id (19 MiB, t=2) by design; it is reported without a ratio.')
+} finally {
+  for (const s of [slipway, bare, bareAuth]) s.proc.kill()
+  rmSync(dir, { recursive: true, force: true })
+}

@@ -1,0 +1,45 @@
+/** Shared pieces of the benchmarks: spawning servers, running autocannon, printing ratios. */
+import autocannon from 'autocannon'
+
+export interface Result {
+  name: string
+  rps: number
+  p50: number
+  p99: number
+  errors: number
+  non2xx: number
+}
+
+export async function spawnServer(script: string[], env: Record<string, string>, healthPath = '/health'): Promise<{ url: string; proc: ReturnType<typeof Bun.spawn> }> {
+  const port = 30000 + Math.floor(Math.random() * 20000)
+  const proc = Bun.spawn([process.execPath, ...script], { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdout: 'ignore', stderr: 'inherit' })
+  const url = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 200; i++) {
+    try {
+      const res = await fetch(url + healthPath)
+      if (res.status < 500) return { url, proc }
+    } catch { /* starting */ }
+    await Bun.sleep(50)
+  }
+  proc.kill()
+  throw new Error(`${script.join(' ')} did not start`)
+}
+
+export function load(name: string, opts: autocannon.Options): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    autocannon({ connections: 64, duration: Number(process.env.BENCH_SECONDS ?? 5), ...opts }, (err, r) => {
+      if (err) return reject(err)
+      resolve({ name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx })
+    })
+  })
+}
+
+export function report(rows: Array<{ result: Result; baseline?: Result; target?: number }>) {
+  const pad = (s: string, n: number) => s.padEnd(n)
+  console.log(`\n${pad('scenario', 44)}${pad('req/s', 10)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('non-2xx', 9)}ratio to baseline`)
+  for (const { result: r, baseline: b, target } of rows) {
+    const ratio = b ? r.rps / b.rps : undefined
+    const verdict = ratio === undefined ? '' : `${(ratio * 100).toFixed(0)}% of ${b!.name}${target ? (ratio >= target ? `  (target ${target * 100}%: met)` : `  (target ${target * 100}%: NOT met)`) : ''}`
+    console.log(`${pad(r.name, 44)}${pad(r.rps.toFixed(0), 10)}${pad(String(r.p50), 8)}${pad(String(r.p99), 8)}${pad(String(r.non2xx + r.errors), 9)}${verdict}`)
+  }
+}

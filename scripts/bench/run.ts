@@ -1,0 +1,8 @@
+export {}
+/** `npm run bench`: every benchmark under scripts/bench/, one after another. */
+const suites = ['scripts/bench/core.ts']
+for (const file of suites) {
+  console.log(`\n=== ${file}`)
+  const proc = Bun.spawn([process.execPath, file], { stdout: 'inherit', stderr: 'inherit' })
+  if ((await proc.exited) !== 0) process.exitCode = 1
+}

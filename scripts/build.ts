@@ -1,0 +1,51 @@
+/**
+ * `npm run build`: one executable, dist/slipway, that runs from an empty folder.
+ * `bun build --compile` embeds JavaScript and files it can see statically; the native
+ * addons of libSQL and argon2 are loaded through dynamic requires, so this plugin
+ * rewrites those loaders to require the platform's `.node` file directly, which Bun
+ * then embeds. Migrations are embedded by a macro (src/db/migrations-macro.ts) and the
+ * docs UI script by a file import (src/http/scalar-asset.ts).
+ */
+import { join } from 'node:path'
+import { familySync, GLIBC } from 'detect-libc'
+
+const arch = process.arch
+const libc = process.platform === 'linux' ? (familySync() === GLIBC ? '-gnu' : '-musl') : ''
+const target = `${process.platform}-${arch}${libc}`
+const root = join(import.meta.dir, '..')
+const libsqlNative = join(root, `node_modules/@libsql/${target}/index.node`)
+const argon2Native = join(root, `node_modules/@node-rs/argon2-${target}/argon2.${target}.node`)
+const outfile = process.argv[2] ?? join(root, 'dist/slipway')
+
+for (const f of [libsqlNative, argon2Native]) {
+  if (!(await Bun.file(f).exists())) throw new Error(`native addon not found for ${target}: ${f}`)
+}
+
+const result = await Bun.build({
+  entrypoints: [join(root, 'src/index.ts')],
+  compile: { outfile },
+  // Not minified: Elysia reads handlers' parameter names to decide what to parse (headers, body...).
+  minify: false,
+  sourcemap: 'none',
+  plugins: [{
+    name: 'embed-native-addons',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]node_modules[\\/]libsql[\\/]index\.js$/ }, async (args) => {
+        const src = await Bun.file(args.path).text()
+        const patched = src.replace(/function requireNative\(\) \{[\s\S]*?\n\}\n/, `function requireNative() { return require(${JSON.stringify(libsqlNative)}); }\n`)
+        if (patched === src) throw new Error('libsql loader changed shape; update scripts/build.ts')
+        return { contents: patched, loader: 'js' }
+      })
+      build.onLoad({ filter: /[\\/]node_modules[\\/]@node-rs[\\/]argon2[\\/]index\.js$/ }, () => ({
+        contents: `const n = require(${JSON.stringify(argon2Native)}); module.exports = n; module.exports.Algorithm = n.Algorithm; module.exports.hash = n.hash; module.exports.verify = n.verify; module.exports.Version = n.Version;`,
+        loader: 'js',
+      }))
+    },
+  }],
+})
+if (!result.success) {
+  for (const log of result.logs) console.error(log)
+  process.exit(1)
+}
+const size = (await Bun.file(outfile).stat()).size
+console.log(`built ${outfile} (${(size / 1024 / 1024).toFixed(1)} MiB) for ${target}`)

@@ -1,0 +1,4 @@
+declare module '*/standalone.js' {
+  const path: string
+  export default path
+}

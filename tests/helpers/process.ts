@@ -1,0 +1,54 @@
+/** Runs Slipway as operators do (a separate process on a SQLite file) and waits for /health. */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export interface RunningProcess {
+  url: string
+  dir: string
+  proc: ReturnType<typeof Bun.spawn>
+  stop(signal?: NodeJS.Signals): Promise<number>
+}
+
+export const PROCESS_ADMIN = { username: 'ops', password: 'Ops-passw0rd' }
+
+export function freePort() {
+  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+  const port = s.port!
+  s.stop(true)
+  return port
+}
+
+export async function startProcess(cmd: string[], opts: { env?: Record<string, string>; dir?: string; cwd?: string; timeoutMs?: number } = {}): Promise<RunningProcess> {
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'slipway-proc-'))
+  const port = freePort()
+  const proc = Bun.spawn(cmd, {
+    cwd: opts.cwd,
+    env: {
+      ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `file:${dir}/slipway.db`, LOG_LEVEL: 'silent',
+      BOOTSTRAP_ADMIN_USERNAME: PROCESS_ADMIN.username, BOOTSTRAP_ADMIN_PASSWORD: PROCESS_ADMIN.password, ...opts.env,
+    },
+    stdout: 'ignore',
+    stderr: 'inherit',
+  })
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + (opts.timeoutMs ?? 20_000)
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) break
+    } catch { /* starting */ }
+    if (proc.exitCode !== null) throw new Error(`${cmd.join(' ')} exited with ${proc.exitCode}`)
+    await Bun.sleep(50)
+  }
+  if (Date.now() >= deadline) {
+    proc.kill()
+    throw new Error(`${cmd.join(' ')} did not answer /health in time`)
+  }
+  return {
+    url, dir, proc,
+    stop: async (signal = 'SIGTERM') => {
+      proc.kill(signal)
+      return proc.exited
+    },
+  }
+}

@@ -1,0 +1,43 @@
+import { describe, expect, test } from 'bun:test'
+import { ConfigError, loadConfig } from '@/config'
+
+describe('configuration', () => {
+  test('embedded defaults need no variables', () => {
+    const c = loadConfig({})
+    expect(c).toMatchObject({ port: 3000, databaseUrl: 'file:./data/slipway.db', publicBaseUrl: 'http://localhost:3000', role: 'all', mailFrom: 'no-reply@localhost' })
+  })
+
+  test('honours the DECISIONS.md variables', () => {
+    const c = loadConfig({
+      PORT: '8080', DATABASE_URL: ':memory:', BOOTSTRAP_ADMIN_USERNAME: 'ops', BOOTSTRAP_ADMIN_PASSWORD: 'Str0ng-pass', JWT_SECRET: 'j'.repeat(40),
+      MASTER_KEY: 'a'.repeat(64), PUBLIC_BASE_URL: 'https://api.example.com/', SLIPWAY_ROLE: 'worker', RPC_URL_SOLANA_DEVNET: 'http://127.0.0.1:8899',
+    })
+    expect(c).toMatchObject({ port: 8080, databaseUrl: ':memory:', bootstrapAdminUsername: 'ops', publicBaseUrl: 'https://api.example.com', role: 'worker', mailFrom: 'no-reply@api.example.com' })
+    expect(c.rpcUrls).toEqual({ 'solana-devnet': 'http://127.0.0.1:8899' })
+  })
+
+  test('every bad value is reported at once, by variable name', () => {
+    let err: ConfigError | undefined
+    try {
+      loadConfig({ PORT: 'eighty', MASTER_KEY: 'short', JWT_SECRET: 'short', SLIPWAY_ROLE: 'both', BOOTSTRAP_ADMIN_USERNAME: 'ops', DATABASE_URL: 'postgres://x', TRUSTED_PROXIES: 'not-an-ip' })
+    } catch (e) {
+      err = e as ConfigError
+    }
+    expect(err).toBeInstanceOf(ConfigError)
+    const text = err!.message
+    for (const name of ['PORT', 'MASTER_KEY', 'JWT_SECRET', 'SLIPWAY_ROLE', 'BOOTSTRAP_ADMIN_PASSWORD', 'DATABASE_URL', 'TRUSTED_PROXIES']) expect(text).toContain(name)
+  })
+
+  test('WEBHOOK_DEV_ROUTES is refused in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOK_DEV_ROUTES: 'hooks.slipway.test=http://127.0.0.1:4000' })).toThrow(/WEBHOOK_DEV_ROUTES/)
+    expect(loadConfig({ WEBHOOK_DEV_ROUTES: 'hooks.slipway.test=http://127.0.0.1:4000' }).webhookDevRoutes).toEqual({ 'hooks.slipway.test': 'http://127.0.0.1:4000' })
+  })
+
+  test('npm start exits with a clear message on a bad value', async () => {
+    const proc = Bun.spawn([process.execPath, 'src/index.ts'], { env: { ...process.env, PORT: '99999', DATABASE_URL: ':memory:' }, stdout: 'pipe', stderr: 'pipe' })
+    expect(await proc.exited).toBe(1)
+    const stderr = await new Response(proc.stderr).text()
+    expect(stderr).toContain('Invalid configuration')
+    expect(stderr).toContain('PORT')
+  })
+})

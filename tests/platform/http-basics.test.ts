@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { parse } from 'yaml'
+import { eq } from 'drizzle-orm'
+import { tenants } from '@/db/schema'
+import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
+import { Api } from '@tests/helpers/client'
+import { Factory } from '@tests/helpers/factories'
+
+let t: TestApp
+let server: HttpServer
+let api: Api
+let f: Factory
+
+beforeAll(async () => {
+  t = await makeApp()
+  server = serve(t)
+  api = new Api(server.url)
+  f = new Factory(t, api)
+})
+afterAll(async () => {
+  await server.stop()
+  await t.close()
+})
+
+describe('errors', () => {
+  test('an unknown route answers the spec text', async () => {
+    const res = await api.post('/v1/nothing/here?x=1')
+    expect(res.status).toBe(404)
+    expect(res.body).toEqual({ message: 'Route POST:/v1/nothing/here not found', error: 'Not Found', statusCode: 404 })
+  })
+
+  test('unparsable JSON answers 400, never 500', async () => {
+    const res = await api.post('/v1/admin/tenants', undefined, { raw: '{"name": "x"', token: await f.adminToken() })
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: 'Request body is not valid JSON' })
+  })
+
+  test('schema failures list Ajv-style details', async () => {
+    const res = await api.post('/v1/admin/tenants', { name: 'x'.repeat(101) }, { token: await f.adminToken() })
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual({
+      statusCode: 400, error: 'Bad Request', message: 'Request validation failed',
+      details: [{ instancePath: '/name', schemaPath: '#/properties/name/maxLength', keyword: 'maxLength', params: { maxLength: 100 }, message: 'must NOT have more than 100 characters' }],
+    })
+  })
+
+  test('an unexpected failure answers 500 Internal server error with nothing internal, and is logged without secrets', async () => {
+    const victim = await f.tenant()
+    const donor = await f.tenant()
+    // A ciphertext moved to another row fails to decrypt: the associated data binds it to its tenant.
+    const donorRow = await t.deps.database.db.select().from(tenants).where(eq(tenants.id, donor.id)).get()
+    await t.deps.database.write((tx) => tx.update(tenants).set({ apiSecretSealed: donorRow!.apiSecretSealed }).where(eq(tenants.id, victim.id)))
+    const res = await api.get('/v1/tenant/public', { signedBy: victim })
+    expect(res.status).toBe(500)
+    expect(res.body).toEqual({ statusCode: 500, error: 'InternalServerError', message: 'Internal server error' })
+    t.deps.logger.flush()
+    const line = t.logs.find((l) => l.includes('unhandled error'))
+    expect(line).toBeDefined()
+    expect(line).not.toContain(donor.apiSecret)
+    expect(line).not.toContain(donorRow!.apiSecretSealed)
+  })
+})
+
+describe('request log', () => {
+  test('one JSON line per request with the request id sent back as x-request-id; no secrets', async () => {
+    const tenant = await f.tenant()
+    const reg = await api.post('/v1/auth/register', { username: 'logcheck', email: 'logcheck@example.com', password: 'Secr3t-password' }, { signedBy: tenant })
+    expect(reg.status).toBe(201)
+    const rid = reg.headers.get('x-request-id')
+    expect(rid).toMatch(/^[0-9a-f-]{36}$/)
+    await api.get(`/v1/auth/reset-password/validate?token=super-secret-token`)
+    await Bun.sleep(20)
+    t.deps.logger.flush()
+    const entries = t.logs.map((l) => JSON.parse(l))
+    const entry = entries.find((e) => e.requestId === rid)
+    expect(entry).toMatchObject({ level: 'info', msg: 'request', method: 'POST', path: '/v1/auth/register', status: 201 })
+    expect(typeof entry.durationMs).toBe('number')
+    const all = t.logs.join('\n')
+    for (const secret of ['Secr3t-password', reg.body.accessToken, reg.body.refreshToken, tenant.apiSecret, 'super-secret-token']) expect(all).not.toContain(secret)
+  })
+})
+
+describe('docs', () => {
+  test('OpenAPI JSON lists every route with its security and error responses; YAML is the same document', async () => {
+    const json = await api.get('/v1/docs/json')
+    expect(json.status).toBe(200)
+    expect(json.body.openapi).toMatch(/^3\./)
+    const paths = json.body.paths
+    expect(paths['/v1/auth/login'].post.security).toEqual([{ tenantApiKey: [], tenantTimestamp: [], tenantSignature: [] }])
+    expect(paths['/v1/users/'].post.security).toEqual([{ bearerAuth: [] }])
+    expect(paths['/v1/auth/refresh'].post.security).toBeUndefined()
+    expect(Object.keys(paths['/v1/auth/login'].post.responses).sort()).toEqual(['200', '400', '401', '404', '429', '500'])
+    expect(paths['/v1/users/'].post.responses['409']).toBeDefined()
+    for (const [path, ops] of Object.entries(paths as Record<string, Record<string, { operationId?: string; responses: object }>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        expect(op.operationId, `${method} ${path}`).toBeString()
+        expect(Object.keys(op.responses).length, `${method} ${path}`).toBeGreaterThan(0)
+      }
+    }
+    const yaml = await api.get('/v1/docs/yaml')
+    expect(yaml.headers.get('content-type')).toContain('yaml')
+    expect(parse(yaml.text)).toEqual(json.body)
+  })
+
+  test('the docs UI loads its script from the app, not a CDN', async () => {
+    const page = await api.get('/v1/docs')
+    expect(page.status).toBe(200)
+    expect(page.text).toContain('/v1/docs/assets/scalar.js')
+    expect(page.text).not.toMatch(/https?:\/\/(cdn|unpkg|jsdelivr)/)
+    const script = await fetch(`${server.url}/v1/docs/assets/scalar.js`)
+    expect(script.status).toBe(200)
+    expect((await script.text()).length).toBeGreaterThan(100_000)
+  })
+
+  test('GET /health needs no credentials', async () => {
+    expect((await api.get('/health')).body).toEqual({ status: 'ok' })
+  })
+})
