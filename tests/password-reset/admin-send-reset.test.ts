@@ -46,7 +46,7 @@ describe('POST /v1/auth/admin/send-reset', () => {
     const ok = await send({ userId: u.id, tenantId: other.id, locale: 'it' }, admin)
     expect(ok.body).toEqual({ ok: true, sent: true })
     const [mail] = await w.smtp.waitFor(u.email)
-    expect(mail!.subject).toBe('Reimposta la tua password Acme Wallet')
+    expect(mail!.subject).toBe('Reimposta la password di Acme Wallet')
   })
 
   test('a tenantadmin cannot reach another tenant\'s users: 404 { error }', async () => {

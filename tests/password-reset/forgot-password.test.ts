@@ -41,7 +41,7 @@ describe('POST /v1/auth/forgot-password', () => {
   test('the email is in Italian with locale it, and the link opens the page in Italian', async () => {
     const u = await w.f.user(tenant)
     const { mail, link } = await requestLink(w, tenant, u.email, 'it')
-    expect(mail.subject).toBe('Reimposta la tua password Acme Wallet')
+    expect(mail.subject).toBe('Reimposta la password di Acme Wallet')
     expect(mail.text).toContain('Il link vale 60 minuti')
     expect(new URL(link).searchParams.get('lang')).toBe('it')
   })

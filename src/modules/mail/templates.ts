@@ -43,7 +43,7 @@ function parts(t: MailTemplate, locale: Locale, sender: string): Parts {
     case 'password-reset':
       return it
         ? {
-            subject: `Reimposta la tua password ${sender}`,
+            subject: `Reimposta la password di ${sender}`,
             paragraphs: ['Abbiamo ricevuto una richiesta di reimpostare la password del tuo account.', 'Per scegliere una nuova password apri questo link:'],
             button: { label: 'Reimposta la password', href: t.link },
             after: [`Il link vale ${t.validMinutes} minuti e si può usare una sola volta.`, 'Se non sei stato tu, ignora questo messaggio: la tua password resta invariata.'],
@@ -59,11 +59,11 @@ function parts(t: MailTemplate, locale: Locale, sender: string): Parts {
       return it
         ? {
             subject: `Come accedere a ${sender}`,
-            paragraphs: ['Abbiamo ricevuto una richiesta di reimpostare la password del tuo account.', `Il tuo account non usa una password: accedi con ${names}, con il pulsante "Accedi con ${names}" dell'app.`, 'Se non sei stato tu, ignora questo messaggio.'],
+            paragraphs: ['Abbiamo ricevuto una richiesta di reimpostare la password del tuo account.', `Il tuo account non usa una password: accedi con ${names}.`, 'Se non sei stato tu, ignora questo messaggio.'],
           }
         : {
             subject: `How to sign in to ${sender}`,
-            paragraphs: ['We received a request to reset the password of your account.', `Your account does not use a password: sign in with ${names}, using the "Sign in with ${names}" button in the app.`, 'If you did not ask for this, ignore this message.'],
+            paragraphs: ['We received a request to reset the password of your account.', `Your account does not use a password: sign in with ${names} instead.`, 'If you did not ask for this, ignore this message.'],
           }
     }
     case 'password-changed': {
