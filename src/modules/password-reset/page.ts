@@ -27,6 +27,7 @@ const TEXT = {
     failed: 'Something went wrong. Please try again.',
     tooMany: 'Too many attempts. Please wait a minute and try again.',
     breached: 'This password has appeared in a known data breach. Please choose a different one.',
+    unavailable: 'The password could not be checked right now. Please try again in a few minutes.',
   },
   it: {
     title: 'Scegli una nuova password',
@@ -48,6 +49,7 @@ const TEXT = {
     failed: 'Qualcosa è andato storto. Riprova.',
     tooMany: 'Troppi tentativi. Attendi un minuto e riprova.',
     breached: 'Questa password è comparsa in una violazione di dati nota. Scegline una diversa.',
+    unavailable: 'Al momento non è possibile verificare la password. Riprova tra qualche minuto.',
   },
 }
 
@@ -109,7 +111,7 @@ export function resetPage(lang: string | undefined) {
 </main>
 <script nonce="${nonce}">
 (function () {
-  var T = ${JSON.stringify({ invalid: s.invalid, mismatch: s.mismatch, weak: s.weak, failed: s.failed, tooMany: s.tooMany, breached: s.breached, submit: s.submit, saving: s.saving })};
+  var T = ${JSON.stringify({ invalid: s.invalid, mismatch: s.mismatch, weak: s.weak, failed: s.failed, tooMany: s.tooMany, breached: s.breached, unavailable: s.unavailable, submit: s.submit, saving: s.saving })};
   var LOCALE = ${JSON.stringify(locale)};
   var params = new URLSearchParams(location.search);
   var token = params.get('token') || '';
@@ -148,6 +150,7 @@ export function resetPage(lang: string | undefined) {
         button.disabled = false; button.textContent = T.submit;
         if (res.status === 200) { form.hidden = true; success.hidden = false; success.setAttribute('tabindex', '-1'); success.focus(); token = ''; return; }
         if (res.status === 429) return showError(T.tooMany);
+        if (res.status === 503) return showError(T.unavailable);
         var msg = (res.body && res.body.error) || T.failed;
         if (res.status === 400 && /invalid or has expired/.test(msg)) return invalidLink();
         if (res.status === 400 && /breach/.test(msg)) return showError(T.breached);
