@@ -222,6 +222,23 @@ describe('POST /v1/auth/apple', () => {
 })
 
 describe('when the provider\'s keys cannot be fetched', () => {
+  test('keys fetched earlier keep working while the provider is down, past their max-age', async () => {
+    const provider = await new FakeJwks('https://accounts.google.com').start()
+    const app = await makeApp({ env: { GOOGLE_JWKS_URL: provider.url } })
+    try {
+      const af = new Factory(app)
+      const tn = await af.tenant({ social: { googleClientIds: [GOOGLE_WEB] } })
+      const token = () => provider.sign({ aud: GOOGLE_WEB, sub: 'stale-sub', email: 'stale@gmail.com', email_verified: true }, { nowMs: app.clock.now() })
+      expect((await af.api.post('/v1/auth/google', { idToken: await token() }, { signedBy: tn })).status).toBe(200)
+      provider.stop()
+      ;(app.clock as ManualClock).advance(2 * 3_600_000)
+      expect((await af.api.post('/v1/auth/google', { idToken: await token() }, { signedBy: tn })).status).toBe(200)
+      expect(provider.fetches).toBe(1)
+    } finally {
+      await app.close()
+    }
+  })
+
   test('sign-in answers 503 and nothing is created', async () => {
     const down = await makeApp({ env: { GOOGLE_JWKS_URL: 'http://127.0.0.1:9/keys' } })
     try {

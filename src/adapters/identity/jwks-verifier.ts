@@ -32,6 +32,7 @@ export class JwksIdTokenVerifier implements IdTokenVerifier {
   readonly provider: Provider
   private cache?: { keys: ReturnType<typeof createLocalJWKSet>; kids: Set<string>; fetchedAt: number; maxAgeMs: number }
   private inflight?: Promise<void>
+  private lastAttempt?: number
 
   constructor(private readonly opts: JwksVerifierOptions) {
     this.provider = opts.provider
@@ -67,14 +68,26 @@ export class JwksIdTokenVerifier implements IdTokenVerifier {
     return !!this.opts.hashedNonce && claim === createHash('sha256').update(sent).digest('hex')
   }
 
-  /** Keys are (re)loaded when missing, stale, or when the token names an unknown key id outside the cool-down. */
+  /**
+   * Keys are (re)loaded when missing, stale, or when the token names an unknown key id.
+   * Every fetch attempt, failed ones included, starts the cool-down, so neither forged
+   * key ids nor a provider outage turn our traffic into a flood of key fetches.
+   */
   private async ensureKeys(kid: string | undefined) {
     const now = this.opts.clock.now()
     const c = this.cache
+    const coolingDown = this.lastAttempt !== undefined && now - this.lastAttempt < (this.opts.refetchCooldownMs ?? 10_000)
     const stale = !c || now - c.fetchedAt >= c.maxAgeMs
-    const unknownKid = !!c && kid !== undefined && !c.kids.has(kid) && now - c.fetchedAt >= (this.opts.refetchCooldownMs ?? 10_000)
+    const unknownKid = !!c && kid !== undefined && !c.kids.has(kid)
     if (!stale && !unknownKid) return
-    this.inflight ??= this.load().finally(() => { this.inflight = undefined })
+    if (coolingDown && !this.inflight) {
+      if (!c) throw new IdentityProviderUnavailableError(`${this.provider} keys unavailable (last fetch failed moments ago)`)
+      return
+    }
+    if (!this.inflight) {
+      this.lastAttempt = now
+      this.inflight = this.load().finally(() => { this.inflight = undefined })
+    }
     try {
       await this.inflight
     } catch (err) {
