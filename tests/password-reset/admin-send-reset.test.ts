@@ -79,6 +79,16 @@ describe('POST /v1/auth/admin/send-reset', () => {
     expect(res.body).toEqual({ error: 'Password reset is not enabled for this tenant' })
   })
 
+  test('a disabled tenant answers 404', async () => {
+    const tn = await w.f.tenant(resetOn())
+    const u = await w.f.user(tn)
+    const admin = await w.f.adminToken()
+    expect((await w.f.api.patch(`/v1/admin/tenants/${tn.id}`, { status: 'disabled' }, { token: admin })).status).toBe(200)
+    const res = await send({ userId: u.id, tenantId: tn.id }, admin)
+    expect(res.status).toBe(404)
+    expect(Object.keys(res.body)).toEqual(['error'])
+  })
+
   test('unknown, malformed and deleted users answer 404; a user without email answers 400', async () => {
     expect((await send({ userId: crypto.randomUUID() }, tadmin.accessToken)).status).toBe(404)
     expect((await send({ userId: 'not-a-uuid' }, tadmin.accessToken)).status).toBe(404)

@@ -177,7 +177,11 @@ export async function resetPassword(deps: Deps, input: { token: string; newPassw
       .where(and(eq(passwordResetTokens.id, found.token.id), isNull(passwordResetTokens.consumedAt), gt(passwordResetTokens.expiresAt, now)))
       .returning({ id: passwordResetTokens.id })
     if (consumed.length === 0) throw new BadRequestError(INVALID_LINK)
-    await tx.update(users).set({ passwordHash, passwordChangedAt: now, updatedAt: now }).where(and(eq(users.id, user.id), eq(users.tenantId, tenant.id)))
+    const changed = await tx.update(users).set({ passwordHash, passwordChangedAt: now, updatedAt: now })
+      .where(and(eq(users.id, user.id), eq(users.tenantId, tenant.id), eq(users.status, 'active')))
+      .returning({ id: users.id })
+    // deleted while the password was being checked: the link went with the account
+    if (changed.length === 0) throw new BadRequestError(INVALID_LINK)
     // Other links sent to this account stop working too: the password they were for is gone.
     await tx.update(passwordResetTokens).set({ consumedAt: now })
       .where(and(eq(passwordResetTokens.tenantId, tenant.id), eq(passwordResetTokens.userId, user.id), isNull(passwordResetTokens.consumedAt)))
@@ -199,6 +203,8 @@ export async function resetPassword(deps: Deps, input: { token: string; newPassw
 export async function sendResetByOperator(ctx: Ctx, input: { userId: string; tenantId?: string; locale?: Locale }) {
   const { deps } = ctx
   const tenant = await operatorTenant(ctx, input.tenantId)
+  // a disabled tenant's users cannot sign in, so a link would not work either
+  if (tenant.status !== 'active') throw new NotFoundError('Tenant not found')
   const settings = settingsOf(ctx, tenant)
   if (!resetEnabled(settings)) throw new NotFoundError(NOT_ENABLED)
   const user = isUuid(input.userId) ? await usersRepo.findById(deps.database.db, tenant.id, input.userId) : undefined
