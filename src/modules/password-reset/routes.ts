@@ -88,7 +88,7 @@ export function passwordResetRoutes(deps: Deps) {
       detail: {
         operationId: 'adminSendReset',
         summary: 'Email a user a password reset link (operator)',
-        description: 'For platform admins (naming `tenantId`, 400 without it) and tenantadmins (their own tenant; another tenant\'s id answers 404). 404 when the tenant has not enabled reset or the user is not an active user of that tenant; 400 when the user has no email address. A user who signs in only with Google or Apple is sent the social sign-in email instead of a link. Recorded in the tenant\'s activity log.',
+        description: 'For platform admins (naming `tenantId`, 400 without it) and tenantadmins (their own tenant; another tenant\'s id answers 404). 404 when the tenant has not enabled reset or is disabled, or the user is not an active user of that tenant; 400 when the user has no email address. A user who signs in only with Google or Apple is sent the social sign-in email instead of a link. Recorded in the tenant\'s activity log.',
       },
     })
   const page = new Elysia({ detail: { tags: ['Password reset'] } })
