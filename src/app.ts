@@ -9,7 +9,7 @@ import { corePlugin, ErrorStyles } from './http/core'
 import { docsPlugin, scalarFromNodeModules } from './http/openapi'
 import { setSocketIp } from './http/request-state'
 import { authRoutes } from './modules/auth/routes'
-import { healthRoutes } from './modules/health/routes'
+import { healthRoutes, type QueueProbe } from './modules/health/routes'
 import { passwordResetRoutes } from './modules/password-reset/routes'
 import { socialRoutes } from './modules/social/routes'
 import { tenantPublicRoutes } from './modules/tenants/public-routes'
@@ -19,15 +19,26 @@ import { userRoutes } from './modules/users/routes'
 export interface AppOptions {
   /** the docs UI script; the compiled binary passes its embedded copy */
   scalarScript?: () => Blob | Uint8Array
+  /** the job queue of this process, for /health/ready */
+  queue?: QueueProbe
+  /** worker processes serve only /health, /health/ready and /metrics */
+  opsOnly?: boolean
 }
 
-export function createApp(deps: Deps, opts: AppOptions = {}) {
+/** What the servers need of the app: web-standard request handling. */
+export interface App {
+  fetch(request: Request): Response | Promise<Response>
+  handle(request: Request): Promise<Response>
+}
+
+export function createApp(deps: Deps, opts: AppOptions = {}): App {
   const styles = new ErrorStyles()
-  let app: { handle(r: Request): Promise<Response> } | undefined
+  if (opts.opsOnly) return new Elysia().use(corePlugin(deps, styles)).use(healthRoutes(deps, opts.queue))
+  let app: App | undefined
   const built = new Elysia()
     .use(corePlugin(deps, styles))
     .use(docsPlugin(deps, pkg.version, (r) => app!.handle(r), opts.scalarScript ?? scalarFromNodeModules()))
-    .use(healthRoutes())
+    .use(healthRoutes(deps, opts.queue))
     // platform
     .use(authRoutes(deps))
     .use(tenantRoutes(deps))
@@ -40,12 +51,26 @@ export function createApp(deps: Deps, opts: AppOptions = {}) {
   return built
 }
 
-export type App = ReturnType<typeof createApp>
 
-/** A fetch handler for Bun.serve that records the socket's address for client-IP rules. */
+/**
+ * A fetch handler for Bun.serve that records the socket's address for client-IP rules,
+ * and counts requests in flight so a shutdown can drain them: once `draining` is set,
+ * answers carry `Connection: close`, so no client sends another request on a connection
+ * the server is about to close.
+ */
 export function bunFetch(app: App) {
-  return (request: Request, server: { requestIP(r: Request): { address: string } | null }) => {
+  const state = { inFlight: 0, lastRequestAt: 0, draining: false }
+  const handler = async (request: Request, server: { requestIP(r: Request): { address: string } | null }) => {
     setSocketIp(request, server.requestIP(request)?.address)
-    return app.fetch(request)
+    state.inFlight++
+    state.lastRequestAt = performance.now()
+    try {
+      const res = await app.fetch(request)
+      if (state.draining) res.headers.set('connection', 'close')
+      return res
+    } finally {
+      state.inFlight--
+    }
   }
+  return Object.assign(handler, { state })
 }

@@ -38,6 +38,8 @@ export const ConfigSchema = T.Object({
   appleJwksUrl: T.String(),
   webhookDevRoutes: T.Record(T.String(), T.String()),
   rpcUrls: T.Record(T.String(), T.String()),
+  metricsToken: T.Optional(T.String({ minLength: 16 })),
+  shutdownGraceMs: T.Integer({ minimum: 0, maximum: 600_000 }),
 })
 export type Config = Static<typeof ConfigSchema>
 
@@ -166,6 +168,8 @@ export function loadConfig(env: Env = process.env): Config {
     appleJwksUrl: blankToUndefined(env.APPLE_JWKS_URL) ?? 'https://appleid.apple.com/auth/keys',
     webhookDevRoutes,
     rpcUrls: parseRpcUrls(env, problems),
+    metricsToken: blankToUndefined(env.METRICS_TOKEN),
+    shutdownGraceMs: intVar(env, 'SHUTDOWN_GRACE_MS', 10_000, problems),
   }
   for (const [name, url] of [['HIBP_BASE_URL', candidate.hibpBaseUrl], ['LIFI_BASE_URL', candidate.lifiBaseUrl], ['GOOGLE_JWKS_URL', candidate.googleJwksUrl], ['APPLE_JWKS_URL', candidate.appleJwksUrl]] as const) {
     if (!isHttpUrl(url)) problems.push(`${name}: "${url}" is not an http(s) URL`)
@@ -183,6 +187,7 @@ const ENV_NAMES: Record<string, string> = {
   '/bootstrapAdminPassword': 'BOOTSTRAP_ADMIN_PASSWORD (at least 8 characters)',
   '/logLevel': 'LOG_LEVEL (info or silent)', '/accessTokenTtlSeconds': 'ACCESS_TOKEN_TTL_SECONDS',
   '/refreshTokenTtlSeconds': 'REFRESH_TOKEN_TTL_SECONDS', '/mailFrom': 'MAIL_FROM',
+  '/metricsToken': 'METRICS_TOKEN (at least 16 characters)', '/shutdownGraceMs': 'SHUTDOWN_GRACE_MS',
   '/hibpTimeoutMs': 'HIBP_TIMEOUT_MS (100 to 60000)', '/hibpOnError': 'HIBP_ON_ERROR (reject or allow)',
 }
 function envNameOf(path: string) {

@@ -12,6 +12,7 @@ import { appMeta } from './db/schema'
 import { systemClock, type Clock } from './lib/clock'
 import { Sealer } from './lib/crypto'
 import { createLogger, type Logger } from './lib/logger'
+import { Metrics } from './lib/metrics'
 import { ClientIpResolver } from './http/client-ip'
 import { RateLimiter } from './http/rate-limit'
 import type { RegistrationHooks } from './modules/auth/service'
@@ -33,6 +34,7 @@ export interface Deps {
   logger: Logger
   ipResolver: ClientIpResolver
   rateLimiter: RateLimiter
+  metrics: Metrics
   /** filled by modules at start-up (wallets, breached-password checks) */
   registrationHooks: RegistrationHooks
   /** user ids matching a wallet address or wallet id, filled by the wallets module */
@@ -73,6 +75,7 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     logger,
     ipResolver: new ClientIpResolver(config.trustedProxies),
     rateLimiter: new RateLimiter(clock),
+    metrics: new Metrics(),
     registrationHooks: {},
     mailer: config.smtpUrl ? new SmtpTransport(config.smtpUrl) : new LocalOutboxTransport(database, clock, logger),
     breachedPasswords: new HibpRangeApi(config.hibpBaseUrl, config.hibpTimeoutMs),

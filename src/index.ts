@@ -1,19 +1,22 @@
-/** Boot: config → deps → app → listen. Closes the database on SIGTERM/SIGINT. */
-import { loadConfig, ConfigError } from './config'
-import { buildDeps } from './deps'
-import { applyMigrations } from './db/migrate'
-import { bunFetch, createApp } from './app'
-import { scalarScript } from './http/scalar-asset'
-import { ensureBootstrapAdmin } from './modules/auth/service'
-import { dirname, join } from 'node:path'
+/**
+ * Boot under Bun: config → deps → app → listen, and the job runner unless this is an
+ * API-only process. SLIPWAY_ROLE: `all` (default), `api` (HTTP, no queue) or `worker`
+ * (queue, with only /health, /health/ready and /metrics over HTTP).
+ */
 import { mkdirSync } from 'node:fs'
-import { JobRunner } from './jobs/runner'
+import { dirname, join } from 'node:path'
+import { bunFetch, createApp } from './app'
+import { ConfigError, loadConfig, type Config } from './config'
+import { applyMigrations } from './db/migrate'
+import { buildDeps } from './deps'
+import { scalarScript } from './http/scalar-asset'
 import { registerJobs } from './jobs/registry'
+import { JobRunner } from './jobs/runner'
+import { createAdmin, ensureBootstrapAdmin } from './modules/auth/service'
 
-async function main() {
-  let config
+function configOrExit(): Config {
   try {
-    config = loadConfig()
+    return loadConfig()
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message)
@@ -21,28 +24,28 @@ async function main() {
     }
     throw err
   }
+}
+
+/** The durable queue lives beside a file database; with any other database it stays in memory. */
+function queuePath(config: Config): string | undefined {
+  if (!config.databaseUrl.startsWith('file:')) return undefined
+  const path = join(dirname(config.databaseUrl.slice('file:'.length).split('?')[0]!), 'queue.sqlite')
+  mkdirSync(dirname(path), { recursive: true })
+  return path
+}
+
+async function main() {
+  const config = configOrExit()
   const deps = await buildDeps(config, { migrate: applyMigrations })
   if (config.bootstrapAdminUsername && config.bootstrapAdminPassword) {
     const result = await ensureBootstrapAdmin(deps, config.bootstrapAdminUsername, config.bootstrapAdminPassword)
     if (result === 'created') deps.logger.info('bootstrap admin created', { username: config.bootstrapAdminUsername })
   }
-  let runner: JobRunner | undefined
-  if (config.role !== 'api') {
-    // The durable queue lives beside a file database; with :memory: it is in memory too.
-    let dataPath: string | undefined
-    if (config.databaseUrl.startsWith('file:')) {
-      dataPath = join(dirname(config.databaseUrl.slice('file:'.length).split('?')[0]!), 'queue.sqlite')
-      mkdirSync(dirname(dataPath), { recursive: true })
-    }
-    runner = registerJobs(new JobRunner(deps, { queueName: 'slipway', dataPath }))
-    runner.start()
-  }
-  if (config.role === 'worker') {
-    deps.logger.info('worker started', { role: config.role })
-    deps.logger.flush()
-  }
-  const app = createApp(deps, { scalarScript })
-  const server = Bun.serve({ port: config.port, hostname: config.host, fetch: bunFetch(app), maxRequestBodySize: 1024 * 1024 })
+  const runner = config.role === 'api' ? undefined : registerJobs(new JobRunner(deps, { queueName: 'slipway', dataPath: queuePath(config) }))
+  runner?.start()
+  const app = createApp(deps, { scalarScript, queue: runner, opsOnly: config.role === 'worker' })
+  const fetch = bunFetch(app)
+  const server = Bun.serve({ port: config.port, hostname: config.host, fetch, maxRequestBodySize: 1024 * 1024 })
   deps.logger.info('listening', { url: `http://${server.hostname}:${server.port}`, publicBaseUrl: config.publicBaseUrl, role: config.role })
   deps.logger.flush()
 
@@ -51,9 +54,18 @@ async function main() {
     if (stopping) return
     stopping = true
     deps.logger.info('shutting down', { signal })
-    await server.stop()
+    // Drain: answer what arrives with `Connection: close` until nothing is in flight and
+    // nothing new came for a moment (a load balancer has stopped sending), within the grace
+    // period; then close the listener and the idle connections.
+    fetch.state.draining = true
+    const deadline = performance.now() + config.shutdownGraceMs
+    while (performance.now() < deadline && (fetch.state.inFlight > 0 || performance.now() - fetch.state.lastRequestAt < 250)) await Bun.sleep(25)
+    const timedOut = fetch.state.inFlight > 0
+    await server.stop(timedOut)
+    // Running jobs finish; queued ones stay durable in the queue and the outbox for the next start.
     await runner?.stop()
     deps.database.close()
+    deps.logger.info('stopped', { signal, forcedConnections: timedOut })
     deps.logger.flush()
     process.exit(0)
   }
@@ -61,4 +73,44 @@ async function main() {
   process.on('SIGINT', () => void stop('SIGINT'))
 }
 
-await main()
+/**
+ * Operator commands, in the binary too:
+ *   slipway healthcheck            exit 0 when /health answers on PORT (for Docker's HEALTHCHECK)
+ *   slipway create-admin <name>    a platform admin; the password is read from ADMIN_PASSWORD or stdin
+ */
+async function command(name: string, args: string[]) {
+  const config = configOrExit()
+  if (name === 'healthcheck') {
+    try {
+      const res = await fetch(`http://127.0.0.1:${config.port}/health`, { signal: AbortSignal.timeout(3000) })
+      process.exit(res.ok ? 0 : 1)
+    } catch {
+      process.exit(1)
+    }
+  }
+  if (name === 'create-admin') {
+    const username = args[0]
+    const password = process.env.ADMIN_PASSWORD ?? (await new Response(Bun.stdin.stream()).text()).trim()
+    if (!username || password.length < 8) {
+      console.error('usage: slipway create-admin <username>  (password of at least 8 characters in ADMIN_PASSWORD or on stdin)')
+      process.exit(2)
+    }
+    const deps = await buildDeps(config, { migrate: applyMigrations })
+    try {
+      const id = await createAdmin(deps, username, password)
+      console.log(`platform admin ${username} created (${id})`)
+    } catch (err) {
+      console.error((err as Error).message)
+      process.exitCode = 1
+    } finally {
+      deps.database.close()
+    }
+    process.exit()
+  }
+  console.error(`unknown command: ${name} (commands: healthcheck, create-admin)`)
+  process.exit(2)
+}
+
+const [cmd, ...rest] = process.argv.slice(2)
+if (cmd) await command(cmd, rest)
+else await main()

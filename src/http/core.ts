@@ -68,15 +68,12 @@ export function corePlugin(deps: Deps, styles: ErrorStyles) {
       if (err.status === 429 && 'retryAfterSeconds' in err) set.headers['retry-after'] = String(err.retryAfterSeconds)
       return errorBody(err, styles.of(request.method, route))
     })
-    .onAfterResponse({ as: 'global' }, ({ request, path, set }) => {
+    .onAfterResponse({ as: 'global' }, ({ request, path, route, set }) => {
       const s = stateOf(request)
-      logger.info('request', {
-        requestId: s.id,
-        method: request.method,
-        // the path only: query strings can carry reset tokens
-        path,
-        status: typeof set.status === 'number' ? set.status : 200,
-        durationMs: Math.round((performance.now() - s.start) * 100) / 100,
-      })
+      const status = typeof set.status === 'number' ? set.status : 200
+      const ms = performance.now() - s.start
+      // the path only: query strings can carry reset tokens
+      logger.info('request', { requestId: s.id, method: request.method, path, status, durationMs: Math.round(ms * 100) / 100 })
+      deps.metrics.request(request.method, route || 'unmatched', status, ms / 1000)
     })
 }

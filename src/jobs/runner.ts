@@ -3,7 +3,7 @@
  * id, so a crash between the two steps cannot queue a job twice) and runs each
  * topic's handler. Handlers must be idempotent: delivery is at least once.
  */
-import { and, asc, eq, isNull, lte } from 'drizzle-orm'
+import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm'
 import { Queue, Worker, type Job } from 'bunqueue/client'
 import type { Deps } from '../deps'
 import { errorSummary } from '../lib/logger'
@@ -49,8 +49,18 @@ export class JobRunner {
     return this
   }
 
+  /** Jobs by state: the outbox rows not yet queued, and bunqueue's own counts. */
+  async counts(): Promise<Record<string, number>> {
+    const [pending] = await this.deps.database.db.select({ n: sql<number>`count(*)` }).from(outbox).where(isNull(outbox.dispatchedAt))
+    const q = (await (this.queue as unknown as { getJobCountsAsync?: () => Promise<Record<string, number>> })?.getJobCountsAsync?.()) ?? {}
+    return { outbox: Number(pending?.n ?? 0), ...q }
+  }
+
   start() {
     const { queueName, dataPath } = this.opts
+    this.deps.metrics.onCollect(async () => {
+      for (const [state, n] of Object.entries(await this.counts())) if (typeof n === 'number') this.deps.metrics.queueDepth.set({ state }, n)
+    })
     this.queue = new Queue<QueuedJob>(queueName, { embedded: true, dataPath })
     this.worker = new Worker<QueuedJob>(queueName, (job) => this.run(job), { embedded: true, dataPath, concurrency: this.opts.concurrency ?? 8 })
     this.timer = setInterval(() => void this.pump(), this.opts.pollMs ?? 500)
@@ -103,7 +113,9 @@ export class JobRunner {
     if (!def) throw new Error(`no handler for job topic ${data.topic}`)
     try {
       await def.handler(data.payload, { deps: this.deps, id: data.outboxId, tenantId: data.tenantId, attempt: (job.attemptsMade ?? 0) + 1 })
+      this.deps.metrics.job(data.topic, 'completed')
     } catch (err) {
+      this.deps.metrics.job(data.topic, 'failed')
       this.deps.logger.warn('job failed', { topic: data.topic, jobId: data.outboxId, attempt: (job.attemptsMade ?? 0) + 1, ...errorSummary(err) })
       throw err
     }

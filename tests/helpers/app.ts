@@ -47,12 +47,12 @@ export async function makeApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const clock = opts.clock ?? new ManualClock(Date.now())
   const deps = await buildDeps(config, { clock, logger, migrate: applyMigrations })
   if (opts.admin !== false) await ensureBootstrapAdmin(deps, ADMIN.username, ADMIN.password)
-  const app = createApp(deps)
   let runner: JobRunner | undefined
   if (opts.jobs) {
     runner = registerJobs(new JobRunner(deps, { queueName: `test-${crypto.randomUUID()}`, pollMs: 50 }))
     runner.start()
   }
+  const app = createApp(deps, { queue: runner })
   return {
     app,
     deps,

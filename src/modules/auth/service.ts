@@ -78,3 +78,16 @@ export async function ensureBootstrapAdmin(deps: Deps, username: string, passwor
     return 'created'
   })
 }
+
+/** A platform admin created by an operator's command (any number may exist). */
+export async function createAdmin(deps: Deps, username: string, password: string): Promise<string> {
+  const passwordHash = await hashPassword(password)
+  const id = newId()
+  try {
+    await deps.database.write((tx) => usersRepo.insertUser(tx, { id, tenantId: null, username, email: null, passwordHash, role: 'admin', now: deps.clock.now() }))
+  } catch (err) {
+    if (usersRepo.isUsernameConflict(err)) throw new ConflictError(`Username ${username} is taken`)
+    throw err
+  }
+  return id
+}

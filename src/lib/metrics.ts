@@ -1,0 +1,53 @@
+/**
+ * Prometheus metrics (prom-client): HTTP requests by route and status with a latency
+ * histogram, background jobs, webhook deliveries, and calls to chains and partners.
+ * Route labels are route patterns (`/v1/users/:id`), never raw paths, so ids do not
+ * multiply series.
+ */
+import client from 'prom-client'
+
+export class Metrics {
+  readonly registry = new client.Registry()
+  private readonly requests = new client.Histogram({
+    name: 'slipway_http_request_duration_seconds', help: 'HTTP requests by route, method and status',
+    labelNames: ['method', 'route', 'status'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [this.registry],
+  })
+  private readonly jobs = new client.Counter({ name: 'slipway_jobs_total', help: 'Background jobs run, by topic and outcome', labelNames: ['topic', 'outcome'], registers: [this.registry] })
+  private readonly deliveries = new client.Counter({ name: 'slipway_webhook_deliveries_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'], registers: [this.registry] })
+  private readonly external = new client.Histogram({
+    name: 'slipway_external_call_duration_seconds', help: 'Calls to chains and partners by system and outcome',
+    labelNames: ['system', 'outcome'], buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [this.registry],
+  })
+  readonly queueDepth = new client.Gauge({ name: 'slipway_queue_depth', help: 'Jobs waiting, by state', labelNames: ['state'], registers: [this.registry] })
+  private collectors: Array<() => Promise<void>> = []
+
+  request(method: string, route: string, status: number, seconds: number) {
+    this.requests.observe({ method, route, status: String(status) }, seconds)
+  }
+  job(topic: string, outcome: 'completed' | 'failed') {
+    this.jobs.inc({ topic, outcome })
+  }
+  delivery(outcome: string) {
+    this.deliveries.inc({ outcome })
+  }
+  /** Times a call to an external system, labelled `ok` or `error`. */
+  async externalCall<T>(system: string, fn: () => Promise<T>): Promise<T> {
+    const end = this.external.startTimer({ system })
+    try {
+      const out = await fn()
+      end({ outcome: 'ok' })
+      return out
+    } catch (err) {
+      end({ outcome: 'error' })
+      throw err
+    }
+  }
+  /** Gauges read at scrape time (queue depth). */
+  onCollect(fn: () => Promise<void>) {
+    this.collectors.push(fn)
+  }
+  async render(): Promise<string> {
+    await Promise.all(this.collectors.map((c) => c().catch(() => undefined)))
+    return this.registry.metrics()
+  }
+}

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { makeApp, type TestApp } from '@tests/helpers/app'
+import { Api } from '@tests/helpers/client'
+import { Factory } from '@tests/helpers/factories'
+import { PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
+
+describe('metrics and readiness', () => {
+  let t: TestApp
+  let f: Factory
+  beforeAll(async () => {
+    t = await makeApp({ env: { METRICS_TOKEN: 'scrape-token-0123456789' }, jobs: true })
+    f = new Factory(t)
+  })
+  afterAll(() => t.close())
+
+  test('/metrics needs the metrics token or a platform admin', async () => {
+    expect((await f.api.get('/metrics')).status).toBe(401)
+    expect((await f.api.get('/metrics', { token: 'wrong-token-wrong-token' })).status).toBe(401)
+    const tenant = await f.tenant()
+    const ta = await f.tenantAdmin(tenant)
+    expect((await f.api.get('/metrics', { token: ta.accessToken })).status).toBe(401)
+    expect((await f.api.get('/metrics', { token: await f.adminToken() })).status).toBe(200)
+  })
+
+  test('/metrics counts requests by route pattern and status with latency buckets', async () => {
+    const tenant = await f.tenant()
+    const u = await f.user(tenant)
+    await f.api.get(`/v1/users/${u.id}`, { token: u.accessToken })
+    await f.api.get('/v1/no/such/route')
+    await Bun.sleep(20) // after-response hooks run once the answer is out
+    const res = await f.api.get('/metrics', { token: 'scrape-token-0123456789' })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toContain('text/plain')
+    expect(res.text).toMatch(/slipway_http_request_duration_seconds_count\{method="GET",route="\/v1\/users\/:id",status="200"\} 1/)
+    expect(res.text).toContain('route="unmatched",status="404"')
+    expect(res.text).not.toContain(u.id)
+    expect(res.text).toContain('slipway_queue_depth{state="outbox"}')
+  })
+
+  test('/health/ready checks the database and the queue', async () => {
+    expect((await f.api.get('/health/ready')).body).toEqual({ status: 'ready', checks: { database: 'ok', queue: 'ok' } })
+  })
+})
+
+describe('roles', () => {
+  test('a worker serves only the operations routes; an API process has no queue', async () => {
+    const worker = await startProcess([process.execPath, 'src/index.ts'], { env: { SLIPWAY_ROLE: 'worker' } })
+    const api = await startProcess([process.execPath, 'src/index.ts'], { env: { SLIPWAY_ROLE: 'api' }, dir: worker.dir })
+    try {
+      const w = new Api(worker.url)
+      expect((await w.get('/health/ready')).body.checks).toEqual({ database: 'ok', queue: 'ok' })
+      expect((await w.post('/v1/auth/admin/login', PROCESS_ADMIN)).status).toBe(404)
+      const a = new Api(api.url)
+      expect((await a.get('/health/ready')).body.checks).toEqual({ database: 'ok' })
+      expect((await a.post('/v1/auth/admin/login', PROCESS_ADMIN)).status).toBe(200)
+    } finally {
+      await Promise.all([worker.stop(), api.stop()])
+    }
+  }, 30_000)
+})
+
+describe('graceful shutdown', () => {
+  test('SIGTERM during load: requests in flight finish; none fails with a connection error before the listener closes', async () => {
+    const p = await startProcess([process.execPath, 'src/index.ts'])
+    const api = new Api(p.url)
+    // argon2-bound requests keep several requests in flight when the signal arrives
+    const inFlight = Array.from({ length: 16 }, (_, i) => api.post('/v1/auth/admin/login', { ...PROCESS_ADMIN, password: i % 2 ? PROCESS_ADMIN.password : 'wrong-pass' }, { headers: { 'x-forwarded-for': `10.0.0.${i}` } }).then((r) => r.status, (e) => `error: ${e}`))
+    await Bun.sleep(5)
+    const exited = p.stop('SIGTERM')
+    const statuses = await Promise.all(inFlight)
+    for (const s of statuses) expect([200, 401, 429]).toContain(s as number)
+    expect(await exited).toBe(0)
+    // after the listener closed, new connections are refused
+    await expect(fetch(`${p.url}/health`)).rejects.toThrow()
+  }, 30_000)
+})
