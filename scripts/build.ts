@@ -27,6 +27,8 @@ const result = await Bun.build({
   // Not minified: Elysia reads handlers' parameter names to decide what to parse (headers, body...).
   minify: false,
   sourcemap: 'none',
+  // bull-board's flow provider requires BullMQ, which Slipway does not use (its queue is bunqueue).
+  external: ['bullmq'],
   plugins: [{
     name: 'embed-native-addons',
     setup(build) {

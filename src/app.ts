@@ -15,6 +15,8 @@ import { socialRoutes } from './modules/social/routes'
 import { tenantPublicRoutes } from './modules/tenants/public-routes'
 import { tenantRoutes } from './modules/tenants/routes'
 import { userRoutes } from './modules/users/routes'
+import { webhookRoutes } from './modules/webhooks/routes'
+import { queueDashboardRoutes } from './modules/webhooks/dashboard'
 
 export interface AppOptions {
   /** the docs UI script; the compiled binary passes its embedded copy */
@@ -44,6 +46,8 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(tenantRoutes(deps))
     .use(tenantPublicRoutes(deps))
     .use(userRoutes(deps))
+    .use(webhookRoutes(deps))
+    .use(queueDashboardRoutes(deps))
     .use(passwordResetRoutes(deps))
     .use(socialRoutes(deps))
   styles.build(built.routes)

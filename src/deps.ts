@@ -39,6 +39,8 @@ export interface Deps {
   registrationHooks: RegistrationHooks
   /** user ids matching a wallet address or wallet id, filled by the wallets module */
   userLookup?: (deps: Deps, tenantId: string, q: string) => Promise<string[]>
+  /** DNS lookup for webhook deliveries (every A and AAAA address); the system resolver when unset. Tests set it to return chosen addresses. */
+  resolveHost?: (host: string) => Promise<string[]>
   /** SMTP when SMTP_URL is set, otherwise the local `mail_outbox` table */
   mailer: MailTransport
   breachedPasswords: BreachedPasswords

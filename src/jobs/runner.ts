@@ -42,7 +42,7 @@ export class JobRunner {
   private again = false
   private stopped = false
 
-  constructor(private readonly deps: Deps, private readonly opts: { queueName: string; dataPath?: string; pollMs?: number; concurrency?: number }) {}
+  constructor(readonly deps: Deps, private readonly opts: { queueName: string; dataPath?: string; pollMs?: number; concurrency?: number }) {}
 
   register(topic: string, def: JobDefinition) {
     this.defs.set(topic, def)

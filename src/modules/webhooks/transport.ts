@@ -1,0 +1,85 @@
+/**
+ * One delivery attempt over the network, safe against server-side request forgery:
+ * the host is resolved at every attempt, every A and AAAA address must be public,
+ * and the connection goes to the address checked (no second lookup an attacker's
+ * DNS could answer differently), with the certificate verified for the hostname.
+ * Redirects are not followed; the answer body is never read.
+ */
+import { lookup } from 'node:dns/promises'
+import ipaddr from 'ipaddr.js'
+import type { Deps } from '../../deps'
+import { isPublicAddress } from './address'
+
+export const ANSWER_TIMEOUT_MS = 10_000
+
+export interface AttemptOutcome {
+  ok: boolean
+  statusCode: number | null
+  error: string | null
+}
+
+/** Every A and AAAA address of a host, through the system resolver. */
+export async function resolveHost(host: string): Promise<string[]> {
+  const found = await lookup(host, { all: true, verbatim: true })
+  return found.map((a) => a.address)
+}
+
+export interface PinnedRequest {
+  address: string
+  /** 443 in production; tests of the TLS path use a local port */
+  port?: number
+  hostname: string
+  pathAndQuery: string
+  headers: Record<string, string>
+  body: string
+  /** extra trusted CA (PEM), only for tests of the TLS path */
+  ca?: string
+  timeoutMs?: number
+}
+
+/** POSTs to `address` while verifying the certificate for `hostname` (SNI and Host too). */
+export async function postPinned(req: PinnedRequest): Promise<Response> {
+  const ip = ipaddr.parse(req.address)
+  const hostPart = ip.kind() === 'ipv6' ? `[${ip.toString()}]` : ip.toString()
+  const port = req.port && req.port !== 443 ? `:${req.port}` : ''
+  return fetch(`https://${hostPart}${port}${req.pathAndQuery}`, {
+    method: 'POST',
+    headers: { ...req.headers, host: req.hostname },
+    body: req.body,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(req.timeoutMs ?? ANSWER_TIMEOUT_MS),
+    tls: { serverName: req.hostname, rejectUnauthorized: true, ...(req.ca ? { ca: req.ca } : {}) },
+  } as RequestInit)
+}
+
+export async function attemptDelivery(deps: Deps, url: string, headers: Record<string, string>, body: string): Promise<AttemptOutcome> {
+  const target = new URL(url)
+  let res: Response
+  try {
+    const devOrigin = deps.config.webhookDevRoutes[target.hostname]
+    if (devOrigin) {
+      // WEBHOOK_DEV_ROUTES (never in production): only the connection target changes.
+      res = await fetch(devOrigin + target.pathname + target.search, {
+        method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
+      })
+    } else {
+      let addresses: string[]
+      try {
+        addresses = await (deps.resolveHost ?? resolveHost)(target.hostname)
+      } catch {
+        return { ok: false, statusCode: null, error: 'the host did not resolve' }
+      }
+      if (!addresses.length) return { ok: false, statusCode: null, error: 'the host did not resolve' }
+      if (!addresses.every(isPublicAddress)) return { ok: false, statusCode: null, error: 'address refused: the host resolves to a non-public address' }
+      res = await postPinned({ address: addresses[0]!, hostname: target.hostname, pathAndQuery: target.pathname + target.search, headers, body })
+    }
+  } catch (err) {
+    const e = err as Error
+    if (e.name === 'TimeoutError' || e.name === 'AbortError') return { ok: false, statusCode: null, error: 'no answer within 10 seconds' }
+    return { ok: false, statusCode: null, error: `connection failed: ${(e.message ?? String(err)).slice(0, 200)}` }
+  }
+  // The body is not read; cancelling frees the connection.
+  await res.body?.cancel().catch(() => {})
+  if (res.status >= 200 && res.status < 300) return { ok: true, statusCode: res.status, error: null }
+  return { ok: false, statusCode: res.status, error: res.status >= 300 && res.status < 400 ? `redirect ${res.status} not followed` : `answered ${res.status}` }
+}
