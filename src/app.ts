@@ -10,6 +10,8 @@ import { docsPlugin, scalarFromNodeModules } from './http/openapi'
 import { setSocketIp } from './http/request-state'
 import { authRoutes } from './modules/auth/routes'
 import { healthRoutes, type QueueProbe } from './modules/health/routes'
+import { passwordResetRoutes } from './modules/password-reset/routes'
+import { socialRoutes } from './modules/social/routes'
 import { tenantPublicRoutes } from './modules/tenants/public-routes'
 import { tenantRoutes } from './modules/tenants/routes'
 import { userRoutes } from './modules/users/routes'
@@ -52,6 +54,8 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(walletRoutes(deps))
     .use(userWalletRoutes(deps))
     .use(tokenRoutes(deps))
+    .use(passwordResetRoutes(deps))
+    .use(socialRoutes(deps))
   styles.build(built.routes)
   app = built
   return built

@@ -29,6 +29,10 @@ export const ConfigSchema = T.Object({
   refreshTokenTtlSeconds: T.Integer({ minimum: 300, maximum: 31_536_000 }),
   logLevel: T.Union([T.Literal('info'), T.Literal('silent')]),
   hibpBaseUrl: T.String(),
+  /** breached-password lookups give up after this long */
+  hibpTimeoutMs: T.Integer({ minimum: 100, maximum: 60_000 }),
+  /** what a password change does when the breach service cannot answer: `reject` (fail closed) or `allow` */
+  hibpOnError: T.Union([T.Literal('reject'), T.Literal('allow')]),
   lifiBaseUrl: T.String(),
   googleJwksUrl: T.String(),
   appleJwksUrl: T.String(),
@@ -158,6 +162,8 @@ export function loadConfig(env: Env = process.env): Config {
     refreshTokenTtlSeconds: intVar(env, 'REFRESH_TOKEN_TTL_SECONDS', 7 * 24 * 3600, problems),
     logLevel: blankToUndefined(env.LOG_LEVEL) ?? 'info',
     hibpBaseUrl: blankToUndefined(env.HIBP_BASE_URL) ?? 'https://api.pwnedpasswords.com',
+    hibpTimeoutMs: intVar(env, 'HIBP_TIMEOUT_MS', 3000, problems),
+    hibpOnError: blankToUndefined(env.HIBP_ON_ERROR) ?? 'reject',
     lifiBaseUrl: blankToUndefined(env.LIFI_BASE_URL) ?? 'https://li.quest',
     googleJwksUrl: blankToUndefined(env.GOOGLE_JWKS_URL) ?? 'https://www.googleapis.com/oauth2/v3/certs',
     appleJwksUrl: blankToUndefined(env.APPLE_JWKS_URL) ?? 'https://appleid.apple.com/auth/keys',
@@ -184,6 +190,7 @@ const ENV_NAMES: Record<string, string> = {
   '/logLevel': 'LOG_LEVEL (info or silent)', '/accessTokenTtlSeconds': 'ACCESS_TOKEN_TTL_SECONDS',
   '/refreshTokenTtlSeconds': 'REFRESH_TOKEN_TTL_SECONDS', '/rpcTimeoutMs': 'RPC_TIMEOUT_MS', '/mailFrom': 'MAIL_FROM',
   '/metricsToken': 'METRICS_TOKEN (at least 16 characters)', '/shutdownGraceMs': 'SHUTDOWN_GRACE_MS',
+  '/hibpTimeoutMs': 'HIBP_TIMEOUT_MS (100 to 60000)', '/hibpOnError': 'HIBP_ON_ERROR (reject or allow)',
 }
 function envNameOf(path: string) {
   return ENV_NAMES[path] ?? path.replace(/^\//, '')

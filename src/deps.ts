@@ -17,6 +17,13 @@ import { ClientIpResolver } from './http/client-ip'
 import { RateLimiter } from './http/rate-limit'
 import type { RegistrationHooks } from './modules/auth/service'
 import { ChainGateway } from './adapters/chain'
+import type { MailTransport } from './adapters/mail/port'
+import { SmtpTransport } from './adapters/mail/smtp'
+import { LocalOutboxTransport } from './adapters/mail/local-outbox'
+import type { BreachedPasswords } from './adapters/hibp/port'
+import { HibpRangeApi } from './adapters/hibp/range-api'
+import type { IdTokenVerifier } from './adapters/identity/port'
+import { APPLE_ISSUERS, GOOGLE_ISSUERS, JwksIdTokenVerifier } from './adapters/identity/jwks-verifier'
 
 export interface Deps {
   config: Config
@@ -37,6 +44,10 @@ export interface Deps {
   resolveHost?: (host: string) => Promise<string[]>
   /** blockchain networks (viem, @solana/web3.js) behind one adapter */
   chain: ChainGateway
+  /** SMTP when SMTP_URL is set, otherwise the local `mail_outbox` table */
+  mailer: MailTransport
+  breachedPasswords: BreachedPasswords
+  identityProviders: { google: IdTokenVerifier; apple: IdTokenVerifier }
 }
 
 export interface DepsOverrides {
@@ -72,6 +83,13 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     metrics: new Metrics(),
     registrationHooks: {},
     chain: new ChainGateway(logger, config.rpcTimeoutMs),
+    mailer: config.smtpUrl ? new SmtpTransport(config.smtpUrl) : new LocalOutboxTransport(database, clock, logger),
+    breachedPasswords: new HibpRangeApi(config.hibpBaseUrl, config.hibpTimeoutMs),
+    identityProviders: {
+      google: new JwksIdTokenVerifier({ provider: 'google', jwksUrl: config.googleJwksUrl, issuers: GOOGLE_ISSUERS, clock }),
+      // Apple's native flow puts the SHA-256 of the app's nonce in the token.
+      apple: new JwksIdTokenVerifier({ provider: 'apple', jwksUrl: config.appleJwksUrl, issuers: APPLE_ISSUERS, clock, hashedNonce: true }),
+    },
   }
 }
 

@@ -101,3 +101,5 @@ export const activityLog = sqliteTable('activity_log', {
 export * from '../jobs/schema'
 export * from '../modules/webhooks/schema'
 export * from '../modules/wallets/schema'
+export * from '../modules/mail/schema'
+export * from '../modules/password-reset/schema'

@@ -1,9 +1,13 @@
 /** Every module's background jobs, registered on the runner in one place. */
 import type { JobRunner } from './runner'
+import { registerMailJobs } from '../modules/mail/jobs'
+import { registerPasswordResetJobs } from '../modules/password-reset/jobs'
 import { registerWebhookJobs } from '../modules/webhooks/jobs'
 
 export function registerJobs(runner: JobRunner) {
   // One line per module that has background work, e.g. `registerMailJobs(runner)`.
   registerWebhookJobs(runner)
+  registerMailJobs(runner)
+  registerPasswordResetJobs(runner)
   return runner
 }

@@ -1,0 +1,28 @@
+/**
+ * Without SMTP_URL, messages are kept in the `mail_outbox` table (never dropped), where
+ * an operator reads them: `SELECT created_at, to_address, subject, text FROM mail_outbox
+ * ORDER BY created_at DESC`. The row is the email itself, link included.
+ */
+import type { Database } from '../../db/client'
+import type { Clock } from '../../lib/clock'
+import type { Logger } from '../../lib/logger'
+import { mailOutbox } from '../../modules/mail/schema'
+import type { MailMessage, MailTransport } from './port'
+
+export class LocalOutboxTransport implements MailTransport {
+  readonly kind = 'local-outbox' as const
+  constructor(private readonly database: Database, private readonly clock: Clock, private readonly logger: Logger) {}
+
+  async send(m: MailMessage): Promise<void> {
+    await this.database.write((tx) =>
+      tx.insert(mailOutbox).values({
+        id: m.id, tenantId: m.tenantId, fromName: m.from.name, fromAddress: m.from.address, toAddress: m.to,
+        subject: m.subject, text: m.text, html: m.html, createdAt: this.clock.now(),
+      }).onConflictDoNothing(),
+    )
+    // Only the id: the message body holds a reset link.
+    this.logger.info('mail kept in the local outbox (SMTP_URL is not set)', { mailId: m.id })
+  }
+
+  close() {}
+}

@@ -1,0 +1,39 @@
+/** Mail through an SMTP server (SMTP_URL) with nodemailer. */
+import nodemailer, { type Transporter } from 'nodemailer'
+import type { MailMessage, MailTransport } from './port'
+
+export class SmtpTransport implements MailTransport {
+  readonly kind = 'smtp' as const
+  private readonly transporter: Transporter
+
+  constructor(smtpUrl: string) {
+    // A pooled connection: mail jobs run concurrently and share a few SMTP sessions.
+    // Timeouts keep a stuck server from holding a job forever (the job then retries).
+    // Settings in the URL's query (e.g. `?pool=false`) win over these defaults.
+    this.transporter = nodemailer.createTransport({
+      url: smtpUrl,
+      pool: true,
+      maxConnections: 3,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 20_000,
+    } as Parameters<typeof nodemailer.createTransport>[0])
+  }
+
+  async send(m: MailMessage): Promise<void> {
+    await this.transporter.sendMail({
+      from: m.from,
+      to: m.to,
+      subject: m.subject,
+      text: m.text,
+      html: m.html,
+      // lets the receiving side and operators match a delivery to its job
+      messageId: `<${m.id.replace(/[^A-Za-z0-9.-]/g, '.')}@slipway>`,
+      headers: { 'Auto-Submitted': 'auto-generated' },
+    })
+  }
+
+  close() {
+    this.transporter.close()
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The breached-password rule used by reset (always) and registration (tenant setting
+ * `breachedPasswordCheck.onRegister`). When the breach service cannot answer within
+ * HIBP_TIMEOUT_MS, HIBP_ON_ERROR decides: `reject` (default) fails closed with 503 so
+ * a known-breached password is never accepted unchecked; `allow` accepts the password
+ * and logs a warning.
+ */
+import type { Deps } from '../../deps'
+import { BreachServiceError } from '../../adapters/hibp/port'
+import { ServiceUnavailableError } from '../../http/errors'
+import { errorSummary } from '../../lib/logger'
+import type { SignedTenant } from '../../http/auth'
+import { readSettings } from '../tenants/settings'
+
+export const BREACHED_MESSAGE = 'This password has appeared in a known data breach; choose a different one'
+export const BREACH_CHECK_UNAVAILABLE = 'The password could not be checked right now; please try again in a few minutes'
+
+/** The reason to refuse the password, or null when it may be used. */
+export async function breachProblem(deps: Deps, password: string): Promise<string | null> {
+  try {
+    return (await deps.breachedPasswords.occurrences(password)) > 0 ? BREACHED_MESSAGE : null
+  } catch (err) {
+    if (!(err instanceof BreachServiceError)) throw err
+    deps.logger.warn('breached-password check unavailable', { policy: deps.config.hibpOnError, ...errorSummary(err) })
+    if (deps.config.hibpOnError === 'allow') return null
+    throw new ServiceUnavailableError(BREACH_CHECK_UNAVAILABLE)
+  }
+}
+
+/** The registration hook: checks only when the tenant turned it on. */
+export async function registrationBreachCheck(deps: Deps, tenant: SignedTenant, password: string): Promise<string | null> {
+  const settings = readSettings(tenant.settings, tenant.name, deps.config.publicBaseUrl)
+  return settings.breachedPasswordCheck.onRegister ? breachProblem(deps, password) : null
+}

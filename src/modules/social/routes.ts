@@ -1,0 +1,43 @@
+import { Elysia, t } from 'elysia'
+import type { Deps } from '../../deps'
+import { errorResponses } from '../../http/schemas'
+import { security } from '../../http/security'
+import { TokenResponse } from '../auth/routes'
+import { socialSignIn } from './service'
+
+const signin = { errorStyle: 'signin' as const }
+const limit20 = { max: 20, windowSeconds: 60 }
+const IdToken = t.String({ minLength: 10, maxLength: 8192, description: 'the ID token (JWT) the provider gave the app' })
+const Nonce = t.String({ minLength: 1, maxLength: 512, description: 'the nonce the app sent to the provider; when given, the token\'s `nonce` must match it' })
+
+const common = [
+  'The ID token\'s RS256 signature is checked against the provider\'s published keys (cached; fetched again when a token names an unknown key id), with its issuer, audience (one of the tenant\'s configured client ids), expiry, and `nonce` when one is sent.',
+  'The first sign-in creates a user (username `<provider>_<random>`, no password) and links it to the provider\'s subject; later sign-ins find the user by that link. Same token response as login, 200 in both cases.',
+  '401 for a token that fails a check; 422 `ValidationError` when the provider says the email is not verified; 409 when the email already belongs to another account of the tenant (accounts are never linked by email); 400 when the tenant has no client ids for this provider; 503 when the provider\'s keys cannot be fetched.',
+].join(' ')
+
+export function socialRoutes(deps: Deps) {
+  return new Elysia({ prefix: '/v1/auth', detail: { tags: ['Authentication'] } })
+    .use(security(deps))
+    .post('/google', ({ body, tenant }) => socialSignIn(deps, tenant, 'google', body), {
+      ...signin,
+      rateLimit: limit20,
+      tenantSigned: true,
+      body: t.Object({ idToken: IdToken, nonce: t.Optional(Nonce) }),
+      response: { 200: TokenResponse, ...errorResponses('signin', 400, 401, 404, 409, 422, 429, 503) },
+      detail: { operationId: 'googleSignIn', summary: 'Sign in with a Google ID token (tenant-signed)', description: `${common} Issuer \`https://accounts.google.com\` (or \`accounts.google.com\`); audience: the tenant's \`social.googleClientIds\`.` },
+    })
+    .post('/apple', ({ body, tenant }) => socialSignIn(deps, tenant, 'apple', body), {
+      ...signin,
+      rateLimit: limit20,
+      tenantSigned: true,
+      body: t.Object({
+        idToken: IdToken,
+        nonce: t.Optional(Nonce),
+        firstName: t.Optional(t.String({ maxLength: 100, description: 'Apple gives the name to the app only on the first sign-in; used as the new user\'s display name' })),
+        lastName: t.Optional(t.String({ maxLength: 100 })),
+      }),
+      response: { 200: TokenResponse, ...errorResponses('signin', 400, 401, 404, 409, 422, 429, 503) },
+      detail: { operationId: 'appleSignIn', summary: 'Sign in with an Apple ID token (tenant-signed)', description: `${common} Issuer \`https://appleid.apple.com\`; audience: the tenant's \`social.appleClientIds\`. The token's \`nonce\` may hold the nonce itself or its SHA-256 in hex, as Apple's native flow sends it. \`email_verified\` may be the string "true".` },
+    })
+}
