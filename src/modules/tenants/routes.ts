@@ -3,8 +3,6 @@ import type { Deps } from '../../deps'
 import { rejectUnknownProperties, stateOf } from '../../http/request-state'
 import { errorResponses, LimitOffsetQuery, OffsetPagination } from '../../http/schemas'
 import { security } from '../../http/security'
-import { iso } from '../../lib/clock'
-import { listActivity } from '../activity/service'
 import { page } from '../context'
 import { TenantSettingsPatch, TenantSettingsView } from './settings'
 import * as tenantsService from './service'
@@ -94,11 +92,10 @@ export function tenantRoutes(deps: Deps) {
       detail: { operationId: 'rotateTenantApiSecret', summary: 'Replace the tenant\'s API secret', description: 'The old secret stops working immediately, in every API process.' },
     })
     .get('/:id/activity', async ({ params, query, actor, requestId }) => {
-      await tenantsService.tenantActivity({ deps, actor, requestId }, params.id)
       const limit = query.limit ?? 50
       const offset = query.offset ?? 0
-      const { rows, total } = await listActivity(deps.database.db, params.id, limit, offset)
-      return page(rows.map((r) => ({ ...r, createdAt: iso(r.createdAt) })).map(({ tenantId: _t, ...r }) => r), total, limit, offset)
+      const { rows, total } = await tenantsService.tenantActivity({ deps, actor, requestId }, params.id, limit, offset)
+      return page(rows, total, limit, offset)
     }, {
       auth: 'operator',
       params: TenantId,

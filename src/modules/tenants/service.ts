@@ -7,7 +7,7 @@ import { iso } from '../../lib/clock'
 import { newApiKey, newApiSecret, newId, isUuid } from '../../lib/ids'
 import type { Actor } from '../../http/auth'
 import type { Ctx } from '../context'
-import { recordActivity } from '../activity/service'
+import { listActivity, recordActivity } from '../activity/service'
 import { applyPatch, changedPaths, defaultSettings, readSettings, viewSettings, type StoredSettings, type TenantSettingsPatch } from './settings'
 
 type TenantRow = typeof tenants.$inferSelect
@@ -133,8 +133,11 @@ export async function rotateApiSecret(ctx: Ctx, id: string) {
   return { apiKey: row.apiKey, apiSecret }
 }
 
-export async function tenantActivity(ctx: Ctx, id: string) {
-  return visibleTenant(ctx, id)
+/** The tenant's activity log, newest first, for an operator who may see the tenant. */
+export async function tenantActivity(ctx: Ctx, id: string, limit: number, offset: number) {
+  await visibleTenant(ctx, id)
+  const { rows, total } = await listActivity(ctx.deps.database.db, id, limit, offset)
+  return { rows: rows.map(({ tenantId: _tenant, ...r }) => ({ ...r, createdAt: iso(r.createdAt) })), total }
 }
 
 export type { Actor }
