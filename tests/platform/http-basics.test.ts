@@ -27,6 +27,7 @@ describe('errors', () => {
     const res = await api.post('/v1/nothing/here?x=1')
     expect(res.status).toBe(404)
     expect(res.body).toEqual({ message: 'Route POST:/v1/nothing/here not found', error: 'Not Found', statusCode: 404 })
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
   })
 
   test('unparsable JSON answers 400, never 500', async () => {
