@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Api } from '@tests/helpers/client'
 import { Factory } from '@tests/helpers/factories'
-import { PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
+import { createClient } from '@libsql/client'
+import { freePort, PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
 
 describe('metrics and readiness', () => {
   let t: TestApp
@@ -73,4 +74,41 @@ describe('graceful shutdown', () => {
     // after the listener closed, new connections are refused
     await expect(fetch(`${p.url}/health`)).rejects.toThrow()
   }, 30_000)
+})
+
+describe('no queued job is lost across a shutdown', () => {
+  test('mails that could not be sent before SIGTERM are all delivered after the restart', async () => {
+    // The first process's SMTP server refuses connections, so its mail jobs wait for retries in the queue.
+    const first = await startProcess([process.execPath, 'src/index.ts'], { env: { SMTP_URL: `smtp://127.0.0.1:${freePort()}` } })
+    const api = new Api(first.url)
+    const admin = (await api.post('/v1/auth/admin/login', PROCESS_ADMIN)).body.accessToken
+    const tenant = (await api.post('/v1/admin/tenants', { name: 'mailer', settings: { passwordReset: { enabled: true } } }, { token: admin })).body
+    const N = 12
+    const ids: string[] = []
+    for (let i = 0; i < N; i++) {
+      const u = await api.post('/v1/users/', { username: `mail_${i}`, password: 'whatever8', email: `mail_${i}@example.com`, tenantId: tenant.id }, { token: admin })
+      ids.push(u.body.id)
+    }
+    const sends = await Promise.all(ids.map((userId) => api.post('/v1/auth/admin/send-reset', { userId, tenantId: tenant.id }, { token: admin })))
+    for (const s of sends) expect(s.status).toBe(200)
+    expect(await first.stop('SIGTERM')).toBe(0)
+    const probe = createClient({ url: `file:${first.dir}/slipway.db` })
+    const before = Number((await probe.execute("select count(*) as n from mail_outbox where to_address like 'mail_%@example.com'")).rows[0]!.n)
+    probe.close()
+    expect(before).toBe(0)
+    // Same database, a new process: whatever was waiting is sent now (to the local outbox, no SMTP_URL).
+    const second = await startProcess([process.execPath, 'src/index.ts'], { dir: first.dir })
+    const db = createClient({ url: `file:${first.dir}/slipway.db` })
+    try {
+      let count = 0
+      for (let i = 0; i < 100 && count < N; i++) {
+        count = Number((await db.execute("select count(*) as n from mail_outbox where to_address like 'mail_%@example.com'")).rows[0]!.n)
+        if (count < N) await Bun.sleep(100)
+      }
+      expect(count).toBe(N)
+    } finally {
+      db.close()
+      await second.stop()
+    }
+  }, 60_000)
 })
