@@ -101,3 +101,4 @@ export const activityLog = sqliteTable('activity_log', {
 export * from '../jobs/schema'
 export * from '../modules/webhooks/schema'
 export * from '../modules/wallets/schema'
+export * from '../modules/transactions/schema'

@@ -1,9 +1,11 @@
 /** Every module's background jobs, registered on the runner in one place. */
 import type { JobRunner } from './runner'
 import { registerWebhookJobs } from '../modules/webhooks/jobs'
+import { registerTransactionJobs } from '../modules/transactions/refresh'
 
 export function registerJobs(runner: JobRunner) {
   // One line per module that has background work, e.g. `registerMailJobs(runner)`.
   registerWebhookJobs(runner)
+  registerTransactionJobs(runner)
   return runner
 }
