@@ -1,6 +1,6 @@
 /** Helpers shared by the transaction tests: wallets, funding, waiting for a status. */
 import { expect } from 'bun:test'
-import { createPublicClient, erc20Abi, http, type Address } from 'viem'
+import { createPublicClient, erc20Abi, http, keccak256, type Address } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
 import type { Api } from '@tests/helpers/client'
 import type { SignedInUser } from '@tests/helpers/factories'
@@ -51,28 +51,24 @@ export function reader(url: string) {
  */
 export function rpcProxy(target: string) {
   const state = { onSend: (): 'forward' | 'swallow' | 'reject' => 'forward', sent: [] as string[] }
+  type Req = { id: unknown; method: string; params: unknown[] }
+  const forward = async (r: Req) => (await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(r) })).json()
+  const one = async (r: Req): Promise<unknown> => {
+    if (r.method !== 'eth_sendRawTransaction') return forward(r)
+    const raw = r.params[0] as `0x${string}`
+    state.sent.push(raw)
+    const action = state.onSend()
+    if (action === 'reject') return { jsonrpc: '2.0', id: r.id, error: { code: -32000, message: 'server overloaded, try later' } }
+    if (action === 'swallow') return { jsonrpc: '2.0', id: r.id, result: keccak256(raw) }
+    return forward(r)
+  }
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
     async fetch(req) {
-      const text = await req.text()
-      const body = JSON.parse(text) as { id: unknown; method: string; params: unknown[] } | Array<{ id: unknown; method: string; params: unknown[] }>
-      const one = !Array.isArray(body) ? body : body.length === 1 ? body[0]! : null
-      if (one?.method === 'eth_sendRawTransaction') {
-        const raw = one.params[0] as `0x${string}`
-        state.sent.push(raw)
-        const action = state.onSend()
-        if (action === 'reject') {
-          const answer = { jsonrpc: '2.0', id: one.id, error: { code: -32000, message: 'server overloaded, try later' } }
-          return Response.json(Array.isArray(body) ? [answer] : answer)
-        }
-        if (action === 'swallow') {
-          const { keccak256 } = await import('viem')
-          const answer = { jsonrpc: '2.0', id: one.id, result: keccak256(raw) }
-          return Response.json(Array.isArray(body) ? [answer] : answer)
-        }
-      }
-      return fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text })
+      const body = (await req.json()) as Req | Req[]
+      // Batches (viem groups concurrent calls) are answered item by item.
+      return Response.json(Array.isArray(body) ? await Promise.all(body.map(one)) : await one(body))
     },
   })
   return { url: `http://127.0.0.1:${server.port}`, state, stop: () => server.stop(true) }

@@ -30,6 +30,8 @@ export function transferCall(tokenAddress: string | null, to: string, amount: bi
 export interface EvmNet {
   endpoint: ChainEndpoint
   client: PublicClient
+  /** unbatched: a submission is its own JSON-RPC request, whatever else is in flight */
+  sender: PublicClient
   /** the chain id the RPC reports: what signatures commit to */
   chainId: number
 }
@@ -37,7 +39,7 @@ export interface EvmNet {
 export async function evmNet(deps: Deps, endpoint: ChainEndpoint): Promise<EvmNet> {
   const client = deps.chain.evm.client(endpoint, 'batched')
   const chainId = await deps.chain.guard(endpoint, 'chainId', () => deps.chain.evm.chainId(endpoint))
-  return { endpoint, client, chainId }
+  return { endpoint, client, sender: deps.chain.evm.client(endpoint, 'multicall'), chainId }
 }
 
 /**
@@ -94,7 +96,7 @@ export type SubmitOutcome =
 
 export async function submitRaw(net: EvmNet, raw: Hex): Promise<SubmitOutcome> {
   try {
-    await net.client.sendRawTransaction({ serializedTransaction: raw })
+    await net.sender.sendRawTransaction({ serializedTransaction: raw })
     return { kind: 'accepted' }
   } catch (err) {
     return classifySubmitError(err)
