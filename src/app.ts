@@ -19,6 +19,8 @@ import { webhookRoutes } from './modules/webhooks/routes'
 import { queueDashboardRoutes } from './modules/webhooks/dashboard'
 import { tokenRoutes } from './modules/tokens/routes'
 import { userWalletRoutes, walletRoutes } from './modules/wallets/routes'
+import { transactionRoutes } from './modules/transactions/routes'
+import { swapRoutes } from './modules/swaps/routes'
 
 export interface AppOptions {
   /** the docs UI script; the compiled binary passes its embedded copy */
@@ -56,6 +58,8 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(tokenRoutes(deps))
     .use(passwordResetRoutes(deps))
     .use(socialRoutes(deps))
+    .use(transactionRoutes(deps))
+    .use(swapRoutes(deps))
   styles.build(built.routes)
   app = built
   return built

@@ -41,6 +41,14 @@ export const ConfigSchema = T.Object({
   metricsToken: T.Optional(T.String({ minLength: 16 })),
   shutdownGraceMs: T.Integer({ minimum: 0, maximum: 600_000 }),
   rpcTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000 }),
+  /** transactions: how far a resent transaction's max fee may rise above its first one, in percent */
+  txMaxFeeBumpPercent: T.Integer({ minimum: 0, maximum: 1000 }),
+  /** transactions: resends of a dropped transaction before it is marked failed */
+  txMaxResends: T.Integer({ minimum: 0, maximum: 20 }),
+  /** transactions: how long the node may not know a submitted transaction before it counts as dropped */
+  txDropAfterMs: T.Integer({ minimum: 0, maximum: 86_400_000 }),
+  /** transactions: validity of a transaction prepared for client signing */
+  preparedTxTtlSeconds: T.Integer({ minimum: 10, maximum: 86_400 }),
 })
 export type Config = Static<typeof ConfigSchema>
 
@@ -172,6 +180,10 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: blankToUndefined(env.METRICS_TOKEN),
     shutdownGraceMs: intVar(env, 'SHUTDOWN_GRACE_MS', 10_000, problems),
     rpcTimeoutMs: intVar(env, 'RPC_TIMEOUT_MS', 8000, problems),
+    txMaxFeeBumpPercent: intVar(env, 'TX_MAX_FEE_BUMP_PERCENT', 100, problems),
+    txMaxResends: intVar(env, 'TX_MAX_RESENDS', 3, problems),
+    txDropAfterMs: intVar(env, 'TX_DROP_AFTER_MS', 60_000, problems),
+    preparedTxTtlSeconds: intVar(env, 'PREPARED_TX_TTL_SECONDS', 600, problems),
   }
   for (const [name, url] of [['HIBP_BASE_URL', candidate.hibpBaseUrl], ['LIFI_BASE_URL', candidate.lifiBaseUrl], ['GOOGLE_JWKS_URL', candidate.googleJwksUrl], ['APPLE_JWKS_URL', candidate.appleJwksUrl]] as const) {
     if (!isHttpUrl(url)) problems.push(`${name}: "${url}" is not an http(s) URL`)
@@ -191,6 +203,7 @@ const ENV_NAMES: Record<string, string> = {
   '/refreshTokenTtlSeconds': 'REFRESH_TOKEN_TTL_SECONDS', '/rpcTimeoutMs': 'RPC_TIMEOUT_MS', '/mailFrom': 'MAIL_FROM',
   '/metricsToken': 'METRICS_TOKEN (at least 16 characters)', '/shutdownGraceMs': 'SHUTDOWN_GRACE_MS',
   '/hibpTimeoutMs': 'HIBP_TIMEOUT_MS (100 to 60000)', '/hibpOnError': 'HIBP_ON_ERROR (reject or allow)',
+  '/txMaxFeeBumpPercent': 'TX_MAX_FEE_BUMP_PERCENT (0-1000)', '/txMaxResends': 'TX_MAX_RESENDS (0-20)', '/txDropAfterMs': 'TX_DROP_AFTER_MS', '/preparedTxTtlSeconds': 'PREPARED_TX_TTL_SECONDS (10-86400)',
 }
 function envNameOf(path: string) {
   return ENV_NAMES[path] ?? path.replace(/^\//, '')

@@ -3,11 +3,13 @@ import type { JobRunner } from './runner'
 import { registerMailJobs } from '../modules/mail/jobs'
 import { registerPasswordResetJobs } from '../modules/password-reset/jobs'
 import { registerWebhookJobs } from '../modules/webhooks/jobs'
+import { registerTransactionJobs } from '../modules/transactions/refresh'
 
 export function registerJobs(runner: JobRunner) {
   // One line per module that has background work, e.g. `registerMailJobs(runner)`.
   registerWebhookJobs(runner)
   registerMailJobs(runner)
   registerPasswordResetJobs(runner)
+  registerTransactionJobs(runner)
   return runner
 }

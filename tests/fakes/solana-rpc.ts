@@ -1,9 +1,20 @@
 /**
  * A fake Solana JSON-RPC node speaking the methods the chain adapter uses
  * (`getBalance`, `getTokenAccountsByOwner` with jsonParsed encoding), with balances the
- * test sets. It answers in the shapes of the real RPC, so @solana/web3.js validates them.
+ * test sets, and the send path: `getLatestBlockhash`, `sendTransaction` (signatures are
+ * verified; the transaction is kept), `getSignatureStatuses`, `getFeeForMessage`,
+ * `getBlockHeight`, `getBlockTime`. It answers in the shapes of the real RPC, so
+ * @solana/web3.js validates them.
  */
+import { Keypair, Transaction } from '@solana/web3.js'
+import { base58 } from '@scure/base'
+
 const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
+
+export interface SentSolanaTx {
+  signature: string
+  tx: Transaction
+}
 
 export interface FakeSolana {
   url: string
@@ -15,6 +26,11 @@ export interface FakeSolana {
   calls: string[]
   /** `error`: answer HTTP 500; `hang`: never answer; `ok`: normal */
   mode: 'ok' | 'error' | 'hang'
+  /** transactions received by sendTransaction, in order */
+  sent: SentSolanaTx[]
+  /** confirm received transactions at once (default true); otherwise they stay unknown */
+  autoConfirm: boolean
+  blockHeight: number
   stop(): void
 }
 
@@ -23,8 +39,35 @@ export function startFakeSolana(): FakeSolana {
   const tokenAccounts = new Map<string, Array<{ mint: string; amount: bigint; decimals: number }>>()
   const calls: string[] = []
   const context = { apiVersion: '2.2.0', slot: 1234 }
+  const sent: SentSolanaTx[] = []
+  const chain = { autoConfirm: true, blockHeight: 1000 }
+  const statuses = new Map<string, { slot: number }>()
   const answer = (method: string, params: unknown[]): unknown => {
     switch (method) {
+      case 'getLatestBlockhash':
+        return { context, value: { blockhash: Keypair.generate().publicKey.toBase58(), lastValidBlockHeight: chain.blockHeight + 150 } }
+      case 'getBlockHeight':
+        return chain.blockHeight
+      case 'getFeeForMessage':
+        return { context, value: 5000 }
+      case 'getBlockTime':
+        return 1_790_000_000
+      case 'sendTransaction': {
+        const tx = Transaction.from(Buffer.from(params[0] as string, 'base64'))
+        if (!tx.verifySignatures()) return { error: { code: -32003, message: 'Transaction signature verification failure' } }
+        const signature = base58.encode(tx.signature!)
+        sent.push({ signature, tx })
+        if (chain.autoConfirm) statuses.set(signature, { slot: context.slot + sent.length })
+        return signature
+      }
+      case 'getSignatureStatuses':
+        return {
+          context,
+          value: (params[0] as string[]).map((sig) => {
+            const st = statuses.get(sig)
+            return st ? { slot: st.slot, confirmations: null, err: null, status: { Ok: null }, confirmationStatus: 'finalized' } : null
+          }),
+        }
       case 'getBalance':
         return { context, value: Number(lamports.get(params[0] as string) ?? 0n) }
       case 'getTokenAccountsByOwner': {
@@ -60,16 +103,21 @@ export function startFakeSolana(): FakeSolana {
       const body = (await req.json()) as { id: unknown; method: string; params?: unknown[] } | Array<{ id: unknown; method: string; params?: unknown[] }>
       const one = (r: { id: unknown; method: string; params?: unknown[] }) => {
         calls.push(r.method)
-        const result = answer(r.method, r.params ?? [])
+        const result = answer(r.method, r.params ?? []) as { error?: unknown } | undefined
+        if (result && typeof result === 'object' && 'error' in result) return { jsonrpc: '2.0', id: r.id, error: result.error }
         return result === undefined ? { jsonrpc: '2.0', id: r.id, error: { code: -32601, message: 'Method not found' } } : { jsonrpc: '2.0', id: r.id, result }
       }
       return Response.json(Array.isArray(body) ? body.map(one) : one(body))
     },
   })
   return {
-    url: `http://127.0.0.1:${server.port}`, lamports, tokenAccounts, calls,
+    url: `http://127.0.0.1:${server.port}`, lamports, tokenAccounts, calls, sent,
     get mode() { return state.mode },
     set mode(m) { state.mode = m },
+    get autoConfirm() { return chain.autoConfirm },
+    set autoConfirm(v) { chain.autoConfirm = v },
+    get blockHeight() { return chain.blockHeight },
+    set blockHeight(v) { chain.blockHeight = v },
     stop: () => server.stop(true),
   }
 }

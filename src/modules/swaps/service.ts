@@ -1,0 +1,54 @@
+/**
+ * Swaps. For now the simulation endpoint: a confirmed record in the user's history with
+ * no aggregator call and no chain call (the spec's `POST /v1/swap/simulate`). The quote,
+ * approval and execution flows extend this module.
+ */
+import { randomBytes } from 'node:crypto'
+import { iso } from '../../lib/clock'
+import { newId } from '../../lib/ids'
+import type { Ctx } from '../context'
+import { chainByFamily, lookupChain } from '../tokens/registry'
+import { transactions } from '../transactions/schema'
+import { ownWallet } from '../wallets/service'
+
+export interface SimulateInput {
+  walletId: string
+  fromChain: string
+  toChain: string
+  fromToken: string
+  toToken: string
+  fromAmount: string
+  isTestnet?: boolean
+  fromTokenSymbol?: string
+  fromTokenDecimals?: number
+  toTokenSymbol?: string
+  toTokenDecimals?: number
+}
+
+export async function simulateSwap(ctx: Ctx, input: SimulateInput) {
+  const w = await ownWallet(ctx, input.walletId)
+  const now = ctx.deps.clock.now()
+  const isTestnet = input.isTestnet ?? false
+  // The spec stores `fromChain` as given; the network id is derived when the chain is known.
+  const family = lookupChain(input.fromChain)?.chain.id ?? input.fromChain
+  const known = chainByFamily(family)
+  const row = {
+    id: newId(), tenantId: w.tenantId, userId: ctx.actor.userId, walletId: w.id, type: 'swap' as const, chain: input.fromChain,
+    isTestnet, network: known ? (isTestnet ? known.testnet.id : known.mainnet.id) : input.fromChain, fromAddress: w.address, toAddress: null,
+    amount: input.fromAmount, tokenAddress: input.fromToken, tokenSymbol: input.fromTokenSymbol ?? 'EURC_TEST', tokenDecimals: input.fromTokenDecimals ?? 6,
+    status: 'confirmed' as const, requiresClientSigning: false, txHash: `SIMULATED${randomBytes(28).toString('hex')}`, previousHashes: [], rawTx: null,
+    chainId: null, nonce: null, gasLimit: null, maxFeePerGas: null, maxPriorityFeePerGas: null, initialMaxFeePerGas: null, feePaid: null,
+    confirmations: 0, blockNumber: null, blockTimestamp: null, failureReason: null, resendCount: 0, submittedAt: null, simulation: true,
+    quoteId: `sim_${randomBytes(12).toString('hex')}`,
+    metadata: {
+      toToken: input.toToken, toAmount: input.fromAmount,
+      toTokenSymbol: input.toTokenSymbol ?? 'SOL', toTokenDecimals: input.toTokenDecimals ?? 9,
+    },
+    createdAt: now, updatedAt: now,
+  }
+  await ctx.deps.database.write((tx) => tx.insert(transactions).values(row))
+  return {
+    transactionId: row.id, quoteId: row.quoteId, txHash: row.txHash, status: 'confirmed' as const,
+    fromAmount: input.fromAmount, toAmount: input.fromAmount, simulation: true as const, createdAt: iso(now),
+  }
+}

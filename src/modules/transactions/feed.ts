@@ -1,0 +1,20 @@
+/**
+ * The unified feed: every movement of the user as one item shape. Today its sources are
+ * the transactions table (sends and swaps); bank ramp movements join when that module
+ * lands, by adding a source here and merging by `createdAt`.
+ */
+import { NotFoundError } from '../../http/errors'
+import type { Ctx } from '../context'
+import { listTransactionRows, ownTransaction, pageOf, type ListFilter } from './service'
+import { feedItem } from './view'
+
+export async function aggregatedFeed(ctx: Ctx, f: ListFilter) {
+  const { rows, total } = await listTransactionRows(ctx, f)
+  return pageOf(rows.map(feedItem), total, f.page, f.limit)
+}
+
+export async function aggregatedItem(ctx: Ctx, id: string) {
+  const m = /^(?:tx:)?([0-9a-fA-F-]{36})$/.exec(id)
+  if (!m) throw new NotFoundError('Transaction not found')
+  return feedItem(await ownTransaction(ctx, m[1]!))
+}

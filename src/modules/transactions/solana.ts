@@ -1,0 +1,215 @@
+/**
+ * Solana sends through @solana/web3.js (1.x): native SOL with the System program's
+ * transfer, SPL tokens with `TransferChecked` to the recipient's associated token
+ * account, created first if missing (the ATA program's idempotent create, paid by the
+ * sender). A transaction is valid until its recent blockhash expires
+ * (`lastValidBlockHeight`, kept in the record's metadata); after that, with no status
+ * from the network, it is marked failed. The signature (base58) is the transaction hash.
+ */
+import { and, eq } from 'drizzle-orm'
+import { ed25519 } from '@noble/curves/ed25519'
+import { base58, base64 } from '@scure/base'
+import { Keypair, Message, PublicKey, SystemProgram, Transaction, TransactionInstruction } from '@solana/web3.js'
+import type { ChainEndpoint } from '../../adapters/chain/port'
+import { TOKEN_PROGRAM_ID } from '../../adapters/chain/solana'
+import type { Deps } from '../../deps'
+import { iso } from '../../lib/clock'
+import { newId } from '../../lib/ids'
+import type { Ctx } from '../context'
+import { endpointFor } from '../tokens/registry'
+import { blockchainError, signatureDecodeFailed } from './errors'
+import type { SubmitOutcome } from './evm'
+import { preparedTransactions, transactions, type PreparedRow, type TransactionRow } from './schema'
+import { scheduleRefresh, walletSecret, type SendPlan } from './service'
+
+const ATA_PROGRAM_ID = new PublicKey('ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL')
+
+export function associatedTokenAddress(owner: PublicKey, mint: PublicKey): PublicKey {
+  return PublicKey.findProgramAddressSync([owner.toBuffer(), TOKEN_PROGRAM_ID.toBuffer(), mint.toBuffer()], ATA_PROGRAM_ID)[0]
+}
+
+function instructions(p: SendPlan): TransactionInstruction[] {
+  const from = new PublicKey(p.wallet.address)
+  const to = new PublicKey(p.to)
+  if (!p.token.address) return [SystemProgram.transfer({ fromPubkey: from, toPubkey: to, lamports: p.amount })]
+  const mint = new PublicKey(p.token.address)
+  const source = associatedTokenAddress(from, mint)
+  const dest = associatedTokenAddress(to, mint)
+  const createDest = new TransactionInstruction({
+    programId: ATA_PROGRAM_ID,
+    keys: [
+      { pubkey: from, isSigner: true, isWritable: true },
+      { pubkey: dest, isSigner: false, isWritable: true },
+      { pubkey: to, isSigner: false, isWritable: false },
+      { pubkey: mint, isSigner: false, isWritable: false },
+      { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
+      { pubkey: TOKEN_PROGRAM_ID, isSigner: false, isWritable: false },
+    ],
+    data: Buffer.from([1]), // CreateIdempotent
+  })
+  const data = Buffer.alloc(10)
+  data[0] = 12 // TransferChecked
+  data.writeBigUInt64LE(p.amount, 1)
+  data[9] = p.token.decimals
+  const transfer = new TransactionInstruction({
+    programId: TOKEN_PROGRAM_ID,
+    keys: [
+      { pubkey: source, isSigner: false, isWritable: true },
+      { pubkey: mint, isSigner: false, isWritable: false },
+      { pubkey: dest, isSigner: false, isWritable: true },
+      { pubkey: from, isSigner: true, isWritable: false },
+    ],
+    data,
+  })
+  return [createDest, transfer]
+}
+
+async function build(deps: Deps, endpoint: ChainEndpoint, p: SendPlan) {
+  if (p.token.address && p.amount >= 2n ** 64n) throw blockchainError(400, 'TRANSACTION_WOULD_FAIL', 'amount does not fit an SPL token amount (u64)', false)
+  const conn = deps.chain.solana.connection(endpoint)
+  const { blockhash, lastValidBlockHeight } = await deps.chain.guard(endpoint, 'blockhash', () => conn.getLatestBlockhash('confirmed'))
+  const tx = new Transaction({ feePayer: new PublicKey(p.wallet.address), blockhash, lastValidBlockHeight }).add(...instructions(p))
+  return { tx, lastValidBlockHeight }
+}
+
+export async function quoteSolana(ctx: Ctx, p: SendPlan): Promise<bigint> {
+  const { endpoint } = endpointFor(ctx.deps.config, p.settings, p.wallet.chain, p.wallet.isTestnet)
+  const { tx } = await build(ctx.deps, endpoint, p)
+  const conn = ctx.deps.chain.solana.connection(endpoint)
+  const fee = await ctx.deps.chain.guard(endpoint, 'fee', () => conn.getFeeForMessage(tx.compileMessage(), 'confirmed'))
+  return BigInt(fee.value ?? 5000)
+}
+
+export async function createSolanaSend(ctx: Ctx, p: SendPlan, custodial: boolean) {
+  const { deps } = ctx
+  const { endpoint } = endpointFor(deps.config, p.settings, p.wallet.chain, p.wallet.isTestnet)
+  const { tx, lastValidBlockHeight } = await build(deps, endpoint, p)
+  const now = deps.clock.now()
+  const base = {
+    id: newId(), tenantId: p.tenantId, userId: ctx.actor.userId, walletId: p.wallet.id, type: 'send' as const, chain: p.wallet.chain,
+    isTestnet: p.wallet.isTestnet, network: p.network, fromAddress: p.wallet.address, toAddress: p.to, amount: p.amount.toString(),
+    tokenAddress: p.token.address, tokenSymbol: p.token.symbol, tokenDecimals: p.token.decimals, previousHashes: [] as string[],
+    chainId: null, nonce: null, gasLimit: null, maxFeePerGas: null, maxPriorityFeePerGas: null, initialMaxFeePerGas: null, feePaid: null,
+    confirmations: 0, blockNumber: null, blockTimestamp: null, failureReason: null, resendCount: 0, simulation: false, quoteId: null,
+    metadata: { lastValidBlockHeight, recentBlockhash: tx.recentBlockhash }, createdAt: now, updatedAt: now,
+  }
+  if (custodial) {
+    const secret = walletSecret(deps, p.wallet)
+    try {
+      tx.sign(Keypair.fromSeed(secret))
+    } finally {
+      secret.fill(0)
+    }
+    const raw = tx.serialize()
+    const hash = base58.encode(tx.signature!)
+    await deps.database.write(async (w) => {
+      await w.insert(transactions).values({ ...base, status: 'pending', requiresClientSigning: false, txHash: hash, rawTx: raw.toString('base64'), submittedAt: now })
+      await scheduleRefresh(w, base.id, base.tenantId, 1, now)
+    })
+    const outcome = await submitSolana(deps, endpoint, raw.toString('base64'))
+    if (outcome.kind === 'rejected' || outcome.kind === 'unreachable' || outcome.kind === 'nonce') {
+      const reason = outcome.kind === 'rejected' ? outcome.reason : 'the network could not be reached'
+      await deps.database.write((w) => w.update(transactions).set({ status: 'failed', failureReason: `not submitted: ${reason}`, updatedAt: deps.clock.now() })
+        .where(and(eq(transactions.tenantId, base.tenantId), eq(transactions.id, base.id))))
+      if (outcome.kind === 'unreachable') throw blockchainError(503, 'NETWORK_UNAVAILABLE', `The ${endpoint.registryId} network is temporarily unavailable`, true)
+      throw blockchainError(400, 'TRANSACTION_REJECTED', `The network refused the transaction: ${reason}`, false, 'Check the amount and balances, then send again')
+    }
+    return { id: base.id, status: 'pending' as const, txHash: hash, requiresClientSigning: false, chain: base.chain, isTestnet: base.isTestnet }
+  }
+  const message = tx.serializeMessage().toString('base64')
+  const preparedId = newId()
+  const expiresAt = now + deps.config.preparedTxTtlSeconds * 1000
+  await deps.database.write(async (w) => {
+    await w.insert(transactions).values({ ...base, status: 'awaiting_signature', requiresClientSigning: true, txHash: null, rawTx: null, submittedAt: null })
+    await w.insert(preparedTransactions).values({
+      id: preparedId, tenantId: p.tenantId, userId: ctx.actor.userId, walletId: p.wallet.id, transactionId: base.id, family: 'solana',
+      unsigned: message, signingPayload: message, status: 'prepared', expiresAt, usedAt: null, createdAt: now,
+    })
+  })
+  return {
+    id: base.id, status: 'awaiting_signature' as const, txHash: null, requiresClientSigning: true, preparedTransactionId: preparedId, chain: base.chain,
+    isTestnet: base.isTestnet, message, signingScheme: 'solana-ed25519-message' as const, expiresAt: iso(expiresAt), lastValidBlockHeight,
+  }
+}
+
+/** The signed transaction from a client's signature or signed transaction, and its signer. */
+export function solanaSigned(p: PreparedRow, input: { signature?: unknown; signedTransaction?: string }): { raw: string; signer: string; hash: string } {
+  const messageBytes = Buffer.from(p.unsigned, 'base64')
+  const message = Message.from(messageBytes)
+  const feePayer = message.accountKeys[0]!
+  let sig: Uint8Array
+  if (input.signedTransaction !== undefined) {
+    let signed: Transaction
+    try {
+      signed = Transaction.from(Buffer.from(input.signedTransaction, 'base64'))
+    } catch {
+      throw signatureDecodeFailed('signedTransaction is not a base64 Solana transaction')
+    }
+    if (!signed.serializeMessage().equals(messageBytes)) throw signatureDecodeFailed('the signed transaction differs from the prepared one')
+    const first = signed.signatures[0]?.signature
+    if (!first) throw signatureDecodeFailed('the transaction is not signed')
+    sig = first
+  } else {
+    const text = input.signature
+    if (typeof text !== 'string') throw signatureDecodeFailed('a Solana signature is 64 bytes in base58 or base64')
+    try {
+      sig = /^[A-Za-z0-9+/]{86}==$/.test(text) ? base64.decode(text) : base58.decode(text)
+    } catch {
+      throw signatureDecodeFailed('a Solana signature is 64 bytes in base58 or base64')
+    }
+    if (sig.length !== 64) throw signatureDecodeFailed('a Solana signature is 64 bytes')
+  }
+  let valid = false
+  try {
+    valid = ed25519.verify(sig, messageBytes, feePayer.toBytes())
+  } catch { /* malformed point: not the wallet's signature */ }
+  // A signature that does not verify against the fee payer (the wallet) was made by another key.
+  const signer = valid ? feePayer.toBase58() : 'unknown'
+  const tx = Transaction.populate(message, [base58.encode(sig)])
+  return { raw: tx.serialize({ verifySignatures: false }).toString('base64'), signer, hash: base58.encode(sig) }
+}
+
+export async function submitSolana(deps: Deps, endpoint: ChainEndpoint, rawBase64: string): Promise<SubmitOutcome> {
+  const conn = deps.chain.solana.connection(endpoint)
+  try {
+    await conn.sendRawTransaction(Buffer.from(rawBase64, 'base64'), { skipPreflight: false, maxRetries: 0 })
+    return { kind: 'accepted' }
+  } catch (err) {
+    const name = (err as Error).name
+    const msg = (err as Error).message ?? ''
+    if (name === 'SendTransactionError' || /failed to send transaction|simulation failed/i.test(msg)) return { kind: 'rejected', reason: msg.replace(/https?:\/\/\S+/g, '<rpc>').slice(0, 300) }
+    if (name === 'TimeoutError' || name === 'AbortError') return { kind: 'unknown' }
+    return { kind: 'unreachable' }
+  }
+}
+
+export async function refreshSolana(deps: Deps, endpoint: ChainEndpoint, row: TransactionRow): Promise<TransactionRow> {
+  const conn = deps.chain.solana.connection(endpoint)
+  const { value: [st] } = await deps.chain.guard(endpoint, 'status', () => conn.getSignatureStatuses([row.txHash!], { searchTransactionHistory: true }))
+  const where = and(eq(transactions.tenantId, row.tenantId), eq(transactions.id, row.id))
+  if (st && (st.confirmationStatus === 'confirmed' || st.confirmationStatus === 'finalized' || st.err)) {
+    const blockTime = await deps.chain.guard(endpoint, 'blockTime', () => conn.getBlockTime(st.slot)).catch(() => null)
+    const set = {
+      status: st.err ? 'failed' as const : 'confirmed' as const,
+      failureReason: st.err ? `failed on chain: ${JSON.stringify(st.err).slice(0, 200)}` : null,
+      // Finalized means at least 32 confirmations; the RPC reports null then.
+      confirmations: st.confirmations ?? (st.confirmationStatus === 'finalized' ? 32 : 1),
+      blockNumber: st.slot,
+      blockTimestamp: blockTime ? blockTime * 1000 : null,
+    }
+    if (row.status === 'pending' || set.confirmations !== row.confirmations) {
+      const now = deps.clock.now()
+      await deps.database.write((tx) => tx.update(transactions).set({ ...set, updatedAt: now }).where(and(where, eq(transactions.status, row.status))))
+      return { ...row, ...set, updatedAt: now }
+    }
+    return row
+  }
+  if (row.status !== 'pending') return row
+  const lastValid = Number((row.metadata as { lastValidBlockHeight?: number } | null)?.lastValidBlockHeight ?? Infinity)
+  const height = await deps.chain.guard(endpoint, 'blockHeight', () => conn.getBlockHeight('confirmed'))
+  if (height <= lastValid) return row
+  const now = deps.clock.now()
+  const reason = 'expired: its recent blockhash expired before the network confirmed it'
+  await deps.database.write((tx) => tx.update(transactions).set({ status: 'failed', failureReason: reason, updatedAt: now }).where(and(where, eq(transactions.status, 'pending'))))
+  return { ...row, status: 'failed', failureReason: reason, updatedAt: now }
+}

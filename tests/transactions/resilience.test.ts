@@ -1,0 +1,127 @@
+/**
+ * What happens when submissions fail: a send the node refuses gives its nonce back
+ * (no gap), a transaction dropped from the mempool is resent with a higher fee within the
+ * ceiling, and one that cannot be resent is marked failed with a reason.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { parseEther } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { systemClock } from '@/lib/clock'
+import { makeApp, type TestApp } from '@tests/helpers/app'
+import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
+import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { custodialWallet, reader, rpcProxy, waitFor } from './helpers'
+
+let node: LocalChain
+let proxy: ReturnType<typeof rpcProxy>
+let chain: ReturnType<typeof reader>
+/** bump ceiling +100%, one resend allowed, a hash unknown to the node counts as dropped at once */
+let a: { t: TestApp; f: Factory; tenant: Tenant }
+/** bump ceiling 0%: a dropped transaction cannot be resent */
+let b: { t: TestApp; f: Factory; tenant: Tenant }
+
+async function app(env: Record<string, string>) {
+  const t = await makeApp({ clock: systemClock, jobs: true, env: { TX_DROP_AFTER_MS: '0', ...env } })
+  const f = new Factory(t)
+  return { t, f, tenant: await f.tenant({ chains: { rpc: { ethereum: proxy.url } } }) }
+}
+
+beforeAll(async () => {
+  node = await startLocalChain({ chainId: 1 })
+  proxy = rpcProxy(node.url)
+  chain = reader(node.url)
+  // Ganache answers a submission behind a nonce gap only once the gap is filled: a short
+  // RPC timeout turns that wait into an "unknown" outcome (kept pending) quickly.
+  a = await app({ TX_MAX_FEE_BUMP_PERCENT: '100', TX_MAX_RESENDS: '1', RPC_TIMEOUT_MS: '1500' })
+  b = await app({ TX_MAX_FEE_BUMP_PERCENT: '0' })
+}, 30_000)
+afterAll(async () => {
+  await a.t.close()
+  await b.t.close()
+  proxy.stop()
+  await node.stop()
+})
+
+const to = privateKeyToAccount(generatePrivateKey()).address
+
+async function fundedUser(x: typeof a) {
+  const u = await x.f.user(x.tenant)
+  const w = await custodialWallet(x.f.api, u)
+  await node.sendNative(w.address, parseEther('1'))
+  return { u, w }
+}
+const send = (x: typeof a, u: SignedInUser, walletId: string, amount: string) => x.f.api.post('/v1/transactions/', { walletId, chain: 'ethereum', toAddress: to, amount }, { token: u.accessToken })
+const stored = (x: typeof a, u: SignedInUser, id: string) => x.f.api.get(`/v1/transactions/${id}`, { token: u.accessToken })
+const settled = (x: typeof a, u: SignedInUser, id: string, timeoutMs = 15_000) => waitFor(() => stored(x, u, id), (r) => r.body?.status !== 'pending', timeoutMs)
+
+describe('a submission the node refuses', () => {
+  test('is recorded failed, answers 400 TRANSACTION_REJECTED, and its nonce is reused so later sends are not stuck behind a gap', async () => {
+    const { u, w } = await fundedUser(a)
+    let calls = 0
+    // Of three concurrent sends, the node refuses whichever reaches it second.
+    proxy.state.onSend = () => (++calls === 2 ? 'reject' : 'forward')
+    const answers = await Promise.all(['1', '2', '3'].map((amount) => send(a, u, w.id, amount)))
+    proxy.state.onSend = () => 'forward'
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 201, 400])
+    const refused = answers.find((r) => r.status === 400)!
+    expect(refused.body).toMatchObject({ error: 'BlockchainError', code: 'TRANSACTION_REJECTED' })
+    const list = await a.f.api.get('/v1/transactions/?status=failed', { token: u.accessToken })
+    expect(list.body.data).toHaveLength(1)
+    const failed = list.body.data[0]
+    expect(failed.failureReason).toContain('not submitted')
+    // The next send takes the given-back nonce: every accepted send then confirms.
+    const next = await send(a, u, w.id, '4')
+    expect(next.status).toBe(201)
+    expect(next.body.nonce).toBe(failed.nonce)
+    for (const r of [...answers.filter((x) => x.status === 201), next]) expect((await settled(a, u, r.body.id)).body.status).toBe('confirmed')
+    expect(await chain.nonce(w.address)).toBe(3)
+  }, 30_000)
+})
+
+describe('a transaction dropped from the mempool', () => {
+  test('is resent by the background job with a higher fee and confirms', async () => {
+    const { u, w } = await fundedUser(a)
+    let calls = 0
+    proxy.state.onSend = () => (++calls === 1 ? 'swallow' : 'forward')
+    const res = await send(a, u, w.id, '1000')
+    expect(res.status).toBe(201)
+    const done = await settled(a, u, res.body.id)
+    proxy.state.onSend = () => 'forward'
+    expect(done.body.status).toBe('confirmed')
+    expect(done.body.resendCount).toBe(1)
+    expect(done.body.txHash).not.toBe(res.body.txHash)
+    const mined = await chain.pub.getTransaction({ hash: done.body.txHash })
+    const first = await a.t.deps.database.db.query.transactions.findFirst({ where: (x, { eq }) => eq(x.id, res.body.id) })
+    expect(first!.previousHashes).toEqual([res.body.txHash])
+    expect(mined.maxFeePerGas!).toBe((BigInt(first!.initialMaxFeePerGas!) * 12n) / 10n)
+    expect(mined.nonce).toBe(0)
+  }, 30_000)
+
+  test('is marked failed once TX_MAX_RESENDS resends were not mined, and its nonce goes back', async () => {
+    const { u, w } = await fundedUser(a)
+    proxy.state.onSend = () => 'swallow'
+    const res = await send(a, u, w.id, '1000')
+    const done = await settled(a, u, res.body.id)
+    proxy.state.onSend = () => 'forward'
+    expect(done.body).toMatchObject({ status: 'failed', resendCount: 1 })
+    expect(done.body.failureReason).toContain('not mined after 1 resends')
+    const next = await send(a, u, w.id, '5')
+    expect(next.body.nonce).toBe(0)
+    expect((await settled(a, u, next.body.id)).body.status).toBe('confirmed')
+  }, 30_000)
+
+  test('with no room under the fee ceiling it is marked failed with the reason', async () => {
+    const { u, w } = await fundedUser(b)
+    proxy.state.onSend = () => 'swallow'
+    const res = await send(b, u, w.id, '1000')
+    const done = await settled(b, u, res.body.id)
+    proxy.state.onSend = () => 'forward'
+    expect(done.body).toMatchObject({ status: 'failed', resendCount: 0 })
+    expect(done.body.failureReason).toContain('fee ceiling (+0%)')
+    const status = await b.f.api.get(`/v1/transactions/${res.body.id}/status`, { token: u.accessToken })
+    expect(status.body).toMatchObject({ status: 'failed', failureReason: done.body.failureReason })
+    const next = await send(b, u, w.id, '5')
+    expect(next.body.nonce).toBe(0)
+    expect((await settled(b, u, next.body.id)).body.status).toBe('confirmed')
+  }, 30_000)
+})

@@ -1,0 +1,132 @@
+/**
+ * Statuses settle across a restart: the app runs as a child process on a file database
+ * (`bun src/index.ts`, RPC_URL_ETHEREUM pointing at a ganache started here), sends while
+ * the node's miner is stopped, is killed with SIGKILL, and is started again after the
+ * node mined them. Only the background job reads the chain here (the test reads the
+ * stored record, which does not), so the confirmations it sees are the job's work.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import ganache from 'ganache'
+import { createPublicClient, createWalletClient, http, parseEther, type Hex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { Api, signedHeaders } from '@tests/helpers/client'
+import { FUNDER_KEY } from '@tests/wallets/ganache'
+import { waitFor } from './helpers'
+
+const ADMIN = { username: 'restartadmin', password: 'Restart-Passw0rd' }
+let dir: string
+let server: ReturnType<typeof ganache.server>
+let rpcUrl: string
+
+interface Child {
+  proc: ReturnType<typeof Bun.spawn>
+  url: string
+}
+
+async function startApp(): Promise<Child> {
+  const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
+    cwd: join(import.meta.dir, '../..'),
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: `file:${join(dir, 'slipway.db')}`,
+      MASTER_KEY: Buffer.alloc(32, 5).toString('base64'),
+      JWT_SECRET: 'restart-test-jwt-secret-0123456789abcdef',
+      BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,
+      BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
+      RPC_URL_ETHEREUM: rpcUrl,
+      RPC_TIMEOUT_MS: '3000',
+    },
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
+  const reader = proc.stdout.getReader()
+  let text = ''
+  const deadline = Date.now() + 20_000
+  while (Date.now() < deadline) {
+    const { value, done } = await reader.read()
+    if (done) break
+    text += new TextDecoder().decode(value)
+    const line = text.split('\n').find((l) => l.includes('"listening"'))
+    if (line) {
+      void (async () => { while (!(await reader.read()).done) { /* drain */ } })()
+      return { proc, url: JSON.parse(line).url }
+    }
+  }
+  proc.kill(9)
+  throw new Error(`app did not start:\n${text}`)
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'slipway-tx-restart-'))
+  // `strict` instamine: with the miner stopped, a submission is answered at once and waits in the pool.
+  server = ganache.server({
+    logging: { quiet: true },
+    chain: { chainId: 1, hardfork: 'shanghai' },
+    miner: { instamine: 'strict' },
+    wallet: { accounts: [{ secretKey: FUNDER_KEY, balance: `0x${parseEther('100').toString(16)}` }] },
+  } as never)
+  await server.listen(0, '127.0.0.1')
+  rpcUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+}, 30_000)
+afterAll(async () => {
+  await server.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('restart with pending transactions', () => {
+  test('kill -9 while sends are pending; after the restart the job settles them as confirmed', async () => {
+    const pub = createPublicClient({ transport: http(rpcUrl) })
+    const rpc = (method: string, params: unknown[] = []) => pub.request({ method, params } as never)
+    let app = await startApp()
+    const ids: string[] = []
+    let token = ''
+    try {
+      const api = new Api(app.url)
+      const admin = (await api.post('/v1/auth/admin/login', ADMIN)).body.accessToken
+      const tenant = (await api.post('/v1/admin/tenants', { name: 'restart-tenant', settings: {} }, { token: admin })).body
+      const body = JSON.stringify({ username: 'restart_user', password: 'Passw0rd-long', email: 'r@example.com' })
+      const ts = String(Math.floor(Date.now() / 1000))
+      const reg = await fetch(`${app.url}/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json', ...signedHeaders(tenant, 'POST', '/v1/auth/register', body, ts) }, body })
+      expect(reg.status).toBe(201)
+      token = ((await reg.json()) as { accessToken: string }).accessToken
+      const wallet = await api.post('/v1/wallets/', { chain: 'ethereum' }, { token })
+      expect(wallet.status).toBe(201)
+      const funder = createWalletClient({ account: privateKeyToAccount(FUNDER_KEY as Hex), transport: http(rpcUrl), chain: { id: 1, name: 'local', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } } })
+      await pub.waitForTransactionReceipt({ hash: await funder.sendTransaction({ to: wallet.body.address, value: parseEther('1') }) })
+      await rpc('miner_stop')
+      const to = privateKeyToAccount(generatePrivateKey()).address
+      for (let i = 1; i <= 3; i++) {
+        const res = await api.post('/v1/transactions/', { walletId: wallet.body.id, chain: 'ethereum', toAddress: to, amount: String(i) }, { token })
+        expect(res.status).toBe(201)
+        expect(res.body.status).toBe('pending')
+        ids.push(res.body.id)
+      }
+      // Let the first job runs see them pending and reschedule themselves, then die.
+      await Bun.sleep(1500)
+      for (const id of ids) expect((await api.get(`/v1/transactions/${id}`, { token })).body.status).toBe('pending')
+    } finally {
+      app.proc.kill(9)
+      await app.proc.exited
+    }
+    await rpc('miner_start')
+    await rpc('evm_mine')
+    app = await startApp()
+    try {
+      const api = new Api(app.url)
+      for (const id of ids) {
+        const r = await waitFor(() => api.get(`/v1/transactions/${id}`, { token }), (x) => x.body?.status === 'confirmed', 20_000)
+        expect(r.body.status).toBe('confirmed')
+        expect(r.body.blockNumber).toBeGreaterThan(0)
+      }
+    } finally {
+      app.proc.kill('SIGTERM')
+      await app.proc.exited
+    }
+  }, 90_000)
+})

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { ed25519 } from '@noble/curves/ed25519'
+import { base58, base64 } from '@scure/base'
+import { Keypair, PublicKey, SystemInstruction, SystemProgram } from '@solana/web3.js'
+import { RateLimiter } from '@/http/rate-limit'
+import { systemClock } from '@/lib/clock'
+import { associatedTokenAddress } from '@/modules/transactions/solana'
+import { makeApp, type TestApp } from '@tests/helpers/app'
+import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
+import { startFakeSolana, type FakeSolana } from '@tests/fakes/solana-rpc'
+import { waitFor } from './helpers'
+
+const USDC_SOLANA = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'
+const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
+
+let t: TestApp
+let f: Factory
+let tenant: Tenant
+let sol: FakeSolana
+
+beforeAll(async () => {
+  sol = startFakeSolana()
+  t = await makeApp({ clock: systemClock, jobs: true, env: { RPC_TIMEOUT_MS: '2000' } })
+  f = new Factory(t)
+  tenant = await f.tenant({ chains: { rpc: { solana: sol.url } } })
+})
+afterAll(async () => {
+  await t.close()
+  sol.stop()
+})
+beforeEach(() => {
+  t.deps.rateLimiter = new RateLimiter(t.clock)
+  sol.autoConfirm = true
+})
+
+const send = (u: SignedInUser, body: Record<string, unknown>) => f.api.post('/v1/transactions/', body, { token: u.accessToken })
+const stored = (u: SignedInUser, id: string) => f.api.get(`/v1/transactions/${id}`, { token: u.accessToken })
+const settled = (u: SignedInUser, id: string) => waitFor(() => stored(u, id), (r) => r.body?.status !== 'pending')
+
+async function solWallet(u: SignedInUser) {
+  const res = await f.api.post('/v1/wallets/', { chain: 'solana' }, { token: u.accessToken })
+  expect(res.status).toBe(201)
+  return res.body as { id: string; address: string }
+}
+
+describe('custodial Solana sends (fake JSON-RPC)', () => {
+  test('native SOL: a signed System transfer reaches the node and the job confirms it', async () => {
+    const u = await f.user(tenant)
+    const w = await solWallet(u)
+    const to = Keypair.generate().publicKey.toBase58()
+    const res = await send(u, { walletId: w.id, chain: 'solana', toAddress: to, amount: '1500000000' })
+    expect(res.status).toBe(201)
+    expect(res.body).toMatchObject({ status: 'pending', requiresClientSigning: false })
+    const got = sol.sent.find((s) => s.signature === res.body.txHash)!
+    expect(got.tx.feePayer!.toBase58()).toBe(w.address)
+    const ix = SystemInstruction.decodeTransfer(got.tx.instructions[0]!)
+    expect(ix.toPubkey.toBase58()).toBe(to)
+    expect(BigInt(ix.lamports)).toBe(1_500_000_000n)
+    const done = await settled(u, res.body.id)
+    expect(done.body).toMatchObject({ status: 'confirmed', token: { address: null, symbol: 'SOL', decimals: 9 } })
+    expect(done.body.blockNumber).toBeGreaterThan(1234)
+    const status = await f.api.get(`/v1/transactions/${res.body.id}/status`, { token: u.accessToken })
+    expect(status.body).toMatchObject({ status: 'confirmed', confirmations: 32, blockTimestamp: new Date(1_790_000_000_000).toISOString() })
+  })
+
+  test('SPL token: TransferChecked between the associated token accounts, creating the recipient\'s if needed', async () => {
+    const u = await f.user(tenant)
+    const w = await solWallet(u)
+    const to = Keypair.generate().publicKey
+    const res = await send(u, { walletId: w.id, chain: 'solana', toAddress: to.toBase58(), amount: '2500000', tokenAddress: USDC_SOLANA })
+    expect(res.status).toBe(201)
+    const got = sol.sent.find((s) => s.signature === res.body.txHash)!
+    const [create, transfer] = got.tx.instructions
+    const mint = new PublicKey(USDC_SOLANA)
+    expect(create!.keys[1]!.pubkey.toBase58()).toBe(associatedTokenAddress(to, mint).toBase58())
+    expect(transfer!.programId.toBase58()).toBe(TOKEN_PROGRAM)
+    expect(transfer!.data[0]).toBe(12)
+    expect(transfer!.data.readBigUInt64LE(1)).toBe(2_500_000n)
+    expect(transfer!.data[9]).toBe(6)
+    expect(transfer!.keys[0]!.pubkey.toBase58()).toBe(associatedTokenAddress(new PublicKey(w.address), mint).toBase58())
+    expect((await settled(u, res.body.id)).body).toMatchObject({ status: 'confirmed', token: { address: USDC_SOLANA, symbol: 'USDC', decimals: 6 } })
+  })
+
+  test('a transaction whose blockhash expires unconfirmed is marked failed', async () => {
+    const u = await f.user(tenant)
+    const w = await solWallet(u)
+    sol.autoConfirm = false
+    const res = await send(u, { walletId: w.id, chain: 'solana', toAddress: Keypair.generate().publicKey.toBase58(), amount: '1' })
+    expect(res.status).toBe(201)
+    sol.blockHeight += 1000
+    try {
+      const done = await settled(u, res.body.id)
+      expect(done.body.status).toBe('failed')
+      expect(done.body.failureReason).toContain('blockhash expired')
+    } finally {
+      sol.blockHeight -= 1000
+    }
+  })
+
+  test('the fee quote is the network\'s fee for the message', async () => {
+    const u = await f.user(tenant)
+    const w = await solWallet(u)
+    const res = await f.api.post('/v1/transactions/quote', { walletId: w.id, chain: 'solana', toAddress: w.address, amount: '1' }, { token: u.accessToken })
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ chain: 'solana', estimatedGas: null, estimatedFee: '5000', estimatedFeeNative: '0.000005', nativeTokenSymbol: 'SOL' })
+  })
+})
+
+describe('non-custodial Solana sends', () => {
+  test('the client signs the message with ed25519; broadcast submits it once; another key is WRONG_SIGNER', async () => {
+    const u = await f.user(tenant)
+    const kp = Keypair.generate()
+    const c = await f.api.get(`/v1/wallets/client/challenge?chain=solana&address=${kp.publicKey.toBase58()}`, { token: u.accessToken })
+    const reg = await f.api.post('/v1/wallets/client', { challengeId: c.body.challengeId, signature: base58.encode(ed25519.sign(new TextEncoder().encode(c.body.message), kp.secretKey.slice(0, 32))) }, { token: u.accessToken })
+    expect(reg.status).toBe(201)
+    const to = Keypair.generate().publicKey.toBase58()
+    const p = await send(u, { walletId: reg.body.id, chain: 'solana', toAddress: to, amount: '42' })
+    expect(p.status).toBe(201)
+    expect(p.body).toMatchObject({ requiresClientSigning: true, txHash: null, signingScheme: 'solana-ed25519-message' })
+    const message = base64.decode(p.body.message)
+    const stranger = Keypair.generate()
+    const wrong = await f.api.post(`/v1/transactions/${p.body.preparedTransactionId}/broadcast`, { signature: base58.encode(ed25519.sign(message, stranger.secretKey.slice(0, 32))) }, { token: u.accessToken })
+    expect(wrong.status).toBe(400)
+    expect(wrong.body.code).toBe('WRONG_SIGNER')
+    const bad = await f.api.post(`/v1/transactions/${p.body.preparedTransactionId}/broadcast`, { signature: 'abc' }, { token: u.accessToken })
+    expect(bad.body.code).toBe('SIGNATURE_DECODE_FAILED')
+    const signature = base64.encode(ed25519.sign(message, kp.secretKey.slice(0, 32)))
+    const ok = await f.api.post(`/v1/transactions/${p.body.preparedTransactionId}/broadcast`, { signature }, { token: u.accessToken })
+    expect(ok.status).toBe(200)
+    expect(ok.body.txHash).toBe(base58.encode(base64.decode(signature)))
+    const got = sol.sent.find((s) => s.signature === ok.body.txHash)!
+    expect(SystemInstruction.decodeTransfer(got.tx.instructions[0]!).toPubkey.toBase58()).toBe(to)
+    expect(got.tx.instructions[0]!.programId.equals(SystemProgram.programId)).toBe(true)
+    const again = await f.api.post(`/v1/transactions/${p.body.preparedTransactionId}/broadcast`, { signature }, { token: u.accessToken })
+    expect(again.status).toBe(409)
+    expect((await settled(u, p.body.id)).body.status).toBe('confirmed')
+  })
+})
