@@ -152,7 +152,7 @@ export function transactionRoutes(deps: Deps) {
       auth: 'any',
       params: Id,
       response: { 200: TransactionStatus, ...errorResponses('standard', 401, 404, 503) },
-      detail: { operationId: 'getTransactionStatus', summary: 'Status read from the chain', description: 'Reads the chain and saves any change (`confirmations`, `blockNumber`, `blockTimestamp`, status). A background job does the same with backoff while a transaction is pending, so statuses settle without polling.' },
+      detail: { operationId: 'getTransactionStatus', summary: 'Status read from the chain', description: 'Reads the chain and saves any change (`confirmations`, `blockNumber`, `blockTimestamp`, status). A background job does the same with backoff (1 s doubling to 60 s) while a transaction is pending, so statuses settle without polling; a transaction dropped from the mempool is resent with a higher fee within TX_MAX_FEE_BUMP_PERCENT, or `failed` with `failureReason`. A non-custodial send whose prepared transaction expired unbroadcast reads `failed`.' },
     })
     .get('/:id', async ({ params, actor, requestId }) => transactionView(await ownTransaction({ deps, actor, requestId }, params.id)), {
       auth: 'any',
