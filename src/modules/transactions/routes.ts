@@ -5,7 +5,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { stateOf } from '../../http/request-state'
-import { ErrorEnvelope, errorResponses } from '../../http/schemas'
+import { ErrorEnvelope, errorResponses, SchemaErrorEnvelope } from '../../http/schemas'
 import { security } from '../../http/security'
 import { broadcastTransaction } from './broadcast'
 import { aggregatedFeed, aggregatedItem } from './feed'
@@ -30,7 +30,10 @@ const BlockchainErrorEnvelope = t.Object({
   retryable: t.Optional(t.Boolean()),
   suggestedAction: t.Optional(t.String()),
 }, { title: 'BlockchainError', description: '`error: BlockchainError` with `code`, `retryable` and sometimes `suggestedAction`.' })
-const chainErrors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, t.Unsafe({ ...BlockchainErrorEnvelope, description: 'Blockchain operation error (or the standard envelope)' })]))
+/** The standard envelope of the status, or a BlockchainError (same envelope with `retryable`, `suggestedAction`). */
+const chainErrors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, s === 400
+  ? t.Union([SchemaErrorEnvelope, BlockchainErrorEnvelope], { description: 'Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations)' })
+  : t.Unsafe({ ...BlockchainErrorEnvelope, description: 'The error envelope; `BlockchainError` adds `retryable` and `suggestedAction`' })]))
 
 const Created = t.Object({
   id: t.String({ description: 'transaction id' }),
