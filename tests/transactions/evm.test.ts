@@ -173,6 +173,7 @@ describe('create: bad inputs and isolation', () => {
       expect((await stored(x, mine.body.id)).status).toBe(404)
       expect((await f.api.get(`/v1/transactions/${mine.body.id}/status`, { token: x.accessToken })).status).toBe(404)
       expect((await f.api.get(`/v1/transactions/aggregated/tx:${mine.body.id}`, { token: x.accessToken })).status).toBe(404)
+      expect((await f.api.post('/v1/transactions/quote', { walletId: w.id, chain: 'ethereum', toAddress: to, amount: '1' }, { token: x.accessToken })).status).toBe(404)
       const list = await f.api.get('/v1/transactions/', { token: x.accessToken })
       expect(list.body.data).toEqual([])
     }
@@ -206,6 +207,8 @@ describe('fee quote', () => {
     expect(BigInt(token.body.estimatedGas)).toBeGreaterThan(21000n)
     expect((await f.api.get('/v1/transactions/', { token: u.accessToken })).body.pagination.total).toBe(0)
     expect(native.headers.get('x-ratelimit-limit')).toBe('60')
+    const bad = await f.api.post('/v1/transactions/quote', { walletId: w.id, chain: 'ethereum', toAddress: w.address, amount: '0.5' }, { token: u.accessToken })
+    expect(bad.status).toBe(400)
   })
 })
 
@@ -301,6 +304,10 @@ describe('non-custodial: prepare, sign with viem, broadcast', () => {
     const expired = await broadcast(p.preparedTransactionId, { signature })
     expect(expired.status).toBe(410)
     expect(expired.body).toMatchObject({ code: 'PREPARED_TX_EXPIRED', retryable: false })
+    expect(expired.headers.get('x-ratelimit-limit')).toBe('20')
+    const status = await f.api.get(`/v1/transactions/${p.id}/status`, { token: u.accessToken })
+    expect(status.body).toMatchObject({ status: 'failed', txHash: null })
+    expect(status.body.failureReason).toContain('not broadcast in time')
   })
 })
 

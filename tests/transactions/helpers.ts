@@ -50,7 +50,7 @@ export function reader(url: string) {
  * node that drops it from its mempool), or `reject` (a JSON-RPC error).
  */
 export function rpcProxy(target: string) {
-  const state = { onSend: (): 'forward' | 'swallow' | 'reject' => 'forward', sent: [] as string[] }
+  const state = { onSend: (): 'forward' | 'swallow' | 'reject' => 'forward', sent: [] as string[], rejectMessage: 'server overloaded, try later' }
   type Req = { id: unknown; method: string; params: unknown[] }
   const forward = async (r: Req) => (await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(r) })).json()
   const one = async (r: Req): Promise<unknown> => {
@@ -58,7 +58,7 @@ export function rpcProxy(target: string) {
     const raw = r.params[0] as `0x${string}`
     state.sent.push(raw)
     const action = state.onSend()
-    if (action === 'reject') return { jsonrpc: '2.0', id: r.id, error: { code: -32000, message: 'server overloaded, try later' } }
+    if (action === 'reject') return { jsonrpc: '2.0', id: r.id, error: { code: -32000, message: state.rejectMessage } }
     if (action === 'swallow') return { jsonrpc: '2.0', id: r.id, result: keccak256(raw) }
     return forward(r)
   }

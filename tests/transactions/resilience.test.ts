@@ -78,6 +78,31 @@ describe('a submission the node refuses', () => {
   }, 30_000)
 })
 
+describe('a node that says "nonce too high"', () => {
+  test('the counter restarts from the chain\'s pending count and the send goes through', async () => {
+    const { u, w } = await fundedUser(a)
+    const first = await send(a, u, w.id, '1')
+    expect(first.body.nonce).toBe(0)
+    expect((await settled(a, u, first.body.id)).body.status).toBe('confirmed')
+    // The database is ahead of the chain (as after the node lost its pool): nonce 5 is refused.
+    const { walletNonces } = await import('@/db/schema')
+    const { eq } = await import('drizzle-orm')
+    await a.t.deps.database.write((tx) => tx.update(walletNonces).set({ nextNonce: 5 }).where(eq(walletNonces.walletId, w.id)))
+    let calls = 0
+    proxy.state.rejectMessage = 'nonce too high'
+    proxy.state.onSend = () => (++calls === 1 ? 'reject' : 'forward')
+    try {
+      const res = await send(a, u, w.id, '2')
+      expect(res.status).toBe(201)
+      expect(res.body.nonce).toBe(1)
+      expect((await settled(a, u, res.body.id)).body.status).toBe('confirmed')
+    } finally {
+      proxy.state.onSend = () => 'forward'
+      proxy.state.rejectMessage = 'server overloaded, try later'
+    }
+  }, 30_000)
+})
+
 describe('a transaction dropped from the mempool', () => {
   test('is resent by the background job with a higher fee and confirms', async () => {
     const { u, w } = await fundedUser(a)

@@ -4,6 +4,8 @@
  * the node's miner is stopped, is killed with SIGKILL, and is started again after the
  * node mined them. Only the background job reads the chain here (the test reads the
  * stored record, which does not), so the confirmations it sees are the job's work.
+ * Then two processes on one database file send concurrently from one wallet: the nonce
+ * counter in the database keeps their nonces distinct and consecutive.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -26,7 +28,7 @@ interface Child {
   url: string
 }
 
-async function startApp(): Promise<Child> {
+async function startApp(extraEnv: Record<string, string> = {}): Promise<Child> {
   const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
     cwd: join(import.meta.dir, '../..'),
     env: {
@@ -41,6 +43,7 @@ async function startApp(): Promise<Child> {
       BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
       RPC_URL_ETHEREUM: rpcUrl,
       RPC_TIMEOUT_MS: '3000',
+      ...extraEnv,
     },
     stdout: 'pipe',
     stderr: 'inherit',
@@ -129,4 +132,51 @@ describe('restart with pending transactions', () => {
       await app.proc.exited
     }
   }, 90_000)
+})
+
+describe('two API processes on one database', () => {
+  test('concurrent sends from one wallet through both processes never share or skip a nonce', async () => {
+    // Instant mining here: across two processes nonces may reach the node out of order, and
+    // in our runs ganache's `strict` mode left such transactions unmined.
+    const eager = ganache.server({
+      logging: { quiet: true },
+      chain: { chainId: 1, hardfork: 'shanghai' },
+      wallet: { accounts: [{ secretKey: FUNDER_KEY, balance: `0x${parseEther('100').toString(16)}` }] },
+    } as never)
+    await eager.listen(0, '127.0.0.1')
+    const strictUrl = rpcUrl
+    rpcUrl = `http://127.0.0.1:${(eager.address() as { port: number }).port}`
+    const pub = createPublicClient({ transport: http(rpcUrl) })
+    const first = await startApp()
+    // The second process serves HTTP only (one queue worker is enough for the shared outbox).
+    const second = await startApp({ SLIPWAY_ROLE: 'api' })
+    try {
+      const a = new Api(first.url)
+      const b = new Api(second.url)
+      const admin = (await a.post('/v1/auth/admin/login', ADMIN)).body.accessToken
+      const tenant = (await a.post('/v1/admin/tenants', { name: 'two-process-tenant', settings: {} }, { token: admin })).body
+      const body = JSON.stringify({ username: 'two_process_user', password: 'Passw0rd-long', email: 'two@example.com' })
+      const reg = await fetch(`${first.url}/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json', ...signedHeaders(tenant, 'POST', '/v1/auth/register', body, String(Math.floor(Date.now() / 1000))) }, body })
+      const token = ((await reg.json()) as { accessToken: string }).accessToken
+      const wallet = (await a.post('/v1/wallets/', { chain: 'ethereum' }, { token })).body
+      const funder = createWalletClient({ account: privateKeyToAccount(FUNDER_KEY as Hex), transport: http(rpcUrl), chain: { id: 1, name: 'local', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } } })
+      await pub.waitForTransactionReceipt({ hash: await funder.sendTransaction({ to: wallet.address, value: parseEther('1') }) })
+      const to = privateKeyToAccount(generatePrivateKey()).address
+      const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => (i % 2 ? b : a).post('/v1/transactions/', { walletId: wallet.id, chain: 'ethereum', toAddress: to, amount: String(i + 1) }, { token })))
+      expect(answers.map((r) => r.status)).toEqual(Array(16).fill(201))
+      expect(answers.map((r) => r.body.nonce as number).sort((x, y) => x - y)).toEqual(Array.from({ length: 16 }, (_, i) => i))
+      for (const r of answers) {
+        const done = await waitFor(() => a.get(`/v1/transactions/${r.body.id}`, { token }), (x) => x.body?.status === 'confirmed', 30_000)
+        expect(done.body.status).toBe('confirmed')
+      }
+      expect(await pub.getTransactionCount({ address: wallet.address })).toBe(16)
+    } finally {
+      for (const c of [first, second]) {
+        c.proc.kill('SIGTERM')
+        await c.proc.exited
+      }
+      rpcUrl = strictUrl
+      await eager.close()
+    }
+  }, 120_000)
 })

@@ -49,19 +49,24 @@ export async function evmNet(deps: Deps, endpoint: ChainEndpoint): Promise<EvmNe
  * short of value + gas × max fee, answers `{ revert }` with the reason.
  */
 export async function estimateEvm(deps: Deps, net: EvmNet, from: string, call: EvmCall): Promise<EvmFees | { revert: string }> {
-  const [gasOrRevert, block, tip, balance] = await deps.chain.guard(net.endpoint, 'estimate', async () => Promise.all([
-    net.client.estimateGas({ account: from as Hex, to: call.to, value: call.value, data: call.data }).catch((err: unknown) => {
-      if (isExecutionRevert(err)) return { revert: shortReason(err) }
-      throw err
-    }),
+  const [code, block, tip, balance] = await deps.chain.guard(net.endpoint, 'estimate', async () => Promise.all([
+    call.data ? Promise.resolve(undefined) : net.client.getCode({ address: call.to }),
     net.client.getBlock({ blockTag: 'latest' }),
     net.client.estimateMaxPriorityFeePerGas().catch(() => 1_000_000_000n),
     net.client.getBalance({ address: from as Hex }),
   ]))
-  if (typeof gasOrRevert !== 'bigint') return gasOrRevert
+  let gas = 21_000n
+  // A plain transfer to an address without code costs exactly 21000 gas: no estimate needed.
+  if (call.data || (code && code !== '0x')) {
+    const estimated = await deps.chain.guard(net.endpoint, 'estimate', () => net.client.estimateGas({ account: from as Hex, to: call.to, value: call.value, data: call.data }).catch((err: unknown) => {
+      if (isExecutionRevert(err)) return { revert: shortReason(err) }
+      throw err
+    }))
+    if (typeof estimated !== 'bigint') return estimated
+    // Contract calls get a margin: state can change between the estimate and inclusion.
+    gas = (estimated * 12n) / 10n
+  }
   const baseFee = block.baseFeePerGas ?? 0n
-  // Contract calls get a margin: state can change between the estimate and inclusion.
-  const gas = call.data ? (gasOrRevert * 12n) / 10n : gasOrRevert
   const fees = { gas, maxPriorityFeePerGas: tip, maxFeePerGas: baseFee * 2n + tip }
   // Nodes refuse a transaction whose worst-case cost exceeds the balance: say so before a nonce is taken.
   if (balance < call.value + gas * fees.maxFeePerGas) return { revert: 'insufficient funds for gas * price + value' }

@@ -22,7 +22,7 @@ import { chainByFamily, endpointFor } from '../tokens/registry'
 import * as walletsRepo from '../wallets/repo'
 import { evmNet, signEvm, submitRaw, transferCall, type EvmNet } from './evm'
 import { releaseNonce } from './nonces'
-import { transactions, type TransactionRow } from './schema'
+import { preparedTransactions, transactions, type TransactionRow } from './schema'
 import { isCustodial, ownTransaction, REFRESH_TOPIC, scheduleRefresh, walletSecret } from './service'
 import type { Ctx } from '../context'
 import * as solana from './solana'
@@ -178,5 +178,18 @@ export function registerTransactionJobs(runner: JobRunner) {
 /** `GET /v1/transactions/{id}/status`: reads the chain and saves any change. */
 export async function transactionStatus(ctx: Ctx, id: string) {
   const row = await ownTransaction(ctx, id)
+  if (row.status === 'awaiting_signature') return expireIfUnsigned(ctx.deps, row)
   return refreshTransaction(ctx.deps, row)
+}
+
+/** A send whose prepared transaction expired unbroadcast is `failed`: nothing can submit it any more. */
+export async function expireIfUnsigned(deps: Deps, row: TransactionRow): Promise<TransactionRow> {
+  const now = deps.clock.now()
+  const p = await deps.database.db.select().from(preparedTransactions)
+    .where(and(eq(preparedTransactions.tenantId, row.tenantId), eq(preparedTransactions.transactionId, row.id))).get()
+  if (!p || p.status !== 'prepared' || p.expiresAt > now) return row
+  const reason = 'expired: the prepared transaction was not broadcast in time'
+  await deps.database.write((tx) => tx.update(transactions).set({ status: 'failed', failureReason: reason, updatedAt: now })
+    .where(and(rowWhere(row), eq(transactions.status, 'awaiting_signature'))))
+  return { ...row, status: 'failed', failureReason: reason, updatedAt: now }
 }

@@ -5,7 +5,7 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { stateOf } from '../../http/request-state'
-import { ErrorEnvelope, errorResponses } from '../../http/schemas'
+import { ErrorEnvelope, errorResponses, SchemaErrorEnvelope } from '../../http/schemas'
 import { security } from '../../http/security'
 import { broadcastTransaction } from './broadcast'
 import { aggregatedFeed, aggregatedItem } from './feed'
@@ -30,7 +30,10 @@ const BlockchainErrorEnvelope = t.Object({
   retryable: t.Optional(t.Boolean()),
   suggestedAction: t.Optional(t.String()),
 }, { title: 'BlockchainError', description: '`error: BlockchainError` with `code`, `retryable` and sometimes `suggestedAction`.' })
-const chainErrors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, t.Unsafe({ ...BlockchainErrorEnvelope, description: 'Blockchain operation error (or the standard envelope)' })]))
+/** The standard envelope of the status, or a BlockchainError (same envelope with `retryable`, `suggestedAction`). */
+const chainErrors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, s === 400
+  ? t.Union([SchemaErrorEnvelope, BlockchainErrorEnvelope], { description: 'Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations)' })
+  : t.Unsafe({ ...BlockchainErrorEnvelope, description: 'The error envelope; `BlockchainError` adds `retryable` and `suggestedAction`' })]))
 
 const Created = t.Object({
   id: t.String({ description: 'transaction id' }),
@@ -152,7 +155,7 @@ export function transactionRoutes(deps: Deps) {
       auth: 'any',
       params: Id,
       response: { 200: TransactionStatus, ...errorResponses('standard', 401, 404, 503) },
-      detail: { operationId: 'getTransactionStatus', summary: 'Status read from the chain', description: 'Reads the chain and saves any change (`confirmations`, `blockNumber`, `blockTimestamp`, status). A background job does the same with backoff while a transaction is pending, so statuses settle without polling.' },
+      detail: { operationId: 'getTransactionStatus', summary: 'Status read from the chain', description: 'Reads the chain and saves any change (`confirmations`, `blockNumber`, `blockTimestamp`, status). A background job does the same with backoff (1 s doubling to 60 s) while a transaction is pending, so statuses settle without polling; a transaction dropped from the mempool is resent with a higher fee within TX_MAX_FEE_BUMP_PERCENT, or `failed` with `failureReason`. A non-custodial send whose prepared transaction expired unbroadcast reads `failed`.' },
     })
     .get('/:id', async ({ params, actor, requestId }) => transactionView(await ownTransaction({ deps, actor, requestId }, params.id)), {
       auth: 'any',

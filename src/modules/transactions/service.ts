@@ -120,13 +120,17 @@ export async function createTransaction(ctx: Ctx, input: SendInput) {
 async function custodialEvmSend(ctx: Ctx, p: SendPlan, net: EvmNet, call: ReturnType<typeof transferCall>, fees: EvmFees) {
   const { deps } = ctx
   const key: NonceKey = { tenantId: p.tenantId, walletId: p.wallet.id, network: p.network }
+  const laneKey = `${key.tenantId}|${key.walletId}|${key.network}`
   const chainPending = () => deps.chain.guard(net.endpoint, 'nonce', () => net.client.getTransactionCount({ address: p.wallet.address as Hex, blockTag: 'pending' }))
   if (!(await hasNonceRow(deps.database.db, key))) await initNonceRow(deps, key, await chainPending())
   const secret = walletSecret(deps, p.wallet)
   try {
     const now = deps.clock.now()
+    let turn: Turn | undefined
     const row = await deps.database.write(async (tx) => {
       const nonce = await reserveNonce(tx, key, now)
+      // Taken in reservation order (writes are serialised), so submissions leave in nonce order.
+      turn = takeTurn(laneKey)
       const signed = await signEvm(secret, unsignedEip1559(net.chainId, nonce, call, fees))
       const r = {
         ...baseRow(ctx, p, now), status: 'pending' as const, requiresClientSigning: false, txHash: signed.hash, rawTx: signed.raw, chainId: net.chainId, nonce,
@@ -136,38 +140,78 @@ async function custodialEvmSend(ctx: Ctx, p: SendPlan, net: EvmNet, call: Return
       await tx.insert(transactions).values(r)
       await scheduleRefresh(tx, r.id, r.tenantId, 1, now)
       return r
+    }).catch((err) => {
+      turn?.release()
+      throw err
     })
-    let current: { nonce: number; raw: Hex; hash: Hex } = { nonce: row.nonce, raw: row.rawTx, hash: row.txHash }
-    for (let attempt = 1; ; attempt++) {
-      const outcome = await submitRaw(net, current.raw)
-      if (outcome.kind === 'accepted' || outcome.kind === 'unknown') break
-      if (outcome.kind === 'nonce' && attempt < 4) {
-        // Resynchronise outside any transaction, then re-sign the same record with a fresh nonce.
-        const pending = await chainPending()
-        current = await deps.database.write(async (tx) => {
-          const t = deps.clock.now()
-          await resyncNonce(tx, key, pending, outcome.which, t)
-          const nonce = await reserveNonce(tx, key, t)
-          const signed = await signEvm(secret, unsignedEip1559(net.chainId, nonce, call, fees))
-          await tx.update(transactions).set({ nonce, txHash: signed.hash, rawTx: signed.raw, submittedAt: t, updatedAt: t }).where(and(eq(transactions.tenantId, row.tenantId), eq(transactions.id, row.id)))
-          return { nonce, raw: signed.raw, hash: signed.hash }
-        })
-        continue
-      }
-      // Never reached a node, or refused: nothing is in a mempool, so the nonce goes back.
-      const reason = outcome.kind === 'rejected' ? outcome.reason : outcome.kind === 'nonce' ? `nonce refused (${outcome.which})` : 'the network could not be reached'
-      await deps.database.write(async (tx) => {
-        const t = deps.clock.now()
-        await tx.update(transactions).set({ status: 'failed', failureReason: `not submitted: ${reason}`, updatedAt: t }).where(and(eq(transactions.tenantId, row.tenantId), eq(transactions.id, row.id)))
-        await releaseNonce(tx, key, current.nonce, t)
-      })
-      if (outcome.kind === 'unreachable') throw new ServiceUnavailableError(`The ${net.endpoint.registryId} network is temporarily unavailable`)
-      throw blockchainError(400, 'TRANSACTION_REJECTED', `The network refused the transaction: ${reason}`, outcome.kind === 'nonce', 'Check the amount and balances, then send again')
+    await turn!.ready
+    try {
+      return await submitCustodial(ctx, p, net, call, fees, key, secret, row)
+    } finally {
+      turn!.release()
     }
-    return { id: row.id, status: 'pending' as const, txHash: current.hash, requiresClientSigning: false, nonce: current.nonce, chain: row.chain, isTestnet: row.isTestnet }
   } finally {
     secret.fill(0)
   }
+}
+
+async function submitCustodial(ctx: Ctx, p: SendPlan, net: EvmNet, call: ReturnType<typeof transferCall>, fees: EvmFees, key: NonceKey, secret: Uint8Array, row: { id: string; tenantId: string; chain: string; isTestnet: boolean; nonce: number; rawTx: Hex; txHash: Hex }) {
+  const { deps } = ctx
+  const chainPending = () => deps.chain.guard(net.endpoint, 'nonce', () => net.client.getTransactionCount({ address: p.wallet.address as Hex, blockTag: 'pending' }))
+  let current: { nonce: number; raw: Hex; hash: Hex } = { nonce: row.nonce, raw: row.rawTx, hash: row.txHash }
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await submitRaw(net, current.raw)
+    if (outcome.kind === 'accepted' || outcome.kind === 'unknown') break
+    if (outcome.kind === 'nonce' && attempt < 4) {
+      // Resynchronise outside any transaction, then re-sign the same record with a fresh nonce.
+      const pending = await chainPending()
+      current = await deps.database.write(async (tx) => {
+        const t = deps.clock.now()
+        await resyncNonce(tx, key, pending, outcome.which, t)
+        const nonce = await reserveNonce(tx, key, t)
+        const signed = await signEvm(secret, unsignedEip1559(net.chainId, nonce, call, fees))
+        await tx.update(transactions).set({ nonce, txHash: signed.hash, rawTx: signed.raw, submittedAt: t, updatedAt: t }).where(and(eq(transactions.tenantId, row.tenantId), eq(transactions.id, row.id)))
+        return { nonce, raw: signed.raw, hash: signed.hash }
+      })
+      continue
+    }
+    // Never reached a node, or refused: nothing is in a mempool, so the nonce goes back.
+    const reason = outcome.kind === 'rejected' ? outcome.reason : outcome.kind === 'nonce' ? `nonce refused (${outcome.which})` : 'the network could not be reached'
+    await deps.database.write(async (tx) => {
+      const t = deps.clock.now()
+      await tx.update(transactions).set({ status: 'failed', failureReason: `not submitted: ${reason}`, updatedAt: t }).where(and(eq(transactions.tenantId, row.tenantId), eq(transactions.id, row.id)))
+      await releaseNonce(tx, key, current.nonce, t)
+    })
+    if (outcome.kind === 'unreachable') throw new ServiceUnavailableError(`The ${net.endpoint.registryId} network is temporarily unavailable`)
+    throw blockchainError(400, 'TRANSACTION_REJECTED', `The network refused the transaction: ${reason}`, outcome.kind === 'nonce', 'Check the amount and balances, then send again')
+  }
+  return { id: row.id, status: 'pending' as const, txHash: current.hash, requiresClientSigning: false, nonce: current.nonce, chain: row.chain, isTestnet: row.isTestnet }
+}
+
+interface Turn {
+  /** resolves when every earlier send of the lane has been submitted */
+  ready: Promise<void>
+  release(): void
+}
+
+/**
+ * Per-wallet submission lanes (in this process): a send submits only after the sends
+ * that reserved earlier nonces have, so the node sees nonces in order. Nodes queue an
+ * early nonce, but RPC providers and load balancers do not all do so, and a development
+ * node such as ganache holds every request behind it.
+ */
+const lanes = new Map<string, Promise<void>>()
+
+function takeTurn(key: string): Turn {
+  const prev = lanes.get(key) ?? Promise.resolve()
+  let release!: () => void
+  const mine = new Promise<void>((resolve) => (release = resolve))
+  const tail = prev.then(() => mine)
+  lanes.set(key, tail)
+  void tail.then(() => {
+    if (lanes.get(key) === tail) lanes.delete(key)
+  })
+  return { ready: prev, release }
 }
 
 async function prepareEvmSend(ctx: Ctx, p: SendPlan, net: EvmNet, call: ReturnType<typeof transferCall>, fees: EvmFees) {
