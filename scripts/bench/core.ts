@@ -47,6 +47,8 @@ const taToken = `Bearer ${ta.accessToken}`
 
 const bare = await spawnServer(['scripts/bench/servers/bare.ts'], env)
 const bareAuth = await spawnServer(['scripts/bench/servers/bare-auth.ts'], env, '/')
+// the same bare work inside a bare Elysia route: separates Elysia's own cost from Slipway's
+const elysiaAuth = await spawnServer(['scripts/bench/servers/elysia-auth.ts'], env)
 
 try {
   const rssIdle = await rssMiB(slipway.proc.pid)
@@ -54,6 +56,7 @@ try {
   const rHealth = await load('GET /health', { url: slipway.url + '/health' })
   const rBareAuth = await load('bare handler: JWT check + row read', { url: bareAuth.url + profilePath, headers: { authorization: token } })
   const rProfile = await load('GET /v1/users/{id} (bearer)', { url: slipway.url + profilePath, headers: { authorization: token } })
+  const rElysiaAuth = await load('the same work in a bare Elysia route', { url: elysiaAuth.url + profilePath, headers: { authorization: token } })
   const rBareList = await load('bare handler: JWT + actor + 100-row page', { url: bareAuth.url + '/list', headers: { authorization: taToken } })
   const rList = await load('GET /v1/users/?limit=100 (bearer)', { url: slipway.url + '/v1/users/?limit=100', headers: { authorization: taToken } })
   // Every signed request needs its own signature (replays are refused): a counter in the query makes each unique.
@@ -75,6 +78,7 @@ try {
     { result: rBare },
     { result: rHealth, baseline: rBare, target: 0.7 },
     { result: rBareAuth },
+    { result: rElysiaAuth, baseline: rBareAuth },
     { result: rProfile, baseline: rBareAuth, target: 0.7 },
     { result: rBareList },
     { result: rList, baseline: rBareList, target: 0.7 },
@@ -83,6 +87,6 @@ try {
   console.log(`\nSlipway resident memory: ${rssIdle?.toFixed(0)} MiB idle, ${rssLoad?.toFixed(0)} MiB after the load above (target under 150 MiB)`)
   console.log('\nSigned login is bound by argon2id (19 MiB, t=2) by design; it is reported without a ratio.')
 } finally {
-  for (const s of [slipway, bare, bareAuth]) s.proc.kill()
+  for (const s of [slipway, bare, bareAuth, elysiaAuth]) s.proc.kill()
   rmSync(dir, { recursive: true, force: true })
 }

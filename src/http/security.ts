@@ -52,8 +52,9 @@ export function security(deps: Deps) {
       }),
       auth: (level: AuthLevel) => ({
         detail: { security: [{ bearerAuth: [] }] },
-        async resolve({ headers }): Promise<{ actor: Actor }> {
-          const header = headers.authorization
+        // `request.headers.get`, not the `headers` context: naming `headers` makes Elysia copy every header into an object on each request.
+        async resolve({ request }): Promise<{ actor: Actor }> {
+          const header = request.headers.get('authorization') ?? undefined
           const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined
           if (!token) throw new UnauthorizedError()
           const claims = await verifyAccessToken(deps.jwtKey, token, deps.clock.now())

@@ -49,6 +49,18 @@ export async function operatorTenant(ctx: Ctx, requested: string | undefined): P
   return row
 }
 
+/**
+ * Only the id of the tenant an operator acts on, with the same rules as `operatorTenant`.
+ * A tenantadmin's own tenant needs no read: the bearer check already found it active.
+ */
+export async function operatorTenantId(ctx: Ctx, requested: string | undefined): Promise<string> {
+  if (ctx.actor.role === 'tenantadmin') {
+    if (requested && requested !== ctx.actor.tenantId) throw new NotFoundError('Tenant not found')
+    return ctx.actor.tenantId!
+  }
+  return (await operatorTenant(ctx, requested)).id
+}
+
 export async function findTenant(db: Executor, id: string) {
   return db.select().from(tenants).where(eq(tenants.id, id)).get()
 }

@@ -8,9 +8,9 @@ import { hashPassword, verifyPassword } from '../../lib/passwords'
 import type { Ctx } from '../context'
 import { recordActivity } from '../activity/service'
 import { revokeUserSessions } from '../auth/sessions'
-import { operatorTenant } from '../tenants/service'
+import { operatorTenant, operatorTenantId } from '../tenants/service'
 import * as repo from './repo'
-import { userView } from './view'
+import { userView, userViewColumns } from './view'
 
 /**
  * The tenant whose users a request may touch: a user and a tenantadmin are held to
@@ -69,11 +69,11 @@ export async function createUser(ctx: Ctx, input: { username: string; password: 
 }
 
 export async function listUsers(ctx: Ctx, input: { tenantId?: string; limit: number; offset: number }) {
-  const tenant = await operatorTenant(ctx, input.tenantId)
+  const tenantId = await operatorTenantId(ctx, input.tenantId)
   const db = ctx.deps.database.db
-  const where = and(eq(users.scope, tenant.id), eq(users.status, 'active'))
+  const where = and(eq(users.scope, tenantId), eq(users.status, 'active'))
   const [rows, [count]] = await Promise.all([
-    db.select().from(users).where(where).orderBy(asc(users.createdAt), asc(users.id)).limit(input.limit).offset(input.offset),
+    db.select(userViewColumns).from(users).where(where).orderBy(asc(users.createdAt), asc(users.id)).limit(input.limit).offset(input.offset),
     db.select({ n: sql<number>`count(*)` }).from(users).where(where),
   ])
   return { rows: rows.map(userView), total: Number(count?.n ?? 0) }
@@ -144,16 +144,16 @@ export async function searchUsers(ctx: Ctx, q: string, limit: number) {
 
 /** Operators: by username (prefix), user id, or, through `userLookup`, wallet address or wallet id. */
 export async function advancedSearch(ctx: Ctx, input: { q: string; tenantId?: string; limit: number; offset: number }) {
-  const tenant = await operatorTenant(ctx, input.tenantId)
+  const tenantId = await operatorTenantId(ctx, input.tenantId)
   const db = ctx.deps.database.db
   const q = input.q.trim()
-  const extraIds = (await ctx.deps.userLookup?.(ctx.deps, tenant.id, q)) ?? []
+  const extraIds = (await ctx.deps.userLookup?.(ctx.deps, tenantId, q)) ?? []
   const matches = [startsWith(q)]
   if (isUuid(q)) matches.push(eq(users.id, q))
   if (extraIds.length) matches.push(sql`${users.id} in ${extraIds}`)
-  const where = and(eq(users.scope, tenant.id), eq(users.status, 'active'), or(...matches))
+  const where = and(eq(users.scope, tenantId), eq(users.status, 'active'), or(...matches))
   const [rows, [count]] = await Promise.all([
-    db.select().from(users).where(where).orderBy(asc(users.usernameKey)).limit(input.limit).offset(input.offset),
+    db.select(userViewColumns).from(users).where(where).orderBy(asc(users.usernameKey)).limit(input.limit).offset(input.offset),
     db.select({ n: sql<number>`count(*)` }).from(users).where(where),
   ])
   return { rows: rows.map(userView), total: Number(count?.n ?? 0) }

@@ -1,5 +1,6 @@
 import { t } from 'elysia'
 import { iso } from '../../lib/clock'
+import { users } from '../../db/schema'
 import type { UserRow } from './repo'
 
 export const UserProfile = t.Object({
@@ -14,7 +15,13 @@ export const UserProfile = t.Object({
   updatedAt: t.String({ format: 'date-time' }),
 }, { title: 'User' })
 
-export function userView(u: UserRow) {
+/** The columns `userView` reads: lists select only these (never password hashes or push tokens). */
+export const userViewColumns = {
+  id: users.id, tenantId: users.tenantId, username: users.username, email: users.email, displayName: users.displayName,
+  role: users.role, status: users.status, createdAt: users.createdAt, updatedAt: users.updatedAt,
+}
+
+export function userView(u: Pick<UserRow, 'id' | 'tenantId' | 'username' | 'email' | 'displayName' | 'role' | 'status' | 'createdAt' | 'updatedAt'>) {
   return {
     id: u.id,
     tenantId: u.tenantId,
