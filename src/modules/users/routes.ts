@@ -11,7 +11,13 @@ import { UserProfile } from './view'
 const UserId = t.Object({ id: t.String({ maxLength: 64, description: 'user id (UUID)' }) })
 const TenantQuery = t.Object({ tenantId: t.Optional(t.String({ maxLength: 64, description: 'platform admins: the tenant to act in' })) })
 const Paging = { limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50 })), offset: t.Optional(t.Integer({ minimum: 0, default: 0 })) }
-const UserList = t.Object({ data: t.Array(UserProfile), pagination: OffsetPagination })
+/**
+ * Read answers are built field by field by `userView`, so their schemas are not re-checked at
+ * run time (Elysia's compiled check with formats cost about 15% of a profile read); fields the
+ * schema does not name are still stripped, and the tests assert the shapes.
+ */
+const UserList = t.NoValidate(t.Object({ data: t.Array(UserProfile), pagination: OffsetPagination }))
+const UserRead = t.NoValidate(t.Composite([UserProfile]))
 const QrCode = t.String({ description: 'data URL of a PNG (base64) encoding `deepLink`' })
 
 export function userRoutes(deps: Deps) {
@@ -79,7 +85,7 @@ export function userRoutes(deps: Deps) {
       auth: 'any',
       params: UserId,
       query: TenantQuery,
-      response: { 200: UserProfile, ...errorResponses('standard', 401, 404) },
+      response: { 200: UserRead, ...errorResponses('standard', 401, 404) },
       detail: { operationId: 'getUser', summary: 'Read a user', description: 'A user reads itself; an operator reads its tenant\'s users. Anyone else\'s id answers 404.' },
     })
     .put('/:id', ({ params, body, actor, requestId }) => usersService.updateUser({ deps, actor, requestId }, params.id, body), {
