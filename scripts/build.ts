@@ -26,6 +26,7 @@ const result = await Bun.build({
   compile: { outfile },
   // Not minified: Elysia reads handlers' parameter names to decide what to parse (headers, body...).
   minify: false,
+  bytecode: true,
   sourcemap: 'none',
   // bull-board's flow provider requires BullMQ, which Slipway does not use (its queue is bunqueue).
   external: ['bullmq'],

@@ -111,6 +111,9 @@ async function command(name: string, args: string[]) {
   process.exit(2)
 }
 
+// No top-level await: the compiled binary is built as bytecode, which needs a CommonJS-compatible entry.
 const [cmd, ...rest] = process.argv.slice(2)
-if (cmd) await command(cmd, rest)
-else await main()
+;(cmd ? command(cmd, rest) : main()).catch((err) => {
+  console.error(err)
+  process.exit(1)
+})
