@@ -3,7 +3,7 @@ import { eq, lt, sql } from 'drizzle-orm'
 import type { Deps } from '../deps'
 import { signatureReplays, tenants, users } from '../db/schema'
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../lib/crypto'
-import type { AccessClaims, Role } from '../lib/jwt'
+import { verifyAccessToken, type AccessClaims, type Role } from '../lib/jwt'
 import { NotFoundError, UnauthorizedError } from './errors'
 
 export interface Actor {
@@ -40,6 +40,20 @@ export async function loadActor(deps: Deps, claims: AccessClaims): Promise<Actor
   if (user.status !== 'active' || user.tenantId !== claims.tenantId || user.role !== claims.role) return null
   if (user.tenantId !== null && row.tenantStatus !== 'active') return null
   return { userId: user.id, tenantId: user.tenantId, role: user.role, user }
+}
+
+/** The bearer token of an `Authorization` header, or undefined. */
+export function bearerToken(header: string | null | undefined): string | undefined {
+  const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined
+  return token || undefined
+}
+
+/** The actor behind an `Authorization: Bearer` header, or null for anything wrong with it. */
+export async function actorFromBearer(deps: Deps, header: string | null | undefined): Promise<Actor | null> {
+  const token = bearerToken(header)
+  if (!token) return null
+  const claims = await verifyAccessToken(deps.jwtKey, token, deps.clock.now())
+  return claims ? loadActor(deps, claims) : null
 }
 
 export interface SignedTenant {

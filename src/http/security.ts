@@ -9,10 +9,10 @@
  */
 import { Elysia } from 'elysia'
 import type { Deps } from '../deps'
-import { verifyAccessToken, type Role } from '../lib/jwt'
+import type { Role } from '../lib/jwt'
 import { ForbiddenError, TooManyRequestsError, UnauthorizedError, type ErrorStyle } from './errors'
 import { socketIpOf, stateOf } from './request-state'
-import { loadActor, verifyTenantSignature, type Actor, type SignedTenant } from './auth'
+import { actorFromBearer, verifyTenantSignature, type Actor, type SignedTenant } from './auth'
 
 export type AuthLevel = 'any' | 'operator' | 'admin'
 
@@ -31,6 +31,8 @@ export function clientIp(deps: Deps, request: Request): string {
 
 export function security(deps: Deps) {
   return new Elysia({ name: 'slipway-security', seed: deps.config.publicBaseUrl })
+    // every route of a module that uses this plugin gets the request id, for activity logs
+    .resolve({ as: 'scoped' }, ({ request }) => ({ requestId: stateOf(request).id }))
     .macro({
       errorStyle: (style: ErrorStyle) => ({ detail: { 'x-error-style': style } as Record<string, unknown> }),
       rateLimit: (opt: RateLimitOption) => ({
@@ -54,12 +56,7 @@ export function security(deps: Deps) {
         detail: { security: [{ bearerAuth: [] }] },
         // `request.headers.get`, not the `headers` context: naming `headers` makes Elysia copy every header into an object on each request.
         async resolve({ request }): Promise<{ actor: Actor }> {
-          const header = request.headers.get('authorization') ?? undefined
-          const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined
-          if (!token) throw new UnauthorizedError()
-          const claims = await verifyAccessToken(deps.jwtKey, token, deps.clock.now())
-          if (!claims) throw new UnauthorizedError()
-          const actor = await loadActor(deps, claims)
+          const actor = await actorFromBearer(deps, request.headers.get('authorization'))
           if (!actor) throw new UnauthorizedError()
           if (level === 'operator' && actor.role === 'user') throw new ForbiddenError()
           if (level === 'admin' && actor.role !== 'admin') throw new ForbiddenError()

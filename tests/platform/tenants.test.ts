@@ -123,6 +123,7 @@ describe('tenants', () => {
     for (const e of log.body.data) {
       expect(e.actorId).toBe(adminId)
       expect(e.actorRole).toBe('admin')
+      expect(e.requestId).toMatch(/^[0-9a-f-]{36}$/)
       expect(e.createdAt).toMatch(/^\d{4}-\d\d-\d\dT/)
     }
     expect(log.body.data[2].details.changed).toEqual(['bankRamp.production.apiKey'])

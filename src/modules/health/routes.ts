@@ -5,8 +5,7 @@ import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { ServiceUnavailableError, UnauthorizedError } from '../../http/errors'
 import { safeEqual } from '../../lib/crypto'
-import { verifyAccessToken } from '../../lib/jwt'
-import { loadActor } from '../../http/auth'
+import { actorFromBearer, bearerToken } from '../../http/auth'
 
 /** What /health/ready asks of the job queue when this process runs one. */
 export interface QueueProbe {
@@ -41,16 +40,11 @@ export function healthRoutes(deps: Deps, queue?: QueueProbe) {
       response: { 200: t.Object({ status: t.Literal('ready'), checks: t.Record(t.String(), t.Literal('ok')) }), ...errorResponses('standard', 503) },
       detail: { operationId: 'ready', summary: 'Readiness probe', description: 'Checks the database and, in processes that run the job queue, the queue. 503 when one is down.' },
     })
-    .get('/metrics', async ({ headers, set }) => {
-      const header = headers.authorization
-      const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : ''
+    .get('/metrics', async ({ request, set }) => {
+      const header = request.headers.get('authorization')
+      const token = bearerToken(header)
       // A static METRICS_TOKEN for scrapers, or a platform admin's access token.
-      let allowed = !!token && !!deps.config.metricsToken && safeEqual(token, deps.config.metricsToken)
-      if (!allowed && token) {
-        const claims = await verifyAccessToken(deps.jwtKey, token, deps.clock.now())
-        const actor = claims && (await loadActor(deps, claims))
-        allowed = actor?.role === 'admin'
-      }
+      const allowed = (!!token && !!deps.config.metricsToken && safeEqual(token, deps.config.metricsToken)) || (await actorFromBearer(deps, header))?.role === 'admin'
       if (!allowed) throw new UnauthorizedError()
       set.headers['content-type'] = 'text/plain; version=0.0.4; charset=utf-8'
       return deps.metrics.render()

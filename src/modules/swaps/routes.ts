@@ -1,7 +1,6 @@
 /** Swaps group: `POST /v1/swap/simulate` for now. */
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
-import { stateOf } from '../../http/request-state'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { simulateSwap } from './service'
@@ -9,7 +8,6 @@ import { simulateSwap } from './service'
 export function swapRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/swap', detail: { tags: ['Swaps'] } })
     .use(security(deps))
-    .resolve(({ request }) => ({ requestId: stateOf(request).id }))
     .post('/simulate', ({ body, actor, requestId }) => simulateSwap({ deps, actor, requestId }, body), {
       auth: 'any',
       body: t.Object({

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
-import { rejectUnknownProperties, stateOf } from '../../http/request-state'
+import { rejectUnknownProperties } from '../../http/request-state'
 import { errorResponses, LimitOffsetQuery, OffsetPagination } from '../../http/schemas'
 import { security } from '../../http/security'
 import { page } from '../context'
@@ -38,7 +38,6 @@ const UpdateTenant = t.Composite([
 export function tenantRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/admin/tenants', detail: { tags: ['Tenants'] } })
     .use(security(deps))
-    .resolve(({ request }) => ({ requestId: stateOf(request).id }))
     .post('/', ({ body, actor, requestId, set }) => {
       set.status = 201
       return tenantsService.createTenant({ deps, actor, requestId }, body)

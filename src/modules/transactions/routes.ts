@@ -4,7 +4,6 @@
  */
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
-import { stateOf } from '../../http/request-state'
 import { ErrorEnvelope, errorResponses, SchemaErrorEnvelope } from '../../http/schemas'
 import { security } from '../../http/security'
 import { broadcastTransaction } from './broadcast'
@@ -68,7 +67,6 @@ const ListQuery = t.Object({
 export function transactionRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/transactions', detail: { tags: ['Transactions'] } })
     .use(security(deps))
-    .resolve(({ request }) => ({ requestId: stateOf(request).id }))
     .post('/', async ({ body, actor, requestId, set }) => {
       const out = await createTransaction({ deps, actor, requestId }, body)
       set.status = 201

@@ -1,6 +1,5 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
-import { stateOf } from '../../http/request-state'
 import { errorResponses, Ok, OffsetPagination } from '../../http/schemas'
 import { security } from '../../http/security'
 import { Email, Username } from '../auth/routes'
@@ -23,7 +22,6 @@ const QrCode = t.String({ description: 'data URL of a PNG (base64) encoding `dee
 export function userRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/users', detail: { tags: ['Users'] } })
     .use(security(deps))
-    .resolve(({ request }) => ({ requestId: stateOf(request).id }))
     .post('/', async ({ body, actor, requestId, set }) => {
       const user = await usersService.createUser({ deps, actor, requestId }, body)
       set.status = 201

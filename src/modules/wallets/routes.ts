@@ -4,7 +4,6 @@
  */
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
-import { stateOf } from '../../http/request-state'
 import { errorResponses, OffsetPagination } from '../../http/schemas'
 import { security } from '../../http/security'
 import { page } from '../context'
@@ -47,7 +46,6 @@ export function walletRoutes(deps: Deps) {
   walletsService.installRegistrationHooks(deps)
   return new Elysia({ prefix: '/v1/wallets', detail: { tags: ['Wallets'] } })
     .use(security(deps))
-    .resolve(({ request }) => ({ requestId: stateOf(request).id }))
     .post('/', async ({ body, actor, requestId, set }) => {
       const wallet = await walletsService.createWallet({ deps, actor, requestId }, body)
       set.status = 201
@@ -250,7 +248,6 @@ export function walletRoutes(deps: Deps) {
 export function userWalletRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/users', detail: { tags: ['Users'] } })
     .use(security(deps))
-    .resolve(({ request }) => ({ requestId: stateOf(request).id }))
     .get('/:id/wallets', ({ params, query, actor, requestId }) => walletsService.userWallets({ deps, actor, requestId }, params.id, query.tenantId), {
       auth: 'any',
       params: t.Object({ id: t.String({ maxLength: 64 }) }),

@@ -17,10 +17,9 @@ import { BunqueueBoardAdapter, type BunqueueReads } from './queue-board-adapter'
 import { desc, isNull, sql } from 'drizzle-orm'
 import type { Deps } from '../../deps'
 import { clientIp } from '../../http/security'
-import { verifyAccessToken } from '../../lib/jwt'
 import { verifyPassword } from '../../lib/passwords'
 import { iso } from '../../lib/clock'
-import { loadActor } from '../../http/auth'
+import { actorFromBearer } from '../../http/auth'
 import { outbox } from '../../jobs/schema'
 import { findByUsername } from '../users/repo'
 import { runnersByDeps } from './jobs'
@@ -32,11 +31,7 @@ const escapeHtml = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => `&
 
 async function isPlatformAdmin(deps: Deps, authorization: string | null): Promise<boolean> {
   if (!authorization) return false
-  if (authorization.startsWith('Bearer ')) {
-    const claims = await verifyAccessToken(deps.jwtKey, authorization.slice(7).trim(), deps.clock.now())
-    const actor = claims ? await loadActor(deps, claims) : null
-    return actor?.role === 'admin'
-  }
+  if (authorization.startsWith('Bearer ')) return (await actorFromBearer(deps, authorization))?.role === 'admin'
   if (!authorization.startsWith('Basic ')) return false
   const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8')
   const colon = decoded.indexOf(':')

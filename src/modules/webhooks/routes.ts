@@ -1,6 +1,5 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
-import { stateOf } from '../../http/request-state'
 import { errorResponses, LimitOffsetQuery, OffsetPagination } from '../../http/schemas'
 import { security } from '../../http/security'
 import { page } from '../context'
@@ -53,7 +52,6 @@ const ACCESS = 'A platform admin, or a tenantadmin of that tenant (another tenan
 export function webhookRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/admin/tenants/:id/webhooks/:environment', detail: { tags: ['Webhooks'] } })
     .use(security(deps))
-    .resolve(({ request }) => ({ requestId: stateOf(request).id }))
     .put('', async ({ params, body, actor, requestId, set }) => {
       const { created, record } = await webhooksService.saveWebhook({ deps, actor, requestId }, params.id, params.environment, body)
       set.status = created ? 201 : 200
