@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import ganache from 'ganache'
 import { createPublicClient, createWalletClient, http, parseEther, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { startProcess } from '@tests/helpers/process'
 import { Api, signedHeaders } from '@tests/helpers/client'
 import { FUNDER_KEY } from '@tests/wallets/ganache'
 import { waitFor } from './helpers'
@@ -28,15 +29,12 @@ interface Child {
   url: string
 }
 
+/** The app as a child process on this test's database file (see tests/helpers/process.ts). */
 async function startApp(extraEnv: Record<string, string> = {}): Promise<Child> {
-  const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
-    cwd: join(import.meta.dir, '../..'),
+  const { proc, url } = await startProcess([process.execPath, 'src/index.ts'], {
+    dir,
     env: {
-      PATH: process.env.PATH ?? '',
       NODE_ENV: 'test',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: `file:${join(dir, 'slipway.db')}`,
       MASTER_KEY: Buffer.alloc(32, 5).toString('base64'),
       JWT_SECRET: 'restart-test-jwt-secret-0123456789abcdef',
       BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,
@@ -45,24 +43,8 @@ async function startApp(extraEnv: Record<string, string> = {}): Promise<Child> {
       RPC_TIMEOUT_MS: '3000',
       ...extraEnv,
     },
-    stdout: 'pipe',
-    stderr: 'inherit',
   })
-  const reader = proc.stdout.getReader()
-  let text = ''
-  const deadline = Date.now() + 20_000
-  while (Date.now() < deadline) {
-    const { value, done } = await reader.read()
-    if (done) break
-    text += new TextDecoder().decode(value)
-    const line = text.split('\n').find((l) => l.includes('"listening"'))
-    if (line) {
-      void (async () => { while (!(await reader.read()).done) { /* drain */ } })()
-      return { proc, url: JSON.parse(line).url }
-    }
-  }
-  proc.kill(9)
-  throw new Error(`app did not start:\n${text}`)
+  return { proc, url }
 }
 
 beforeAll(async () => {

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
+import { startProcess } from '@tests/helpers/process'
 import { Api } from '@tests/helpers/client'
 import { WebhookReceiver } from '@tests/fakes/webhook-receiver'
 
@@ -20,15 +21,12 @@ interface Child {
   url: string
 }
 
+/** The app as a child process on this test's database file (see tests/helpers/process.ts). */
 async function startApp(extraEnv: Record<string, string> = {}): Promise<Child> {
-  const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
-    cwd: join(import.meta.dir, '../..'),
+  const { proc, url } = await startProcess([process.execPath, 'src/index.ts'], {
+    dir,
     env: {
-      PATH: process.env.PATH ?? '',
       NODE_ENV: 'test',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: `file:${join(dir, 'slipway.db')}`,
       MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
       JWT_SECRET: 'crash-test-jwt-secret-0123456789abcdef',
       BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,
@@ -36,25 +34,8 @@ async function startApp(extraEnv: Record<string, string> = {}): Promise<Child> {
       WEBHOOK_DEV_ROUTES: `hooks.slipway.test=${receiver.origin}`,
       ...extraEnv,
     },
-    stdout: 'pipe',
-    stderr: 'inherit',
   })
-  const reader = proc.stdout.getReader()
-  let text = ''
-  const deadline = Date.now() + 15_000
-  while (Date.now() < deadline) {
-    const { value, done } = await reader.read()
-    if (done) break
-    text += new TextDecoder().decode(value)
-    const line = text.split('\n').find((l) => l.includes('"listening"'))
-    if (line) {
-      // Keep draining stdout so the child never blocks on a full pipe.
-      void (async () => { while (!(await reader.read()).done) { /* drain */ } })()
-      return { proc, url: JSON.parse(line).url }
-    }
-  }
-  proc.kill(9)
-  throw new Error(`app did not start:\n${text}`)
+  return { proc, url }
 }
 
 beforeAll(() => {
