@@ -4,8 +4,11 @@
  * addons of libSQL and argon2 are loaded through dynamic requires, so this plugin
  * rewrites those loaders to require the platform's `.node` file directly, which Bun
  * then embeds. Migrations are embedded by a macro (src/db/migrations-macro.ts) and the
- * docs UI script by a file import (src/http/scalar-asset.ts).
+ * docs UI script by a file import (src/http/scalar-asset.ts), which this build swaps for
+ * a gzip-compressed copy: 1 MiB instead of 3.4 MiB, and the whole binary is resident.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { familySync, GLIBC } from 'detect-libc'
 
@@ -20,19 +23,26 @@ const outfile = process.argv[2] ?? join(root, 'dist/slipway')
 for (const f of [libsqlNative, argon2Native]) {
   if (!(await Bun.file(f).exists())) throw new Error(`native addon not found for ${target}: ${f}`)
 }
+const work = mkdtempSync(join(tmpdir(), 'slipway-build-'))
+const scalarGz = join(work, 'scalar.js.gz')
+await Bun.write(scalarGz, Bun.gzipSync(await Bun.file(join(root, 'node_modules/@scalar/api-reference/dist/browser/standalone.js')).bytes(), { level: 9 }))
 
 const result = await Bun.build({
   entrypoints: [join(root, 'src/index.ts')],
   compile: { outfile },
-  // Not minified: Elysia reads handlers' parameter names to decide what to parse (headers, body...).
-  minify: false,
+  // Identifiers are kept: Elysia reads handlers' parameter names to decide what to parse (headers, body...).
+  minify: { whitespace: true, syntax: true, identifiers: false },
   bytecode: true,
   sourcemap: 'none',
   // bull-board's flow provider requires BullMQ, which Slipway does not use (its queue is bunqueue).
   external: ['bullmq'],
   plugins: [{
-    name: 'embed-native-addons',
+    name: 'embed-assets',
     setup(build) {
+      build.onLoad({ filter: /[\\/]src[\\/]http[\\/]scalar-asset\.ts$/ }, () => ({
+        contents: `import p from ${JSON.stringify(scalarGz)} with { type: 'file' }\nexport const scalarScript = { body: () => Bun.file(p), encoding: 'gzip' }\n`,
+        loader: 'ts',
+      }))
       build.onLoad({ filter: /[\\/]node_modules[\\/]libsql[\\/]index\.js$/ }, async (args) => {
         const src = await Bun.file(args.path).text()
         const patched = src.replace(/function requireNative\(\) \{[\s\S]*?\n\}\n/, `function requireNative() { return require(${JSON.stringify(libsqlNative)}); }\n`)
@@ -46,6 +56,7 @@ const result = await Bun.build({
     },
   }],
 })
+rmSync(work, { recursive: true, force: true })
 if (!result.success) {
   for (const log of result.logs) console.error(log)
   process.exit(1)

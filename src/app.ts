@@ -6,7 +6,7 @@ import { Elysia } from 'elysia'
 import pkg from '../package.json' with { type: 'json' }
 import type { Deps } from './deps'
 import { corePlugin, ErrorStyles } from './http/core'
-import { docsPlugin, scalarFromNodeModules } from './http/openapi'
+import { docsPlugin, scalarFromNodeModules, type DocsScript } from './http/openapi'
 import { setSocketIp } from './http/request-state'
 import { authRoutes } from './modules/auth/routes'
 import { healthRoutes, type QueueProbe } from './modules/health/routes'
@@ -24,7 +24,7 @@ import { swapRoutes } from './modules/swaps/routes'
 
 export interface AppOptions {
   /** the docs UI script; the compiled binary passes its embedded copy */
-  scalarScript?: () => Blob | Uint8Array
+  scalarScript?: DocsScript
   /** the job queue of this process, for /health/ready */
   queue?: QueueProbe
   /** worker processes serve only /health, /health/ready and /metrics */

@@ -11,6 +11,7 @@ import { applyMigrations } from './db/migrate'
 import { buildDeps } from './deps'
 import { scalarScript } from './http/scalar-asset'
 import { registerJobs } from './jobs/registry'
+import { startGcGovernor } from './lib/memory'
 import { JobRunner } from './jobs/runner'
 import { createAdmin, ensureBootstrapAdmin } from './modules/auth/service'
 
@@ -37,6 +38,7 @@ function queuePath(config: Config): string | undefined {
 async function main() {
   const config = configOrExit()
   const deps = await buildDeps(config, { migrate: applyMigrations })
+  startGcGovernor({ budgetBytes: config.gcHeapBudgetMib * 1024 * 1024, onCollect: (s) => deps.metrics.gcPause(s) })
   if (config.bootstrapAdminUsername && config.bootstrapAdminPassword) {
     const result = await ensureBootstrapAdmin(deps, config.bootstrapAdminUsername, config.bootstrapAdminPassword)
     if (result === 'created') deps.logger.info('bootstrap admin created', { username: config.bootstrapAdminUsername })

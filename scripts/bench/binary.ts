@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { load, rssMiB } from './lib'
+import { load, rssDuring, rssMiB } from './lib'
 
 const dir = mkdtempSync(join(tmpdir(), 'slipway-binbench-'))
 const binary = join(dir, 'slipway')
@@ -33,14 +33,16 @@ for (let i = 0; i < 5; i++) {
   } else last = { proc, url }
 }
 starts.sort((a, b) => a - b)
-const idle = await rssMiB(last!.proc.pid)
-const r = await load('binary GET /health', { url: `${last!.url}/health` })
-const loaded = await rssMiB(last!.proc.pid)
+const pid = last!.proc.pid
+const idle = await rssMiB(pid)
+const health = await rssDuring(pid, load('binary GET /health', { url: `${last!.url}/health` }))
 // a bearer-authenticated read (JWT check, row reads, JSON) under the same load
 const login = await (await fetch(`${last!.url}/v1/auth/admin/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'Bench-passw0rd' }) })).json() as { accessToken: string; user: { id: string } }
-const rb = await load('binary GET /v1/users/{id}', { url: `${last!.url}/v1/users/${login.user.id}`, headers: { authorization: `Bearer ${login.accessToken}` } })
-const loadedBearer = await rssMiB(last!.proc.pid)
+const bearer = await rssDuring(pid, load('binary GET /v1/users/{id}', { url: `${last!.url}/v1/users/${login.user.id}`, headers: { authorization: `Bearer ${login.accessToken}` } }))
+await Bun.sleep(3000)
+const rested = await rssMiB(pid)
 last!.proc.kill()
 console.log(`binary: ${(size / 1024 / 1024).toFixed(1)} MiB; start to first /health answer: median ${starts[2]!.toFixed(0)} ms (min ${starts[0]!.toFixed(0)}, max ${starts[4]!.toFixed(0)}; target under 200 ms)`)
-console.log(`binary: resident memory ${idle?.toFixed(0)} MiB idle, ${loaded?.toFixed(0)} MiB after ${r.rps.toFixed(0)} req/s of /health, ${loadedBearer?.toFixed(0)} MiB after ${rb.rps.toFixed(0)} req/s of a bearer-authenticated read (target under 150 MiB)`)
+const mib = (s: { median: number; peak: number }) => `median ${s.median.toFixed(0)} MiB, peak ${s.peak.toFixed(0)} MiB`
+console.log(`binary: resident memory ${idle?.toFixed(0)} MiB idle; under ${health.result.rps.toFixed(0)} req/s of /health: ${mib(health)}; under ${bearer.result.rps.toFixed(0)} req/s of a bearer-authenticated read: ${mib(bearer)}; ${rested?.toFixed(0)} MiB 3 s after (target under 150 MiB under load)`)
 rmSync(dir, { recursive: true, force: true })

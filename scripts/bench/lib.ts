@@ -54,3 +54,21 @@ export async function rssMiB(pid: number): Promise<number | undefined> {
     return undefined
   }
 }
+
+/** Resident memory sampled every 250 ms while `during` runs: the median and the peak, in MiB. */
+export async function rssDuring<T>(pid: number, during: Promise<T>): Promise<{ result: T; median: number; peak: number }> {
+  const samples: number[] = []
+  let done = false
+  const sampler = (async () => {
+    while (!done) {
+      await Bun.sleep(250)
+      const v = await rssMiB(pid)
+      if (v !== undefined && !done) samples.push(v)
+    }
+  })()
+  const result = await during
+  done = true
+  await sampler
+  samples.sort((a, b) => a - b)
+  return { result, median: samples[samples.length >> 1] ?? NaN, peak: samples.at(-1) ?? NaN }
+}

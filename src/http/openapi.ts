@@ -8,6 +8,7 @@ import { openapi } from '@elysiajs/openapi'
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { gunzipSync } from 'node:zlib'
 import { stringify } from 'yaml'
 import type { Deps } from '../deps'
 
@@ -23,7 +24,13 @@ const DESCRIPTION = `Slipway: sign-in, multi-chain wallets, transactions, swaps 
 
 **Amounts** of crypto are integer strings in the token's smallest unit; never floats.`
 
-export function docsPlugin(deps: Deps, version: string, handle: (r: Request) => Promise<Response>, scalarScript: () => Blob | Uint8Array) {
+/** The docs UI script: as is, or gzip-compressed (the compiled binary embeds it compressed). */
+export interface DocsScript {
+  body: () => Blob | Uint8Array
+  encoding?: 'gzip'
+}
+
+export function docsPlugin(deps: Deps, version: string, handle: (r: Request) => Promise<Response>, scalarScript: DocsScript) {
   let yamlCache: string | undefined
   return new Elysia({ name: 'slipway-docs' })
     .use(openapi({
@@ -44,10 +51,18 @@ export function docsPlugin(deps: Deps, version: string, handle: (r: Request) => 
         },
       },
     }))
-    .get(SCALAR_PATH, ({ set }) => {
+    .get(SCALAR_PATH, async ({ request, set }) => {
       set.headers['content-type'] = 'application/javascript; charset=utf-8'
       set.headers['cache-control'] = 'public, max-age=86400'
-      return scalarScript()
+      if (scalarScript.encoding !== 'gzip') return scalarScript.body()
+      set.headers.vary = 'accept-encoding'
+      if (/\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')) {
+        set.headers['content-encoding'] = 'gzip'
+        return scalarScript.body()
+      }
+      // A client that takes no gzip (rare for a browser) gets it decompressed, each time: nothing stays in memory.
+      const body = scalarScript.body()
+      return gunzipSync(body instanceof Blob ? new Uint8Array(await body.arrayBuffer()) : body)
     }, { detail: { hide: true } })
     .get('/v1/docs/yaml', async ({ request, set }) => {
       if (!yamlCache) {
@@ -60,8 +75,7 @@ export function docsPlugin(deps: Deps, version: string, handle: (r: Request) => 
 }
 
 /** The Scalar script read from node_modules: for runs from source under any runtime. */
-export function scalarFromNodeModules(): () => Uint8Array {
-  let cached: Uint8Array | undefined
+export function scalarFromNodeModules(): DocsScript {
   const path = join(dirname(fileURLToPath(import.meta.url)), '../../node_modules/@scalar/api-reference/dist/browser/standalone.js')
-  return () => (cached ??= readFileSync(path))
+  return { body: () => readFileSync(path) }
 }

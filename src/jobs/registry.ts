@@ -3,7 +3,7 @@ import type { JobRunner } from './runner'
 import { registerMailJobs } from '../modules/mail/jobs'
 import { registerPasswordResetJobs } from '../modules/password-reset/jobs'
 import { registerWebhookJobs } from '../modules/webhooks/jobs'
-import { registerTransactionJobs } from '../modules/transactions/refresh'
+import { registerTransactionJobs } from '../modules/transactions/jobs'
 
 export function registerJobs(runner: JobRunner) {
   // One line per module that has background work, e.g. `registerMailJobs(runner)`.

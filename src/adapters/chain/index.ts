@@ -7,17 +7,19 @@
  */
 import { ServiceUnavailableError } from '../../http/errors'
 import type { Logger } from '../../lib/logger'
-import { EvmClients } from './evm'
-import { SolanaClients } from './solana'
+import { lazy } from '../../lib/lazy'
+import type { EvmClients } from './evm'
+import type { SolanaClients } from './solana'
 import type { ChainEndpoint, ChainReader, RawBalances } from './port'
 
 export class ChainGateway implements ChainReader {
-  readonly evm: EvmClients
-  readonly solana: SolanaClients
+  /** viem and @solana/web3.js are loaded on the first chain call (see lib/lazy.ts). */
+  readonly evm: () => Promise<EvmClients>
+  readonly solana: () => Promise<SolanaClients>
 
   constructor(private readonly logger: Logger, timeoutMs = 8000) {
-    this.evm = new EvmClients(timeoutMs, logger)
-    this.solana = new SolanaClients(timeoutMs)
+    this.evm = lazy(async () => new (await import('./evm')).EvmClients(timeoutMs, logger))
+    this.solana = lazy(async () => new (await import('./solana')).SolanaClients(timeoutMs))
   }
 
   async guard<T>(endpoint: ChainEndpoint, what: string, fn: () => Promise<T>): Promise<T> {
@@ -30,8 +32,8 @@ export class ChainGateway implements ChainReader {
   }
 
   balances(endpoint: ChainEndpoint, address: string, tokenAddresses: string[]): Promise<RawBalances> {
-    return this.guard(endpoint, 'balances', () =>
-      endpoint.family === 'evm' ? this.evm.balances(endpoint, address, tokenAddresses) : this.solana.balances(endpoint, address, tokenAddresses))
+    return this.guard(endpoint, 'balances', async () =>
+      endpoint.family === 'evm' ? (await this.evm()).balances(endpoint, address, tokenAddresses) : (await this.solana()).balances(endpoint, address, tokenAddresses))
   }
 }
 

@@ -1,27 +1,32 @@
-/** Mail through an SMTP server (SMTP_URL) with nodemailer. */
-import nodemailer, { type Transporter } from 'nodemailer'
+/** Mail through an SMTP server (SMTP_URL) with nodemailer, loaded with the first message (see lib/lazy.ts). */
+import type { Transporter } from 'nodemailer'
+import { lazy } from '../../lib/lazy'
 import type { MailMessage, MailTransport } from './port'
 
 export class SmtpTransport implements MailTransport {
   readonly kind = 'smtp' as const
-  private readonly transporter: Transporter
+  private created: Transporter | undefined
+  private readonly transporter: () => Promise<Transporter>
 
   constructor(smtpUrl: string) {
     // A pooled connection: mail jobs run concurrently and share a few SMTP sessions.
     // Timeouts keep a stuck server from holding a job forever (the job then retries).
     // Settings in the URL's query (e.g. `?pool=false`) win over these defaults.
-    this.transporter = nodemailer.createTransport({
-      url: smtpUrl,
-      pool: true,
-      maxConnections: 3,
-      connectionTimeout: 10_000,
-      greetingTimeout: 10_000,
-      socketTimeout: 20_000,
-    } as Parameters<typeof nodemailer.createTransport>[0])
+    this.transporter = lazy(async () => {
+      const nodemailer = (await import('nodemailer')).default
+      return (this.created = nodemailer.createTransport({
+        url: smtpUrl,
+        pool: true,
+        maxConnections: 3,
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 20_000,
+      } as Parameters<typeof nodemailer.createTransport>[0]))
+    })
   }
 
   async send(m: MailMessage): Promise<void> {
-    await this.transporter.sendMail({
+    await (await this.transporter()).sendMail({
       from: m.from,
       to: m.to,
       subject: m.subject,
@@ -34,6 +39,6 @@ export class SmtpTransport implements MailTransport {
   }
 
   close() {
-    this.transporter.close()
+    this.created?.close()
   }
 }

@@ -3,12 +3,15 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
-import { simulateSwap } from './service'
+import { lazy } from '../../lib/lazy'
+
+/** The swap service (it reads wallets, and so the chain libraries) loads with the first swap request. */
+const service = lazy(() => import('./service'))
 
 export function swapRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/swap', detail: { tags: ['Swaps'] } })
     .use(security(deps))
-    .post('/simulate', ({ body, actor, requestId }) => simulateSwap({ deps, actor, requestId }, body), {
+    .post('/simulate', async ({ body, actor, requestId }) => (await service()).simulateSwap({ deps, actor, requestId }, body), {
       auth: 'any',
       body: t.Object({
         walletId: t.String({ format: 'uuid', description: 'must belong to the caller' }),

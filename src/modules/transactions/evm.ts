@@ -37,9 +37,10 @@ export interface EvmNet {
 }
 
 export async function evmNet(deps: Deps, endpoint: ChainEndpoint): Promise<EvmNet> {
-  const client = deps.chain.evm.client(endpoint, 'batched')
-  const chainId = await deps.chain.guard(endpoint, 'chainId', () => deps.chain.evm.chainId(endpoint))
-  return { endpoint, client, sender: deps.chain.evm.client(endpoint, 'multicall'), chainId }
+  const evm = await deps.chain.evm()
+  const client = evm.client(endpoint, 'batched')
+  const chainId = await deps.chain.guard(endpoint, 'chainId', () => evm.chainId(endpoint))
+  return { endpoint, client, sender: evm.client(endpoint, 'multicall'), chainId }
 }
 
 /**

@@ -15,7 +15,6 @@ import { and, eq } from 'drizzle-orm'
 import type { Hex } from 'viem'
 import type { Deps } from '../../deps'
 import { AppError } from '../../http/errors'
-import type { JobRunner } from '../../jobs/runner'
 import { errorSummary } from '../../lib/logger'
 import { findTenant, settingsOf } from '../tenants/service'
 import { chainByFamily, endpointFor } from '../tokens/registry'
@@ -23,7 +22,7 @@ import * as walletsRepo from '../wallets/repo'
 import { evmNet, signEvm, submitRaw, transferCall, type EvmNet } from './evm'
 import { releaseNonce } from './nonces'
 import { preparedTransactions, transactions, type TransactionRow } from './schema'
-import { isCustodial, ownTransaction, REFRESH_TOPIC, scheduleRefresh, walletSecret } from './service'
+import { isCustodial, ownTransaction, scheduleRefresh, walletSecret } from './service'
 import type { Ctx } from '../context'
 import * as solana from './solana'
 
@@ -151,28 +150,21 @@ function callOf(row: TransactionRow): { to: Hex; value: bigint; data?: Hex } {
 }
 
 /** The `tx.refresh` job: refresh, then run again later with backoff while still pending. */
-export function registerTransactionJobs(runner: JobRunner) {
-  runner.register(REFRESH_TOPIC, {
-    attempts: 3,
-    backoffMs: 1000,
-    handler: async (payload, ctx) => {
-      const { deps } = ctx
-      const id = String(payload.transactionId)
-      const attempt = Number(payload.attempt ?? 1)
-      let row = ctx.tenantId ? await deps.database.db.select().from(transactions).where(and(eq(transactions.tenantId, ctx.tenantId), eq(transactions.id, id))).get() : undefined
-      if (!row || row.status !== 'pending') return
-      try {
-        row = await refreshTransaction(deps, row)
-      } catch (err) {
-        // An RPC that is down is not the end: try again on the schedule.
-        if (!(err instanceof AppError)) deps.logger.warn('transaction refresh failed', { transactionId: id, ...errorSummary(err) })
-      }
-      if (row.status !== 'pending') return
-      const now = deps.clock.now()
-      await deps.database.write((tx) => scheduleRefresh(tx, row!.id, row!.tenantId, attempt + 1, now))
-    },
-  })
-  return runner
+/** The `tx.refresh` job (registered in jobs.ts): reads the chain, and schedules the next look while the transaction is pending. */
+export async function runRefreshJob(deps: Deps, tenantId: string | null | undefined, payload: Record<string, unknown>) {
+  const id = String(payload.transactionId)
+  const attempt = Number(payload.attempt ?? 1)
+  let row = tenantId ? await deps.database.db.select().from(transactions).where(and(eq(transactions.tenantId, tenantId), eq(transactions.id, id))).get() : undefined
+  if (!row || row.status !== 'pending') return
+  try {
+    row = await refreshTransaction(deps, row)
+  } catch (err) {
+    // An RPC that is down is not the end: try again on the schedule.
+    if (!(err instanceof AppError)) deps.logger.warn('transaction refresh failed', { transactionId: id, ...errorSummary(err) })
+  }
+  if (row.status !== 'pending') return
+  const now = deps.clock.now()
+  await deps.database.write((tx) => scheduleRefresh(tx, row!.id, row!.tenantId, attempt + 1, now))
 }
 
 /** `GET /v1/transactions/{id}/status`: reads the chain and saves any change. */

@@ -6,12 +6,12 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { ErrorEnvelope, errorResponses, SchemaErrorEnvelope } from '../../http/schemas'
 import { security } from '../../http/security'
-import { broadcastTransaction } from './broadcast'
-import { aggregatedFeed, aggregatedItem } from './feed'
-import { transactionStatus } from './refresh'
+import { lazy } from '../../lib/lazy'
 import { TX_STATUSES } from './schema'
-import { createTransaction, listTransactions, ownTransaction, quoteTransaction } from './service'
 import { FeedItem, statusView, Transaction, TransactionStatus, transactionView } from './view'
+
+/** The transaction services, with the chain libraries they use, are loaded by the first transaction request. */
+const impl = lazy(() => import('./impl'))
 
 const Id = t.Object({ id: t.String({ maxLength: 64 }) })
 const Digits = t.String({ pattern: '^[0-9]{1,78}$', description: 'integer string in the token\'s smallest unit; decimals such as `1.5` answer 400' })
@@ -68,7 +68,7 @@ export function transactionRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/transactions', detail: { tags: ['Transactions'] } })
     .use(security(deps))
     .post('/', async ({ body, actor, requestId, set }) => {
-      const out = await createTransaction({ deps, actor, requestId }, body)
+      const out = await (await impl()).createTransaction({ deps, actor, requestId }, body)
       set.status = 201
       return out
     }, {
@@ -86,7 +86,7 @@ export function transactionRoutes(deps: Deps) {
         ].join('\n\n'),
       },
     })
-    .post('/quote', ({ body, actor, requestId }) => quoteTransaction({ deps, actor, requestId }, body), {
+    .post('/quote', async ({ body, actor, requestId }) => (await impl()).quoteTransaction({ deps, actor, requestId }, body), {
       auth: 'any',
       rateLimit: { max: 60, windowSeconds: 60 },
       body: SendBody,
@@ -103,7 +103,7 @@ export function transactionRoutes(deps: Deps) {
       },
       detail: { operationId: 'quoteTransaction', summary: 'Estimate gas and fee for a send', description: 'Same body as create; nothing is stored or sent. Read from the chain. 60 per minute per IP.' },
     })
-    .post('/:id/broadcast', ({ params, body, actor, requestId }) => broadcastTransaction({ deps, actor, requestId }, params.id, body), {
+    .post('/:id/broadcast', async ({ params, body, actor, requestId }) => (await impl()).broadcastTransaction({ deps, actor, requestId }, params.id, body), {
       auth: 'any',
       rateLimit: { max: 20, windowSeconds: 60 },
       params: Id,
@@ -127,13 +127,13 @@ export function transactionRoutes(deps: Deps) {
         ].join('\n\n'),
       },
     })
-    .get('/', ({ query, actor, requestId }) => listTransactions({ deps, actor, requestId }, { page: query.page ?? 1, limit: query.limit ?? 20, walletId: query.walletId, chain: query.chain, status: query.status }), {
+    .get('/', async ({ query, actor, requestId }) => (await impl()).listTransactions({ deps, actor, requestId }, { page: query.page ?? 1, limit: query.limit ?? 20, walletId: query.walletId, chain: query.chain, status: query.status }), {
       auth: 'any',
       query: ListQuery,
       response: { 200: t.Object({ data: t.Array(Transaction), pagination: PagePagination }), ...errorResponses('standard', 400, 401) },
       detail: { operationId: 'listTransactions', summary: 'One\'s transaction history', description: 'Sends and swaps (simulated ones included), newest first. Filters: `walletId`, `chain` (family id), `status`.' },
     })
-    .get('/aggregated/', ({ query, actor, requestId }) => aggregatedFeed({ deps, actor, requestId }, { page: query.page ?? 1, limit: query.limit ?? 20, walletId: query.walletId, chain: query.chain, status: query.status }), {
+    .get('/aggregated/', async ({ query, actor, requestId }) => (await impl()).aggregatedFeed({ deps, actor, requestId }, { page: query.page ?? 1, limit: query.limit ?? 20, walletId: query.walletId, chain: query.chain, status: query.status }), {
       auth: 'any',
       query: ListQuery,
       response: { 200: t.Object({ data: t.Array(FeedItem), pagination: PagePagination }), ...errorResponses('standard', 400, 401) },
@@ -143,19 +143,19 @@ export function transactionRoutes(deps: Deps) {
         description: 'Sends, swaps and (once the bank ramp lands) ramp movements as items of one shape, newest first: `{ id, kind, direction, status, chain, isTestnet, amount, token { address, symbol, decimals }, counterparty, txHash, walletId, simulation, createdAt, updatedAt }`. `id` is prefixed by its source (`tx:`).',
       },
     })
-    .get('/aggregated/:id', ({ params, actor, requestId }) => aggregatedItem({ deps, actor, requestId }, params.id), {
+    .get('/aggregated/:id', async ({ params, actor, requestId }) => (await impl()).aggregatedItem({ deps, actor, requestId }, params.id), {
       auth: 'any',
       params: Id,
       response: { 200: FeedItem, ...errorResponses('standard', 401, 404) },
       detail: { operationId: 'getAggregatedTransaction', summary: 'One item of the unified feed', description: 'By the item `id` (`tx:<uuid>`), or a bare transaction id.' },
     })
-    .get('/:id/status', async ({ params, actor, requestId }) => statusView(await transactionStatus({ deps, actor, requestId }, params.id)), {
+    .get('/:id/status', async ({ params, actor, requestId }) => statusView(await (await impl()).transactionStatus({ deps, actor, requestId }, params.id)), {
       auth: 'any',
       params: Id,
       response: { 200: TransactionStatus, ...errorResponses('standard', 401, 404, 503) },
       detail: { operationId: 'getTransactionStatus', summary: 'Status read from the chain', description: 'Reads the chain and saves any change (`confirmations`, `blockNumber`, `blockTimestamp`, status). A background job does the same with backoff (1 s doubling to 60 s) while a transaction is pending, so statuses settle without polling; a transaction dropped from the mempool is resent with a higher fee within TX_MAX_FEE_BUMP_PERCENT, or `failed` with `failureReason`. A non-custodial send whose prepared transaction expired unbroadcast reads `failed`.' },
     })
-    .get('/:id', async ({ params, actor, requestId }) => transactionView(await ownTransaction({ deps, actor, requestId }, params.id)), {
+    .get('/:id', async ({ params, actor, requestId }) => transactionView(await (await impl()).ownTransaction({ deps, actor, requestId }, params.id)), {
       auth: 'any',
       params: Id,
       response: { 200: Transaction, ...errorResponses('standard', 401, 404) },

@@ -30,8 +30,9 @@ import { hasNonceRow, initNonceRow, releaseNonce, reserveNonce, resyncNonce, typ
 import { preparedTransactions, transactions, type TransactionRow, type TxStatus } from './schema'
 import * as solana from './solana'
 import { transactionView } from './view'
+import { REFRESH_TOPIC } from './jobs'
 
-export const REFRESH_TOPIC = 'tx.refresh'
+export { REFRESH_TOPIC }
 /** Status job delays: 1 s, doubling, at most one minute apart. */
 export const refreshDelayMs = (attempt: number) => Math.min(1000 * 2 ** Math.max(0, attempt - 1), 60_000)
 

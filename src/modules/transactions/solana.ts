@@ -66,7 +66,7 @@ function instructions(p: SendPlan): TransactionInstruction[] {
 
 async function build(deps: Deps, endpoint: ChainEndpoint, p: SendPlan) {
   if (p.token.address && p.amount >= 2n ** 64n) throw blockchainError(400, 'TRANSACTION_WOULD_FAIL', 'amount does not fit an SPL token amount (u64)', false)
-  const conn = deps.chain.solana.connection(endpoint)
+  const conn = (await deps.chain.solana()).connection(endpoint)
   const { blockhash, lastValidBlockHeight } = await deps.chain.guard(endpoint, 'blockhash', () => conn.getLatestBlockhash('confirmed'))
   const tx = new Transaction({ feePayer: new PublicKey(p.wallet.address), blockhash, lastValidBlockHeight }).add(...instructions(p))
   return { tx, lastValidBlockHeight }
@@ -75,7 +75,7 @@ async function build(deps: Deps, endpoint: ChainEndpoint, p: SendPlan) {
 export async function quoteSolana(ctx: Ctx, p: SendPlan): Promise<bigint> {
   const { endpoint } = endpointFor(ctx.deps.config, p.settings, p.wallet.chain, p.wallet.isTestnet)
   const { tx } = await build(ctx.deps, endpoint, p)
-  const conn = ctx.deps.chain.solana.connection(endpoint)
+  const conn = (await ctx.deps.chain.solana()).connection(endpoint)
   const fee = await ctx.deps.chain.guard(endpoint, 'fee', () => conn.getFeeForMessage(tx.compileMessage(), 'confirmed'))
   return BigInt(fee.value ?? 5000)
 }
@@ -170,7 +170,7 @@ export function solanaSigned(p: PreparedRow, input: { signature?: unknown; signe
 }
 
 export async function submitSolana(deps: Deps, endpoint: ChainEndpoint, rawBase64: string): Promise<SubmitOutcome> {
-  const conn = deps.chain.solana.connection(endpoint)
+  const conn = (await deps.chain.solana()).connection(endpoint)
   try {
     await conn.sendRawTransaction(Buffer.from(rawBase64, 'base64'), { skipPreflight: false, maxRetries: 0 })
     return { kind: 'accepted' }
@@ -184,7 +184,7 @@ export async function submitSolana(deps: Deps, endpoint: ChainEndpoint, rawBase6
 }
 
 export async function refreshSolana(deps: Deps, endpoint: ChainEndpoint, row: TransactionRow): Promise<TransactionRow> {
-  const conn = deps.chain.solana.connection(endpoint)
+  const conn = (await deps.chain.solana()).connection(endpoint)
   const { value: [st] } = await deps.chain.guard(endpoint, 'status', () => conn.getSignatureStatuses([row.txHash!], { searchTransactionHistory: true }))
   const where = and(eq(transactions.tenantId, row.tenantId), eq(transactions.id, row.id))
   if (st && (st.confirmationStatus === 'confirmed' || st.confirmationStatus === 'finalized' || st.err)) {

@@ -27,6 +27,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { bytesToHex, getAddress, hexToBytes, isAddress } from 'viem'
 import { Sealer } from '../../lib/crypto'
 import type { Family } from '../tokens/registry'
+import { EXPORT_SCHEME } from './view'
 
 export interface KeyPair {
   /** 32 bytes: the secp256k1 private key (EVM) or the ed25519 seed (Solana) */
@@ -178,7 +179,7 @@ export function openKey(master: Sealer, binding: KeyBinding, sealed: { dataKeyWr
   }
 }
 
-export const EXPORT_SCHEME = 'x25519-hkdf-sha256-aes-256-gcm'
+export { EXPORT_SCHEME }
 const EXPORT_INFO = new TextEncoder().encode('slipway-wallet-export-v1')
 
 export interface ExportEnvelope {

@@ -276,31 +276,32 @@ export async function userWallets(ctx: Ctx, userId: string, requestedTenant?: st
  * user is created; creation runs in the registration's transaction. Tenants in `mpc`
  * or `non_custodial` mode never get a wallet at registration (the option is ignored).
  */
-export function installRegistrationHooks(deps: Deps) {
-  // The signed tenant was read for this request; createWallet runs inside the write transaction, so no further read.
-  const settingsFor = async (tenant: SignedTenant) => settingsOf({ deps }, { settings: tenant.settings, name: tenant.name })
-  deps.registrationHooks.validateWallet = async (_deps, tenant, wallet) => {
-    const settings = await settingsFor(tenant)
-    if (settings.walletMode !== 'custodial') return
-    try {
-      resolveChain(settings, wallet.chain ?? '')
-    } catch {
-      throw new ValidationError([{ path: '/wallet/chain', message: `Unsupported chain: ${wallet.chain}` }])
-    }
+/** Registration hook: the wallet asked for at registration names a chain this tenant can use. */
+export async function validateRegistrationWallet(deps: Deps, tenant: SignedTenant, wallet: { chain?: string }) {
+  const settings = await registrationSettings(deps, tenant)
+  if (settings.walletMode !== 'custodial') return
+  try {
+    resolveChain(settings, wallet.chain ?? '')
+  } catch {
+    throw new ValidationError([{ path: '/wallet/chain', message: `Unsupported chain: ${wallet.chain}` }])
   }
-  deps.registrationHooks.createWallet = async (_deps, tx, tenant, user, chain) => {
-    const settings = await settingsFor(tenant)
-    if (settings.walletMode !== 'custodial') return undefined
-    const net = resolveChain(settings, chain)
-    const key = generateKey(net.chain.family)
-    try {
-      const row = await insertWallet(deps, tx, {
-        tenantId: tenant.id, userId: user.id, net, address: key.address, label: null, walletType: 'managed', scheme: 'aes_single', isPrimary: true, secret: key.secret,
-      })
-      return walletView(row)
-    } finally {
-      key.secret.fill(0)
-    }
-  }
-  deps.userLookup = async (d, tenantId, q) => repo.ownersMatching(d.database.db, tenantId, q.trim())
 }
+
+/** Registration hook: the new user's custodial wallet, created in the registration's transaction. */
+export async function createRegistrationWallet(deps: Deps, tx: Tx, tenant: SignedTenant, user: { id: string }, chain: string) {
+  const settings = await registrationSettings(deps, tenant)
+  if (settings.walletMode !== 'custodial') return undefined
+  const net = resolveChain(settings, chain)
+  const key = generateKey(net.chain.family)
+  try {
+    const row = await insertWallet(deps, tx, {
+      tenantId: tenant.id, userId: user.id, net, address: key.address, label: null, walletType: 'managed', scheme: 'aes_single', isPrimary: true, secret: key.secret,
+    })
+    return walletView(row)
+  } finally {
+    key.secret.fill(0)
+  }
+}
+
+// The signed tenant was read for this request; createWallet runs inside the write transaction, so no further read.
+const registrationSettings = (deps: Deps, tenant: SignedTenant) => settingsOf({ deps }, { settings: tenant.settings, name: tenant.name })

@@ -2,6 +2,9 @@ import { t } from 'elysia'
 import { iso } from '../../lib/clock'
 import type { WalletRow } from './schema'
 
+/** How exported keys are encrypted (see keys.ts encryptToX25519). */
+export const EXPORT_SCHEME = 'x25519-hkdf-sha256-aes-256-gcm'
+
 export const Wallet = t.Object({
   id: t.String({ format: 'uuid' }),
   userId: t.String({ format: 'uuid' }),
