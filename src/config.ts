@@ -19,6 +19,10 @@ export const ConfigSchema = T.Object({
   bootstrapAdminPassword: T.Optional(T.String({ minLength: 8, maxLength: 256 })),
   jwtSecret: T.Optional(T.String({ minLength: 32 })),
   masterKey: T.Optional(T.String()),
+  /** the version sealed values written with MASTER_KEY carry (`v<version>.`); a generated key file is version 1 */
+  masterKeyVersion: T.Integer({ minimum: 1, maximum: 1_000_000 }),
+  /** earlier master keys by version, still opened while `slipway reseal` moves values to the current one */
+  masterKeyPrevious: T.Record(T.String(), T.String()),
   publicBaseUrl: T.String({ minLength: 1 }),
   smtpUrl: T.Optional(T.String()),
   mailFrom: T.String({ minLength: 3 }),
@@ -105,6 +109,20 @@ function parseRpcUrls(env: Env, problems: string[]): Record<string, string> {
   return out
 }
 
+/** `MASTER_KEY_PREVIOUS`: comma-separated `<version>:<key>` entries (64 hex characters or base64). */
+function parsePreviousKeys(raw: string | undefined, current: number, problems: string[]): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const entry of (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^(\d{1,7}):(.+)$/.exec(entry)
+    // the key itself never goes into the message
+    if (!m || Number(m[1]) < 1 || decodeKey(m[2]!) === null) problems.push(`MASTER_KEY_PREVIOUS: an entry is not <version>:<32-byte key as 64 hex characters or base64>`)
+    else if (Number(m[1]) === current) problems.push(`MASTER_KEY_PREVIOUS: version ${m[1]} is the current MASTER_KEY_VERSION`)
+    else if (String(Number(m[1])) in out) problems.push(`MASTER_KEY_PREVIOUS: version ${m[1]} is given twice`)
+    else out[String(Number(m[1]))] = m[2]!
+  }
+  return out
+}
+
 function intVar(env: Env, name: string, fallback: number, problems: string[]): number {
   const raw = blankToUndefined(env[name])
   if (raw === undefined) return fallback
@@ -148,6 +166,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (masterKey !== undefined && decodeKey(masterKey) === null) {
     problems.push('MASTER_KEY: must be 32 bytes as 64 hex characters or base64 (openssl rand -base64 32)')
   }
+  const masterKeyVersion = intVar(env, 'MASTER_KEY_VERSION', 1, problems)
+  const masterKeyPrevious = parsePreviousKeys(blankToUndefined(env.MASTER_KEY_PREVIOUS), masterKeyVersion, problems)
+  if (masterKey === undefined && (masterKeyVersion !== 1 || Object.keys(masterKeyPrevious).length)) {
+    problems.push('MASTER_KEY_VERSION and MASTER_KEY_PREVIOUS need MASTER_KEY (a generated master.key is version 1; to rotate it, pass it in MASTER_KEY_PREVIOUS as 1:<key>)')
+  }
   let host = 'publicBaseUrl'
   try { host = new URL(publicBaseUrl).hostname } catch { /* reported above */ }
 
@@ -162,6 +185,8 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapAdminPassword: password,
     jwtSecret: blankToUndefined(env.JWT_SECRET),
     masterKey,
+    masterKeyVersion,
+    masterKeyPrevious,
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
     smtpUrl,
     mailFrom: blankToUndefined(env.MAIL_FROM) ?? `no-reply@${host}`,
@@ -204,7 +229,7 @@ const ENV_NAMES: Record<string, string> = {
   '/bootstrapAdminPassword': 'BOOTSTRAP_ADMIN_PASSWORD (at least 8 characters)',
   '/logLevel': 'LOG_LEVEL (info or silent)', '/accessTokenTtlSeconds': 'ACCESS_TOKEN_TTL_SECONDS',
   '/refreshTokenTtlSeconds': 'REFRESH_TOKEN_TTL_SECONDS', '/rpcTimeoutMs': 'RPC_TIMEOUT_MS', '/mailFrom': 'MAIL_FROM',
-  '/metricsToken': 'METRICS_TOKEN (at least 16 characters)', '/shutdownGraceMs': 'SHUTDOWN_GRACE_MS', '/gcHeapBudgetMib': 'GC_HEAP_BUDGET_MIB (0-4096)',
+  '/metricsToken': 'METRICS_TOKEN (at least 16 characters)', '/shutdownGraceMs': 'SHUTDOWN_GRACE_MS', '/gcHeapBudgetMib': 'GC_HEAP_BUDGET_MIB (0-4096)', '/masterKeyVersion': 'MASTER_KEY_VERSION (1-1000000)',
   '/hibpTimeoutMs': 'HIBP_TIMEOUT_MS (100 to 60000)', '/hibpOnError': 'HIBP_ON_ERROR (reject or allow)',
   '/txMaxFeeBumpPercent': 'TX_MAX_FEE_BUMP_PERCENT (0-1000)', '/txMaxResends': 'TX_MAX_RESENDS (0-20)', '/txDropAfterMs': 'TX_DROP_AFTER_MS', '/preparedTxTtlSeconds': 'PREPARED_TX_TTL_SECONDS (10-86400)',
 }

@@ -69,7 +69,8 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     syncUrl: config.databaseSyncUrl,
     migrate: overrides.migrate,
   })
-  const sealer = new Sealer(loadMasterKey(config, logger))
+  const previous = Object.fromEntries(Object.entries(config.masterKeyPrevious).map(([v, k]) => [Number(v), decodeKey(k)!]))
+  const sealer = new Sealer(loadMasterKey(config, logger), config.masterKeyVersion, previous)
   const jwtKey = await loadJwtKey(config, database, sealer)
   return {
     config,
@@ -123,7 +124,14 @@ async function loadJwtKey(config: Config, database: Database, sealer: Sealer): P
   const aad = 'app_meta:jwt_secret'
   return database.write(async (tx) => {
     const row = await tx.select().from(appMeta).where(eq(appMeta.key, 'jwt_secret')).get()
-    if (row) return Uint8Array.from(sealer.openBytes(row.value, aad))
+    if (row) {
+      try {
+        return Uint8Array.from(sealer.openBytes(row.value, aad))
+      } catch {
+        throw new Error(`The stored JWT key (sealed with master key version ${Sealer.versionOf(row.value)}) does not open with the configured keys. `
+          + 'Is MASTER_KEY the key this database was sealed with? After a rotation, the old key belongs in MASTER_KEY_PREVIOUS under its version, and the new one gets a new MASTER_KEY_VERSION.')
+      }
+    }
     const key = randomBytes(32)
     await tx.insert(appMeta).values({ key: 'jwt_secret', value: sealer.seal(key, aad) })
     return Uint8Array.from(key)

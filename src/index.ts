@@ -79,6 +79,8 @@ async function main() {
  * Operator commands, in the binary too:
  *   slipway healthcheck            exit 0 when /health answers on PORT (for Docker's HEALTHCHECK)
  *   slipway create-admin <name>    a platform admin; the password is read from ADMIN_PASSWORD or stdin
+ *   slipway reseal [--check]       re-seal every secret under the current MASTER_KEY_VERSION (see src/ops/reseal.ts);
+ *                                  --check only counts values per key version. Exit 0 when none is left under an old version.
  */
 async function command(name: string, args: string[]) {
   const config = configOrExit()
@@ -109,7 +111,27 @@ async function command(name: string, args: string[]) {
     }
     process.exit()
   }
-  console.error(`unknown command: ${name} (commands: healthcheck, create-admin)`)
+  if (name === 'reseal') {
+    const deps = await buildDeps(config, { migrate: applyMigrations })
+    try {
+      // loaded here only: the wallet key code it uses pulls in the chain libraries
+      const { reseal, sealedVersions } = await import('./ops/reseal')
+      if (args[0] === '--check') {
+        const byVersion = await sealedVersions(deps)
+        const remaining = Object.entries(byVersion).filter(([v]) => Number(v) !== config.masterKeyVersion).reduce((n, [, k]) => n + k, 0)
+        console.log(JSON.stringify({ currentVersion: config.masterKeyVersion, byVersion, remaining }, null, 2))
+        process.exitCode = remaining === 0 ? 0 : 1
+      } else {
+        const report = await reseal(deps)
+        console.log(JSON.stringify(report, null, 2))
+        process.exitCode = report.remaining === 0 ? 0 : 1
+      }
+    } finally {
+      deps.database.close()
+    }
+    process.exit()
+  }
+  console.error(`unknown command: ${name} (commands: healthcheck, create-admin, reseal)`)
   process.exit(2)
 }
 

@@ -12,7 +12,8 @@ import { applyPatch, changedPaths, defaultSettings, readSettings, viewSettings, 
 
 type TenantRow = typeof tenants.$inferSelect
 
-const secretAad = (tenantId: string) => `tenant:${tenantId}:api_secret`
+/** Associated data of a tenant's sealed API secret. */
+export const secretAad = (tenantId: string) => `tenant:${tenantId}:api_secret`
 
 export function tenantView(ctx: Pick<Ctx, 'deps'>, row: TenantRow) {
   return {

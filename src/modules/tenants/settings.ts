@@ -107,6 +107,9 @@ export function readSettings(raw: unknown, tenantName: string, publicBaseUrl: st
   return deepMerge(defaultSettings(tenantName, publicBaseUrl), (raw ?? {}) as Record<string, unknown>) as StoredSettings
 }
 
+/** Associated data of a sealed bank ramp credential (`field`: apiKey or webhookKey). */
+export const bankRampAad = (tenantId: string, env: string, field: string) => `tenant:${tenantId}:bankRamp:${env}:${field}`
+
 export function applyPatch(current: StoredSettings, patch: TenantSettingsPatch, sealer: Sealer, tenantId: string): StoredSettings {
   const { bankRamp, chains, ...rest } = patch
   let next = deepMerge(current, rest as Record<string, unknown>) as StoredSettings
@@ -128,7 +131,7 @@ export function applyPatch(current: StoredSettings, patch: TenantSettingsPatch, 
     if (!p) continue
     const cur = next.bankRamp[env]
     const seal = (v: string | null | undefined, field: string, old: string | null) =>
-      v === undefined ? old : v === null ? null : sealer.seal(v, `tenant:${tenantId}:bankRamp:${env}:${field}`)
+      v === undefined ? old : v === null ? null : sealer.seal(v, bankRampAad(tenantId, env, field))
     next.bankRamp[env] = {
       connected: p.connected ?? cur.connected,
       baseUrl: p.baseUrl === undefined ? cur.baseUrl : p.baseUrl,

@@ -159,7 +159,8 @@ export interface KeyBinding {
   address: string
 }
 
-const dekAad = (b: KeyBinding) => `wallet:${b.tenantId}:${b.walletId}:dek`
+/** Associated data of a wallet's data key, wrapped by MASTER_KEY. */
+export const dekAad = (b: Pick<KeyBinding, 'tenantId' | 'walletId'>) => `wallet:${b.tenantId}:${b.walletId}:dek`
 const keyAad = (b: KeyBinding) => `wallet:${b.tenantId}:${b.walletId}:${b.address}`
 
 export function sealKey(master: Sealer, binding: KeyBinding, secret: Uint8Array): SealedKey {
