@@ -44,7 +44,7 @@ export const ConfigSchema = T.Object({
   rpcUrls: T.Record(T.String(), T.String()),
   metricsToken: T.Optional(T.String({ minLength: 16 })),
   shutdownGraceMs: T.Integer({ minimum: 0, maximum: 600_000 }),
-  /** Bun: run a full garbage collection once the heap grew by this many MiB (0: JavaScriptCore's own policy); see src/lib/memory.ts */
+  /** Bun: run a full garbage collection once the heap grew by this many MiB since the last (0: JavaScriptCore's own policy); see src/lib/memory.ts */
   gcHeapBudgetMib: T.Integer({ minimum: 0, maximum: 4096 }),
   rpcTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000 }),
   /** transactions: how far a resent transaction's max fee may rise above its first one, in percent */

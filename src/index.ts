@@ -38,7 +38,7 @@ function queuePath(config: Config): string | undefined {
 async function main() {
   const config = configOrExit()
   const deps = await buildDeps(config, { migrate: applyMigrations })
-  startGcGovernor({ budgetBytes: config.gcHeapBudgetMib * 1024 * 1024, onCollect: (s) => deps.metrics.gcPause(s) })
+  startGcGovernor({ budgetBytes: config.gcHeapBudgetMib * 1024 * 1024, onCollect: (s, kind) => deps.metrics.gcPause(s, kind) })
   if (config.bootstrapAdminUsername && config.bootstrapAdminPassword) {
     const result = await ensureBootstrapAdmin(deps, config.bootstrapAdminUsername, config.bootstrapAdminPassword)
     if (result === 'created') deps.logger.info('bootstrap admin created', { username: config.bootstrapAdminUsername })

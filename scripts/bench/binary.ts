@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { load, rssDuring, rssMiB } from './lib'
+import { freePort, load, rssDuring, rssMiB } from './lib'
 
 const dir = mkdtempSync(join(tmpdir(), 'slipway-binbench-'))
 const binary = join(dir, 'slipway')
@@ -16,7 +16,7 @@ const size = statSync(binary).size
 const starts: number[] = []
 let last: { proc: ReturnType<typeof Bun.spawn>; url: string } | undefined
 for (let i = 0; i < 5; i++) {
-  const port = 40000 + Math.floor(Math.random() * 20000)
+  const port = freePort()
   const t0 = performance.now()
   const proc = Bun.spawn([binary], { cwd: dir, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `file:${join(dir, `db${i}`, 'slipway.db')}`, LOG_LEVEL: 'silent', BOOTSTRAP_ADMIN_USERNAME: 'bench', BOOTSTRAP_ADMIN_PASSWORD: 'Bench-passw0rd' }, stdout: 'ignore', stderr: 'inherit' })
   const url = `http://127.0.0.1:${port}`

@@ -10,8 +10,16 @@ export interface Result {
   non2xx: number
 }
 
+/** A port nothing listens on now (the OS picks it). */
+export function freePort(): number {
+  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+  const port = s.port!
+  s.stop(true)
+  return port
+}
+
 export async function spawnServer(script: string[], env: Record<string, string>, healthPath = '/health'): Promise<{ url: string; proc: ReturnType<typeof Bun.spawn> }> {
-  const port = 30000 + Math.floor(Math.random() * 20000)
+  const port = freePort()
   const proc = Bun.spawn([process.execPath, ...script], { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdout: 'ignore', stderr: 'inherit' })
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; i < 200; i++) {
