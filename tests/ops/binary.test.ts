@@ -3,7 +3,8 @@ import { mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { coreHttpSuite } from '@tests/helpers/core-http-suite'
-import { startProcess } from '@tests/helpers/process'
+import { Api } from '@tests/helpers/client'
+import { PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
 
 // `npm run build` output, copied alone into an empty folder: no node_modules, no drizzle/, no sources.
 const buildDir = mkdtempSync(join(tmpdir(), 'slipway-build-'))
@@ -37,6 +38,40 @@ describe('standalone binary', () => {
       expect(await plain.text()).toBe(original)
       // reported, not asserted as a timing: see scripts/bench for the measured figure
       console.log(`binary: first /health answer ${ms.toFixed(0)} ms after spawn`)
+    } finally {
+      await p.stop()
+    }
+  })
+})
+
+describe('operator commands in the binary', () => {
+  test('reseal --check counts sealed values per key version', async () => {
+    const dir = join(runDir, 'reseal-data')
+    const p = await startProcess([binary], { cwd: runDir, dir })
+    await p.stop()
+    const r = Bun.spawnSync([binary, 'reseal', '--check'], { cwd: runDir, env: { ...process.env, DATABASE_URL: `file:${dir}/slipway.db`, LOG_LEVEL: 'silent' } })
+    expect(r.exitCode).toBe(0)
+    // the generated JWT key, sealed under the generated master key (version 1)
+    expect(JSON.parse(r.stdout.toString())).toEqual({ currentVersion: 1, byVersion: { '1': 1 }, remaining: 0 })
+  })
+})
+
+describe('code the binary loads on first use', () => {
+  test('wallet and transaction routes load the chain libraries from inside the binary', async () => {
+    // no RPC answers on port 9: the quote must come back as the spec's 503, not a 500 from a missing module
+    const p = await startProcess([binary], { cwd: runDir, env: { RPC_URL_SOLANA: 'http://127.0.0.1:9' } })
+    try {
+      const api = new Api(p.url)
+      const admin = (await api.post('/v1/auth/admin/login', PROCESS_ADMIN)).body.accessToken
+      const tenant = (await api.post('/v1/admin/tenants', { name: 'lazy-load tenant' }, { token: admin })).body
+      const reg = await api.post('/v1/auth/register', { username: 'lazy_user', email: 'lazy@example.com', password: 'Lazy-passw0rd', wallet: { option: 'create', chain: 'ethereum' } }, { signedBy: tenant })
+      expect(reg.status).toBe(201)
+      expect(reg.body.wallet.address).toMatch(/^0x[0-9a-fA-F]{40}$/)
+      const sol = await api.post('/v1/wallets/', { chain: 'solana' }, { token: reg.body.accessToken })
+      expect(sol.status).toBe(201)
+      const quote = await api.post('/v1/transactions/quote', { walletId: sol.body.id, chain: 'solana', toAddress: sol.body.address, amount: '1' }, { token: reg.body.accessToken })
+      expect(quote.status).toBe(503)
+      expect(quote.body.message).toBe('The solana network is temporarily unavailable')
     } finally {
       await p.stop()
     }
