@@ -36,13 +36,9 @@ export interface ColumnReport {
   failed: number
 }
 
-export interface ResealReport {
-  currentVersion: number
+/** What a run did per column, and the versions after it. */
+export interface ResealReport extends VersionSummary {
   columns: Record<string, ColumnReport>
-  /** sealed values per key version over every column, after the run */
-  byVersion: Record<string, number>
-  /** values still under another version than the current one: 0 once the old key can go */
-  remaining: number
 }
 
 const BATCH = 100
@@ -196,8 +192,17 @@ function bankRampColumn(): Column {
   }
 }
 
-/** Counts sealed values per version without changing anything (`slipway reseal --check`). */
-export async function sealedVersions(deps: Deps): Promise<Record<string, number>> {
+export interface VersionSummary {
+  currentVersion: number
+  /** sealed values per key version over every column */
+  byVersion: Record<string, number>
+  /** values under another version than the current one: 0 once the old key can go */
+  remaining: number
+}
+
+/** Counts sealed values per key version without changing anything (`slipway reseal --check`). */
+export async function sealedVersions(deps: Deps): Promise<VersionSummary> {
+  const currentVersion = deps.sealer.currentVersion
   const byVersion: Record<string, number> = {}
   for (const c of COLUMNS) {
     for (const v of await c.all(deps)) {
@@ -205,7 +210,8 @@ export async function sealedVersions(deps: Deps): Promise<Record<string, number>
       byVersion[version] = (byVersion[version] ?? 0) + 1
     }
   }
-  return byVersion
+  const remaining = Object.entries(byVersion).filter(([v]) => Number(v) !== currentVersion).reduce((n, [, k]) => n + k, 0)
+  return { currentVersion, byVersion, remaining }
 }
 
 export async function reseal(deps: Deps): Promise<ResealReport> {
@@ -231,7 +237,5 @@ export async function reseal(deps: Deps): Promise<ResealReport> {
     }
     columns[c.name] = report
   }
-  const byVersion = await sealedVersions(deps)
-  const remaining = Object.entries(byVersion).filter(([v]) => Number(v) !== current).reduce((n, [, k]) => n + k, 0)
-  return { currentVersion: current, columns, byVersion, remaining }
+  return { ...(await sealedVersions(deps)), columns }
 }

@@ -77,7 +77,7 @@ beforeAll(async () => {
     walletId = w.body.id
     mailId = await t.deps.database.write((tx) => queueMail(t.deps, tx, { tenantId: tenant.id, to: user.email, senderName: 'Rotation', locale: 'en', template: { kind: 'password-changed', at: 1 } }, Date.now()))
     before = await plainOf(t)
-    expect(await sealedVersions(t.deps)).toEqual({ '1': 7 })
+    expect(await sealedVersions(t.deps)).toEqual({ currentVersion: 1, byVersion: { '1': 7 }, remaining: 0 })
   } finally {
     await t.close()
   }
