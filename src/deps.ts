@@ -72,6 +72,7 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
   const previous = Object.fromEntries(Object.entries(config.masterKeyPrevious).map(([v, k]) => [Number(v), decodeKey(k)!]))
   const sealer = new Sealer(loadMasterKey(config, logger), config.masterKeyVersion, previous)
   const jwtKey = await loadJwtKey(config, database, sealer)
+  const metrics = new Metrics()
   return {
     config,
     database,
@@ -81,15 +82,15 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     logger,
     ipResolver: new ClientIpResolver(config.trustedProxies),
     rateLimiter: new RateLimiter(clock),
-    metrics: new Metrics(),
+    metrics,
     registrationHooks: {},
-    chain: new ChainGateway(logger, config.rpcTimeoutMs),
-    mailer: config.smtpUrl ? new SmtpTransport(config.smtpUrl) : new LocalOutboxTransport(database, clock, logger),
-    breachedPasswords: new HibpRangeApi(config.hibpBaseUrl, config.hibpTimeoutMs),
+    chain: new ChainGateway(logger, config.rpcTimeoutMs, (system) => metrics.fetcher(system)),
+    mailer: config.smtpUrl ? new SmtpTransport(config.smtpUrl, metrics) : new LocalOutboxTransport(database, clock, logger),
+    breachedPasswords: new HibpRangeApi(config.hibpBaseUrl, config.hibpTimeoutMs, metrics.fetcher('hibp')),
     identityProviders: {
-      google: new JwksIdTokenVerifier({ provider: 'google', jwksUrl: config.googleJwksUrl, issuers: GOOGLE_ISSUERS, clock }),
+      google: new JwksIdTokenVerifier({ provider: 'google', jwksUrl: config.googleJwksUrl, issuers: GOOGLE_ISSUERS, clock, fetch: metrics.fetcher('jwks:google') }),
       // Apple's native flow puts the SHA-256 of the app's nonce in the token.
-      apple: new JwksIdTokenVerifier({ provider: 'apple', jwksUrl: config.appleJwksUrl, issuers: APPLE_ISSUERS, clock, hashedNonce: true }),
+      apple: new JwksIdTokenVerifier({ provider: 'apple', jwksUrl: config.appleJwksUrl, issuers: APPLE_ISSUERS, clock, hashedNonce: true, fetch: metrics.fetcher('jwks:apple') }),
     },
   }
 }

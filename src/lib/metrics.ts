@@ -49,6 +49,24 @@ export class Metrics {
       throw err
     }
   }
+  /**
+   * A fetch that times each call to an external system: `ok` for a 2xx-3xx answer,
+   * `error` for any other status, a refused connection or a timeout.
+   */
+  fetcher(system: string, base: typeof fetch = fetch): typeof fetch {
+    const timed = async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+      const end = this.external.startTimer({ system })
+      try {
+        const res = await base(input, init)
+        end({ outcome: res.ok || (res.status >= 300 && res.status < 400) ? 'ok' : 'error' })
+        return res
+      } catch (err) {
+        end({ outcome: 'error' })
+        throw err
+      }
+    }
+    return timed as typeof fetch
+  }
   /** Gauges read at scrape time (queue depth). */
   onCollect(fn: () => Promise<void>) {
     this.collectors.push(fn)

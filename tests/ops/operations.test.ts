@@ -4,6 +4,8 @@ import { Api } from '@tests/helpers/client'
 import { Factory } from '@tests/helpers/factories'
 import { createClient } from '@libsql/client'
 import { freePort, PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
+import { FakeHibp } from '@tests/fakes/hibp'
+import { startFakeSolana } from '@tests/fakes/solana-rpc'
 
 describe('metrics and readiness', () => {
   let t: TestApp
@@ -36,6 +38,34 @@ describe('metrics and readiness', () => {
     expect(res.text).toContain('route="unmatched",status="404"')
     expect(res.text).not.toContain(u.id)
     expect(res.text).toContain('slipway_queue_depth{state="outbox"}')
+  })
+
+  test('/metrics times calls to chains and partners, by system and outcome', async () => {
+    const sol = startFakeSolana()
+    const hibp = new FakeHibp().start()
+    const m = await makeApp({ env: { METRICS_TOKEN: 'scrape-token-0123456789', RPC_URL_SOLANA_DEVNET: sol.url, HIBP_BASE_URL: hibp.url } })
+    try {
+      const mf = new Factory(m)
+      const u = await mf.user(await mf.tenant())
+      const w = await mf.api.post('/v1/wallets/', { chain: 'solana-devnet' }, { token: u.accessToken })
+      expect(w.status).toBe(201)
+      expect((await mf.api.get(`/v1/wallets/${w.body.id}/balance`, { token: u.accessToken })).status).toBe(200)
+      // a second wallet, so nothing is cached, while the RPC answers 500
+      sol.mode = 'error'
+      const w2 = await mf.api.post('/v1/wallets/', { chain: 'solana-devnet' }, { token: u.accessToken })
+      expect((await mf.api.get(`/v1/wallets/${w2.body.id}/balance`, { token: u.accessToken })).status).toBe(503)
+      await m.deps.breachedPasswords.occurrences('Correct-horse-1')
+      const text = (await mf.api.get('/metrics', { token: 'scrape-token-0123456789' })).text
+      const count = (labels: string) => Number(new RegExp(`^slipway_external_call_duration_seconds_count\\{${labels}\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0)
+      expect(count('system="rpc:solana-devnet",outcome="ok"')).toBeGreaterThan(0)
+      expect(count('system="rpc:solana-devnet",outcome="error"')).toBeGreaterThan(0)
+      expect(count('system="hibp",outcome="ok"')).toBe(1)
+      expect(text).not.toContain(sol.url)
+    } finally {
+      await m.close()
+      sol.stop()
+      hibp.stop()
+    }
   })
 
   test('/health/ready checks the database and the queue', async () => {

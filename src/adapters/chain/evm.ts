@@ -19,7 +19,7 @@ export class EvmClients {
   private readonly clients = new Map<string, { chain: Chain; multicall: PublicClient; batched: PublicClient }>()
   private readonly chainIds = new Map<string, number>()
 
-  constructor(private readonly timeoutMs: number, private readonly logger?: Logger) {}
+  constructor(private readonly timeoutMs: number, private readonly logger?: Logger, private readonly fetchFor: (endpoint: ChainEndpoint) => typeof fetch = () => fetch) {}
 
   /** A viem public client for the endpoint; `batched` sends concurrent calls as one JSON-RPC batch. */
   client(endpoint: ChainEndpoint, mode: 'multicall' | 'batched' = 'batched'): PublicClient {
@@ -37,7 +37,7 @@ export class EvmClients {
       // No retries: a down RPC must answer 503 quickly rather than hold the request.
       const transport = (batch: boolean) => /^wss?:/.test(endpoint.rpcUrl)
         ? webSocket(endpoint.rpcUrl, { timeout: this.timeoutMs, retryCount: 0 })
-        : http(endpoint.rpcUrl, { timeout: this.timeoutMs, retryCount: 0, batch: batch ? { wait: 0 } : false })
+        : http(endpoint.rpcUrl, { timeout: this.timeoutMs, retryCount: 0, batch: batch ? { wait: 0 } : false, fetchFn: this.fetchFor(endpoint) })
       entry = {
         chain,
         multicall: createPublicClient({ chain, transport: transport(false) }) as PublicClient,
@@ -55,7 +55,7 @@ export class EvmClients {
   walletClient(endpoint: ChainEndpoint, account: Account, chainId: number): WalletClient {
     this.client(endpoint)
     const base = this.clients.get(`${endpoint.registryId}|${endpoint.rpcUrl}`)!.chain
-    return createWalletClient({ account, chain: { ...base, id: chainId }, transport: /^wss?:/.test(endpoint.rpcUrl) ? webSocket(endpoint.rpcUrl, { timeout: this.timeoutMs, retryCount: 0 }) : http(endpoint.rpcUrl, { timeout: this.timeoutMs, retryCount: 0 }) })
+    return createWalletClient({ account, chain: { ...base, id: chainId }, transport: /^wss?:/.test(endpoint.rpcUrl) ? webSocket(endpoint.rpcUrl, { timeout: this.timeoutMs, retryCount: 0 }) : http(endpoint.rpcUrl, { timeout: this.timeoutMs, retryCount: 0, fetchFn: this.fetchFor(endpoint) }) })
   }
 
   /** The chain id the RPC reports, asked once per address. */

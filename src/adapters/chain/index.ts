@@ -17,9 +17,11 @@ export class ChainGateway implements ChainReader {
   readonly evm: () => Promise<EvmClients>
   readonly solana: () => Promise<SolanaClients>
 
-  constructor(private readonly logger: Logger, timeoutMs = 8000) {
-    this.evm = lazy(async () => new (await import('./evm')).EvmClients(timeoutMs, logger))
-    this.solana = lazy(async () => new (await import('./solana')).SolanaClients(timeoutMs))
+  /** `fetchFor(system)` gives the fetch RPC calls go through (deps times them, by chain, in the metrics) */
+  constructor(private readonly logger: Logger, timeoutMs = 8000, fetchFor: (system: string) => typeof fetch = () => fetch) {
+    const rpcFetch = (endpoint: ChainEndpoint) => fetchFor(`rpc:${endpoint.registryId}`)
+    this.evm = lazy(async () => new (await import('./evm')).EvmClients(timeoutMs, logger, rpcFetch))
+    this.solana = lazy(async () => new (await import('./solana')).SolanaClients(timeoutMs, rpcFetch))
   }
 
   async guard<T>(endpoint: ChainEndpoint, what: string, fn: () => Promise<T>): Promise<T> {

@@ -12,18 +12,19 @@ export const TOKEN_PROGRAM_ID = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9
 export class SolanaClients {
   private readonly connections = new Map<string, Connection>()
 
-  constructor(private readonly timeoutMs: number) {}
+  constructor(private readonly timeoutMs: number, private readonly fetchFor: (endpoint: ChainEndpoint) => typeof fetch = () => fetch) {}
 
   connection(endpoint: ChainEndpoint): Connection {
     let c = this.connections.get(endpoint.rpcUrl)
     if (!c) {
       const timeoutMs = this.timeoutMs
+      const rpcFetch = this.fetchFor(endpoint)
       // Connection speaks JSON-RPC over HTTP and derives its websocket itself.
       const url = endpoint.rpcUrl.replace(/^ws(s?):/, 'http$1:')
       c = new Connection(url, {
         commitment: 'confirmed',
         disableRetryOnRateLimit: true,
-        fetch: ((input: string, init?: RequestInit) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) })) as unknown as typeof fetch,
+        fetch: ((input: string, init?: RequestInit) => rpcFetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) })) as unknown as typeof fetch,
       })
       this.connections.set(endpoint.rpcUrl, c)
     }

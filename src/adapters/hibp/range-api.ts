@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto'
 import { BreachServiceError, type BreachedPasswords } from './port'
 
 export class HibpRangeApi implements BreachedPasswords {
-  constructor(private readonly baseUrl: string, private readonly timeoutMs: number) {}
+  constructor(private readonly baseUrl: string, private readonly timeoutMs: number, private readonly fetchFn: typeof fetch = fetch) {}
 
   async occurrences(password: string): Promise<number> {
     const sha1 = createHash('sha1').update(password, 'utf8').digest('hex').toUpperCase()
@@ -16,7 +16,7 @@ export class HibpRangeApi implements BreachedPasswords {
     const suffix = sha1.slice(5)
     let res: Response
     try {
-      res = await fetch(`${this.baseUrl.replace(/\/+$/, '')}/range/${prefix}`, {
+      res = await this.fetchFn(`${this.baseUrl.replace(/\/+$/, '')}/range/${prefix}`, {
         headers: { 'Add-Padding': 'true', 'User-Agent': 'Slipway', Accept: 'text/plain' },
         signal: AbortSignal.timeout(this.timeoutMs),
       })

@@ -20,6 +20,8 @@ export interface JwksVerifierOptions {
   hashedNonce?: boolean
   refetchCooldownMs?: number
   fetchTimeoutMs?: number
+  /** the fetch to use (deps gives one that feeds the external-call metrics) */
+  fetch?: typeof fetch
 }
 
 const DEFAULT_MAX_AGE_MS = 3_600_000
@@ -99,7 +101,7 @@ export class JwksIdTokenVerifier implements IdTokenVerifier {
   private async load() {
     let res: Response
     try {
-      res = await fetch(this.opts.jwksUrl, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(this.opts.fetchTimeoutMs ?? 5000) })
+      res = await (this.opts.fetch ?? fetch)(this.opts.jwksUrl, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(this.opts.fetchTimeoutMs ?? 5000) })
     } catch (err) {
       throw new IdentityProviderUnavailableError(`${this.provider} keys unreachable: ${(err as Error).name}`)
     }

@@ -1,6 +1,7 @@
 /** Mail through an SMTP server (SMTP_URL) with nodemailer, loaded with the first message (see lib/lazy.ts). */
 import type { Transporter } from 'nodemailer'
 import { lazy } from '../../lib/lazy'
+import type { Metrics } from '../../lib/metrics'
 import type { MailMessage, MailTransport } from './port'
 
 export class SmtpTransport implements MailTransport {
@@ -8,7 +9,7 @@ export class SmtpTransport implements MailTransport {
   private created: Transporter | undefined
   private readonly transporter: () => Promise<Transporter>
 
-  constructor(smtpUrl: string) {
+  constructor(smtpUrl: string, private readonly metrics?: Metrics) {
     // A pooled connection: mail jobs run concurrently and share a few SMTP sessions.
     // Timeouts keep a stuck server from holding a job forever (the job then retries).
     // Settings in the URL's query (e.g. `?pool=false`) win over these defaults.
@@ -26,7 +27,8 @@ export class SmtpTransport implements MailTransport {
   }
 
   async send(m: MailMessage): Promise<void> {
-    await (await this.transporter()).sendMail({
+    const transporter = await this.transporter()
+    const sending = () => transporter.sendMail({
       from: m.from,
       to: m.to,
       subject: m.subject,
@@ -36,6 +38,7 @@ export class SmtpTransport implements MailTransport {
       messageId: `<${m.id.replace(/[^A-Za-z0-9.-]/g, '.')}@slipway>`,
       headers: { 'Auto-Submitted': 'auto-generated' },
     })
+    await (this.metrics ? this.metrics.externalCall('smtp', sending) : sending())
   }
 
   close() {
