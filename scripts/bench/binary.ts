@@ -44,5 +44,6 @@ const rested = await rssMiB(pid)
 last!.proc.kill()
 console.log(`binary: ${(size / 1024 / 1024).toFixed(1)} MiB; start to first /health answer: median ${starts[2]!.toFixed(0)} ms (min ${starts[0]!.toFixed(0)}, max ${starts[4]!.toFixed(0)}; target under 200 ms)`)
 const mib = (s: { median: number; peak: number }) => `median ${s.median.toFixed(0)} MiB, peak ${s.peak.toFixed(0)} MiB`
-console.log(`binary: resident memory ${idle?.toFixed(0)} MiB idle; under ${health.result.rps.toFixed(0)} req/s of /health: ${mib(health)}; under ${bearer.result.rps.toFixed(0)} req/s of a bearer-authenticated read: ${mib(bearer)}; ${rested?.toFixed(0)} MiB 3 s after (target under 150 MiB under load)`)
+const rate = (r: { rps: number; p99: number }) => `${r.rps.toFixed(0)} req/s (p99 ${r.p99} ms)`
+console.log(`binary: resident memory ${idle?.toFixed(0)} MiB idle; under ${rate(health.result)} of /health: ${mib(health)}; under ${rate(bearer.result)} of a bearer-authenticated read: ${mib(bearer)}; ${rested?.toFixed(0)} MiB 3 s after (target under 150 MiB under load; GC_HEAP_BUDGET_MIB=${process.env.GC_HEAP_BUDGET_MIB ?? 'default'})`)
 rmSync(dir, { recursive: true, force: true })
