@@ -41,9 +41,15 @@ const login = await (await fetch(`${last!.url}/v1/auth/admin/login`, { method: '
 const bearer = await rssDuring(pid, load('binary GET /v1/users/{id}', { url: `${last!.url}/v1/users/${login.user.id}`, headers: { authorization: `Bearer ${login.accessToken}` } }))
 await Bun.sleep(3000)
 const rested = await rssMiB(pid)
+// the same read once wallet and transaction routes have run: their code and the chain libraries load on first use
+for (const path of ['/v1/wallets/', '/v1/transactions/']) await (await fetch(`${last!.url}${path}`, { headers: { authorization: `Bearer ${login.accessToken}` } })).arrayBuffer()
+await Bun.sleep(1000)
+const chainIdle = await rssMiB(pid)
+const chainBearer = await rssDuring(pid, load('binary GET /v1/users/{id}, chain code loaded', { url: `${last!.url}/v1/users/${login.user.id}`, headers: { authorization: `Bearer ${login.accessToken}` } }))
 last!.proc.kill()
 console.log(`binary: ${(size / 1024 / 1024).toFixed(1)} MiB; start to first /health answer: median ${starts[2]!.toFixed(0)} ms (min ${starts[0]!.toFixed(0)}, max ${starts[4]!.toFixed(0)}; target under 200 ms)`)
 const mib = (s: { median: number; peak: number }) => `median ${s.median.toFixed(0)} MiB, peak ${s.peak.toFixed(0)} MiB`
 const rate = (r: { rps: number; p99: number }) => `${r.rps.toFixed(0)} req/s (p99 ${r.p99} ms)`
 console.log(`binary: resident memory ${idle?.toFixed(0)} MiB idle; under ${rate(health.result)} of /health: ${mib(health)}; under ${rate(bearer.result)} of a bearer-authenticated read: ${mib(bearer)}; ${rested?.toFixed(0)} MiB 3 s after (target under 150 MiB under load; GC_HEAP_BUDGET_MIB=${process.env.GC_HEAP_BUDGET_MIB ?? 'default'})`)
+console.log(`binary, once wallet and transaction routes have run: ${chainIdle?.toFixed(0)} MiB idle; under ${rate(chainBearer.result)} of the same read: ${mib(chainBearer)}`)
 rmSync(dir, { recursive: true, force: true })
