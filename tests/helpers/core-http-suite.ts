@@ -81,3 +81,32 @@ export function coreHttpSuite(name: string, start: () => Promise<RunningProcess>
     })
   })
 }
+
+/**
+ * Wallet and transaction routes, whose code and chain libraries load on first use: a
+ * wallet at registration (EVM), a Solana wallet, and a quote against an RPC that does
+ * not answer (the server must be started with `RPC_URL_SOLANA=http://127.0.0.1:9`),
+ * which must come back as the spec's 503, not a 500 from a module that failed to load.
+ */
+export function chainRoutesSuite(name: string, start: () => Promise<RunningProcess>, timeoutMs = 30_000) {
+  describe(name, () => {
+    test('wallet and transaction routes load their code on first use', async () => {
+      const server = await start()
+      try {
+        const api = new Api(server.url)
+        const admin = (await api.post('/v1/auth/admin/login', PROCESS_ADMIN)).body.accessToken
+        const tenant = (await api.post('/v1/admin/tenants', { name: `${name} chain tenant` }, { token: admin })).body
+        const reg = await api.post('/v1/auth/register', { username: 'lazy_user', email: 'lazy@example.com', password: 'Lazy-passw0rd', wallet: { option: 'create', chain: 'ethereum' } }, { signedBy: tenant })
+        expect(reg.status).toBe(201)
+        expect(reg.body.wallet.address).toMatch(/^0x[0-9a-fA-F]{40}$/)
+        const sol = await api.post('/v1/wallets/', { chain: 'solana' }, { token: reg.body.accessToken })
+        expect(sol.status).toBe(201)
+        const quote = await api.post('/v1/transactions/quote', { walletId: sol.body.id, chain: 'solana', toAddress: sol.body.address, amount: '1' }, { token: reg.body.accessToken })
+        expect(quote.status).toBe(503)
+        expect(quote.body.message).toBe('The solana network is temporarily unavailable')
+      } finally {
+        await server.stop()
+      }
+    }, timeoutMs)
+  })
+}

@@ -2,9 +2,8 @@ import { beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { coreHttpSuite } from '@tests/helpers/core-http-suite'
-import { Api } from '@tests/helpers/client'
-import { PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
+import { chainRoutesSuite, coreHttpSuite } from '@tests/helpers/core-http-suite'
+import { startProcess } from '@tests/helpers/process'
 
 // `npm run build` output, copied alone into an empty folder: no node_modules, no drizzle/, no sources.
 const buildDir = mkdtempSync(join(tmpdir(), 'slipway-build-'))
@@ -56,26 +55,6 @@ describe('operator commands in the binary', () => {
   })
 })
 
-describe('code the binary loads on first use', () => {
-  test('wallet and transaction routes load the chain libraries from inside the binary', async () => {
-    // no RPC answers on port 9: the quote must come back as the spec's 503, not a 500 from a missing module
-    const p = await startProcess([binary], { cwd: runDir, env: { RPC_URL_SOLANA: 'http://127.0.0.1:9' } })
-    try {
-      const api = new Api(p.url)
-      const admin = (await api.post('/v1/auth/admin/login', PROCESS_ADMIN)).body.accessToken
-      const tenant = (await api.post('/v1/admin/tenants', { name: 'lazy-load tenant' }, { token: admin })).body
-      const reg = await api.post('/v1/auth/register', { username: 'lazy_user', email: 'lazy@example.com', password: 'Lazy-passw0rd', wallet: { option: 'create', chain: 'ethereum' } }, { signedBy: tenant })
-      expect(reg.status).toBe(201)
-      expect(reg.body.wallet.address).toMatch(/^0x[0-9a-fA-F]{40}$/)
-      const sol = await api.post('/v1/wallets/', { chain: 'solana' }, { token: reg.body.accessToken })
-      expect(sol.status).toBe(201)
-      const quote = await api.post('/v1/transactions/quote', { walletId: sol.body.id, chain: 'solana', toAddress: sol.body.address, amount: '1' }, { token: reg.body.accessToken })
-      expect(quote.status).toBe(503)
-      expect(quote.body.message).toBe('The solana network is temporarily unavailable')
-    } finally {
-      await p.stop()
-    }
-  })
-})
+chainRoutesSuite('code the binary loads on first use', () => startProcess([binary], { cwd: runDir, env: { RPC_URL_SOLANA: 'http://127.0.0.1:9' } }))
 
 coreHttpSuite('the compiled binary', () => startProcess([binary], { cwd: runDir }))
