@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Api, signedHeaders } from '@tests/helpers/client'
 import { Factory, type Tenant } from '@tests/helpers/factories'
+import { PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
 
 let t: TestApp
 let f: Factory
@@ -124,28 +125,14 @@ describe('tenant signature', () => {
 
 describe('replay protection across processes', () => {
   test('two API processes sharing one database file refuse each other\'s accepted signatures', async () => {
-    const dir = `${process.env.TMPDIR ?? '/tmp'}/slipway-replay-${crypto.randomUUID()}`
-    const env = {
-      ...process.env, DATABASE_URL: `file:${dir}/db.sqlite`, JWT_SECRET: 'x'.repeat(40), MASTER_KEY: Buffer.alloc(32, 3).toString('base64'),
-      BOOTSTRAP_ADMIN_USERNAME: 'root', BOOTSTRAP_ADMIN_PASSWORD: 'Root-Passw0rd', LOG_LEVEL: 'silent', HOST: '127.0.0.1',
-    }
-    const start = async (port: number) => {
-      const proc = Bun.spawn([process.execPath, 'src/index.ts'], { env: { ...env, PORT: String(port) }, stdout: 'ignore', stderr: 'inherit' })
-      for (let i = 0; i < 100; i++) {
-        try {
-          if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return proc
-        } catch { /* not yet */ }
-        await Bun.sleep(50)
-      }
-      throw new Error('server did not start')
-    }
-    const portA = 20000 + Math.floor(Math.random() * 20000)
-    const a = await start(portA)
-    const b = await start(portA + 1)
+    // two processes on one database file, each on a port the OS picked (see tests/helpers/process.ts)
+    const env = { JWT_SECRET: 'x'.repeat(40), MASTER_KEY: Buffer.alloc(32, 3).toString('base64') }
+    const a = await startProcess([process.execPath, 'src/index.ts'], { env })
+    const b = await startProcess([process.execPath, 'src/index.ts'], { env, dir: a.dir })
     try {
-      const apiA = new Api(`http://127.0.0.1:${portA}`)
-      const apiB = new Api(`http://127.0.0.1:${portA + 1}`)
-      const login = await apiA.post('/v1/auth/admin/login', { username: 'root', password: 'Root-Passw0rd' })
+      const apiA = new Api(a.url)
+      const apiB = new Api(b.url)
+      const login = await apiA.post('/v1/auth/admin/login', PROCESS_ADMIN)
       const created = await apiA.post('/v1/admin/tenants', { name: 'replay' }, { token: login.body.accessToken })
       const creds = { apiKey: created.body.apiKey, apiSecret: created.body.apiSecret }
       const ts = String(Math.floor(Date.now() / 1000))
@@ -155,9 +142,7 @@ describe('replay protection across processes', () => {
       expect(replay.status).toBe(401)
       expect(replay.body.message).toBe('Replay detected')
     } finally {
-      a.kill()
-      b.kill()
-      await Promise.all([a.exited, b.exited])
+      await Promise.all([a.stop(), b.stop()])
     }
   }, 30_000)
 })
