@@ -14,38 +14,27 @@ import { join } from 'node:path'
 import ganache from 'ganache'
 import { createPublicClient, createWalletClient, http, parseEther, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { startProcess } from '@tests/helpers/process'
+import { PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
 import { Api, signedHeaders } from '@tests/helpers/client'
 import { FUNDER_KEY } from '@tests/wallets/ganache'
 import { waitFor } from './helpers'
 
-const ADMIN = { username: 'restartadmin', password: 'Restart-Passw0rd' }
 let dir: string
 let server: ReturnType<typeof ganache.server>
 let rpcUrl: string
 
-interface Child {
-  proc: ReturnType<typeof Bun.spawn>
-  url: string
-}
-
-/** The app as a child process on this test's database file (see tests/helpers/process.ts). */
-async function startApp(extraEnv: Record<string, string> = {}): Promise<Child> {
-  const { proc, url } = await startProcess([process.execPath, 'src/index.ts'], {
-    dir,
-    env: {
-      NODE_ENV: 'test',
-      MASTER_KEY: Buffer.alloc(32, 5).toString('base64'),
-      JWT_SECRET: 'restart-test-jwt-secret-0123456789abcdef',
-      BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,
-      BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
-      RPC_URL_ETHEREUM: rpcUrl,
-      RPC_TIMEOUT_MS: '3000',
-      ...extraEnv,
-    },
-  })
-  return { proc, url }
-}
+/** The app as a child process on this test's database file, with PROCESS_ADMIN as its admin (see tests/helpers/process.ts). */
+const startApp = (extraEnv: Record<string, string> = {}) => startProcess([process.execPath, 'src/index.ts'], {
+  dir,
+  env: {
+    NODE_ENV: 'test',
+    MASTER_KEY: Buffer.alloc(32, 5).toString('base64'),
+    JWT_SECRET: 'restart-test-jwt-secret-0123456789abcdef',
+    RPC_URL_ETHEREUM: rpcUrl,
+    RPC_TIMEOUT_MS: '3000',
+    ...extraEnv,
+  },
+})
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'slipway-tx-restart-'))
@@ -73,7 +62,7 @@ describe('restart with pending transactions', () => {
     let token = ''
     try {
       const api = new Api(app.url)
-      const admin = (await api.post('/v1/auth/admin/login', ADMIN)).body.accessToken
+      const admin = (await api.post('/v1/auth/admin/login', PROCESS_ADMIN)).body.accessToken
       const tenant = (await api.post('/v1/admin/tenants', { name: 'restart-tenant', settings: {} }, { token: admin })).body
       const body = JSON.stringify({ username: 'restart_user', password: 'Passw0rd-long', email: 'r@example.com' })
       const ts = String(Math.floor(Date.now() / 1000))
@@ -135,7 +124,7 @@ describe('two API processes on one database', () => {
     try {
       const a = new Api(first.url)
       const b = new Api(second.url)
-      const admin = (await a.post('/v1/auth/admin/login', ADMIN)).body.accessToken
+      const admin = (await a.post('/v1/auth/admin/login', PROCESS_ADMIN)).body.accessToken
       const tenant = (await a.post('/v1/admin/tenants', { name: 'two-process-tenant', settings: {} }, { token: admin })).body
       const body = JSON.stringify({ username: 'two_process_user', password: 'Passw0rd-long', email: 'two@example.com' })
       const reg = await fetch(`${first.url}/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json', ...signedHeaders(tenant, 'POST', '/v1/auth/register', body, String(Math.floor(Date.now() / 1000))) }, body })

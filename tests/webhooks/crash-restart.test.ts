@@ -8,35 +8,24 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
-import { startProcess } from '@tests/helpers/process'
+import { PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
 import { Api } from '@tests/helpers/client'
 import { WebhookReceiver } from '@tests/fakes/webhook-receiver'
 
-const ADMIN = { username: 'crashadmin', password: 'Crash-Passw0rd' }
 const receiver = new WebhookReceiver()
 let dir: string
 
-interface Child {
-  proc: ReturnType<typeof Bun.spawn>
-  url: string
-}
-
-/** The app as a child process on this test's database file (see tests/helpers/process.ts). */
-async function startApp(extraEnv: Record<string, string> = {}): Promise<Child> {
-  const { proc, url } = await startProcess([process.execPath, 'src/index.ts'], {
-    dir,
-    env: {
-      NODE_ENV: 'test',
-      MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
-      JWT_SECRET: 'crash-test-jwt-secret-0123456789abcdef',
-      BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,
-      BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
-      WEBHOOK_DEV_ROUTES: `hooks.slipway.test=${receiver.origin}`,
-      ...extraEnv,
-    },
-  })
-  return { proc, url }
-}
+/** The app as a child process on this test's database file, with PROCESS_ADMIN as its admin (see tests/helpers/process.ts). */
+const startApp = (extraEnv: Record<string, string> = {}) => startProcess([process.execPath, 'src/index.ts'], {
+  dir,
+  env: {
+    NODE_ENV: 'test',
+    MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
+    JWT_SECRET: 'crash-test-jwt-secret-0123456789abcdef',
+    WEBHOOK_DEV_ROUTES: `hooks.slipway.test=${receiver.origin}`,
+    ...extraEnv,
+  },
+})
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'slipway-crash-'))
@@ -54,7 +43,7 @@ describe('crash between enqueue and delivery', () => {
     let app = await startApp()
     try {
       const api = new Api(app.url)
-      const token = (await api.post('/v1/auth/admin/login', ADMIN)).body.accessToken
+      const token = (await api.post('/v1/auth/admin/login', PROCESS_ADMIN)).body.accessToken
       const tenant = await api.post('/v1/admin/tenants', { name: 'crash-tenant', settings: { bankRamp: { sandbox: { connected: true } } } }, { token })
       expect(tenant.status).toBe(201)
       const hook = await api.put(`/v1/admin/tenants/${tenant.body.id}/webhooks/sandbox`, { url: 'https://hooks.slipway.test/in' }, { token })
@@ -68,7 +57,7 @@ describe('crash between enqueue and delivery', () => {
 
       app = await startApp()
       const api2 = new Api(app.url)
-      const token2 = (await api2.post('/v1/auth/admin/login', ADMIN)).body.accessToken
+      const token2 = (await api2.post('/v1/auth/admin/login', PROCESS_ADMIN)).body.accessToken
       await receiver.waitFor(2, 45_000)
       const ids = receiver.received.map((r) => r.headers['x-webhook-id'])
       expect(ids).toEqual([sent.body.id, sent.body.id])
@@ -94,7 +83,7 @@ describe('crash between enqueue and delivery', () => {
     let app = await startApp({ SLIPWAY_ROLE: 'api' })
     try {
       const api = new Api(app.url)
-      const token = (await api.post('/v1/auth/admin/login', ADMIN)).body.accessToken
+      const token = (await api.post('/v1/auth/admin/login', PROCESS_ADMIN)).body.accessToken
       const tenant = await api.post('/v1/admin/tenants', { name: 'crash-tenant-2', settings: { bankRamp: { sandbox: { connected: true } } } }, { token })
       await api.put(`/v1/admin/tenants/${tenant.body.id}/webhooks/sandbox`, { url: 'https://hooks.slipway.test/second' }, { token })
       const sent = await api.post(`/v1/admin/tenants/${tenant.body.id}/webhooks/sandbox/test`, undefined, { token })
