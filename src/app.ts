@@ -9,7 +9,9 @@ import { corePlugin, ErrorStyles } from './http/core'
 import { docsPlugin, scalarFromNodeModules, type DocsScript } from './http/openapi'
 import { setSocketIp } from './http/request-state'
 import { authRoutes } from './modules/auth/routes'
-import { healthRoutes, type QueueProbe } from './modules/health/routes'
+import { healthRoutes } from './modules/health/routes'
+import type { JobRunner } from './jobs/runner'
+import { buildServices } from './services'
 import { passwordResetRoutes } from './modules/password-reset/routes'
 import { socialRoutes } from './modules/social/routes'
 import { tenantPublicRoutes } from './modules/tenants/public-routes'
@@ -25,8 +27,8 @@ import { swapRoutes } from './modules/swaps/routes'
 export interface AppOptions {
   /** the docs UI script; the compiled binary passes its embedded copy */
   scalarScript?: DocsScript
-  /** the job queue of this process, for /health/ready */
-  queue?: QueueProbe
+  /** this process's job runner: /health/ready probes it, the queue dashboard reads it */
+  queue?: JobRunner
   /** worker processes serve only /health, /health/ready and /metrics */
   opsOnly?: boolean
 }
@@ -39,6 +41,7 @@ export interface App {
 
 export function createApp(deps: Deps, opts: AppOptions = {}): App {
   const styles = new ErrorStyles()
+  const services = buildServices(deps)
   if (opts.opsOnly) return new Elysia().use(corePlugin(deps, styles)).use(healthRoutes(deps, opts.queue))
   let app: App | undefined
   const built = new Elysia()
@@ -46,14 +49,14 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(docsPlugin(deps, pkg.version, (r) => app!.handle(r), opts.scalarScript ?? scalarFromNodeModules()))
     .use(healthRoutes(deps, opts.queue))
     // platform
-    .use(authRoutes(deps))
+    .use(authRoutes(deps, services.registration))
     .use(tenantRoutes(deps))
     .use(tenantPublicRoutes(deps))
-    .use(userRoutes(deps))
+    .use(userRoutes(deps, services.walletOwners))
     .use(webhookRoutes(deps))
-    .use(queueDashboardRoutes(deps))
+    .use(queueDashboardRoutes(deps, opts.queue))
     // wallets and tokens
-    .use(walletRoutes(deps))
+    .use(walletRoutes(deps, services.balances))
     .use(userWalletRoutes(deps))
     .use(tokenRoutes(deps))
     .use(passwordResetRoutes(deps))

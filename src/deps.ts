@@ -15,7 +15,6 @@ import { createLogger, type Logger } from './lib/logger'
 import { Metrics } from './lib/metrics'
 import { ClientIpResolver } from './http/client-ip'
 import { RateLimiter } from './http/rate-limit'
-import type { RegistrationHooks } from './modules/auth/service'
 import { ChainGateway } from './adapters/chain'
 import type { MailTransport } from './adapters/mail/port'
 import { SmtpTransport } from './adapters/mail/smtp'
@@ -36,10 +35,6 @@ export interface Deps {
   ipResolver: ClientIpResolver
   rateLimiter: RateLimiter
   metrics: Metrics
-  /** filled by modules at start-up (wallets, breached-password checks) */
-  registrationHooks: RegistrationHooks
-  /** user ids matching a wallet address or wallet id, filled by the wallets module */
-  userLookup?: (deps: Deps, tenantId: string, q: string) => Promise<string[]>
   /** DNS lookup for webhook deliveries (every A and AAAA address); the system resolver when unset. Tests set it to return chosen addresses. */
   resolveHost?: (host: string) => Promise<string[]>
   /** blockchain networks (viem, @solana/web3.js) behind one adapter */
@@ -83,7 +78,6 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     ipResolver: new ClientIpResolver(config.trustedProxies),
     rateLimiter: new RateLimiter(clock),
     metrics,
-    registrationHooks: {},
     chain: new ChainGateway(logger, config.rpcTimeoutMs, (system) => metrics.fetcher(system)),
     mailer: config.smtpUrl ? new SmtpTransport(config.smtpUrl, metrics) : new LocalOutboxTransport(database, clock, logger),
     breachedPasswords: new HibpRangeApi(config.hibpBaseUrl, config.hibpTimeoutMs, metrics.fetcher('hibp')),

@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { createClient, type Client, type InStatement, type Transaction, type TransactionMode } from '@libsql/client'
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql'
-import * as schema from './schema'
+import * as schema from './tables'
 
 export type Schema = typeof schema
 export type Db = LibSQLDatabase<Schema>
@@ -117,6 +117,8 @@ export interface Database {
   client: Client
   /** Runs `fn` in one write transaction (BEGIN IMMEDIATE); rolled back whole if it throws. */
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>
+  /** A value built once for this connection, such as a prepared statement that a hot path runs on every request. */
+  memo<T>(key: string, build: () => T): T
   close(): void
 }
 
@@ -151,10 +153,15 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const client = gated(raw, new Gate())
   const db = drizzle(client, { schema })
   await opts.migrate(db)
+  const memos = new Map<string, unknown>()
   return {
     db,
     client,
     write: (fn) => db.transaction(fn),
+    memo: <T>(key: string, build: () => T): T => {
+      if (!memos.has(key)) memos.set(key, build())
+      return memos.get(key) as T
+    },
     close: () => raw.close(),
   }
 }

@@ -97,10 +97,3 @@ export const activityLog = sqliteTable('activity_log', {
   createdAt: integer('created_at').notNull(),
 }, (t) => [index('activity_log_tenant_created_idx').on(t.tenantId, t.createdAt)])
 
-
-export * from '../jobs/schema'
-export * from '../modules/webhooks/schema'
-export * from '../modules/wallets/schema'
-export * from '../modules/mail/schema'
-export * from '../modules/password-reset/schema'
-export * from '../modules/transactions/schema'

@@ -5,29 +5,18 @@ import { signatureReplays, tenants, users } from '../db/schema'
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../lib/crypto'
 import { verifyAccessToken, type AccessClaims, type Role } from '../lib/jwt'
 import { NotFoundError, UnauthorizedError } from './errors'
+import type { Actor, SignedTenant } from '../context'
 
-export interface Actor {
-  userId: string
-  tenantId: string | null
-  role: Role
-  /** the user's row as read for this request */
-  user: typeof users.$inferSelect
-}
+export type { Actor, SignedTenant }
 
-// Built once per database: this query runs on every bearer-authenticated request.
-const actorQueries = new WeakMap<object, ReturnType<typeof buildActorQuery>>()
-const buildActorQuery = (deps: Deps) =>
+/** The bearer check runs this on every bearer-authenticated request, so it is prepared once per connection. */
+const actorQuery = (deps: Deps) => deps.database.memo('actor-by-id', () =>
   deps.database.db
     .select({ user: users, tenantStatus: tenants.status })
     .from(users)
     .leftJoin(tenants, eq(tenants.id, users.tenantId))
     .where(eq(users.id, sql.placeholder('id')))
-    .prepare()
-function actorQuery(deps: Deps) {
-  let q = actorQueries.get(deps.database)
-  if (!q) actorQueries.set(deps.database, (q = buildActorQuery(deps)))
-  return q
-}
+    .prepare())
 
 /**
  * The user behind a valid token, read on every request so a deleted user, a
@@ -54,12 +43,6 @@ export async function actorFromBearer(deps: Deps, header: string | null | undefi
   if (!token) return null
   const claims = await verifyAccessToken(deps.jwtKey, token, deps.clock.now())
   return claims ? loadActor(deps, claims) : null
-}
-
-export interface SignedTenant {
-  id: string
-  name: string
-  settings: Record<string, unknown>
 }
 
 export interface SignedRequest {

@@ -81,3 +81,8 @@ export const LimitOffsetQuery = t.Object({
 })
 
 export const Ok = t.Object({ ok: t.Literal(true) })
+
+/** Offset pagination as the spec's list endpoints answer it. */
+export function page<T>(data: T[], total: number, limit: number, offset: number) {
+  return { data, pagination: { total, limit, offset, hasMore: offset + data.length < total } }
+}

@@ -1,6 +1,7 @@
 /**
  * Route options shared by every module, as Elysia macros:
- * - `auth`: bearer access token; resolves `actor` (`'any'`, `'operator'` or `'admin'`)
+ * - `auth`: bearer access token (`'any'`, `'operator'` or `'admin'`); resolves `actor` and
+ *   `ctx`, the service context `{ deps, actor, requestId }` that routes pass to one service verb
  * - `tenantSigned`: the tenant signature (HMAC); resolves `tenant`. It runs after body
  *   validation, as the spec orders.
  * - `rateLimit`: per-route, per-IP limit with the spec's headers; counted before validation.
@@ -8,6 +9,7 @@
  * Each also adds its part to the route's OpenAPI entry.
  */
 import { Elysia } from 'elysia'
+import type { Ctx } from '../context'
 import type { Deps } from '../deps'
 import type { Role } from '../lib/jwt'
 import { ForbiddenError, TooManyRequestsError, UnauthorizedError, type ErrorStyle } from './errors'
@@ -31,8 +33,6 @@ export function clientIp(deps: Deps, request: Request): string {
 
 export function security(deps: Deps) {
   return new Elysia({ name: 'slipway-security', seed: deps.config.publicBaseUrl })
-    // every route of a module that uses this plugin gets the request id, for activity logs
-    .resolve({ as: 'scoped' }, ({ request }) => ({ requestId: stateOf(request).id }))
     .macro({
       errorStyle: (style: ErrorStyle) => ({ detail: { 'x-error-style': style } as Record<string, unknown> }),
       rateLimit: (opt: RateLimitOption) => ({
@@ -55,12 +55,13 @@ export function security(deps: Deps) {
       auth: (level: AuthLevel) => ({
         detail: { security: [{ bearerAuth: [] }] },
         // `request.headers.get`, not the `headers` context: naming `headers` makes Elysia copy every header into an object on each request.
-        async resolve({ request }): Promise<{ actor: Actor }> {
+        // The service context is built here, once per request: routes hand `ctx` to one service verb.
+        async resolve({ request }): Promise<{ actor: Actor; ctx: Ctx }> {
           const actor = await actorFromBearer(deps, request.headers.get('authorization'))
           if (!actor) throw new UnauthorizedError()
           if (level === 'operator' && actor.role === 'user') throw new ForbiddenError()
           if (level === 'admin' && actor.role !== 'admin') throw new ForbiddenError()
-          return { actor }
+          return { actor, ctx: { deps, actor, requestId: stateOf(request).id } }
         },
       }),
       tenantSigned: (on: boolean) => ({

@@ -85,7 +85,7 @@ describe('a node that says "nonce too high"', () => {
     expect(first.body.nonce).toBe(0)
     expect((await settled(a, u, first.body.id)).body.status).toBe('confirmed')
     // The database is ahead of the chain (as after the node lost its pool): nonce 5 is refused.
-    const { walletNonces } = await import('@/db/schema')
+    const { walletNonces } = await import('@/db/tables')
     const { eq } = await import('drizzle-orm')
     await a.t.deps.database.write((tx) => tx.update(walletNonces).set({ nextNonce: 5 }).where(eq(walletNonces.walletId, w.id)))
     let calls = 0

@@ -3,7 +3,8 @@
  * One `ChainEndpoint` names a network and the RPC address resolved for the tenant.
  * Every failure to reach or read the RPC surfaces as ServiceUnavailableError (503).
  */
-import type { Family } from '../../modules/tokens/registry'
+/** The chain families Slipway speaks: each has its own key scheme, address format and RPC protocol. */
+export type Family = 'evm' | 'solana'
 
 export interface ChainEndpoint {
   /** registry id (`ethereum`, `sepolia`, `solana-devnet`) */

@@ -3,7 +3,7 @@ import { and, desc, eq, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
 import { activityLog } from '../../db/schema'
 import { newId } from '../../lib/ids'
-import type { Actor } from '../../http/auth'
+import type { Actor } from '../../context'
 
 export interface ActivityEntry {
   tenantId: string

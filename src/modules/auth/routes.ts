@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia'
+import type { RegistrationCollaborators } from '../../context'
 import type { Deps } from '../../deps'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
@@ -21,11 +22,12 @@ export const TokenResponse = t.Object({
 const signin = { errorStyle: 'signin' as const }
 const limit20 = { max: 20, windowSeconds: 60 }
 
-export function authRoutes(deps: Deps) {
+/** `registration` holds what registering needs from other modules (wired in src/services.ts). */
+export function authRoutes(deps: Deps, registration: RegistrationCollaborators) {
   return new Elysia({ prefix: '/v1/auth', detail: { tags: ['Authentication'] } })
     .use(security(deps))
     .post('/register', async ({ body, tenant, set }) => {
-      const out = await auth.register(deps, tenant, body)
+      const out = await auth.register(deps, tenant, body, registration)
       set.status = 201
       return out
     }, {

@@ -1,7 +1,7 @@
 /** Register, login, refresh and the platform admin's login. */
 import type { Deps } from '../../deps'
 import { ConflictError, UnauthorizedError, ValidationError } from '../../http/errors'
-import type { SignedTenant } from '../../http/auth'
+import type { RegistrationCollaborators, RegistrationWallet, SignedTenant } from '../../context'
 import { newId } from '../../lib/ids'
 import { hashPassword, passwordProblems, verifyPassword } from '../../lib/passwords'
 import * as usersRepo from '../users/repo'
@@ -12,29 +12,18 @@ export interface RegisterInput {
   username: string
   email: string
   password: string
-  wallet?: { option: 'create'; chain?: string }
+  wallet?: RegistrationWallet
 }
 
-/**
- * Extension points other modules fill in at start-up (wallet creation during
- * registration, breached-password checks), so the core does not import them.
- */
-export interface RegistrationHooks {
-  checkPassword?: (deps: Deps, tenant: SignedTenant, password: string) => Promise<string | null>
-  createWallet?: (deps: Deps, tx: Parameters<Parameters<Deps['database']['write']>[0]>[0], tenant: SignedTenant, user: usersRepo.UserRow, chain: string) => Promise<Record<string, unknown> | undefined>
-  validateWallet?: (deps: Deps, tenant: SignedTenant, wallet: { option: 'create'; chain?: string }) => Promise<void>
-}
-
-export async function register(deps: Deps, tenant: SignedTenant, input: RegisterInput) {
-  const hooks = deps.registrationHooks
+/** A new user of the signed tenant, with a session (and a custodial wallet when asked). Its collaborators come from src/services.ts. */
+export async function register(deps: Deps, tenant: SignedTenant, input: RegisterInput, collaborators: RegistrationCollaborators) {
   const problems = passwordProblems(input.password).map((message) => ({ path: '/password', message: `Password ${message}` }))
   if (problems.length) throw new ValidationError(problems)
   if (input.wallet) {
     if (!input.wallet.chain) throw new ValidationError([{ path: '/wallet/chain', message: 'chain is required when option is create' }])
-    if (!hooks.validateWallet) throw new ValidationError([{ path: '/wallet/chain', message: `Unsupported chain: ${input.wallet.chain}` }])
-    await hooks.validateWallet(deps, tenant, input.wallet)
+    await collaborators.wallets.validate(tenant, input.wallet)
   }
-  const breach = hooks.checkPassword ? await hooks.checkPassword(deps, tenant, input.password) : null
+  const breach = await collaborators.checkPassword(tenant, input.password)
   if (breach) throw new ValidationError([{ path: '/password', message: breach }])
   const db = deps.database.db
   if (await usersRepo.usernameTaken(db, tenant.id, input.username)) throw new ConflictError('Username already taken')
@@ -46,7 +35,7 @@ export async function register(deps: Deps, tenant: SignedTenant, input: Register
       // Checked again inside the transaction: a concurrent registration may have won.
       if (await usersRepo.emailTaken(tx, tenant.id, input.email)) throw new ConflictError('Email already registered')
       const user = await usersRepo.insertUser(tx, { id: newId(), tenantId: tenant.id, username: input.username, email: input.email.trim(), passwordHash, role: 'user', now })
-      const wallet = input.wallet && hooks.createWallet ? await hooks.createWallet(deps, tx, tenant, user, input.wallet.chain!) : undefined
+      const wallet = input.wallet ? await collaborators.wallets.create(tx, tenant, user, input.wallet.chain!) : undefined
       const session = await startSession(deps, user, tx)
       return { ...session, user: userView(user), ...(wallet ? { wallet } : {}) }
     })

@@ -9,7 +9,7 @@ import type { Deps } from '../../deps'
 import { BreachServiceError } from '../../adapters/hibp/port'
 import { ServiceUnavailableError } from '../../http/errors'
 import { errorSummary } from '../../lib/logger'
-import type { SignedTenant } from '../../http/auth'
+import type { SignedTenant } from '../../context'
 import { readSettings } from '../tenants/settings'
 
 export const BREACHED_MESSAGE = 'This password has appeared in a known data breach; choose a different one'
@@ -27,7 +27,7 @@ export async function breachProblem(deps: Deps, password: string): Promise<strin
   }
 }
 
-/** The registration hook: checks only when the tenant turned it on. */
+/** Registration's password rule (wired in src/services.ts): checks only when the tenant turned it on. */
 export async function registrationBreachCheck(deps: Deps, tenant: SignedTenant, password: string): Promise<string | null> {
   const settings = readSettings(tenant.settings, tenant.name, deps.config.publicBaseUrl)
   return settings.breachedPasswordCheck.onRegister ? breachProblem(deps, password) : null

@@ -2,11 +2,9 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
-import { stateOf } from '../../http/request-state'
 import { EMAIL_LIMIT, FORGOT_PASSWORD_MESSAGE } from './service'
 import * as reset from './service'
 import { Email } from '../auth/routes'
-import { registrationBreachCheck } from './breach-check'
 import { resetPage } from './page'
 
 const Locale = t.Union([t.Literal('en'), t.Literal('it')], { description: '`en` (default) or `it`: the language of the emails' })
@@ -28,8 +26,6 @@ export const ResetPasswordResponse = t.Object({
 }, { title: 'ResetPasswordResponse' })
 
 export function passwordResetRoutes(deps: Deps) {
-  // Registration asks this module for the breach check (tenant setting `breachedPasswordCheck.onRegister`).
-  deps.registrationHooks.checkPassword = registrationBreachCheck
   const api = new Elysia({ prefix: '/v1/auth', detail: { tags: ['Password reset'] } })
     .use(security(deps))
     .post('/forgot-password', ({ body, tenant }) => reset.forgotPassword(deps, tenant, body), {
@@ -76,7 +72,7 @@ export function passwordResetRoutes(deps: Deps) {
         ].join(' '),
       },
     })
-    .post('/admin/send-reset', ({ body, actor, request }) => reset.sendResetByOperator({ deps, actor, requestId: stateOf(request).id }, body), {
+    .post('/admin/send-reset', ({ body, ctx }) => reset.sendResetByOperator(ctx, body), {
       ...quiet,
       auth: 'operator',
       body: t.Object({

@@ -11,7 +11,7 @@ const service = lazy(() => import('./service'))
 export function swapRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/swap', detail: { tags: ['Swaps'] } })
     .use(security(deps))
-    .post('/simulate', async ({ body, actor, requestId }) => (await service()).simulateSwap({ deps, actor, requestId }, body), {
+    .post('/simulate', async ({ body, ctx }) => (await service()).simulateSwap(ctx, body), {
       auth: 'any',
       body: t.Object({
         walletId: t.String({ format: 'uuid', description: 'must belong to the caller' }),

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
-import type { Ctx } from '../context'
+import type { Ctx } from '../../context'
 import { chainByFamily, lookupChain } from '../tokens/registry'
 import { transactions } from '../transactions/schema'
 import { ownWallet } from '../wallets/service'

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps'
 import { rejectUnknownProperties } from '../../http/request-state'
 import { errorResponses, LimitOffsetQuery, OffsetPagination } from '../../http/schemas'
 import { security } from '../../http/security'
-import { page } from '../context'
+import { page } from '../../http/schemas'
 import { TenantSettingsPatch, TenantSettingsView } from './settings'
 import * as tenantsService from './service'
 
@@ -38,19 +38,19 @@ const UpdateTenant = t.Composite([
 export function tenantRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/admin/tenants', detail: { tags: ['Tenants'] } })
     .use(security(deps))
-    .post('/', ({ body, actor, requestId, set }) => {
+    .post('/', ({ body, ctx, set }) => {
       set.status = 201
-      return tenantsService.createTenant({ deps, actor, requestId }, body)
+      return tenantsService.createTenant(ctx, body)
     }, {
       auth: 'admin',
       body: t.Object({ name: Name, settings: t.Optional(TenantSettingsPatch) }),
       response: { 201: TenantWithSecret, ...errorResponses('standard', 400, 401, 403) },
       detail: { operationId: 'createTenant', summary: 'Create a tenant (platform admin)', description: 'Answers 201 with the tenant, its `apiKey` and its `apiSecret`.' },
     })
-    .get('/', async ({ query, actor, requestId }) => {
+    .get('/', async ({ query, ctx }) => {
       const limit = query.limit ?? 50
       const offset = query.offset ?? 0
-      const { rows, total } = await tenantsService.listTenants({ deps, actor, requestId }, limit, offset)
+      const { rows, total } = await tenantsService.listTenants(ctx, limit, offset)
       return page(rows, total, limit, offset)
     }, {
       auth: 'operator',
@@ -58,15 +58,15 @@ export function tenantRoutes(deps: Deps) {
       response: { 200: t.Object({ data: t.Array(Tenant), pagination: OffsetPagination }), ...errorResponses('standard', 400, 401, 403) },
       detail: { operationId: 'listTenants', summary: 'List tenants', description: 'A platform admin sees every tenant; a tenantadmin sees its own.' },
     })
-    .get('/:id', ({ params, actor, requestId }) => tenantsService.getTenant({ deps, actor, requestId }, params.id), {
+    .get('/:id', ({ params, ctx }) => tenantsService.getTenant(ctx, params.id), {
       auth: 'operator',
       params: TenantId,
       response: { 200: Tenant, ...errorResponses('standard', 401, 403, 404) },
       detail: { operationId: 'getTenant', summary: 'Read a tenant and its settings' },
     })
-    .patch('/:id', ({ params, body, actor, requestId, request }) => {
+    .patch('/:id', ({ params, body, ctx, request }) => {
       rejectUnknownProperties(UpdateTenant, request)
-      return tenantsService.updateTenant({ deps, actor, requestId }, params.id, body)
+      return tenantsService.updateTenant(ctx, params.id, body)
     }, {
       auth: 'operator',
       params: TenantId,
@@ -78,22 +78,22 @@ export function tenantRoutes(deps: Deps) {
         description: 'Takes any subset of the settings, at the top level or under `settings`, and deep-merges it. `apiKey` and `webhookKey` of the bank ramp are write-only: answers show `apiKeySet`/`webhookKeySet`. A `null` RPC address removes the override.',
       },
     })
-    .get('/:id/api-secret', ({ params, actor, requestId }) => tenantsService.readApiSecret({ deps, actor, requestId }, params.id), {
+    .get('/:id/api-secret', ({ params, ctx }) => tenantsService.readApiSecret(ctx, params.id), {
       auth: 'operator',
       params: TenantId,
       response: { 200: ApiCredentials, ...errorResponses('standard', 401, 403, 404) },
       detail: { operationId: 'getTenantApiSecret', summary: 'Read the tenant\'s API secret', description: 'The read is written to the tenant\'s activity log.' },
     })
-    .post('/:id/rotate-secret', ({ params, actor, requestId }) => tenantsService.rotateApiSecret({ deps, actor, requestId }, params.id), {
+    .post('/:id/rotate-secret', ({ params, ctx }) => tenantsService.rotateApiSecret(ctx, params.id), {
       auth: 'operator',
       params: TenantId,
       response: { 200: ApiCredentials, ...errorResponses('standard', 401, 403, 404) },
       detail: { operationId: 'rotateTenantApiSecret', summary: 'Replace the tenant\'s API secret', description: 'The old secret stops working immediately, in every API process.' },
     })
-    .get('/:id/activity', async ({ params, query, actor, requestId }) => {
+    .get('/:id/activity', async ({ params, query, ctx }) => {
       const limit = query.limit ?? 50
       const offset = query.offset ?? 0
-      const { rows, total } = await tenantsService.tenantActivity({ deps, actor, requestId }, params.id, limit, offset)
+      const { rows, total } = await tenantsService.tenantActivity(ctx, params.id, limit, offset)
       return page(rows, total, limit, offset)
     }, {
       auth: 'operator',

@@ -3,11 +3,12 @@
  * Solana), each with a mainnet and a testnet network (registry ids from DECISIONS.md),
  * and a seeded token list per network. RPC addresses are configuration: see `rpcUrlFor`.
  */
-import type { ChainEndpoint } from '../../adapters/chain/port'
+import type { ChainEndpoint, Family } from '../../adapters/chain/port'
+
+export type { Family }
 import type { Config } from '../../config'
 import type { StoredSettings } from '../tenants/settings'
 
-export type Family = 'evm' | 'solana'
 
 export interface TokenDef {
   symbol: string

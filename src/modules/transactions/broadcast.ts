@@ -21,7 +21,7 @@ import {
 } from 'viem'
 import { ServiceUnavailableError } from '../../http/errors'
 import { isUuid } from '../../lib/ids'
-import type { Ctx } from '../context'
+import type { Ctx } from '../../context'
 import { endpointFor } from '../tokens/registry'
 import { callerTenant } from '../wallets/service'
 import * as walletsRepo from '../wallets/repo'

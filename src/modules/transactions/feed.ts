@@ -4,7 +4,7 @@
  * lands, by adding a source here and merging by `createdAt`.
  */
 import { NotFoundError } from '../../http/errors'
-import type { Ctx } from '../context'
+import type { Ctx } from '../../context'
 import { listTransactionRows, ownTransaction, pageOf, type ListFilter } from './service'
 import { feedItem } from './view'
 

@@ -23,7 +23,7 @@ import { evmNet, signEvm, submitRaw, transferCall, type EvmNet } from './evm'
 import { releaseNonce } from './nonces'
 import { preparedTransactions, transactions, type TransactionRow } from './schema'
 import { isCustodial, ownTransaction, scheduleRefresh, walletSecret } from './service'
-import type { Ctx } from '../context'
+import type { Ctx } from '../../context'
 import * as solana from './solana'
 
 const rowWhere = (r: TransactionRow) => and(eq(transactions.tenantId, r.tenantId), eq(transactions.id, r.id))

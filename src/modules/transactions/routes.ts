@@ -67,8 +67,8 @@ const ListQuery = t.Object({
 export function transactionRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/transactions', detail: { tags: ['Transactions'] } })
     .use(security(deps))
-    .post('/', async ({ body, actor, requestId, set }) => {
-      const out = await (await impl()).createTransaction({ deps, actor, requestId }, body)
+    .post('/', async ({ body, ctx, set }) => {
+      const out = await (await impl()).createTransaction(ctx, body)
       set.status = 201
       return out
     }, {
@@ -86,7 +86,7 @@ export function transactionRoutes(deps: Deps) {
         ].join('\n\n'),
       },
     })
-    .post('/quote', async ({ body, actor, requestId }) => (await impl()).quoteTransaction({ deps, actor, requestId }, body), {
+    .post('/quote', async ({ body, ctx }) => (await impl()).quoteTransaction(ctx, body), {
       auth: 'any',
       rateLimit: { max: 60, windowSeconds: 60 },
       body: SendBody,
@@ -103,7 +103,7 @@ export function transactionRoutes(deps: Deps) {
       },
       detail: { operationId: 'quoteTransaction', summary: 'Estimate gas and fee for a send', description: 'Same body as create; nothing is stored or sent. Read from the chain. 60 per minute per IP.' },
     })
-    .post('/:id/broadcast', async ({ params, body, actor, requestId }) => (await impl()).broadcastTransaction({ deps, actor, requestId }, params.id, body), {
+    .post('/:id/broadcast', async ({ params, body, ctx }) => (await impl()).broadcastTransaction(ctx, params.id, body), {
       auth: 'any',
       rateLimit: { max: 20, windowSeconds: 60 },
       params: Id,
@@ -127,13 +127,13 @@ export function transactionRoutes(deps: Deps) {
         ].join('\n\n'),
       },
     })
-    .get('/', async ({ query, actor, requestId }) => (await impl()).listTransactions({ deps, actor, requestId }, { page: query.page ?? 1, limit: query.limit ?? 20, walletId: query.walletId, chain: query.chain, status: query.status }), {
+    .get('/', async ({ query, ctx }) => (await impl()).listTransactions(ctx, { page: query.page ?? 1, limit: query.limit ?? 20, walletId: query.walletId, chain: query.chain, status: query.status }), {
       auth: 'any',
       query: ListQuery,
       response: { 200: t.Object({ data: t.Array(Transaction), pagination: PagePagination }), ...errorResponses('standard', 400, 401) },
       detail: { operationId: 'listTransactions', summary: 'One\'s transaction history', description: 'Sends and swaps (simulated ones included), newest first. Filters: `walletId`, `chain` (family id), `status`.' },
     })
-    .get('/aggregated/', async ({ query, actor, requestId }) => (await impl()).aggregatedFeed({ deps, actor, requestId }, { page: query.page ?? 1, limit: query.limit ?? 20, walletId: query.walletId, chain: query.chain, status: query.status }), {
+    .get('/aggregated/', async ({ query, ctx }) => (await impl()).aggregatedFeed(ctx, { page: query.page ?? 1, limit: query.limit ?? 20, walletId: query.walletId, chain: query.chain, status: query.status }), {
       auth: 'any',
       query: ListQuery,
       response: { 200: t.Object({ data: t.Array(FeedItem), pagination: PagePagination }), ...errorResponses('standard', 400, 401) },
@@ -143,19 +143,19 @@ export function transactionRoutes(deps: Deps) {
         description: 'Sends, swaps and (once the bank ramp lands) ramp movements as items of one shape, newest first: `{ id, kind, direction, status, chain, isTestnet, amount, token { address, symbol, decimals }, counterparty, txHash, walletId, simulation, createdAt, updatedAt }`. `id` is prefixed by its source (`tx:`).',
       },
     })
-    .get('/aggregated/:id', async ({ params, actor, requestId }) => (await impl()).aggregatedItem({ deps, actor, requestId }, params.id), {
+    .get('/aggregated/:id', async ({ params, ctx }) => (await impl()).aggregatedItem(ctx, params.id), {
       auth: 'any',
       params: Id,
       response: { 200: FeedItem, ...errorResponses('standard', 401, 404) },
       detail: { operationId: 'getAggregatedTransaction', summary: 'One item of the unified feed', description: 'By the item `id` (`tx:<uuid>`), or a bare transaction id.' },
     })
-    .get('/:id/status', async ({ params, actor, requestId }) => statusView(await (await impl()).transactionStatus({ deps, actor, requestId }, params.id)), {
+    .get('/:id/status', async ({ params, ctx }) => statusView(await (await impl()).transactionStatus(ctx, params.id)), {
       auth: 'any',
       params: Id,
       response: { 200: TransactionStatus, ...errorResponses('standard', 401, 404, 503) },
       detail: { operationId: 'getTransactionStatus', summary: 'Status read from the chain', description: 'Reads the chain and saves any change (`confirmations`, `blockNumber`, `blockTimestamp`, status). A background job does the same with backoff (1 s doubling to 60 s) while a transaction is pending, so statuses settle without polling; a transaction dropped from the mempool is resent with a higher fee within TX_MAX_FEE_BUMP_PERCENT, or `failed` with `failureReason`. A non-custodial send whose prepared transaction expired unbroadcast reads `failed`.' },
     })
-    .get('/:id', async ({ params, actor, requestId }) => transactionView(await (await impl()).ownTransaction({ deps, actor, requestId }, params.id)), {
+    .get('/:id', async ({ params, ctx }) => transactionView(await (await impl()).ownTransaction(ctx, params.id)), {
       auth: 'any',
       params: Id,
       response: { 200: Transaction, ...errorResponses('standard', 401, 404) },

@@ -18,7 +18,7 @@ import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../../h
 import { iso } from '../../lib/clock'
 import { isUuid, newId } from '../../lib/ids'
 import { scheduleJob } from '../../jobs/outbox'
-import type { Ctx } from '../context'
+import type { Ctx } from '../../context'
 import { activeTokens, chainByFamily, endpointFor, type TokenDef } from '../tokens/registry'
 import type { StoredSettings } from '../tenants/settings'
 import { normalizeAddress, openKey } from '../wallets/keys'

@@ -1,9 +1,10 @@
 import { Elysia, t } from 'elysia'
+import type { WalletOwnerLookup } from '../../context'
 import type { Deps } from '../../deps'
 import { errorResponses, Ok, OffsetPagination } from '../../http/schemas'
 import { security } from '../../http/security'
 import { Email, Username } from '../auth/routes'
-import { page } from '../context'
+import { page } from '../../http/schemas'
 import * as usersService from './service'
 import { UserProfile } from './view'
 
@@ -19,11 +20,12 @@ const UserList = t.NoValidate(t.Object({ data: t.Array(UserProfile), pagination:
 const UserRead = t.NoValidate(t.Composite([UserProfile]))
 const QrCode = t.String({ description: 'data URL of a PNG (base64) encoding `deepLink`' })
 
-export function userRoutes(deps: Deps) {
+/** `walletOwners` lets operators find users by wallet address or id (the wallets module's, wired in src/services.ts). */
+export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup) {
   return new Elysia({ prefix: '/v1/users', detail: { tags: ['Users'] } })
     .use(security(deps))
-    .post('/', async ({ body, actor, requestId, set }) => {
-      const user = await usersService.createUser({ deps, actor, requestId }, body)
+    .post('/', async ({ body, ctx, set }) => {
+      const user = await usersService.createUser(ctx, body)
       set.status = 201
       return user
     }, {
@@ -39,10 +41,10 @@ export function userRoutes(deps: Deps) {
       response: { 201: t.Composite([UserProfile, t.Object({ qrCode: QrCode })]), ...errorResponses('detail', 400, 401, 403, 404, 409) },
       detail: { operationId: 'createUser', summary: 'Create a user (admin or tenantadmin)', description: 'Errors are `{ detail }`; a taken username answers 409.' },
     })
-    .get('/', async ({ query, actor, requestId }) => {
+    .get('/', async ({ query, ctx }) => {
       const limit = query.limit ?? 50
       const offset = query.offset ?? 0
-      const { rows, total } = await usersService.listUsers({ deps, actor, requestId }, { tenantId: query.tenantId, limit, offset })
+      const { rows, total } = await usersService.listUsers(ctx, { tenantId: query.tenantId, limit, offset })
       return page(rows, total, limit, offset)
     }, {
       auth: 'operator',
@@ -50,16 +52,16 @@ export function userRoutes(deps: Deps) {
       response: { 200: UserList, ...errorResponses('standard', 400, 401, 403, 404) },
       detail: { operationId: 'listUsers', summary: 'List the tenant\'s users (operators)', description: 'Deleted users are not listed.' },
     })
-    .get('/search', ({ query, actor, requestId }) => usersService.searchUsers({ deps, actor, requestId }, query.username, query.limit ?? 20), {
+    .get('/search', ({ query, ctx }) => usersService.searchUsers(ctx, query.username, query.limit ?? 20), {
       auth: 'any',
       query: t.Object({ username: t.String({ minLength: 1, maxLength: 100 }), limit: t.Optional(t.Integer({ minimum: 1, maximum: 50, default: 20 })) }),
       response: { 200: t.Object({ data: t.Array(t.Object({ id: t.String(), username: t.String(), displayName: t.Union([t.String(), t.Null()]) })) }), ...errorResponses('standard', 400, 401) },
       detail: { operationId: 'searchUsers', summary: 'Find users of one\'s tenant by username prefix', description: 'Any signed-in user; answers only id, username and display name, so a payer can find a payee.' },
     })
-    .get('/advanced-search', async ({ query, actor, requestId }) => {
+    .get('/advanced-search', async ({ query, ctx }) => {
       const limit = query.limit ?? 50
       const offset = query.offset ?? 0
-      const { rows, total } = await usersService.advancedSearch({ deps, actor, requestId }, { q: query.q, tenantId: query.tenantId, limit, offset })
+      const { rows, total } = await usersService.advancedSearch(ctx, { q: query.q, tenantId: query.tenantId, limit, offset }, walletOwners)
       return page(rows, total, limit, offset)
     }, {
       auth: 'operator',
@@ -67,26 +69,26 @@ export function userRoutes(deps: Deps) {
       response: { 200: UserList, ...errorResponses('standard', 400, 401, 403, 404) },
       detail: { operationId: 'advancedSearchUsers', summary: 'Find users by username, user id, wallet address or wallet id (operators)' },
     })
-    .patch('/me', ({ body, actor, requestId }) => usersService.updateMe({ deps, actor, requestId }, body), {
+    .patch('/me', ({ body, ctx }) => usersService.updateMe(ctx, body), {
       auth: 'any',
       body: t.Object({ username: t.Optional(Username), displayName: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 100 }), t.Null()])) }),
       response: { 200: UserProfile, ...errorResponses('standard', 400, 401, 409) },
       detail: { operationId: 'updateMe', summary: 'Change one\'s username and/or display name' },
     })
-    .patch('/me/fcm-token', ({ body, actor, requestId }) => usersService.setFcmToken({ deps, actor, requestId }, body.token), {
+    .patch('/me/fcm-token', ({ body, ctx }) => usersService.setFcmToken(ctx, body.token), {
       auth: 'any',
       body: t.Object({ token: t.Union([t.String({ minLength: 1, maxLength: 4096 }), t.Null()], { description: 'FCM device token; `null` removes it' }) }),
       response: { 200: Ok, ...errorResponses('standard', 400, 401) },
       detail: { operationId: 'setFcmToken', summary: 'Set the push notification device token' },
     })
-    .get('/:id', ({ params, query, actor, requestId }) => usersService.getUser({ deps, actor, requestId }, params.id, query.tenantId), {
+    .get('/:id', ({ params, query, ctx }) => usersService.getUser(ctx, params.id, query.tenantId), {
       auth: 'any',
       params: UserId,
       query: TenantQuery,
       response: { 200: UserRead, ...errorResponses('standard', 401, 404) },
       detail: { operationId: 'getUser', summary: 'Read a user', description: 'A user reads itself; an operator reads its tenant\'s users. Anyone else\'s id answers 404.' },
     })
-    .put('/:id', ({ params, body, actor, requestId }) => usersService.updateUser({ deps, actor, requestId }, params.id, body), {
+    .put('/:id', ({ params, body, ctx }) => usersService.updateUser(ctx, params.id, body), {
       auth: 'any',
       params: UserId,
       body: t.Object({
@@ -98,8 +100,8 @@ export function userRoutes(deps: Deps) {
       response: { 200: UserProfile, ...errorResponses('standard', 400, 401, 404, 409, 422) },
       detail: { operationId: 'updateUser', summary: 'Change a user\'s email or password (at least one)', description: 'Changing a password rejects every refresh token issued before it. Users changing their own password must send `currentPassword` (422 when wrong).' },
     })
-    .delete('/:id', async ({ params, query, actor, requestId, set }) => {
-      await usersService.deleteUser({ deps, actor, requestId }, params.id, query.tenantId)
+    .delete('/:id', async ({ params, query, ctx, set }) => {
+      await usersService.deleteUser(ctx, params.id, query.tenantId)
       set.status = 204
     }, {
       auth: 'operator',
@@ -108,7 +110,7 @@ export function userRoutes(deps: Deps) {
       response: { 204: t.Void({ description: 'Deleted' }), ...errorResponses('standard', 400, 401, 403, 404) },
       detail: { operationId: 'deleteUser', summary: 'Soft-delete a user (operators)', description: 'The user can no longer sign in or refresh, and its refresh tokens are revoked. The username stays reserved.' },
     })
-    .get('/:id/qr-code', ({ params, query, actor, requestId }) => usersService.userQrCode({ deps, actor, requestId }, params.id, query.tenantId), {
+    .get('/:id/qr-code', ({ params, query, ctx }) => usersService.userQrCode(ctx, params.id, query.tenantId), {
       auth: 'any',
       params: UserId,
       query: TenantQuery,

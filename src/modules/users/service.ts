@@ -5,7 +5,7 @@ import { users } from '../../db/schema'
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors'
 import { isUuid, newId } from '../../lib/ids'
 import { hashPassword, verifyPassword } from '../../lib/passwords'
-import type { Ctx } from '../context'
+import type { Ctx, WalletOwnerLookup } from '../../context'
 import { recordActivity } from '../activity/service'
 import { revokeUserSessions } from '../auth/sessions'
 import { operatorTenant, operatorTenantId } from '../tenants/service'
@@ -142,12 +142,12 @@ export async function searchUsers(ctx: Ctx, q: string, limit: number) {
   return { data: rows }
 }
 
-/** Operators: by username (prefix), user id, or, through `userLookup`, wallet address or wallet id. */
-export async function advancedSearch(ctx: Ctx, input: { q: string; tenantId?: string; limit: number; offset: number }) {
+/** Operators: by username (prefix), user id, or, through the wallets module's `walletOwners`, wallet address or wallet id. */
+export async function advancedSearch(ctx: Ctx, input: { q: string; tenantId?: string; limit: number; offset: number }, walletOwners: WalletOwnerLookup) {
   const tenantId = await operatorTenantId(ctx, input.tenantId)
   const db = ctx.deps.database.db
   const q = input.q.trim()
-  const extraIds = (await ctx.deps.userLookup?.(ctx.deps, tenantId, q)) ?? []
+  const extraIds = await walletOwners(tenantId, q)
   const matches = [startsWith(q)]
   if (isUuid(q)) matches.push(eq(users.id, q))
   if (extraIds.length) matches.push(sql`${users.id} in ${extraIds}`)

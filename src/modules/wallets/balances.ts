@@ -1,68 +1,44 @@
 /**
- * Balances read from the chain through the chain adapter, cached for a short while
- * (BALANCE_CACHE_TTL_MS, on the app clock) per RPC address, wallet address and token set,
- * so a screen that polls does not hammer a public RPC. Amounts are exact: the smallest
+ * Balances read from the chain through the chain adapter, through the app's BalanceCache
+ * (balance-cache.ts). Amounts are exact: the smallest
  * unit as an integer string (`rawBalance`) and the same amount formatted with the
  * token's decimals (`balance`).
  */
 import { formatUnits } from 'viem'
 import type { Deps } from '../../deps'
 import { iso } from '../../lib/clock'
-import type { Ctx } from '../context'
+import type { Ctx } from '../../context'
 import { chainByFamily, endpointFor } from '../tokens/registry'
 import type { StoredSettings } from '../tenants/settings'
 import { AppError, ServiceUnavailableError } from '../../http/errors'
+import type { BalanceCache } from './balance-cache'
 import * as repo from './repo'
 import type { WalletRow } from './schema'
 import { callerTenant, ownWallet } from './service'
 
-export const BALANCE_CACHE_TTL_MS = 15_000
-
-interface Cached {
-  at: number
-  native: bigint
-  tokens: bigint[]
-}
-
-const caches = new WeakMap<Deps, Map<string, Cached>>()
-
-function cacheOf(deps: Deps) {
-  let c = caches.get(deps)
-  if (!c) caches.set(deps, (c = new Map()))
-  return c
-}
-
 const amount = (raw: bigint, decimals: number) => ({ balance: formatUnits(raw, decimals), rawBalance: raw.toString(), decimals })
 
-async function readWallet(deps: Deps, settings: StoredSettings, w: WalletRow) {
+async function readWallet(deps: Deps, cache: BalanceCache, settings: StoredSettings, w: WalletRow) {
   const chain = chainByFamily(w.chain)!
   const { endpoint, tokens } = endpointFor(deps.config, settings, w.chain, w.isTestnet)
   const contracts = tokens.filter((t) => t.address !== null)
   const key = `${endpoint.rpcUrl}|${w.addressKey}|${contracts.map((t) => t.address).join(',')}`
-  const cache = cacheOf(deps)
-  const now = deps.clock.now()
-  let hit = cache.get(key)
-  if (!hit || now - hit.at >= BALANCE_CACHE_TTL_MS) {
-    const raw = await deps.chain.balances(endpoint, w.address, contracts.map((t) => t.address!))
-    hit = { at: now, native: raw.native, tokens: raw.tokens }
-    cache.set(key, hit)
-    if (cache.size > 10_000) cache.delete(cache.keys().next().value!)
-  }
+  const hit = await cache.get(key, () => deps.chain.balances(endpoint, w.address, contracts.map((t) => t.address!)))
   return {
     walletId: w.id,
     address: w.address,
     chain: w.chain,
     isTestnet: w.isTestnet,
     nativeBalance: { ...amount(hit.native, chain.nativeToken.decimals), symbol: chain.nativeToken.symbol, name: chain.nativeToken.name },
-    tokens: contracts.map((t, i) => ({ symbol: t.symbol, name: t.name, address: t.address!, ...amount(hit!.tokens[i] ?? 0n, t.decimals) })),
+    tokens: contracts.map((t, i) => ({ symbol: t.symbol, name: t.name, address: t.address!, ...amount(hit.tokens[i] ?? 0n, t.decimals) })),
     lastUpdated: iso(hit.at),
   }
 }
 
-export async function walletBalance(ctx: Ctx, walletId: string) {
+export async function walletBalance(ctx: Ctx, walletId: string, cache: BalanceCache) {
   const w = await ownWallet(ctx, walletId)
   const tenant = await callerTenant(ctx)
-  return readWallet(ctx.deps, tenant.settings, w)
+  return readWallet(ctx.deps, cache, tenant.settings, w)
 }
 
 /**
@@ -71,12 +47,12 @@ export async function walletBalance(ctx: Ctx, walletId: string) {
  * down is listed under `unavailable` and left out of the sums; when every network is
  * down the answer is 503.
  */
-export async function aggregateBalances(ctx: Ctx) {
+export async function aggregateBalances(ctx: Ctx, cache: BalanceCache) {
   const tenant = await callerTenant(ctx)
   const { rows } = await repo.listUserWallets(ctx.deps.database.db, tenant.id, ctx.actor.userId)
   const groups = new Map<string, { chain: string; isTestnet: boolean; walletIds: string[]; native: { symbol: string; decimals: number; raw: bigint }; tokens: Map<string, { symbol: string; name: string; address: string; decimals: number; raw: bigint }>; lastUpdated: string }>()
   const unavailable: Array<{ chain: string; isTestnet: boolean; message: string }> = []
-  const results = await Promise.allSettled(rows.map((w) => readWallet(ctx.deps, tenant.settings, w)))
+  const results = await Promise.allSettled(rows.map((w) => readWallet(ctx.deps, cache, tenant.settings, w)))
   results.forEach((r, i) => {
     const w = rows[i]!
     if (r.status === 'rejected') {

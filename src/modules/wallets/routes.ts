@@ -7,8 +7,8 @@ import type { Deps } from '../../deps'
 import { errorResponses, OffsetPagination } from '../../http/schemas'
 import { security } from '../../http/security'
 import { lazy } from '../../lib/lazy'
-import { page } from '../context'
-import { installRegistrationHooks } from './hooks'
+import { page } from '../../http/schemas'
+import type { BalanceCache } from './balance-cache'
 import { EXPORT_SCHEME, Wallet } from './view'
 
 /** The wallet services, with the chain libraries they use, are loaded by the first wallet request. */
@@ -43,12 +43,12 @@ const Envelope = t.Object({
 }, { title: 'KeyEnvelope', description: 'X25519(server ephemeral, client key) → HKDF-SHA256(salt = serverPublicKey ‖ clientPublicKey, info "slipway-wallet-export-v1", 32 bytes) → AES-256-GCM(nonce, aad = wallet id).' })
 const KeyFormat = t.Union([t.Literal('hex'), t.Literal('base58-secret-key')], { description: 'EVM: `0x` + 64 hex; Solana: base58 of the 64-byte secret key (seed ‖ public key)' })
 
-export function walletRoutes(deps: Deps) {
-  installRegistrationHooks(deps)
+/** `balances` is the app's balance cache (made in src/services.ts). */
+export function walletRoutes(deps: Deps, balances: BalanceCache) {
   return new Elysia({ prefix: '/v1/wallets', detail: { tags: ['Wallets'] } })
     .use(security(deps))
-    .post('/', async ({ body, actor, requestId, set }) => {
-      const wallet = await (await impl()).service.createWallet({ deps, actor, requestId }, body)
+    .post('/', async ({ body, ctx, set }) => {
+      const wallet = await (await impl()).service.createWallet(ctx, body)
       set.status = 201
       return wallet
     }, {
@@ -67,8 +67,8 @@ export function walletRoutes(deps: Deps) {
         description: 'The service generates and keeps the key (`keyManagementScheme: aes_single`). A testnet registry id stores the wallet under its family chain with `isTestnet: true`. Errors are `{ detail }`: 400 for an unsupported chain or a tenant in `mpc` / `non_custodial` mode; 409 with `code: PRIMARY_WALLET_EXISTS` when `isPrimary` is asked and a primary wallet exists for that chain and network type (switch with `PATCH /v1/wallets/{id}/set-primary`); 409 if the address is already registered.',
       },
     })
-    .post('/import', async ({ body, actor, requestId, set }) => {
-      const wallet = await (await impl()).service.importWallet({ deps, actor, requestId }, body)
+    .post('/import', async ({ body, ctx, set }) => {
+      const wallet = await (await impl()).service.importWallet(ctx, body)
       set.status = 201
       return wallet
     }, {
@@ -90,10 +90,10 @@ export function walletRoutes(deps: Deps) {
         description: 'Exactly one of `privateKey` or `mnemonic`. The key is kept like a created wallet\'s (`walletType: imported`, `aes_single`). Errors as for create; a key or mnemonic is never echoed in an error.',
       },
     })
-    .get('/', async ({ query, actor, requestId }) => {
+    .get('/', async ({ query, ctx }) => {
       const limit = query.limit ?? 50
       const offset = query.offset ?? 0
-      const { rows, total } = await (await impl()).service.listWallets({ deps, actor, requestId }, { limit, offset, chain: query.chain, isTestnet: query.isTestnet })
+      const { rows, total } = await (await impl()).service.listWallets(ctx, { limit, offset, chain: query.chain, isTestnet: query.isTestnet })
       return page(rows, total, limit, offset)
     }, {
       auth: 'any',
@@ -106,7 +106,7 @@ export function walletRoutes(deps: Deps) {
       response: { 200: t.Object({ data: t.Array(Wallet), pagination: OffsetPagination }), ...errorResponses('standard', 400, 401) },
       detail: { operationId: 'listWallets', summary: 'List one\'s wallets', description: 'Oldest first.' },
     })
-    .get('/balances/aggregate', async ({ actor, requestId }) => (await impl()).balances.aggregateBalances({ deps, actor, requestId }), {
+    .get('/balances/aggregate', async ({ ctx }) => (await impl()).balances.aggregateBalances(ctx, balances), {
       auth: 'any',
       response: {
         200: t.Object({
@@ -123,7 +123,7 @@ export function walletRoutes(deps: Deps) {
         description: 'Sums per chain and network; `total` sums mainnet amounts per token symbol (testnet coins have no value). A network that cannot be read is listed in `unavailable`; 503 only when none can be read.',
       },
     })
-    .get('/client/challenge', async ({ query, actor, requestId }) => (await impl()).custody.clientChallenge({ deps, actor, requestId }, query), {
+    .get('/client/challenge', async ({ query, ctx }) => (await impl()).custody.clientChallenge(ctx, query), {
       auth: 'any',
       rateLimit: { max: 30, windowSeconds: 60 },
       query: t.Object({ chain: ChainName, address: t.String({ minLength: 1, maxLength: 128 }), isTestnet: t.Optional(t.Boolean()) }),
@@ -137,8 +137,8 @@ export function walletRoutes(deps: Deps) {
         description: 'Single use, valid 5 minutes; 30 per minute per IP. Sign `message` with the wallet\'s key: EIP-191 `personal_sign` on EVM chains; ed25519 over the UTF-8 bytes on Solana (signature base58 or base64).',
       },
     })
-    .post('/client', async ({ body, actor, requestId, set }) => {
-      const wallet = await (await impl()).custody.registerClientWallet({ deps, actor, requestId }, body)
+    .post('/client', async ({ body, ctx, set }) => {
+      const wallet = await (await impl()).custody.registerClientWallet(ctx, body)
       set.status = 201
       return wallet
     }, {
@@ -156,8 +156,8 @@ export function walletRoutes(deps: Deps) {
         description: 'The key stays on the device (`keyManagementScheme: client_side`, `walletType: client`). 400 for an unknown, used or expired challenge or a wrong signature; 409 `PRIMARY_WALLET_EXISTS` or an address already registered.',
       },
     })
-    .post('/register-device', async ({ body, actor, requestId, set }) => {
-      const device = await (await impl()).custody.registerDevice({ deps, actor, requestId }, body)
+    .post('/register-device', async ({ body, ctx, set }) => {
+      const device = await (await impl()).custody.registerDevice(ctx, body)
       set.status = 201
       return device
     }, {
@@ -171,7 +171,7 @@ export function walletRoutes(deps: Deps) {
       response: { 201: t.Object({ deviceId: t.String(), name: t.Union([t.String(), t.Null()]), publicKey: t.String(), createdAt: t.String() }), ...errorResponses('standard', 400, 401, 403, 422, 429) },
       detail: { operationId: 'registerDevice', summary: 'Register a device to receive a wallet key in a custody migration', description: 'Re-checks the password (422 when wrong), because a registered device is what a migration hands a key to. 10 per minute per IP.' },
     })
-    .get('/migration-challenge', async ({ query, actor, requestId }) => (await impl()).custody.migrationChallenge({ deps, actor, requestId }, query), {
+    .get('/migration-challenge', async ({ query, ctx }) => (await impl()).custody.migrationChallenge(ctx, query), {
       auth: 'any',
       query: t.Object({ walletId: t.String({ maxLength: 64 }), deviceId: t.String({ maxLength: 64 }) }),
       response: {
@@ -184,39 +184,39 @@ export function walletRoutes(deps: Deps) {
         description: 'Hands the key over once, encrypted to the registered device\'s X25519 key (same envelope as export), and marks the wallet `client_side_pending`. The device then signs `message` with the wallet key and posts it to confirm-client-custody, which erases the service\'s copy. 409 while a migration is already pending (cancel it to start again).',
       },
     })
-    .post('/confirm-client-custody', async ({ body, actor, requestId }) => (await impl()).custody.confirmClientCustody({ deps, actor, requestId }, body), {
+    .post('/confirm-client-custody', async ({ body, ctx }) => (await impl()).custody.confirmClientCustody(ctx, body), {
       auth: 'any',
       body: t.Object({ walletId: t.String({ maxLength: 64 }), challengeId: t.String({ maxLength: 64 }), signature: t.String({ minLength: 1, maxLength: 256 }) }),
       response: { 200: Wallet, ...errorResponses('standard', 400, 401, 404) },
       detail: { operationId: 'confirmClientCustody', summary: 'Confirm a custody migration', description: 'The signature over the migration challenge, made with the wallet\'s key, proves the device holds it; the service then erases its copy (`client_side`).' },
     })
-    .post('/cancel-migration', async ({ body, actor, requestId }) => (await impl()).custody.cancelMigration({ deps, actor, requestId }, body), {
+    .post('/cancel-migration', async ({ body, ctx }) => (await impl()).custody.cancelMigration(ctx, body), {
       auth: 'any',
       body: t.Object({ walletId: t.String({ maxLength: 64 }) }),
       response: { 200: Wallet, ...errorResponses('standard', 400, 401, 404) },
       detail: { operationId: 'cancelMigration', summary: 'Cancel a pending custody migration', description: 'The wallet returns to `aes_single`; the challenge stops working.' },
     })
-    .post('/request-export-token', async ({ body, actor, requestId }) => (await impl()).service.requestExportToken({ deps, actor, requestId }, body), {
+    .post('/request-export-token', async ({ body, ctx }) => (await impl()).service.requestExportToken(ctx, body), {
       auth: 'any',
       rateLimit: { max: 10, windowSeconds: 60 },
       body: t.Object({ walletId: t.String({ maxLength: 64 }), password: t.String({ minLength: 1, maxLength: 256 }) }),
       response: { 200: t.Object({ exportToken: t.String(), walletId: t.String(), expiresAt: t.String(), expiresIn: t.Integer() }), ...errorResponses('standard', 400, 401, 404, 422, 429) },
       detail: { operationId: 'requestExportToken', summary: 'Re-confirm the password to export a wallet key', description: 'A wrong password answers 422 (not 401, which would sign the user out). The token is single use, valid 5 minutes, for this wallet only. 10 per minute per IP.' },
     })
-    .post('/export-key', async ({ body, actor, requestId }) => (await impl()).service.exportKey({ deps, actor, requestId }, body), {
+    .post('/export-key', async ({ body, ctx }) => (await impl()).service.exportKey(ctx, body), {
       auth: 'any',
       body: t.Object({ walletId: t.String({ maxLength: 64 }), exportToken: t.String({ minLength: 1, maxLength: 128 }), clientPublicKey: t.String({ minLength: 1, maxLength: 128, description: 'ephemeral X25519 public key, base64 or hex' }) }),
       response: { 200: t.Object({ walletId: t.String(), chain: t.String(), address: t.String(), keyFormat: KeyFormat, envelope: Envelope }), ...errorResponses('standard', 400, 401, 403, 404) },
       detail: { operationId: 'exportKey', summary: 'Export a custodial wallet\'s private key, encrypted to the client', description: 'Spends the export token (403 when invalid, expired or used). The key is encrypted to `clientPublicKey`; see the KeyEnvelope schema for the exact construction.' },
     })
-    .get('/:id', async ({ params, actor, requestId }) => (await impl()).service.getWallet({ deps, actor, requestId }, params.id), {
+    .get('/:id', async ({ params, ctx }) => (await impl()).service.getWallet(ctx, params.id), {
       auth: 'any',
       params: WalletId,
       response: { 200: Wallet, ...errorResponses('standard', 401, 404) },
       detail: { operationId: 'getWallet', summary: 'Read one of one\'s wallets' },
     })
-    .delete('/:id', async ({ params, actor, requestId, set }) => {
-      await (await impl()).service.deleteWallet({ deps, actor, requestId }, params.id)
+    .delete('/:id', async ({ params, ctx, set }) => {
+      await (await impl()).service.deleteWallet(ctx, params.id)
       set.status = 204
     }, {
       auth: 'any',
@@ -224,20 +224,20 @@ export function walletRoutes(deps: Deps) {
       response: { 204: t.Void({ description: 'Deleted' }), ...errorResponses('standard', 400, 401, 404) },
       detail: { operationId: 'deleteWallet', summary: 'Delete a wallet', description: 'The primary wallet cannot be deleted (400). The service\'s copy of the key is erased at once; export it first if it holds funds.' },
     })
-    .get('/:id/balance', async ({ params, actor, requestId }) => (await impl()).balances.walletBalance({ deps, actor, requestId }, params.id), {
+    .get('/:id/balance', async ({ params, ctx }) => (await impl()).balances.walletBalance(ctx, params.id, balances), {
       auth: 'any',
       params: WalletId,
       response: { 200: Balance, ...errorResponses('standard', 401, 404, 503) },
       detail: { operationId: 'getWalletBalance', summary: 'Native and token balances of a wallet', description: 'Read from the chain (cached 15 seconds). 503 `ServiceUnavailableError` when the network\'s RPC cannot be reached.' },
     })
-    .patch('/:id/primary', async ({ params, body, actor, requestId }) => (await impl()).service.setPrimary({ deps, actor, requestId }, params.id, body?.isPrimary ?? true), {
+    .patch('/:id/primary', async ({ params, body, ctx }) => (await impl()).service.setPrimary(ctx, params.id, body?.isPrimary ?? true), {
       auth: 'any',
       params: WalletId,
       body: t.Optional(t.Object({ isPrimary: t.Optional(t.Boolean({ default: true, description: '`false` unsets it' })) })),
       response: { 200: Wallet, ...errorResponses('standard', 400, 401, 404) },
       detail: { operationId: 'setWalletPrimaryFlag', summary: 'Set or unset a wallet as primary', description: '`isPrimary: true` (the default) demotes the current primary of the same chain and network type atomically; `false` leaves none.' },
     })
-    .patch('/:id/set-primary', async ({ params, actor, requestId }) => (await impl()).service.setPrimary({ deps, actor, requestId }, params.id, true), {
+    .patch('/:id/set-primary', async ({ params, ctx }) => (await impl()).service.setPrimary(ctx, params.id, true), {
       auth: 'any',
       params: WalletId,
       response: { 200: Wallet, ...errorResponses('standard', 401, 404) },
@@ -249,7 +249,7 @@ export function walletRoutes(deps: Deps) {
 export function userWalletRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/users', detail: { tags: ['Users'] } })
     .use(security(deps))
-    .get('/:id/wallets', async ({ params, query, actor, requestId }) => (await impl()).service.userWallets({ deps, actor, requestId }, params.id, query.tenantId), {
+    .get('/:id/wallets', async ({ params, query, ctx }) => (await impl()).service.userWallets(ctx, params.id, query.tenantId), {
       auth: 'any',
       params: t.Object({ id: t.String({ maxLength: 64 }) }),
       query: t.Object({ tenantId: t.Optional(t.String({ maxLength: 64, description: 'platform admins: the tenant to act in' })) }),

@@ -22,7 +22,7 @@ import { iso } from '../../lib/clock'
 import { actorFromBearer } from '../../http/auth'
 import { outbox } from '../../jobs/schema'
 import { findByUsername } from '../users/repo'
-import { runnersByDeps } from './jobs'
+import type { JobRunner } from '../../jobs/runner'
 import { webhookDeliveries } from './schema'
 
 const REALM = 'Basic realm="Slipway queues", charset="UTF-8"'
@@ -44,10 +44,9 @@ async function isPlatformAdmin(deps: Deps, authorization: string | null): Promis
   return ok && user?.role === 'admin' && user.status === 'active'
 }
 
-export async function dashboardData(deps: Deps) {
+export async function dashboardData(deps: Deps, runner: JobRunner | undefined) {
   const { db } = deps.database
   const now = deps.clock.now()
-  const runner = runnersByDeps.get(deps)
   const queue = runner?.bunQueue as unknown as { getJobCountsAsync?: () => Promise<Record<string, number>> } | undefined
   const queueCounts = queue?.getJobCountsAsync ? await queue.getJobCountsAsync() : null
   const [outboxRows, byStatus, latest] = await Promise.all([
@@ -113,10 +112,11 @@ async function guard(deps: Deps, request: Request, ip: string, failures: Map<str
   return new Response('Platform admin credentials required\n', { status: 401, headers: { 'www-authenticate': REALM, 'content-type': 'text/plain; charset=utf-8', ...GUARD_HEADERS } })
 }
 
-export function queueDashboardRoutes(deps: Deps) {
+/** `runner` is this process's job runner (none in an API-only process: the pages then show the outbox alone). */
+export function queueDashboardRoutes(deps: Deps, runner: JobRunner | undefined) {
   const failures = new Map<string, { start: number; count: number }>()
   const board = new QueueBoardServer('/admin/queues')
-  const queue = () => runnersByDeps.get(deps)?.bunQueue as unknown as BunqueueReads | undefined
+  const queue = () => runner?.bunQueue as unknown as BunqueueReads | undefined
   // bull-board locates its UI files in node_modules at run time; the compiled binary has
   // none, so there /admin/queues falls back to the read-only summary page below.
   let boardReady = true
@@ -141,7 +141,7 @@ export function queueDashboardRoutes(deps: Deps) {
     ? guarded.use(board.plugin())
     : guarded.get('/admin/queues', ({ redirect }) => redirect('/admin/webhook-deliveries', 302), { detail: { hide: true } })
   return withBoard
-    .get('/admin/webhook-deliveries', async () => new Response(render(await dashboardData(deps)), { headers: { 'content-type': 'text/html; charset=utf-8', ...PAGE_HEADERS } }), {
+    .get('/admin/webhook-deliveries', async () => new Response(render(await dashboardData(deps, runner)), { headers: { 'content-type': 'text/html; charset=utf-8', ...PAGE_HEADERS } }), {
       response: { 200: t.String({ description: 'HTML page' }), ...errorResponses('standard', 401, 429) },
       detail: {
         operationId: 'webhookDeliveriesDashboard',

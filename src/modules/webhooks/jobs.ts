@@ -24,11 +24,7 @@ const MINUTE = 60 * SECOND
 /** Delay after the nth failed attempt (spec: 30 s, then 1, 2, 4 ... 128 minutes; 10 attempts). */
 export const RETRY_DELAYS_MS = [30 * SECOND, 1 * MINUTE, 2 * MINUTE, 4 * MINUTE, 8 * MINUTE, 16 * MINUTE, 32 * MINUTE, 64 * MINUTE, 128 * MINUTE]
 
-/** The runner of each app (by its deps), so the queue dashboard can read the queue's counts. */
-export const runnersByDeps = new WeakMap<Deps, JobRunner>()
-
 export function registerWebhookJobs(runner: JobRunner) {
-  runnersByDeps.set(runner.deps, runner)
   runner.register(DELIVER_TOPIC, {
     // Delivery failures never throw (they are recorded and rescheduled above);
     // bunqueue's own retries only cover an unexpected error such as a database fault.

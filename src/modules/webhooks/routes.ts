@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { errorResponses, LimitOffsetQuery, OffsetPagination } from '../../http/schemas'
 import { security } from '../../http/security'
-import { page } from '../context'
+import { page } from '../../http/schemas'
 import { WEBHOOK_EVENT_TYPES } from './publish'
 import * as webhooksService from './service'
 
@@ -52,8 +52,8 @@ const ACCESS = 'A platform admin, or a tenantadmin of that tenant (another tenan
 export function webhookRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/admin/tenants/:id/webhooks/:environment', detail: { tags: ['Webhooks'] } })
     .use(security(deps))
-    .put('', async ({ params, body, actor, requestId, set }) => {
-      const { created, record } = await webhooksService.saveWebhook({ deps, actor, requestId }, params.id, params.environment, body)
+    .put('', async ({ params, body, ctx, set }) => {
+      const { created, record } = await webhooksService.saveWebhook(ctx, params.id, params.environment, body)
       set.status = created ? 201 : 200
       return record
     }, {
@@ -72,14 +72,14 @@ export function webhookRoutes(deps: Deps) {
         description: `${ACCESS} The first save answers 201 with the record and its \`secret\` (shown only then); later saves answer 200 with the record without the secret, and fields left out keep their values. A refused address answers 400 with \`details.code\` \`RAMP_WEBHOOK_INVALID\`, \`details.field\` \`url\` and \`details.reason\`, and nothing is saved. Names under special-use top-level domains (.test, .example, .invalid, .onion, .arpa, .alt) are refused because they never reach a public server. An unknown event type answers 422. The bank ramp must be connected for the tenant in that environment (503 \`RAMP_NOT_CONFIGURED\` otherwise). Switching to \`disabled\` drops the deliveries still waiting.`,
       },
     })
-    .get('', ({ params, actor, requestId }) => webhooksService.getWebhook({ deps, actor, requestId }, params.id, params.environment), {
+    .get('', ({ params, ctx }) => webhooksService.getWebhook(ctx, params.id, params.environment), {
       auth: 'operator',
       params: Params,
       response: { 200: Webhook, ...errorResponses('standard', 400, 401, 403, 404) },
       detail: { operationId: 'getWebhook', summary: 'Read the webhook (without its secret)', description: `${ACCESS} 404 when there is none.` },
     })
-    .delete('', async ({ params, actor, requestId, set }) => {
-      await webhooksService.removeWebhook({ deps, actor, requestId }, params.id, params.environment)
+    .delete('', async ({ params, ctx, set }) => {
+      await webhooksService.removeWebhook(ctx, params.id, params.environment)
       set.status = 204
     }, {
       auth: 'operator',
@@ -87,9 +87,9 @@ export function webhookRoutes(deps: Deps) {
       response: { 204: t.Void({ description: 'Removed' }), ...errorResponses('standard', 400, 401, 403, 404) },
       detail: { operationId: 'removeWebhook', summary: 'Remove the webhook', description: `${ACCESS} The secret is deleted and waiting deliveries are dropped; a later save creates a new secret.` },
     })
-    .post('/test', ({ params, actor, requestId, set }) => {
+    .post('/test', ({ params, ctx, set }) => {
       set.status = 202
-      return webhooksService.sendTest({ deps, actor, requestId }, params.id, params.environment)
+      return webhooksService.sendTest(ctx, params.id, params.environment)
     }, {
       auth: 'operator',
       rateLimit: { max: 10, windowSeconds: 60 },
@@ -97,16 +97,16 @@ export function webhookRoutes(deps: Deps) {
       response: { 202: t.Object({ id: t.String({ description: 'the test delivery\'s id (`evt_...`)' }) }), ...errorResponses('standard', 400, 401, 403, 404, 429) },
       detail: { operationId: 'testWebhook', summary: 'Send a webhook.test delivery now', description: `${ACCESS} Posted at once, signed like every delivery, also while the webhook is disabled, never retried (its outcome is in the delivery log). 10 per minute.` },
     })
-    .post('/rotate-secret', ({ params, actor, requestId }) => webhooksService.rotateWebhookSecret({ deps, actor, requestId }, params.id, params.environment), {
+    .post('/rotate-secret', ({ params, ctx }) => webhooksService.rotateWebhookSecret(ctx, params.id, params.environment), {
       auth: 'operator',
       params: Params,
       response: { 200: WebhookWithSecret, ...errorResponses('standard', 400, 401, 403, 404) },
       detail: { operationId: 'rotateWebhookSecret', summary: 'Replace the webhook secret', description: `${ACCESS} Answers the record with the new \`secret\`, shown only now. Every delivery from now on, retries included, is signed with it.` },
     })
-    .get('/deliveries', async ({ params, query, actor, requestId }) => {
+    .get('/deliveries', async ({ params, query, ctx }) => {
       const limit = query.limit ?? 50
       const offset = query.offset ?? 0
-      const { data, total } = await webhooksService.listDeliveries({ deps, actor, requestId }, params.id, params.environment, limit, offset)
+      const { data, total } = await webhooksService.listDeliveries(ctx, params.id, params.environment, limit, offset)
       return page(data, total, limit, offset)
     }, {
       auth: 'operator',
@@ -115,7 +115,7 @@ export function webhookRoutes(deps: Deps) {
       response: { 200: t.Object({ data: t.Array(Delivery), pagination: OffsetPagination }), ...errorResponses('standard', 400, 401, 403, 404) },
       detail: { operationId: 'listWebhookDeliveries', summary: 'The delivery log, newest first', description: `${ACCESS} Each delivery with its attempts, status codes and errors. \`dropped\`: stopped because the webhook was removed, disabled or no longer asks for the type; \`failed\`: 10 attempts failed (a test delivery: its one attempt failed).` },
     })
-    .post('/deliveries/:deliveryId/requeue', ({ params, actor, requestId }) => webhooksService.requeueDelivery({ deps, actor, requestId }, params.id, params.environment, params.deliveryId), {
+    .post('/deliveries/:deliveryId/requeue', ({ params, ctx }) => webhooksService.requeueDelivery(ctx, params.id, params.environment, params.deliveryId), {
       auth: 'operator',
       params: DeliveryParams,
       response: { 200: t.Object({ id: t.String(), status: t.Literal('queued') }), ...errorResponses('standard', 400, 401, 403, 404, 409) },

@@ -1,0 +1,55 @@
+/**
+ * The types every layer shares: who acts (`Actor`), which tenant signed a request
+ * (`SignedTenant`), what a service verb gets (`Ctx`), and the collaborator interfaces
+ * that `src/services.ts` wires between modules. It imports only types from below
+ * (deps, db, lib), so anything may import it without forming a cycle.
+ */
+import type { Deps } from './deps'
+import type { Tx } from './db/client'
+import type { users } from './db/schema'
+import type { Role } from './lib/jwt'
+
+export type { Role }
+export type UserRow = typeof users.$inferSelect
+
+export interface Actor {
+  userId: string
+  tenantId: string | null
+  role: Role
+  /** the user's row as read for this request */
+  user: UserRow
+}
+
+export interface SignedTenant {
+  id: string
+  name: string
+  settings: Record<string, unknown>
+}
+
+/** What a service verb gets from a route: the dependencies, who acts, and the request id. Never the HTTP context. */
+export interface Ctx {
+  deps: Deps
+  actor: Actor
+  requestId: string
+}
+
+/** `wallet: { option: "create" }` at registration: a custodial wallet made in the same transaction as the user. */
+export interface RegistrationWallet {
+  option: 'create'
+  chain?: string
+}
+
+/** What registration needs from other modules; built in src/services.ts. */
+export interface RegistrationCollaborators {
+  /** the reason to refuse a password (breached, when the tenant checks), or null */
+  checkPassword(tenant: SignedTenant, password: string): Promise<string | null>
+  wallets: {
+    /** throws the 4xx a bad wallet request answers, before anything is written */
+    validate(tenant: SignedTenant, wallet: RegistrationWallet): Promise<void>
+    /** the wallet's answer fields, written in the registration's transaction; undefined when the tenant's wallets are not custodial */
+    create(tx: Tx, tenant: SignedTenant, user: UserRow, chain: string): Promise<Record<string, unknown> | undefined>
+  }
+}
+
+/** User ids owning a wallet whose address or id is `q`, for the operators' user search. */
+export type WalletOwnerLookup = (tenantId: string, q: string) => Promise<string[]>

@@ -1,0 +1,12 @@
+/**
+ * Every table of the database, for drizzle's client (`db.query`) and drizzle-kit. The
+ * core tables live in ./schema.ts; each module keeps its own in its `schema.ts`, which
+ * only that module's repo reads and writes.
+ */
+export * from './schema'
+export * from '../jobs/schema'
+export * from '../modules/webhooks/schema'
+export * from '../modules/wallets/schema'
+export * from '../modules/mail/schema'
+export * from '../modules/password-reset/schema'
+export * from '../modules/transactions/schema'

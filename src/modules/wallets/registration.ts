@@ -1,0 +1,23 @@
+/**
+ * What the wallets module offers other modules, wired in src/services.ts: the custodial
+ * wallet created at registration (`wallet: { option: "create" }`), and the user search
+ * by wallet address or id. The wallet services behind them are loaded on first use,
+ * like the routes' (see lib/lazy.ts).
+ */
+import type { RegistrationCollaborators, WalletOwnerLookup } from '../../context'
+import type { Deps } from '../../deps'
+import { lazy } from '../../lib/lazy'
+import * as repo from './repo'
+
+const service = lazy(() => import('./service'))
+
+export function registrationWallets(deps: Deps): RegistrationCollaborators['wallets'] {
+  return {
+    validate: async (tenant, wallet) => (await service()).validateRegistrationWallet(deps, tenant, wallet),
+    create: async (tx, tenant, user, chain) => (await service()).createRegistrationWallet(deps, tx, tenant, user, chain),
+  }
+}
+
+export function walletOwnerLookup(deps: Deps): WalletOwnerLookup {
+  return (tenantId, q) => repo.ownersMatching(deps.database.db, tenantId, q.trim())
+}
