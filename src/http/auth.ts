@@ -1,22 +1,18 @@
 /** Credential checks behind the `auth` and `tenantSigned` route options. */
-import { eq, lt, sql } from 'drizzle-orm'
+import { lt } from 'drizzle-orm'
 import type { Deps } from '../deps'
-import { signatureReplays, tenants, users } from '../db/schema'
+import { signatureReplays } from '../db/schema'
+import { findByApiKey } from '../modules/tenants/repo'
+import { prepareActorQuery } from '../modules/users/repo'
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../lib/crypto'
-import { verifyAccessToken, type AccessClaims, type Role } from '../lib/jwt'
+import { verifyAccessToken, type AccessClaims } from '../lib/jwt'
 import { NotFoundError, UnauthorizedError } from './errors'
 import type { Actor, SignedTenant } from '../context'
 
 export type { Actor, SignedTenant }
 
 /** The bearer check runs this on every bearer-authenticated request, so it is prepared once per connection. */
-const actorQuery = (deps: Deps) => deps.database.memo('actor-by-id', () =>
-  deps.database.db
-    .select({ user: users, tenantStatus: tenants.status })
-    .from(users)
-    .leftJoin(tenants, eq(tenants.id, users.tenantId))
-    .where(eq(users.id, sql.placeholder('id')))
-    .prepare())
+const actorQuery = (deps: Deps) => deps.database.memo('actor-by-id', () => prepareActorQuery(deps.database.db))
 
 /**
  * The user behind a valid token, read on every request so a deleted user, a
@@ -68,11 +64,7 @@ export async function verifyTenantSignature(deps: Deps, req: SignedRequest): Pro
   if (!/^\d{1,12}$/.test(timestamp)) throw new UnauthorizedError('Invalid x-timestamp header')
   const now = deps.clock.now()
   if (Math.abs(Math.floor(now / 1000) - Number(timestamp)) > SIGNATURE_WINDOW_SECONDS) throw new UnauthorizedError('Request expired')
-  const tenant = await deps.database.db
-    .select({ id: tenants.id, name: tenants.name, status: tenants.status, secret: tenants.apiSecretSealed, settings: tenants.settings })
-    .from(tenants)
-    .where(eq(tenants.apiKey, apiKey))
-    .get()
+  const tenant = await findByApiKey(deps.database.db, apiKey)
   if (!tenant || tenant.status !== 'active') throw new NotFoundError('Invalid API key')
   const secret = deps.sealer.open(tenant.secret, `tenant:${tenant.id}:api_secret`)
   const signingString = `${req.method.toUpperCase()}\n${req.pathWithQuery}\n${timestamp}\n${sha256Hex(req.raw)}`

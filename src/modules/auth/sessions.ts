@@ -4,16 +4,17 @@
  * rotation on, presenting an already-rotated token revokes the whole family (reuse
  * detection, RFC 9700 §4.14.2).
  */
-import { and, eq, isNull } from 'drizzle-orm'
 import type { Deps } from '../../deps'
 import type { Executor } from '../../db/client'
-import { refreshTokens, tenants, users } from '../../db/schema'
 import { UnauthorizedError } from '../../http/errors'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
 import { signAccessToken } from '../../lib/jwt'
+import { findTenant } from '../tenants/repo'
 import { settingsOf } from '../tenants/service'
+import * as usersRepo from '../users/repo'
 import type { UserRow } from '../users/repo'
+import * as repo from './repo'
 
 export async function issueAccessToken(deps: Deps, user: Pick<UserRow, 'id' | 'tenantId' | 'role'>) {
   return signAccessToken(deps.jwtKey, { sub: user.id, tenantId: user.tenantId, role: user.role }, deps.clock.now(), deps.config.accessTokenTtlSeconds)
@@ -22,8 +23,8 @@ export async function issueAccessToken(deps: Deps, user: Pick<UserRow, 'id' | 't
 async function insertRefreshToken(db: Executor, deps: Deps, user: Pick<UserRow, 'id' | 'tenantId'>, familyId: string) {
   const token = randomToken(32)
   const now = deps.clock.now()
-  await db.insert(refreshTokens).values({
-    id: newId(), tenantId: user.tenantId, userId: user.id, familyId, tokenHash: sha256Hex(token),
+  await repo.insertRefreshToken(db, user.tenantId, {
+    id: newId(), userId: user.id, familyId, tokenHash: sha256Hex(token),
     createdAt: now, expiresAt: now + deps.config.refreshTokenTtlSeconds * 1000, rotatedAt: null, revokedAt: null,
   })
   return token
@@ -43,28 +44,22 @@ export async function refreshSession(deps: Deps, presented: string) {
   const now = deps.clock.now()
   const hash = sha256Hex(presented)
   const outcome = await deps.database.write(async (tx) => {
-    const row = await tx
-      .select({ token: refreshTokens, user: users, tenantName: tenants.name, tenantSettings: tenants.settings, tenantStatus: tenants.status })
-      .from(refreshTokens)
-      .innerJoin(users, eq(users.id, refreshTokens.userId))
-      .leftJoin(tenants, eq(tenants.id, users.tenantId))
-      .where(eq(refreshTokens.tokenHash, hash))
-      .get()
-    if (!row) return { error: invalid() }
-    const { token, user } = row
-    if (token.revokedAt !== null || token.expiresAt <= now) return { error: invalid() }
-    if (user.status !== 'active' || (user.tenantId !== null && row.tenantStatus !== 'active')) return { error: invalid() }
+    const token = await repo.findByHash(tx, hash)
+    if (!token || token.revokedAt !== null || token.expiresAt <= now) return { error: invalid() }
+    const user = await usersRepo.findById(tx, token.tenantId, token.userId)
+    const tenant = user?.tenantId ? await findTenant(tx, user.tenantId) : undefined
+    if (!user || user.status !== 'active' || (user.tenantId !== null && tenant?.status !== 'active')) return { error: invalid() }
     // Tokens issued before the last password change (or reset) are refused.
     if (token.createdAt < user.passwordChangedAt) return { error: invalid() }
-    const rotation = user.tenantId !== null && settingsOf({ deps }, { name: row.tenantName ?? '', settings: row.tenantSettings ?? {} }).refreshTokenRotation
+    const rotation = tenant !== undefined && settingsOf({ deps }, tenant).refreshTokenRotation
     if (token.rotatedAt !== null) {
       // Reuse of a rotated token: whoever holds it may be an attacker. Revoke the family.
-      await tx.update(refreshTokens).set({ revokedAt: now }).where(and(eq(refreshTokens.familyId, token.familyId), isNull(refreshTokens.revokedAt)))
+      await repo.revokeFamily(tx, token.tenantId, token.familyId, now)
       return { error: new UnauthorizedError('Refresh token reuse detected; please sign in again') }
     }
     let refreshToken: string | undefined
     if (rotation) {
-      await tx.update(refreshTokens).set({ rotatedAt: now }).where(eq(refreshTokens.id, token.id))
+      await repo.markRotated(tx, token.tenantId, token.id, now)
       refreshToken = await insertRefreshToken(tx, deps, user, token.familyId)
     }
     return { user, refreshToken }
@@ -76,6 +71,6 @@ export async function refreshSession(deps: Deps, presented: string) {
 }
 
 /** Ends every session of a user (used when an account is deleted). */
-export async function revokeUserSessions(db: Executor, userId: string, now: number) {
-  await db.update(refreshTokens).set({ revokedAt: now }).where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)))
+export async function revokeUserSessions(db: Executor, user: Pick<UserRow, 'id' | 'tenantId'>, now: number) {
+  await repo.revokeUser(db, user.tenantId, user.id, now)
 }

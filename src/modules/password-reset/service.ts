@@ -13,11 +13,8 @@
  *   the same transaction that changes the password: of two concurrent resets exactly
  *   one wins.
  */
-import { and, eq, gt, isNull } from 'drizzle-orm'
 import type { Deps } from '../../deps'
 import type { Executor } from '../../db/client'
-import { tenants, userIdentities, users } from '../../db/schema'
-import { passwordResetTokens } from './schema'
 import type { SignedTenant } from '../../context'
 import { BadRequestError, NotFoundError, TooManyRequestsError } from '../../http/errors'
 import { scheduleJob } from '../../jobs/outbox'
@@ -25,13 +22,16 @@ import { randomToken, sha256Hex } from '../../lib/crypto'
 import { isUuid, newId } from '../../lib/ids'
 import { hashPassword, passwordProblems } from '../../lib/passwords'
 import type { Ctx } from '../../context'
-import { recordActivity } from '../activity/service'
+import { recordActivity } from '../activity/repo'
 import { revokeUserSessions, startSession } from '../auth/sessions'
 import { queueMail } from '../mail/service'
 import type { Locale } from '../mail/templates'
 import { operatorTenant, settingsOf } from '../tenants/service'
 import { readSettings, type StoredSettings } from '../tenants/settings'
 import * as usersRepo from '../users/repo'
+import { providersOf } from '../social/repo'
+import { findTenant, type TenantRow } from '../tenants/repo'
+import * as repo from './repo'
 import { breachProblem } from './breach-check'
 
 export const RESET_REQUEST_TOPIC = 'password-reset.request'
@@ -43,7 +43,6 @@ export const INVALID_LINK = 'This reset link is invalid or has expired. Please r
 /** Per normalised address and tenant: 5 requests per hour, the same count for known and unknown addresses. */
 export const EMAIL_LIMIT = { max: 5, windowSeconds: 3600 }
 
-type TenantRow = typeof tenants.$inferSelect
 type UserRow = usersRepo.UserRow
 
 const resetEnabled = (s: StoredSettings) => s.passwordReset.enabled
@@ -71,7 +70,7 @@ export async function forgotPassword(deps: Deps, tenant: SignedTenant, input: { 
 export async function handleResetRequest(deps: Deps, jobId: string, tenantId: string | null, payload: { email: string; locale: Locale }) {
   if (!tenantId) return
   const db = deps.database.db
-  const tenant = await db.select().from(tenants).where(eq(tenants.id, tenantId)).get()
+  const tenant = await findTenant(db, tenantId)
   if (!tenant || tenant.status !== 'active') return
   const settings = settingsOf({ deps }, tenant)
   if (!resetEnabled(settings)) return
@@ -106,18 +105,14 @@ export async function issueReset(deps: Deps, tenant: TenantRow, settings: Stored
   if (!user.email) throw new BadRequestError('The user has no email address')
   const now = deps.clock.now()
   const rowId = opts.stableId ?? newId()
-  const identities = await deps.database.db
-    .select({ provider: userIdentities.provider })
-    .from(userIdentities)
-    .where(and(eq(userIdentities.tenantId, tenant.id), eq(userIdentities.userId, user.id)))
+  const providers = await providersOf(deps.database.db, tenant.id, user.id)
   const mail = { tenantId: tenant.id, to: user.email, senderName: settings.passwordReset.senderName, locale: opts.locale }
   const activity = async (tx: Executor, kind: string) => {
     if (!opts.activity) return
     const { ctx } = opts.activity
     await recordActivity(tx, { tenantId: tenant.id, actor: ctx.actor, action: 'user.password_reset.sent', targetType: 'user', targetId: user.id, details: { email: kind }, requestId: ctx.requestId, at: now })
   }
-  if (user.passwordHash === null && identities.length > 0) {
-    const providers = [...new Set(identities.map((i) => i.provider))].sort()
+  if (user.passwordHash === null && providers.length > 0) {
     await deps.database.write(async (tx) => {
       await queueMail(deps, tx, { ...mail, id: `${rowId}:social`, template: { kind: 'social-sign-in', providers } }, now)
       await activity(tx, 'social-sign-in')
@@ -127,12 +122,12 @@ export async function issueReset(deps: Deps, tenant: TenantRow, settings: Stored
   const token = randomToken(32)
   const ttlMinutes = settings.passwordReset.tokenTtlMinutes
   await deps.database.write(async (tx) => {
-    const inserted = await tx.insert(passwordResetTokens).values({
-      id: rowId, tenantId: tenant.id, userId: user.id, tokenHash: sha256Hex(token), origin: opts.origin,
+    const inserted = await repo.insertToken(tx, tenant.id, {
+      id: rowId, userId: user.id, tokenHash: sha256Hex(token), origin: opts.origin,
       createdAt: now, expiresAt: now + ttlMinutes * 60_000, consumedAt: null,
-    }).onConflictDoNothing().returning({ id: passwordResetTokens.id })
+    })
     // Already issued by an earlier run of the same job: its email is queued too.
-    if (inserted.length === 0) return
+    if (!inserted) return
     const link = resetLink(settings.passwordReset.resetLinkBaseUrl, token, opts.locale)
     await queueMail(deps, tx, { ...mail, id: `${rowId}:link`, template: { kind: 'password-reset', link, validMinutes: ttlMinutes } }, now)
     await activity(tx, 'password-reset')
@@ -143,19 +138,14 @@ export async function issueReset(deps: Deps, tenant: TenantRow, settings: Stored
 /** The token's row when it can still be used: unconsumed, unexpired, its user and tenant active and reset still enabled. */
 async function usableToken(deps: Deps, token: string) {
   const now = deps.clock.now()
-  const row = await deps.database.db
-    .select({ token: passwordResetTokens, user: users, tenant: tenants })
-    .from(passwordResetTokens)
-    .innerJoin(users, and(eq(users.id, passwordResetTokens.userId), eq(users.tenantId, passwordResetTokens.tenantId)))
-    .innerJoin(tenants, eq(tenants.id, passwordResetTokens.tenantId))
-    .where(eq(passwordResetTokens.tokenHash, sha256Hex(token)))
-    .get()
-  if (!row) return null
-  if (row.token.consumedAt !== null || row.token.expiresAt <= now) return null
-  if (row.user.status !== 'active' || row.tenant.status !== 'active') return null
-  const settings = settingsOf({ deps }, row.tenant)
+  const db = deps.database.db
+  const found = await repo.findByHash(db, sha256Hex(token))
+  if (!found || found.consumedAt !== null || found.expiresAt <= now) return null
+  const [user, tenant] = await Promise.all([usersRepo.findById(db, found.tenantId, found.userId), findTenant(db, found.tenantId)])
+  if (!user || !tenant || user.status !== 'active' || tenant.status !== 'active') return null
+  const settings = settingsOf({ deps }, tenant)
   if (!resetEnabled(settings)) return null
-  return { ...row, settings }
+  return { token: found, user, tenant, settings }
 }
 
 export async function validateToken(deps: Deps, token: string) {
@@ -174,21 +164,14 @@ export async function resetPassword(deps: Deps, input: { token: string; newPassw
   const now = deps.clock.now()
   const session = await deps.database.write(async (tx) => {
     // The token is consumed first, atomically: of two concurrent resets only one sees a row here.
-    const consumed = await tx.update(passwordResetTokens).set({ consumedAt: now })
-      .where(and(eq(passwordResetTokens.id, found.token.id), isNull(passwordResetTokens.consumedAt), gt(passwordResetTokens.expiresAt, now)))
-      .returning({ id: passwordResetTokens.id })
-    if (consumed.length === 0) throw new BadRequestError(INVALID_LINK)
-    const changed = await tx.update(users).set({ passwordHash, passwordChangedAt: now, updatedAt: now })
-      .where(and(eq(users.id, user.id), eq(users.tenantId, tenant.id), eq(users.status, 'active')))
-      .returning({ id: users.id })
+    if (!(await repo.consume(tx, tenant.id, found.token.id, now))) throw new BadRequestError(INVALID_LINK)
     // deleted while the password was being checked: the link went with the account
-    if (changed.length === 0) throw new BadRequestError(INVALID_LINK)
+    if (!(await usersRepo.setPasswordIfActive(tx, tenant.id, user.id, passwordHash, now))) throw new BadRequestError(INVALID_LINK)
     // Other links sent to this account stop working too: the password they were for is gone.
-    await tx.update(passwordResetTokens).set({ consumedAt: now })
-      .where(and(eq(passwordResetTokens.tenantId, tenant.id), eq(passwordResetTokens.userId, user.id), isNull(passwordResetTokens.consumedAt)))
+    await repo.consumeAllOfUser(tx, tenant.id, user.id, now)
     // passwordChangedAt already refuses older refresh tokens; revoking them also covers
     // tokens created in the same millisecond.
-    await revokeUserSessions(tx, user.id, now)
+    await revokeUserSessions(tx, user, now)
     const s = await startSession(deps, user, tx)
     // Tenant admins see in the activity log when an account's password was reset, and how the link was sent.
     await recordActivity(tx, { tenantId: tenant.id, actor: null, action: 'user.password_reset.completed', targetType: 'user', targetId: user.id, details: { origin: found.token.origin }, at: now })

@@ -7,9 +7,7 @@
  * rather than linked: registration does not prove ownership of an address, so linking
  * by email would hand a password account's owner (or squatter) a Google user's account.
  */
-import { and, eq } from 'drizzle-orm'
 import type { Deps } from '../../deps'
-import { userIdentities } from '../../db/schema'
 import { IdentityProviderUnavailableError, InvalidIdTokenError, type Provider, type VerifiedIdentity } from '../../adapters/identity/port'
 import type { SignedTenant } from '../../context'
 import { BadRequestError, ConflictError, ServiceUnavailableError, UnauthorizedError, ValidationError } from '../../http/errors'
@@ -18,6 +16,7 @@ import { newId } from '../../lib/ids'
 import { startSession } from '../auth/sessions'
 import { readSettings } from '../tenants/settings'
 import * as usersRepo from '../users/repo'
+import * as repo from './repo'
 import { userView } from '../users/view'
 
 const NAME: Record<Provider, string> = { google: 'Google', apple: 'Apple' }
@@ -45,9 +44,7 @@ export async function socialSignIn(deps: Deps, tenant: SignedTenant, provider: P
   const displayName = [input.firstName, input.lastName].map((s) => s?.trim()).filter(Boolean).join(' ') || null
   const now = deps.clock.now()
   return deps.database.write(async (tx) => {
-    const link = await tx.select().from(userIdentities)
-      .where(and(eq(userIdentities.tenantId, tenant.id), eq(userIdentities.provider, provider), eq(userIdentities.subject, identity.subject)))
-      .get()
+    const link = await repo.findBySubject(tx, tenant.id, provider, identity.subject)
     let user: usersRepo.UserRow | undefined
     if (link) {
       user = await usersRepo.findById(tx, tenant.id, link.userId)
@@ -59,7 +56,7 @@ export async function socialSignIn(deps: Deps, tenant: SignedTenant, provider: P
       // Letters, digits, `_` and `-` only, as usernames require; the user can rename later.
       const username = `${provider}_${randomToken(9)}`
       user = await usersRepo.insertUser(tx, { id: newId(), tenantId: tenant.id, username, email: identity.email, passwordHash: null, role: 'user', displayName, now })
-      await tx.insert(userIdentities).values({ id: newId(), tenantId: tenant.id, userId: user.id, provider, subject: identity.subject, email: identity.email, createdAt: now })
+      await repo.insertIdentity(tx, tenant.id, { id: newId(), userId: user.id, provider, subject: identity.subject, email: identity.email, createdAt: now })
     }
     const session = await startSession(deps, user, tx)
     return { ...session, user: userView(user) }

@@ -1,16 +1,14 @@
 /** Tenants: created and managed by platform admins; a tenantadmin sees and changes only its own. */
-import { and, desc, eq, sql } from 'drizzle-orm'
-import type { Executor } from '../../db/client'
-import { tenants } from '../../db/schema'
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../http/errors'
 import { iso } from '../../lib/clock'
 import { newApiKey, newApiSecret, newId, isUuid } from '../../lib/ids'
 import type { Actor } from '../../context'
 import type { Ctx } from '../../context'
-import { listActivity, recordActivity } from '../activity/service'
+import { listActivity, recordActivity } from '../activity/repo'
 import { applyPatch, changedPaths, defaultSettings, readSettings, viewSettings, type StoredSettings, type TenantSettingsPatch } from './settings'
 
-type TenantRow = typeof tenants.$inferSelect
+import * as repo from './repo'
+import type { TenantRow } from './repo'
 
 /** Associated data of a tenant's sealed API secret. */
 export const secretAad = (tenantId: string) => `tenant:${tenantId}:api_secret`
@@ -62,9 +60,7 @@ export async function operatorTenantId(ctx: Ctx, requested: string | undefined):
   return (await operatorTenant(ctx, requested)).id
 }
 
-export async function findTenant(db: Executor, id: string) {
-  return db.select().from(tenants).where(eq(tenants.id, id)).get()
-}
+export const findTenant = repo.findTenant
 
 /** A tenant the actor may see by id: every tenant for admins, its own for a tenantadmin. */
 async function visibleTenant(ctx: Ctx, id: string): Promise<TenantRow> {
@@ -85,20 +81,15 @@ export async function createTenant(ctx: Ctx, input: { name: string; settings?: T
     settings: settings as unknown as Record<string, unknown>, createdAt: now, updatedAt: now,
   }
   await deps.database.write(async (tx) => {
-    await tx.insert(tenants).values(row)
+    await repo.insertTenant(tx, row)
     await recordActivity(tx, { tenantId: id, actor: ctx.actor, action: 'tenant.created', targetType: 'tenant', targetId: id, details: { name: input.name, settings: changedPaths(input.settings ?? {}) }, requestId: ctx.requestId, at: now })
   })
   return { ...tenantView(ctx, row), apiSecret }
 }
 
 export async function listTenants(ctx: Ctx, limit: number, offset: number) {
-  const db = ctx.deps.database.db
-  const where = ctx.actor.role === 'admin' ? undefined : eq(tenants.id, ctx.actor.tenantId ?? '')
-  const [rows, [count]] = await Promise.all([
-    db.select().from(tenants).where(where).orderBy(desc(tenants.createdAt), desc(tenants.id)).limit(limit).offset(offset),
-    db.select({ n: sql<number>`count(*)` }).from(tenants).where(where),
-  ])
-  return { rows: rows.map((r) => tenantView(ctx, r)), total: Number(count?.n ?? 0) }
+  const { rows, total } = await repo.listTenants(ctx.deps.database.db, ctx.actor.role === 'admin' ? null : ctx.actor.tenantId ?? '', limit, offset)
+  return { rows: rows.map((r) => tenantView(ctx, r)), total }
 }
 
 export async function getTenant(ctx: Ctx, id: string) {
@@ -118,7 +109,7 @@ export async function updateTenant(ctx: Ctx, id: string, input: { name?: string;
     if (!cur) throw new NotFoundError('Tenant not found')
     const next = applyPatch(settingsOf(ctx, cur), patch, deps.sealer, id)
     const updated = { ...cur, name: name ?? cur.name, status: status ?? cur.status, settings: next as unknown as Record<string, unknown>, updatedAt: now }
-    await tx.update(tenants).set({ name: updated.name, status: updated.status, settings: updated.settings, updatedAt: now }).where(eq(tenants.id, id))
+    await repo.updateTenant(tx, id, { name: updated.name, status: updated.status, settings: updated.settings, updatedAt: now })
     const changed = [...(name !== undefined ? ['name'] : []), ...(status !== undefined ? ['status'] : []), ...changedPaths(patch as Record<string, unknown>)]
     await recordActivity(tx, { tenantId: id, actor: ctx.actor, action: 'tenant.updated', targetType: 'tenant', targetId: id, details: { changed }, requestId: ctx.requestId, at: now })
     return updated
@@ -140,7 +131,7 @@ export async function rotateApiSecret(ctx: Ctx, id: string) {
   const apiSecret = newApiSecret()
   const now = ctx.deps.clock.now()
   await ctx.deps.database.write(async (tx) => {
-    await tx.update(tenants).set({ apiSecretSealed: ctx.deps.sealer.seal(apiSecret, secretAad(id)), updatedAt: now }).where(and(eq(tenants.id, id)))
+    await repo.updateTenant(tx, id, { apiSecretSealed: ctx.deps.sealer.seal(apiSecret, secretAad(id)), updatedAt: now })
     await recordActivity(tx, { tenantId: id, actor: ctx.actor, action: 'tenant.api_secret.rotated', targetType: 'tenant', targetId: id, requestId: ctx.requestId, at: now })
   })
   return { apiKey: row.apiKey, apiSecret }

@@ -1,7 +1,7 @@
-/** Users: every function takes the scope (tenant id, or `platform` for admins) first. */
-import { and, eq, sql } from 'drizzle-orm'
-import type { Executor } from '../../db/client'
-import { users } from '../../db/schema'
+/** The users table's only reader and writer: every function takes the scope (tenant id, or `platform` for admins) first. */
+import { and, asc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm'
+import type { Db, Executor } from '../../db/client'
+import { tenants, users } from '../../db/schema'
 
 export type UserRow = typeof users.$inferSelect
 
@@ -69,4 +69,71 @@ export async function insertUser(db: Executor, u: NewUser): Promise<UserRow> {
 export function isUsernameConflict(err: unknown): boolean {
   const text = `${(err as Error)?.message ?? ''} ${((err as { cause?: Error })?.cause)?.message ?? ''}`
   return text.includes('UNIQUE') && text.includes('username')
+}
+
+/**
+ * The bearer check's read: the user and its tenant's status by user id. It runs on every
+ * bearer-authenticated request, so callers prepare it once per connection (Database.memo).
+ * The user id comes from a verified token; the caller checks the tenant against the claims.
+ */
+export function prepareActorQuery(db: Db) {
+  return db
+    .select({ user: users, tenantStatus: tenants.status })
+    .from(users)
+    .leftJoin(tenants, eq(tenants.id, users.tenantId))
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare()
+}
+
+/** The columns `userView` reads: lists select only these (never password hashes or push tokens). */
+export const profileColumns = {
+  id: users.id, tenantId: users.tenantId, username: users.username, email: users.email, displayName: users.displayName,
+  role: users.role, status: users.status, createdAt: users.createdAt, updatedAt: users.updatedAt,
+}
+
+/** Prefix match as a range on the indexed key: literal (no LIKE wildcards) and index-friendly. */
+const startsWith = (q: string) => and(gte(users.usernameKey, q.toLowerCase()), lt(users.usernameKey, `${q.toLowerCase()}\uffff`))
+
+async function profilePage(db: Executor, where: SQL | undefined, order: SQL[], limit: number, offset: number) {
+  const [rows, [count]] = await Promise.all([
+    db.select(profileColumns).from(users).where(where).orderBy(...order).limit(limit).offset(offset),
+    db.select({ n: sql<number>`count(*)` }).from(users).where(where),
+  ])
+  return { rows, total: Number(count?.n ?? 0) }
+}
+
+/** A tenant's active users, oldest first. */
+export function listActive(db: Executor, tenantId: string, limit: number, offset: number) {
+  return profilePage(db, and(eq(users.scope, tenantId), eq(users.status, 'active')), [asc(users.createdAt), asc(users.id)], limit, offset)
+}
+
+/** Active users whose username starts with `q`, whose id is `q`, or whose id is among `ids`. */
+export function searchActive(db: Executor, tenantId: string, q: string, ids: string[], limit: number, offset: number) {
+  const matches = [startsWith(q), eq(users.id, q)]
+  if (ids.length) matches.push(sql`${users.id} in ${ids}`)
+  return profilePage(db, and(eq(users.scope, tenantId), eq(users.status, 'active'), or(...matches)), [asc(users.usernameKey)], limit, offset)
+}
+
+/** Id, username and display name of active users whose username starts with `q`. */
+export function findByUsernamePrefix(db: Executor, tenantId: string, q: string, limit: number) {
+  return db
+    .select({ id: users.id, username: users.username, displayName: users.displayName })
+    .from(users)
+    .where(and(eq(users.scope, tenantId), eq(users.status, 'active'), startsWith(q)))
+    .orderBy(asc(users.usernameKey))
+    .limit(limit)
+}
+
+export type UserChanges = Partial<Pick<UserRow, 'username' | 'usernameKey' | 'email' | 'emailKey' | 'displayName' | 'passwordHash' | 'passwordChangedAt' | 'status' | 'deletedAt' | 'fcmToken' | 'updatedAt'>>
+
+export async function updateUser(db: Executor, tenantId: string | null, id: string, set: UserChanges) {
+  await db.update(users).set(set).where(and(eq(users.scope, scopeOf(tenantId)), eq(users.id, id)))
+}
+
+/** A new password for an active user; false when the user is gone or no longer active. */
+export async function setPasswordIfActive(db: Executor, tenantId: string, id: string, passwordHash: string, now: number): Promise<boolean> {
+  const changed = await db.update(users).set({ passwordHash, passwordChangedAt: now, updatedAt: now })
+    .where(and(eq(users.scope, tenantId), eq(users.id, id), eq(users.status, 'active')))
+    .returning({ id: users.id })
+  return changed.length === 1
 }

@@ -1,16 +1,14 @@
 /** Users administration and the user's own profile. */
-import { and, asc, eq, gte, lt, or, sql } from 'drizzle-orm'
 import QRCode from 'qrcode'
-import { users } from '../../db/schema'
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors'
 import { isUuid, newId } from '../../lib/ids'
 import { hashPassword, verifyPassword } from '../../lib/passwords'
 import type { Ctx, WalletOwnerLookup } from '../../context'
-import { recordActivity } from '../activity/service'
+import { recordActivity } from '../activity/repo'
 import { revokeUserSessions } from '../auth/sessions'
 import { operatorTenant, operatorTenantId } from '../tenants/service'
 import * as repo from './repo'
-import { userView, userViewColumns } from './view'
+import { userView } from './view'
 
 /**
  * The tenant whose users a request may touch: a user and a tenantadmin are held to
@@ -70,13 +68,8 @@ export async function createUser(ctx: Ctx, input: { username: string; password: 
 
 export async function listUsers(ctx: Ctx, input: { tenantId?: string; limit: number; offset: number }) {
   const tenantId = await operatorTenantId(ctx, input.tenantId)
-  const db = ctx.deps.database.db
-  const where = and(eq(users.scope, tenantId), eq(users.status, 'active'))
-  const [rows, [count]] = await Promise.all([
-    db.select(userViewColumns).from(users).where(where).orderBy(asc(users.createdAt), asc(users.id)).limit(input.limit).offset(input.offset),
-    db.select({ n: sql<number>`count(*)` }).from(users).where(where),
-  ])
-  return { rows: rows.map(userView), total: Number(count?.n ?? 0) }
+  const { rows, total } = await repo.listActive(ctx.deps.database.db, tenantId, input.limit, input.offset)
+  return { rows: rows.map(userView), total }
 }
 
 export async function getUser(ctx: Ctx, id: string, tenantId?: string) {
@@ -100,11 +93,11 @@ export async function updateUser(ctx: Ctx, id: string, input: { email?: string; 
   const passwordHash = input.password !== undefined ? await hashPassword(input.password) : undefined
   const now = deps.clock.now()
   const updated = await deps.database.write(async (tx) => {
-    const set: Partial<repo.UserRow> = { updatedAt: now }
+    const set: repo.UserChanges = { updatedAt: now }
     if (input.email !== undefined) Object.assign(set, { email: input.email.trim(), emailKey: repo.emailKey(input.email) })
     // Moving passwordChangedAt makes every earlier refresh token fail.
     if (passwordHash) Object.assign(set, { passwordHash, passwordChangedAt: now })
-    await tx.update(users).set(set).where(and(eq(users.scope, repo.scopeOf(user.tenantId)), eq(users.id, user.id)))
+    await repo.updateUser(tx, user.tenantId, user.id, set)
     if (user.tenantId && !self) {
       await recordActivity(tx, { tenantId: user.tenantId, actor: ctx.actor, action: 'user.updated', targetType: 'user', targetId: user.id, details: { changed: Object.keys(input).filter((k) => k === 'email' || k === 'password') }, requestId: ctx.requestId, at: now })
     }
@@ -120,43 +113,26 @@ export async function deleteUser(ctx: Ctx, id: string, tenantId?: string) {
   if (user.role === 'admin') throw new ForbiddenError()
   const now = ctx.deps.clock.now()
   await ctx.deps.database.write(async (tx) => {
-    await tx.update(users).set({ status: 'deleted', deletedAt: now, updatedAt: now, fcmToken: null }).where(and(eq(users.scope, repo.scopeOf(user.tenantId)), eq(users.id, user.id)))
-    await revokeUserSessions(tx, user.id, now)
+    await repo.updateUser(tx, user.tenantId, user.id, { status: 'deleted', deletedAt: now, updatedAt: now, fcmToken: null })
+    await revokeUserSessions(tx, user, now)
     if (user.tenantId) await recordActivity(tx, { tenantId: user.tenantId, actor: ctx.actor, action: 'user.deleted', targetType: 'user', targetId: user.id, requestId: ctx.requestId, at: now })
   })
 }
-
-/** Prefix match as a range on the indexed key: literal (no LIKE wildcards) and index-friendly. */
-const startsWith = (q: string) => and(gte(users.usernameKey, q.toLowerCase()), lt(users.usernameKey, `${q.toLowerCase()}\uffff`))
 
 /** Usernames starting with `q` in the caller's tenant: what a payer needs to find a payee. */
 export async function searchUsers(ctx: Ctx, q: string, limit: number) {
   const tenantId = ctx.actor.tenantId
   if (!tenantId) throw new BadRequestError('Search runs inside a tenant; platform admins use advanced-search with tenantId')
-  const rows = await ctx.deps.database.db
-    .select({ id: users.id, username: users.username, displayName: users.displayName })
-    .from(users)
-    .where(and(eq(users.scope, tenantId), eq(users.status, 'active'), startsWith(q)))
-    .orderBy(asc(users.usernameKey))
-    .limit(limit)
-  return { data: rows }
+  return { data: await repo.findByUsernamePrefix(ctx.deps.database.db, tenantId, q, limit) }
 }
 
 /** Operators: by username (prefix), user id, or, through the wallets module's `walletOwners`, wallet address or wallet id. */
 export async function advancedSearch(ctx: Ctx, input: { q: string; tenantId?: string; limit: number; offset: number }, walletOwners: WalletOwnerLookup) {
   const tenantId = await operatorTenantId(ctx, input.tenantId)
-  const db = ctx.deps.database.db
   const q = input.q.trim()
-  const extraIds = await walletOwners(tenantId, q)
-  const matches = [startsWith(q)]
-  if (isUuid(q)) matches.push(eq(users.id, q))
-  if (extraIds.length) matches.push(sql`${users.id} in ${extraIds}`)
-  const where = and(eq(users.scope, tenantId), eq(users.status, 'active'), or(...matches))
-  const [rows, [count]] = await Promise.all([
-    db.select(userViewColumns).from(users).where(where).orderBy(asc(users.usernameKey)).limit(input.limit).offset(input.offset),
-    db.select({ n: sql<number>`count(*)` }).from(users).where(where),
-  ])
-  return { rows: rows.map(userView), total: Number(count?.n ?? 0) }
+  const walletOwnerIds = await walletOwners(tenantId, q)
+  const { rows, total } = await repo.searchActive(ctx.deps.database.db, tenantId, q, walletOwnerIds, input.limit, input.offset)
+  return { rows: rows.map(userView), total }
 }
 
 export async function updateMe(ctx: Ctx, input: { username?: string; displayName?: string | null }) {
@@ -170,10 +146,10 @@ export async function updateMe(ctx: Ctx, input: { username?: string; displayName
       if (input.username !== undefined && repo.usernameKey(input.username) !== me.usernameKey && (await repo.usernameTaken(tx, actor.tenantId, input.username))) {
         throw new ConflictError('Username already taken')
       }
-      const set: Partial<repo.UserRow> = { updatedAt: now }
+      const set: repo.UserChanges = { updatedAt: now }
       if (input.username !== undefined) Object.assign(set, { username: input.username, usernameKey: repo.usernameKey(input.username) })
       if (input.displayName !== undefined) set.displayName = input.displayName
-      await tx.update(users).set(set).where(and(eq(users.scope, repo.scopeOf(actor.tenantId)), eq(users.id, actor.userId)))
+      await repo.updateUser(tx, actor.tenantId, actor.userId, set)
       return userView({ ...me, ...set })
     })
   } catch (err) {
@@ -185,7 +161,7 @@ export async function updateMe(ctx: Ctx, input: { username?: string; displayName
 export async function setFcmToken(ctx: Ctx, token: string | null) {
   const { deps, actor } = ctx
   await deps.database.write((tx) =>
-    tx.update(users).set({ fcmToken: token, updatedAt: deps.clock.now() }).where(and(eq(users.scope, repo.scopeOf(actor.tenantId)), eq(users.id, actor.userId))),
+    repo.updateUser(tx, actor.tenantId, actor.userId, { fcmToken: token, updatedAt: deps.clock.now() }),
   )
   return { ok: true as const }
 }

@@ -1,6 +1,5 @@
 import { t } from 'elysia'
 import { iso } from '../../lib/clock'
-import { users } from '../../db/schema'
 import type { UserRow } from './repo'
 
 export const UserProfile = t.Object({
@@ -14,12 +13,6 @@ export const UserProfile = t.Object({
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
 }, { title: 'User' })
-
-/** The columns `userView` reads: lists select only these (never password hashes or push tokens). */
-export const userViewColumns = {
-  id: users.id, tenantId: users.tenantId, username: users.username, email: users.email, displayName: users.displayName,
-  role: users.role, status: users.status, createdAt: users.createdAt, updatedAt: users.updatedAt,
-}
 
 export function userView(u: Pick<UserRow, 'id' | 'tenantId' | 'username' | 'email' | 'displayName' | 'role' | 'status' | 'createdAt' | 'updatedAt'>) {
   return {

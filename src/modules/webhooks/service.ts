@@ -5,7 +5,7 @@ import { AppError, NotFoundError, ConflictError, ValidationError } from '../../h
 import { scheduleJob } from '../../jobs/outbox'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
-import { recordActivity } from '../activity/service'
+import { recordActivity } from '../activity/repo'
 import type { Ctx } from '../../context'
 import { operatorTenant, settingsOf } from '../tenants/service'
 import { AddressRefused, normalizeWebhookUrl } from './address'

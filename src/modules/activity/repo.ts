@@ -1,4 +1,4 @@
-/** The tenant's activity log: who did what, when. Never a secret. */
+/** The activity log's repo: who did what in a tenant, when. Never a secret. The tenant is the entry's first field. */
 import { and, desc, eq, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
 import { activityLog } from '../../db/schema'
