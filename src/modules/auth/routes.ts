@@ -3,21 +3,9 @@ import type { RegistrationCollaborators } from '../../context'
 import type { Deps } from '../../deps'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
-import { UserProfile } from '../users/view'
+import { Login, Refresh, Register, TokenResponse } from './model'
 import * as auth from './service'
 import { refreshSession } from './sessions'
-
-export const Username = t.String({ minLength: 3, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$', description: '3 to 100 letters, digits, `_` or `-`; unique in the tenant regardless of case' })
-export const Email = t.String({ format: 'email', maxLength: 254 })
-const Password = t.String({ minLength: 8, maxLength: 256, description: 'at least 8 characters with an upper-case letter, a lower-case letter and a digit (the last three checked with 422)' })
-
-export const TokenResponse = t.Object({
-  accessToken: t.String({ description: 'HS256 JWT with `sub`, `tenantId`, `role`, `iat`, `exp`' }),
-  refreshToken: t.String({ description: 'opaque; valid 7 days by default' }),
-  expiresIn: t.Integer({ description: 'seconds; 900 by default', examples: [900] }),
-  user: UserProfile,
-  wallet: t.Optional(t.Record(t.String(), t.Any(), { description: 'only when a wallet was created during registration' })),
-}, { title: 'TokenResponse' })
 
 const signin = { errorStyle: 'signin' as const }
 const limit20 = { max: 20, windowSeconds: 60 }
@@ -34,12 +22,7 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
       ...signin,
       rateLimit: limit20,
       tenantSigned: true,
-      body: t.Object({
-        username: Username,
-        email: Email,
-        password: Password,
-        wallet: t.Optional(t.Object({ option: t.Literal('create'), chain: t.Optional(t.String({ minLength: 1, maxLength: 64 })) }, { description: '`option: create` requires `chain`; never creates a wallet on MPC tenants' })),
-      }),
+      body: Register,
       response: { 201: TokenResponse, ...errorResponses('signin', 400, 401, 404, 409, 422, 429) },
       detail: {
         operationId: 'register',
@@ -51,14 +34,14 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
       ...signin,
       rateLimit: limit20,
       tenantSigned: true,
-      body: t.Object({ username: t.String({ minLength: 1, maxLength: 100 }), password: t.String({ minLength: 1, maxLength: 256 }) }),
+      body: Login,
       response: { 200: TokenResponse, ...errorResponses('signin', 400, 401, 404, 429) },
       detail: { operationId: 'login', summary: 'Sign in with username and password (tenant-signed)', description: 'Rejected credentials answer 401 `{ error: UnauthorizedError, message: Invalid credentials }`.' },
     })
     .post('/refresh', ({ body }) => refreshSession(deps, body.refreshToken), {
       ...signin,
       rateLimit: { max: 60, windowSeconds: 60 },
-      body: t.Object({ refreshToken: t.String({ minLength: 1, maxLength: 512 }) }),
+      body: Refresh,
       response: {
         200: t.Object({ accessToken: t.String(), expiresIn: t.Integer(), refreshToken: t.Optional(t.String({ description: 'only when the tenant has refresh-token rotation on' })) }, { title: 'RefreshResponse' }),
         ...errorResponses('signin', 400, 401, 429),
@@ -72,7 +55,7 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
     .post('/admin/login', ({ body }) => auth.login(deps, null, body), {
       ...signin,
       rateLimit: limit20,
-      body: t.Object({ username: t.String({ minLength: 1, maxLength: 100 }), password: t.String({ minLength: 1, maxLength: 256 }) }),
+      body: Login,
       response: { 200: TokenResponse, ...errorResponses('signin', 400, 401, 429) },
       detail: { operationId: 'adminLogin', summary: 'Platform admin sign-in', description: 'No tenant signature. Same token response as login; the token has `tenantId: null` and `role: admin`.' },
     })

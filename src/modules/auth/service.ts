@@ -1,22 +1,16 @@
 /** Register, login, refresh and the platform admin's login. */
 import type { Deps } from '../../deps'
 import { ConflictError, UnauthorizedError, ValidationError } from '../../http/errors'
-import type { RegistrationCollaborators, RegistrationWallet, SignedTenant } from '../../context'
+import type { RegistrationCollaborators, SignedTenant } from '../../context'
+import type { Login, Register } from './model'
 import { newId } from '../../lib/ids'
 import { hashPassword, passwordProblems, verifyPassword } from '../../lib/passwords'
 import * as usersRepo from '../users/repo'
 import { userView } from '../users/view'
 import { startSession } from './sessions'
 
-export interface RegisterInput {
-  username: string
-  email: string
-  password: string
-  wallet?: RegistrationWallet
-}
-
 /** A new user of the signed tenant, with a session (and a custodial wallet when asked). Its collaborators come from src/services.ts. */
-export async function register(deps: Deps, tenant: SignedTenant, input: RegisterInput, collaborators: RegistrationCollaborators) {
+export async function register(deps: Deps, tenant: SignedTenant, input: Register, collaborators: RegistrationCollaborators) {
   const problems = passwordProblems(input.password).map((message) => ({ path: '/password', message: `Password ${message}` }))
   if (problems.length) throw new ValidationError(problems)
   if (input.wallet) {
@@ -47,7 +41,7 @@ export async function register(deps: Deps, tenant: SignedTenant, input: Register
 
 const badCredentials = () => new UnauthorizedError('Invalid credentials')
 
-export async function login(deps: Deps, tenantId: string | null, input: { username: string; password: string }) {
+export async function login(deps: Deps, tenantId: string | null, input: Login) {
   const user = await usersRepo.findByUsername(deps.database.db, tenantId, input.username)
   // Always run one argon2 verification, so timing does not tell whether the user exists.
   const ok = await verifyPassword(user?.status === 'active' ? user.passwordHash : null, input.password)

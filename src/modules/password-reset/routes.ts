@@ -4,7 +4,7 @@ import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { EMAIL_LIMIT, FORGOT_PASSWORD_MESSAGE } from './service'
 import * as reset from './service'
-import { Email } from '../auth/routes'
+import { Email } from '../auth/model'
 import { resetPage } from './page'
 
 const Locale = t.Union([t.Literal('en'), t.Literal('it')], { description: '`en` (default) or `it`: the language of the emails' })

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
-import { TokenResponse } from '../auth/routes'
+import { TokenResponse } from '../auth/model'
 import { socialSignIn } from './service'
 
 const signin = { errorStyle: 'signin' as const }

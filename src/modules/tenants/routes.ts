@@ -4,36 +4,8 @@ import { rejectUnknownProperties } from '../../http/request-state'
 import { errorResponses, LimitOffsetQuery, OffsetPagination } from '../../http/schemas'
 import { security } from '../../http/security'
 import { page } from '../../http/schemas'
-import { TenantSettingsPatch, TenantSettingsView } from './settings'
+import { ActivityEntry, ApiCredentials, CreateTenant, Tenant, TenantId, TenantWithSecret, UpdateTenant } from './model'
 import * as tenantsService from './service'
-
-const TenantId = t.Object({ id: t.String({ maxLength: 64, description: 'tenant id (UUID)' }) })
-
-const Tenant = t.Object({
-  id: t.String({ format: 'uuid' }),
-  name: t.String(),
-  status: t.Union([t.Literal('active'), t.Literal('disabled')]),
-  apiKey: t.String({ description: 'public key sent as `x-tenant-api-key`' }),
-  settings: TenantSettingsView,
-  createdAt: t.String({ format: 'date-time' }),
-  updatedAt: t.String({ format: 'date-time' }),
-}, { title: 'Tenant' })
-
-const TenantWithSecret = t.Composite([Tenant, t.Object({ apiSecret: t.String({ description: 'HMAC key for tenant signatures; shown here and by GET .../api-secret' }) })], { title: 'CreatedTenant' })
-const ApiCredentials = t.Object({ apiKey: t.String(), apiSecret: t.String() }, { title: 'TenantApiCredentials' })
-
-const Name = t.String({ minLength: 1, maxLength: 100 })
-
-const ActivityEntry = t.Object({
-  id: t.String(), actorId: t.Union([t.String(), t.Null()]), actorRole: t.Union([t.String(), t.Null()]), action: t.String(),
-  targetType: t.Union([t.String(), t.Null()]), targetId: t.Union([t.String(), t.Null()]), details: t.Union([t.Record(t.String(), t.Any()), t.Null()]),
-  requestId: t.Union([t.String(), t.Null()]), createdAt: t.String({ format: 'date-time' }),
-})
-
-const UpdateTenant = t.Composite([
-  t.Object({ name: t.Optional(Name), status: t.Optional(t.Union([t.Literal('active'), t.Literal('disabled')], { description: 'platform admins only' })), settings: t.Optional(TenantSettingsPatch) }),
-  TenantSettingsPatch,
-], { additionalProperties: false })
 
 export function tenantRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/admin/tenants', detail: { tags: ['Tenants'] } })
@@ -43,7 +15,7 @@ export function tenantRoutes(deps: Deps) {
       return tenantsService.createTenant(ctx, body)
     }, {
       auth: 'admin',
-      body: t.Object({ name: Name, settings: t.Optional(TenantSettingsPatch) }),
+      body: CreateTenant,
       response: { 201: TenantWithSecret, ...errorResponses('standard', 400, 401, 403) },
       detail: { operationId: 'createTenant', summary: 'Create a tenant (platform admin)', description: 'Answers 201 with the tenant, its `apiKey` and its `apiSecret`.' },
     })

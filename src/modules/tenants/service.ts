@@ -7,6 +7,7 @@ import type { Ctx } from '../../context'
 import { listActivity, recordActivity } from '../activity/repo'
 import { applyPatch, changedPaths, defaultSettings, readSettings, viewSettings, type StoredSettings, type TenantSettingsPatch } from './settings'
 
+import type { CreateTenant, UpdateTenant } from './model'
 import * as repo from './repo'
 import type { TenantRow } from './repo'
 
@@ -70,7 +71,7 @@ async function visibleTenant(ctx: Ctx, id: string): Promise<TenantRow> {
   return row
 }
 
-export async function createTenant(ctx: Ctx, input: { name: string; settings?: TenantSettingsPatch }) {
+export async function createTenant(ctx: Ctx, input: CreateTenant) {
   const { deps } = ctx
   const id = newId()
   const now = deps.clock.now()
@@ -96,7 +97,7 @@ export async function getTenant(ctx: Ctx, id: string) {
   return tenantView(ctx, await visibleTenant(ctx, id))
 }
 
-export async function updateTenant(ctx: Ctx, id: string, input: { name?: string; status?: 'active' | 'disabled'; settings?: TenantSettingsPatch } & TenantSettingsPatch) {
+export async function updateTenant(ctx: Ctx, id: string, input: UpdateTenant) {
   const { deps } = ctx
   const { name, status, settings: nested, ...flat } = input
   // Settings may come nested under `settings` or at the top level (DECISIONS.md lists them flat).

@@ -3,7 +3,7 @@ import type { WalletOwnerLookup } from '../../context'
 import type { Deps } from '../../deps'
 import { errorResponses, Ok, OffsetPagination } from '../../http/schemas'
 import { security } from '../../http/security'
-import { Email, Username } from '../auth/routes'
+import { CreateUser, UpdateMe, UpdateUser } from './model'
 import { page } from '../../http/schemas'
 import * as usersService from './service'
 import { UserProfile } from './view'
@@ -31,13 +31,7 @@ export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup) {
     }, {
       auth: 'operator',
       errorStyle: 'detail',
-      body: t.Object({
-        username: Username,
-        password: t.String({ minLength: 8, maxLength: 256 }),
-        email: t.Optional(Email),
-        role: t.Optional(t.Union([t.Literal('user'), t.Literal('tenantadmin')], { default: 'user' })),
-        tenantId: t.Optional(t.String({ maxLength: 64, description: 'required for platform admins; a tenantadmin acts in its own tenant' })),
-      }),
+      body: CreateUser,
       response: { 201: t.Composite([UserProfile, t.Object({ qrCode: QrCode })]), ...errorResponses('detail', 400, 401, 403, 404, 409) },
       detail: { operationId: 'createUser', summary: 'Create a user (admin or tenantadmin)', description: 'Errors are `{ detail }`; a taken username answers 409.' },
     })
@@ -71,7 +65,7 @@ export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup) {
     })
     .patch('/me', ({ body, ctx }) => usersService.updateMe(ctx, body), {
       auth: 'any',
-      body: t.Object({ username: t.Optional(Username), displayName: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 100 }), t.Null()])) }),
+      body: UpdateMe,
       response: { 200: UserProfile, ...errorResponses('standard', 400, 401, 409) },
       detail: { operationId: 'updateMe', summary: 'Change one\'s username and/or display name' },
     })
@@ -91,12 +85,7 @@ export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup) {
     .put('/:id', ({ params, body, ctx }) => usersService.updateUser(ctx, params.id, body), {
       auth: 'any',
       params: UserId,
-      body: t.Object({
-        email: t.Optional(Email),
-        password: t.Optional(t.String({ minLength: 8, maxLength: 256 })),
-        currentPassword: t.Optional(t.String({ minLength: 1, maxLength: 256, description: 'required when users change their own password' })),
-        tenantId: t.Optional(t.String({ maxLength: 64 })),
-      }),
+      body: UpdateUser,
       response: { 200: UserProfile, ...errorResponses('standard', 400, 401, 404, 409, 422) },
       detail: { operationId: 'updateUser', summary: 'Change a user\'s email or password (at least one)', description: 'Changing a password rejects every refresh token issued before it. Users changing their own password must send `currentPassword` (422 when wrong).' },
     })

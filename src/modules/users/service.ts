@@ -7,6 +7,7 @@ import type { Ctx, WalletOwnerLookup } from '../../context'
 import { recordActivity } from '../activity/repo'
 import { revokeUserSessions } from '../auth/sessions'
 import { operatorTenant, operatorTenantId } from '../tenants/service'
+import type { CreateUser, UpdateMe, UpdateUser } from './model'
 import * as repo from './repo'
 import { userView } from './view'
 
@@ -45,7 +46,7 @@ export async function qrCodeOf(ctx: Pick<Ctx, 'deps'>, u: Pick<repo.UserRow, 'id
   return { deepLink, qrCode: await QRCode.toDataURL(deepLink, { errorCorrectionLevel: 'M', margin: 2, width: 256 }) }
 }
 
-export async function createUser(ctx: Ctx, input: { username: string; password: string; email?: string; role?: 'user' | 'tenantadmin'; tenantId?: string }) {
+export async function createUser(ctx: Ctx, input: CreateUser) {
   const tenant = await operatorTenant(ctx, input.tenantId)
   const { deps } = ctx
   const db = deps.database.db
@@ -76,7 +77,7 @@ export async function getUser(ctx: Ctx, id: string, tenantId?: string) {
   return userView(await visibleUser(ctx, id, tenantId))
 }
 
-export async function updateUser(ctx: Ctx, id: string, input: { email?: string; password?: string; currentPassword?: string; tenantId?: string }) {
+export async function updateUser(ctx: Ctx, id: string, input: UpdateUser) {
   if (input.email === undefined && input.password === undefined) throw new BadRequestError('Provide email or password (at least one)')
   const user = await visibleUser(ctx, id, input.tenantId)
   const { deps } = ctx
@@ -135,7 +136,7 @@ export async function advancedSearch(ctx: Ctx, input: { q: string; tenantId?: st
   return { rows: rows.map(userView), total }
 }
 
-export async function updateMe(ctx: Ctx, input: { username?: string; displayName?: string | null }) {
+export async function updateMe(ctx: Ctx, input: UpdateMe) {
   if (input.username === undefined && input.displayName === undefined) throw new BadRequestError('Provide username or displayName (at least one)')
   const { deps, actor } = ctx
   const now = deps.clock.now()

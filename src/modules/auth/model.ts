@@ -1,0 +1,30 @@
+/** Request and response schemas of sign-in; the service's input types are read from them. */
+import { t } from 'elysia'
+import { UserProfile } from '../users/view'
+
+export const Username = t.String({ minLength: 3, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$', description: '3 to 100 letters, digits, `_` or `-`; unique in the tenant regardless of case' })
+export const Email = t.String({ format: 'email', maxLength: 254 })
+export const Password = t.String({ minLength: 8, maxLength: 256, description: 'at least 8 characters with an upper-case letter, a lower-case letter and a digit (the last three checked with 422)' })
+
+export const TokenResponse = t.Object({
+  accessToken: t.String({ description: 'HS256 JWT with `sub`, `tenantId`, `role`, `iat`, `exp`' }),
+  refreshToken: t.String({ description: 'opaque; valid 7 days by default' }),
+  expiresIn: t.Integer({ description: 'seconds; 900 by default', examples: [900] }),
+  user: UserProfile,
+  wallet: t.Optional(t.Record(t.String(), t.Any(), { description: 'only when a wallet was created during registration' })),
+}, { title: 'TokenResponse' })
+
+export const RegistrationWallet = t.Object({ option: t.Literal('create'), chain: t.Optional(t.String({ minLength: 1, maxLength: 64 })) }, { description: '`option: create` requires `chain`; never creates a wallet on MPC tenants' })
+
+export const Register = t.Object({
+  username: Username,
+  email: Email,
+  password: Password,
+  wallet: t.Optional(RegistrationWallet),
+})
+export type Register = typeof Register.static
+
+export const Login = t.Object({ username: t.String({ minLength: 1, maxLength: 100 }), password: t.String({ minLength: 1, maxLength: 256 }) })
+export type Login = typeof Login.static
+
+export const Refresh = t.Object({ refreshToken: t.String({ minLength: 1, maxLength: 512 }) })
