@@ -1,0 +1,123 @@
+/**
+ * The structure rules of the README's "Where things are", checked on the source text so a
+ * change that breaks one fails CI: no import cycle among src/ files, wiring only in
+ * src/deps.ts and src/services.ts, each module's tables touched only by its own repo, and
+ * chain clients built only in the chain adapter.
+ */
+import { describe, expect, test } from 'bun:test'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { is } from 'drizzle-orm'
+import { SQLiteTable } from 'drizzle-orm/sqlite-core'
+
+const ROOT = resolve(import.meta.dir, '../..')
+const SRC = join(ROOT, 'src')
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name)
+    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') && !p.endsWith('.d.ts') ? [p] : []
+  })
+}
+
+const sources = files(SRC)
+const text = new Map(sources.map((f) => [f, readFileSync(f, 'utf8')]))
+const rel = (f: string) => relative(ROOT, f)
+
+/** Every module a file names: static imports and re-exports (type-only included) and dynamic `import()`. */
+function specifiers(source: string): Array<{ spec: string; names: string[]; typeOnly: boolean }> {
+  const out: Array<{ spec: string; names: string[]; typeOnly: boolean }> = []
+  for (const m of source.matchAll(/^\s*(import|export)\s+(type\s+)?([^'"]*?)\s*from\s*['"]([^'"]+)['"]/gm)) {
+    const names = [...(m[3]!.match(/\{([^}]*)\}/)?.[1] ?? '').split(',')].map((n) => n.trim()).filter(Boolean)
+    const allTypes = names.length > 0 && names.every((n) => n.startsWith('type '))
+    out.push({ spec: m[4]!, names: names.map((n) => n.replace(/^type\s+/, '').split(/\s+as\s+/)[0]!), typeOnly: !!m[2] || allTypes })
+  }
+  for (const m of source.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)) out.push({ spec: m[1]!, names: [], typeOnly: false })
+  return out
+}
+
+function resolveSpec(from: string, spec: string): string | null {
+  if (!spec.startsWith('.') && !spec.startsWith('@/')) return null
+  const base = spec.startsWith('@/') ? join(SRC, spec.slice(2)) : resolve(dirname(from), spec)
+  for (const candidate of [base, `${base}.ts`, join(base, 'index.ts')]) if (existsSync(candidate) && statSync(candidate).isFile()) return candidate
+  return null
+}
+
+describe('structure', () => {
+  test('no import cycle among src/ files (type-only and dynamic imports count)', () => {
+    const edges = new Map(sources.map((f) => [f, specifiers(text.get(f)!).map((s) => resolveSpec(f, s.spec)).filter((p): p is string => !!p && p.endsWith('.ts'))]))
+    const cycles: string[] = []
+    const state = new Map<string, 'open' | 'done'>()
+    const stack: string[] = []
+    const visit = (f: string) => {
+      state.set(f, 'open')
+      stack.push(f)
+      for (const next of edges.get(f) ?? []) {
+        if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next].map(rel).join(' -> '))
+        else if (!state.has(next)) visit(next)
+      }
+      stack.pop()
+      state.set(f, 'done')
+    }
+    for (const f of sources) if (!state.has(f)) visit(f)
+    expect(cycles).toEqual([])
+  })
+
+  test('nothing assigns into deps outside src/deps.ts', () => {
+    const offenders = sources
+      .filter((f) => rel(f) !== 'src/deps.ts')
+      .flatMap((f) => text.get(f)!.split('\n').map((line, i) => ({ line, at: `${rel(f)}:${i + 1}` })))
+      .filter(({ line }) => /\bdeps(\.[A-Za-z]+)+\s*=[^=]/.test(line))
+      .map(({ at }) => at)
+    expect(offenders).toEqual([])
+  })
+
+  test('a module\'s tables are read and written only by its own repo.ts', async () => {
+    // The tables each schema file defines, found by importing it.
+    const tableFiles = sources.filter((f) => /\/schema\.ts$/.test(f) && rel(f) !== 'src/db/tables.ts')
+    const tablesOf = new Map<string, Set<string>>()
+    for (const f of tableFiles) {
+      const mod = (await import(f)) as Record<string, unknown>
+      tablesOf.set(f, new Set(Object.entries(mod).filter(([, v]) => is(v, SQLiteTable)).map(([k]) => k)))
+    }
+    // Who may name a table as a value: the repo of its module; for the core tables in
+    // src/db/schema.ts, the repo of the module that owns each, and the layers below modules.
+    const coreOwners: Record<string, string[]> = {
+      tenants: ['src/modules/tenants/repo.ts', 'src/modules/users/repo.ts'],
+      users: ['src/modules/users/repo.ts'],
+      refreshTokens: ['src/modules/auth/repo.ts'],
+      userIdentities: ['src/modules/social/repo.ts'],
+      activityLog: ['src/modules/activity/repo.ts'],
+      signatureReplays: ['src/http/auth.ts'],
+      appMeta: ['src/deps.ts'],
+    }
+    const offenders: string[] = []
+    for (const f of sources) {
+      for (const s of specifiers(text.get(f)!)) {
+        if (s.typeOnly) continue
+        const target = resolveSpec(f, s.spec)
+        const tables = target && tablesOf.get(target)
+        if (!tables) continue
+        for (const name of s.names.filter((n) => tables.has(n))) {
+          const allowed = rel(target!) === 'src/db/schema.ts'
+            ? coreOwners[name] ?? []
+            : rel(target!) === 'src/jobs/schema.ts'
+              ? ['src/jobs/outbox.ts', 'src/jobs/runner.ts']
+              : [rel(join(dirname(target!), 'repo.ts')), rel(join(dirname(target!), 'schema.ts'))]
+          // schema files may reference core tables for foreign keys
+          if (allowed.includes(rel(f)) || (/\/schema\.ts$/.test(f) && rel(target!) === 'src/db/schema.ts')) continue
+          offenders.push(`${rel(f)} uses ${name} of ${rel(target!)}`)
+        }
+      }
+    }
+    expect(offenders).toEqual([])
+  })
+
+  test('viem and @solana/web3.js clients are built only in src/adapters/chain', () => {
+    const offenders = sources
+      .filter((f) => !rel(f).startsWith('src/adapters/chain/'))
+      .filter((f) => /\b(createPublicClient|createWalletClient|createTestClient)\s*\(|new\s+Connection\s*\(/.test(text.get(f)!))
+      .map(rel)
+    expect(offenders).toEqual([])
+  })
+})

@@ -1,0 +1,145 @@
+/**
+ * Tenant isolation over every route of the OpenAPI document that takes an id: another
+ * tenant's id answers exactly like an unknown one (same status, same body), for each kind
+ * of caller of the other tenant. The routes are read from the document, so a new route
+ * with an id in its path fails here until its id kind is named in ID_KINDS below.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { parseEther } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { systemClock } from '@/lib/clock'
+import { makeApp, type TestApp } from '@tests/helpers/app'
+import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
+import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { custodialWallet, waitFor } from '@tests/transactions/helpers'
+
+let t: TestApp
+let f: Factory
+let node: LocalChain
+let a: Tenant
+let b: Tenant
+const ids: Record<string, string> = {}
+let own: { operator: SignedInUser; user: SignedInUser }
+let other: { operator: SignedInUser; user: SignedInUser }
+
+/** What each path parameter names; `null` for parameters that are not ids of a tenant's records. */
+function idKind(path: string, param: string): string | null {
+  if (param === 'environment' || param === 'chain') return null
+  if (param === 'deliveryId') return 'delivery'
+  if (path.startsWith('/v1/admin/tenants/{id}')) return 'tenant'
+  if (path.startsWith('/v1/users/{id}')) return 'user'
+  if (path.startsWith('/v1/wallets/{id}')) return 'wallet'
+  if (path.startsWith('/v1/transactions/aggregated/{id}')) return 'feedItem'
+  if (path.startsWith('/v1/transactions/{id}')) return 'transaction'
+  throw new Error(`${path}: say what {${param}} names in idKind, and create one in beforeAll`)
+}
+
+/** A valid body for the routes that take one, so a refusal comes from the lookup, not the schema. */
+const BODIES: Record<string, unknown> = {
+  'PATCH /v1/admin/tenants/{id}': { name: 'renamed' },
+  'PUT /v1/users/{id}': { email: 'changed@example.com' },
+  'PUT /v1/admin/tenants/{id}/webhooks/{environment}': { url: 'https://hooks.slipway.test/in', eventTypes: ['ramp.deposit.updated'] },
+  'POST /v1/transactions/{id}/broadcast': { signedTransaction: '0x02' },
+}
+
+const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
+/** An unknown id of the same shape as a real one, so both pass the same schema checks. */
+const unknownId = (kind: string) => (kind === 'delivery' ? `evt_${'0'.repeat(32)}` : UNKNOWN_ID)
+
+beforeAll(async () => {
+  node = await startLocalChain({ chainId: 1 })
+  await node.installMulticall3()
+  t = await makeApp({ clock: systemClock, jobs: true, env: { RPC_TIMEOUT_MS: '3000', WEBHOOK_DEV_ROUTES: 'hooks.slipway.test=http://127.0.0.1:9' } })
+  f = new Factory(t)
+  const settings = { chains: { rpc: { ethereum: node.url } }, bankRamp: { sandbox: { connected: true } } }
+  a = await f.tenant(settings)
+  b = await f.tenant(settings)
+  own = { operator: await f.tenantAdmin(a), user: await f.user(a) }
+  other = { operator: await f.tenantAdmin(b), user: await f.user(b) }
+  const admin = await f.adminToken()
+  ids.tenant = a.id
+  ids.user = own.user.id
+  const wallet = await custodialWallet(f.api, own.user)
+  ids.wallet = wallet.id
+  await node.sendNative(wallet.address as `0x${string}`, parseEther('1'))
+  const sent = await f.api.post('/v1/transactions/', { walletId: wallet.id, chain: 'ethereum', toAddress: privateKeyToAccount(generatePrivateKey()).address, amount: '1000' }, { token: own.user.accessToken })
+  expect(sent.status).toBe(201)
+  ids.transaction = sent.body.id
+  const feed = await waitFor(() => f.api.get('/v1/transactions/aggregated/', { token: own.user.accessToken }), (r) => r.body?.data?.length > 0)
+  ids.feedItem = feed.body.data[0].id
+  const hook = await f.api.put(`/v1/admin/tenants/${a.id}/webhooks/sandbox`, BODIES['PUT /v1/admin/tenants/{id}/webhooks/{environment}'], { token: admin })
+  expect(hook.status).toBe(201)
+  const test = await f.api.post(`/v1/admin/tenants/${a.id}/webhooks/sandbox/test`, {}, { token: admin })
+  expect([200, 202]).toContain(test.status)
+  const deliveries = await f.api.get(`/v1/admin/tenants/${a.id}/webhooks/sandbox/deliveries`, { token: admin })
+  ids.delivery = deliveries.body.data[0].id
+}, 60_000)
+
+afterAll(async () => {
+  await t.close()
+  await node.stop()
+})
+
+interface Route { method: string; path: string; params: string[] }
+
+async function routesWithIds(): Promise<Route[]> {
+  const doc = (await f.api.get('/v1/docs/json')).body as { paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }> }>> }
+  const routes: Route[] = []
+  for (const [path, ops] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      const params = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name)
+      if (params.some((p) => idKind(path, p) !== null)) routes.push({ method: method.toUpperCase(), path, params })
+    }
+  }
+  return routes
+}
+
+function url(route: Route, foreign: boolean) {
+  let out = route.path
+  for (const p of route.params) {
+    const kind = idKind(route.path, p)
+    const value = kind === null ? (p === 'environment' ? 'sandbox' : 'ethereum') : foreign ? ids[kind] : unknownId(kind)
+    if (value === undefined) throw new Error(`no ${kind} id was created for ${route.path}`)
+    out = out.replace(`{${p}}`, value)
+  }
+  return out
+}
+
+/** The answer without what differs between any two requests. */
+const comparable = (r: { status: number; body: unknown }) => ({ status: r.status, body: JSON.parse(JSON.stringify(r.body ?? null).replaceAll(UNKNOWN_ID, '<id>').replaceAll(unknownId('delivery'), '<id>').replace(new RegExp(Object.values(ids).join('|'), 'g'), '<id>')) })
+
+describe('another tenant\'s ids answer exactly like unknown ids', () => {
+  test('every route of the document with an id in its path is covered', async () => {
+    const routes = await routesWithIds()
+    expect(routes.length).toBeGreaterThanOrEqual(20)
+    const kinds = new Set(routes.flatMap((r) => r.params.map((p) => idKind(r.path, p)).filter(Boolean)))
+    expect([...kinds].sort()).toEqual(Object.keys(ids).sort())
+  })
+
+  for (const who of ['operator', 'user'] as const) {
+    test(`as the other tenant's ${who === 'operator' ? 'tenantadmin' : 'user'}`, async () => {
+      const checked: string[] = []
+      for (const route of await routesWithIds()) {
+        const key = `${route.method} ${route.path}`
+        const call = (foreign: boolean) => f.api.call(route.method, url(route, foreign), BODIES[key] ?? (route.method === 'GET' || route.method === 'DELETE' ? undefined : {}), { token: other[who].accessToken })
+        // Unknown first: a foreign DELETE that wrongly succeeded must not be hidden by a later 404.
+        const unknown = await call(false)
+        const foreign = await call(true)
+        expect({ route: key, ...comparable(foreign) }).toEqual({ route: key, ...comparable(unknown) })
+        expect(foreign.status).toBeGreaterThanOrEqual(400)
+        checked.push(key)
+      }
+      expect(checked.length).toBeGreaterThanOrEqual(20)
+    }, 30_000)
+  }
+
+  test('the same routes find the owner\'s records (the ids are real, so the 404s above mean isolation)', async () => {
+    const admin = await f.adminToken()
+    for (const route of await routesWithIds()) {
+      if (route.method !== 'GET') continue
+      const token = route.path.startsWith('/v1/admin/') ? admin : route.path.startsWith('/v1/users/{id}') ? own.operator.accessToken : own.user.accessToken
+      const res = await f.api.get(url(route, true), { token })
+      expect({ route: route.path, status: res.status }).toEqual({ route: route.path, status: 200 })
+    }
+  }, 30_000)
+})
