@@ -6,7 +6,7 @@
  */
 import type { RegistrationCollaborators, WalletOwnerLookup } from './context'
 import type { Deps } from './deps'
-import { registrationBreachCheck } from './modules/password-reset/breach-check'
+import { registrationBreachCheck } from './modules/auth/breach-check'
 import { BalanceCache } from './modules/wallets/balance-cache'
 import { registrationWallets, walletOwnerLookup } from './modules/wallets/registration'
 

@@ -32,7 +32,7 @@ import * as usersRepo from '../users/repo'
 import { providersOf } from '../social/repo'
 import { findTenant, type TenantRow } from '../tenants/repo'
 import * as repo from './repo'
-import { breachProblem } from './breach-check'
+import { breachProblem } from '../auth/breach-check'
 
 export const RESET_REQUEST_TOPIC = 'password-reset.request'
 

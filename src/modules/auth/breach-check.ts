@@ -1,9 +1,10 @@
 /**
- * The breached-password rule used by reset (always) and registration (tenant setting
- * `breachedPasswordCheck.onRegister`). When the breach service cannot answer within
- * HIBP_TIMEOUT_MS, HIBP_ON_ERROR decides: `reject` (default) fails closed with 503 so
- * a known-breached password is never accepted unchecked; `allow` accepts the password
- * and logs a warning.
+ * The breached-password rule. It lives with registration, which applies it when the
+ * tenant turned on `breachedPasswordCheck.onRegister` (wired in src/services.ts);
+ * password reset applies it always. When the breach service cannot answer within
+ * HIBP_TIMEOUT_MS, HIBP_ON_ERROR decides: `reject` (default) fails closed with 503 so a
+ * known-breached password is never accepted unchecked; `allow` accepts the password and
+ * logs a warning.
  */
 import type { Deps } from '../../deps'
 import { BreachServiceError } from '../../adapters/hibp/port'
