@@ -54,10 +54,13 @@ const DESCRIPTIONS: Record<number, string> = {
 
 type Style = 'standard' | 'signin' | 'reset' | 'detail'
 
-/** Error responses for a route's `response` map, in the route's error style. */
+/**
+ * Error responses for a route's `response` map, in the route's error style. Every route
+ * documents 400 (a malformed id, query or body is refused before the route runs) and 500.
+ */
 export function errorResponses(style: Style, ...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {}
-  for (const s of [...new Set([...statuses, 500])]) {
+  for (const s of [...new Set([400, ...statuses, 500])].sort()) {
     const description = DESCRIPTIONS[s] ?? 'Error'
     let schema: TSchema
     if (style === 'signin') schema = SigninError
@@ -75,9 +78,20 @@ export const OffsetPagination = t.Object({
   total: t.Integer(), limit: t.Integer(), offset: t.Integer(), hasMore: t.Boolean(),
 })
 
+/**
+ * The one pagination vocabulary of every list route. Every number a client sends is
+ * bounded, so no value can overflow SQLite's 64-bit integers (`offset=1e19`, or a `page`
+ * so large that (page - 1) × limit passes 2^63); past the bounds the schema answers 400.
+ */
+export const MAX_OFFSET = 1_000_000
+export const MAX_PAGE = 10_000
+export const Limit = (max = 100, fallback = 50) => t.Integer({ minimum: 1, maximum: max, default: fallback, description: `at most ${max}` })
+export const Offset = t.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: `0 to ${MAX_OFFSET.toLocaleString('en')}` })
+export const PageNumber = t.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `1 to ${MAX_PAGE.toLocaleString('en')}` })
+
 export const LimitOffsetQuery = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50 })),
-  offset: t.Optional(t.Integer({ minimum: 0, default: 0 })),
+  limit: t.Optional(Limit()),
+  offset: t.Optional(Offset),
 })
 
 export const Ok = t.Object({ ok: t.Literal(true) })

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { WalletOwnerLookup } from '../../context'
 import type { Deps } from '../../deps'
-import { errorResponses, Ok, OffsetPagination } from '../../http/schemas'
+import { errorResponses, LimitOffsetQuery, Ok, OffsetPagination } from '../../http/schemas'
 import { security } from '../../http/security'
 import { CreateUser, UpdateMe, UpdateUser } from './model'
 import { page } from '../../http/schemas'
@@ -10,7 +10,7 @@ import { UserProfile } from './view'
 
 const UserId = t.Object({ id: t.String({ maxLength: 64, description: 'user id (UUID)' }) })
 const TenantQuery = t.Object({ tenantId: t.Optional(t.String({ maxLength: 64, description: 'platform admins: the tenant to act in' })) })
-const Paging = { limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50 })), offset: t.Optional(t.Integer({ minimum: 0, default: 0 })) }
+const Paging = LimitOffsetQuery.properties
 /**
  * Read answers are built field by field by `userView`, so their schemas are not re-checked at
  * run time (Elysia's compiled check with formats cost about 15% of a profile read); fields the
