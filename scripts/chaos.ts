@@ -1,0 +1,307 @@
+/**
+ * Chaos run: a mixed workload against a Slipway process that is killed with SIGKILL at a
+ * random moment of each round, restarted on the same database, and checked for invariants:
+ *
+ * - no transaction sent twice: per wallet, stored nonces and hashes are unique, and once
+ *   every send has settled the chain's nonce equals the number of sends the chain mined;
+ * - no acknowledged send lost: every send answered 201 is stored after the restart;
+ * - no webhook event lost or delivered with another id: every acknowledged event reaches
+ *   the receiver, with `webhook-id` equal to the body's id and the id it was given;
+ * - no idempotent request executed twice: a request replayed with its `Idempotency-Key` after
+ *   the restart returns the stored answer (routes that take the header, when present);
+ * - no half-written record: `PRAGMA foreign_key_check` and `integrity_check` are clean.
+ *
+ * Usage: `bun scripts/chaos.ts [--rounds N] [--seed S]` (20 rounds by default). Prints a
+ * table per round and exits 1 on any violation. Everything listens on 127.0.0.1.
+ */
+import { createClient } from '@libsql/client'
+import { createHash, createHmac, randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { privateKeyToAccount } from 'viem/accounts'
+import { freePort } from './bench/lib'
+
+const args = process.argv.slice(2)
+const arg = (name: string, fallback: number) => {
+  const i = args.indexOf(`--${name}`)
+  return i >= 0 ? Number(args[i + 1]) : fallback
+}
+const ROUNDS = arg('rounds', 20)
+let seed = arg('seed', Date.now() % 2 ** 31)
+const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+
+const ROOT = join(import.meta.dir, '..')
+const FUNDER_KEY = '0x4f3edf983ac636a65a842ce7c78d9aa706d3b113bce9c46f30d7d21715b23b1d'
+const ADMIN = { username: 'chaos', password: 'Chaos-passw0rd' }
+const dir = mkdtempSync(join(tmpdir(), 'slipway-chaos-'))
+const children: Array<ReturnType<typeof Bun.spawn>> = []
+
+// ---- the world: a chain, a webhook receiver, Slipway ------------------------------
+
+const ganache = Bun.spawn([process.execPath, join(ROOT, 'scripts/bench/servers/ganache.ts')], { env: { ...process.env, FUNDER_KEY, GANACHE_BLOCK_TIME: '0.5' }, stdout: 'pipe', stderr: 'inherit' })
+children.push(ganache)
+const rpcUrl = await firstLine(ganache.stdout as ReadableStream<Uint8Array>)
+
+/** The first line a child prints (ganache prints its URL, then keeps running). */
+async function firstLine(stream: ReadableStream<Uint8Array>) {
+  const reader = stream.getReader()
+  let text = ''
+  while (!text.includes('\n')) {
+    const { value, done } = await reader.read()
+    if (done) break
+    text += new TextDecoder().decode(value)
+  }
+  reader.releaseLock()
+  return text.split('\n')[0]!.trim()
+}
+async function rpc(method: string, params: unknown[]) {
+  const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  const body = (await res.json()) as { result?: unknown; error?: { message: string } }
+  if (body.error) throw new Error(`${method}: ${body.error.message}`)
+  return body.result
+}
+
+interface Delivery { id: string; header: string | null; bodyId: string | null }
+const received: Delivery[] = []
+const receiver = Bun.serve({
+  hostname: '127.0.0.1',
+  port: 0,
+  async fetch(req) {
+    const text = await req.text()
+    let bodyId: string | null = null
+    try { bodyId = (JSON.parse(text) as { id?: string }).id ?? null } catch { /* not JSON */ }
+    received.push({ id: bodyId ?? '', header: req.headers.get('webhook-id'), bodyId })
+    return new Response('ok')
+  },
+})
+
+const port = freePort()
+const base = `http://127.0.0.1:${port}`
+const env = {
+  ...process.env,
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  DATABASE_URL: `file:${dir}/slipway.db`,
+  MASTER_KEY: randomBytes(32).toString('base64'),
+  JWT_SECRET: randomBytes(32).toString('hex'),
+  BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,
+  BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
+  LOG_LEVEL: 'silent',
+  WEBHOOK_DEV_ROUTES: `hooks.chaos.test=http://127.0.0.1:${receiver.port}`,
+  RPC_TIMEOUT_MS: '3000',
+  TX_DROP_AFTER_MS: '5000',
+}
+let server: ReturnType<typeof Bun.spawn> | undefined
+
+async function start() {
+  server = Bun.spawn([process.execPath, join(ROOT, 'src/index.ts')], { env, stdout: 'ignore', stderr: 'inherit' })
+  const deadline = Date.now() + 20_000
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${base}/health`)).ok) return
+    } catch { /* starting */ }
+    await Bun.sleep(50)
+  }
+  throw new Error('Slipway did not answer /health in 20 s')
+}
+async function kill() {
+  server?.kill('SIGKILL')
+  await server?.exited
+}
+
+// ---- HTTP -------------------------------------------------------------------------
+
+interface Tenant { id: string; apiKey: string; apiSecret: string }
+async function call(method: string, path: string, body?: unknown, opts: { token?: string; signedBy?: Tenant; headers?: Record<string, string> } = {}) {
+  const text = body === undefined ? '' : JSON.stringify(body)
+  const headers: Record<string, string> = { ...(text ? { 'content-type': 'application/json' } : {}), ...opts.headers }
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`
+  if (opts.signedBy) {
+    const ts = String(Math.floor(Date.now() / 1000))
+    const hash = createHash('sha256').update(text).digest('hex')
+    Object.assign(headers, { 'x-tenant-api-key': opts.signedBy.apiKey, 'x-timestamp': ts, 'x-signature': createHmac('sha256', opts.signedBy.apiSecret).update(`${method}\n${path}\n${ts}\n${hash}`).digest('hex') })
+  }
+  const res = await fetch(base + path, { method, headers, body: text || undefined })
+  const out = await res.text()
+  let parsed: any = out
+  try { parsed = out ? JSON.parse(out) : undefined } catch { /* text */ }
+  return { status: res.status, body: parsed }
+}
+const must = async (p: Promise<{ status: number; body: any }>, status: number) => {
+  const r = await p
+  if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${JSON.stringify(r.body)}`)
+  return r.body
+}
+
+// ---- set-up -----------------------------------------------------------------------
+
+await start()
+const adminToken = (await must(call('POST', '/v1/auth/admin/login', ADMIN), 200)).accessToken as string
+const tenant = (await must(call('POST', '/v1/admin/tenants', { name: 'chaos', settings: { chains: { rpc: { ethereum: rpcUrl } }, bankRamp: { sandbox: { connected: true } } } }, { token: adminToken }), 201)) as Tenant
+await must(call('PUT', `/v1/admin/tenants/${tenant.id}/webhooks/sandbox`, { url: 'https://hooks.chaos.test/in', eventTypes: [] }, { token: adminToken }), 201)
+const funder = privateKeyToAccount(FUNDER_KEY).address
+const users: Array<{ token: string; walletId: string; address: string }> = []
+for (let i = 0; i < 2; i++) {
+  const reg = await must(call('POST', '/v1/auth/register', { username: `chaos_${i}`, email: `chaos${i}@example.com`, password: 'Chaos-passw0rd' }, { signedBy: tenant }), 201)
+  const w = await must(call('POST', '/v1/wallets/', { chain: 'ethereum' }, { token: reg.accessToken }), 201)
+  await rpc('eth_sendTransaction', [{ from: funder, to: w.address, value: '0x' + (10n ** 20n).toString(16) }])
+  users.push({ token: reg.accessToken, walletId: w.id, address: w.address })
+}
+const doc = (await must(call('GET', '/v1/docs/json'), 200)) as { paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }> }>> }
+const sendsTakeIdempotencyKey = (doc.paths['/v1/transactions/']?.post?.parameters ?? []).some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')
+
+// ---- rounds -----------------------------------------------------------------------
+
+const acknowledgedSends = new Set<string>()
+const acknowledgedEvents = new Set<string>()
+const idempotent: Array<{ key: string; token: string; body: unknown; answer: unknown }> = []
+const rows: string[][] = []
+let violations = 0
+
+function violation(round: number, what: string) {
+  violations++
+  console.error(`round ${round}: VIOLATION ${what}`)
+}
+
+async function workload(round: number, until: number) {
+  const jobs: Array<Promise<void>> = []
+  let sends = 0
+  let events = 0
+  for (const u of users) {
+    jobs.push((async () => {
+      while (Date.now() < until) {
+        const body = { walletId: u.walletId, chain: 'ethereum', toAddress: privateKeyToAccount(`0x${randomBytes(32).toString('hex')}`).address, amount: String(1000 + Math.floor(random() * 1000)) }
+        const key = sendsTakeIdempotencyKey ? `chaos-${round}-${randomBytes(6).toString('hex')}` : undefined
+        try {
+          const r = await call('POST', '/v1/transactions/', body, { token: u.token, headers: key ? { 'idempotency-key': key } : {} })
+          if (r.status === 201) {
+            acknowledgedSends.add(r.body.id)
+            sends++
+            if (key) idempotent.push({ key, token: u.token, body, answer: r.body })
+          }
+        } catch { /* the process died mid-request: unknown outcome, not acknowledged */ }
+        // Paced: ganache leaves part of a large burst from one account in its pool unmined
+        // for good (seen with no kill at all), which would hide what the kill does.
+        await Bun.sleep(100)
+      }
+    })())
+  }
+  jobs.push((async () => {
+    for (let i = 0; i < 8 && Date.now() < until; i++) {
+      try {
+        const r = await call('POST', `/v1/admin/tenants/${tenant.id}/webhooks/sandbox/test`, undefined, { token: adminToken })
+        if (r.status === 202) {
+          acknowledgedEvents.add(r.body.id)
+          events++
+        }
+      } catch { /* died mid-request */ }
+      await Bun.sleep(50)
+    }
+  })())
+  await Promise.all(jobs)
+  return { sends, events }
+}
+
+/** Empty once every send has left `pending` and every acknowledged event arrived; otherwise what is still out. */
+async function settle(timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs
+  let left = ''
+  while (Date.now() < deadline) {
+    const pending = [] as string[]
+    for (const u of users) {
+      const r = await call('GET', `/v1/transactions/?walletId=${u.walletId}&status=pending&limit=100`, undefined, { token: u.token })
+      pending.push(...(r.body?.data ?? []).map((t: { id: string }) => t.id))
+    }
+    const delivered = new Set(received.map((d) => d.header))
+    const undelivered = [...acknowledgedEvents].filter((id) => !delivered.has(id))
+    const some = (ids: string[]) => `${ids.length}${ids.length ? ` (${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''})` : ''}`
+    left = pending.length || undelivered.length ? `pending sends ${some(pending)}; undelivered events ${some(undelivered)}` : ''
+    if (!left) return ''
+    await Bun.sleep(250)
+  }
+  return left
+}
+
+async function check(round: number) {
+  // acknowledged sends are stored
+  for (const u of users) {
+    const all: Array<{ id: string; nonce: number | null; txHash: string | null; status: string }> = []
+    for (let page = 1; ; page++) {
+      const r = await call('GET', `/v1/transactions/?walletId=${u.walletId}&limit=100&page=${page}`, undefined, { token: u.token })
+      all.push(...r.body.data)
+      if (page >= r.body.pagination.totalPages) break
+    }
+    const ids = new Set(all.map((t) => t.id))
+    for (const id of acknowledgedSends) {
+      const mine = await call('GET', `/v1/transactions/${id}`, undefined, { token: u.token })
+      if (mine.status === 200 && !ids.has(id)) violation(round, `send ${id} readable but not listed`)
+    }
+    const nonces = all.map((t) => t.nonce).filter((n): n is number => n !== null)
+    if (new Set(nonces).size !== nonces.length) violation(round, `wallet ${u.walletId}: a nonce is stored twice`)
+    const hashes = all.map((t) => t.txHash).filter(Boolean)
+    if (new Set(hashes).size !== hashes.length) violation(round, `wallet ${u.walletId}: a hash is stored twice`)
+    const mined = all.filter((t) => t.status === 'confirmed').length
+    const chainNonce = Number(BigInt((await rpc('eth_getTransactionCount', [u.address, 'latest'])) as string))
+    if (chainNonce !== mined) violation(round, `wallet ${u.walletId}: the chain mined ${chainNonce} transactions, Slipway confirmed ${mined}`)
+  }
+  for (const id of acknowledgedSends) {
+    const found = await Promise.all(users.map((u) => call('GET', `/v1/transactions/${id}`, undefined, { token: u.token })))
+    if (!found.some((r) => r.status === 200)) violation(round, `acknowledged send ${id} is gone`)
+  }
+  // webhook events
+  const known = new Set(acknowledgedEvents)
+  for (const d of received) {
+    if (d.header !== d.bodyId) violation(round, `delivery with webhook-id ${d.header} carries body id ${d.bodyId}`)
+    if (d.header && !known.has(d.header)) {
+      const log = await call('GET', `/v1/admin/tenants/${tenant.id}/webhooks/sandbox/deliveries?limit=100`, undefined, { token: adminToken })
+      if (!(log.body?.data ?? []).some((x: { id: string }) => x.id === d.header)) violation(round, `received unknown event ${d.header}`)
+    }
+  }
+  const delivered = new Set(received.map((d) => d.header))
+  for (const id of acknowledgedEvents) if (!delivered.has(id)) violation(round, `acknowledged event ${id} never delivered`)
+  // idempotent replays answer the stored result
+  for (const r of idempotent.splice(0)) {
+    const again = await call('POST', '/v1/transactions/', r.body, { token: r.token, headers: { 'idempotency-key': r.key } })
+    if (JSON.stringify(again.body) !== JSON.stringify(r.answer)) violation(round, `idempotent replay of ${r.key} answered differently`)
+  }
+  // half-written records
+  const db = createClient({ url: `file:${dir}/slipway.db` })
+  const fk = await db.execute('PRAGMA foreign_key_check')
+  if (fk.rows.length) violation(round, `foreign_key_check: ${JSON.stringify(fk.rows.slice(0, 3))}`)
+  const integrity = await db.execute('PRAGMA integrity_check')
+  if (integrity.rows[0]?.[0] !== 'ok') violation(round, `integrity_check: ${JSON.stringify(integrity.rows[0])}`)
+  db.close()
+}
+
+try {
+  for (let round = 1; round <= ROUNDS; round++) {
+    const killAfter = 300 + Math.floor(random() * 1200)
+    const before = violations
+    const work = workload(round, Date.now() + killAfter + 300)
+    await Bun.sleep(killAfter)
+    // CHAOS_NO_KILL=1 runs the same workload without the kill: a baseline for what the node itself does
+    if (!process.env.CHAOS_NO_KILL) await kill()
+    const done = await work
+    if (!process.env.CHAOS_NO_KILL) await start()
+    const left = await settle(60_000)
+    if (left) violation(round, `not settled within 60 s: ${left}`)
+    await check(round)
+    rows.push([String(round), String(killAfter), String(done.sends), String(done.events), String(acknowledgedSends.size), String(received.length), String(violations - before)])
+  }
+} finally {
+  await kill()
+  for (const c of children) c.kill('SIGKILL')
+  receiver.stop(true)
+  if (violations && process.env.CHAOS_KEEP) console.error(`kept ${dir} for a look`)
+  else rmSync(dir, { recursive: true, force: true })
+}
+
+const header = ['round', 'killed at ms', 'sends acked', 'events acked', 'sends total', 'deliveries total', 'violations']
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+const line = (cells: string[]) => `| ${cells.map((c, i) => c.padStart(widths[i]!)).join(' | ')} |`
+console.log(line(header))
+console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`)
+for (const r of rows) console.log(line(r))
+console.log(`chaos: ${ROUNDS} rounds, ${acknowledgedSends.size} acknowledged sends, ${acknowledgedEvents.size} acknowledged events, ${received.length} deliveries received, ${violations} violations (idempotent sends: ${sendsTakeIdempotencyKey ? 'checked' : 'route takes no Idempotency-Key yet'})`)
+process.exit(violations ? 1 : 0)
