@@ -187,14 +187,16 @@ function requestArb(op: Operation) {
   return fc.record({ path, query, credential, body })
 }
 
-function toRequest(op: Operation, input: fc.RecordValue<any>) {
+interface SweepInput { path: Record<string, string>; query: Record<string, string | undefined>; credential: Credential; body: { bytes: Uint8Array | null; contentType: string | null } }
+
+function toRequest(op: Operation, input: SweepInput) {
   let path = op.path
   for (const [k, v] of Object.entries<string>(input.path)) path = path.replace(`{${k}}`, encodeURIComponent(v))
   const qs = new URLSearchParams(input.query as Record<string, string>).toString()
   const pathWithQuery = qs ? `${path}?${qs}` : path
   const headers: Record<string, string> = {}
   if (input.body.contentType) headers['content-type'] = input.body.contentType
-  const cred = input.credential as Credential
+  const cred = input.credential
   const bearer: Partial<Record<Credential, string>> = { admin: world.admin, operator: world.operator.accessToken, user: world.user.accessToken, otherUser: world.otherUser.accessToken, garbage: 'not.a.token' }
   if (bearer[cred]) headers.authorization = `Bearer ${bearer[cred]}`
   if (cred === 'signed' || cred === 'signedOther') {
@@ -204,7 +206,7 @@ function toRequest(op: Operation, input: fc.RecordValue<any>) {
     Object.assign(headers, signedHeaders(cred === 'signed' ? world.tenant : world.other, op.method, pathWithQuery, bodyText, ts))
     if (input.body.bytes) headers['x-signature'] = signBytes(cred === 'signed' ? world.tenant : world.other, op.method, pathWithQuery, input.body.bytes, ts)
   }
-  return { request: new Request(`http://slipway.test${pathWithQuery}`, { method: op.method, headers, body: input.body.bytes ?? undefined }), pathWithQuery, headers }
+  return { request: new Request(`http://slipway.test${pathWithQuery}`, { method: op.method, headers, body: (input.body.bytes ?? undefined) as BodyInit | undefined }), pathWithQuery, headers }
 }
 
 function signBytes(creds: Tenant, method: string, pathWithQuery: string, bytes: Uint8Array, ts: string) {
@@ -256,7 +258,7 @@ describe(`bad-input sweep (${RUNS} cases per operation, seed ${SEED})`, () => {
       if (op.path.startsWith('/admin/queues')) continue // bull-board's own UI, swept by its own tests
       t.deps.rateLimiter = new RateLimiter(t.clock)
       const outcome = await fc.check(
-        fc.asyncProperty(requestArb(op), async (input) => {
+        fc.asyncProperty(requestArb(op), async (input: SweepInput) => {
           const { request, pathWithQuery, headers } = toRequest(op, input)
           const shown = `${op.method} ${pathWithQuery} ${JSON.stringify(headers)} body=${input.body.bytes ? JSON.stringify(Buffer.from(input.body.bytes).toString('latin1').slice(0, 300)) : 'none'}`
           let timer: Timer | undefined
@@ -282,7 +284,7 @@ describe(`bad-input sweep (${RUNS} cases per operation, seed ${SEED})`, () => {
         }),
         { numRuns: RUNS, seed: SEED, endOnFailure: true },
       )
-      if (outcome.failed) failures.push(`${op.id}: ${String((outcome.errorInstance as Error | undefined)?.message ?? outcome.error)}`)
+      if (outcome.failed) failures.push(`${op.id}: ${String((outcome.errorInstance as Error | undefined)?.message ?? outcome.errorInstance)}`)
       const health = await t.handle(new Request('http://slipway.test/health'))
       if (health.status !== 200) failures.push(`/health answered ${health.status} after ${op.id}`)
     }
