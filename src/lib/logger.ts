@@ -31,7 +31,7 @@ export function createLogger(opts: { silent?: boolean; sink?: LogSink } = {}): L
   }
   const emit = (level: string, msg: string, fields?: LogFields) => {
     if (opts.silent) return
-    buffer.push(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`)
+    buffer.push(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...bounded(fields) })}\n`)
     if (buffer.length >= 256) flush()
     else if (!timer) {
       timer = setTimeout(flush, 50)
@@ -44,6 +44,18 @@ export function createLogger(opts: { silent?: boolean; sink?: LogSink } = {}): L
     error: (m, f) => emit('error', m, f),
     flush,
   }
+}
+
+/** Longest text a log field keeps: a client can send a 10,000-character path, and a log line must stay a line. */
+export const MAX_FIELD_CHARS = 512
+
+function bounded(fields: LogFields | undefined): LogFields | undefined {
+  if (!fields) return fields
+  let out: LogFields | undefined
+  for (const [k, v] of Object.entries(fields)) {
+    if (typeof v === 'string' && v.length > MAX_FIELD_CHARS) (out ??= { ...fields })[k] = `${v.slice(0, MAX_FIELD_CHARS)}…(${v.length} chars)`
+  }
+  return out ?? fields
 }
 
 /**
