@@ -8,6 +8,6 @@ test('a log field longer than the bound is cut, and says how long it was', () =>
   log.flush()
   const line = JSON.parse(lines[0]!)
   expect(line.path.length).toBeLessThan(MAX_FIELD_CHARS + 40)
-  expect(line.path).toEndWith('…(10020 chars)')
+  expect(line.path).toEndWith('…(10021 chars)')
   expect(line.status).toBe(500)
 })
