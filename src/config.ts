@@ -15,6 +15,10 @@ export const ConfigSchema = T.Object({
   databaseUrl: T.String({ minLength: 1 }),
   databaseAuthToken: T.Optional(T.String()),
   databaseSyncUrl: T.Optional(T.String()),
+  /** embedded replica: pull from the primary this often (it also pulls after each of its own writes) */
+  databaseSyncIntervalMs: T.Integer({ minimum: 50, maximum: 3_600_000 }),
+  /** remote database or replica: a call to the server that takes longer fails (503) */
+  databaseTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000 }),
   bootstrapAdminUsername: T.Optional(T.String({ minLength: 3, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' })),
   bootstrapAdminPassword: T.Optional(T.String({ minLength: 8, maxLength: 256 })),
   jwtSecret: T.Optional(T.String({ minLength: 32 })),
@@ -146,6 +150,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseSyncUrl) {
     if (!/^(libsql:|https?:|wss?:)/.test(databaseSyncUrl)) problems.push(`DATABASE_SYNC_URL: "${databaseSyncUrl}" must be a libsql://, http(s):// or ws(s):// URL`)
     if (!databaseUrl.startsWith('file:')) problems.push('DATABASE_SYNC_URL needs DATABASE_URL to be a local file: path (the embedded replica)')
+    // A key generated beside each replica would differ per process, and each would fail to open what the others sealed.
+    if (!blankToUndefined(env.MASTER_KEY)) problems.push('DATABASE_SYNC_URL needs MASTER_KEY: every process sharing the primary must seal with the same key')
   }
   const smtpUrl = blankToUndefined(env.SMTP_URL)
   if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) problems.push(`SMTP_URL: must start with smtp:// or smtps://`)
@@ -181,6 +187,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     databaseAuthToken: blankToUndefined(env.DATABASE_AUTH_TOKEN),
     databaseSyncUrl,
+    databaseSyncIntervalMs: intVar(env, 'DATABASE_SYNC_INTERVAL_MS', 1000, problems),
+    databaseTimeoutMs: intVar(env, 'DATABASE_TIMEOUT_MS', 5000, problems),
     bootstrapAdminUsername: username,
     bootstrapAdminPassword: password,
     jwtSecret: blankToUndefined(env.JWT_SECRET),
@@ -224,7 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 const ENV_NAMES: Record<string, string> = {
-  '/port': 'PORT', '/role': 'SLIPWAY_ROLE', '/jwtSecret': 'JWT_SECRET (at least 32 characters)',
+  '/port': 'PORT', '/databaseSyncIntervalMs': 'DATABASE_SYNC_INTERVAL_MS (50-3600000)', '/databaseTimeoutMs': 'DATABASE_TIMEOUT_MS (100-120000)', '/role': 'SLIPWAY_ROLE', '/jwtSecret': 'JWT_SECRET (at least 32 characters)',
   '/bootstrapAdminUsername': 'BOOTSTRAP_ADMIN_USERNAME (3-100 of letters, digits, _ and -)',
   '/bootstrapAdminPassword': 'BOOTSTRAP_ADMIN_PASSWORD (at least 8 characters)',
   '/logLevel': 'LOG_LEVEL (info or silent)', '/accessTokenTtlSeconds': 'ACCESS_TOKEN_TTL_SECONDS',

@@ -62,12 +62,16 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     url: config.databaseUrl,
     authToken: config.databaseAuthToken,
     syncUrl: config.databaseSyncUrl,
+    syncIntervalMs: config.databaseSyncIntervalMs,
+    timeoutMs: config.databaseTimeoutMs,
     migrate: overrides.migrate,
   })
   const previous = Object.fromEntries(Object.entries(config.masterKeyPrevious).map(([v, k]) => [Number(v), decodeKey(k)!]))
   const sealer = new Sealer(loadMasterKey(config, logger), config.masterKeyVersion, previous)
   const jwtKey = await loadJwtKey(config, database, sealer)
   const metrics = new Metrics()
+  const replica = database.replica
+  if (replica) metrics.trackReplica(() => replica.status())
   return {
     config,
     database,

@@ -27,10 +27,15 @@ function configOrExit(): Config {
   }
 }
 
-/** The durable queue lives beside a file database; with any other database it stays in memory. */
+/**
+ * The durable queue: beside a file database (or an embedded replica), in DATA_DIR for a
+ * remote one (a worker near the primary must not lose queued jobs in a crash), and in
+ * memory for an in-memory database.
+ */
 function queuePath(config: Config): string | undefined {
-  if (!config.databaseUrl.startsWith('file:')) return undefined
-  const path = join(dirname(config.databaseUrl.slice('file:'.length).split('?')[0]!), 'queue.sqlite')
+  if (config.databaseUrl === ':memory:' || config.databaseUrl.includes(':memory:')) return undefined
+  const dir = config.databaseUrl.startsWith('file:') ? dirname(config.databaseUrl.slice('file:'.length).split('?')[0]!) : config.dataDir
+  const path = join(dir, 'queue.sqlite')
   mkdirSync(dirname(path), { recursive: true })
   return path
 }

@@ -1,17 +1,38 @@
 /**
- * The database: drizzle over one libSQL connection per process.
+ * The database: drizzle over one libSQL connection per process, in one of three shapes.
  *
- * libSQL's native calls are synchronous, and interactive transactions that overlap
- * in one process fail at once (SQLITE_BUSY on files, TRANSACTION_ACTIVE in memory).
- * So each process keeps one connection and a gate: a transaction holds the gate
- * until it commits or rolls back, and every other statement waits for it. With the
- * gate open a statement runs straight through, so reads cost nothing extra. Several
- * processes on one file then contend through SQLite's own lock and busy timeout.
+ * - `local`: a file (or `:memory:`). libSQL's native calls are synchronous, and
+ *   interactive transactions that overlap in one process fail at once (SQLITE_BUSY on
+ *   files, TRANSACTION_ACTIVE in memory). So each process keeps one connection and a
+ *   gate: a transaction holds the gate until it commits or rolls back, and every other
+ *   statement waits for it. With the gate open a statement runs straight through, so
+ *   reads cost nothing extra. Several processes on one file then contend through
+ *   SQLite's own lock and busy timeout.
+ * - `remote`: a libSQL server (sqld) over HTTP. Write transactions still go through the
+ *   gate, one at a time per process: measured against sqld, 20 overlapping
+ *   transactions from one process took about 1.8 times as long as the same 20 in a row
+ *   (the server serialises writers with its own lock and the losers wait on it); see
+ *   scripts/bench/replication.ts. Statements outside a transaction run on their own
+ *   streams and need not wait for the gate.
+ * - `replica`: an embedded replica (a local file synced from the primary) for reads,
+ *   and the same HTTP client to the primary for every write and every transaction. Not
+ *   libSQL's own write forwarding: it is a synchronous native call, so each forwarded
+ *   statement would stop the event loop for a round trip to the primary (and for as
+ *   long as a primary that does not answer takes), and it has no timeout we can set.
+ *   After each write the replica pulls (`sync()`, one short round trip), so a process
+ *   reads its own writes; it also pulls every `DATABASE_SYNC_INTERVAL_MS`. A read that
+ *   finds no row on the replica is asked again of the primary, so what another process
+ *   created a moment ago (a tenant, a user, a wallet) is found at once; changes to rows
+ *   the replica already holds arrive with the next pull.
+ *
+ * Calls to a server time out after `DATABASE_TIMEOUT_MS`; a server that cannot be
+ * reached answers `DatabaseUnavailableError` (503), never a hang.
  */
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { createClient, type Client, type InStatement, type Transaction, type TransactionMode } from '@libsql/client'
+import { createClient, type Client, type InStatement, type ResultSet, type Transaction, type TransactionMode } from '@libsql/client'
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql'
+import { ServiceUnavailableError } from '../http/errors'
 import * as schema from './tables'
 
 export type Schema = typeof schema
@@ -47,7 +68,7 @@ class Gate {
 }
 
 /** Wraps a libSQL client so that statements never overlap an open transaction of this process. */
-function gated(inner: Client, gate: Gate): Client {
+function gated(inner: Client, gate: Gate, statementsWait: boolean): Client {
   const wrapTx = (tx: Transaction): Transaction => {
     let released = false
     const done = () => {
@@ -90,7 +111,7 @@ function gated(inner: Client, gate: Gate): Client {
         case 'executeMultiple':
           return (...args: unknown[]) => {
             const fn = (target as any)[prop] as (...a: unknown[]) => Promise<unknown>
-            if (gate.open) return fn.apply(target, args)
+            if (gate.open || !statementsWait) return fn.apply(target, args)
             return gate.idle().then(() => fn.apply(target, args))
           }
         case 'transaction':
@@ -112,9 +133,245 @@ function gated(inner: Client, gate: Gate): Client {
   })
 }
 
+/** The database server (the primary) cannot be reached or did not answer in time. */
+export class DatabaseUnavailableError extends ServiceUnavailableError {
+  constructor(message: string) {
+    super(message, { code: 'DATABASE_UNAVAILABLE' })
+  }
+}
+
+/** A refused or reset connection, a timeout, or the server's own 5xx: not an answer about the data. */
+export function isUnreachable(err: unknown): boolean {
+  for (let e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e instanceof DatabaseUnavailableError) return true
+    const code = String(e.code ?? '')
+    if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ConnectionRefused|ConnectionClosed|SERVER_ERROR|HRANA_WEBSOCKET_ERROR|UND_ERR_\w+)$/.test(code)) return true
+    if (e.name === 'TimeoutError' || e.name === 'AbortError') return true
+    if (/Unable to connect|fetch failed|WriteDelegation|Replication\(|PrimaryHandshake|socket connection was closed|HTTP status 5\d\d/.test(String(e.message ?? ''))) return true
+  }
+  return false
+}
+
+/** Rejects after `ms` (the call itself may still finish; its result is dropped). */
+function withTimeout<T>(p: Promise<T>, ms: number, what: () => Error): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  return Promise.race([p, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(what()), ms) })]).finally(() => clearTimeout(timer))
+}
+
+/**
+ * Every call to the server gets a deadline, and a server that cannot be reached turns
+ * into DatabaseUnavailableError. `onReach` tells the replica tracker whether it answered.
+ */
+function guarded(inner: Client, timeoutMs: number, unavailable: string, onReach: (ok: boolean) => void): Client {
+  const fail = () => new DatabaseUnavailableError(unavailable)
+  const call = async <T>(p: () => Promise<T>): Promise<T> => {
+    try {
+      const out = await withTimeout(p(), timeoutMs, () => Object.assign(new Error(`no answer from the database server within ${timeoutMs} ms`), { name: 'TimeoutError' }))
+      onReach(true)
+      return out
+    } catch (err) {
+      if (isUnreachable(err)) {
+        onReach(false)
+        throw fail()
+      }
+      throw err
+    }
+  }
+  const wrapTx = (tx: Transaction): Transaction => new Proxy(tx, {
+    get(target, prop, receiver) {
+      if (prop === 'execute' || prop === 'batch' || prop === 'executeMultiple' || prop === 'commit') {
+        return (...args: unknown[]) => call(() => (target as any)[prop](...args))
+      }
+      if (prop === 'rollback') {
+        // A transaction on a server that went away is gone with its stream: nothing to undo.
+        return () => call(() => target.rollback()).catch((err) => {
+          if (!(err instanceof DatabaseUnavailableError)) throw err
+        })
+      }
+      const v = Reflect.get(target, prop, receiver)
+      return typeof v === 'function' ? v.bind(target) : v
+    },
+  })
+  return new Proxy(inner, {
+    get(target, prop, receiver) {
+      if (prop === 'execute' || prop === 'batch' || prop === 'migrate' || prop === 'executeMultiple') {
+        return (...args: unknown[]) => call(() => (target as any)[prop](...args))
+      }
+      if (prop === 'transaction') return async (mode?: TransactionMode) => wrapTx(await call(() => target.transaction(mode)))
+      const v = Reflect.get(target, prop, receiver)
+      return typeof v === 'function' ? v.bind(target) : v
+    },
+  })
+}
+
+const statementText = (s: InStatement) => (typeof s === 'string' ? s : s.sql)
+const isRead = (s: InStatement) => /^\s*select\b/i.test(statementText(s))
+
+/** What /health/ready and the metrics report about an embedded replica. */
+export interface ReplicaState {
+  /** `fresh` while the primary answers and pulls succeed; `stale` otherwise */
+  state: 'fresh' | 'stale'
+  /** milliseconds since the last successful pull (how old the replica's view may be) */
+  lagMs: number
+  /** the primary's frame the replica last pulled */
+  frameNo: number | null
+  lastSyncAt: number | null
+  primaryReachable: boolean
+}
+
+/**
+ * Pulls the replica from the primary on an interval and after this process's writes.
+ * `sync()` is a synchronous native call, and against a primary that does not answer it
+ * holds the event loop for seconds (PrimaryHandshakeTimeout, 3 s here): so the interval
+ * pull first asks the primary's /health asynchronously, and pulls only when it answers.
+ */
+export class ReplicaSync {
+  private lastSyncAt: number | null = null
+  private frameNo: number | null = null
+  private reachable = true
+  private timer?: ReturnType<typeof setInterval>
+  private pending: Promise<void> | null = null
+  private readonly healthUrl: string
+
+  constructor(private readonly replica: Client, syncUrl: string, private readonly intervalMs: number, private readonly timeoutMs: number) {
+    this.healthUrl = healthUrlOf(syncUrl)
+  }
+
+  /** Pulls now; throws when the primary cannot be reached. */
+  syncNow() {
+    return this.replica.sync().then((r) => {
+      this.lastSyncAt = Date.now()
+      this.frameNo = r?.frame_no ?? this.frameNo
+      this.reachable = true
+    })
+  }
+
+  /** After a write of this process: one pull for all the writes that finished in the same turn. */
+  afterWrite(): Promise<void> {
+    if (!this.pending) {
+      this.pending = new Promise<void>((resolve) => setImmediate(() => {
+        this.pending = null
+        this.syncNow().catch(() => { this.reachable = false }).finally(resolve)
+      }))
+    }
+    return this.pending
+  }
+
+  markReach(ok: boolean) {
+    this.reachable = ok
+  }
+
+  get primaryReachable() {
+    return this.reachable
+  }
+
+  start() {
+    this.timer = setInterval(() => void this.tick(), this.intervalMs)
+    this.timer.unref?.()
+  }
+
+  private async tick() {
+    try {
+      const res = await fetch(this.healthUrl, { signal: AbortSignal.timeout(Math.min(this.timeoutMs, 2000)) })
+      if (!res.ok) throw new Error(`primary /health answered ${res.status}`)
+    } catch {
+      this.reachable = false
+      return
+    }
+    await this.syncNow().catch(() => { this.reachable = false })
+  }
+
+  status(): ReplicaState {
+    const lagMs = this.lastSyncAt === null ? -1 : Date.now() - this.lastSyncAt
+    // Fresh: the primary answers and the last pull is within a few intervals.
+    const fresh = this.reachable && this.lastSyncAt !== null && lagMs <= Math.max(3 * this.intervalMs, 5000)
+    return { state: fresh ? 'fresh' : 'stale', lagMs, frameNo: this.frameNo, lastSyncAt: this.lastSyncAt, primaryReachable: this.reachable }
+  }
+
+  stop() {
+    if (this.timer) clearInterval(this.timer)
+  }
+}
+
+/** `libsql://host` is HTTPS (or HTTP with `?tls=0`); `ws(s)://` the same host over HTTP(S). */
+function healthUrlOf(syncUrl: string): string {
+  const u = new URL(syncUrl)
+  const tls = u.searchParams.get('tls')
+  if (u.protocol === 'libsql:') u.protocol = tls === '0' ? 'http:' : 'https:'
+  else if (u.protocol === 'ws:') u.protocol = 'http:'
+  else if (u.protocol === 'wss:') u.protocol = 'https:'
+  return `${u.protocol}//${u.host}/health`
+}
+
+/**
+ * The embedded replica's client: reads outside a transaction from the local replica,
+ * everything else on the primary, then a pull so this process reads what it wrote.
+ */
+function replicated(replica: Client, primary: Client, sync: ReplicaSync): Client {
+  const afterWrite = async <T>(p: Promise<T>): Promise<T> => {
+    const out = await p
+    await sync.afterWrite()
+    return out
+  }
+  const read = async (stmt: InStatement): Promise<ResultSet> => {
+    const local = await replica.execute(stmt)
+    if (local.rows.length || !sync.primaryReachable) return local
+    // Not on the replica (yet): created elsewhere since the last pull, or not at all.
+    try {
+      return await primary.execute(stmt)
+    } catch (err) {
+      if (err instanceof DatabaseUnavailableError) return local
+      throw err
+    }
+  }
+  const wrapTx = (tx: Transaction): Transaction => new Proxy(tx, {
+    get(target, prop, receiver) {
+      if (prop === 'commit') return () => afterWrite(target.commit())
+      const v = Reflect.get(target, prop, receiver)
+      return typeof v === 'function' ? v.bind(target) : v
+    },
+  })
+  return new Proxy(primary, {
+    get(target, prop, receiver) {
+      switch (prop) {
+        case 'execute':
+          return (stmt: InStatement, args?: unknown) => {
+            const s = args === undefined ? stmt : { sql: statementText(stmt), args } as InStatement
+            return isRead(s) ? read(s) : afterWrite(primary.execute(s))
+          }
+        case 'batch':
+          return (stmts: InStatement[], mode?: TransactionMode) => (stmts.every(isRead) ? replica.batch(stmts, mode) : afterWrite(primary.batch(stmts, mode)))
+        case 'migrate':
+          return (stmts: InStatement[]) => afterWrite(primary.migrate(stmts))
+        case 'executeMultiple':
+          return (sqlText: string) => afterWrite(primary.executeMultiple(sqlText))
+        case 'transaction':
+          return async (mode?: TransactionMode) => wrapTx(await primary.transaction(mode))
+        case 'sync':
+          return () => replica.sync()
+        case 'close':
+          return () => {
+            sync.stop()
+            replica.close()
+            primary.close()
+          }
+        default: {
+          const v = Reflect.get(target, prop, receiver)
+          return typeof v === 'function' ? v.bind(target) : v
+        }
+      }
+    },
+  })
+}
+
+export type DatabaseMode = 'local' | 'remote' | 'replica'
+
 export interface Database {
   db: Db
   client: Client
+  mode: DatabaseMode
+  /** the embedded replica's pulls (replica mode only) */
+  replica?: ReplicaSync
   /** Runs `fn` in one write transaction (BEGIN IMMEDIATE); rolled back whole if it throws. */
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>
   /** A value built once for this connection, such as a prepared statement that a hot path runs on every request. */
@@ -126,8 +383,40 @@ export interface DatabaseOptions {
   url: string
   authToken?: string
   syncUrl?: string
+  /** replica mode: pull from the primary this often */
+  syncIntervalMs?: number
+  /** remote and replica modes: a call to the server fails (503) after this long */
+  timeoutMs?: number
   /** applies the schema migrations (embedded at build time under Bun; read from drizzle/ under Deno) */
   migrate: (db: Db) => Promise<void>
+}
+
+/**
+ * Migrations against a server: several processes may start at once on a fresh primary.
+ * Each migrator applies its pending set in one batch (a transaction), so a process
+ * that lost the race finds its batch refused (the tables exist, or the server's write
+ * lock is held) and, asked again, finds nothing left to apply. It waits and asks again
+ * instead of failing, within a bound.
+ */
+async function migrateRacing(migrate: () => Promise<void>, boundMs = 30_000) {
+  const deadline = Date.now() + boundMs
+  for (;;) {
+    try {
+      return await migrate()
+    } catch (err) {
+      const text = `${(err as Error)?.message ?? ''} ${((err as { cause?: Error })?.cause)?.message ?? ''}`
+      if (Date.now() > deadline || !/already exists|duplicate column|SQLITE_BUSY|database is locked|UNIQUE constraint failed: __drizzle_migrations/i.test(text)) throw err
+      await new Promise((r) => setTimeout(r, 50 + Math.random() * 100))
+    }
+  }
+}
+
+function memoizer() {
+  const memos = new Map<string, unknown>()
+  return <T>(key: string, build: () => T): T => {
+    if (!memos.has(key)) memos.set(key, build())
+    return memos.get(key) as T
+  }
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
@@ -136,34 +425,51 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const path = opts.url.slice('file:'.length).split('?')[0]!
     if (path && path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   }
-  const raw = createClient({
-    url: opts.url,
-    authToken: opts.authToken,
-    syncUrl: opts.syncUrl,
-    concurrency: 1,
-  })
-  const local = isFile || opts.url === ':memory:'
-  if (local) {
+  const mode: DatabaseMode = opts.syncUrl ? 'replica' : isFile || opts.url === ':memory:' ? 'local' : 'remote'
+  const timeoutMs = opts.timeoutMs ?? 5000
+  if (mode === 'local') {
+    const raw = createClient({ url: opts.url, concurrency: 1 })
     // Per-connection settings; the single connection keeps them for its life.
     if (opts.url !== ':memory:' && !opts.url.includes(':memory:')) await raw.execute('PRAGMA journal_mode = WAL')
     await raw.execute('PRAGMA foreign_keys = ON')
     await raw.execute('PRAGMA busy_timeout = 5000')
     await raw.execute('PRAGMA synchronous = NORMAL')
+    const client = gated(raw, new Gate(), true)
+    const db = drizzle(client, { schema })
+    await opts.migrate(db)
+    return { db, client, mode, write: (fn) => db.transaction(fn), memo: memoizer(), close: () => raw.close() }
   }
-  const client = gated(raw, new Gate())
-  const db = drizzle(client, { schema })
-  await opts.migrate(db)
-  const memos = new Map<string, unknown>()
-  return {
-    db,
-    client,
-    write: (fn) => db.transaction(fn),
-    memo: <T>(key: string, build: () => T): T => {
-      if (!memos.has(key)) memos.set(key, build())
-      return memos.get(key) as T
-    },
-    close: () => raw.close(),
+
+  // A server: sqld enables foreign keys on its connections, and journal mode, busy
+  // timeout and synchronous are its business (an embedded replica refuses them).
+  const primaryUrl = mode === 'replica' ? opts.syncUrl! : opts.url
+  let sync: ReplicaSync | undefined
+  const httpFetch = (req: Request) => fetch(req, { signal: AbortSignal.timeout(timeoutMs) })
+  const primary = guarded(
+    createClient({ url: primaryUrl, authToken: opts.authToken, fetch: httpFetch }),
+    timeoutMs,
+    mode === 'replica'
+      ? 'The primary database cannot be reached: this replica answers reads, but changes are refused until the primary is back'
+      : 'The database server cannot be reached',
+    (ok) => sync?.markReach(ok),
+  )
+  let client: Client
+  if (mode === 'replica') {
+    const replica = createClient({ url: opts.url, authToken: opts.authToken, syncUrl: opts.syncUrl })
+    sync = new ReplicaSync(replica, opts.syncUrl!, opts.syncIntervalMs ?? 1000, timeoutMs)
+    client = replicated(replica, primary, sync)
+  } else {
+    client = primary
   }
+  const gatedClient = gated(client, new Gate(), false)
+  // Migrations on the primary itself, never through a replica that may not have pulled yet.
+  await migrateRacing(() => opts.migrate(drizzle(primary, { schema })))
+  if (sync) {
+    await sync.syncNow()
+    sync.start()
+  }
+  const db = drizzle(gatedClient, { schema })
+  return { db, client: gatedClient, mode, replica: sync, write: (fn) => db.transaction(fn), close: () => client.close() }
 }
 
 export { schema }

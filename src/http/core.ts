@@ -54,6 +54,8 @@ export function corePlugin(deps: Deps, styles: ErrorStyles) {
     .onError({ as: 'global' }, ({ code, error, request, route, path, set }) => {
       let err: AppError
       if (error instanceof AppError) err = error
+      // drizzle wraps what the database client throws (DatabaseUnavailableError: a 503) in DrizzleQueryError
+      else if ((error as { cause?: unknown })?.cause instanceof AppError) err = (error as { cause: AppError }).cause
       else if (code === 'VALIDATION' && (error as { type?: string }).type !== 'response') {
         err = new SchemaValidationError(toSchemaIssues((error as unknown as { all: never[] }).all))
       } else if (code === 'PARSE') err = new AppError(400, 'Bad Request', 'Request body is not valid JSON')

@@ -2,6 +2,12 @@
  * The worker side: moves due outbox rows into bunqueue (durable, one job per outbox
  * id, so a crash between the two steps cannot queue a job twice) and runs each
  * topic's handler. Handlers must be idempotent: delivery is at least once.
+ *
+ * Several workers may share one database (processes on one file, or workers on one
+ * libSQL primary), each with its own queue file. A row is claimed before it is queued:
+ * one conditional write moves its `run_at` a lease ahead, and only the worker whose
+ * write changed the row queues it. A worker that dies between the claim and the queue
+ * leaves the row due again once the lease is over.
  */
 import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm'
 import { Queue, Worker, type Job } from 'bunqueue/client'
@@ -24,6 +30,9 @@ export interface JobDefinition {
   attempts?: number
   backoffMs?: number
 }
+
+/** How long a claimed but not yet queued outbox row stays with the worker that claimed it. */
+export const CLAIM_LEASE_MS = 60_000
 
 interface QueuedJob {
   outboxId: string
@@ -95,6 +104,10 @@ export class JobRunner {
       const due = await db.select().from(outbox).where(and(isNull(outbox.dispatchedAt), lte(outbox.runAt, now))).orderBy(asc(outbox.runAt)).limit(100)
       if (!due.length || this.stopped) return
       for (const row of due) {
+        const claimed = await this.deps.database.write((tx) => tx.update(outbox).set({ runAt: now + CLAIM_LEASE_MS })
+          .where(and(eq(outbox.id, row.id), isNull(outbox.dispatchedAt), eq(outbox.runAt, row.runAt)))
+          .returning({ id: outbox.id }))
+        if (!claimed.length) continue // another worker has it
         const def = this.defs.get(row.topic)
         await this.queue!.add(row.topic, { outboxId: row.id, topic: row.topic, tenantId: row.tenantId, payload: row.payload }, {
           jobId: row.id,

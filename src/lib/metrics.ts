@@ -25,6 +25,26 @@ export class Metrics {
   readonly queueDepth = new client.Gauge({ name: 'slipway_queue_depth', help: 'Jobs waiting, by state', labelNames: ['state'], registers: [this.registry] })
   private collectors: Array<() => Promise<void>> = []
 
+  /**
+   * An embedded replica's lag (seconds since its last successful pull from the primary;
+   * -1 before the first) and whether the primary answers. Read at scrape time.
+   */
+  trackReplica(read: () => { lagMs: number; primaryReachable: boolean }) {
+    new client.Gauge({
+      name: 'slipway_replica_lag_seconds', help: 'Seconds since the embedded replica last pulled from the primary (-1: never)', registers: [this.registry],
+      collect() {
+        const s = read()
+        this.set(s.lagMs < 0 ? -1 : s.lagMs / 1000)
+      },
+    })
+    new client.Gauge({
+      name: 'slipway_replica_primary_reachable', help: '1 while the primary answers this replica, 0 while it does not', registers: [this.registry],
+      collect() {
+        this.set(read().primaryReachable ? 1 : 0)
+      },
+    })
+  }
+
   request(method: string, route: string, status: number, seconds: number) {
     this.requests.observe({ method, route, status: String(status) }, seconds)
   }
