@@ -404,6 +404,8 @@ async function migrateRacing(migrate: () => Promise<void>, boundMs = 30_000) {
     try {
       return await migrate()
     } catch (err) {
+      const cause = (err as { cause?: unknown })?.cause
+      if (cause instanceof DatabaseUnavailableError) throw cause
       const text = `${(err as Error)?.message ?? ''} ${((err as { cause?: Error })?.cause)?.message ?? ''}`
       if (Date.now() > deadline || !/already exists|duplicate column|SQLITE_BUSY|database is locked|UNIQUE constraint failed: __drizzle_migrations/i.test(text)) throw err
       await new Promise((r) => setTimeout(r, 50 + Math.random() * 100))

@@ -20,13 +20,17 @@ export function healthRoutes(deps: Deps, queue?: QueueProbe) {
       detail: { operationId: 'health', summary: 'Liveness probe', description: 'No credentials; touches nothing but the process.' },
     })
     .get('/health/ready', async () => {
-      const checks: Record<string, 'ok'> = {}
+      const checks: Record<string, 'ok' | 'stale'> = {}
       try {
         await deps.database.db.run(sql`select 1`)
         checks.database = 'ok'
       } catch {
         throw new ServiceUnavailableError('Database unavailable')
       }
+      // An edge on an embedded replica stays ready while the primary is away: it answers
+      // reads from the replica (and refuses writes with 503), so it says `stale` and how old its view is.
+      const replica = deps.database.replica?.status()
+      if (replica) checks.replica = replica.state === 'fresh' ? 'ok' : 'stale'
       if (queue) {
         try {
           await queue.counts()
@@ -35,10 +39,29 @@ export function healthRoutes(deps: Deps, queue?: QueueProbe) {
           throw new ServiceUnavailableError('Job queue unavailable')
         }
       }
-      return { status: 'ready' as const, checks }
+      return {
+        status: 'ready' as const,
+        checks,
+        ...(replica ? { replica: { state: replica.state, lagMs: replica.lagMs, primaryReachable: replica.primaryReachable, frameNo: replica.frameNo } } : {}),
+      }
     }, {
-      response: { 200: t.Object({ status: t.Literal('ready'), checks: t.Record(t.String(), t.Literal('ok')) }), ...errorResponses('standard', 503) },
-      detail: { operationId: 'ready', summary: 'Readiness probe', description: 'Checks the database and, in processes that run the job queue, the queue. 503 when one is down.' },
+      response: {
+        200: t.Object({
+          status: t.Literal('ready'),
+          checks: t.Record(t.String(), t.Union([t.Literal('ok'), t.Literal('stale')])),
+          replica: t.Optional(t.Object({
+            state: t.Union([t.Literal('fresh'), t.Literal('stale')]),
+            lagMs: t.Integer({ description: 'milliseconds since the replica last pulled from the primary (-1: never)' }),
+            primaryReachable: t.Boolean(),
+            frameNo: t.Union([t.Integer(), t.Null()], { description: 'the primary\'s replication frame the replica last pulled' }),
+          }, { description: 'present on a process whose database is an embedded replica (DATABASE_SYNC_URL)' })),
+        }),
+        ...errorResponses('standard', 503),
+      },
+      detail: {
+        operationId: 'ready', summary: 'Readiness probe',
+        description: 'Checks the database and, in processes that run the job queue, the queue. 503 when one is down. A process on an embedded replica stays ready while the primary cannot be reached (it serves reads; writes answer 503): `checks.replica` is then `stale`, and `replica.lagMs` says how old its data may be.',
+      },
     })
     .get('/metrics', async ({ request, set }) => {
       const header = request.headers.get('authorization')
