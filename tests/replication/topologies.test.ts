@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient } from '@libsql/client'
 import { sql } from 'drizzle-orm'
+import { ConfigError, loadConfig } from '@/config'
 import { DatabaseUnavailableError, openDatabase, type Database } from '@/db/client'
 import { applyMigrations } from '@/db/migrate'
 import { bundledMigrations } from '@/db/migrations-macro'
@@ -19,6 +20,27 @@ import { startSqld, type Sqld } from '@tests/helpers/sqld'
 import { startEdge, startOnPrimary } from './helpers'
 
 const tenantRow = (id: string) => ({ id, name: id, apiKey: `pk_${id}`, apiSecretSealed: 'x', settings: {}, status: 'active' as const, createdAt: 1, updatedAt: 1 })
+
+describe('configuration of the shapes', () => {
+  const key = Buffer.alloc(32, 1).toString('base64')
+  test('an embedded replica needs a local file and MASTER_KEY; interval and timeout are whole numbers in range', () => {
+    const ok = loadConfig({ DATABASE_URL: 'file:/data/replica.db', DATABASE_SYNC_URL: 'http://primary:8080', MASTER_KEY: key, DATABASE_SYNC_INTERVAL_MS: '250', DATABASE_TIMEOUT_MS: '2000' })
+    expect(ok).toMatchObject({ databaseSyncUrl: 'http://primary:8080', databaseSyncIntervalMs: 250, databaseTimeoutMs: 2000 })
+    expect(loadConfig({})).toMatchObject({ databaseSyncIntervalMs: 1000, databaseTimeoutMs: 5000 })
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env)
+        return []
+      } catch (err) {
+        return (err as ConfigError).problems
+      }
+    }
+    expect(problems({ DATABASE_URL: 'file:/data/replica.db', DATABASE_SYNC_URL: 'http://primary:8080' })).toEqual(['DATABASE_SYNC_URL needs MASTER_KEY: every process sharing the primary must seal with the same key'])
+    expect(problems({ DATABASE_URL: 'http://primary:8080', DATABASE_SYNC_URL: 'http://primary:8080', MASTER_KEY: key })[0]).toContain('needs DATABASE_URL to be a local file')
+    expect(problems({ DATABASE_SYNC_INTERVAL_MS: '10' })[0]).toContain('DATABASE_SYNC_INTERVAL_MS (50-3600000)')
+    expect(problems({ DATABASE_TIMEOUT_MS: 'soon' })[0]).toBe('DATABASE_TIMEOUT_MS: "soon" is not a whole number')
+  })
+})
 
 describe('the sqld helper', () => {
   test('starts a server that answers /health, and stop() leaves nothing behind', async () => {
