@@ -324,13 +324,6 @@ function replicated(replica: Client, primary: Client, sync: ReplicaSync): Client
       throw err
     }
   }
-  const wrapTx = (tx: Transaction): Transaction => new Proxy(tx, {
-    get(target, prop, receiver) {
-      if (prop === 'commit') return () => afterWrite(target.commit())
-      const v = Reflect.get(target, prop, receiver)
-      return typeof v === 'function' ? v.bind(target) : v
-    },
-  })
   return new Proxy(primary, {
     get(target, prop, receiver) {
       switch (prop) {
@@ -345,8 +338,9 @@ function replicated(replica: Client, primary: Client, sync: ReplicaSync): Client
           return (stmts: InStatement[]) => afterWrite(primary.migrate(stmts))
         case 'executeMultiple':
           return (sqlText: string) => afterWrite(primary.executeMultiple(sqlText))
+        // Transactions pull in Database.write, after the gate is free (see openDatabase).
         case 'transaction':
-          return async (mode?: TransactionMode) => wrapTx(await primary.transaction(mode))
+          return (mode?: TransactionMode) => primary.transaction(mode)
         case 'sync':
           return () => replica.sync()
         case 'close':
@@ -471,7 +465,17 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     sync.start()
   }
   const db = drizzle(gatedClient, { schema })
-  return { db, client: gatedClient, mode, replica: sync, write: (fn) => db.transaction(fn), close: () => client.close() }
+  const replica = sync
+  // A replica pulls after the transaction, outside the gate: the next transaction can
+  // start meanwhile, and the commits that finished in the same turn share one pull.
+  const write: Database['write'] = replica
+    ? async (fn) => {
+      const out = await db.transaction(fn)
+      await replica.afterWrite()
+      return out
+    }
+    : (fn) => db.transaction(fn)
+  return { db, client: gatedClient, mode, replica, write, close: () => client.close() }
 }
 
 export { schema }
