@@ -249,7 +249,7 @@ export class ReplicaSync {
   /** After a write of this process: one pull for all the writes that finished in the same turn. */
   afterWrite(): Promise<void> {
     if (!this.pending) {
-      this.pending = new Promise<void>((resolve) => setImmediate(() => {
+      this.pending = new Promise<void>((resolve) => setTimeout(() => {
         this.pending = null
         this.syncNow().catch(() => { this.reachable = false }).finally(resolve)
       }))
