@@ -475,7 +475,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       return out
     }
     : (fn) => db.transaction(fn)
-  return { db, client: gatedClient, mode, replica, write, close: () => client.close() }
+  return { db, client: gatedClient, mode, replica, write, memo: memoizer(), close: () => client.close() }
 }
 
 export { schema }
