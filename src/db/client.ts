@@ -468,13 +468,17 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const replica = sync
   // A replica pulls after the transaction, outside the gate: the next transaction can
   // start meanwhile, and the commits that finished in the same turn share one pull.
+  // drizzle wraps a statement's error in DrizzleQueryError: callers of write() get the 503 itself.
+  const transaction = <T>(fn: (tx: Tx) => Promise<T>) => db.transaction(fn).catch((err: unknown) => {
+    throw (err as { cause?: unknown })?.cause instanceof DatabaseUnavailableError ? (err as { cause: unknown }).cause : err
+  })
   const write: Database['write'] = replica
     ? async (fn) => {
-      const out = await db.transaction(fn)
+      const out = await transaction(fn)
       await replica.afterWrite()
       return out
     }
-    : (fn) => db.transaction(fn)
+    : transaction
   return { db, client: gatedClient, mode, replica, write, memo: memoizer(), close: () => client.close() }
 }
 

@@ -119,6 +119,39 @@ describe('in process, against one primary', () => {
     expect(Number(row!.n)).toBe(1)
   })
 
+  test('a server that stops answering mid-life: writes and reads fail with 503 within the timeout, and work again once it answers', async () => {
+    let hang = false
+    // an HTTP proxy in front of sqld that can stop answering (a primary behind a broken network)
+    const proxy = Bun.serve({
+      hostname: '127.0.0.1', port: 0,
+      fetch: async (req) => {
+        if (hang) return new Promise<Response>(() => {})
+        const url = new URL(req.url)
+        const res = await fetch(`${sqld.url}${url.pathname}${url.search}`, { method: req.method, headers: { 'content-type': req.headers.get('content-type') ?? 'application/json' }, body: req.body ? await req.arrayBuffer() : undefined })
+        return new Response(await res.arrayBuffer(), { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json' } })
+      },
+    })
+    try {
+      const d = await openAt(`http://127.0.0.1:${proxy.port}`, undefined, { timeoutMs: 400 })
+      await d.write((tx) => tx.insert(tenants).values(tenantRow('hang1')))
+      hang = true
+      const t0 = performance.now()
+      const err = await d.write((tx) => tx.insert(tenants).values(tenantRow('hang2'))).catch((e) => e)
+      expect(err).toBeInstanceOf(DatabaseUnavailableError)
+      expect(err.message).toBe('The database server cannot be reached')
+      const readErr = await d.db.select().from(tenants).all().catch((e) => e)
+      expect(readErr.cause ?? readErr).toBeInstanceOf(DatabaseUnavailableError)
+      expect(performance.now() - t0).toBeLessThan(2000)
+      hang = false
+      await d.write((tx) => tx.insert(tenants).values(tenantRow('hang3')))
+      const ids = (await d.db.select().from(tenants).all()).map((t) => t.id)
+      expect(ids).toContain('hang3')
+      expect(ids).not.toContain('hang2')
+    } finally {
+      proxy.stop(true)
+    }
+  })
+
   test('a server that does not answer: 503 DatabaseUnavailableError within DATABASE_TIMEOUT_MS', async () => {
     // accepts connections and never answers
     const hang = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Promise<Response>(() => {}) })
