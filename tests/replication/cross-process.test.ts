@@ -3,6 +3,8 @@
  * workers on the primary, all against one real sqld, with ganache as the EVM node.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { join } from 'node:path'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { Api, signedHeaders } from '@tests/helpers/client'
 import { PROCESS_ADMIN, type RunningProcess } from '@tests/helpers/process'
@@ -25,7 +27,8 @@ let tenant: { id: string; apiKey: string; apiSecret: string }
 
 beforeAll(async () => {
   receiver.start()
-  ;[sqld, chain] = await Promise.all([startSqld(), startLocalChain({ chainId: 1 })])
+  sqld = await startSqld()
+  chain = await startLocalChain({ chainId: 1, dbPath: mkdtempSync(join(sqld.dir, 'chain-')) })
   const env = { RPC_URL_ETHEREUM: chain.url, RPC_TIMEOUT_MS: '3000', WEBHOOK_DEV_ROUTES: `hooks.slipway.test=${receiver.origin}` }
   // Edges pull every 5 s: anything seen sooner is the pull after a write or the primary fallback.
   ;[edgeA, edgeB] = await Promise.all([startEdge(sqld, { ...env, DATABASE_SYNC_INTERVAL_MS: '5000' }), startEdge(sqld, { ...env, DATABASE_SYNC_INTERVAL_MS: '5000' })])

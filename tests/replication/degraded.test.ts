@@ -4,6 +4,8 @@
  * with 503 quickly, and takes writes again once the primary is back, without a restart.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { join } from 'node:path'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { Api } from '@tests/helpers/client'
 import { PROCESS_ADMIN, type RunningProcess } from '@tests/helpers/process'
@@ -18,7 +20,8 @@ let edge: RunningProcess
 let api: Api
 
 beforeAll(async () => {
-  ;[sqld, chain] = await Promise.all([startSqld(), startLocalChain({ chainId: 1 })])
+  sqld = await startSqld()
+  chain = await startLocalChain({ chainId: 1, dbPath: mkdtempSync(join(sqld.dir, 'chain-')) })
   edge = await startEdge(sqld, { DATABASE_SYNC_INTERVAL_MS: '200', DATABASE_TIMEOUT_MS: '1500', RPC_URL_ETHEREUM: chain.url, RPC_TIMEOUT_MS: '3000' })
   api = new Api(edge.url)
 }, 60_000)

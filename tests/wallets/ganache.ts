@@ -32,11 +32,13 @@ export interface LocalChain {
   stop(): Promise<void>
 }
 
-export async function startLocalChain(opts: { chainId?: number } = {}): Promise<LocalChain> {
+/** `dbPath`: a folder of the caller's for the chain's data (ganache otherwise makes its own under the temp directory and may leave it behind). */
+export async function startLocalChain(opts: { chainId?: number; dbPath?: string } = {}): Promise<LocalChain> {
   const chainId = opts.chainId ?? 1337
   const funder = privateKeyToAccount(FUNDER_KEY)
   const server = ganache.server({
     logging: { quiet: true },
+    ...(opts.dbPath ? { database: { dbPath: opts.dbPath } } : {}),
     chain: { chainId, hardfork: 'shanghai' },
     wallet: { accounts: [{ secretKey: FUNDER_KEY, balance: `0x${parseEther('1000').toString(16)}` }] },
   } as never)
