@@ -59,6 +59,14 @@ export const ConfigSchema = T.Object({
   txDropAfterMs: T.Integer({ minimum: 0, maximum: 86_400_000 }),
   /** transactions: validity of a transaction prepared for client signing */
   preparedTxTtlSeconds: T.Integer({ minimum: 10, maximum: 86_400 }),
+  /** bank ramp: time limit of one call to the partner (or the simulator) */
+  bankRampTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000 }),
+  /** bank ramp: `embedded` serves the sandbox simulator under /sandbox/bank-ramp for tenants with no sandbox partner address; `off` does not */
+  bankRampSimulator: T.Union([T.Literal('embedded'), T.Literal('off')]),
+  /** the embedded simulator's chain: RPC, stablecoin contract and the funded key it pays from; unset: conversions are recorded only */
+  bankRampSimulatorRpcUrl: T.Optional(T.String()),
+  bankRampSimulatorTokenAddress: T.Optional(T.String({ pattern: '^0x[0-9a-fA-F]{40}$' })),
+  bankRampSimulatorPrivateKey: T.Optional(T.String({ pattern: '^0x[0-9a-fA-F]{64}$' })),
 })
 export type Config = Static<typeof ConfigSchema>
 
@@ -220,12 +228,20 @@ export function loadConfig(env: Env = process.env): Config {
     txMaxResends: intVar(env, 'TX_MAX_RESENDS', 3, problems),
     txDropAfterMs: intVar(env, 'TX_DROP_AFTER_MS', 60_000, problems),
     preparedTxTtlSeconds: intVar(env, 'PREPARED_TX_TTL_SECONDS', 600, problems),
+    bankRampTimeoutMs: intVar(env, 'BANK_RAMP_TIMEOUT_MS', 10_000, problems),
+    bankRampSimulator: blankToUndefined(env.BANK_RAMP_SIMULATOR) ?? 'embedded',
+    bankRampSimulatorRpcUrl: blankToUndefined(env.BANK_RAMP_SIMULATOR_RPC_URL),
+    bankRampSimulatorTokenAddress: blankToUndefined(env.BANK_RAMP_SIMULATOR_TOKEN_ADDRESS),
+    bankRampSimulatorPrivateKey: blankToUndefined(env.BANK_RAMP_SIMULATOR_PRIVATE_KEY),
   }
+  if (candidate.bankRampSimulatorRpcUrl && !isHttpUrl(candidate.bankRampSimulatorRpcUrl)) problems.push(`BANK_RAMP_SIMULATOR_RPC_URL: "${candidate.bankRampSimulatorRpcUrl}" is not an http(s) URL`)
   for (const [name, url] of [['HIBP_BASE_URL', candidate.hibpBaseUrl], ['LIFI_BASE_URL', candidate.lifiBaseUrl], ['GOOGLE_JWKS_URL', candidate.googleJwksUrl], ['APPLE_JWKS_URL', candidate.appleJwksUrl]] as const) {
     if (!isHttpUrl(url)) problems.push(`${name}: "${url}" is not an http(s) URL`)
   }
   for (const err of Value.Errors(ConfigSchema, candidate)) {
-    problems.push(`${envNameOf(err.path)}: ${err.message}${err.value === undefined ? '' : ` (got "${String(err.value)}")`}`)
+    // a private key never goes into the message
+    const shown = err.value === undefined || err.path === '/bankRampSimulatorPrivateKey' ? '' : ` (got "${String(err.value)}")`
+    problems.push(`${envNameOf(err.path)}: ${err.message}${shown}`)
   }
   if (problems.length) throw new ConfigError([...new Set(problems)])
   return candidate as Config
@@ -240,6 +256,8 @@ const ENV_NAMES: Record<string, string> = {
   '/metricsToken': 'METRICS_TOKEN (at least 16 characters)', '/shutdownGraceMs': 'SHUTDOWN_GRACE_MS', '/gcHeapBudgetMib': 'GC_HEAP_BUDGET_MIB (0-4096)', '/masterKeyVersion': 'MASTER_KEY_VERSION (1-1000000)',
   '/hibpTimeoutMs': 'HIBP_TIMEOUT_MS (100 to 60000)', '/hibpOnError': 'HIBP_ON_ERROR (reject or allow)',
   '/txMaxFeeBumpPercent': 'TX_MAX_FEE_BUMP_PERCENT (0-1000)', '/txMaxResends': 'TX_MAX_RESENDS (0-20)', '/txDropAfterMs': 'TX_DROP_AFTER_MS', '/preparedTxTtlSeconds': 'PREPARED_TX_TTL_SECONDS (10-86400)',
+  '/bankRampTimeoutMs': 'BANK_RAMP_TIMEOUT_MS (100-120000)', '/bankRampSimulator': 'BANK_RAMP_SIMULATOR (embedded or off)',
+  '/bankRampSimulatorTokenAddress': 'BANK_RAMP_SIMULATOR_TOKEN_ADDRESS (0x and 40 hex)', '/bankRampSimulatorPrivateKey': 'BANK_RAMP_SIMULATOR_PRIVATE_KEY (0x and 64 hex; never printed)',
 }
 function envNameOf(path: string) {
   return ENV_NAMES[path] ?? path.replace(/^\//, '')

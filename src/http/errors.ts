@@ -133,3 +133,14 @@ function describeIssues(issues: SchemaIssue[]): string {
   const where = first.instancePath ? first.instancePath.replace(/^\//, '').replace(/\//g, '.') : 'body'
   return `Request validation failed: ${where} ${first.message}`
 }
+
+/**
+ * The bank ramp partner failed or refused (spec, Errors): 502 `RAMP_AUTHENTICATION_FAILED`;
+ * 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`,
+ * `RAMP_NOT_CONFIGURED`; a partner refusal keeps the partner's status. `details.code` names it.
+ */
+export class RampApiError extends AppError {
+  constructor(status: number, code: string, message: string, details: Record<string, unknown> = {}) {
+    super(status, 'RampApiError', message, { details: { code, ...details } })
+  }
+}
