@@ -23,6 +23,8 @@ import { tokenRoutes } from './modules/tokens/routes'
 import { userWalletRoutes, walletRoutes } from './modules/wallets/routes'
 import { transactionRoutes } from './modules/transactions/routes'
 import { swapRoutes } from './modules/swaps/routes'
+import { rampRoutes } from './modules/ramp/routes'
+import { EMBEDDED_SIMULATOR_PATH } from './sandbox/bank-ramp/embedded'
 
 export interface AppOptions {
   /** the docs UI script; the compiled binary passes its embedded copy */
@@ -63,8 +65,13 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(socialRoutes(deps))
     .use(transactionRoutes(deps))
     .use(swapRoutes(deps))
+    .use(rampRoutes(deps))
+  // the built-in bank ramp sandbox (docs/bank-ramp.md): hosted pages and the partner API, raw requests
+  const sim = deps.bankRampSimulator
+  if (sim) built.all(`${EMBEDDED_SIMULATOR_PATH}/*`, ({ request }) => sim.fetch(request), { detail: { hide: true } })
   styles.build(built.routes)
   app = built
+  sim?.attach((r) => built.handle(r))
   return built
 }
 

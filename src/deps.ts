@@ -23,6 +23,10 @@ import type { BreachedPasswords } from './adapters/hibp/port'
 import { HibpRangeApi } from './adapters/hibp/range-api'
 import type { IdTokenVerifier } from './adapters/identity/port'
 import { APPLE_ISSUERS, GOOGLE_ISSUERS, JwksIdTokenVerifier } from './adapters/identity/jwks-verifier'
+import type { BankRampPort } from './adapters/bank-ramp/port'
+import { HttpBankRamp } from './adapters/bank-ramp/http'
+import { createEmbeddedSimulator, type EmbeddedSimulator } from './sandbox/bank-ramp/embedded'
+import { evmSimulatorChain } from './sandbox/bank-ramp/chain'
 
 export interface Deps {
   config: Config
@@ -43,6 +47,10 @@ export interface Deps {
   mailer: MailTransport
   breachedPasswords: BreachedPasswords
   identityProviders: { google: IdTokenVerifier; apple: IdTokenVerifier }
+  /** the bank ramp partner's REST client (one per process; connected per tenant and environment) */
+  bankRamp: BankRampPort
+  /** the sandbox simulator this process serves (BANK_RAMP_SIMULATOR=embedded), for tenants with no sandbox partner address */
+  bankRampSimulator?: EmbeddedSimulator
 }
 
 export interface DepsOverrides {
@@ -72,6 +80,9 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
   const metrics = new Metrics()
   const replica = database.replica
   if (replica) metrics.trackReplica(() => replica.status())
+  const simChain = config.bankRampSimulatorRpcUrl && config.bankRampSimulatorTokenAddress && config.bankRampSimulatorPrivateKey
+    ? evmSimulatorChain({ rpcUrl: config.bankRampSimulatorRpcUrl, tokenAddress: config.bankRampSimulatorTokenAddress, privateKey: config.bankRampSimulatorPrivateKey })
+    : undefined
   return {
     config,
     database,
@@ -90,6 +101,12 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
       // Apple's native flow puts the SHA-256 of the app's nonce in the token.
       apple: new JwksIdTokenVerifier({ provider: 'apple', jwksUrl: config.appleJwksUrl, issuers: APPLE_ISSUERS, clock, hashedNonce: true, fetch: metrics.fetcher('jwks:apple') }),
     },
+    bankRamp: new HttpBankRamp(config.bankRampTimeoutMs, metrics.fetcher('bank-ramp')),
+    // The simulator's keys are derived from the JWT key (HMAC with their own labels): stable
+    // across restarts and processes sharing the database, and unknown outside the server.
+    bankRampSimulator: config.bankRampSimulator === 'embedded'
+      ? createEmbeddedSimulator({ secret: jwtKey, publicBaseUrl: config.publicBaseUrl, chain: simChain })
+      : undefined,
   }
 }
 

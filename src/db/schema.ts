@@ -2,7 +2,7 @@
  * Tables of the platform core. Times are Unix milliseconds (integers); ids are UUID text.
  * Every tenant-owned table carries `tenant_id` and every repo query filters by it.
  */
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 /** Process-wide values kept in the database, such as the generated JWT key (sealed). */
 export const appMeta = sqliteTable('app_meta', {
@@ -97,3 +97,21 @@ export const activityLog = sqliteTable('activity_log', {
   createdAt: integer('created_at').notNull(),
 }, (t) => [index('activity_log_tenant_created_idx').on(t.tenantId, t.createdAt)])
 
+/**
+ * `Idempotency-Key` claims (src/http/idempotency.ts), one per user, endpoint and key. The
+ * primary key makes one request win across every process sharing the database; a row is
+ * `running` while its request runs and `done` with the kept answer after a success.
+ */
+export const idempotencyKeys = sqliteTable('idempotency_keys', {
+  userId: text('user_id').notNull(),
+  endpoint: text('endpoint').notNull(),
+  key: text('key').notNull(),
+  tenantId: text('tenant_id'),
+  bodyHash: text('body_hash').notNull(),
+  state: text('state', { enum: ['running', 'done'] }).notNull(),
+  statusCode: integer('status_code'),
+  response: text('response'),
+  /** a `running` claim older than this was left by a process that stopped; a `done` one is forgotten */
+  expiresAt: integer('expires_at').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.userId, t.endpoint, t.key] }), index('idempotency_keys_expires_idx').on(t.expiresAt)])

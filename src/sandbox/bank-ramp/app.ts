@@ -33,8 +33,10 @@ export interface SimulatorAccount {
 export interface SimulatorOptions {
   /** the account an API key opens, or null */
   accounts: (apiKey: string) => SimulatorAccount | null
-  /** address the hosted pages are reached at by a browser (no trailing slash) */
+  /** address the hosted pages are reached at by a browser (no trailing slash, including `basePath`) */
   publicUrl: () => string
+  /** path the simulator is served under (`/sandbox/bank-ramp` when embedded in Slipway) */
+  basePath?: string
   /** sends a webhook; `fetch` by default (the embedded simulator posts in process) */
   deliver?: (request: Request) => Promise<Response>
   /** the chain the stablecoin is sent on; recorded only when absent */
@@ -202,7 +204,7 @@ export function createBankRampSimulator(opts: SimulatorOptions) {
     await send(delivery)
   }
 
-  const app = new Elysia({ name: 'bank-ramp-simulator' })
+  const app = new Elysia({ prefix: opts.basePath ?? '' })
     .get('/onboarding/:token', ({ params }) => {
       const s = sessions.get(params.token)
       if (!s || s.expiresAt < now()) return html('<p>This onboarding link has expired.</p>', 404)

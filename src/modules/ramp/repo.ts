@@ -1,0 +1,99 @@
+/** The only file that touches the bank ramp tables. Tenant id first after the executor, always in the filter. */
+import { and, count, desc, eq, isNotNull, isNull } from 'drizzle-orm'
+import type { Executor } from '../../db/client'
+import { rampCustomers, rampDeposits, rampPaymentMethods, rampTransactions, type RampEnv } from './schema'
+
+export type CustomerRow = typeof rampCustomers.$inferSelect
+export type MethodRow = typeof rampPaymentMethods.$inferSelect
+export type DepositRow = typeof rampDeposits.$inferSelect
+export type TransactionRow = typeof rampTransactions.$inferSelect
+
+export const findCustomer = (db: Executor, tenantId: string, env: RampEnv, userId: string) =>
+  db.select().from(rampCustomers).where(and(eq(rampCustomers.tenantId, tenantId), eq(rampCustomers.environment, env), eq(rampCustomers.userId, userId))).get()
+
+export const findCustomerById = (db: Executor, tenantId: string, env: RampEnv, id: string) =>
+  db.select().from(rampCustomers).where(and(eq(rampCustomers.tenantId, tenantId), eq(rampCustomers.environment, env), eq(rampCustomers.id, id))).get()
+
+export async function insertCustomer(db: Executor, tenantId: string, row: Omit<CustomerRow, 'tenantId'>) {
+  await db.insert(rampCustomers).values({ ...row, tenantId }).onConflictDoNothing()
+}
+
+export async function updateCustomer(db: Executor, tenantId: string, id: string, patch: Partial<Omit<CustomerRow, 'id' | 'tenantId'>>) {
+  await db.update(rampCustomers).set(patch).where(and(eq(rampCustomers.tenantId, tenantId), eq(rampCustomers.id, id)))
+}
+
+export const findMethodByRampId = (db: Executor, tenantId: string, env: RampEnv, rampId: string) =>
+  db.select().from(rampPaymentMethods).where(and(eq(rampPaymentMethods.tenantId, tenantId), eq(rampPaymentMethods.environment, env), eq(rampPaymentMethods.rampPaymentMethodId, rampId))).get()
+
+export const findMethod = (db: Executor, tenantId: string, env: RampEnv, userId: string, id: string) =>
+  db.select().from(rampPaymentMethods).where(and(eq(rampPaymentMethods.tenantId, tenantId), eq(rampPaymentMethods.environment, env), eq(rampPaymentMethods.userId, userId), eq(rampPaymentMethods.id, id))).get()
+
+export const listMethods = (db: Executor, tenantId: string, env: RampEnv, userId: string) =>
+  db.select().from(rampPaymentMethods).where(and(eq(rampPaymentMethods.tenantId, tenantId), eq(rampPaymentMethods.environment, env), eq(rampPaymentMethods.userId, userId)))
+    .orderBy(desc(rampPaymentMethods.createdAt)).all()
+
+/** Inserts the virtual IBAN, or refreshes the row the partner's id already has; answers the row. */
+export async function upsertMethod(db: Executor, tenantId: string, row: Omit<MethodRow, 'tenantId'>): Promise<MethodRow> {
+  const { id: _id, createdAt: _c, ...changes } = row
+  const [out] = await db.insert(rampPaymentMethods).values({ ...row, tenantId })
+    .onConflictDoUpdate({ target: [rampPaymentMethods.tenantId, rampPaymentMethods.environment, rampPaymentMethods.rampPaymentMethodId], set: changes })
+    .returning()
+  return out!
+}
+
+export const findDepositByRampId = (db: Executor, tenantId: string, env: RampEnv, rampId: string) =>
+  db.select().from(rampDeposits).where(and(eq(rampDeposits.tenantId, tenantId), eq(rampDeposits.environment, env), eq(rampDeposits.rampDepositId, rampId))).get()
+
+export async function insertDeposit(db: Executor, tenantId: string, row: Omit<DepositRow, 'tenantId'>) {
+  const [out] = await db.insert(rampDeposits).values({ ...row, tenantId }).onConflictDoNothing().returning()
+  return out
+}
+
+export async function updateDeposit(db: Executor, tenantId: string, id: string, patch: Partial<Omit<DepositRow, 'id' | 'tenantId'>>) {
+  await db.update(rampDeposits).set(patch).where(and(eq(rampDeposits.tenantId, tenantId), eq(rampDeposits.id, id)))
+}
+
+export async function listDeposits(db: Executor, tenantId: string, env: RampEnv, userId: string, limit: number, offset: number) {
+  const where = and(eq(rampDeposits.tenantId, tenantId), eq(rampDeposits.environment, env), eq(rampDeposits.userId, userId))
+  const rows = await db.select().from(rampDeposits).where(where).orderBy(desc(rampDeposits.createdAt), desc(rampDeposits.id)).limit(limit).offset(offset).all()
+  const [{ n }] = await db.select({ n: count() }).from(rampDeposits).where(where).all() as [{ n: number }]
+  return { rows, total: n }
+}
+
+export const findTransactionByRampId = (db: Executor, tenantId: string, env: RampEnv, rampId: string) =>
+  db.select().from(rampTransactions).where(and(eq(rampTransactions.tenantId, tenantId), eq(rampTransactions.environment, env), eq(rampTransactions.rampTransactionId, rampId))).get()
+
+export async function insertTransaction(db: Executor, tenantId: string, row: Omit<TransactionRow, 'tenantId'>) {
+  await db.insert(rampTransactions).values({ ...row, tenantId })
+}
+
+export async function updateTransaction(db: Executor, tenantId: string, id: string, patch: Partial<Omit<TransactionRow, 'id' | 'tenantId'>>) {
+  await db.update(rampTransactions).set(patch).where(and(eq(rampTransactions.tenantId, tenantId), eq(rampTransactions.id, id)))
+}
+
+/** The deposit a rule execution converted (rule 5): the conversion of that execution that names one. */
+export async function depositOfExecution(db: Executor, tenantId: string, env: RampEnv, ruleExecutionId: string) {
+  const row = await db.select({ depositId: rampTransactions.depositId, rampDepositId: rampTransactions.rampDepositId }).from(rampTransactions)
+    .where(and(eq(rampTransactions.tenantId, tenantId), eq(rampTransactions.environment, env), eq(rampTransactions.ruleExecutionId, ruleExecutionId), isNotNull(rampTransactions.depositId)))
+    .get()
+  return row ?? null
+}
+
+/** Transactions of an execution still without a deposit get it once it is known (their next event carries it). */
+export async function fillExecutionDeposit(db: Executor, tenantId: string, env: RampEnv, ruleExecutionId: string, depositId: string, rampDepositId: string | null) {
+  await db.update(rampTransactions).set({ depositId, rampDepositId })
+    .where(and(eq(rampTransactions.tenantId, tenantId), eq(rampTransactions.environment, env), eq(rampTransactions.ruleExecutionId, ruleExecutionId), isNull(rampTransactions.depositId)))
+}
+
+/** Conversions that named a deposit Slipway had not recorded yet. */
+export async function fillDepositByRampId(db: Executor, tenantId: string, env: RampEnv, rampDepositId: string, depositId: string) {
+  await db.update(rampTransactions).set({ depositId })
+    .where(and(eq(rampTransactions.tenantId, tenantId), eq(rampTransactions.environment, env), eq(rampTransactions.rampDepositId, rampDepositId), isNull(rampTransactions.depositId)))
+}
+
+export async function listTransactions(db: Executor, tenantId: string, env: RampEnv, userId: string, limit: number, offset: number) {
+  const where = and(eq(rampTransactions.tenantId, tenantId), eq(rampTransactions.environment, env), eq(rampTransactions.userId, userId))
+  const rows = await db.select().from(rampTransactions).where(where).orderBy(desc(rampTransactions.createdAt), desc(rampTransactions.id)).limit(limit).offset(offset).all()
+  const [{ n }] = await db.select({ n: count() }).from(rampTransactions).where(where).all() as [{ n: number }]
+  return { rows, total: n }
+}

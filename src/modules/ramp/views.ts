@@ -1,0 +1,151 @@
+/**
+ * How the bank ramp records are shown: the read endpoints and the event data (spec, Event
+ * types, rules 1-8). Amounts in events are decimal text without trailing zeros; the deposits and
+ * transactions lists give `fiatAmount`, `cryptoAmount` and `exchangeRate` as JSON numbers.
+ * Never shown: names, documents, account numbers, references, the partner's payment method ids.
+ */
+import { iso } from '../../lib/clock'
+import type { CustomerRow, DepositRow, TransactionRow } from './repo'
+import type { RampEnv } from './schema'
+
+/** Rule 1: the sub-statuses the bank ramp documents; anything else is sent as null. */
+const SUB_STATUSES = new Set(['AmlScreening', 'UnderReview', 'Submitted', 'Confirming'])
+export const subStatus = (v: unknown): string | null => (typeof v === 'string' && SUB_STATUSES.has(v) ? v : null)
+
+/** Exact decimal text without trailing zeros (`"100.50"` → `"100.5"`), or null when it is not a decimal. */
+export function decimalText(v: unknown): string | null {
+  if (typeof v !== 'string' || !/^\d{1,30}(\.\d{1,30})?$/.test(v)) return null
+  let [i, f = ''] = v.split('.')
+  i = i!.replace(/^0+(?=\d)/, '')
+  f = f.replace(/0+$/, '')
+  return f ? `${i}.${f}` : i
+}
+const num = (v: string | null) => (v === null ? null : Number(v))
+const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms))
+
+export type KycStatus = 'not_started' | 'pending' | 'action_required' | 'approved' | 'rejected'
+
+export function kycStatusOf(c: CustomerRow | undefined): KycStatus {
+  if (!c || !c.known) return 'not_started'
+  if (c.verificationStatus === 'Approved') return 'approved'
+  if (c.verificationStatus === 'Declined') return 'rejected'
+  return c.actionsRequired.length ? 'action_required' : 'pending'
+}
+
+/** The onboarding status endpoint's answer; the event data is the same without `environment`. */
+export function onboardingView(env: RampEnv, c: CustomerRow | undefined) {
+  const kyc = kycStatusOf(c)
+  const onboardingStatus = !c ? 'not_started' as const : !c.known ? 'session_created' as const : kyc === 'approved' || kyc === 'rejected' ? 'completed' as const : 'in_review' as const
+  const nextStep = !c ? 'create_session' as const
+    : !c.known ? 'complete_onboarding' as const
+    : kyc === 'approved' ? 'initiate_payin' as const
+    : kyc === 'rejected' ? 'contact_support' as const
+    : kyc === 'action_required' ? 'provide_information' as const
+    : 'wait_for_review' as const
+  return {
+    environment: env,
+    kycStatus: kyc,
+    onboardingStatus,
+    verificationStatus: c?.verificationStatus ?? null,
+    customerType: c?.customerType ?? null,
+    actionsRequired: c?.actionsRequired ?? [],
+    regions: c?.regions ?? [],
+    agreements: c?.agreements ?? [],
+    nextStep,
+    updatedAt: c ? iso(c.updatedAt) : null,
+  }
+}
+
+export function kycEventData(env: RampEnv, c: CustomerRow) {
+  const { environment: _e, ...rest } = onboardingView(env, c)
+  return { userId: c.userId, ...rest }
+}
+
+export function depositEventData(d: DepositRow) {
+  return {
+    depositId: d.id,
+    rampDepositId: d.rampDepositId,
+    userId: d.userId,
+    paymentMethodId: d.paymentMethodId,
+    status: d.status,
+    rampStatus: d.rampStatus,
+    rampSubStatus: d.rampSubStatus,
+    requestForInformation: d.requestForInformation ?? null,
+    refunds: d.refunds,
+    paymentMethodType: d.paymentMethodType,
+    paymentSystemId: d.paymentSystemId,
+    fiatAmount: d.fiatAmount,
+    fiatCurrency: d.fiatCurrency,
+    depositDate: isoOrNull(d.depositDate),
+    updatedAt: iso(d.updatedAt),
+  }
+}
+
+export function depositView(d: DepositRow) {
+  const { depositId, userId: _u, updatedAt, ...rest } = depositEventData(d)
+  return { id: depositId, ...rest, refunds: d.refunds as Array<{ amount: string; status: string; requestedAt: string | null }>, fiatAmount: Number(d.fiatAmount), createdAt: iso(d.createdAt), updatedAt }
+}
+
+export function transactionEventData(x: TransactionRow) {
+  return {
+    transactionId: x.id,
+    rampTransactionId: x.rampTransactionId,
+    userId: x.userId,
+    transactionType: x.transactionType,
+    status: x.status,
+    rampStatus: x.rampStatus,
+    rampSubStatus: x.rampSubStatus,
+    cryptoAmount: x.cryptoAmount,
+    cryptoCurrency: x.cryptoCurrency,
+    fiatAmount: x.fiatAmount,
+    fiatCurrency: x.fiatCurrency,
+    network: x.network,
+    destinationAddress: x.destinationAddress,
+    transactionHash: x.transactionHash,
+    depositId: x.depositId,
+    direction: x.direction,
+    rampDepositId: x.rampDepositId,
+    requestForInformation: x.requestForInformation ?? null,
+    refunds: x.refunds,
+    ruleId: x.ruleId,
+    ruleExecutionId: x.ruleExecutionId,
+    reversesTransactionId: x.reversesTransactionId,
+    adjustment: x.adjustment ?? null,
+    breakdown: x.breakdown,
+    networkFee: x.networkFee,
+    fiatFeeAmount: x.fiatFeeAmount,
+    fiatRate: x.fiatRate,
+    paymentSystemId: x.paymentSystemId,
+    updatedAt: iso(x.updatedAt),
+  }
+}
+
+export function transactionView(x: TransactionRow) {
+  return {
+    id: x.id,
+    rampTransactionId: x.rampTransactionId,
+    transactionType: x.transactionType,
+    direction: x.direction,
+    status: x.status,
+    rampStatus: x.rampStatus,
+    rampSubStatus: x.rampSubStatus,
+    cryptoAmount: num(x.cryptoAmount),
+    cryptoCurrency: x.cryptoCurrency,
+    fiatAmount: num(x.fiatAmount),
+    fiatCurrency: x.fiatCurrency,
+    exchangeRate: num(x.fiatRate),
+    fiatFeeAmount: x.fiatFeeAmount,
+    fiatRate: x.fiatRate,
+    networkFee: x.networkFee,
+    network: x.network,
+    destinationAddress: x.destinationAddress,
+    transactionHash: x.transactionHash,
+    depositId: x.depositId,
+    rampDepositId: x.rampDepositId,
+    requestForInformation: x.requestForInformation ?? null,
+    refunds: x.refunds as Array<{ amount: string; currency: string | null; status: string; requestedAt: string | null }>,
+    breakdown: x.breakdown,
+    createdAt: iso(x.createdAt),
+    updatedAt: iso(x.updatedAt),
+  }
+}
