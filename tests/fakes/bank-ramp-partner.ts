@@ -24,7 +24,7 @@ export function startSimulator(opts: Partial<SimulatorOptions> = {}): RunningSim
   return { url, apiUrl: `${url}/v1`, accounts, settle: () => sim.settle(), stop: () => server.stop(true) }
 }
 
-export type PartnerMode = 'ok' | 'slow' | 'down' | 'rate-limited' | 'bad-key' | 'refuse' | 'not-found' | 'garbage' | 'closed'
+export type PartnerMode = 'ok' | 'slow-ok' | 'slow' | 'down' | 'rate-limited' | 'bad-key' | 'refuse' | 'not-found' | 'garbage' | 'closed'
 
 export class MisbehavingPartner {
   mode: PartnerMode = 'ok'
@@ -59,8 +59,15 @@ export class MisbehavingPartner {
             return new Response('<html>proxy error</html>', { status: 200, headers: { 'content-type': 'text/html' } })
           case 'closed':
             return new Response(null, { status: 204 })
-          default:
-            return json({ HostedURL: 'https://partner.example/onboarding/abc' }, 200)
+          default: {
+            if (this.mode === 'slow-ok') await Bun.sleep(300)
+            const path = new URL(req.url).pathname
+            if (path.startsWith('/onboarding/')) return json({ HostedURL: `https://partner.example/onboarding/${this.calls}` }, 200)
+            if (path === '/workflows/bank-deposit-to-onchain-address') {
+              return json({ PaymentMethodID: `Bank/Sepa/${this.calls}`, PaymentMethodType: 'BankSepa', AccountNumber: 'DE89370400440532013000', BankCode: 'COBADEFFXXX' }, 200)
+            }
+            return json({ Type: 'ResourceNotFound', Detail: 'no such thing' }, 404)
+          }
         }
       },
     })
