@@ -51,7 +51,10 @@ export function corePlugin(deps: Deps, styles: ErrorStyles) {
       }
       return text
     })
-    .onError({ as: 'global' }, ({ code, error, request, route, path, set }) => {
+    .onError({ as: 'global' }, async ({ code, error, request, route, path, set }) => {
+      for (const fn of stateOf(request).beforeErrorAnswer ?? []) {
+        await fn().catch((e) => logger.error('cleanup before an error answer failed', { requestId: stateOf(request).id, ...errorSummary(e) }))
+      }
       let err: AppError
       if (error instanceof AppError) err = error
       // drizzle wraps what the database client throws (DatabaseUnavailableError: a 503) in DrizzleQueryError

@@ -60,6 +60,14 @@ export const IdempotencyHeaders = t.Object({
 
 export function idempotency(deps: Deps) {
   const db = () => deps.database
+  const release = async (request: Request) => {
+    const claim = claims.get(request)
+    if (!claim || claim.stored) return
+    claim.stored = true
+    await db().write((tx) => tx.delete(idempotencyKeys).where(and(
+      eq(idempotencyKeys.userId, claim.userId), eq(idempotencyKeys.endpoint, claim.endpoint), eq(idempotencyKeys.key, claim.key), eq(idempotencyKeys.state, 'running'),
+    )))
+  }
   return new Elysia({ name: 'slipway-idempotency', seed: deps.config.publicBaseUrl })
     .macro({
       idempotent: (on: boolean) => ({
@@ -90,6 +98,9 @@ export function idempotency(deps: Deps) {
           })
           if (!found) {
             claims.set(request, { userId: actor.userId, endpoint, key, replay: false, stored: false })
+            // a refusal or failure is not kept: the key is free for the same request before the error answer leaves
+            const state = stateOf(request)
+            ;(state.beforeErrorAnswer ??= []).push(() => release(request))
             return
           }
           if (found.bodyHash !== hash) {
@@ -114,13 +125,9 @@ export function idempotency(deps: Deps) {
             .where(and(eq(idempotencyKeys.userId, claim.userId), eq(idempotencyKeys.endpoint, claim.endpoint), eq(idempotencyKeys.key, claim.key))))
           claim.stored = true
         },
+        // backstop: an answer that was neither stored nor an error (a non-2xx status set by hand)
         async afterResponse({ request }) {
-          const claim = claims.get(request)
-          if (!claim || claim.stored) return
-          // a refusal or failure is not kept: the key is free for the same request again
-          await db().write((tx) => tx.delete(idempotencyKeys).where(and(
-            eq(idempotencyKeys.userId, claim.userId), eq(idempotencyKeys.endpoint, claim.endpoint), eq(idempotencyKeys.key, claim.key), eq(idempotencyKeys.state, 'running'),
-          )))
+          await release(request)
         },
       }),
     })

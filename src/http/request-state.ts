@@ -6,6 +6,8 @@ export interface RequestState {
   start: number
   /** raw body bytes, kept for tenant signatures */
   raw?: Uint8Array
+  /** work that must be done before an error answer leaves (an idempotency key released), run by the core error handler */
+  beforeErrorAnswer?: Array<() => Promise<void>>
 }
 
 const states = new WeakMap<Request, RequestState>()
