@@ -7,7 +7,7 @@ import pkg from '../package.json' with { type: 'json' }
 import type { Deps } from './deps'
 import { corePlugin, ErrorStyles } from './http/core'
 import { docsPlugin, scalarFromNodeModules, type DocsScript } from './http/openapi'
-import { setSocketIp } from './http/request-state'
+import { setSocketIp, stateOf } from './http/request-state'
 import { authRoutes } from './modules/auth/routes'
 import { healthRoutes } from './modules/health/routes'
 import type { JobRunner } from './jobs/runner'
@@ -68,7 +68,12 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(rampRoutes(deps))
   // the built-in bank ramp sandbox (docs/bank-ramp.md): hosted pages and the partner API, raw requests
   const sim = deps.bankRampSimulator
-  if (sim) built.all(`${EMBEDDED_SIMULATOR_PATH}/*`, ({ request }) => sim.fetch(request), { detail: { hide: true } })
+  // (the body parser may have read the body: the simulator gets the same bytes again)
+  if (sim) {
+    built.all(`${EMBEDDED_SIMULATOR_PATH}/*`, ({ request }) => sim.fetch(request.bodyUsed
+      ? new Request(request.url, { method: request.method, headers: request.headers, body: stateOf(request).raw as BodyInit | undefined })
+      : request), { detail: { hide: true } })
+  }
   styles.build(built.routes)
   app = built
   sim?.attach((r) => built.handle(r))
