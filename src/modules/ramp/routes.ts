@@ -20,13 +20,13 @@ export function rampRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/ramp/bank', detail: { tags: ['Bank ramp'] } })
     .use(security(deps))
     .use(idempotency(deps))
-    .get('/payin/onboarding-status', ({ query, actor, requestId }) => service.onboardingStatus({ deps, actor, requestId }, query), {
+    .get('/payin/onboarding-status', ({ query, ctx }) => service.onboardingStatus(ctx, query), {
       auth: 'any',
       query: M.EnvQuery,
       response: { 200: M.OnboardingStatusView, ...errorResponses('standard', 400, 401, 403, 503) },
       detail: { operationId: 'rampOnboardingStatus', summary: 'KYC status of the caller', description: `${ACCESS} Read from Slipway's record (kept current by the partner's events); the partner is not called. Function \`kyc\`.` },
     })
-    .post('/payin/onboard-session', async ({ body, actor, requestId }) => service.onboardSession({ deps, actor, requestId }, body), {
+    .post('/payin/onboard-session', ({ body, ctx }) => service.onboardSession(ctx, body), {
       auth: 'any',
       idempotent: true,
       headers: IdempotencyHeaders,
@@ -34,39 +34,39 @@ export function rampRoutes(deps: Deps) {
       response: { 200: M.OnboardSessionView, ...errorResponses('standard', 400, 401, 403, 404, 409, 502, 503) },
       detail: { operationId: 'rampOnboardSession', summary: 'Hosted KYC link', description: `${ACCESS} Returns the caller's unexpired hosted onboarding session (\`reused: true\`) or asks the partner for a new one (kept for 1 hour). Function \`kyc\`. ${IDEMPOTENT} ${PARTNER}` },
     })
-    .post('/payin/sync-status', ({ body, actor, requestId }) => service.syncStatus({ deps, actor, requestId }, body), {
+    .post('/payin/sync-status', ({ body, ctx }) => service.syncStatus(ctx, body), {
       auth: 'any',
       body: M.EnvBody,
       response: { 200: M.SyncStatusView, ...errorResponses('standard', 400, 401, 403, 404, 502, 503) },
       detail: { operationId: 'rampSyncStatus', summary: 'Read the KYC status from the partner again', description: `${ACCESS} 404 \`RAMP_CUSTOMER_NOT_FOUND\` when the user has no bank ramp profile in that environment (no session was ever created); \`synced: false\` when the partner does not know the customer yet (the hosted onboarding was not started). Sends no event. ${PARTNER}` },
     })
-    .get('/currencies', ({ query, actor, requestId }) => service.currencies({ deps, actor, requestId }, query), {
+    .get('/currencies', ({ query, ctx }) => service.currencies(ctx, query), {
       auth: 'any',
       query: M.EnvQuery,
       response: { 200: M.CurrenciesView, ...errorResponses('standard', 400, 401, 403, 503) },
       detail: { operationId: 'rampCurrencies', summary: 'Currencies and networks offered', description: `${ACCESS} EUR in; the stablecoin out on the networks the tenant has enabled. Function \`payin\`.` },
     })
-    .get('/settings', ({ query, actor, requestId }) => service.rampSettings({ deps, actor, requestId }, query), {
+    .get('/settings', ({ query, ctx }) => service.rampSettings(ctx, query), {
       auth: 'any',
       query: M.EnvQuery,
       response: { 200: M.SettingsView, ...errorResponses('standard', 400, 401, 403, 503) },
       detail: { operationId: 'rampSettings', summary: 'The tenant\'s bank ramp switches in one environment', description: 'Bearer; a tenant user. 403 when the tenant does not use the bank ramp; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment. Answers even when functions are off, so an app can hide what is off.' },
     })
-    .post('/payin/initiate', ({ body, actor, requestId }) => service.initiatePayin({ deps, actor, requestId }, body), initiateOptions('rampPayinInitiate'))
-    .post('/payin/initiate-deposit', ({ body, actor, requestId }) => service.initiatePayin({ deps, actor, requestId }, body), initiateOptions('rampPayinInitiateDeposit', 'Alias of `POST /v1/ramp/bank/payin/initiate` (its own idempotency scope). '))
-    .get('/payin/payment-methods', ({ query, actor, requestId }) => service.paymentMethods({ deps, actor, requestId }, query), {
+    .post('/payin/initiate', ({ body, ctx }) => service.initiatePayin(ctx, body), initiateOptions('rampPayinInitiate'))
+    .post('/payin/initiate-deposit', ({ body, ctx }) => service.initiatePayin(ctx, body), initiateOptions('rampPayinInitiateDeposit', 'Alias of `POST /v1/ramp/bank/payin/initiate` (its own idempotency scope). '))
+    .get('/payin/payment-methods', ({ query, ctx }) => service.paymentMethods(ctx, query), {
       auth: 'any',
       query: M.EnvQuery,
       response: { 200: t.Object({ paymentMethods: t.Array(M.PaymentMethodView) }), ...errorResponses('standard', 400, 401, 403, 503) },
       detail: { operationId: 'rampPaymentMethods', summary: 'The caller\'s virtual IBANs', description: `${ACCESS} Function \`payin\`. Newest first.` },
     })
-    .get('/payin/deposits', ({ query, actor, requestId }) => service.deposits({ deps, actor, requestId }, query), {
+    .get('/payin/deposits', ({ query, ctx }) => service.deposits(ctx, query), {
       auth: 'any',
       query: M.PageQuery,
       response: { 200: M.DepositPage, ...errorResponses('standard', 400, 401, 403, 503) },
       detail: { operationId: 'rampDeposits', summary: 'Bank transfers received on the caller\'s virtual IBANs', description: `${ACCESS} Function \`payin\`. \`limit\` (default 20, at most 100), \`offset\`; newest first. \`fiatAmount\` is a JSON number; refund amounts are decimal text.` },
     })
-    .get('/payin/transactions', ({ query, actor, requestId }) => service.payinTransactions({ deps, actor, requestId }, query), {
+    .get('/payin/transactions', ({ query, ctx }) => service.payinTransactions(ctx, query), {
       auth: 'any',
       query: M.PageQuery,
       response: { 200: M.TransactionPage, ...errorResponses('standard', 400, 401, 403, 503) },
@@ -78,7 +78,7 @@ export function rampRoutes(deps: Deps) {
       response: { 403: errorResponses('standard', 403)[403]!, ...errorResponses('standard', 401) },
       detail: { operationId: 'rampPayinCheckout', summary: 'Card top-up (switched off)', description: 'Always 403 with `details.code` `CARD_TOPUP_UNAVAILABLE`; use the bank transfer deposit route.' },
     })
-    .post('/payin/sandbox/simulate-deposit', ({ body, actor, requestId }) => service.simulateDeposit({ deps, actor, requestId }, body), {
+    .post('/payin/sandbox/simulate-deposit', ({ body, ctx }) => service.simulateDeposit(ctx, body), {
       auth: 'any',
       body: M.SimulateDepositBody,
       response: { 200: M.SimulatedDepositView, ...errorResponses('standard', 400, 401, 403, 404, 502, 503) },
