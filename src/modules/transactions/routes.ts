@@ -4,6 +4,7 @@
  */
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
+import { IdempotencyHeaders, idempotency } from '../../http/idempotency'
 import { ErrorEnvelope, errorResponses, SchemaErrorEnvelope } from '../../http/schemas'
 import { security } from '../../http/security'
 import { lazy } from '../../lib/lazy'
@@ -67,19 +68,22 @@ const ListQuery = t.Object({
 export function transactionRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/transactions', detail: { tags: ['Transactions'] } })
     .use(security(deps))
+    .use(idempotency(deps))
     .post('/', async ({ body, ctx, set }) => {
       const out = await (await impl()).createTransaction(ctx, body)
       set.status = 201
       return out
     }, {
       auth: 'any',
+      idempotent: true,
+      headers: IdempotencyHeaders,
       body: SendBody,
-      response: { 201: Created, ...errorResponses('standard', 400, 401, 403, 404, 503), ...chainErrors(400) },
+      response: { 201: Created, ...errorResponses('standard', 400, 401, 403, 404, 409, 503), ...chainErrors(400) },
       detail: {
         operationId: 'createTransaction',
         summary: 'Send native coins or tokens',
         description: [
-          'Custodial wallets (`aes_single`, and `client_side_pending` while a migration runs): the service signs and submits; 201 `{ id, status: pending, txHash }`. Repeating the call sends a second transaction.',
+          'Custodial wallets (`aes_single`, and `client_side_pending` while a migration runs): the service signs and submits; 201 `{ id, status: pending, txHash }`. Repeating the call sends a second transaction, unless it carries the same optional `Idempotency-Key` (see Idempotency: the first answer is replayed with `idempotency-replayed: true` and nothing is sent again; every answer carries `idempotency-replayed`).',
           'Concurrent sends from one wallet get consecutive nonces (a per-wallet, per-network counter in the database, shared by every API process, resynchronised from the chain when the node says "nonce too low/high"). A send the node refuses, or that never reaches it, is recorded `failed` and its nonce is reused by the next send.',
           'Non-custodial wallets (`client_side`): the service prepares the transaction (nonce from the chain\'s pending count, gas and EIP-1559 fees, or a recent blockhash on Solana) and answers `requiresClientSigning: true`, `txHash: null`, `status: awaiting_signature`, `preparedTransactionId`, and what to sign: EVM `signingHash` = keccak256(`unsignedTransaction`), signed raw (no EIP-191 prefix); Solana `message` (base64) signed with ed25519. Then call `POST /v1/transactions/{preparedTransactionId}/broadcast` before `expiresAt` (PREPARED_TX_TTL_SECONDS, default 600).',
           'Errors: 400 schema (a decimal `amount`), unsupported chain, chain other than the wallet\'s, bad address, unknown token; 400 `BlockchainError` `TRANSACTION_WOULD_FAIL` when the node says the call would revert or funds are short, `TRANSACTION_REJECTED` when it refuses the submission; 404 unknown wallet; 503 when the RPC is down.',
