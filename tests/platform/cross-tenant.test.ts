@@ -26,7 +26,7 @@ let other: { operator: SignedInUser; user: SignedInUser }
 function idKind(path: string, param: string): string | null {
   if (param === 'environment' || param === 'chain') return null
   if (param === 'deliveryId') return 'delivery'
-  if (path.startsWith('/v1/admin/tenants/{id}')) return 'tenant'
+  if (path.startsWith('/v1/admin/tenants/{id}') || path.startsWith('/v1/ramp/bank/webhooks/')) return 'tenant'
   if (path.startsWith('/v1/users/{id}')) return 'user'
   if (path.startsWith('/v1/wallets/{id}')) return 'wallet'
   if (path.startsWith('/v1/transactions/aggregated/{id}')) return 'feedItem'

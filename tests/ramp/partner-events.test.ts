@@ -56,13 +56,14 @@ describe('signature and addressing', () => {
     expect((await send(event, { signature: sig })).status).toBe(401)
   })
 
-  test('an unknown tenant, another tenant\'s key, an environment not connected: refused', async () => {
+  test('an unknown tenant, another tenant\'s key, an environment not connected: refused like a bad signature', async () => {
     const other = await w.rampTenant({ hook: false })
-    expect((await send(event, { url: tenant.webhookUrl.replace(tenant.id, crypto.randomUUID()) })).status).toBe(404)
-    expect((await send(event, { url: tenant.webhookUrl.replace(tenant.id, 'not-a-uuid') })).status).toBe(404)
+    const unknown = await send(event, { url: tenant.webhookUrl.replace(tenant.id, crypto.randomUUID()) })
+    expect(unknown).toEqual({ status: 401, body: { statusCode: 401, error: 'UnauthorizedError', message: 'Invalid webhook signature', details: { reason: 'mismatch' } } })
+    expect((await send(event, { url: tenant.webhookUrl.replace(tenant.id, 'not-a-uuid') })).status).toBe(401)
     // the other tenant's key does not sign for this tenant
     expect((await send(event, { key: other.webhookKey })).status).toBe(401)
-    expect((await send(event, { url: tenant.webhookUrl.replace('/sandbox/', '/production/') })).status).toBe(404)
+    expect((await send(event, { url: tenant.webhookUrl.replace('/sandbox/', '/production/') })).status).toBe(401)
     expect((await send(event, { url: tenant.webhookUrl.replace('/sandbox/', '/staging/') })).status).toBe(400)
   })
 

@@ -92,12 +92,12 @@ export function rampRoutes(deps: Deps) {
     }), {
       params: t.Object({ environment: t.Union([t.Literal('sandbox'), t.Literal('production')]), tenantId: t.String({ maxLength: 64 }) }),
       body: t.Unknown({ description: 'the partner\'s event `{ EventType, EventVersion, Occurred, Data, UserID }`', examples: [{ EventType: 'FiatDeposit', EventVersion: 2, Occurred: '2026-11-23T10:00:00Z', Data: { ID: 'dep_1', Status: 'Settled' } }] }),
-      response: { 200: t.Object({ received: t.Literal(true), outcome: t.String({ examples: ['applied', 'stale', 'unknown_record', 'ignored'] }) }), ...errorResponses('standard', 400, 401, 404) },
+      response: { 200: t.Object({ received: t.Literal(true), outcome: t.String({ examples: ['applied', 'stale', 'unknown_record', 'ignored'] }) }), ...errorResponses('standard', 400, 401) },
       detail: {
         operationId: 'rampPartnerWebhook',
         tags: ['Bank ramp partner'],
         summary: 'Inbound webhook of the bank ramp partner',
-        description: 'Called by the partner, not by apps. `Webhook-Signature: t=<Unix seconds>,v1=<hex HMAC-SHA256(webhook key, t + "." + raw body)>`, within 300 seconds (the tenant\'s `bankRamp.<environment>.webhookKey`; derived for the built-in simulator). 404 for a tenant not connected in that environment, 401 for a bad signature, 400 for a body that is not a partner event. Repeated and older events (by `EventVersion` per record) answer 200 and change nothing.',
+        description: 'Called by the partner, not by apps. `Webhook-Signature: t=<Unix seconds>,v1=<hex HMAC-SHA256(webhook key, t + "." + raw body)>`, within 300 seconds (the tenant\'s `bankRamp.<environment>.webhookKey`; derived for the built-in simulator). 401 for a bad signature (and, alike, for a tenant unknown or not connected in that environment), 400 for a body that is not a partner event. Repeated and older events (by `EventVersion` per record) answer 200 and change nothing.',
       },
     })
 }

@@ -274,19 +274,20 @@ export interface PartnerDelivery {
 }
 
 /**
- * A partner webhook for one tenant and environment: 404 for a tenant that is unknown or not
- * connected there (like any unknown id), 401 when the signature does not verify (checked over
- * the raw bytes before anything is parsed), 400 for a body that is no partner event; otherwise
+ * A partner webhook for one tenant and environment: 401 when the signature does not verify
+ * (checked over the raw bytes before anything is parsed; a tenant unknown or not connected there
+ * answers the same), 400 for a body that is no partner event; otherwise
  * applied (or dropped as a repeat or stale) and answered 200 so the partner stops retrying.
  */
 export async function receivePartnerWebhook(deps: Deps, input: PartnerDelivery) {
   const row = isUuid(input.tenantId) ? await findTenant(deps.database.db, input.tenantId) : undefined
   const ramp = row && row.status === 'active' ? settingsOf({ deps }, row).bankRamp[input.environment] : undefined
-  if (!row || !ramp?.connected) throw new NotFoundError('Not found')
-  const keys = partnerWebhookKeys(deps, row.id, input.environment, ramp)
+  // An unknown tenant, or one not connected here, has no key: its answer is a bad signature's,
+  // so the endpoint does not tell which tenant ids exist.
+  const keys = row && ramp?.connected ? partnerWebhookKeys(deps, row.id, input.environment, ramp) : []
   const body = new TextDecoder().decode(input.raw)
-  const check = keys.length ? verifyPartnerWebhook(keys, input.signature, body, Math.floor(deps.clock.now() / 1000)) : 'missing'
-  if (check !== 'ok') throw new AppError(401, 'UnauthorizedError', 'Invalid webhook signature', { details: { reason: check } })
+  const check = verifyPartnerWebhook(keys, input.signature, body, Math.floor(deps.clock.now() / 1000))
+  if (check !== 'ok' || !row) throw new AppError(401, 'UnauthorizedError', 'Invalid webhook signature', { details: { reason: check === 'ok' ? 'mismatch' : check } })
   let event: unknown
   try {
     event = JSON.parse(body)
