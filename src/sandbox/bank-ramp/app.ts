@@ -119,7 +119,7 @@ export function createBankRampSimulator(opts: SimulatorOptions) {
         await res.body?.cancel()
         if (res.ok) return
       } catch { /* retried */ }
-      await Bun.sleep(50 * (attempt + 1))
+      await new Promise((r) => setTimeout(r, 50 * (attempt + 1)))
     }
   }
 
