@@ -71,7 +71,7 @@ export function idempotency(deps: Deps) {
   return new Elysia({ name: 'slipway-idempotency', seed: deps.config.publicBaseUrl })
     .macro({
       idempotent: (on: boolean) => ({
-        detail: on ? { 'x-idempotent': true, description: undefined } as Record<string, unknown> : {},
+        detail: on ? { 'x-idempotent': true } as Record<string, unknown> : {},
         async beforeHandle(ctx) {
           if (!on) return
           const { request, set, route } = ctx
