@@ -26,7 +26,7 @@ import { APPLE_ISSUERS, GOOGLE_ISSUERS, JwksIdTokenVerifier } from './adapters/i
 import type { BankRampPort } from './adapters/bank-ramp/port'
 import { HttpBankRamp } from './adapters/bank-ramp/http'
 import { createEmbeddedSimulator, type EmbeddedSimulator } from './sandbox/bank-ramp/embedded'
-import { evmSimulatorChain } from './sandbox/bank-ramp/chain'
+import { evmStablecoinSender } from './adapters/chain/funded-sender'
 
 export interface Deps {
   config: Config
@@ -81,7 +81,7 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
   const replica = database.replica
   if (replica) metrics.trackReplica(() => replica.status())
   const simChain = config.bankRampSimulatorRpcUrl && config.bankRampSimulatorTokenAddress && config.bankRampSimulatorPrivateKey
-    ? evmSimulatorChain({ rpcUrl: config.bankRampSimulatorRpcUrl, tokenAddress: config.bankRampSimulatorTokenAddress, privateKey: config.bankRampSimulatorPrivateKey })
+    ? evmStablecoinSender({ rpcUrl: config.bankRampSimulatorRpcUrl, tokenAddress: config.bankRampSimulatorTokenAddress, privateKey: config.bankRampSimulatorPrivateKey })
     : undefined
   return {
     config,

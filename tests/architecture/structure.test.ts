@@ -89,6 +89,7 @@ describe('structure', () => {
       userIdentities: ['src/modules/social/repo.ts'],
       activityLog: ['src/modules/activity/repo.ts'],
       signatureReplays: ['src/http/auth.ts'],
+      idempotencyKeys: ['src/http/idempotency.ts'],
       appMeta: ['src/deps.ts'],
     }
     const offenders: string[] = []

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createPublicClient, erc20Abi, http, type Address } from 'viem'
-import { evmSimulatorChain } from '@/sandbox/bank-ramp/chain'
+import { evmStablecoinSender } from '@/adapters/chain/funded-sender'
 import { isValidIban } from '@/sandbox/bank-ramp/iban'
 import { FUNDER_KEY, startLocalChain, type LocalChain } from '@tests/wallets/ganache'
 import type { SignedInUser } from '@tests/helpers/factories'
@@ -17,7 +17,7 @@ let user: SignedInUser
 
 beforeAll(async () => {
   chain = await startLocalChain()
-  w = await rampWorld({ sim: { chain: evmSimulatorChain({ rpcUrl: chain.url, tokenAddress: chain.tokenAddress, privateKey: FUNDER_KEY }) } })
+  w = await rampWorld({ sim: { chain: evmStablecoinSender({ rpcUrl: chain.url, tokenAddress: chain.tokenAddress, privateKey: FUNDER_KEY }) } })
   tenant = await w.rampTenant()
   user = await w.f.user(tenant)
 })

@@ -12,7 +12,7 @@ export type EnvQuery = typeof EnvQuery.static
 export const PageQuery = t.Object({
   isTestnet: t.Optional(t.BooleanString({ description: '`true`: the bank ramp sandbox; omitted: production' })),
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  offset: t.Optional(t.Integer({ minimum: 0, default: 0 })),
+  offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
 })
 export type PageQuery = typeof PageQuery.static
 

@@ -22,7 +22,7 @@ import type {
 } from '../../adapters/bank-ramp/port'
 import { sandboxIban } from './iban'
 import { signPartnerWebhook } from './signature'
-import type { SimulatorChain } from './chain'
+import type { StablecoinSender as SimulatorChain } from '../../adapters/chain/funded-sender'
 
 export interface SimulatorAccount {
   id: string

@@ -6,7 +6,7 @@
  * is its own simulator account, opened by a key derived from the server secret (embedded-keys.ts).
  */
 import { createBankRampSimulator } from './app'
-import type { SimulatorChain } from './chain'
+import type { StablecoinSender as SimulatorChain } from '../../adapters/chain/funded-sender'
 import { embeddedCredentials, tenantOfEmbeddedKey } from './embedded-keys'
 
 export const EMBEDDED_SIMULATOR_PATH = '/sandbox/bank-ramp'

@@ -1,17 +1,17 @@
 /**
- * The simulator's own wallet on an EVM chain: it pays the converted stablecoin (an ERC-20
- * with 6 decimals) to the user's address, so the user's balance really changes. This is the
- * partner's side of the world, so it has its own viem client rather than Slipway's chain
- * adapter; viem loads with the first send, like Slipway's own chain code.
+ * A funded key that pays an ERC-20 (6 decimals) on an EVM chain: the bank ramp simulator's
+ * own wallet (src/sandbox/bank-ramp), which sends the converted stablecoin to the user's
+ * address so the balance really changes. It lives beside the chain adapter because viem
+ * clients are built only here; viem loads with the first send, like the rest of the chain code.
  */
 import type { Address, Hex } from 'viem'
 
-export interface SimulatorChain {
+export interface StablecoinSender {
   /** sends `amount` (smallest unit, 6 decimals) and answers the transaction hash once mined */
   sendStablecoin(to: string, amount: bigint): Promise<string>
 }
 
-export function evmSimulatorChain(opts: { rpcUrl: string; tokenAddress: string; privateKey: string; timeoutMs?: number }): SimulatorChain {
+export function evmStablecoinSender(opts: { rpcUrl: string; tokenAddress: string; privateKey: string; timeoutMs?: number }): StablecoinSender {
   const timeout = opts.timeoutMs ?? 15_000
   const connect = async () => {
     const { createPublicClient, createWalletClient, http, parseAbi } = await import('viem')
