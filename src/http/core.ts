@@ -43,11 +43,16 @@ export function corePlugin(deps: Deps, styles: ErrorStyles) {
         throw new AppError(400, 'Bad Request', 'Request body is not valid UTF-8')
       }
       if (!contentType || JSON_TYPE.test(contentType)) {
+        let value: unknown
         try {
-          return JSON.parse(text)
+          value = JSON.parse(text)
         } catch {
           throw new AppError(400, 'Bad Request', 'Request body is not valid JSON')
         }
+        // Every body Slipway takes is a JSON object. Refused here, once, because the schema
+        // layer would read `"hello"` or `[1]` as an empty object and let an all-optional body pass.
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new AppError(400, 'Bad Request', 'Request body must be a JSON object')
+        return value
       }
       return text
     })

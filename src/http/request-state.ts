@@ -1,4 +1,4 @@
-import { SchemaValidationError } from './errors'
+import { AppError, SchemaValidationError } from './errors'
 import { unknownProperties } from './validation'
 /** Per-request values kept beside the Request object, without growing Elysia's context. */
 export interface RequestState {
@@ -35,6 +35,13 @@ export function stateOf(request: Request): RequestState {
 export function rejectUnknownProperties(schema: unknown, request: Request) {
   const raw = states.get(request)?.raw
   if (!raw?.length) return
-  const issues = unknownProperties(schema, JSON.parse(new TextDecoder().decode(raw)))
+  let body: unknown
+  try {
+    body = JSON.parse(new TextDecoder().decode(raw))
+  } catch {
+    throw new AppError(400, 'Bad Request', 'Request body is not valid JSON')
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AppError(400, 'Bad Request', 'Request body must be a JSON object')
+  const issues = unknownProperties(schema, body)
   if (issues.length) throw new SchemaValidationError(issues)
 }
