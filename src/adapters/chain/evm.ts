@@ -3,10 +3,12 @@
  * batched: with Multicall3 (one eth_call) when the RPC reports the chain id the
  * registry expects, otherwise as one JSON-RPC batch request (a development node
  * such as ganache reports its own chain id and has no Multicall3 at the canonical address).
+ * `rpc(endpoint)` is what sends use (the port's EvmRpc): viem's errors are read here,
+ * so callers get a reason, `null` or a SubmitOutcome rather than viem error classes.
  */
-import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, webSocket, type Account, type Chain, type PublicClient, type WalletClient } from 'viem'
+import { createPublicClient, defineChain, erc20Abi, http, webSocket, type Chain, type PublicClient } from 'viem'
 import type { Logger } from '../../lib/logger'
-import type { ChainEndpoint } from './port'
+import type { ChainEndpoint, EvmRpc, SubmitOutcome } from './port'
 
 export const MULTICALL3 = '0xcA11bde05977b3631167028862bE2a173976CA11' as const
 
@@ -48,14 +50,41 @@ export class EvmClients {
     return mode === 'multicall' ? entry.multicall : entry.batched
   }
 
-  /**
-   * A viem wallet client signing with `account` on the endpoint's RPC, for sends. Pass the
-   * chain id the RPC reports (see `chainId`), which is what a signature must commit to.
-   */
-  walletClient(endpoint: ChainEndpoint, account: Account, chainId: number): WalletClient {
-    this.client(endpoint)
-    const base = this.clients.get(`${endpoint.registryId}|${endpoint.rpcUrl}`)!.chain
-    return createWalletClient({ account, chain: { ...base, id: chainId }, transport: /^wss?:/.test(endpoint.rpcUrl) ? webSocket(endpoint.rpcUrl, { timeout: this.timeoutMs, retryCount: 0 }) : http(endpoint.rpcUrl, { timeout: this.timeoutMs, retryCount: 0, fetchFn: this.fetchFor(endpoint) }) })
+  /** The port's EvmRpc for the endpoint: reads on the batched client, submissions unbatched. */
+  rpc(endpoint: ChainEndpoint): EvmRpc {
+    const client = this.client(endpoint, 'batched')
+    // unbatched: a submission is its own JSON-RPC request, whatever else is in flight
+    const sender = this.client(endpoint, 'multicall')
+    return {
+      chainId: () => this.chainId(endpoint),
+      code: (address) => client.getCode({ address }),
+      latestBaseFee: async () => (await client.getBlock({ blockTag: 'latest' })).baseFeePerGas ?? null,
+      maxPriorityFeePerGas: () => client.estimateMaxPriorityFeePerGas(),
+      balance: (address) => client.getBalance({ address }),
+      estimateGas: (call) => client.estimateGas({ account: call.from, to: call.to, value: call.value, data: call.data }).catch((err: unknown) => {
+        if (isExecutionRevert(err)) return { revert: shortReason(err) }
+        throw err
+      }),
+      transactionCount: (address, blockTag) => client.getTransactionCount({ address, blockTag }),
+      receipt: (hash) => client.getTransactionReceipt({ hash }).catch((err: unknown) => {
+        if ((err as Error).name === 'TransactionReceiptNotFoundError') return null
+        throw err
+      }),
+      blockNumber: () => client.getBlockNumber(),
+      blockTimestamp: async (blockNumber) => (await client.getBlock({ blockNumber })).timestamp,
+      knowsTransaction: (hash) => client.getTransaction({ hash }).then(() => true, (err: unknown) => {
+        if ((err as Error).name === 'TransactionNotFoundError') return false
+        throw err
+      }),
+      sendRaw: async (raw) => {
+        try {
+          await sender.sendRawTransaction({ serializedTransaction: raw })
+          return { kind: 'accepted' }
+        } catch (err) {
+          return classifySubmitError(err)
+        }
+      },
+    }
   }
 
   /** The chain id the RPC reports, asked once per address. */
@@ -109,4 +138,35 @@ function isZeroData(err: unknown): boolean {
     if (e.name === 'ContractFunctionZeroDataError') return true
   }
   return false
+}
+
+function chainOf(err: unknown): Array<{ name?: string; message?: string; details?: string; status?: number }> {
+  const out: Array<{ name?: string; message?: string; details?: string; status?: number }> = []
+  for (let e = err as { cause?: unknown } | undefined, i = 0; e && i < 10; e = e.cause as typeof e, i++) out.push(e as never)
+  return out
+}
+
+/** What a node's answer to a submission means, from viem's error chain and the node's message. */
+export function classifySubmitError(err: unknown): SubmitOutcome {
+  const links = chainOf(err)
+  const text = links.map((l) => `${l.details ?? ''} ${l.message ?? ''}`).join(' ').toLowerCase()
+  if (/already known|known transaction|already imported/.test(text)) return { kind: 'accepted' }
+  if (links.some((l) => l.name === 'NonceTooLowError') || /nonce too low|nonce is too low|correct nonce|nonce has already been used|replacement transaction underpriced/.test(text)) return { kind: 'nonce', which: 'low' }
+  if (links.some((l) => l.name === 'NonceTooHighError') || /nonce too high|nonce is too high/.test(text)) return { kind: 'nonce', which: 'high' }
+  if (links.some((l) => l.name === 'TimeoutError')) return { kind: 'unknown' }
+  const http = links.find((l) => l.name === 'HttpRequestError')
+  if (http && !links.some((l) => l.name === 'RpcRequestError' || l.name === 'InternalRpcError')) return http.status ? { kind: 'unknown' } : { kind: 'unreachable' }
+  if (links.some((l) => l.name === 'WebSocketRequestError' || l.name === 'SocketClosedError')) return { kind: 'unknown' }
+  return { kind: 'rejected', reason: shortReason(err) }
+}
+
+function isExecutionRevert(err: unknown) {
+  return chainOf(err).some((l) => l.name === 'ExecutionRevertedError' || l.name === 'ContractFunctionRevertedError' || /revert|insufficient funds/i.test(l.details ?? ''))
+}
+
+/** A short, RPC-address-free reason for records and answers. */
+function shortReason(err: unknown): string {
+  const links = chainOf(err)
+  const detail = links.map((l) => l.details).find((d) => d && d.length < 300) ?? links.at(-1)?.message ?? 'unknown error'
+  return detail.replace(/https?:\/\/\S+/g, '<rpc>').slice(0, 300)
 }

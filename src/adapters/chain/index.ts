@@ -39,4 +39,4 @@ export class ChainGateway implements ChainReader {
   }
 }
 
-export type { ChainEndpoint, ChainReader, RawBalances }
+export type { ChainEndpoint, ChainReader, EvmRpc, RawBalances, SolanaRpc, SubmitOutcome } from './port'

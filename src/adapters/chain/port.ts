@@ -1,8 +1,15 @@
 /**
  * The chain adapter's port: what the rest of Slipway may ask of a blockchain network.
  * One `ChainEndpoint` names a network and the RPC address resolved for the tenant.
- * Every failure to reach or read the RPC surfaces as ServiceUnavailableError (503).
+ * Every failure to reach or read the RPC surfaces as ServiceUnavailableError (503)
+ * when the call runs inside the gateway's `guard`; submissions answer a `SubmitOutcome`
+ * instead, because what a refusal means depends on why the node refused.
+ *
+ * This file imports nothing at run time: modules may name these types without loading
+ * viem or @solana/web3.js (see lib/lazy.ts).
  */
+import type { Message } from '@solana/web3.js'
+
 /** The chain families Slipway speaks: each has its own key scheme, address format and RPC protocol. */
 export type Family = 'evm' | 'solana'
 
@@ -27,4 +34,70 @@ export interface RawBalances {
 export interface ChainReader {
   /** Native and token balances of one address, read in as few RPC round trips as the network allows. */
   balances(endpoint: ChainEndpoint, address: string, tokenAddresses: string[]): Promise<RawBalances>
+}
+
+/** What a node answered to a signed transaction handed to it. */
+export type SubmitOutcome =
+  | { kind: 'accepted' }
+  /** the node refused the nonce */
+  | { kind: 'nonce'; which: 'low' | 'high' }
+  /** the node refused the transaction for another reason: it is not in any mempool */
+  | { kind: 'rejected'; reason: string }
+  /** the request never reached a node (connection refused, DNS): nothing was submitted */
+  | { kind: 'unreachable' }
+  /** no answer in time: it may or may not have been accepted */
+  | { kind: 'unknown' }
+
+export type Hex = `0x${string}`
+
+export interface EvmReceipt {
+  status: 'success' | 'reverted'
+  blockNumber: bigint
+  gasUsed: bigint
+  effectiveGasPrice: bigint
+}
+
+/**
+ * JSON-RPC reads and submissions on one EVM network. Concurrent reads go out as one
+ * JSON-RPC batch; a submission is always its own request.
+ */
+export interface EvmRpc {
+  /** the chain id the RPC reports (asked once per address): what signatures commit to */
+  chainId(): Promise<number>
+  code(address: Hex): Promise<Hex | undefined>
+  /** the base fee of the latest block (null before London) */
+  latestBaseFee(): Promise<bigint | null>
+  /** the priority fee the node suggests */
+  maxPriorityFeePerGas(): Promise<bigint>
+  balance(address: Hex): Promise<bigint>
+  /** gas for the call, or `{ revert }` with a short reason when the node says it would revert or funds are short */
+  estimateGas(call: { from: Hex; to: Hex; value: bigint; data?: Hex }): Promise<bigint | { revert: string }>
+  transactionCount(address: Hex, blockTag: 'pending' | 'latest'): Promise<number>
+  /** null while the node has no receipt for the hash */
+  receipt(hash: Hex): Promise<EvmReceipt | null>
+  blockNumber(): Promise<bigint>
+  /** the block's timestamp in Unix seconds */
+  blockTimestamp(blockNumber: bigint): Promise<bigint>
+  /** whether the node knows the transaction (mined or in its mempool) */
+  knowsTransaction(hash: Hex): Promise<boolean>
+  sendRaw(raw: Hex): Promise<SubmitOutcome>
+}
+
+export interface SolanaSignatureStatus {
+  slot: number
+  confirmations: number | null
+  err: unknown
+  confirmationStatus?: 'processed' | 'confirmed' | 'finalized'
+}
+
+/** JSON-RPC reads and submissions on one Solana network, at `confirmed` commitment. */
+export interface SolanaRpc {
+  latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: number }>
+  /** the fee for the message in lamports; null when the node no longer knows its blockhash */
+  feeForMessage(message: Message): Promise<number | null>
+  signatureStatus(signature: string): Promise<SolanaSignatureStatus | null>
+  /** Unix seconds; null when the node has no time for the slot */
+  blockTime(slot: number): Promise<number | null>
+  blockHeight(): Promise<number>
+  sendRaw(raw: Uint8Array): Promise<SubmitOutcome>
 }

@@ -2,10 +2,11 @@
  * Solana networks through @solana/web3.js (1.x). Connections are cached per RPC
  * address, with a timeout on every request and no retry on rate limits, so a down
  * RPC answers quickly. Token balances come from one `getTokenAccountsByOwner` call
- * (SPL Token program, jsonParsed), summed per mint.
+ * (SPL Token program, jsonParsed), summed per mint. `rpc(endpoint)` is what sends use
+ * (the port's SolanaRpc).
  */
 import { Connection, PublicKey } from '@solana/web3.js'
-import type { ChainEndpoint } from './port'
+import type { ChainEndpoint, SolanaRpc, SubmitOutcome } from './port'
 
 export const TOKEN_PROGRAM_ID = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')
 
@@ -31,6 +32,26 @@ export class SolanaClients {
     return c
   }
 
+  /** The port's SolanaRpc for the endpoint, at `confirmed` commitment. */
+  rpc(endpoint: ChainEndpoint): SolanaRpc {
+    const conn = this.connection(endpoint)
+    return {
+      latestBlockhash: () => conn.getLatestBlockhash('confirmed'),
+      feeForMessage: async (message) => (await conn.getFeeForMessage(message, 'confirmed')).value,
+      signatureStatus: async (signature) => (await conn.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0] ?? null,
+      blockTime: (slot) => conn.getBlockTime(slot),
+      blockHeight: () => conn.getBlockHeight('confirmed'),
+      sendRaw: async (raw) => {
+        try {
+          await conn.sendRawTransaction(raw, { skipPreflight: false, maxRetries: 0 })
+          return { kind: 'accepted' }
+        } catch (err) {
+          return classifySubmitError(err)
+        }
+      },
+    }
+  }
+
   async balances(endpoint: ChainEndpoint, address: string, mints: string[]) {
     const conn = this.connection(endpoint)
     const owner = new PublicKey(address)
@@ -46,4 +67,13 @@ export class SolanaClients {
     }
     return { native: BigInt(native), tokens: mints.map((m) => byMint.get(m) ?? 0n) }
   }
+}
+
+/** What a node's answer to a submission means: a preflight refusal, a timeout, or no node reached. */
+function classifySubmitError(err: unknown): SubmitOutcome {
+  const name = (err as Error).name
+  const msg = (err as Error).message ?? ''
+  if (name === 'SendTransactionError' || /failed to send transaction|simulation failed/i.test(msg)) return { kind: 'rejected', reason: msg.replace(/https?:\/\/\S+/g, '<rpc>').slice(0, 300) }
+  if (name === 'TimeoutError' || name === 'AbortError') return { kind: 'unknown' }
+  return { kind: 'unreachable' }
 }
