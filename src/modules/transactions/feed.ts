@@ -5,12 +5,13 @@
  */
 import { NotFoundError } from '../../http/errors'
 import type { Ctx } from '../../context'
-import { listTransactionRows, ownTransaction, pageOf, type ListFilter } from './service'
+import type { ListQuery } from './model'
+import { listTransactionRows, ownTransaction, pageOf } from './service'
 import { feedItem } from './view'
 
-export async function aggregatedFeed(ctx: Ctx, f: ListFilter) {
-  const { rows, total } = await listTransactionRows(ctx, f)
-  return pageOf(rows.map(feedItem), total, f.page, f.limit)
+export async function aggregatedFeed(ctx: Ctx, query: ListQuery) {
+  const { rows, total, page, limit } = await listTransactionRows(ctx, query)
+  return pageOf(rows.map(feedItem), total, page, limit)
 }
 
 export async function aggregatedItem(ctx: Ctx, id: string) {

@@ -1,4 +1,4 @@
-/** What the transaction routes load on their first request (see routes.ts): the services and, through them, the chain libraries. */
+/** The transaction verbs routes.ts loads on the first transaction request, and with them the chain libraries. */
 export { broadcastTransaction } from './broadcast'
 export { aggregatedFeed, aggregatedItem } from './feed'
 export { transactionStatus } from './refresh'

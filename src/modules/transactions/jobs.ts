@@ -5,8 +5,7 @@
  */
 import type { JobRunner } from '../../jobs/runner'
 import { lazy } from '../../lib/lazy'
-
-export const REFRESH_TOPIC = 'tx.refresh'
+import { REFRESH_TOPIC } from './topics'
 
 const refresh = lazy(() => import('./refresh'))
 

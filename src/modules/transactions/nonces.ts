@@ -7,10 +7,9 @@
  * any transaction: when the row is first made, and to resynchronise after the node
  * answers "nonce too low" or "nonce too high".
  */
-import { and, eq } from 'drizzle-orm'
 import type { Executor, Tx } from '../../db/client'
 import type { Deps } from '../../deps'
-import { walletNonces } from './schema'
+import { createNonceRow, findNonceRow, setNonceRow } from './repo'
 
 export interface NonceKey {
   tenantId: string
@@ -18,29 +17,28 @@ export interface NonceKey {
   network: string
 }
 
-const where = (k: NonceKey) => and(eq(walletNonces.tenantId, k.tenantId), eq(walletNonces.walletId, k.walletId), eq(walletNonces.network, k.network))
+const read = (db: Executor, k: NonceKey) => findNonceRow(db, k.tenantId, k.walletId, k.network)
+const save = (tx: Tx, k: NonceKey, set: { nextNonce?: number; freeNonces?: number[] }, now: number) => setNonceRow(tx, k.tenantId, k.walletId, k.network, set, now)
 
 export async function hasNonceRow(db: Executor, k: NonceKey) {
-  return !!(await db.select({ n: walletNonces.nextNonce }).from(walletNonces).where(where(k)).get())
+  return !!(await read(db, k))
 }
 
 /** Creates the row from the chain's pending count unless another send created it meanwhile. */
 export async function initNonceRow(deps: Deps, k: NonceKey, chainPending: number) {
-  await deps.database.write((tx) => tx.insert(walletNonces)
-    .values({ ...k, nextNonce: chainPending, freeNonces: [], updatedAt: deps.clock.now() })
-    .onConflictDoNothing())
+  await deps.database.write((tx) => createNonceRow(tx, k.tenantId, k.walletId, k.network, chainPending, deps.clock.now()))
 }
 
 /** The nonce for the next send: the lowest given-back one, else the counter (then incremented). */
 export async function reserveNonce(tx: Tx, k: NonceKey, now: number): Promise<number> {
-  const row = await tx.select().from(walletNonces).where(where(k)).get()
+  const row = await read(tx, k)
   if (!row) throw new Error('nonce row missing')
   if (row.freeNonces.length) {
     const [lowest, ...rest] = [...row.freeNonces].sort((a, b) => a - b)
-    await tx.update(walletNonces).set({ freeNonces: rest, updatedAt: now }).where(where(k))
+    await save(tx, k, { freeNonces: rest }, now)
     return lowest!
   }
-  await tx.update(walletNonces).set({ nextNonce: row.nextNonce + 1, updatedAt: now }).where(where(k))
+  await save(tx, k, { nextNonce: row.nextNonce + 1 }, now)
   return row.nextNonce
 }
 
@@ -50,7 +48,7 @@ export async function reserveNonce(tx: Tx, k: NonceKey, now: number): Promise<nu
  * the later transactions already in the mempool are not left behind a gap.
  */
 export async function releaseNonce(tx: Tx, k: NonceKey, nonce: number, now: number) {
-  const row = await tx.select().from(walletNonces).where(where(k)).get()
+  const row = await read(tx, k)
   if (!row || nonce >= row.nextNonce) return
   let next = row.nextNonce
   const free = new Set(row.freeNonces)
@@ -59,7 +57,7 @@ export async function releaseNonce(tx: Tx, k: NonceKey, nonce: number, now: numb
     free.delete(next - 1)
     next -= 1
   }
-  await tx.update(walletNonces).set({ nextNonce: next, freeNonces: [...free].sort((a, b) => a - b), updatedAt: now }).where(where(k))
+  await save(tx, k, { nextNonce: next, freeNonces: [...free].sort((a, b) => a - b) }, now)
 }
 
 /**
@@ -69,9 +67,9 @@ export async function releaseNonce(tx: Tx, k: NonceKey, nonce: number, now: numb
  * (a restarted dev node, a dropped pool): restart from its pending count.
  */
 export async function resyncNonce(tx: Tx, k: NonceKey, chainPending: number, kind: 'low' | 'high', now: number) {
-  const row = await tx.select().from(walletNonces).where(where(k)).get()
+  const row = await read(tx, k)
   if (!row) return
   const nextNonce = kind === 'low' ? Math.max(row.nextNonce, chainPending) : chainPending
   const freeNonces = row.freeNonces.filter((n) => n >= chainPending && n < nextNonce)
-  await tx.update(walletNonces).set({ nextNonce, freeNonces, updatedAt: now }).where(where(k))
+  await save(tx, k, { nextNonce, freeNonces }, now)
 }

@@ -2,75 +2,24 @@
  * Transactions group. Every route acts on the caller's own transactions and wallets;
  * another user's or another tenant's id answers 404.
  */
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { IdempotencyHeaders, idempotency } from '../../http/idempotency'
-import { ErrorEnvelope, errorResponses, SchemaErrorEnvelope } from '../../http/schemas'
+import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
-import { lazy } from '../../lib/lazy'
-import { TX_STATUSES } from './schema'
-import { FeedItem, statusView, Transaction, TransactionStatus, transactionView } from './view'
+import { lazyService } from '../../lib/lazy'
+import { Broadcast, BroadcastBody, chainErrors, Created, FeedItem, FeedPage, FeeQuote, Id, ListQuery, SendBody, Transaction, TransactionPage, TransactionStatus } from './model'
+import { statusView, transactionView } from './view'
 
 /** The transaction services, with the chain libraries they use, are loaded by the first transaction request. */
-const impl = lazy(() => import('./impl'))
-
-const Id = t.Object({ id: t.String({ maxLength: 64 }) })
-const Digits = t.String({ pattern: '^[0-9]{1,78}$', description: 'integer string in the token\'s smallest unit; decimals such as `1.5` answer 400' })
-
-const SendBody = t.Object({
-  walletId: t.String({ maxLength: 64, description: 'one of the caller\'s wallets' }),
-  chain: t.String({ minLength: 1, maxLength: 64, description: 'family chain id; must be the wallet\'s (the network is the wallet\'s `isTestnet`)' }),
-  toAddress: t.String({ minLength: 1, maxLength: 128 }),
-  amount: Digits,
-  tokenAddress: t.Optional(t.Union([t.String({ maxLength: 64 }), t.Null()], { description: 'ERC-20 contract or SPL mint among the tenant\'s active tokens of that network; omit, null, the zero address or a native SOL placeholder for the native coin' })),
-}, { additionalProperties: false })
-
-const BlockchainErrorEnvelope = t.Object({
-  ...ErrorEnvelope.properties,
-  retryable: t.Optional(t.Boolean()),
-  suggestedAction: t.Optional(t.String()),
-}, { title: 'BlockchainError', description: '`error: BlockchainError` with `code`, `retryable` and sometimes `suggestedAction`.' })
-/** The standard envelope of the status, or a BlockchainError (same envelope with `retryable`, `suggestedAction`). */
-const chainErrors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, s === 400
-  ? t.Union([SchemaErrorEnvelope, BlockchainErrorEnvelope], { description: 'Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations)' })
-  : t.Unsafe({ ...BlockchainErrorEnvelope, description: 'The error envelope; `BlockchainError` adds `retryable` and `suggestedAction`' })]))
-
-const Created = t.Object({
-  id: t.String({ description: 'transaction id' }),
-  status: t.Union([t.Literal('pending'), t.Literal('awaiting_signature')]),
-  txHash: t.Union([t.String(), t.Null()]),
-  requiresClientSigning: t.Boolean(),
-  chain: t.String(),
-  isTestnet: t.Boolean(),
-  nonce: t.Optional(t.Union([t.Integer(), t.Null()])),
-  preparedTransactionId: t.Optional(t.String({ description: 'non-custodial: pass to broadcast' })),
-  signingScheme: t.Optional(t.Union([t.Literal('evm-eip1559-hash'), t.Literal('solana-ed25519-message')])),
-  signingHash: t.Optional(t.String({ description: 'EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix)' })),
-  unsignedTransaction: t.Optional(t.String({ description: 'EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash`' })),
-  message: t.Optional(t.String({ description: 'Solana: the serialized message (base64); sign its bytes with ed25519' })),
-  transaction: t.Optional(t.Object({
-    type: t.Literal('eip1559'), chainId: t.Integer(), nonce: t.Integer(), to: t.String(), value: t.String(), data: t.String(),
-    gas: t.String(), maxFeePerGas: t.String(), maxPriorityFeePerGas: t.String(),
-  }, { description: 'EVM: the prepared fields, for wallets that sign a transaction object' })),
-  lastValidBlockHeight: t.Optional(t.Integer()),
-  expiresAt: t.Optional(t.String({ format: 'date-time', description: 'non-custodial: broadcast before this time' })),
-}, { title: 'CreatedTransaction' })
-
-const PagePagination = t.Object({ page: t.Integer(), limit: t.Integer(), total: t.Integer(), totalPages: t.Integer() })
-const ListQuery = t.Object({
-  page: t.Optional(t.Integer({ minimum: 1, default: 1 })),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  walletId: t.Optional(t.String({ maxLength: 64 })),
-  chain: t.Optional(t.String({ maxLength: 64, description: 'family chain id' })),
-  status: t.Optional(t.Union(TX_STATUSES.map((s) => t.Literal(s)))),
-})
+const service = lazyService(() => import('./impl'))
 
 export function transactionRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/transactions', detail: { tags: ['Transactions'] } })
     .use(security(deps))
     .use(idempotency(deps))
     .post('/', async ({ body, ctx, set }) => {
-      const out = await (await impl()).createTransaction(ctx, body)
+      const out = await service.createTransaction(ctx, body)
       set.status = 201
       return out
     }, {
@@ -90,36 +39,23 @@ export function transactionRoutes(deps: Deps) {
         ].join('\n\n'),
       },
     })
-    .post('/quote', async ({ body, ctx }) => (await impl()).quoteTransaction(ctx, body), {
+    .post('/quote', async ({ body, ctx }) => service.quoteTransaction(ctx, body), {
       auth: 'any',
       rateLimit: { max: 60, windowSeconds: 60 },
       body: SendBody,
       response: {
-        200: t.Object({
-          chain: t.String(), isTestnet: t.Boolean(),
-          estimatedGas: t.Union([t.String(), t.Null()], { description: 'gas units (EVM); null on Solana' }),
-          maxFeePerGas: t.Union([t.String(), t.Null()]), maxPriorityFeePerGas: t.Union([t.String(), t.Null()]),
-          estimatedFee: t.String({ description: 'upper bound of the network fee in the native coin\'s smallest unit (EVM: gas × maxFeePerGas; Solana: the fee for the message)' }),
-          estimatedFeeNative: t.String({ description: '`estimatedFee` formatted with the native coin\'s decimals' }),
-          nativeTokenSymbol: t.String(), nativeTokenDecimals: t.Integer(),
-        }, { title: 'FeeQuote' }),
+        200: FeeQuote,
         ...errorResponses('standard', 400, 401, 403, 404, 429, 503), ...chainErrors(400),
       },
       detail: { operationId: 'quoteTransaction', summary: 'Estimate gas and fee for a send', description: 'Same body as create; nothing is stored or sent. Read from the chain. 60 per minute per IP.' },
     })
-    .post('/:id/broadcast', async ({ params, body, ctx }) => (await impl()).broadcastTransaction(ctx, params.id, body), {
+    .post('/:id/broadcast', async ({ params, body, ctx }) => service.broadcastTransaction(ctx, params.id, body), {
       auth: 'any',
       rateLimit: { max: 20, windowSeconds: 60 },
       params: Id,
-      body: t.Object({
-        signature: t.Optional(t.Union([
-          t.String({ maxLength: 200, description: 'EVM: 65-byte hex `r ‖ s ‖ v` over `signingHash`; Solana: 64-byte ed25519 signature over the message, base58 or base64' }),
-          t.Object({ r: t.String({ maxLength: 66 }), s: t.String({ maxLength: 66 }), yParity: t.Optional(t.Integer()), v: t.Optional(t.Integer()) }),
-        ])),
-        signedTransaction: t.Optional(t.String({ maxLength: 262_144, description: 'EVM: the signed EIP-1559 transaction (hex) with exactly the prepared fields; Solana: the signed transaction (base64)' })),
-      }, { additionalProperties: false }),
+      body: BroadcastBody,
       response: {
-        200: t.Object({ id: t.String({ description: 'transaction id' }), preparedTransactionId: t.String(), status: t.Literal('pending'), txHash: t.String() }),
+        200: Broadcast,
         ...errorResponses('standard', 400, 401, 403, 404, 409, 410, 429, 503), ...chainErrors(400, 404, 409, 410),
       },
       detail: {
@@ -131,35 +67,35 @@ export function transactionRoutes(deps: Deps) {
         ].join('\n\n'),
       },
     })
-    .get('/', async ({ query, ctx }) => (await impl()).listTransactions(ctx, { page: query.page ?? 1, limit: query.limit ?? 20, walletId: query.walletId, chain: query.chain, status: query.status }), {
+    .get('/', async ({ query, ctx }) => service.listTransactions(ctx, query), {
       auth: 'any',
       query: ListQuery,
-      response: { 200: t.Object({ data: t.Array(Transaction), pagination: PagePagination }), ...errorResponses('standard', 400, 401) },
+      response: { 200: TransactionPage, ...errorResponses('standard', 400, 401) },
       detail: { operationId: 'listTransactions', summary: 'One\'s transaction history', description: 'Sends and swaps (simulated ones included), newest first. Filters: `walletId`, `chain` (family id), `status`.' },
     })
-    .get('/aggregated/', async ({ query, ctx }) => (await impl()).aggregatedFeed(ctx, { page: query.page ?? 1, limit: query.limit ?? 20, walletId: query.walletId, chain: query.chain, status: query.status }), {
+    .get('/aggregated/', async ({ query, ctx }) => service.aggregatedFeed(ctx, query), {
       auth: 'any',
       query: ListQuery,
-      response: { 200: t.Object({ data: t.Array(FeedItem), pagination: PagePagination }), ...errorResponses('standard', 400, 401) },
+      response: { 200: FeedPage, ...errorResponses('standard', 400, 401) },
       detail: {
         operationId: 'listAggregatedTransactions',
         summary: 'Unified activity feed',
         description: 'Sends, swaps and (once the bank ramp lands) ramp movements as items of one shape, newest first: `{ id, kind, direction, status, chain, isTestnet, amount, token { address, symbol, decimals }, counterparty, txHash, walletId, simulation, createdAt, updatedAt }`. `id` is prefixed by its source (`tx:`).',
       },
     })
-    .get('/aggregated/:id', async ({ params, ctx }) => (await impl()).aggregatedItem(ctx, params.id), {
+    .get('/aggregated/:id', async ({ params, ctx }) => service.aggregatedItem(ctx, params.id), {
       auth: 'any',
       params: Id,
       response: { 200: FeedItem, ...errorResponses('standard', 401, 404) },
       detail: { operationId: 'getAggregatedTransaction', summary: 'One item of the unified feed', description: 'By the item `id` (`tx:<uuid>`), or a bare transaction id.' },
     })
-    .get('/:id/status', async ({ params, ctx }) => statusView(await (await impl()).transactionStatus(ctx, params.id)), {
+    .get('/:id/status', async ({ params, ctx }) => statusView(await service.transactionStatus(ctx, params.id)), {
       auth: 'any',
       params: Id,
       response: { 200: TransactionStatus, ...errorResponses('standard', 401, 404, 503) },
       detail: { operationId: 'getTransactionStatus', summary: 'Status read from the chain', description: 'Reads the chain and saves any change (`confirmations`, `blockNumber`, `blockTimestamp`, status). A background job does the same with backoff (1 s doubling to 60 s) while a transaction is pending, so statuses settle without polling; a transaction dropped from the mempool is resent with a higher fee within TX_MAX_FEE_BUMP_PERCENT, or `failed` with `failureReason`. A non-custodial send whose prepared transaction expired unbroadcast reads `failed`.' },
     })
-    .get('/:id', async ({ params, ctx }) => transactionView(await (await impl()).ownTransaction(ctx, params.id)), {
+    .get('/:id', async ({ params, ctx }) => transactionView(await service.ownTransaction(ctx, params.id)), {
       auth: 'any',
       params: Id,
       response: { 200: Transaction, ...errorResponses('standard', 401, 404) },

@@ -1,0 +1,233 @@
+/**
+ * EVM sends (the ChainFamily for every EVM chain).
+ *
+ * Custodial send, in order: estimate gas and fees from the chain (no transaction open);
+ * make sure the wallet's nonce row exists (chain `pending` count); then ONE write
+ * transaction reserves the nonce, signs locally (CPU only), stores the transaction with
+ * its hash and signed bytes, and schedules the status job; then the signed transaction
+ * goes to the RPC. If the node refuses the nonce, the counter is resynchronised from
+ * the chain and the same record is signed again with a new nonce (up to 3 times). If
+ * the submission never reached a node, or the node refused it, the record is marked
+ * failed and the nonce given back (the next send takes it), so no gap is left.
+ *
+ * Client signing: the client signs `signingHash` = keccak256 of the unsigned EIP-1559
+ * serialization (`0x02 ‖ rlp([chainId, nonce, maxPriorityFeePerGas, maxFeePerGas, gas,
+ * to, value, data, accessList])`) with the wallet key, as a raw secp256k1 signature over
+ * that hash (no EIP-191 prefix), and sends either the signature (65-byte hex
+ * `r ‖ s ‖ v`, or `{ r, s, yParity }`) or the whole signed transaction (its fields must
+ * equal the prepared ones).
+ */
+import {
+  keccak256, parseSignature, parseTransaction, recoverAddress, recoverTransactionAddress, serializeTransaction,
+  type Hex, type TransactionSerializableEIP1559,
+} from 'viem'
+import { ServiceUnavailableError } from '../../../http/errors'
+import { iso } from '../../../lib/clock'
+import { newId } from '../../../lib/ids'
+import type { Ctx } from '../../../context'
+import { blockchainError, signatureDecodeFailed, wouldFail } from '../errors'
+import { releaseNonce, reserveNonce, resyncNonce, hasNonceRow, initNonceRow, type NonceKey } from '../nonces'
+import { insertPrepared, insertTransaction, updateTransaction } from '../repo'
+import type { PreparedRow } from '../repo'
+import { scheduleRefresh, sendRow, walletSecret } from '../shared'
+import { estimateEvm, evmNet, pendingCount, signEvm, signingHashOf, transferCall, unsignedEip1559, type EvmCall, type EvmFees, type EvmNet } from './evm-calls'
+import { refreshEvm } from './evm-refresh'
+import type { ChainFamily, SendPlan, SignedTransaction } from './port'
+
+/** The chain's view of the send: the network, the call and its fees; a call that would fail answers 400 before anything is stored. */
+async function estimated(ctx: Ctx, p: SendPlan) {
+  const net = await evmNet(ctx.deps, p.endpoint)
+  const call = transferCall(p.token.address, p.to, p.amount)
+  const fees = await estimateEvm(ctx.deps, net, p.wallet.address, call)
+  if ('revert' in fees) throw wouldFail(fees.revert)
+  return { net, call, fees }
+}
+
+async function custodialSend(ctx: Ctx, p: SendPlan) {
+  const { deps } = ctx
+  const { net, call, fees } = await estimated(ctx, p)
+  const key: NonceKey = { tenantId: p.tenantId, walletId: p.wallet.id, network: p.network }
+  const laneKey = `${key.tenantId}|${key.walletId}|${key.network}`
+  if (!(await hasNonceRow(deps.database.db, key))) await initNonceRow(deps, key, await pendingCount(deps, net, p.wallet.address))
+  const secret = walletSecret(deps, p.wallet)
+  try {
+    const now = deps.clock.now()
+    let turn: Turn | undefined
+    const row = await deps.database.write(async (tx) => {
+      const nonce = await reserveNonce(tx, key, now)
+      // Taken in reservation order (writes are serialised), so submissions leave in nonce order.
+      turn = takeTurn(laneKey)
+      const signed = await signEvm(secret, unsignedEip1559(net.chainId, nonce, call, fees))
+      const r = {
+        ...sendRow(ctx, p, now), status: 'pending' as const, requiresClientSigning: false, txHash: signed.hash, rawTx: signed.raw, chainId: net.chainId, nonce,
+        gasLimit: fees.gas.toString(), maxFeePerGas: fees.maxFeePerGas.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
+        initialMaxFeePerGas: fees.maxFeePerGas.toString(), submittedAt: now,
+      }
+      await insertTransaction(tx, r)
+      await scheduleRefresh(tx, r.id, r.tenantId, 1, now)
+      return r
+    }).catch((err) => {
+      turn?.release()
+      throw err
+    })
+    await turn!.ready
+    try {
+      return await submitCustodial(ctx, p, net, call, fees, key, secret, row)
+    } finally {
+      turn!.release()
+    }
+  } finally {
+    secret.fill(0)
+  }
+}
+
+async function submitCustodial(ctx: Ctx, p: SendPlan, net: EvmNet, call: EvmCall, fees: EvmFees, key: NonceKey, secret: Uint8Array, row: { id: string; tenantId: string; chain: string; isTestnet: boolean; nonce: number; rawTx: Hex; txHash: Hex }) {
+  const { deps } = ctx
+  let current: { nonce: number; raw: Hex; hash: Hex } = { nonce: row.nonce, raw: row.rawTx, hash: row.txHash }
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await net.rpc.sendRaw(current.raw)
+    if (outcome.kind === 'accepted' || outcome.kind === 'unknown') break
+    if (outcome.kind === 'nonce' && attempt < 4) {
+      // Resynchronise outside any transaction, then re-sign the same record with a fresh nonce.
+      const pending = await pendingCount(deps, net, p.wallet.address)
+      current = await deps.database.write(async (tx) => {
+        const t = deps.clock.now()
+        await resyncNonce(tx, key, pending, outcome.which, t)
+        const nonce = await reserveNonce(tx, key, t)
+        const signed = await signEvm(secret, unsignedEip1559(net.chainId, nonce, call, fees))
+        await updateTransaction(tx, row.tenantId, row.id, { nonce, txHash: signed.hash, rawTx: signed.raw, submittedAt: t, updatedAt: t })
+        return { nonce, raw: signed.raw, hash: signed.hash }
+      })
+      continue
+    }
+    // Never reached a node, or refused: nothing is in a mempool, so the nonce goes back.
+    const reason = outcome.kind === 'rejected' ? outcome.reason : outcome.kind === 'nonce' ? `nonce refused (${outcome.which})` : 'the network could not be reached'
+    await deps.database.write(async (tx) => {
+      const t = deps.clock.now()
+      await updateTransaction(tx, row.tenantId, row.id, { status: 'failed', failureReason: `not submitted: ${reason}`, updatedAt: t })
+      await releaseNonce(tx, key, current.nonce, t)
+    })
+    if (outcome.kind === 'unreachable') throw new ServiceUnavailableError(`The ${net.endpoint.registryId} network is temporarily unavailable`)
+    throw blockchainError(400, 'TRANSACTION_REJECTED', `The network refused the transaction: ${reason}`, outcome.kind === 'nonce', 'Check the amount and balances, then send again')
+  }
+  return { id: row.id, status: 'pending' as const, txHash: current.hash, requiresClientSigning: false, nonce: current.nonce, chain: row.chain, isTestnet: row.isTestnet }
+}
+
+interface Turn {
+  /** resolves when every earlier send of the lane has been submitted */
+  ready: Promise<void>
+  release(): void
+}
+
+/**
+ * Per-wallet submission lanes (in this process): a send submits only after the sends
+ * that reserved earlier nonces have, so the node sees nonces in order. Nodes queue an
+ * early nonce, but RPC providers and load balancers do not all do so, and a development
+ * node such as ganache holds every request behind it.
+ */
+const lanes = new Map<string, Promise<void>>()
+
+function takeTurn(key: string): Turn {
+  const prev = lanes.get(key) ?? Promise.resolve()
+  let release!: () => void
+  const mine = new Promise<void>((resolve) => (release = resolve))
+  const tail = prev.then(() => mine)
+  lanes.set(key, tail)
+  void tail.then(() => {
+    if (lanes.get(key) === tail) lanes.delete(key)
+  })
+  return { ready: prev, release }
+}
+
+async function prepare(ctx: Ctx, p: SendPlan) {
+  const { deps } = ctx
+  const { net, call, fees } = await estimated(ctx, p)
+  // The client's key may also be used elsewhere: the chain's pending count is the truth.
+  const nonce = await pendingCount(deps, net, p.wallet.address)
+  const unsignedTx = unsignedEip1559(net.chainId, nonce, call, fees)
+  const { unsigned, hash } = signingHashOf(unsignedTx)
+  const now = deps.clock.now()
+  const expiresAt = now + deps.config.preparedTxTtlSeconds * 1000
+  const row = {
+    ...sendRow(ctx, p, now), status: 'awaiting_signature' as const, requiresClientSigning: true, txHash: null, rawTx: null, chainId: net.chainId, nonce,
+    gasLimit: fees.gas.toString(), maxFeePerGas: fees.maxFeePerGas.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
+    initialMaxFeePerGas: fees.maxFeePerGas.toString(), submittedAt: null,
+  }
+  const preparedId = newId()
+  await deps.database.write(async (tx) => {
+    await insertTransaction(tx, row)
+    await insertPrepared(tx, {
+      id: preparedId, tenantId: p.tenantId, userId: ctx.actor.userId, walletId: p.wallet.id, transactionId: row.id, family: 'evm',
+      unsigned, signingPayload: hash, status: 'prepared', expiresAt, usedAt: null, createdAt: now,
+    })
+  })
+  return {
+    id: row.id, status: row.status, txHash: null, requiresClientSigning: true, preparedTransactionId: preparedId, chain: row.chain, isTestnet: row.isTestnet,
+    signingHash: hash, unsignedTransaction: unsigned, signingScheme: 'evm-eip1559-hash' as const, expiresAt: iso(expiresAt), nonce,
+    transaction: {
+      type: 'eip1559' as const, chainId: net.chainId, nonce, to: call.to, value: call.value.toString(), data: call.data ?? '0x',
+      gas: fees.gas.toString(), maxFeePerGas: fees.maxFeePerGas.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
+    },
+  }
+}
+
+const HEX_SIG = /^0x[0-9a-fA-F]{130}$/
+const HEX32 = /^0x[0-9a-fA-F]{1,64}$/
+
+/** The signed EIP-1559 transaction from what the client sent, and who signed it. */
+async function signed(p: PreparedRow, input: { signature?: string | { r: string; s: string; yParity?: number; v?: number }; signedTransaction?: string }): Promise<SignedTransaction> {
+  const prepared = parseTransaction(p.unsigned as Hex) as TransactionSerializableEIP1559
+  if (input.signedTransaction !== undefined) {
+    let parsed: ReturnType<typeof parseTransaction>
+    try {
+      if (!/^0x02[0-9a-fA-F]+$/.test(input.signedTransaction)) throw new Error('not an EIP-1559 transaction in hex')
+      parsed = parseTransaction(input.signedTransaction as Hex)
+    } catch (err) {
+      throw signatureDecodeFailed((err as Error).message.split('\n')[0]!.slice(0, 200))
+    }
+    const { r, s, v, yParity, ...fields } = parsed as TransactionSerializableEIP1559 & { r?: Hex; s?: Hex; v?: bigint; yParity?: number }
+    if (!r || !s) throw signatureDecodeFailed('the transaction is not signed')
+    if (serializeTransaction(fields as TransactionSerializableEIP1559) !== p.unsigned) {
+      throw signatureDecodeFailed('the signed transaction differs from the prepared one (nonce, fees, recipient, value or data)')
+    }
+    void v
+    void yParity
+    const signer = await recoverTransactionAddress({ serializedTransaction: input.signedTransaction as `0x02${string}` }).catch(() => { throw signatureDecodeFailed('no signer can be recovered') })
+    return { raw: input.signedTransaction, signer, hash: keccak256(input.signedTransaction as Hex) }
+  }
+  const sig = input.signature
+  let parts: { r: Hex; s: Hex; yParity: number }
+  try {
+    if (typeof sig === 'string') {
+      if (!HEX_SIG.test(sig)) throw new Error('expected 65 bytes as 0x-prefixed hex')
+      const ps = parseSignature(sig as Hex)
+      parts = { r: ps.r, s: ps.s, yParity: ps.yParity ?? Number(ps.v! - 27n) }
+    } else if (sig && typeof sig === 'object') {
+      if (!HEX32.test(sig.r) || !HEX32.test(sig.s)) throw new Error('r and s must be 0x-prefixed hex of at most 32 bytes')
+      const yParity = sig.yParity ?? (sig.v === 27 || sig.v === 28 ? sig.v - 27 : sig.v)
+      if (yParity !== 0 && yParity !== 1) throw new Error('yParity must be 0 or 1 (or v 27/28)')
+      parts = { r: sig.r as Hex, s: sig.s as Hex, yParity }
+    } else {
+      throw new Error('send `signature` or `signedTransaction`')
+    }
+  } catch (err) {
+    throw signatureDecodeFailed((err as Error).message.split('\n')[0]!.slice(0, 200))
+  }
+  const signer = await recoverAddress({ hash: keccak256(p.unsigned as Hex), signature: parts }).catch(() => { throw signatureDecodeFailed('no signer can be recovered from this signature') })
+  const raw = serializeTransaction(prepared, parts)
+  return { raw, signer, hash: keccak256(raw) }
+}
+
+export const evmFamily: ChainFamily = {
+  async quote(ctx, p) {
+    const { fees } = await estimated(ctx, p)
+    return { estimatedGas: fees.gas, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, fee: fees.gas * fees.maxFeePerGas }
+  },
+  send: custodialSend,
+  prepare,
+  signed,
+  // EVM addresses compare without their checksum casing.
+  isSigner: (signer, walletAddress) => signer.toLowerCase() === walletAddress.toLowerCase(),
+  submit: async (deps, endpoint, raw) => (await evmNet(deps, endpoint)).rpc.sendRaw(raw as Hex),
+  refresh: refreshEvm,
+}

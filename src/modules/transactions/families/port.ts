@@ -1,0 +1,64 @@
+/**
+ * What a chain family does for the transactions module: one implementation per family
+ * (evm.ts, solana.ts), chosen by `familyOf`. The verbs (service.ts, broadcast.ts,
+ * refresh.ts) plan, check and record what is common; a family builds, signs, submits
+ * and reads back the family's own transactions, reaching the RPC through the chain
+ * adapter (`deps.chain`).
+ */
+import type { ChainEndpoint, SubmitOutcome } from '../../../adapters/chain/port'
+import type { Ctx } from '../../../context'
+import type { Deps } from '../../../deps'
+import type { TokenDef } from '../../tokens/registry'
+import type { StoredSettings } from '../../tenants/settings'
+import type { ownWallet } from '../../wallets/service'
+import type { BroadcastBody, Created } from '../model'
+import type { PreparedRow, TransactionRow } from '../repo'
+
+/** A wallet as the wallets module answers it. */
+export type WalletRow = Awaited<ReturnType<typeof ownWallet>>
+
+/** A checked send: whose, from which wallet, what, to whom, on which network. */
+export interface SendPlan {
+  tenantId: string
+  settings: StoredSettings
+  wallet: WalletRow
+  token: TokenDef
+  to: string
+  amount: bigint
+  /** registry id of the wallet's network */
+  network: string
+  /** the network's RPC as resolved for the tenant */
+  endpoint: ChainEndpoint
+}
+
+/** A would-be send's network fee, in the native coin's smallest unit; gas fields are null where the family has none. */
+export interface FeeEstimate {
+  estimatedGas: bigint | null
+  maxFeePerGas: bigint | null
+  maxPriorityFeePerGas: bigint | null
+  fee: bigint
+}
+
+/** A client-signed transaction as it goes to the network, who signed it, and its hash. */
+export interface SignedTransaction {
+  raw: string
+  signer: string
+  hash: string
+}
+
+export interface ChainFamily {
+  /** estimated network fee for the plan; nothing stored or sent */
+  quote(ctx: Ctx, plan: SendPlan): Promise<FeeEstimate>
+  /** custodial: sign with the wallet's key, record, submit */
+  send(ctx: Ctx, plan: SendPlan): Promise<Created>
+  /** non-custodial: record the transaction and what the client must sign */
+  prepare(ctx: Ctx, plan: SendPlan): Promise<Created>
+  /** the transaction a client signed, from its signature or signed transaction; throws SIGNATURE_DECODE_FAILED */
+  signed(prepared: PreparedRow, input: BroadcastBody): Promise<SignedTransaction>
+  /** whether the recovered signer is the wallet's address (as the family compares addresses) */
+  isSigner(signer: string, walletAddress: string): boolean
+  /** hands a signed transaction to the network */
+  submit(deps: Deps, endpoint: ChainEndpoint, raw: string): Promise<SubmitOutcome>
+  /** reads the transaction's fate from the chain, saves what changed and answers the saved row */
+  refresh(deps: Deps, endpoint: ChainEndpoint, row: TransactionRow): Promise<TransactionRow>
+}

@@ -1,0 +1,218 @@
+/**
+ * Solana sends (the ChainFamily for Solana), built with @solana/web3.js (1.x): native
+ * SOL with the System program's transfer, SPL tokens with `TransferChecked` to the
+ * recipient's associated token account, created first if missing (the ATA program's
+ * idempotent create, paid by the sender). A transaction is valid until its recent
+ * blockhash expires (`lastValidBlockHeight`, kept in the record's metadata); after that,
+ * with no status from the network, it is marked failed. The signature (base58) is the
+ * transaction hash. A client signs the serialized message bytes (`message`, base64) with
+ * ed25519 and sends the 64-byte signature (base58 or base64) or the signed transaction
+ * (base64).
+ */
+import { ed25519 } from '@noble/curves/ed25519'
+import { base58, base64 } from '@scure/base'
+import { Keypair, Message, PublicKey, SystemProgram, Transaction, TransactionInstruction } from '@solana/web3.js'
+import type { ChainEndpoint } from '../../../adapters/chain/port'
+import { TOKEN_PROGRAM_ID } from '../../../adapters/chain/solana'
+import type { Deps } from '../../../deps'
+import { iso } from '../../../lib/clock'
+import { newId } from '../../../lib/ids'
+import type { Ctx } from '../../../context'
+import { blockchainError, signatureDecodeFailed } from '../errors'
+import { insertPrepared, insertTransaction, updateTransaction, type PreparedRow, type TransactionRow } from '../repo'
+import { scheduleRefresh, sendRow, walletSecret } from '../shared'
+import type { ChainFamily, SendPlan, SignedTransaction } from './port'
+
+const ATA_PROGRAM_ID = new PublicKey('ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL')
+
+export function associatedTokenAddress(owner: PublicKey, mint: PublicKey): PublicKey {
+  return PublicKey.findProgramAddressSync([owner.toBuffer(), TOKEN_PROGRAM_ID.toBuffer(), mint.toBuffer()], ATA_PROGRAM_ID)[0]
+}
+
+function instructions(p: SendPlan): TransactionInstruction[] {
+  const from = new PublicKey(p.wallet.address)
+  const to = new PublicKey(p.to)
+  if (!p.token.address) return [SystemProgram.transfer({ fromPubkey: from, toPubkey: to, lamports: p.amount })]
+  const mint = new PublicKey(p.token.address)
+  const source = associatedTokenAddress(from, mint)
+  const dest = associatedTokenAddress(to, mint)
+  const createDest = new TransactionInstruction({
+    programId: ATA_PROGRAM_ID,
+    keys: [
+      { pubkey: from, isSigner: true, isWritable: true },
+      { pubkey: dest, isSigner: false, isWritable: true },
+      { pubkey: to, isSigner: false, isWritable: false },
+      { pubkey: mint, isSigner: false, isWritable: false },
+      { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
+      { pubkey: TOKEN_PROGRAM_ID, isSigner: false, isWritable: false },
+    ],
+    data: Buffer.from([1]), // CreateIdempotent
+  })
+  const data = Buffer.alloc(10)
+  data[0] = 12 // TransferChecked
+  data.writeBigUInt64LE(p.amount, 1)
+  data[9] = p.token.decimals
+  const transfer = new TransactionInstruction({
+    programId: TOKEN_PROGRAM_ID,
+    keys: [
+      { pubkey: source, isSigner: false, isWritable: true },
+      { pubkey: mint, isSigner: false, isWritable: false },
+      { pubkey: dest, isSigner: false, isWritable: true },
+      { pubkey: from, isSigner: true, isWritable: false },
+    ],
+    data,
+  })
+  return [createDest, transfer]
+}
+
+const rpcOf = async (deps: Deps, endpoint: ChainEndpoint) => (await deps.chain.solana()).rpc(endpoint)
+
+async function build(deps: Deps, p: SendPlan) {
+  if (p.token.address && p.amount >= 2n ** 64n) throw blockchainError(400, 'TRANSACTION_WOULD_FAIL', 'amount does not fit an SPL token amount (u64)', false)
+  const rpc = await rpcOf(deps, p.endpoint)
+  const { blockhash, lastValidBlockHeight } = await deps.chain.guard(p.endpoint, 'blockhash', () => rpc.latestBlockhash())
+  const tx = new Transaction({ feePayer: new PublicKey(p.wallet.address), blockhash, lastValidBlockHeight }).add(...instructions(p))
+  return { tx, lastValidBlockHeight }
+}
+
+async function quote(ctx: Ctx, p: SendPlan) {
+  const { tx } = await build(ctx.deps, p)
+  const rpc = await rpcOf(ctx.deps, p.endpoint)
+  const fee = BigInt(await ctx.deps.chain.guard(p.endpoint, 'fee', () => rpc.feeForMessage(tx.compileMessage())) ?? 5000)
+  return { estimatedGas: null, maxFeePerGas: null, maxPriorityFeePerGas: null, fee }
+}
+
+/** The send record's columns before signing: no gas fields; the blockhash and its last valid height in metadata. */
+function solanaRow(ctx: Ctx, p: SendPlan, now: number, tx: Transaction, lastValidBlockHeight: number) {
+  return {
+    ...sendRow(ctx, p, now),
+    chainId: null, nonce: null, gasLimit: null, maxFeePerGas: null, maxPriorityFeePerGas: null, initialMaxFeePerGas: null,
+    metadata: { lastValidBlockHeight, recentBlockhash: tx.recentBlockhash },
+  }
+}
+
+async function send(ctx: Ctx, p: SendPlan) {
+  const { deps } = ctx
+  const { tx, lastValidBlockHeight } = await build(deps, p)
+  const now = deps.clock.now()
+  const base = solanaRow(ctx, p, now, tx, lastValidBlockHeight)
+  const secret = walletSecret(deps, p.wallet)
+  try {
+    tx.sign(Keypair.fromSeed(secret))
+  } finally {
+    secret.fill(0)
+  }
+  const raw = tx.serialize()
+  const hash = base58.encode(tx.signature!)
+  await deps.database.write(async (w) => {
+    await insertTransaction(w, { ...base, status: 'pending', requiresClientSigning: false, txHash: hash, rawTx: raw.toString('base64'), submittedAt: now })
+    await scheduleRefresh(w, base.id, base.tenantId, 1, now)
+  })
+  const outcome = await solanaFamily.submit(deps, p.endpoint, raw.toString('base64'))
+  if (outcome.kind === 'rejected' || outcome.kind === 'unreachable' || outcome.kind === 'nonce') {
+    const reason = outcome.kind === 'rejected' ? outcome.reason : 'the network could not be reached'
+    await deps.database.write((w) => updateTransaction(w, base.tenantId, base.id, { status: 'failed', failureReason: `not submitted: ${reason}`, updatedAt: deps.clock.now() }))
+    if (outcome.kind === 'unreachable') throw blockchainError(503, 'NETWORK_UNAVAILABLE', `The ${p.endpoint.registryId} network is temporarily unavailable`, true)
+    throw blockchainError(400, 'TRANSACTION_REJECTED', `The network refused the transaction: ${reason}`, false, 'Check the amount and balances, then send again')
+  }
+  return { id: base.id, status: 'pending' as const, txHash: hash, requiresClientSigning: false, chain: base.chain, isTestnet: base.isTestnet }
+}
+
+async function prepare(ctx: Ctx, p: SendPlan) {
+  const { deps } = ctx
+  const { tx, lastValidBlockHeight } = await build(deps, p)
+  const now = deps.clock.now()
+  const base = solanaRow(ctx, p, now, tx, lastValidBlockHeight)
+  const message = tx.serializeMessage().toString('base64')
+  const preparedId = newId()
+  const expiresAt = now + deps.config.preparedTxTtlSeconds * 1000
+  await deps.database.write(async (w) => {
+    await insertTransaction(w, { ...base, status: 'awaiting_signature', requiresClientSigning: true, txHash: null, rawTx: null, submittedAt: null })
+    await insertPrepared(w, {
+      id: preparedId, tenantId: p.tenantId, userId: ctx.actor.userId, walletId: p.wallet.id, transactionId: base.id, family: 'solana',
+      unsigned: message, signingPayload: message, status: 'prepared', expiresAt, usedAt: null, createdAt: now,
+    })
+  })
+  return {
+    id: base.id, status: 'awaiting_signature' as const, txHash: null, requiresClientSigning: true, preparedTransactionId: preparedId, chain: base.chain,
+    isTestnet: base.isTestnet, message, signingScheme: 'solana-ed25519-message' as const, expiresAt: iso(expiresAt), lastValidBlockHeight,
+  }
+}
+
+/** The signed transaction from a client's signature or signed transaction, and its signer. */
+function signed(p: PreparedRow, input: { signature?: unknown; signedTransaction?: string }): SignedTransaction {
+  const messageBytes = Buffer.from(p.unsigned, 'base64')
+  const message = Message.from(messageBytes)
+  const feePayer = message.accountKeys[0]!
+  let sig: Uint8Array
+  if (input.signedTransaction !== undefined) {
+    let signedTx: Transaction
+    try {
+      signedTx = Transaction.from(Buffer.from(input.signedTransaction, 'base64'))
+    } catch {
+      throw signatureDecodeFailed('signedTransaction is not a base64 Solana transaction')
+    }
+    if (!signedTx.serializeMessage().equals(messageBytes)) throw signatureDecodeFailed('the signed transaction differs from the prepared one')
+    const first = signedTx.signatures[0]?.signature
+    if (!first) throw signatureDecodeFailed('the transaction is not signed')
+    sig = first
+  } else {
+    const text = input.signature
+    if (typeof text !== 'string') throw signatureDecodeFailed('a Solana signature is 64 bytes in base58 or base64')
+    try {
+      sig = /^[A-Za-z0-9+/]{86}==$/.test(text) ? base64.decode(text) : base58.decode(text)
+    } catch {
+      throw signatureDecodeFailed('a Solana signature is 64 bytes in base58 or base64')
+    }
+    if (sig.length !== 64) throw signatureDecodeFailed('a Solana signature is 64 bytes')
+  }
+  let valid = false
+  try {
+    valid = ed25519.verify(sig, messageBytes, feePayer.toBytes())
+  } catch { /* malformed point: not the wallet's signature */ }
+  // A signature that does not verify against the fee payer (the wallet) was made by another key.
+  const signer = valid ? feePayer.toBase58() : 'unknown'
+  const tx = Transaction.populate(message, [base58.encode(sig)])
+  return { raw: tx.serialize({ verifySignatures: false }).toString('base64'), signer, hash: base58.encode(sig) }
+}
+
+async function refresh(deps: Deps, endpoint: ChainEndpoint, row: TransactionRow): Promise<TransactionRow> {
+  const rpc = await rpcOf(deps, endpoint)
+  const st = await deps.chain.guard(endpoint, 'status', () => rpc.signatureStatus(row.txHash!))
+  if (st && (st.confirmationStatus === 'confirmed' || st.confirmationStatus === 'finalized' || st.err)) {
+    const blockTime = await deps.chain.guard(endpoint, 'blockTime', () => rpc.blockTime(st.slot)).catch(() => null)
+    const set = {
+      status: st.err ? 'failed' as const : 'confirmed' as const,
+      failureReason: st.err ? `failed on chain: ${JSON.stringify(st.err).slice(0, 200)}` : null,
+      // Finalized means at least 32 confirmations; the RPC reports null then.
+      confirmations: st.confirmations ?? (st.confirmationStatus === 'finalized' ? 32 : 1),
+      blockNumber: st.slot,
+      blockTimestamp: blockTime ? blockTime * 1000 : null,
+    }
+    if (row.status === 'pending' || set.confirmations !== row.confirmations) {
+      const now = deps.clock.now()
+      await deps.database.write((tx) => updateTransaction(tx, row.tenantId, row.id, { ...set, updatedAt: now }, { status: row.status }))
+      return { ...row, ...set, updatedAt: now }
+    }
+    return row
+  }
+  if (row.status !== 'pending') return row
+  const lastValid = Number((row.metadata as { lastValidBlockHeight?: number } | null)?.lastValidBlockHeight ?? Infinity)
+  const height = await deps.chain.guard(endpoint, 'blockHeight', () => rpc.blockHeight())
+  if (height <= lastValid) return row
+  const now = deps.clock.now()
+  const reason = 'expired: its recent blockhash expired before the network confirmed it'
+  await deps.database.write((tx) => updateTransaction(tx, row.tenantId, row.id, { status: 'failed', failureReason: reason, updatedAt: now }, { status: 'pending' }))
+  return { ...row, status: 'failed', failureReason: reason, updatedAt: now }
+}
+
+export const solanaFamily: ChainFamily = {
+  quote,
+  send,
+  prepare,
+  signed: async (p, input) => signed(p, input),
+  // Solana addresses are case-sensitive base58.
+  isSigner: (signer, walletAddress) => signer === walletAddress,
+  submit: async (deps, endpoint, raw) => (await rpcOf(deps, endpoint)).sendRaw(Buffer.from(raw, 'base64')),
+  refresh,
+}

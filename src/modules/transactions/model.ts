@@ -1,0 +1,150 @@
+/**
+ * The transactions module's request and response schemas. Where a service takes a
+ * request, its input type is the schema's (`typeof SendBody.static`).
+ */
+import { t } from 'elysia'
+import { ErrorEnvelope, SchemaErrorEnvelope } from '../../http/schemas'
+import { TX_STATUSES } from './schema'
+
+const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
+
+export const Id = t.Object({ id: t.String({ maxLength: 64 }) })
+const Digits = t.String({ pattern: '^[0-9]{1,78}$', description: 'integer string in the token\'s smallest unit; decimals such as `1.5` answer 400' })
+
+export const SendBody = t.Object({
+  walletId: t.String({ maxLength: 64, description: 'one of the caller\'s wallets' }),
+  chain: t.String({ minLength: 1, maxLength: 64, description: 'family chain id; must be the wallet\'s (the network is the wallet\'s `isTestnet`)' }),
+  toAddress: t.String({ minLength: 1, maxLength: 128 }),
+  amount: Digits,
+  tokenAddress: t.Optional(t.Union([t.String({ maxLength: 64 }), t.Null()], { description: 'ERC-20 contract or SPL mint among the tenant\'s active tokens of that network; omit, null, the zero address or a native SOL placeholder for the native coin' })),
+}, { additionalProperties: false })
+export type SendBody = typeof SendBody.static
+
+export const BroadcastBody = t.Object({
+  signature: t.Optional(t.Union([
+    t.String({ maxLength: 200, description: 'EVM: 65-byte hex `r ‖ s ‖ v` over `signingHash`; Solana: 64-byte ed25519 signature over the message, base58 or base64' }),
+    t.Object({ r: t.String({ maxLength: 66 }), s: t.String({ maxLength: 66 }), yParity: t.Optional(t.Integer()), v: t.Optional(t.Integer()) }),
+  ])),
+  signedTransaction: t.Optional(t.String({ maxLength: 262_144, description: 'EVM: the signed EIP-1559 transaction (hex) with exactly the prepared fields; Solana: the signed transaction (base64)' })),
+}, { additionalProperties: false })
+export type BroadcastBody = typeof BroadcastBody.static
+
+export const Broadcast = t.Object({ id: t.String({ description: 'transaction id' }), preparedTransactionId: t.String(), status: t.Literal('pending'), txHash: t.String() })
+
+const BlockchainErrorEnvelope = t.Object({
+  ...ErrorEnvelope.properties,
+  retryable: t.Optional(t.Boolean()),
+  suggestedAction: t.Optional(t.String()),
+}, { title: 'BlockchainError', description: '`error: BlockchainError` with `code`, `retryable` and sometimes `suggestedAction`.' })
+/** The standard envelope of the status, or a BlockchainError (same envelope with `retryable`, `suggestedAction`). */
+export const chainErrors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, s === 400
+  ? t.Union([SchemaErrorEnvelope, BlockchainErrorEnvelope], { description: 'Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations)' })
+  : t.Unsafe({ ...BlockchainErrorEnvelope, description: 'The error envelope; `BlockchainError` adds `retryable` and `suggestedAction`' })]))
+
+export const Created = t.Object({
+  id: t.String({ description: 'transaction id' }),
+  status: t.Union([t.Literal('pending'), t.Literal('awaiting_signature')]),
+  txHash: t.Union([t.String(), t.Null()]),
+  requiresClientSigning: t.Boolean(),
+  chain: t.String(),
+  isTestnet: t.Boolean(),
+  nonce: t.Optional(t.Union([t.Integer(), t.Null()])),
+  preparedTransactionId: t.Optional(t.String({ description: 'non-custodial: pass to broadcast' })),
+  signingScheme: t.Optional(t.Union([t.Literal('evm-eip1559-hash'), t.Literal('solana-ed25519-message')])),
+  signingHash: t.Optional(t.String({ description: 'EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix)' })),
+  unsignedTransaction: t.Optional(t.String({ description: 'EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash`' })),
+  message: t.Optional(t.String({ description: 'Solana: the serialized message (base64); sign its bytes with ed25519' })),
+  transaction: t.Optional(t.Object({
+    type: t.Literal('eip1559'), chainId: t.Integer(), nonce: t.Integer(), to: t.String(), value: t.String(), data: t.String(),
+    gas: t.String(), maxFeePerGas: t.String(), maxPriorityFeePerGas: t.String(),
+  }, { description: 'EVM: the prepared fields, for wallets that sign a transaction object' })),
+  lastValidBlockHeight: t.Optional(t.Integer()),
+  expiresAt: t.Optional(t.String({ format: 'date-time', description: 'non-custodial: broadcast before this time' })),
+}, { title: 'CreatedTransaction' })
+export type Created = typeof Created.static
+
+export const FeeQuote = t.Object({
+  chain: t.String(), isTestnet: t.Boolean(),
+  estimatedGas: t.Union([t.String(), t.Null()], { description: 'gas units (EVM); null on Solana' }),
+  maxFeePerGas: t.Union([t.String(), t.Null()]), maxPriorityFeePerGas: t.Union([t.String(), t.Null()]),
+  estimatedFee: t.String({ description: 'upper bound of the network fee in the native coin\'s smallest unit (EVM: gas × maxFeePerGas; Solana: the fee for the message)' }),
+  estimatedFeeNative: t.String({ description: '`estimatedFee` formatted with the native coin\'s decimals' }),
+  nativeTokenSymbol: t.String(), nativeTokenDecimals: t.Integer(),
+}, { title: 'FeeQuote' })
+
+export const PagePagination = t.Object({ page: t.Integer(), limit: t.Integer(), total: t.Integer(), totalPages: t.Integer() })
+export const ListQuery = t.Object({
+  page: t.Optional(t.Integer({ minimum: 1, default: 1 })),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  walletId: t.Optional(t.String({ maxLength: 64 })),
+  chain: t.Optional(t.String({ maxLength: 64, description: 'family chain id' })),
+  status: t.Optional(t.Union(TX_STATUSES.map((s) => t.Literal(s)))),
+})
+export type ListQuery = typeof ListQuery.static
+
+export const TokenRef = t.Object({
+  address: Nullable(t.String()),
+  symbol: t.String(),
+  decimals: t.Integer(),
+}, { description: '`address` is null for the native coin' })
+
+export const Transaction = t.Object({
+  id: t.String({ format: 'uuid' }),
+  walletId: t.String(),
+  type: t.Union([t.Literal('send'), t.Literal('swap')]),
+  chain: t.String(),
+  isTestnet: t.Boolean(),
+  status: t.Union([t.Literal('awaiting_signature'), t.Literal('pending'), t.Literal('confirmed'), t.Literal('failed')]),
+  requiresClientSigning: t.Boolean(),
+  txHash: Nullable(t.String()),
+  fromAddress: t.String(),
+  toAddress: Nullable(t.String()),
+  amount: t.String({ description: 'smallest unit, integer string' }),
+  token: TokenRef,
+  nonce: Nullable(t.Integer()),
+  confirmations: t.Integer(),
+  blockNumber: Nullable(t.Integer()),
+  blockTimestamp: Nullable(t.String({ format: 'date-time' })),
+  feePaid: Nullable(t.String({ description: 'network fee paid once mined, smallest unit of the native coin' })),
+  failureReason: Nullable(t.String()),
+  resendCount: t.Integer(),
+  simulation: t.Boolean(),
+  quoteId: Nullable(t.String()),
+  metadata: Nullable(t.Record(t.String(), t.Any())),
+  createdAt: t.String({ format: 'date-time' }),
+  updatedAt: t.String({ format: 'date-time' }),
+}, { title: 'Transaction' })
+
+export const TransactionStatus = t.Object({
+  id: t.String(),
+  txHash: Nullable(t.String()),
+  status: Transaction.properties.status,
+  confirmations: t.Integer(),
+  blockNumber: Nullable(t.Integer()),
+  blockTimestamp: Nullable(t.String({ format: 'date-time' })),
+  failureReason: Nullable(t.String()),
+}, { title: 'TransactionStatus' })
+
+/**
+ * One item of the unified feed: sends, swaps and (later) bank ramp movements in one
+ * shape. `id` is `<source>:<record id>` so items of different sources never collide.
+ */
+export const FeedItem = t.Object({
+  id: t.String({ description: '`tx:<transaction id>` (later `ramp:<id>` for bank ramp movements)' }),
+  kind: t.Union([t.Literal('send'), t.Literal('swap'), t.Literal('deposit'), t.Literal('payout')]),
+  direction: t.Union([t.Literal('out'), t.Literal('in'), t.Literal('swap')]),
+  status: t.String({ description: '`awaiting_signature`, `pending`, `confirmed` or `failed` for chain records' }),
+  chain: t.String(),
+  isTestnet: t.Boolean(),
+  amount: t.String({ description: 'smallest unit, integer string' }),
+  token: TokenRef,
+  counterparty: Nullable(t.String({ description: 'the other address (recipient of a send); null for swaps' })),
+  txHash: Nullable(t.String()),
+  walletId: Nullable(t.String()),
+  simulation: t.Boolean(),
+  createdAt: t.String({ format: 'date-time' }),
+  updatedAt: t.String({ format: 'date-time' }),
+}, { title: 'FeedItem' })
+
+export const TransactionPage = t.Object({ data: t.Array(Transaction), pagination: PagePagination })
+export const FeedPage = t.Object({ data: t.Array(FeedItem), pagination: PagePagination })

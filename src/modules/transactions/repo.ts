@@ -1,0 +1,108 @@
+/**
+ * The only file that touches the transactions module's tables: transactions, prepared
+ * transactions and wallet nonces. Every function takes the executor (the database or a
+ * write transaction) and then the tenant id, and filters by it.
+ */
+import { and, count, desc, eq, gt, type SQL } from 'drizzle-orm'
+import type { Executor } from '../../db/client'
+import { preparedTransactions, transactions, walletNonces, type PreparedRow, type TransactionRow, type TxStatus } from './schema'
+
+export type { PreparedRow, TransactionRow, TxStatus }
+export type NewTransaction = typeof transactions.$inferInsert
+export type NewPrepared = typeof preparedTransactions.$inferInsert
+export type NonceRow = typeof walletNonces.$inferSelect
+
+const txWhere = (tenantId: string, id: string) => and(eq(transactions.tenantId, tenantId), eq(transactions.id, id))
+
+export async function insertTransaction(db: Executor, row: NewTransaction) {
+  await db.insert(transactions).values(row)
+}
+
+export function findTransaction(db: Executor, tenantId: string, id: string) {
+  return db.select().from(transactions).where(txWhere(tenantId, id)).get()
+}
+
+export function findUserTransaction(db: Executor, tenantId: string, userId: string, id: string) {
+  return db.select().from(transactions).where(and(txWhere(tenantId, id), eq(transactions.userId, userId))).get()
+}
+
+export interface TransactionFilter {
+  walletId?: string
+  /** family chain id, lower case */
+  chain?: string
+  status?: TxStatus
+}
+
+/** A user's transactions, newest first, and how many match in all. */
+export async function listUserTransactions(db: Executor, tenantId: string, userId: string, f: TransactionFilter, limit: number, offset: number) {
+  const conds: SQL[] = [eq(transactions.tenantId, tenantId), eq(transactions.userId, userId)]
+  if (f.walletId) conds.push(eq(transactions.walletId, f.walletId))
+  if (f.chain) conds.push(eq(transactions.chain, f.chain))
+  if (f.status) conds.push(eq(transactions.status, f.status))
+  const where = and(...conds)
+  const [rows, [total]] = await Promise.all([
+    db.select().from(transactions).where(where).orderBy(desc(transactions.createdAt), desc(transactions.id)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(transactions).where(where),
+  ])
+  return { rows, total: Number(total?.n ?? 0) }
+}
+
+/**
+ * Changes one transaction; with `only`, just while its status and/or hash are still
+ * those (another reader may have moved it on). Answers how many rows changed (0 or 1).
+ */
+export async function updateTransaction(db: Executor, tenantId: string, id: string, set: Partial<NewTransaction>, only: { status?: TxStatus; txHash?: string } = {}) {
+  const conds: SQL[] = [eq(transactions.tenantId, tenantId), eq(transactions.id, id)]
+  if (only.status !== undefined) conds.push(eq(transactions.status, only.status))
+  if (only.txHash !== undefined) conds.push(eq(transactions.txHash, only.txHash))
+  const changed = await db.update(transactions).set(set).where(and(...conds)).returning({ id: transactions.id })
+  return changed.length
+}
+
+export async function insertPrepared(db: Executor, row: NewPrepared) {
+  await db.insert(preparedTransactions).values(row)
+}
+
+export function findPrepared(db: Executor, tenantId: string, id: string) {
+  return db.select().from(preparedTransactions).where(and(eq(preparedTransactions.tenantId, tenantId), eq(preparedTransactions.id, id))).get()
+}
+
+/** The user's prepared transaction by its id, or by the id of the transaction it belongs to. */
+export async function findUserPrepared(db: Executor, tenantId: string, userId: string, id: string): Promise<PreparedRow | undefined> {
+  const mine = and(eq(preparedTransactions.tenantId, tenantId), eq(preparedTransactions.userId, userId))
+  return (await db.select().from(preparedTransactions).where(and(mine, eq(preparedTransactions.id, id))).get())
+    ?? (await db.select().from(preparedTransactions).where(and(mine, eq(preparedTransactions.transactionId, id))).get())
+}
+
+export function findPreparedFor(db: Executor, tenantId: string, transactionId: string) {
+  return db.select().from(preparedTransactions).where(and(eq(preparedTransactions.tenantId, tenantId), eq(preparedTransactions.transactionId, transactionId))).get()
+}
+
+/** Marks a prepared transaction used if it still is `prepared` and unexpired at `now`; false when another broadcast won or it expired. */
+export async function consumePrepared(db: Executor, tenantId: string, id: string, now: number): Promise<boolean> {
+  const res = await db.update(preparedTransactions).set({ status: 'used', usedAt: now })
+    .where(and(eq(preparedTransactions.tenantId, tenantId), eq(preparedTransactions.id, id), eq(preparedTransactions.status, 'prepared'), gt(preparedTransactions.expiresAt, now)))
+    .returning({ id: preparedTransactions.id })
+  return res.length > 0
+}
+
+/** Hands a consumed prepared transaction back (its submission never reached a node). */
+export async function restorePrepared(db: Executor, tenantId: string, id: string) {
+  await db.update(preparedTransactions).set({ status: 'prepared', usedAt: null }).where(and(eq(preparedTransactions.tenantId, tenantId), eq(preparedTransactions.id, id)))
+}
+
+const nonceWhere = (tenantId: string, walletId: string, network: string) =>
+  and(eq(walletNonces.tenantId, tenantId), eq(walletNonces.walletId, walletId), eq(walletNonces.network, network))
+
+export function findNonceRow(db: Executor, tenantId: string, walletId: string, network: string) {
+  return db.select().from(walletNonces).where(nonceWhere(tenantId, walletId, network)).get()
+}
+
+/** Creates the counter unless it exists (another send may have created it meanwhile). */
+export async function createNonceRow(db: Executor, tenantId: string, walletId: string, network: string, nextNonce: number, now: number) {
+  await db.insert(walletNonces).values({ tenantId, walletId, network, nextNonce, freeNonces: [], updatedAt: now }).onConflictDoNothing()
+}
+
+export async function setNonceRow(db: Executor, tenantId: string, walletId: string, network: string, set: { nextNonce?: number; freeNonces?: number[] }, now: number) {
+  await db.update(walletNonces).set({ ...set, updatedAt: now }).where(nonceWhere(tenantId, walletId, network))
+}
