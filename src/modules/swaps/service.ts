@@ -8,24 +8,11 @@ import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Ctx } from '../../context'
 import { chainByFamily, lookupChain } from '../tokens/registry'
-import { transactions } from '../transactions/schema'
+import { insertTransaction } from '../transactions/repo'
 import { ownWallet } from '../wallets/service'
+import type { SimulateSwapBody } from './model'
 
-export interface SimulateInput {
-  walletId: string
-  fromChain: string
-  toChain: string
-  fromToken: string
-  toToken: string
-  fromAmount: string
-  isTestnet?: boolean
-  fromTokenSymbol?: string
-  fromTokenDecimals?: number
-  toTokenSymbol?: string
-  toTokenDecimals?: number
-}
-
-export async function simulateSwap(ctx: Ctx, input: SimulateInput) {
+export async function simulateSwap(ctx: Ctx, input: SimulateSwapBody) {
   const w = await ownWallet(ctx, input.walletId)
   const now = ctx.deps.clock.now()
   const isTestnet = input.isTestnet ?? false
@@ -46,7 +33,8 @@ export async function simulateSwap(ctx: Ctx, input: SimulateInput) {
     },
     createdAt: now, updatedAt: now,
   }
-  await ctx.deps.database.write((tx) => tx.insert(transactions).values(row))
+  // The record is the transactions module's: written through its repo, in one write transaction.
+  await ctx.deps.database.write((tx) => insertTransaction(tx, row))
   return {
     transactionId: row.id, quoteId: row.quoteId, txHash: row.txHash, status: 'confirmed' as const,
     fromAmount: input.fromAmount, toAmount: input.fromAmount, simulation: true as const, createdAt: iso(now),
