@@ -41,7 +41,6 @@ export const ConfigSchema = T.Object({
   hibpTimeoutMs: T.Integer({ minimum: 100, maximum: 60_000 }),
   /** what a password change does when the breach service cannot answer: `reject` (fail closed) or `allow` */
   hibpOnError: T.Union([T.Literal('reject'), T.Literal('allow')]),
-  lifiBaseUrl: T.String(),
   googleJwksUrl: T.String(),
   appleJwksUrl: T.String(),
   webhookDevRoutes: T.Record(T.String(), T.String()),
@@ -215,7 +214,6 @@ export function loadConfig(env: Env = process.env): Config {
     hibpBaseUrl: blankToUndefined(env.HIBP_BASE_URL) ?? 'https://api.pwnedpasswords.com',
     hibpTimeoutMs: intVar(env, 'HIBP_TIMEOUT_MS', 3000, problems),
     hibpOnError: blankToUndefined(env.HIBP_ON_ERROR) ?? 'reject',
-    lifiBaseUrl: blankToUndefined(env.LIFI_BASE_URL) ?? 'https://li.quest',
     googleJwksUrl: blankToUndefined(env.GOOGLE_JWKS_URL) ?? 'https://www.googleapis.com/oauth2/v3/certs',
     appleJwksUrl: blankToUndefined(env.APPLE_JWKS_URL) ?? 'https://appleid.apple.com/auth/keys',
     webhookDevRoutes,
@@ -235,7 +233,7 @@ export function loadConfig(env: Env = process.env): Config {
     bankRampSimulatorPrivateKey: blankToUndefined(env.BANK_RAMP_SIMULATOR_PRIVATE_KEY),
   }
   if (candidate.bankRampSimulatorRpcUrl && !isHttpUrl(candidate.bankRampSimulatorRpcUrl)) problems.push(`BANK_RAMP_SIMULATOR_RPC_URL: "${candidate.bankRampSimulatorRpcUrl}" is not an http(s) URL`)
-  for (const [name, url] of [['HIBP_BASE_URL', candidate.hibpBaseUrl], ['LIFI_BASE_URL', candidate.lifiBaseUrl], ['GOOGLE_JWKS_URL', candidate.googleJwksUrl], ['APPLE_JWKS_URL', candidate.appleJwksUrl]] as const) {
+  for (const [name, url] of [['HIBP_BASE_URL', candidate.hibpBaseUrl], ['GOOGLE_JWKS_URL', candidate.googleJwksUrl], ['APPLE_JWKS_URL', candidate.appleJwksUrl]] as const) {
     if (!isHttpUrl(url)) problems.push(`${name}: "${url}" is not an http(s) URL`)
   }
   for (const err of Value.Errors(ConfigSchema, candidate)) {

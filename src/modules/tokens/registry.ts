@@ -4,11 +4,8 @@
  * and a seeded token list per network. RPC addresses are configuration: see `rpcUrlFor`.
  */
 import type { ChainEndpoint, Family } from '../../adapters/chain/port'
-
-export type { Family }
 import type { Config } from '../../config'
 import type { StoredSettings } from '../tenants/settings'
-
 
 export interface TokenDef {
   symbol: string

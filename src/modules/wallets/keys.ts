@@ -109,7 +109,6 @@ export function parsePrivateKey(family: Family, text: string): Uint8Array | null
 }
 
 export const EVM_PATH = (i: number) => `m/44'/60'/0'/0/${i}`
-export const SOLANA_PATH = (i: number) => `m/44'/501'/${i}'/0'`
 
 export function isValidMnemonic(mnemonic: string): boolean {
   return validateMnemonic(normalizeMnemonic(mnemonic), wordlist)
