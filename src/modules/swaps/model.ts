@@ -13,6 +13,8 @@ export const SimulateSwapBody = t.Object({
   fromTokenDecimals: t.Optional(t.Integer({ minimum: 0, maximum: 36, default: 6 })),
   toTokenSymbol: t.Optional(t.String({ minLength: 1, maxLength: 32, default: 'SOL' })),
   toTokenDecimals: t.Optional(t.Integer({ minimum: 0, maximum: 36, default: 9 })),
+}, {
+  examples: [{ walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80', fromChain: 'ethereum', toChain: 'solana', fromToken: '0x08210F9170F89Ab7658F0B5E3fF39b0E03C594D4', toToken: 'So11111111111111111111111111111111111111112', fromAmount: '1000000', isTestnet: true }],
 })
 export type SimulateSwapBody = typeof SimulateSwapBody.static
 

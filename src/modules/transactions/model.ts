@@ -17,7 +17,10 @@ export const SendBody = t.Object({
   toAddress: t.String({ minLength: 1, maxLength: 128 }),
   amount: Digits,
   tokenAddress: t.Optional(t.Union([t.String({ maxLength: 64 }), t.Null()], { description: 'ERC-20 contract or SPL mint among the tenant\'s active tokens of that network; omit, null, the zero address or a native SOL placeholder for the native coin' })),
-}, { additionalProperties: false })
+}, {
+  additionalProperties: false,
+  examples: [{ walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80', chain: 'ethereum', toAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', amount: '2500000', tokenAddress: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' }],
+})
 export type SendBody = typeof SendBody.static
 
 export const BroadcastBody = t.Object({
@@ -26,7 +29,10 @@ export const BroadcastBody = t.Object({
     t.Object({ r: t.String({ maxLength: 66 }), s: t.String({ maxLength: 66 }), yParity: t.Optional(t.Integer()), v: t.Optional(t.Integer()) }),
   ])),
   signedTransaction: t.Optional(t.String({ maxLength: 262_144, description: 'EVM: the signed EIP-1559 transaction (hex) with exactly the prepared fields; Solana: the signed transaction (base64)' })),
-}, { additionalProperties: false })
+}, {
+  additionalProperties: false,
+  examples: [{ signature: { r: '0x6b1f0c3e8a5d2b7f9e4c1a0d3b6e9f2c5a8d1e4b7c0f3a6d9e2b5c8f1a4d7e0b', s: '0x2c5f8a1d4e7b0c3f6a9d2e5b8c1f4a7d0e3b6c9f2a5d8e1b4c7f0a3d6e9b2c5f', yParity: 1 } }],
+})
 export type BroadcastBody = typeof BroadcastBody.static
 
 export const Broadcast = t.Object({ id: t.String({ description: 'transaction id' }), preparedTransactionId: t.String(), status: t.Literal('pending'), txHash: t.String() })

@@ -20,7 +20,7 @@ async function settingsFor(deps: Deps, tenantId: string) {
 }
 
 /** Reads the chain for `row` and saves what changed; answers the saved row. */
-export async function refreshTransaction(deps: Deps, row: TransactionRow): Promise<TransactionRow> {
+async function refreshTransaction(deps: Deps, row: TransactionRow): Promise<TransactionRow> {
   if (row.simulation || !row.txHash || row.status === 'awaiting_signature') return row
   if (row.status === 'failed') return row
   const settings = await settingsFor(deps, row.tenantId)
@@ -53,7 +53,7 @@ export async function transactionStatus(ctx: Ctx, id: string) {
 }
 
 /** A send whose prepared transaction expired unbroadcast is `failed`: nothing can submit it any more. */
-export async function expireIfUnsigned(deps: Deps, row: TransactionRow): Promise<TransactionRow> {
+async function expireIfUnsigned(deps: Deps, row: TransactionRow): Promise<TransactionRow> {
   const now = deps.clock.now()
   const p = await findPreparedFor(deps.database.db, row.tenantId, row.id)
   if (!p || p.status !== 'prepared' || p.expiresAt > now) return row

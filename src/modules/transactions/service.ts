@@ -23,7 +23,7 @@ const ZERO = /^0x0{40}$/i
 const NATIVE_SOL = new Set(['So11111111111111111111111111111111111111112', '11111111111111111111111111111111'])
 
 /** The token a request names on the wallet's network: omitted, null, or the native placeholder = native coin. */
-export function resolveToken(settings: StoredSettings, w: WalletRow, tokenAddress: string | null | undefined): TokenDef {
+function resolveToken(settings: StoredSettings, w: WalletRow, tokenAddress: string | null | undefined): TokenDef {
   const chain = chainByFamily(w.chain)!
   const network = w.isTestnet ? chain.testnet : chain.mainnet
   const tokens = activeTokens(settings, chain, network)
@@ -36,7 +36,7 @@ export function resolveToken(settings: StoredSettings, w: WalletRow, tokenAddres
   return found
 }
 
-export async function planSend(ctx: Ctx, input: SendBody): Promise<SendPlan> {
+async function planSend(ctx: Ctx, input: SendBody): Promise<SendPlan> {
   const tenant = await callerTenant(ctx)
   const w = await ownWallet(ctx, input.walletId)
   if (w.chain !== input.chain.toLowerCase()) throw new BadRequestError(`The wallet is on ${w.chain}, not ${input.chain}`)

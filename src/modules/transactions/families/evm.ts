@@ -26,7 +26,8 @@ import { iso } from '../../../lib/clock'
 import { newId } from '../../../lib/ids'
 import type { Ctx } from '../../../context'
 import { blockchainError, signatureDecodeFailed, wouldFail } from '../errors'
-import { releaseNonce, reserveNonce, resyncNonce, hasNonceRow, initNonceRow, type NonceKey } from '../nonces'
+import type { BroadcastBody } from '../model'
+import { hasNonceRow, initNonceRow, releaseNonce, reserveNonce, resyncNonce, type NonceKey } from '../nonces'
 import { insertPrepared, insertTransaction, updateTransaction } from '../repo'
 import type { PreparedRow } from '../repo'
 import { scheduleRefresh, sendRow, walletSecret } from '../shared'
@@ -175,7 +176,7 @@ const HEX_SIG = /^0x[0-9a-fA-F]{130}$/
 const HEX32 = /^0x[0-9a-fA-F]{1,64}$/
 
 /** The signed EIP-1559 transaction from what the client sent, and who signed it. */
-async function signed(p: PreparedRow, input: { signature?: string | { r: string; s: string; yParity?: number; v?: number }; signedTransaction?: string }): Promise<SignedTransaction> {
+async function signed(p: PreparedRow, input: BroadcastBody): Promise<SignedTransaction> {
   const prepared = parseTransaction(p.unsigned as Hex) as TransactionSerializableEIP1559
   if (input.signedTransaction !== undefined) {
     let parsed: ReturnType<typeof parseTransaction>
