@@ -3,7 +3,7 @@
  * request, its input type is the schema's (`typeof SendBody.static`).
  */
 import { t } from 'elysia'
-import { ErrorEnvelope, SchemaErrorEnvelope } from '../../http/schemas'
+import { ErrorEnvelope, Limit, PageNumber, SchemaErrorEnvelope } from '../../http/schemas'
 import { TX_STATUSES } from './schema'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
@@ -80,8 +80,8 @@ export const FeeQuote = t.Object({
 
 export const PagePagination = t.Object({ page: t.Integer(), limit: t.Integer(), total: t.Integer(), totalPages: t.Integer() })
 export const ListQuery = t.Object({
-  page: t.Optional(t.Integer({ minimum: 1, default: 1 })),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  page: t.Optional(PageNumber),
+  limit: t.Optional(Limit(100, 20)),
   walletId: t.Optional(t.String({ maxLength: 64 })),
   chain: t.Optional(t.String({ maxLength: 64, description: 'family chain id' })),
   status: t.Optional(t.Union(TX_STATUSES.map((s) => t.Literal(s)))),
