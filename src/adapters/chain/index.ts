@@ -10,7 +10,7 @@ import type { Logger } from '../../lib/logger'
 import { lazy } from '../../lib/lazy'
 import type { EvmClients } from './evm'
 import type { SolanaClients } from './solana'
-import type { ChainEndpoint, ChainReader, RawBalances } from './port'
+import type { ChainEndpoint, ChainReader, EvmRpc, RawBalances, SolanaRpc } from './port'
 
 export class ChainGateway implements ChainReader {
   /** viem and @solana/web3.js are loaded on the first chain call (see lib/lazy.ts). */
@@ -31,6 +31,16 @@ export class ChainGateway implements ChainReader {
       this.logger.warn('chain rpc failed', { chain: endpoint.registryId, what, errorName: err instanceof Error ? err.name : typeof err })
       throw new ServiceUnavailableError(`The ${endpoint.registryId} network is temporarily unavailable`)
     }
+  }
+
+  /** The port's EvmRpc for the network (viem loads with the first call). */
+  async evmRpc(endpoint: ChainEndpoint): Promise<EvmRpc> {
+    return (await this.evm()).rpc(endpoint)
+  }
+
+  /** The port's SolanaRpc for the network (@solana/web3.js loads with the first call). */
+  async solanaRpc(endpoint: ChainEndpoint): Promise<SolanaRpc> {
+    return (await this.solana()).rpc(endpoint)
   }
 
   balances(endpoint: ChainEndpoint, address: string, tokenAddresses: string[]): Promise<RawBalances> {

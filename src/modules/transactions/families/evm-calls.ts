@@ -33,7 +33,7 @@ export interface EvmNet {
 }
 
 export async function evmNet(deps: Deps, endpoint: ChainEndpoint): Promise<EvmNet> {
-  const rpc = (await deps.chain.evm()).rpc(endpoint)
+  const rpc = await deps.chain.evmRpc(endpoint)
   const chainId = await deps.chain.guard(endpoint, 'chainId', () => rpc.chainId())
   return { endpoint, rpc, chainId }
 }

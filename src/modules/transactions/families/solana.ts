@@ -65,7 +65,7 @@ function instructions(p: SendPlan): TransactionInstruction[] {
   return [createDest, transfer]
 }
 
-const rpcOf = async (deps: Deps, endpoint: ChainEndpoint) => (await deps.chain.solana()).rpc(endpoint)
+const rpcOf = (deps: Deps, endpoint: ChainEndpoint) => deps.chain.solanaRpc(endpoint)
 
 async function build(deps: Deps, p: SendPlan) {
   if (p.token.address && p.amount >= 2n ** 64n) throw blockchainError(400, 'TRANSACTION_WOULD_FAIL', 'amount does not fit an SPL token amount (u64)', false)
