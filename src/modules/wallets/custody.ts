@@ -30,7 +30,7 @@ import { lookupChain } from '../tokens/registry'
 import { keyFormatOf, addressKeyOf, encryptToX25519, exportFormat, normalizeAddress, openKey, parseX25519PublicKey } from './keys'
 import type { CancelMigration, ClientChallengeQuery, ConfirmClientCustody, MigrationChallengeQuery, RegisterClientWallet, RegisterDevice } from './model'
 import * as repo from './repo'
-import { insertWallet, ownWallet, resolveChain } from './service'
+import { addWallet, ownWallet, resolveChain } from './service'
 import { walletView } from './view'
 
 export const CHALLENGE_TTL_MS = 5 * 60 * 1000
@@ -113,7 +113,7 @@ export async function registerClientWallet(ctx: Ctx, input: RegisterClientWallet
   }
   const row = await ctx.deps.database.write(async (tx) => {
     await spendChallenge(ctx, tx, tenant.id, c.id, 'client_register')
-    return insertWallet(ctx.deps, tx, {
+    return addWallet(ctx.deps, tx, {
       tenantId: tenant.id, userId: ctx.actor.userId, net, address, label: input.name ?? null, walletType: 'client', scheme: 'client_side', isPrimary: input.isPrimary ?? false,
     })
   })

@@ -52,7 +52,7 @@ export interface NewWallet {
 }
 
 /** Inserts a wallet inside the caller's transaction, sealing its key; refuses a second primary or a known address. */
-export async function insertWallet(deps: Deps, tx: Tx, w: NewWallet): Promise<WalletRow> {
+export async function addWallet(deps: Deps, tx: Tx, w: NewWallet): Promise<WalletRow> {
   const isTestnet = w.net.network.isTestnet
   const chain = w.net.chain.id
   const addressKey = addressKeyOf(w.net.chain.family, w.address)
@@ -77,7 +77,7 @@ export async function createWallet(ctx: Ctx, input: CreateWallet) {
   requireCustodialMode(tenant.settings)
   const key = generateKey(net.chain.family)
   try {
-    const row = await ctx.deps.database.write((tx) => insertWallet(ctx.deps, tx, {
+    const row = await ctx.deps.database.write((tx) => addWallet(ctx.deps, tx, {
       tenantId: tenant.id, userId: ctx.actor.userId, net, address: key.address, label: input.name ?? null,
       walletType: 'managed', scheme: 'aes_single', isPrimary: input.isPrimary ?? false, secret: key.secret,
     }))
@@ -105,7 +105,7 @@ export async function importWallet(ctx: Ctx, input: ImportWallet) {
   }
   try {
     const address = addressOf(family, secret)
-    const row = await ctx.deps.database.write((tx) => insertWallet(ctx.deps, tx, {
+    const row = await ctx.deps.database.write((tx) => addWallet(ctx.deps, tx, {
       tenantId: tenant.id, userId: ctx.actor.userId, net, address, label: input.name ?? null,
       walletType: 'imported', scheme: 'aes_single', isPrimary: input.isPrimary ?? false, secret: secret!,
     }))
@@ -210,7 +210,7 @@ export async function createRegistrationWallet(deps: Deps, tx: Tx, tenant: Signe
   const net = resolveChain(settings, chain)
   const key = generateKey(net.chain.family)
   try {
-    const row = await insertWallet(deps, tx, {
+    const row = await addWallet(deps, tx, {
       tenantId: tenant.id, userId: user.id, net, address: key.address, label: null, walletType: 'managed', scheme: 'aes_single', isPrimary: true, secret: key.secret,
     })
     return walletView(row)
