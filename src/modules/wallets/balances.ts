@@ -14,7 +14,8 @@ import { AppError, ServiceUnavailableError } from '../../http/errors'
 import type { BalanceCache } from './balance-cache'
 import * as repo from './repo'
 import type { WalletRow } from './schema'
-import { callerTenant, ownWallet } from './service'
+import { callerTenant } from '../tenants/caller'
+import { ownWallet } from './service'
 
 const amount = (raw: bigint, decimals: number) => ({ balance: formatUnits(raw, decimals), rawBalance: raw.toString(), decimals })
 

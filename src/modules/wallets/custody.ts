@@ -12,7 +12,6 @@
  * the challenge, proves the device holds it, and only then is the service's copy erased
  * (`client_side`). cancel-migration returns a pending wallet to `aes_single`.
  */
-import { and, eq, isNotNull, isNull, lt, or } from 'drizzle-orm'
 import { ed25519 } from '@noble/curves/ed25519'
 import { base58, base64 } from '@scure/base'
 import { PublicKey } from '@solana/web3.js'
@@ -26,11 +25,12 @@ import { isUuid, newId } from '../../lib/ids'
 import type { Ctx } from '../../context'
 import { recordActivity } from '../activity/repo'
 import type { Family } from '../../adapters/chain/port'
+import { callerTenant } from '../tenants/caller'
 import { lookupChain } from '../tokens/registry'
 import { keyFormatOf, addressKeyOf, encryptToX25519, exportFormat, normalizeAddress, openKey, parseX25519PublicKey } from './keys'
+import type { CancelMigration, ClientChallengeQuery, ConfirmClientCustody, MigrationChallengeQuery, RegisterClientWallet, RegisterDevice } from './model'
 import * as repo from './repo'
-import { walletChallenges, walletDevices, wallets } from './schema'
-import { callerTenant, insertWallet, ownWallet, resolveChain } from './service'
+import { addWallet, ownWallet, resolveChain } from './service'
 import { walletView } from './view'
 
 export const CHALLENGE_TTL_MS = 5 * 60 * 1000
@@ -62,7 +62,7 @@ export async function verifyOwnership(family: Family, address: string, message: 
   }
 }
 
-export async function clientChallenge(ctx: Ctx, input: { chain: string; address: string; isTestnet?: boolean }) {
+export async function clientChallenge(ctx: Ctx, input: ClientChallengeQuery) {
   const tenant = await callerTenant(ctx)
   const net = resolveChain(tenant.settings, input.chain, input.isTestnet)
   if (tenant.settings.walletMode === 'mpc') throw new BadRequestError('This tenant uses MPC wallets: create wallets with the DKG start flow (POST /v1/mpc/wallets/dkg/start)')
@@ -74,8 +74,8 @@ export async function clientChallenge(ctx: Ctx, input: { chain: string; address:
   const message = challengeMessage('wallet ownership', net.network.id, address, randomToken(16), now, expiresAt)
   await ctx.deps.database.write(async (tx) => {
     // The user's spent and expired challenges are of no further use: drop them as new ones come.
-    await tx.delete(walletChallenges).where(and(eq(walletChallenges.tenantId, tenant.id), eq(walletChallenges.userId, ctx.actor.userId), eq(walletChallenges.purpose, 'client_register'), or(lt(walletChallenges.expiresAt, now), isNotNull(walletChallenges.usedAt))))
-    await tx.insert(walletChallenges).values({
+    await repo.dropStaleChallenges(tx, tenant.id, ctx.actor.userId, 'client_register', now)
+    await repo.insertChallenge(tx, {
       id, tenantId: tenant.id, userId: ctx.actor.userId, purpose: 'client_register', chain: net.chain.id, isTestnet: net.network.isTestnet,
       addressKey: addressKeyOf(net.chain.family, address), walletId: null, message, expiresAt, usedAt: null, createdAt: now,
     })
@@ -84,22 +84,22 @@ export async function clientChallenge(ctx: Ctx, input: { chain: string; address:
 }
 
 /** Marks a challenge used, or throws 400 when it is unknown, someone else's, spent or expired. */
-async function spendChallenge(ctx: Ctx, tx: Tx, tenantId: string, id: string, purpose: 'client_register' | 'migration') {
+async function spendChallenge(ctx: Ctx, tx: Tx, tenantId: string, id: string, purpose: repo.ChallengePurpose) {
   const now = ctx.deps.clock.now()
-  const c = isUuid(id) ? await tx.select().from(walletChallenges).where(and(eq(walletChallenges.tenantId, tenantId), eq(walletChallenges.id, id))).get() : undefined
+  const c = isUuid(id) ? await repo.findChallenge(tx, tenantId, id) : undefined
   if (!c || c.userId !== ctx.actor.userId || c.purpose !== purpose) throw new BadRequestError('Challenge not found')
   if (c.usedAt !== null) throw new BadRequestError('Challenge already used; request a new one')
   if (c.expiresAt <= now) throw new BadRequestError('Challenge expired; request a new one')
-  await tx.update(walletChallenges).set({ usedAt: now }).where(eq(walletChallenges.id, c.id))
+  await repo.markChallengeUsed(tx, tenantId, c.id, now)
   return c
 }
 
 async function readChallenge(ctx: Ctx, tenantId: string, id: string) {
   if (!isUuid(id)) return undefined
-  return ctx.deps.database.db.select().from(walletChallenges).where(and(eq(walletChallenges.tenantId, tenantId), eq(walletChallenges.id, id))).get()
+  return repo.findChallenge(ctx.deps.database.db, tenantId, id)
 }
 
-export async function registerClientWallet(ctx: Ctx, input: { challengeId: string; signature: string; name?: string; isPrimary?: boolean }) {
+export async function registerClientWallet(ctx: Ctx, input: RegisterClientWallet) {
   const tenant = await callerTenant(ctx)
   if (tenant.settings.walletMode === 'mpc') throw new BadRequestError('This tenant uses MPC wallets: create wallets with the DKG start flow (POST /v1/mpc/wallets/dkg/start)')
   const c = await readChallenge(ctx, tenant.id, input.challengeId)
@@ -113,7 +113,7 @@ export async function registerClientWallet(ctx: Ctx, input: { challengeId: strin
   }
   const row = await ctx.deps.database.write(async (tx) => {
     await spendChallenge(ctx, tx, tenant.id, c.id, 'client_register')
-    return insertWallet(ctx.deps, tx, {
+    return addWallet(ctx.deps, tx, {
       tenantId: tenant.id, userId: ctx.actor.userId, net, address, label: input.name ?? null, walletType: 'client', scheme: 'client_side', isPrimary: input.isPrimary ?? false,
     })
   })
@@ -125,7 +125,7 @@ export async function registerClientWallet(ctx: Ctx, input: { challengeId: strin
  * here because a registered device is what a key is later handed to: a stolen access
  * token alone must not be enough to pull a custodial key out.
  */
-export async function registerDevice(ctx: Ctx, input: { publicKey: string; name?: string; password: string }) {
+export async function registerDevice(ctx: Ctx, input: RegisterDevice) {
   const tenant = await callerTenant(ctx)
   const pub = parseX25519PublicKey(input.publicKey)
   if (!pub) throw new BadRequestError('publicKey must be a 32-byte X25519 public key (base64 or hex)')
@@ -134,7 +134,7 @@ export async function registerDevice(ctx: Ctx, input: { publicKey: string; name?
   }
   const now = ctx.deps.clock.now()
   const row = { id: newId(), tenantId: tenant.id, userId: ctx.actor.userId, name: input.name ?? null, publicKey: Buffer.from(pub).toString('base64'), createdAt: now }
-  await ctx.deps.database.write((tx) => tx.insert(walletDevices).values(row))
+  await ctx.deps.database.write((tx) => repo.insertDevice(tx, row))
   return { deviceId: row.id, name: row.name, publicKey: row.publicKey, createdAt: iso(now) }
 }
 
@@ -142,10 +142,10 @@ export async function registerDevice(ctx: Ctx, input: { publicKey: string; name?
  * Starts a migration: hands the key over once, encrypted to the device. While the
  * wallet is `client_side_pending` no second copy is handed out (cancel first).
  */
-export async function migrationChallenge(ctx: Ctx, input: { walletId: string; deviceId: string }) {
+export async function migrationChallenge(ctx: Ctx, input: MigrationChallengeQuery) {
   const w = await ownWallet(ctx, input.walletId)
   const device = isUuid(input.deviceId)
-    ? await ctx.deps.database.db.select().from(walletDevices).where(and(eq(walletDevices.tenantId, w.tenantId), eq(walletDevices.userId, w.userId), eq(walletDevices.id, input.deviceId))).get()
+    ? await repo.findUserDevice(ctx.deps.database.db, w.tenantId, w.userId, input.deviceId)
     : undefined
   if (!device) throw new NotFoundError('Device not found')
   const now = ctx.deps.clock.now()
@@ -157,10 +157,10 @@ export async function migrationChallenge(ctx: Ctx, input: { walletId: string; de
     if (!cur) throw new NotFoundError('Wallet not found')
     if (cur.keyManagementScheme === 'client_side_pending') throw new ConflictError('A migration of this wallet is already in progress; cancel it to start again')
     if (cur.keyManagementScheme !== 'aes_single' || !cur.keySealed) throw new BadRequestError('Only custodial wallets whose key the service holds can be migrated')
-    await tx.update(wallets).set({ keyManagementScheme: 'client_side_pending', migrationDeviceId: device.id, updatedAt: now }).where(and(eq(wallets.tenantId, cur.tenantId), eq(wallets.id, cur.id)))
+    await repo.updateWallet(tx, cur.tenantId, cur.id, { keyManagementScheme: 'client_side_pending', migrationDeviceId: device.id, updatedAt: now })
     // Earlier migration challenges of this wallet stop working.
-    await tx.update(walletChallenges).set({ usedAt: now }).where(and(eq(walletChallenges.tenantId, cur.tenantId), eq(walletChallenges.walletId, cur.id), isNull(walletChallenges.usedAt)))
-    await tx.insert(walletChallenges).values({
+    await repo.expireWalletChallenges(tx, cur.tenantId, cur.id, now)
+    await repo.insertChallenge(tx, {
       id: challengeId, tenantId: cur.tenantId, userId: cur.userId, purpose: 'migration', chain: cur.chain, isTestnet: cur.isTestnet,
       addressKey: cur.addressKey, walletId: cur.id, message, expiresAt, usedAt: null, createdAt: now,
     })
@@ -177,7 +177,7 @@ export async function migrationChallenge(ctx: Ctx, input: { walletId: string; de
   }
 }
 
-export async function confirmClientCustody(ctx: Ctx, input: { walletId: string; challengeId: string; signature: string }) {
+export async function confirmClientCustody(ctx: Ctx, input: ConfirmClientCustody) {
   const w = await ownWallet(ctx, input.walletId)
   if (w.keyManagementScheme !== 'client_side_pending') throw new BadRequestError('No migration of this wallet is in progress')
   const c = await readChallenge(ctx, w.tenantId, input.challengeId)
@@ -191,22 +191,22 @@ export async function confirmClientCustody(ctx: Ctx, input: { walletId: string; 
     if (!cur || cur.keyManagementScheme !== 'client_side_pending') throw new BadRequestError('No migration of this wallet is in progress')
     // The device proved it holds the key: the service's copy is erased for good.
     const set = { keyManagementScheme: 'client_side' as const, walletType: cur.walletType, dataKeyWrapped: null, keySealed: null, keyVersion: null, migrationDeviceId: null, updatedAt: now }
-    await tx.update(wallets).set(set).where(and(eq(wallets.tenantId, cur.tenantId), eq(wallets.id, cur.id)))
+    await repo.updateWallet(tx, cur.tenantId, cur.id, set)
     await recordActivity(tx, { tenantId: cur.tenantId, actor: ctx.actor, action: 'wallet.migration_confirmed', targetType: 'wallet', targetId: cur.id, requestId: ctx.requestId, at: now })
     return { ...cur, ...set }
   })
   return walletView(row)
 }
 
-export async function cancelMigration(ctx: Ctx, input: { walletId: string }) {
+export async function cancelMigration(ctx: Ctx, input: CancelMigration) {
   const w = await ownWallet(ctx, input.walletId)
   const now = ctx.deps.clock.now()
   const row = await ctx.deps.database.write(async (tx) => {
     const cur = await repo.findUserWallet(tx, w.tenantId, w.userId, w.id)
     if (!cur || cur.keyManagementScheme !== 'client_side_pending') throw new BadRequestError('No migration of this wallet is in progress')
     const set = { keyManagementScheme: 'aes_single' as const, migrationDeviceId: null, updatedAt: now }
-    await tx.update(wallets).set(set).where(and(eq(wallets.tenantId, cur.tenantId), eq(wallets.id, cur.id)))
-    await tx.update(walletChallenges).set({ usedAt: now }).where(and(eq(walletChallenges.tenantId, cur.tenantId), eq(walletChallenges.walletId, cur.id), isNull(walletChallenges.usedAt)))
+    await repo.updateWallet(tx, cur.tenantId, cur.id, set)
+    await repo.expireWalletChallenges(tx, cur.tenantId, cur.id, now)
     await recordActivity(tx, { tenantId: cur.tenantId, actor: ctx.actor, action: 'wallet.migration_cancelled', targetType: 'wallet', targetId: cur.id, requestId: ctx.requestId, at: now })
     return { ...cur, ...set }
   })

@@ -1,4 +1,9 @@
-/** What the wallet routes load on their first request (see routes.ts): the services and, through them, the chain libraries. */
-export * as service from './service'
-export * as custody from './custody'
-export * as balances from './balances'
+/**
+ * Every wallet service verb, loaded as one module on the first wallet request (see
+ * handle.ts): these files import the chain libraries (viem, @solana/web3.js), which a
+ * process that never serves a wallet route never loads.
+ */
+export { createWallet, deleteWallet, getWallet, importWallet, listWallets, setPrimary, userWallets, validateRegistrationWallet, createRegistrationWallet } from './service'
+export { exportKey, requestExportToken } from './key-export'
+export { cancelMigration, clientChallenge, confirmClientCustody, migrationChallenge, registerClientWallet, registerDevice } from './custody'
+export { aggregateBalances, walletBalance } from './balances'

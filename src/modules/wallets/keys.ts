@@ -27,7 +27,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { bytesToHex, getAddress, hexToBytes, isAddress } from 'viem'
 import { Sealer } from '../../lib/crypto'
 import type { Family } from '../../adapters/chain/port'
-import { EXPORT_SCHEME } from './view'
+import { EXPORT_SCHEME } from './model'
 
 export interface KeyPair {
   /** 32 bytes: the secp256k1 private key (EVM) or the ed25519 seed (Solana) */

@@ -2,19 +2,17 @@
  * What the wallets module offers other modules, wired in src/services.ts: the custodial
  * wallet created at registration (`wallet: { option: "create" }`), and the user search
  * by wallet address or id. The wallet services behind them are loaded on first use,
- * like the routes' (see lib/lazy.ts).
+ * like the routes' (see handle.ts).
  */
 import type { RegistrationCollaborators, WalletOwnerLookup } from '../../context'
 import type { Deps } from '../../deps'
-import { lazy } from '../../lib/lazy'
+import { wallets } from './handle'
 import * as repo from './repo'
-
-const service = lazy(() => import('./service'))
 
 export function registrationWallets(deps: Deps): RegistrationCollaborators['wallets'] {
   return {
-    validate: async (tenant, wallet) => (await service()).validateRegistrationWallet(deps, tenant, wallet),
-    create: async (tx, tenant, user, chain) => (await service()).createRegistrationWallet(deps, tx, tenant, user, chain),
+    validate: async (tenant, wallet) => (await wallets()).validateRegistrationWallet(deps, tenant, wallet),
+    create: async (tx, tenant, user, chain) => (await wallets()).createRegistrationWallet(deps, tx, tenant, user, chain),
   }
 }
 

@@ -1,7 +1,18 @@
-/** Wallet rows. Every function takes the tenant first and filters by it; deleted wallets are never returned. */
-import { and, asc, eq, isNull, sql } from 'drizzle-orm'
+/**
+ * The wallets module's tables: wallets, their single-use challenges, key export tokens
+ * and the devices keys are handed to. This is the only file that reads or writes them.
+ * Every function takes the tenant first and filters by it; deleted wallets are never returned.
+ */
+import { and, asc, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
-import { wallets, type WalletRow } from './schema'
+import { walletChallenges, walletDevices, walletExportTokens, wallets, type WalletRow } from './schema'
+
+export type ChallengeRow = typeof walletChallenges.$inferSelect
+export type ChallengePurpose = ChallengeRow['purpose']
+export type ExportTokenRow = typeof walletExportTokens.$inferSelect
+export type DeviceRow = typeof walletDevices.$inferSelect
+/** What a wallet's changes may touch: never its identity, owner or tenant. */
+export type WalletChanges = Partial<Omit<WalletRow, 'id' | 'tenantId' | 'userId' | 'createdAt'>>
 
 const live = (tenantId: string) => and(eq(wallets.tenantId, tenantId), isNull(wallets.deletedAt))
 
@@ -48,4 +59,74 @@ export async function ownersMatching(db: Executor, tenantId: string, q: string):
 export async function insertWallet(db: Executor, row: WalletRow) {
   await db.insert(wallets).values(row)
   return row
+}
+
+export async function updateWallet(db: Executor, tenantId: string, id: string, changes: WalletChanges) {
+  await db.update(wallets).set(changes).where(and(eq(wallets.tenantId, tenantId), eq(wallets.id, id)))
+}
+
+/** Unsets the user's primary wallet of one chain and network type, if any. */
+export async function demotePrimary(db: Executor, tenantId: string, userId: string, chain: string, isTestnet: boolean, now: number) {
+  await db.update(wallets).set({ isPrimary: false, updatedAt: now }).where(and(
+    eq(wallets.tenantId, tenantId), eq(wallets.userId, userId), eq(wallets.chain, chain),
+    eq(wallets.isTestnet, isTestnet), eq(wallets.isPrimary, true), isNull(wallets.deletedAt),
+  ))
+}
+
+/** Soft delete: the row stays for history, its key material goes at once. */
+export async function softDeleteWallet(db: Executor, tenantId: string, id: string, now: number) {
+  await updateWallet(db, tenantId, id, { deletedAt: now, updatedAt: now, dataKeyWrapped: null, keySealed: null, migrationDeviceId: null })
+}
+
+/** Drops a user's spent and expired export tokens. */
+export async function dropStaleExportTokens(db: Executor, tenantId: string, userId: string, now: number) {
+  await db.delete(walletExportTokens).where(and(
+    eq(walletExportTokens.tenantId, tenantId), eq(walletExportTokens.userId, userId),
+    or(lt(walletExportTokens.expiresAt, now), isNotNull(walletExportTokens.usedAt)),
+  ))
+}
+
+export async function insertExportToken(db: Executor, row: ExportTokenRow) {
+  await db.insert(walletExportTokens).values(row)
+}
+
+export function findExportToken(db: Executor, tenantId: string, tokenHash: string) {
+  return db.select().from(walletExportTokens).where(and(eq(walletExportTokens.tenantId, tenantId), eq(walletExportTokens.tokenHash, tokenHash))).get()
+}
+
+export async function markExportTokenUsed(db: Executor, tenantId: string, id: string, now: number) {
+  await db.update(walletExportTokens).set({ usedAt: now }).where(and(eq(walletExportTokens.tenantId, tenantId), eq(walletExportTokens.id, id)))
+}
+
+/** Drops a user's spent and expired challenges of one purpose. */
+export async function dropStaleChallenges(db: Executor, tenantId: string, userId: string, purpose: ChallengePurpose, now: number) {
+  await db.delete(walletChallenges).where(and(
+    eq(walletChallenges.tenantId, tenantId), eq(walletChallenges.userId, userId), eq(walletChallenges.purpose, purpose),
+    or(lt(walletChallenges.expiresAt, now), isNotNull(walletChallenges.usedAt)),
+  ))
+}
+
+export async function insertChallenge(db: Executor, row: ChallengeRow) {
+  await db.insert(walletChallenges).values(row)
+}
+
+export function findChallenge(db: Executor, tenantId: string, id: string) {
+  return db.select().from(walletChallenges).where(and(eq(walletChallenges.tenantId, tenantId), eq(walletChallenges.id, id))).get()
+}
+
+export async function markChallengeUsed(db: Executor, tenantId: string, id: string, now: number) {
+  await db.update(walletChallenges).set({ usedAt: now }).where(and(eq(walletChallenges.tenantId, tenantId), eq(walletChallenges.id, id)))
+}
+
+/** The wallet's unused migration challenges stop working. */
+export async function expireWalletChallenges(db: Executor, tenantId: string, walletId: string, now: number) {
+  await db.update(walletChallenges).set({ usedAt: now }).where(and(eq(walletChallenges.tenantId, tenantId), eq(walletChallenges.walletId, walletId), isNull(walletChallenges.usedAt)))
+}
+
+export async function insertDevice(db: Executor, row: DeviceRow) {
+  await db.insert(walletDevices).values(row)
+}
+
+export function findUserDevice(db: Executor, tenantId: string, userId: string, id: string) {
+  return db.select().from(walletDevices).where(and(eq(walletDevices.tenantId, tenantId), eq(walletDevices.userId, userId), eq(walletDevices.id, id))).get()
 }

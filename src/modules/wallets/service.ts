@@ -1,45 +1,24 @@
 /**
- * Wallets: custodial creation and import, listing, primary selection, deletion and
- * key export. Non-custodial registration and custody migration are in custody.ts,
- * balances in balances.ts.
+ * Wallets: custodial creation and import, listing, primary selection and deletion, and
+ * the wallet made at registration. Key export is in key-export.ts, non-custodial
+ * registration and custody migration in custody.ts, balances in balances.ts. Every
+ * table access goes through repo.ts.
  */
-import { and, eq, isNotNull, isNull, lt, or } from 'drizzle-orm'
 import type { Tx } from '../../db/client'
 import type { Deps } from '../../deps'
-import type { SignedTenant } from '../../context'
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors'
-import { randomToken, sha256Hex } from '../../lib/crypto'
-import { iso } from '../../lib/clock'
+import type { Ctx, SignedTenant } from '../../context'
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../../http/errors'
 import { isUuid, newId } from '../../lib/ids'
-import { verifyPassword } from '../../lib/passwords'
-import type { Ctx } from '../../context'
-import { recordActivity } from '../activity/repo'
-import { findTenant, settingsOf } from '../tenants/service'
+import { callerTenant } from '../tenants/caller'
+import { settingsOf } from '../tenants/service'
 import type { StoredSettings } from '../tenants/settings'
 import { chainEnabled, lookupChain, type ResolvedNetwork } from '../tokens/registry'
 import * as usersRepo from '../users/repo'
-import {
-  keyFormatOf, addressKeyOf, addressOf, deriveFromMnemonic, encryptToX25519, exportFormat, generateKey, isValidMnemonic, openKey,
-  parsePrivateKey, parseX25519PublicKey, sealKey,
-} from './keys'
+import { addressKeyOf, addressOf, deriveFromMnemonic, generateKey, isValidMnemonic, parsePrivateKey, sealKey } from './keys'
+import type { CreateWallet, ImportWallet, ListWalletsQuery } from './model'
 import * as repo from './repo'
-import { wallets, walletExportTokens, type KeyScheme, type WalletRow } from './schema'
+import type { KeyScheme, WalletRow } from './schema'
 import { walletView } from './view'
-
-export const EXPORT_TOKEN_TTL_MS = 5 * 60 * 1000
-
-export interface TenantContext {
-  id: string
-  settings: StoredSettings
-}
-
-/** The caller's tenant and its settings; wallets belong to tenant users, so platform admins have none. */
-export async function callerTenant(ctx: Ctx): Promise<TenantContext> {
-  if (!ctx.actor.tenantId) throw new ForbiddenError('Wallets belong to tenant users; platform admins have none')
-  const row = await findTenant(ctx.deps.database.db, ctx.actor.tenantId)
-  if (!row) throw new NotFoundError('Tenant not found')
-  return { id: row.id, settings: settingsOf(ctx, row) }
-}
 
 /**
  * The chain a request names: a family id (network from `isTestnet`) or a registry id
@@ -73,7 +52,7 @@ export interface NewWallet {
 }
 
 /** Inserts a wallet inside the caller's transaction, sealing its key; refuses a second primary or a known address. */
-export async function insertWallet(deps: Deps, tx: Tx, w: NewWallet): Promise<WalletRow> {
+export async function addWallet(deps: Deps, tx: Tx, w: NewWallet): Promise<WalletRow> {
   const isTestnet = w.net.network.isTestnet
   const chain = w.net.chain.id
   const addressKey = addressKeyOf(w.net.chain.family, w.address)
@@ -92,13 +71,13 @@ export async function insertWallet(deps: Deps, tx: Tx, w: NewWallet): Promise<Wa
   })
 }
 
-export async function createWallet(ctx: Ctx, input: { chain: string; name?: string; isPrimary?: boolean; isTestnet?: boolean }) {
+export async function createWallet(ctx: Ctx, input: CreateWallet) {
   const tenant = await callerTenant(ctx)
   const net = resolveChain(tenant.settings, input.chain, input.isTestnet)
   requireCustodialMode(tenant.settings)
   const key = generateKey(net.chain.family)
   try {
-    const row = await ctx.deps.database.write((tx) => insertWallet(ctx.deps, tx, {
+    const row = await ctx.deps.database.write((tx) => addWallet(ctx.deps, tx, {
       tenantId: tenant.id, userId: ctx.actor.userId, net, address: key.address, label: input.name ?? null,
       walletType: 'managed', scheme: 'aes_single', isPrimary: input.isPrimary ?? false, secret: key.secret,
     }))
@@ -108,17 +87,7 @@ export async function createWallet(ctx: Ctx, input: { chain: string; name?: stri
   }
 }
 
-export interface ImportInput {
-  chain: string
-  privateKey?: string
-  mnemonic?: string
-  accountIndex?: number
-  name?: string
-  isPrimary?: boolean
-  isTestnet?: boolean
-}
-
-export async function importWallet(ctx: Ctx, input: ImportInput) {
+export async function importWallet(ctx: Ctx, input: ImportWallet) {
   const tenant = await callerTenant(ctx)
   const net = resolveChain(tenant.settings, input.chain, input.isTestnet)
   requireCustodialMode(tenant.settings)
@@ -136,7 +105,7 @@ export async function importWallet(ctx: Ctx, input: ImportInput) {
   }
   try {
     const address = addressOf(family, secret)
-    const row = await ctx.deps.database.write((tx) => insertWallet(ctx.deps, tx, {
+    const row = await ctx.deps.database.write((tx) => addWallet(ctx.deps, tx, {
       tenantId: tenant.id, userId: ctx.actor.userId, net, address, label: input.name ?? null,
       walletType: 'imported', scheme: 'aes_single', isPrimary: input.isPrimary ?? false, secret: secret!,
     }))
@@ -154,10 +123,13 @@ export async function ownWallet(ctx: Ctx, id: string): Promise<WalletRow> {
   return row
 }
 
-export async function listWallets(ctx: Ctx, input: { limit: number; offset: number; chain?: string; isTestnet?: boolean }) {
-  if (!ctx.actor.tenantId) return { rows: [], total: 0 }
-  const { rows, total } = await repo.listUserWallets(ctx.deps.database.db, ctx.actor.tenantId, ctx.actor.userId, input)
-  return { rows: rows.map(walletView), total }
+/** One page of the caller's wallets, oldest first; `limit` and `offset` as applied. */
+export async function listWallets(ctx: Ctx, query: ListWalletsQuery) {
+  const limit = query.limit ?? 50
+  const offset = query.offset ?? 0
+  if (!ctx.actor.tenantId) return { rows: [], total: 0, limit, offset }
+  const { rows, total } = await repo.listUserWallets(ctx.deps.database.db, ctx.actor.tenantId, ctx.actor.userId, { limit, offset, chain: query.chain, isTestnet: query.isTestnet })
+  return { rows: rows.map(walletView), total, limit, offset }
 }
 
 export async function getWallet(ctx: Ctx, id: string) {
@@ -175,8 +147,7 @@ export async function deleteWallet(ctx: Ctx, id: string) {
     const cur = await repo.findUserWallet(tx, w.tenantId, w.userId, w.id)
     if (!cur) throw new NotFoundError('Wallet not found')
     if (cur.isPrimary) throw new BadRequestError('The primary wallet cannot be deleted; make another wallet primary first')
-    await tx.update(wallets).set({ deletedAt: now, updatedAt: now, dataKeyWrapped: null, keySealed: null, migrationDeviceId: null })
-      .where(and(eq(wallets.tenantId, w.tenantId), eq(wallets.id, w.id)))
+    await repo.softDeleteWallet(tx, w.tenantId, w.id, now)
   })
 }
 
@@ -192,66 +163,11 @@ export async function setPrimary(ctx: Ctx, id: string, isPrimary = true) {
   const row = await ctx.deps.database.write(async (tx) => {
     const cur = await repo.findUserWallet(tx, w.tenantId, w.userId, w.id)
     if (!cur) throw new NotFoundError('Wallet not found')
-    if (isPrimary) {
-      await tx.update(wallets).set({ isPrimary: false, updatedAt: now }).where(and(
-        eq(wallets.tenantId, cur.tenantId), eq(wallets.userId, cur.userId), eq(wallets.chain, cur.chain),
-        eq(wallets.isTestnet, cur.isTestnet), eq(wallets.isPrimary, true), isNull(wallets.deletedAt),
-      ))
-    }
-    await tx.update(wallets).set({ isPrimary, updatedAt: now }).where(and(eq(wallets.tenantId, cur.tenantId), eq(wallets.id, cur.id)))
+    if (isPrimary) await repo.demotePrimary(tx, cur.tenantId, cur.userId, cur.chain, cur.isTestnet, now)
+    await repo.updateWallet(tx, cur.tenantId, cur.id, { isPrimary, updatedAt: now })
     return { ...cur, isPrimary, updatedAt: now }
   })
   return walletView(row)
-}
-
-/** Re-checks the password, then issues a single-use export token for one custodial wallet (valid 5 minutes). */
-export async function requestExportToken(ctx: Ctx, input: { walletId: string; password: string }) {
-  const w = await ownWallet(ctx, input.walletId)
-  if (!(await verifyPassword(ctx.actor.user.passwordHash, input.password))) {
-    throw new ValidationError([{ path: '/password', message: 'Password is incorrect' }])
-  }
-  if (!w.keySealed) throw new BadRequestError('This wallet\'s key is not held by the service, so it cannot be exported')
-  const token = randomToken(32)
-  const now = ctx.deps.clock.now()
-  const expiresAt = now + EXPORT_TOKEN_TTL_MS
-  await ctx.deps.database.write(async (tx) => {
-    // Spent and expired tokens of this user serve no purpose: drop them as new ones come.
-    await tx.delete(walletExportTokens).where(and(eq(walletExportTokens.tenantId, w.tenantId), eq(walletExportTokens.userId, w.userId), or(lt(walletExportTokens.expiresAt, now), isNotNull(walletExportTokens.usedAt))))
-    await tx.insert(walletExportTokens).values({
-      id: newId(), tenantId: w.tenantId, userId: w.userId, walletId: w.id, tokenHash: sha256Hex(token), expiresAt, usedAt: null, createdAt: now,
-    })
-  })
-  return { exportToken: token, walletId: w.id, expiresAt: iso(expiresAt), expiresIn: EXPORT_TOKEN_TTL_MS / 1000 }
-}
-
-/** Spends the export token and answers the private key encrypted to the client's ephemeral X25519 public key. */
-export async function exportKey(ctx: Ctx, input: { walletId: string; exportToken: string; clientPublicKey: string }) {
-  const w = await ownWallet(ctx, input.walletId)
-  const recipient = parseX25519PublicKey(input.clientPublicKey)
-  if (!recipient) throw new BadRequestError('clientPublicKey must be a 32-byte X25519 public key (base64 or hex)')
-  const now = ctx.deps.clock.now()
-  const hash = sha256Hex(input.exportToken)
-  const row = await ctx.deps.database.write(async (tx) => {
-    const tok = await tx.select().from(walletExportTokens).where(and(eq(walletExportTokens.tenantId, w.tenantId), eq(walletExportTokens.tokenHash, hash))).get()
-    // One answer for unknown, spent, expired or someone else's token: nothing to probe.
-    if (!tok || tok.usedAt !== null || tok.expiresAt <= now || tok.userId !== w.userId || tok.walletId !== w.id) {
-      throw new ForbiddenError('Export token is invalid, expired or already used')
-    }
-    await tx.update(walletExportTokens).set({ usedAt: now }).where(eq(walletExportTokens.id, tok.id))
-    const cur = await repo.findUserWallet(tx, w.tenantId, w.userId, w.id)
-    if (!cur?.keySealed || !cur.dataKeyWrapped) throw new BadRequestError('This wallet\'s key is not held by the service, so it cannot be exported')
-    await recordActivity(tx, { tenantId: w.tenantId, actor: ctx.actor, action: 'wallet.key_exported', targetType: 'wallet', targetId: w.id, requestId: ctx.requestId, at: now })
-    return cur
-  })
-  const net = lookupChain(row.chain)!
-  const secret = openKey(ctx.deps.sealer, { tenantId: row.tenantId, walletId: row.id, address: row.address }, { dataKeyWrapped: row.dataKeyWrapped!, keySealed: row.keySealed! })
-  try {
-    const envelope = encryptToX25519(recipient, exportFormat(net.chain.family, secret), row.id)
-    ctx.deps.logger.info('wallet key exported', { requestId: ctx.requestId, walletId: row.id, tenantId: row.tenantId })
-    return { walletId: row.id, chain: row.chain, address: row.address, keyFormat: keyFormatOf(net.chain.family), envelope }
-  } finally {
-    secret.fill(0)
-  }
 }
 
 /** The wallets of a user, for the user itself or an operator of its tenant. */
@@ -272,11 +188,11 @@ export async function userWallets(ctx: Ctx, userId: string, requestedTenant?: st
 }
 
 /**
- * Registration with `wallet: { option: "create", chain }`. Validation runs before the
- * user is created; creation runs in the registration's transaction. Tenants in `mpc`
- * or `non_custodial` mode never get a wallet at registration (the option is ignored).
+ * Registration with `wallet: { option: "create", chain }` (wired in registration.ts):
+ * validation runs before the user is created, creation in the registration's
+ * transaction. Tenants in `mpc` or `non_custodial` mode never get a wallet at
+ * registration (the option is ignored). This checks that the chain is one the tenant can use.
  */
-/** Registration hook: the wallet asked for at registration names a chain this tenant can use. */
 export async function validateRegistrationWallet(deps: Deps, tenant: SignedTenant, wallet: { chain?: string }) {
   const settings = await registrationSettings(deps, tenant)
   if (settings.walletMode !== 'custodial') return
@@ -294,7 +210,7 @@ export async function createRegistrationWallet(deps: Deps, tx: Tx, tenant: Signe
   const net = resolveChain(settings, chain)
   const key = generateKey(net.chain.family)
   try {
-    const row = await insertWallet(deps, tx, {
+    const row = await addWallet(deps, tx, {
       tenantId: tenant.id, userId: user.id, net, address: key.address, label: null, walletType: 'managed', scheme: 'aes_single', isPrimary: true, secret: key.secret,
     })
     return walletView(row)
