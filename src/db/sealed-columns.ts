@@ -31,7 +31,7 @@ export interface SealedColumn {
 }
 
 /** Sealed text starts with `v<version>.`: values under another version, found in SQL. */
-export const notCurrentVersion = (column: SQLiteColumn, current: number) => not(like(column, `v${current}.%`))
+const notCurrentVersion = (column: SQLiteColumn, current: number) => not(like(column, `v${current}.%`))
 
 export interface TextColumnOptions {
   name: string

@@ -25,7 +25,7 @@ export interface DeliveryJobPayload {
   [key: string]: unknown
 }
 
-export const attemptJobId = (deliveryId: string, round: number, attempt: number) => `${deliveryId}:${round}:${attempt}`
+const attemptJobId = (deliveryId: string, round: number, attempt: number) => `${deliveryId}:${round}:${attempt}`
 
 /** When the attempt after failed attempt `attempt` runs. */
 export const retryAt = (attempt: number, now: number) => now + RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1]!

@@ -19,7 +19,7 @@ import { MAX_ATTEMPTS, queueDelivery, scheduleAttempt } from './schedule'
 import { newWebhookSecret, secretHint } from './signature'
 import { sealSecret } from './secrets'
 
-export function webhookView(row: WebhookRow) {
+function webhookView(row: WebhookRow) {
   return {
     id: row.id,
     environment: row.environment,
