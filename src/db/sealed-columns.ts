@@ -3,14 +3,11 @@
  * exports its `sealedColumns` (the module's `sealed.ts`, or its repo), and
  * src/ops/reseal.ts loops over those lists: the tool never imports a module's tables,
  * and a module that adds a sealed column adds it to its own list.
- *
- * This file also holds the core's own sealed value, the generated JWT key in app_meta.
+ * (The core's own sealed value, the generated JWT key, is listed in src/deps.ts beside the code that seals it.)
  */
-import { and, asc, eq, gt, isNotNull, like, not, type SQL } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, gt, isNotNull, like, not, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
-import { getTableColumns } from 'drizzle-orm'
 import type { Database, Db } from './client'
-import { appMeta } from './schema'
 
 /** One sealed value: where it lives (`key`), its associated data, and the sealed text as read. */
 export interface SealedItem {
@@ -31,7 +28,7 @@ export interface SealedColumn {
 }
 
 /** Sealed text starts with `v<version>.`: values under another version, found in SQL. */
-const notCurrentVersion = (column: SQLiteColumn, current: number) => not(like(column, `v${current}.%`))
+export const notCurrentVersion = (column: SQLiteColumn, current: number) => not(like(column, `v${current}.%`))
 
 export interface TextColumnOptions {
   name: string
@@ -77,22 +74,3 @@ export function sealedTextColumn(o: TextColumnOptions): SealedColumn {
     },
   }
 }
-
-/** The generated JWT key (src/deps.ts), associated data `app_meta:jwt_secret`. */
-export const coreSealedColumns: SealedColumn[] = [
-  {
-    name: 'app_meta.jwt_secret',
-    async scan(db, current, after) {
-      if (after) return { items: [] }
-      const row = await db.select().from(appMeta).where(and(eq(appMeta.key, 'jwt_secret'), notCurrentVersion(appMeta.value, current))).get()
-      return { items: row ? [{ key: 'jwt_secret', sealed: row.value, aad: 'app_meta:jwt_secret' }] : [], last: 'jwt_secret' }
-    },
-    async write(database, item, next) {
-      const r = await database.write((tx) => tx.update(appMeta).set({ value: next }).where(and(eq(appMeta.key, item.key), eq(appMeta.value, item.sealed))).returning({ k: appMeta.key }))
-      return r.length === 1
-    },
-    async all(db) {
-      return (await db.select({ v: appMeta.value }).from(appMeta).where(eq(appMeta.key, 'jwt_secret'))).map((r) => r.v)
-    },
-  },
-]

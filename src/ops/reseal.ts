@@ -3,7 +3,7 @@
  * current one, so the old key can be dropped. See docs/operations.md, "Rotating MASTER_KEY".
  *
  * Sealed values, with the associated data that binds each to its row, and the file that lists them:
- * - app_meta `jwt_secret` (the generated JWT key)                 `app_meta:jwt_secret`            db/sealed-columns.ts
+ * - app_meta `jwt_secret` (the generated JWT key)                 `app_meta:jwt_secret`            deps.ts
  * - tenants.api_secret_sealed                                     `tenant:<id>:api_secret`         modules/tenants/sealed.ts
  * - tenants.settings bankRamp.<env>.apiKeySealed / webhookKeySealed `tenant:<id>:bankRamp:<env>:<field>` modules/tenants/sealed.ts
  * - webhooks.secret_sealed                                        `webhook:<tenant>:<id>:secret`   modules/webhooks/repo.ts
@@ -16,8 +16,8 @@
  * under the current version are skipped. A value that opens with none of the configured
  * keys is counted as failed and left alone; the command then exits non-zero.
  */
-import type { Deps } from '../deps'
-import { coreSealedColumns, type SealedColumn } from '../db/sealed-columns'
+import { coreSealedColumns, type Deps } from '../deps'
+import type { SealedColumn } from '../db/sealed-columns'
 import { Sealer } from '../lib/crypto'
 import { sealedColumns as mailColumns } from '../modules/mail/sealed'
 import { sealedColumns as tenantColumns } from '../modules/tenants/sealed'
