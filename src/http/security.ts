@@ -7,7 +7,7 @@
  * - `rateLimit`: per-route, per-IP limit with the spec's headers; counted before validation.
  * - `errorStyle`: how the route writes its errors (see http/errors.ts).
  * - `adminBasic`: operator pages a browser loads (the queue dashboard): a platform admin by
- *   HTTP Basic or bearer token, refused in plain text with `WWW-Authenticate: Basic`.
+ *   HTTP Basic or bearer token; refused with 401 and `WWW-Authenticate: Basic`.
  * Each also adds its part to the route's OpenAPI entry.
  */
 import { Elysia } from 'elysia'
@@ -40,24 +40,25 @@ const ADMIN_PAGE_REALM = 'Basic realm="Slipway queues", charset="UTF-8"'
 const ADMIN_PAGE_HEADERS = { 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' }
 
 /**
- * The `adminBasic` check: null when a platform admin asks, else the refusal. Only failed
+ * The `adminBasic` check: throws the refusal unless a platform admin asks. Only failed
  * tries count toward the limit, so a signed-in admin's polling is never locked out; once
  * the limit is reached the credentials are not even checked (no argon2 work for a guesser).
+ * The refusals are the standard error envelope the route documents, with headers for
+ * browsers: `WWW-Authenticate: Basic` makes them prompt, and nothing is cached or framed.
  */
-async function adminPageRefusal(deps: Deps, request: Request): Promise<Response | null> {
+async function checkAdminPage(deps: Deps, request: Request, headers: Record<string, string | number>): Promise<void> {
   const bucket = `admin-basic|${clientIp(deps, request)}`
   const limit = deps.rateLimiter.peek(bucket, ADMIN_PAGE_FAILED_TRIES, ADMIN_PAGE_WINDOW_MS)
   if (!limit.allowed) {
-    return new Response('Too many failed attempts\n', { status: 429, headers: { 'retry-after': String(limit.resetSeconds), ...ADMIN_PAGE_HEADERS } })
+    Object.assign(headers, ADMIN_PAGE_HEADERS)
+    throw new TooManyRequestsError(limit.resetSeconds, 'Too many failed attempts')
   }
   const authorization = request.headers.get('authorization')
-  if (await isPlatformAdmin(deps, authorization)) return null
+  if (await isPlatformAdmin(deps, authorization)) return
   // A request without credentials is a browser's first load, not a failed try.
   if (authorization) deps.rateLimiter.hit(bucket, ADMIN_PAGE_FAILED_TRIES, ADMIN_PAGE_WINDOW_MS)
-  return new Response('Platform admin credentials required\n', {
-    status: 401,
-    headers: { 'www-authenticate': ADMIN_PAGE_REALM, 'content-type': 'text/plain; charset=utf-8', ...ADMIN_PAGE_HEADERS },
-  })
+  Object.assign(headers, ADMIN_PAGE_HEADERS, { 'www-authenticate': ADMIN_PAGE_REALM })
+  throw new UnauthorizedError('Platform admin credentials required')
 }
 
 export function security(deps: Deps) {
@@ -95,9 +96,8 @@ export function security(deps: Deps) {
       }),
       adminBasic: (on: boolean) => ({
         detail: (on ? { security: [{ adminBasic: [] }, { bearerAuth: [] }] } : {}) as Record<string, unknown>,
-        async beforeHandle({ request }): Promise<Response | undefined> {
-          if (!on) return undefined
-          return (await adminPageRefusal(deps, request)) ?? undefined
+        async beforeHandle({ request, set }) {
+          if (on) await checkAdminPage(deps, request, set.headers)
         },
       }),
       tenantSigned: (on: boolean) => ({
