@@ -41,6 +41,17 @@ export function dueJobs(db: Executor, now: number, limit: number): Promise<Outbo
   return db.select().from(outbox).where(and(isNull(outbox.dispatchedAt), lte(outbox.runAt, now))).orderBy(asc(outbox.runAt)).limit(limit)
 }
 
+/**
+ * Claims a due row for this worker: moves its `run_at` to `until`, only if no other
+ * worker moved or queued it since `row` was read. True when this write changed it.
+ */
+export async function claimJob(tx: Executor, row: Pick<OutboxRow, 'id' | 'runAt'>, until: number): Promise<boolean> {
+  const claimed = await tx.update(outbox).set({ runAt: until })
+    .where(and(eq(outbox.id, row.id), isNull(outbox.dispatchedAt), eq(outbox.runAt, row.runAt)))
+    .returning({ id: outbox.id })
+  return claimed.length > 0
+}
+
 export async function markDispatched(db: Executor, id: string, now: number): Promise<void> {
   await db.update(outbox).set({ dispatchedAt: now }).where(eq(outbox.id, id))
 }

@@ -12,7 +12,7 @@
 import { Queue, Worker, type Job } from 'bunqueue/client'
 import type { Deps } from '../deps'
 import { errorSummary } from '../lib/logger'
-import { dueJobs, markDispatched, onJobScheduled, pendingCount } from './outbox'
+import { claimJob, dueJobs, markDispatched, onJobScheduled, pendingCount } from './outbox'
 
 export interface JobContext {
   deps: Deps
@@ -102,10 +102,8 @@ export class JobRunner {
       const due = await dueJobs(db, now, 100)
       if (!due.length || this.stopped) return
       for (const row of due) {
-        const claimed = await this.deps.database.write((tx) => tx.update(outbox).set({ runAt: now + CLAIM_LEASE_MS })
-          .where(and(eq(outbox.id, row.id), isNull(outbox.dispatchedAt), eq(outbox.runAt, row.runAt)))
-          .returning({ id: outbox.id }))
-        if (!claimed.length) continue // another worker has it
+        const claimed = await this.deps.database.write((tx) => claimJob(tx, row, now + CLAIM_LEASE_MS))
+        if (!claimed) continue // another worker has it
         const def = this.defs.get(row.topic)
         await this.queue!.add(row.topic, { outboxId: row.id, topic: row.topic, tenantId: row.tenantId, payload: row.payload }, {
           jobId: row.id,
