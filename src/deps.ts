@@ -5,10 +5,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import { decodeKey, type Config } from './config'
 import { openDatabase, type Database, type Db } from './db/client'
 import { appMeta } from './db/schema'
+import { notCurrentVersion, type SealedColumn } from './db/sealed-columns'
 import { systemClock, type Clock } from './lib/clock'
 import { Sealer } from './lib/crypto'
 import { createLogger, type Logger } from './lib/logger'
@@ -153,3 +154,22 @@ async function loadJwtKey(config: Config, database: Database, sealer: Sealer): P
     return Uint8Array.from(key)
   })
 }
+
+/** The generated JWT key as `slipway reseal` sees it (src/ops/reseal.ts), listed beside the code that seals it. */
+export const coreSealedColumns: SealedColumn[] = [
+  {
+    name: 'app_meta.jwt_secret',
+    async scan(db, current, after) {
+      if (after) return { items: [] }
+      const row = await db.select().from(appMeta).where(and(eq(appMeta.key, 'jwt_secret'), notCurrentVersion(appMeta.value, current))).get()
+      return { items: row ? [{ key: 'jwt_secret', sealed: row.value, aad: 'app_meta:jwt_secret' }] : [], last: 'jwt_secret' }
+    },
+    async write(database, item, next) {
+      const r = await database.write((tx) => tx.update(appMeta).set({ value: next }).where(and(eq(appMeta.key, item.key), eq(appMeta.value, item.sealed))).returning({ k: appMeta.key }))
+      return r.length === 1
+    },
+    async all(db) {
+      return (await db.select({ v: appMeta.value }).from(appMeta).where(eq(appMeta.key, 'jwt_secret'))).map((r) => r.v)
+    },
+  },
+]

@@ -10,14 +10,13 @@ import { applyMigrations } from '../../src/db/migrate'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { eq, sql } from 'drizzle-orm'
 import { loadConfig } from '../../src/config'
 import { buildDeps } from '../../src/deps'
 import { JobRunner } from '../../src/jobs/runner'
 import { registerJobs } from '../../src/jobs/registry'
 import { unixSeconds } from '../../src/lib/clock'
 import { publishEvent } from '../../src/modules/webhooks/publish'
-import { webhookDeliveries, webhooks } from '../../src/modules/webhooks/schema'
+import { deliveryCountsByStatus, insertWebhook } from '../../src/modules/webhooks/repo'
 import { sealSecret } from '../../src/modules/webhooks/secrets'
 import { deliveryHeaders, newWebhookSecret, secretHint } from '../../src/modules/webhooks/signature'
 import { attemptDelivery } from '../../src/modules/webhooks/transport'
@@ -40,8 +39,8 @@ const tenantId = crypto.randomUUID()
 const webhookId = crypto.randomUUID()
 const secret = newWebhookSecret()
 const now = Date.now()
-await deps.database.write((tx) => tx.insert(webhooks).values({
-  id: webhookId, tenantId, environment: 'sandbox', url: 'https://hooks.bench.test/in', eventTypes: [], status: 'active',
+await deps.database.write((tx) => insertWebhook(tx, tenantId, {
+  id: webhookId, environment: 'sandbox', url: 'https://hooks.bench.test/in', eventTypes: [], status: 'active',
   secretSealed: sealSecret(deps, tenantId, webhookId, secret), secretHint: secretHint(secret), createdAt: now, updatedAt: now,
 }))
 
@@ -59,8 +58,8 @@ for (let i = 0; i < N; i += 100) {
 }
 const published = performance.now()
 for (;;) {
-  const [row] = await deps.database.db.select({ n: sql<number>`count(*)` }).from(webhookDeliveries).where(eq(webhookDeliveries.status, 'done'))
-  if (Number(row?.n) >= N) break
+  const done = (await deliveryCountsByStatus(deps.database.db)).find((r) => r.status === 'done')
+  if (Number(done?.n ?? 0) >= N) break
   await Bun.sleep(20)
 }
 const queued = performance.now() - t0

@@ -3,9 +3,10 @@ import { lt } from 'drizzle-orm'
 import type { Deps } from '../deps'
 import { signatureReplays } from '../db/schema'
 import { findByApiKey } from '../modules/tenants/repo'
-import { prepareActorQuery } from '../modules/users/repo'
+import { findByUsername, prepareActorQuery } from '../modules/users/repo'
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../lib/crypto'
 import { verifyAccessToken, type AccessClaims } from '../lib/jwt'
+import { verifyPassword } from '../lib/passwords'
 import { NotFoundError, UnauthorizedError } from './errors'
 import type { Actor, SignedTenant } from '../context'
 
@@ -39,6 +40,26 @@ export async function actorFromBearer(deps: Deps, header: string | null | undefi
   if (!token) return null
   const claims = await verifyAccessToken(deps.jwtKey, token, deps.clock.now())
   return claims ? loadActor(deps, claims) : null
+}
+
+/**
+ * Whether an `Authorization` header is a platform admin's: an access token, or HTTP Basic
+ * with the admin's username and password (operator pages a browser loads cannot send a
+ * bearer header). The password is verified with argon2 exactly like the admin sign-in.
+ */
+export async function isPlatformAdmin(deps: Deps, authorization: string | null): Promise<boolean> {
+  if (!authorization) return false
+  if (authorization.startsWith('Bearer ')) return (await actorFromBearer(deps, authorization))?.role === 'admin'
+  if (!authorization.startsWith('Basic ')) return false
+  const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon <= 0) return false
+  const username = decoded.slice(0, colon)
+  const password = decoded.slice(colon + 1)
+  const user = await findByUsername(deps.database.db, null, username)
+  // One argon2 verification whatever the username, as at sign-in, so timing does not tell which admins exist.
+  const ok = await verifyPassword(user?.status === 'active' && user.role === 'admin' ? user.passwordHash : null, password)
+  return ok && user?.role === 'admin' && user.status === 'active'
 }
 
 export interface SignedRequest {

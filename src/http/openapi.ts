@@ -44,6 +44,7 @@ export function docsPlugin(deps: Deps, version: string, handle: (r: Request) => 
         components: {
           securitySchemes: {
             bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'User or operator access token' },
+            adminBasic: { type: 'http', scheme: 'basic', description: 'A platform admin\'s username and password (operator pages a browser loads)' },
             tenantApiKey: { type: 'apiKey', in: 'header', name: 'x-tenant-api-key', description: 'Tenant API key' },
             tenantTimestamp: { type: 'apiKey', in: 'header', name: 'x-timestamp', description: 'Unix seconds; within 300 s of the server clock' },
             tenantSignature: { type: 'apiKey', in: 'header', name: 'x-signature', description: 'hex HMAC-SHA256 of the signing string with the tenant API secret' },

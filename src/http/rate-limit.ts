@@ -30,6 +30,15 @@ export class RateLimiter {
     return { allowed: w.count <= max, limit: max, remaining: Math.max(0, max - w.count), resetSeconds }
   }
 
+  /** The bucket's state without counting a hit: for limits that count only failures. */
+  peek(bucket: string, max: number, windowMs: number): LimitResult {
+    const now = this.clock.now()
+    const w = this.windows.get(bucket)
+    if (!w || now - w.start >= windowMs) return { allowed: true, limit: max, remaining: max, resetSeconds: Math.max(1, Math.ceil(windowMs / 1000)) }
+    const resetSeconds = Math.max(1, Math.ceil((w.start + windowMs - now) / 1000))
+    return { allowed: w.count < max, limit: max, remaining: Math.max(0, max - w.count), resetSeconds }
+  }
+
   /** Drops finished windows now and then, so memory stays bounded by active clients. */
   private sweep(now: number, windowMs: number) {
     if (now - this.lastSweep < 60_000 || this.windows.size < 10_000) return

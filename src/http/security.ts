@@ -6,6 +6,8 @@
  *   validation, as the spec orders.
  * - `rateLimit`: per-route, per-IP limit with the spec's headers; counted before validation.
  * - `errorStyle`: how the route writes its errors (see http/errors.ts).
+ * - `adminBasic`: operator pages a browser loads (the queue dashboard): a platform admin by
+ *   HTTP Basic or bearer token; refused with 401 and `WWW-Authenticate: Basic`.
  * Each also adds its part to the route's OpenAPI entry.
  */
 import { Elysia } from 'elysia'
@@ -14,7 +16,7 @@ import type { Deps } from '../deps'
 import type { Role } from '../lib/jwt'
 import { ForbiddenError, TooManyRequestsError, UnauthorizedError, type ErrorStyle } from './errors'
 import { socketIpOf, stateOf } from './request-state'
-import { actorFromBearer, verifyTenantSignature, type Actor, type SignedTenant } from './auth'
+import { actorFromBearer, isPlatformAdmin, verifyTenantSignature, type Actor, type SignedTenant } from './auth'
 
 export type AuthLevel = 'any' | 'operator' | 'admin'
 
@@ -29,6 +31,34 @@ export interface RateLimitOption {
 
 export function clientIp(deps: Deps, request: Request): string {
   return deps.ipResolver.resolve(socketIpOf(request), request.headers.get('x-forwarded-for'))
+}
+
+/** Failed credentials allowed per client IP and minute on the `adminBasic` pages; then 429 without checking. */
+export const ADMIN_PAGE_FAILED_TRIES = 20
+const ADMIN_PAGE_WINDOW_MS = 60_000
+const ADMIN_PAGE_REALM = 'Basic realm="Slipway queues", charset="UTF-8"'
+const ADMIN_PAGE_HEADERS = { 'cache-control': 'no-store', 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' }
+
+/**
+ * The `adminBasic` check: throws the refusal unless a platform admin asks. Only failed
+ * tries count toward the limit, so a signed-in admin's polling is never locked out; once
+ * the limit is reached the credentials are not even checked (no argon2 work for a guesser).
+ * The refusals are the standard error envelope the route documents, with headers for
+ * browsers: `WWW-Authenticate: Basic` makes them prompt, and nothing is cached or framed.
+ */
+async function checkAdminPage(deps: Deps, request: Request, headers: Record<string, string | number>): Promise<void> {
+  const bucket = `admin-basic|${clientIp(deps, request)}`
+  const limit = deps.rateLimiter.peek(bucket, ADMIN_PAGE_FAILED_TRIES, ADMIN_PAGE_WINDOW_MS)
+  if (!limit.allowed) {
+    Object.assign(headers, ADMIN_PAGE_HEADERS)
+    throw new TooManyRequestsError(limit.resetSeconds, 'Too many failed attempts')
+  }
+  const authorization = request.headers.get('authorization')
+  if (await isPlatformAdmin(deps, authorization)) return
+  // A request without credentials is a browser's first load, not a failed try.
+  if (authorization) deps.rateLimiter.hit(bucket, ADMIN_PAGE_FAILED_TRIES, ADMIN_PAGE_WINDOW_MS)
+  Object.assign(headers, ADMIN_PAGE_HEADERS, { 'www-authenticate': ADMIN_PAGE_REALM })
+  throw new UnauthorizedError('Platform admin credentials required')
 }
 
 export function security(deps: Deps) {
@@ -62,6 +92,12 @@ export function security(deps: Deps) {
           if (level === 'operator' && actor.role === 'user') throw new ForbiddenError()
           if (level === 'admin' && actor.role !== 'admin') throw new ForbiddenError()
           return { actor, ctx: { deps, actor, requestId: stateOf(request).id } }
+        },
+      }),
+      adminBasic: (on: boolean) => ({
+        detail: (on ? { security: [{ adminBasic: [] }, { bearerAuth: [] }] } : {}) as Record<string, unknown>,
+        async beforeHandle({ request, set }) {
+          if (on) await checkAdminPage(deps, request, set.headers)
         },
       }),
       tenantSigned: (on: boolean) => ({

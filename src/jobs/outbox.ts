@@ -1,7 +1,13 @@
-/** Scheduling work: a row in the outbox, written in the caller's transaction. */
+/**
+ * The `outbox` table's one owner: scheduling work (a row written in the caller's
+ * transaction), and the reads and writes the runner and other layers need of it.
+ */
+import { and, asc, eq, gt, isNull, lte, sql } from 'drizzle-orm'
 import type { Executor } from '../db/client'
 import { newId } from '../lib/ids'
 import { outbox } from './schema'
+
+export type OutboxRow = typeof outbox.$inferSelect
 
 export interface NewJob {
   topic: string
@@ -28,4 +34,60 @@ export async function scheduleJob(db: Executor, job: NewJob, now: number): Promi
   // Nudged after the caller's transaction had a chance to commit; an early nudge just finds nothing.
   queueMicrotask(() => setTimeout(() => listeners.forEach((l) => l()), 0))
   return id
+}
+
+/** Rows due at `now` and not yet in the queue, earliest first. */
+export function dueJobs(db: Executor, now: number, limit: number): Promise<OutboxRow[]> {
+  return db.select().from(outbox).where(and(isNull(outbox.dispatchedAt), lte(outbox.runAt, now))).orderBy(asc(outbox.runAt)).limit(limit)
+}
+
+/**
+ * Claims a due row for this worker: moves its `run_at` to `until`, only if no other
+ * worker moved or queued it since `row` was read. True when this write changed it.
+ */
+export async function claimJob(tx: Executor, row: Pick<OutboxRow, 'id' | 'runAt'>, until: number): Promise<boolean> {
+  const claimed = await tx.update(outbox).set({ runAt: until })
+    .where(and(eq(outbox.id, row.id), isNull(outbox.dispatchedAt), eq(outbox.runAt, row.runAt)))
+    .returning({ id: outbox.id })
+  return claimed.length > 0
+}
+
+export async function markDispatched(db: Executor, id: string, now: number): Promise<void> {
+  await db.update(outbox).set({ dispatchedAt: now }).where(eq(outbox.id, id))
+}
+
+/** Rows not yet in the queue. */
+export async function pendingCount(db: Executor): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)` }).from(outbox).where(isNull(outbox.dispatchedAt))
+  return Number(row?.n ?? 0)
+}
+
+/** Rows not yet in the queue per topic, and how many of them are due at `now` (the operators' page). */
+export function pendingByTopic(db: Executor, now: number) {
+  return db.select({ topic: outbox.topic, waiting: sql<number>`count(*)`, due: sql<number>`sum(case when ${outbox.runAt} <= ${now} then 1 else 0 end)` })
+    .from(outbox).where(isNull(outbox.dispatchedAt)).groupBy(outbox.topic)
+}
+
+/** Up to `limit` rows of a topic not yet in the queue, after the id `after`, in id order. */
+export function pendingJobsAfter(db: Executor, topic: string, after: string, limit: number) {
+  return db.select({ id: outbox.id, payload: outbox.payload }).from(outbox)
+    .where(and(eq(outbox.topic, topic), isNull(outbox.dispatchedAt), gt(outbox.id, after))).orderBy(asc(outbox.id)).limit(limit)
+}
+
+/** Every payload of a topic not yet in the queue. */
+export async function pendingPayloads(db: Executor, topic: string): Promise<Array<Record<string, unknown>>> {
+  return (await db.select({ payload: outbox.payload }).from(outbox).where(and(eq(outbox.topic, topic), isNull(outbox.dispatchedAt)))).map((r) => r.payload)
+}
+
+/**
+ * Rewrites the payload of a row not yet in the queue, when `change` answers a new one
+ * for the payload as it is now; false when the row is gone, queued, or `change` declines.
+ * Call inside a write transaction so the read and the write see the same row.
+ */
+export async function replacePendingPayload(tx: Executor, id: string, change: (payload: Record<string, unknown>) => Record<string, unknown> | null): Promise<boolean> {
+  const row = await tx.select({ payload: outbox.payload }).from(outbox).where(and(eq(outbox.id, id), isNull(outbox.dispatchedAt))).get()
+  const next = row ? change(row.payload) : null
+  if (!next) return false
+  await tx.update(outbox).set({ payload: next }).where(eq(outbox.id, id))
+  return true
 }

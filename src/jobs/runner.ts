@@ -9,12 +9,10 @@
  * write changed the row queues it. A worker that dies between the claim and the queue
  * leaves the row due again once the lease is over.
  */
-import { and, asc, eq, isNull, lte, sql } from 'drizzle-orm'
 import { Queue, Worker, type Job } from 'bunqueue/client'
 import type { Deps } from '../deps'
 import { errorSummary } from '../lib/logger'
-import { onJobScheduled } from './outbox'
-import { outbox } from './schema'
+import { claimJob, dueJobs, markDispatched, onJobScheduled, pendingCount } from './outbox'
 
 export interface JobContext {
   deps: Deps
@@ -60,9 +58,9 @@ export class JobRunner {
 
   /** Jobs by state: the outbox rows not yet queued, and bunqueue's own counts. */
   async counts(): Promise<Record<string, number>> {
-    const [pending] = await this.deps.database.db.select({ n: sql<number>`count(*)` }).from(outbox).where(isNull(outbox.dispatchedAt))
+    const pending = await pendingCount(this.deps.database.db)
     const q = (await (this.queue as unknown as { getJobCountsAsync?: () => Promise<Record<string, number>> })?.getJobCountsAsync?.()) ?? {}
-    return { outbox: Number(pending?.n ?? 0), ...q }
+    return { outbox: pending, ...q }
   }
 
   start() {
@@ -101,13 +99,11 @@ export class JobRunner {
     const { db } = this.deps.database
     for (;;) {
       const now = this.deps.clock.now()
-      const due = await db.select().from(outbox).where(and(isNull(outbox.dispatchedAt), lte(outbox.runAt, now))).orderBy(asc(outbox.runAt)).limit(100)
+      const due = await dueJobs(db, now, 100)
       if (!due.length || this.stopped) return
       for (const row of due) {
-        const claimed = await this.deps.database.write((tx) => tx.update(outbox).set({ runAt: now + CLAIM_LEASE_MS })
-          .where(and(eq(outbox.id, row.id), isNull(outbox.dispatchedAt), eq(outbox.runAt, row.runAt)))
-          .returning({ id: outbox.id }))
-        if (!claimed.length) continue // another worker has it
+        const claimed = await this.deps.database.write((tx) => claimJob(tx, row, now + CLAIM_LEASE_MS))
+        if (!claimed) continue // another worker has it
         const def = this.defs.get(row.topic)
         await this.queue!.add(row.topic, { outboxId: row.id, topic: row.topic, tenantId: row.tenantId, payload: row.payload }, {
           jobId: row.id,
@@ -115,7 +111,7 @@ export class JobRunner {
           attempts: def?.attempts ?? 5,
           backoff: { type: 'exponential', delay: def?.backoffMs ?? 1000 },
         })
-        await this.deps.database.write((tx) => tx.update(outbox).set({ dispatchedAt: now }).where(eq(outbox.id, row.id)))
+        await this.deps.database.write((tx) => markDispatched(tx, row.id, now))
       }
     }
   }

@@ -6,7 +6,7 @@ import { Factory, type Tenant } from '@tests/helpers/factories'
 import { WebhookReceiver } from '@tests/fakes/webhook-receiver'
 import { outbox } from '@/jobs/schema'
 import { publishEvent, type PublishedEvent } from '@/modules/webhooks/publish'
-import { RETRY_DELAYS_MS } from '@/modules/webhooks/jobs'
+import { RETRY_DELAYS_MS } from '@/modules/webhooks/schedule'
 import { webhookDeliveries } from '@/modules/webhooks/schema'
 
 let t: TestApp

@@ -6,7 +6,7 @@
 import type { Database } from '../../db/client'
 import type { Clock } from '../../lib/clock'
 import type { Logger } from '../../lib/logger'
-import { mailOutbox } from '../../modules/mail/schema'
+import { keepMail } from '../../modules/mail/repo'
 import type { MailMessage, MailTransport } from './port'
 
 export class LocalOutboxTransport implements MailTransport {
@@ -14,12 +14,9 @@ export class LocalOutboxTransport implements MailTransport {
   constructor(private readonly database: Database, private readonly clock: Clock, private readonly logger: Logger) {}
 
   async send(m: MailMessage): Promise<void> {
-    await this.database.write((tx) =>
-      tx.insert(mailOutbox).values({
-        id: m.id, tenantId: m.tenantId, fromName: m.from.name, fromAddress: m.from.address, toAddress: m.to,
-        subject: m.subject, text: m.text, html: m.html, createdAt: this.clock.now(),
-      }).onConflictDoNothing(),
-    )
+    await this.database.write((tx) => keepMail(tx, m.tenantId, {
+      id: m.id, fromName: m.from.name, fromAddress: m.from.address, toAddress: m.to, subject: m.subject, text: m.text, html: m.html,
+    }, this.clock.now()))
     // Only the id: the message body holds a reset link.
     this.logger.info('mail kept in the local outbox (SMTP_URL is not set)', { mailId: m.id })
   }

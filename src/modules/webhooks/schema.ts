@@ -3,7 +3,6 @@ import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqli
 export const WEBHOOK_ENVIRONMENTS = ['sandbox', 'production'] as const
 export type WebhookEnvironment = (typeof WEBHOOK_ENVIRONMENTS)[number]
 export const DELIVERY_STATUSES = ['queued', 'done', 'failed', 'dropped'] as const
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
 /** One webhook per tenant and environment. */
 export const webhooks = sqliteTable('webhooks', {

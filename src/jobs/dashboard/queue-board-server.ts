@@ -2,10 +2,13 @@
  * bull-board's server side on our Elysia app. `@bull-board/elysia` loads Elysia through
  * `require` (a second copy of the framework beside our ESM one) and registers its
  * routes asynchronously, which our app cannot mount; this adapter registers the same
- * routes synchronously: the page, bull-board's JSON API, and its static files.
+ * routes synchronously: the page, bull-board's JSON API, and its static files, each
+ * behind the `adminBasic` security option.
  */
 import { resolve, sep } from 'node:path'
-import { Elysia } from 'elysia'
+import { Elysia, NotFoundError } from 'elysia'
+import type { Deps } from '../../deps'
+import { security } from '../../http/security'
 import ejs from 'ejs'
 import type {
   AppControllerRoute, AppViewRoute, BullBoardQueues, ControllerHandlerReturnType, HTTPMethod, IServerAdapter, UIConfig,
@@ -30,12 +33,12 @@ export class QueueBoardServer implements IServerAdapter {
   setApiRoutes(routes: AppControllerRoute[]) { this.api = routes; return this }
   setUIConfig(config: UIConfig = {}) { this.uiConfig = config; return this }
 
-  /** The routes, under `basePath`; call after createBullBoard configured this adapter. */
-  plugin() {
+  /** The routes, under `basePath`, for platform admins only; call after createBullBoard configured this adapter. */
+  plugin(deps: Deps) {
     const { entry, statics, queues } = this
     if (!entry || !statics || !queues) throw new Error('createBullBoard must configure the adapter first')
-    const app = new Elysia({ name: 'slipway-bull-board', prefix: this.basePath })
-    const hidden = { detail: { hide: true } }
+    const app = new Elysia({ name: 'slipway-bull-board', prefix: this.basePath }).use(security(deps))
+    const hidden = { detail: { hide: true }, adminBasic: true }
     for (const { route, handler, method } of this.api) {
       for (const m of ([] as HTTPMethod[]).concat(method)) {
         for (const r of ([] as string[]).concat(route)) {
@@ -75,6 +78,10 @@ export class QueueBoardServer implements IServerAdapter {
       }
       const f = Bun.file(file)
       return f.exists().then((ok) => (ok ? new Response(f, { headers: { 'cache-control': 'no-store' } }) : new Response('Not found', { status: 404 })))
+    }, hidden)
+    // Any other path under the board answers 404 only to a platform admin, as the board's own routes do.
+    app.all('/*', () => {
+      throw new NotFoundError()
     }, hidden)
     return app
   }

@@ -1,0 +1,101 @@
+/**
+ * Operator pages of the jobs layer: bull-board at /admin/queues (read-only, over bunqueue
+ * through BunqueueBoardAdapter) and a summary at /admin/webhook-deliveries (outbox,
+ * webhook deliveries per status, the latest deliveries, read through the webhooks
+ * module's exported `deliverySummary`).
+ *
+ * Authentication is the `adminBasic` security option on every route, bull-board's own
+ * pages, API and static files included (src/http/security.ts): a browser cannot send a
+ * bearer header on a page load, so these pages take HTTP Basic with a platform admin's
+ * username and password, or an admin's bearer token (for scripts). Served over HTTPS in
+ * production like every route; nothing is cached.
+ */
+import { Elysia, NotFoundError, t } from 'elysia'
+import { createBullBoard } from '@bull-board/api'
+import type { Deps } from '../../deps'
+import { errorResponses } from '../../http/schemas'
+import { security } from '../../http/security'
+import { iso } from '../../lib/clock'
+import { deliverySummary } from '../../modules/webhooks/service'
+import { pendingByTopic } from '../outbox'
+import type { JobRunner } from '../runner'
+import { BunqueueBoardAdapter, type BunqueueReads } from './queue-board-adapter'
+import { QueueBoardServer } from './queue-board-server'
+
+const escapeHtml = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+async function summaryData(deps: Deps, runner: JobRunner | undefined) {
+  const { db } = deps.database
+  const now = deps.clock.now()
+  const queue = runner?.bunQueue as unknown as { getJobCountsAsync?: () => Promise<Record<string, number>> } | undefined
+  const queueCounts = queue?.getJobCountsAsync ? await queue.getJobCountsAsync() : null
+  const [outboxRows, deliveries] = await Promise.all([pendingByTopic(db, now), deliverySummary(db, 50)])
+  return { queueCounts, outboxRows, byStatus: deliveries.byStatus, latest: deliveries.latest, now }
+}
+
+function render(data: Awaited<ReturnType<typeof summaryData>>) {
+  const counts = data.queueCounts
+    ? Object.entries(data.queueCounts).map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td>${escapeHtml(v)}</td></tr>`).join('')
+    : '<tr><td colspan="2">no queue worker runs in this process (SLIPWAY_ROLE=api)</td></tr>'
+  const outboxRows = data.outboxRows.map((r) => `<tr><td>${escapeHtml(r.topic)}</td><td>${escapeHtml(r.waiting)}</td><td>${escapeHtml(r.due ?? 0)}</td></tr>`).join('') || '<tr><td colspan="3">empty</td></tr>'
+  const statuses = data.byStatus.map((r) => `<tr><td>${escapeHtml(r.status)}</td><td>${escapeHtml(r.n)}</td></tr>`).join('') || '<tr><td colspan="2">none yet</td></tr>'
+  const latest = data.latest.map((d) => `<tr><td>${escapeHtml(d.id)}</td><td>${escapeHtml(d.tenantId)}</td><td>${escapeHtml(d.environment)}</td><td>${escapeHtml(d.type)}</td><td>${escapeHtml(d.status)}</td><td>${escapeHtml(d.attempts)}/${escapeHtml(d.maxAttempts)}</td><td>${escapeHtml(d.lastStatusCode ?? '')}</td><td>${escapeHtml(d.lastError ?? '')}</td><td>${d.nextAttemptAt ? escapeHtml(iso(d.nextAttemptAt)) : ''}</td><td>${escapeHtml(iso(d.updatedAt))}</td></tr>`).join('')
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Slipway webhook deliveries</title>
+<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse;margin-bottom:2em}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}th{background:#f4f4f4}</style></head>
+<body><h1>Slipway webhook deliveries</h1><p>At ${escapeHtml(iso(data.now))}. Read-only. The job queue itself: <a href="/admin/queues">/admin/queues</a>.</p>
+<h2>Job queue (bunqueue)</h2><table><tr><th>state</th><th>jobs</th></tr>${counts}</table>
+<h2>Outbox (not yet in the queue)</h2><table><tr><th>topic</th><th>waiting</th><th>due now</th></tr>${outboxRows}</table>
+<h2>Webhook deliveries</h2><table><tr><th>status</th><th>deliveries</th></tr>${statuses}</table>
+<h2>Latest deliveries</h2><table><tr><th>id</th><th>tenant</th><th>environment</th><th>type</th><th>status</th><th>attempts</th><th>last status</th><th>last error</th><th>next attempt</th><th>updated</th></tr>${latest}</table>
+</body></html>`
+}
+
+const PAGE_HEADERS = {
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+}
+
+const hidden = { detail: { hide: true }, adminBasic: true } as const
+
+/** `runner` is this process's job runner (none in an API-only process: the pages then show the outbox alone). */
+export function queueDashboardRoutes(deps: Deps, runner: JobRunner | undefined) {
+  const board = new QueueBoardServer('/admin/queues')
+  const queue = () => runner?.bunQueue as unknown as BunqueueReads | undefined
+  // bull-board locates its UI files in node_modules at run time; the compiled binary has
+  // none, so there /admin/queues falls back to the read-only summary page below.
+  let boardReady = true
+  try {
+    createBullBoard({
+      queues: [new BunqueueBoardAdapter(queue, 'slipway')],
+      serverAdapter: board,
+      options: { uiConfig: { boardTitle: 'Slipway queues', hideRedisDetails: true } },
+    })
+  } catch {
+    boardReady = false
+  }
+  const app = new Elysia({ name: 'slipway-queue-dashboard', seed: deps.config.publicBaseUrl, detail: { tags: ['Operations'] } }).use(security(deps))
+  const withBoard = boardReady
+    ? app.use(board.plugin(deps))
+    : app
+      .get('/admin/queues', ({ redirect }) => redirect('/admin/webhook-deliveries', 302), hidden)
+      .all('/admin/queues/*', () => {
+        throw new NotFoundError()
+      }, hidden)
+  return withBoard
+    .get('/admin/webhook-deliveries', async () => new Response(render(await summaryData(deps, runner)), { headers: { 'content-type': 'text/html; charset=utf-8', ...PAGE_HEADERS } }), {
+      adminBasic: true,
+      response: { 200: t.String({ description: 'HTML page' }), ...errorResponses('standard', 401, 429) },
+      detail: {
+        operationId: 'webhookDeliveriesDashboard',
+        summary: 'Webhook delivery summary for operators (HTML)',
+        description: 'Read-only page: outbox rows not yet queued, deliveries per status, the 50 latest deliveries. The queue itself is at /admin/queues (bull-board, read-only). Platform admins only: HTTP Basic with an admin\'s username and password (argon2-verified; after 20 failed tries a minute per IP, 429), or an admin bearer token. Answers 401 with `WWW-Authenticate: Basic` otherwise.',
+      },
+    })
+    // Other paths under the page answer 404 only to a platform admin, as under /admin/queues.
+    .all('/admin/webhook-deliveries/*', () => {
+      throw new NotFoundError()
+    }, hidden)
+}

@@ -1,0 +1,148 @@
+/**
+ * The webhook tables (webhooks, webhook_deliveries, webhook_delivery_attempts): the one
+ * file that touches them. Every function takes the tenant id first after the executor,
+ * except the few marked platform-wide (the operators' summary page and `slipway reseal`).
+ */
+import { and, desc, eq, inArray, sql } from 'drizzle-orm'
+import type { Executor } from '../../db/client'
+import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
+import { newId } from '../../lib/ids'
+import { secretAad } from './secrets'
+import { webhookDeliveries, webhookDeliveryAttempts, webhooks, type WebhookEnvironment } from './schema'
+
+export type WebhookRow = typeof webhooks.$inferSelect
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect
+export type AttemptRow = typeof webhookDeliveryAttempts.$inferSelect
+
+export function findWebhook(db: Executor, tenantId: string, environment: WebhookEnvironment) {
+  return db.select().from(webhooks).where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.environment, environment))).get()
+}
+
+export function findWebhookById(db: Executor, tenantId: string, id: string) {
+  return db.select().from(webhooks).where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.id, id))).get()
+}
+
+export async function insertWebhook(db: Executor, tenantId: string, row: Omit<WebhookRow, 'tenantId'>) {
+  await db.insert(webhooks).values({ ...row, tenantId })
+}
+
+export type WebhookChange = Partial<Pick<WebhookRow, 'url' | 'eventTypes' | 'status' | 'secretSealed' | 'secretHint'>> & { updatedAt: number }
+
+export async function updateWebhook(db: Executor, tenantId: string, id: string, change: WebhookChange) {
+  await db.update(webhooks).set(change).where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.id, id)))
+}
+
+/** The sealed secret goes with the row. */
+export async function deleteWebhook(db: Executor, tenantId: string, id: string) {
+  await db.delete(webhooks).where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.id, id)))
+}
+
+/** Drops the webhook's deliveries still waiting for an attempt. */
+export async function dropWaitingDeliveries(db: Executor, tenantId: string, webhookId: string, reason: string, now: number) {
+  await db.update(webhookDeliveries).set({ status: 'dropped', lastError: reason, nextAttemptAt: null, updatedAt: now })
+    .where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.webhookId, webhookId), eq(webhookDeliveries.status, 'queued')))
+}
+
+export interface NewDelivery {
+  /** the event id */
+  id: string
+  environment: WebhookEnvironment
+  webhookId: string
+  type: string
+  /** the body exactly as every attempt sends it */
+  body: string
+  maxAttempts: number
+}
+
+/** A queued delivery at round 1, its first attempt due now. False when the id exists (a repeated event). */
+export async function insertDelivery(db: Executor, tenantId: string, d: NewDelivery, now: number): Promise<boolean> {
+  const inserted = await db.insert(webhookDeliveries).values({
+    ...d, tenantId, status: 'queued', round: 1, attempts: 0, nextAttemptAt: now, createdAt: now, updatedAt: now,
+  }).onConflictDoNothing().returning({ id: webhookDeliveries.id })
+  return inserted.length > 0
+}
+
+export function findDelivery(db: Executor, tenantId: string, id: string) {
+  return db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.id, id))).get()
+}
+
+export function findDeliveryIn(db: Executor, tenantId: string, environment: WebhookEnvironment, id: string) {
+  return db.select().from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.environment, environment), eq(webhookDeliveries.id, id))).get()
+}
+
+/** Queues a stopped delivery again for a new round, to `webhookId`, same body and id. */
+export async function startRound(db: Executor, tenantId: string, id: string, round: { round: number; webhookId: string; maxAttempts: number }, now: number) {
+  await db.update(webhookDeliveries).set({
+    status: 'queued', ...round, attempts: 0, lastError: null, lastStatusCode: null, nextAttemptAt: now, updatedAt: now,
+  }).where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.id, id)))
+}
+
+/** Drops a delivery still queued in that round. */
+export async function dropDelivery(db: Executor, tenantId: string, id: string, round: number, reason: string | null, now: number) {
+  await db.update(webhookDeliveries).set({ status: 'dropped', lastError: reason, nextAttemptAt: null, updatedAt: now })
+    .where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'queued'), eq(webhookDeliveries.round, round)))
+}
+
+export async function insertAttempt(db: Executor, tenantId: string, a: Omit<AttemptRow, 'id' | 'tenantId'>) {
+  await db.insert(webhookDeliveryAttempts).values({ id: newId(), tenantId, ...a })
+}
+
+export interface AttemptResult {
+  status: 'queued' | 'done' | 'failed'
+  lastStatusCode: number | null
+  lastError: string | null
+  nextAttemptAt: number | null
+}
+
+/**
+ * Records the outcome of attempt `attempt` of `round`, only while the delivery is still
+ * queued at that attempt. False when it was dropped or re-queued meanwhile.
+ */
+export async function settleAttempt(db: Executor, tenantId: string, id: string, round: number, attempt: number, result: AttemptResult, now: number): Promise<boolean> {
+  const updated = await db.update(webhookDeliveries).set({ ...result, attempts: attempt, updatedAt: now }).where(and(
+    eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'queued'),
+    eq(webhookDeliveries.round, round), eq(webhookDeliveries.attempts, attempt - 1),
+  )).returning({ id: webhookDeliveries.id })
+  return updated.length > 0
+}
+
+/** One page of an environment's deliveries (a removed webhook's included), newest first, and the total. */
+export async function listDeliveries(db: Executor, tenantId: string, environment: WebhookEnvironment, limit: number, offset: number) {
+  const where = and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.environment, environment))
+  const [rows, [count]] = await Promise.all([
+    db.select().from(webhookDeliveries).where(where).orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(limit).offset(offset),
+    db.select({ n: sql<number>`count(*)` }).from(webhookDeliveries).where(where),
+  ])
+  return { rows, total: Number(count?.n ?? 0) }
+}
+
+/** The attempts of these deliveries, in the order they were made. */
+export async function attemptsOf(db: Executor, tenantId: string, deliveryIds: string[]): Promise<AttemptRow[]> {
+  if (!deliveryIds.length) return []
+  return db.select().from(webhookDeliveryAttempts)
+    .where(and(eq(webhookDeliveryAttempts.tenantId, tenantId), inArray(webhookDeliveryAttempts.deliveryId, deliveryIds)))
+    .orderBy(webhookDeliveryAttempts.at, webhookDeliveryAttempts.round, webhookDeliveryAttempts.attempt)
+}
+
+/** Platform-wide, for the platform admins' summary page: deliveries per status. */
+export function deliveryCountsByStatus(db: Executor) {
+  return db.select({ status: webhookDeliveries.status, n: sql<number>`count(*)` }).from(webhookDeliveries).groupBy(webhookDeliveries.status)
+}
+
+/** Platform-wide, for the platform admins' summary page: the deliveries changed last. */
+export function latestDeliveries(db: Executor, limit: number): Promise<DeliveryRow[]> {
+  return db.select().from(webhookDeliveries).orderBy(desc(webhookDeliveries.updatedAt)).limit(limit)
+}
+
+/** Platform-wide, for `slipway reseal`: the webhook secrets. */
+export const sealedColumns: SealedColumn[] = [
+  sealedTextColumn({
+    name: 'webhooks.secret_sealed',
+    table: webhooks,
+    id: webhooks.id,
+    value: webhooks.secretSealed,
+    tenantId: webhooks.tenantId,
+    aad: (r) => secretAad(r.tenantId!, r.id),
+  }),
+]
