@@ -9,6 +9,7 @@ import { bunFetch, createApp } from './app'
 import { ConfigError, loadConfig, type Config } from './config'
 import { applyMigrations } from './db/migrate'
 import { buildDeps } from './deps'
+import { serverBodyCap } from './http/core'
 import { scalarScript } from './http/scalar-asset'
 import { registerJobs } from './jobs/registry'
 import { startGcGovernor } from './lib/memory'
@@ -52,7 +53,7 @@ async function main() {
   runner?.start()
   const app = createApp(deps, { scalarScript, queue: runner, opsOnly: config.role === 'worker' })
   const fetch = bunFetch(app)
-  const server = Bun.serve({ port: config.port, hostname: config.host, fetch, maxRequestBodySize: 1024 * 1024 })
+  const server = Bun.serve({ port: config.port, hostname: config.host, fetch, maxRequestBodySize: serverBodyCap(config.maxBodyBytes) })
   deps.logger.info('listening', { url: `http://${server.hostname}:${server.port}`, publicBaseUrl: config.publicBaseUrl, role: config.role })
   deps.logger.flush()
 
