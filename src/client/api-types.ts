@@ -1464,6 +1464,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1483,6 +1488,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1502,6 +1512,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1521,6 +1536,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1540,6 +1560,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1559,6 +1584,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1578,6 +1608,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1655,6 +1690,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1674,6 +1714,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1693,6 +1738,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1712,6 +1762,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1731,6 +1786,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1781,6 +1841,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1800,6 +1865,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1819,6 +1889,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1838,6 +1913,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1915,6 +1995,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1934,6 +2019,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1953,6 +2043,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -1972,6 +2067,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -9400,6 +9500,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -9419,6 +9524,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -9438,6 +9548,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -9457,6 +9572,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -9476,6 +9596,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -9495,6 +9620,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -9514,6 +9644,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -9533,6 +9668,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -9615,6 +9755,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -9634,6 +9779,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -9653,6 +9803,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -9672,6 +9827,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -9691,6 +9851,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -9710,6 +9875,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -9729,6 +9899,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -9748,6 +9923,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
                         /** @example UnauthorizedError */
                         error: string;
                         /** @example Invalid credentials */
@@ -9924,7 +10104,7 @@ export interface operations {
                 "application/json": {
                     /** @description one of the caller's wallets */
                     walletId: string;
-                    /** @description family chain id; must be the wallet's (the network is the wallet's `isTestnet`) */
+                    /** @description the wallet's chain: its family id (`ethereum`) or its network's registry id (`sepolia` for a testnet wallet) */
                     chain: string;
                     toAddress: string;
                     /** @description integer string in the token's smallest unit; decimals such as `1.5` answer 400 */
@@ -10135,7 +10315,7 @@ export interface operations {
                 "application/json": {
                     /** @description one of the caller's wallets */
                     walletId: string;
-                    /** @description family chain id; must be the wallet's (the network is the wallet's `isTestnet`) */
+                    /** @description the wallet's chain: its family id (`ethereum`) or its network's registry id (`sepolia` for a testnet wallet) */
                     chain: string;
                     toAddress: string;
                     /** @description integer string in the token's smallest unit; decimals such as `1.5` answer 400 */

@@ -19,7 +19,7 @@ const Digits = t.String({ pattern: '^[0-9]{1,78}$', description: 'integer string
 
 const SendBody = t.Object({
   walletId: t.String({ maxLength: 64, description: 'one of the caller\'s wallets' }),
-  chain: t.String({ minLength: 1, maxLength: 64, description: 'family chain id; must be the wallet\'s (the network is the wallet\'s `isTestnet`)' }),
+  chain: t.String({ minLength: 1, maxLength: 64, description: 'the wallet\'s chain: its family id (`ethereum`) or its network\'s registry id (`sepolia` for a testnet wallet)' }),
   toAddress: t.String({ minLength: 1, maxLength: 128 }),
   amount: Digits,
   tokenAddress: t.Optional(t.Union([t.String({ maxLength: 64 }), t.Null()], { description: 'ERC-20 contract or SPL mint among the tenant\'s active tokens of that network; omit, null, the zero address or a native SOL placeholder for the native coin' })),
@@ -61,7 +61,7 @@ const ListQuery = t.Object({
   page: t.Optional(t.Integer({ minimum: 1, default: 1 })),
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
   walletId: t.Optional(t.String({ maxLength: 64 })),
-  chain: t.Optional(t.String({ maxLength: 64, description: 'family chain id' })),
+  chain: t.Optional(t.String({ maxLength: 64, description: 'a family id (`ethereum`: mainnet and testnet) or a testnet\'s registry id (`sepolia`: that testnet only)' })),
   status: t.Optional(t.Union(TX_STATUSES.map((s) => t.Literal(s)))),
 })
 

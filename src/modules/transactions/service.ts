@@ -19,7 +19,7 @@ import { iso } from '../../lib/clock'
 import { isUuid, newId } from '../../lib/ids'
 import { scheduleJob } from '../../jobs/outbox'
 import type { Ctx } from '../../context'
-import { activeTokens, chainByFamily, endpointFor, type TokenDef } from '../tokens/registry'
+import { activeTokens, chainByFamily, endpointFor, namedChain, namesWalletNetwork, type TokenDef } from '../tokens/registry'
 import type { StoredSettings } from '../tenants/settings'
 import { normalizeAddress, openKey } from '../wallets/keys'
 import type { WalletRow } from '../wallets/schema'
@@ -77,7 +77,9 @@ export interface SendPlan {
 export async function planSend(ctx: Ctx, input: SendInput): Promise<SendPlan> {
   const tenant = await callerTenant(ctx)
   const w = await ownWallet(ctx, input.walletId)
-  if (w.chain !== input.chain.toLowerCase()) throw new BadRequestError(`The wallet is on ${w.chain}, not ${input.chain}`)
+  if (!namesWalletNetwork(input.chain, w)) {
+    throw new BadRequestError(`The wallet is on ${w.isTestnet ? chainByFamily(w.chain)!.testnet.id : w.chain}, not ${input.chain}`)
+  }
   const family = chainByFamily(w.chain)!.family
   const to = normalizeAddress(family, input.toAddress)
   if (!to) throw new BadRequestError(`toAddress is not a valid ${w.chain} address`)
@@ -292,7 +294,11 @@ export async function listTransactionRows(ctx: Ctx, f: ListFilter) {
   if (!ctx.actor.tenantId) return { rows: [] as TransactionRow[], total: 0 }
   const conds: SQL[] = [eq(transactions.tenantId, ctx.actor.tenantId), eq(transactions.userId, ctx.actor.userId)]
   if (f.walletId) conds.push(eq(transactions.walletId, f.walletId))
-  if (f.chain) conds.push(eq(transactions.chain, f.chain.toLowerCase()))
+  if (f.chain) {
+    const named = namedChain(f.chain)
+    conds.push(eq(transactions.chain, named?.family ?? f.chain.toLowerCase()))
+    if (named?.isTestnet) conds.push(eq(transactions.isTestnet, true))
+  }
   if (f.status) conds.push(eq(transactions.status, f.status))
   if (f.type) conds.push(eq(transactions.type, f.type))
   const where = and(...conds)

@@ -100,7 +100,7 @@ export function walletRoutes(deps: Deps, balances: BalanceCache) {
       query: t.Object({
         limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50 })),
         offset: t.Optional(t.Integer({ minimum: 0, default: 0 })),
-        chain: t.Optional(t.String({ maxLength: 64, description: 'family chain id' })),
+        chain: t.Optional(t.String({ maxLength: 64, description: 'a family id (`ethereum`: mainnet and testnet) or a testnet\'s registry id (`sepolia`: that testnet only)' })),
         isTestnet: t.Optional(t.Boolean()),
       }),
       response: { 200: t.Object({ data: t.Array(Wallet), pagination: OffsetPagination }), ...errorResponses('standard', 400, 401) },

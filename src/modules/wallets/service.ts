@@ -16,7 +16,7 @@ import type { Ctx } from '../../context'
 import { recordActivity } from '../activity/repo'
 import { findTenant, settingsOf } from '../tenants/service'
 import type { StoredSettings } from '../tenants/settings'
-import { chainEnabled, lookupChain, type ResolvedNetwork } from '../tokens/registry'
+import { chainEnabled, lookupChain, namedChain, type ResolvedNetwork } from '../tokens/registry'
 import * as usersRepo from '../users/repo'
 import {
   keyFormatOf, addressKeyOf, addressOf, deriveFromMnemonic, encryptToX25519, exportFormat, generateKey, isValidMnemonic, openKey,
@@ -156,7 +156,11 @@ export async function ownWallet(ctx: Ctx, id: string): Promise<WalletRow> {
 
 export async function listWallets(ctx: Ctx, input: { limit: number; offset: number; chain?: string; isTestnet?: boolean }) {
   if (!ctx.actor.tenantId) return { rows: [], total: 0 }
-  const { rows, total } = await repo.listUserWallets(ctx.deps.database.db, ctx.actor.tenantId, ctx.actor.userId, input)
+  // `chain=sepolia` lists the Sepolia wallets, as `chain=ethereum&isTestnet=true` does
+  const named = input.chain ? namedChain(input.chain) : undefined
+  if (named?.isTestnet && input.isTestnet === false) return { rows: [], total: 0 }
+  const filter = { ...input, chain: named?.family ?? input.chain, isTestnet: named?.isTestnet ?? input.isTestnet }
+  const { rows, total } = await repo.listUserWallets(ctx.deps.database.db, ctx.actor.tenantId, ctx.actor.userId, filter)
   return { rows: rows.map(walletView), total }
 }
 
