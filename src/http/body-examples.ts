@@ -1,8 +1,9 @@
 /**
- * One example request body per operation, by `operationId`. `describeRoutes` puts each
- * into its route's body schema as `examples`, so the OpenAPI document, the docs page and
- * generated clients show them. tests/platform/openapi.test.ts checks that every body has
- * one and that each passes its own schema, so an example cannot drift from the route.
+ * Example request bodies by `operationId`, for routes whose body schema carries no
+ * `examples` of its own (newer routes put them in the schema). `finishDocument`
+ * (src/http/openapi.ts) adds each to the served document, so the docs page and generated
+ * clients show them. tests/platform/openapi.test.ts checks that every body has an example
+ * and that each passes its route's schema, so an example cannot drift from the route.
  */
 const WALLET_ID = '0b9f3c4e-6a1d-4f0e-9c2b-7d5e8a1f2c3b'
 const USER_ID = '5f2b8c1d-3e4a-4b6c-8d9e-0a1b2c3d4e5f'

@@ -152,7 +152,8 @@ type Operation = {
 }
 
 /**
- * What the plugin's document lacks: each body schema gets its example (src/http/body-examples.ts);
+ * What the plugin's document lacks: a body schema with no example of its own gets its
+ * example from src/http/body-examples.ts;
  * a route with no credential scheme states `security: []` (public), so no reader has to guess;
  * and artefacts of Elysia's schemas that are not OpenAPI go (`noValidate` in a response
  * schema, a `content` of `{ type: 'void' }` on 204 answers, integers-or-strings in answers).
@@ -163,7 +164,8 @@ export function finishDocument<T extends { paths?: Record<string, Record<string,
       op.security ??= []
       const schema = op.requestBody?.content?.['application/json']?.schema
       const example = BODY_EXAMPLES[op.operationId ?? '']
-      if (schema && example !== undefined) schema.examples = [example]
+      // a route whose schema carries its own example keeps it
+      if (schema && example !== undefined && !schema.examples) schema.examples = [example]
       for (const response of Object.values(op.responses ?? {})) {
         if (!response.content) continue
         for (const [type, media] of Object.entries(response.content)) {

@@ -21,6 +21,12 @@ type Operation = {
   security?: unknown
   requestBody?: { content: Record<string, { schema?: { examples?: unknown[] } }> }
 }
+/** Bodies documented without a type on purpose: anything they hold is accepted or ignored. */
+const UNTYPED_BODIES: Record<string, string> = {
+  rampPayinCheckout: 'not read: card top-up is switched off',
+  rampPartnerWebhook: 'the bank partner\'s own event format, checked by its signature',
+}
+
 let t: TestApp
 let doc: { paths: Record<string, Record<string, Operation>> }
 const ops = () => Object.entries(doc.paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, op })))
@@ -38,7 +44,8 @@ describe('request bodies in the OpenAPI document', () => {
     for (const { where, op } of withBody) {
       expect(Object.keys(op.requestBody!.content), where).toEqual(['application/json'])
       const schema = op.requestBody!.content['application/json']!.schema as Record<string, unknown> | undefined
-      expect(schema && (schema.type === 'object' || schema.anyOf || schema.$ref), `${where} has a schema`).toBeTruthy()
+      expect(schema, `${where} has a schema`).toBeObject()
+      if (!UNTYPED_BODIES[op.operationId]) expect(schema!.type === 'object' || schema!.anyOf || schema!.$ref, `${where} has a typed schema`).toBeTruthy()
       expect(schema!.examples, `${where} has an example`).toBeArrayOfSize(1)
     }
   })
@@ -49,9 +56,14 @@ describe('request bodies in the OpenAPI document', () => {
     expect(bodyRoutes.length).toBe(ops().filter(({ op }) => op.requestBody).length)
     for (const r of bodyRoutes) {
       const id = r.hooks!.detail?.operationId ?? ''
-      expect(id in BODY_EXAMPLES, `${r.method} ${r.path} (${id}) has an example`).toBe(true)
-      const errors = [...Value.Errors(r.hooks!.body!, BODY_EXAMPLES[id])].map((e) => `${e.path} ${e.message}`)
-      expect(errors, `${id}'s example`).toEqual([])
+      const own = (r.hooks!.body as { examples?: unknown[] }).examples
+      // an example in the route's own schema, or else one in src/http/body-examples.ts
+      expect(!!own?.length || id in BODY_EXAMPLES, `${r.method} ${r.path} (${id}) has an example`).toBe(true)
+      expect(!!own?.length && id in BODY_EXAMPLES, `${id}: one example source only`).toBe(false)
+      for (const example of own ?? [BODY_EXAMPLES[id]]) {
+        const errors = [...Value.Errors(r.hooks!.body!, example)].map((e) => `${e.path} ${e.message}`)
+        expect(errors, `${id}'s example`).toEqual([])
+      }
     }
     const used = new Set(bodyRoutes.map((r) => r.hooks!.detail?.operationId))
     expect(Object.keys(BODY_EXAMPLES).filter((id) => !used.has(id))).toEqual([])
@@ -85,11 +97,12 @@ describe('tools', () => {
 })
 
 // Type-level: `npm run typecheck` fails when any generated request body is `never`,
-// `unknown`, or not JSON (as when the plugin saw no body schema and wrote `content: {}`).
+// `unknown`, or not JSON (as when the plugin saw no body schema and wrote `content: {}`);
+// UNTYPED_BODIES are `unknown` on purpose.
 type BodyProblem<O> = O extends { requestBody: infer R }
   ? [R] extends [never] ? never
   : R extends { content: { 'application/json': infer B } } ? ([B] extends [never] ? 'never' : unknown extends B ? 'unknown' : never) : 'not JSON'
   : never
-type Problems = { [K in keyof operations as BodyProblem<operations[K]> extends never ? never : K]: BodyProblem<operations[K]> }
+type Problems = { [K in Exclude<keyof operations, 'rampPayinCheckout' | 'rampPartnerWebhook'> as BodyProblem<operations[K]> extends never ? never : K]: BodyProblem<operations[K]> }
 const everyBodyTyped: keyof Problems extends never ? true : Problems = true
 void everyBodyTyped
