@@ -29,7 +29,8 @@ const RAW_JSON = 'slipway-raw-json'
 
 /**
  * Reads the body once, keeping its raw bytes for tenant signatures (they sign the bytes
- * as sent, not a re-serialisation), and parses it as JSON. An empty body reads as `{}`,
+ * as sent, not a re-serialisation), and parses it as JSON (another content type is kept
+ * as text, see below). An empty body reads as `{}`,
  * so a route whose fields are all optional takes it and others name their missing
  * fields. Over `maxBytes`: 413, refused by its `content-length` before anything is
  * read when the client sent one.
@@ -42,7 +43,14 @@ export async function readJsonBody(request: Request, contentType: string | undef
   stateOf(request).raw = bytes
   if (bytes.length === 0) return {}
   if (contentType && !JSON_TYPE.test(contentType)) {
-    throw new AppError(415, 'Unsupported Media Type', `Content-Type must be application/json, not ${contentType.slice(0, 100)}`)
+    // Handed over as text: the few routes that take a form (the sandbox simulator's HTML
+    // page) read it themselves; a route with a JSON body schema answers 415 (onError below).
+    stateOf(request).notJson = contentType.slice(0, 100)
+    try {
+      return decoder.decode(bytes)
+    } catch {
+      throw new AppError(400, 'Bad Request', 'Request body is not valid UTF-8')
+    }
   }
   let text: string
   try {
@@ -93,7 +101,9 @@ export function corePlugin(deps: Deps, styles: ErrorStyles) {
       if (error instanceof AppError) err = error
       // drizzle wraps what the database client throws (DatabaseUnavailableError: a 503) in DrizzleQueryError
       else if ((error as { cause?: unknown })?.cause instanceof AppError) err = (error as { cause: AppError }).cause
-      else if (code === 'VALIDATION' && (error as { type?: string }).type !== 'response') {
+      else if (code === 'VALIDATION' && (error as { type?: string }).type === 'body' && stateOf(request).notJson) {
+        err = new AppError(415, 'Unsupported Media Type', `Content-Type must be application/json, not ${stateOf(request).notJson}`)
+      } else if (code === 'VALIDATION' && (error as { type?: string }).type !== 'response') {
         err = new SchemaValidationError(toSchemaIssues((error as unknown as { all: never[] }).all))
       } else if (code === 'PARSE') err = new AppError(400, 'Bad Request', 'Request body is not valid JSON')
       else if (code === 'NOT_FOUND') {

@@ -166,6 +166,13 @@ export function finishDocument<T extends { paths?: Record<string, Record<string,
       const example = BODY_EXAMPLES[op.operationId ?? '']
       // a route whose schema carries its own example keeps it
       if (schema && example !== undefined && !schema.examples) schema.examples = [example]
+      // Every body is read by the core parser: too large (413) and not JSON (415) answer in the
+      // route's own error shape, which its 500 entry (always present) carries.
+      const fallback = op.responses?.['500']
+      if (op.requestBody && op.responses && fallback) {
+        op.responses['413'] ??= { ...fallback, description: 'The body is larger than MAX_BODY_BYTES (the message names the limit)' } as never
+        op.responses['415'] ??= { ...fallback, description: 'The body is not `application/json`' } as never
+      }
       for (const response of Object.values(op.responses ?? {})) {
         if (!response.content) continue
         for (const [type, media] of Object.entries(response.content)) {
