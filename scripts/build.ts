@@ -55,8 +55,7 @@ const result = await Bun.build({
       }))
     },
   }],
-})
-rmSync(work, { recursive: true, force: true })
+}).finally(() => rmSync(work, { recursive: true, force: true }))
 if (!result.success) {
   for (const log of result.logs) console.error(log)
   process.exit(1)

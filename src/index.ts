@@ -9,11 +9,13 @@ import { bunFetch, createApp } from './app'
 import { ConfigError, loadConfig, type Config } from './config'
 import { applyMigrations } from './db/migrate'
 import { buildDeps } from './deps'
+import { serverBodyCap } from './http/core'
 import { scalarScript } from './http/scalar-asset'
 import { registerJobs } from './jobs/registry'
 import { startGcGovernor } from './lib/memory'
 import { JobRunner } from './jobs/runner'
-import { createAdmin, ensureBootstrapAdmin } from './modules/auth/service'
+import { createAdmin, ensureBootstrapAdmin, hasAdmin } from './modules/auth/service'
+import { createTenant } from './modules/tenants/service'
 
 function configOrExit(): Config {
   try {
@@ -48,12 +50,18 @@ async function main() {
     const result = await ensureBootstrapAdmin(deps, config.bootstrapAdminUsername, config.bootstrapAdminPassword)
     if (result === 'created') deps.logger.info('bootstrap admin created', { username: config.bootstrapAdminUsername })
   }
+  if (config.role !== 'worker' && !(await hasAdmin(deps))) {
+    deps.logger.warn('no platform admin yet', {
+      howTo: 'npm run slipway -- create-admin <username> (password in ADMIN_PASSWORD or on stdin), or start once with BOOTSTRAP_ADMIN_USERNAME and BOOTSTRAP_ADMIN_PASSWORD',
+      docs: `${config.publicBaseUrl}/v1/docs`,
+    })
+  }
   const runner = config.role === 'api' ? undefined : registerJobs(new JobRunner(deps, { queueName: 'slipway', dataPath: queuePath(config) }))
   runner?.start()
   const app = createApp(deps, { scalarScript, queue: runner, opsOnly: config.role === 'worker' })
   const fetch = bunFetch(app)
-  const server = Bun.serve({ port: config.port, hostname: config.host, fetch, maxRequestBodySize: 1024 * 1024 })
-  deps.logger.info('listening', { url: `http://${server.hostname}:${server.port}`, publicBaseUrl: config.publicBaseUrl, role: config.role })
+  const server = Bun.serve({ port: config.port, hostname: config.host, fetch, maxRequestBodySize: serverBodyCap(config.maxBodyBytes) })
+  deps.logger.info('listening', { url: `http://${server.hostname}:${server.port}`, publicBaseUrl: config.publicBaseUrl, docs: `${config.publicBaseUrl}/v1/docs`, role: config.role })
   deps.logger.flush()
 
   let stopping = false
@@ -80,14 +88,28 @@ async function main() {
   process.on('SIGINT', () => void stop('SIGINT'))
 }
 
-/**
- * Operator commands, in the binary too:
- *   slipway healthcheck            exit 0 when /health answers on PORT (for Docker's HEALTHCHECK)
- *   slipway create-admin <name>    a platform admin; the password is read from ADMIN_PASSWORD or stdin
- *   slipway reseal [--check]       re-seal every secret under the current MASTER_KEY_VERSION (see src/ops/reseal.ts);
- *                                  --check only counts values per key version. Exit 0 when none is left under an old version.
- */
+const USAGE = `Usage: slipway [command]
+
+With no command, serves the API (and runs background jobs; see SLIPWAY_ROLE). From a clone,
+run the commands as \`npm run slipway -- <command>\`. Every command reads the same environment
+variables as the server (see .env.example), so it acts on the server's database.
+
+Commands:
+  tenant create --name <name>   create a tenant; prints its API key and secret as export lines
+                                (SLIPWAY_API_KEY, SLIPWAY_API_SECRET) for the signing client
+  create-admin <username>       create a platform admin; the password is read from ADMIN_PASSWORD or stdin
+  reseal [--check]              re-seal every secret under the current MASTER_KEY_VERSION; --check only
+                                counts values per key version. Exit 0 when none is left under an old one
+  healthcheck                   exit 0 when /health answers on PORT (Docker's HEALTHCHECK)
+  help, --help, -h              this text
+`
+
+/** Operator commands, in the binary too (see USAGE). */
 async function command(name: string, args: string[]) {
+  if (name === 'help' || name === '--help' || name === '-h') {
+    console.log(USAGE)
+    process.exit(0)
+  }
   const config = configOrExit()
   if (name === 'healthcheck') {
     try {
@@ -129,8 +151,34 @@ async function command(name: string, args: string[]) {
     }
     process.exit()
   }
-  console.error(`unknown command: ${name} (commands: healthcheck, create-admin, reseal)`)
+  if (name === 'tenant' && args[0] === 'create') {
+    const name = optionValue(args.slice(1), '--name')
+    if (!name || name.length > 200) {
+      console.error('usage: slipway tenant create --name <name>  (1 to 200 characters)')
+      process.exit(2)
+    }
+    const deps = await buildDeps(config, { migrate: applyMigrations })
+    try {
+      const tenant = await createTenant({ deps, actor: null, requestId: 'cli' }, { name })
+      // the export lines alone on stdout, so `eval "$(slipway tenant create --name Acme)"` works
+      console.error(`tenant ${tenant.name} created (${tenant.id}); the secret is shown once, and again with GET /v1/admin/tenants/{id}/api-secret`)
+      console.log(`export SLIPWAY_TENANT_ID=${tenant.id}\nexport SLIPWAY_API_KEY=${tenant.apiKey}\nexport SLIPWAY_API_SECRET=${tenant.apiSecret}`)
+    } finally {
+      deps.database.close()
+    }
+    process.exit()
+  }
+  console.error(`unknown command: ${[name, ...args].join(' ')}\n\n${USAGE}`)
   process.exit(2)
+}
+
+/** `--name Acme` or `--name=Acme`. */
+function optionValue(args: string[], option: string): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === option) return args[i + 1]?.trim()
+    if (args[i]!.startsWith(`${option}=`)) return args[i]!.slice(option.length + 1).trim()
+  }
+  return undefined
 }
 
 // No top-level await: the compiled binary is built as bytecode, which needs a CommonJS-compatible entry.

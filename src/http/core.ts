@@ -23,8 +23,63 @@ export class ErrorStyles {
   }
 }
 
-const JSON_TYPE = /^application\/([\w.+-]*\+)?json/i
+const JSON_TYPE = /^application\/([\w.+-]*\+)?json$/i
 const decoder = new TextDecoder('utf-8', { fatal: true })
+const RAW_JSON = 'slipway-raw-json'
+
+/**
+ * Reads the body once, keeping its raw bytes for tenant signatures (they sign the bytes
+ * as sent, not a re-serialisation), and parses it as JSON (another content type is kept
+ * as text, see below). An empty body reads as `{}`,
+ * so a route whose fields are all optional takes it and others name their missing
+ * fields. Over `maxBytes`: 413, refused by its `content-length` before anything is
+ * read when the client sent one.
+ */
+export async function readJsonBody(request: Request, contentType: string | undefined, maxBytes: number): Promise<unknown> {
+  const declared = Number(request.headers.get('content-length') ?? 0)
+  if (declared > maxBytes) throw tooLarge(maxBytes)
+  const bytes = new Uint8Array(await request.arrayBuffer())
+  if (bytes.length > maxBytes) throw tooLarge(maxBytes)
+  stateOf(request).raw = bytes
+  if (bytes.length === 0) return {}
+  if (contentType && !JSON_TYPE.test(contentType)) {
+    // Handed over as text: the few routes that take a form (the sandbox simulator's HTML
+    // page) read it themselves; a route with a JSON body schema answers 415 (onError below).
+    stateOf(request).notJson = contentType.slice(0, 100)
+    try {
+      return decoder.decode(bytes)
+    } catch {
+      throw new AppError(400, 'Bad Request', 'Request body is not valid UTF-8')
+    }
+  }
+  let text: string
+  try {
+    text = decoder.decode(bytes)
+  } catch {
+    throw new AppError(400, 'Bad Request', 'Request body is not valid UTF-8')
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw new AppError(400, 'Bad Request', 'Request body is not valid JSON')
+  }
+  // Every body Slipway takes is a JSON object. Refused here, once, because the schema
+  // layer would read `"hello"` or `[1]` as an empty object and let an all-optional body pass.
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new AppError(400, 'Bad Request', 'Request body must be a JSON object')
+  return value
+}
+
+/**
+ * Bun.serve's own cap: above the app's limit so the app answers 413 in the JSON envelope
+ * (Bun's own 413 has an empty body). The app refuses a declared length before reading;
+ * the cap bounds what Bun buffers of a chunked body before the app counts it.
+ */
+export const serverBodyCap = (maxBodyBytes: number) => maxBodyBytes * 2
+
+function tooLarge(maxBytes: number) {
+  return new AppError(413, 'Payload Too Large', `Request body is larger than the limit of ${maxBytes} bytes (MAX_BODY_BYTES)`)
+}
 
 export function corePlugin(deps: Deps, styles: ErrorStyles) {
   const { logger } = deps
@@ -32,30 +87,12 @@ export function corePlugin(deps: Deps, styles: ErrorStyles) {
     .onRequest(({ request, set }) => {
       set.headers['x-request-id'] = initState(request).id
     })
-    .onParse({ as: 'global' }, async ({ request, contentType }) => {
-      const bytes = new Uint8Array(await request.arrayBuffer())
-      stateOf(request).raw = bytes
-      if (bytes.length === 0) return undefined
-      let text: string
-      try {
-        text = decoder.decode(bytes)
-      } catch {
-        throw new AppError(400, 'Bad Request', 'Request body is not valid UTF-8')
-      }
-      if (!contentType || JSON_TYPE.test(contentType)) {
-        let value: unknown
-        try {
-          value = JSON.parse(text)
-        } catch {
-          throw new AppError(400, 'Bad Request', 'Request body is not valid JSON')
-        }
-        // Every body Slipway takes is a JSON object. Refused here, once, because the schema
-        // layer would read `"hello"` or `[1]` as an empty object and let an all-optional body pass.
-        if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new AppError(400, 'Bad Request', 'Request body must be a JSON object')
-        return value
-      }
-      return text
-    })
+    // The parser is named in a list that ends with Elysia's own 'json': @elysiajs/openapi
+    // builds a route's `requestBody.content` only from parsers it can name, so a bare
+    // function hook left every body as `content: {}`. Ours always returns a value, so the
+    // trailing 'json' never runs; it states what the routes take, for the document.
+    .parser(RAW_JSON, ({ request }, contentType) => readJsonBody(request, contentType, deps.config.maxBodyBytes))
+    .on({ as: 'global' }, 'parse', [RAW_JSON, 'json'] as never)
     .onError({ as: 'global' }, async ({ code, error, request, route, path, set }) => {
       for (const fn of stateOf(request).beforeErrorAnswer ?? []) {
         await fn().catch((e) => logger.error('cleanup before an error answer failed', { requestId: stateOf(request).id, ...errorSummary(e) }))
@@ -64,7 +101,9 @@ export function corePlugin(deps: Deps, styles: ErrorStyles) {
       if (error instanceof AppError) err = error
       // drizzle wraps what the database client throws (DatabaseUnavailableError: a 503) in DrizzleQueryError
       else if ((error as { cause?: unknown })?.cause instanceof AppError) err = (error as { cause: AppError }).cause
-      else if (code === 'VALIDATION' && (error as { type?: string }).type !== 'response') {
+      else if (code === 'VALIDATION' && (error as { type?: string }).type === 'body' && stateOf(request).notJson) {
+        err = new AppError(415, 'Unsupported Media Type', `Content-Type must be application/json, not ${stateOf(request).notJson}`)
+      } else if (code === 'VALIDATION' && (error as { type?: string }).type !== 'response') {
         err = new SchemaValidationError(toSchemaIssues((error as unknown as { all: never[] }).all))
       } else if (code === 'PARSE') err = new AppError(400, 'Bad Request', 'Request body is not valid JSON')
       else if (code === 'NOT_FOUND') {

@@ -95,7 +95,7 @@ export class SchemaValidationError extends AppError {
 /**
  * How a route writes its errors. The spec has several:
  * - `standard`: `{ statusCode, error, message, details?, code? }`
- * - `signin`: `{ error, message }` (sign-in routes; 422 keeps its `details`)
+ * - `signin`: `{ error, message }` (sign-in routes; 422 is `{ statusCode, error, message, details }`)
  * - `reset`: `{ error }` with the human text (password-reset routes)
  * - `detail`: `{ detail }` (user and wallet creation; `code` kept when set)
  */
@@ -104,9 +104,9 @@ export type ErrorStyle = 'standard' | 'signin' | 'reset' | 'detail'
 export function errorBody(err: AppError, style: ErrorStyle): Record<string, unknown> {
   switch (style) {
     case 'signin': {
-      const body: Record<string, unknown> = { error: err.label, message: err.message }
-      if (err.status === 422 && err.details !== undefined) body.details = err.details
-      return body
+      // 422 is the spec's endpoint-check envelope, `statusCode` included (its own example is registration's password strength)
+      if (err.status === 422) return { statusCode: 422, error: err.label, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) }
+      return { error: err.label, message: err.message }
     }
     case 'reset':
       return { error: err.status === 400 && err instanceof SchemaValidationError ? describeIssues(err.issues) : err.message }

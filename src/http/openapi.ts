@@ -11,18 +11,77 @@ import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
 import { stringify } from 'yaml'
 import type { Deps } from '../deps'
+import { BODY_EXAMPLES } from './body-examples'
 
 const SCALAR_PATH = '/v1/docs/assets/scalar.js'
+const SPEC_PATH = '/v1/docs/json'
+const SOURCE_PATH = '/v1/docs/source.json'
+
+/**
+ * The signing recipe's worked example on the docs page; tests/platform/signing-example.test.ts
+ * recomputes it with the client and the server's own primitives, so it cannot drift.
+ */
+export const SIGNING_EXAMPLE = {
+  apiSecret: 'sk_example-secret',
+  method: 'POST',
+  path: '/v1/auth/login',
+  timestamp: '1767225600',
+  body: '{"username":"alice","password":"Str0ng-Passw0rd"}',
+  bodySha256: '8a671aa51dc20fc77fbedeb0905af216d9237f8c8824025fea9975496ef4b519',
+  signature: 'c8fe6ff6f38f693b9b487e5f498c018256ab09927cf54b3ef5e3b5c5c733b2ff',
+}
 
 const DESCRIPTION = `Slipway: sign-in, multi-chain wallets, transactions, swaps and a EUR bank ramp for your apps.
 
-**Credentials.** Routes marked *tenantSignature* need the three headers \`x-tenant-api-key\`, \`x-timestamp\` (Unix seconds) and \`x-signature\` = hex HMAC-SHA256 with the tenant API secret over \`METHOD\\nPATH?QUERY\\nTIMESTAMP\\nhex(SHA-256(raw body))\`. The timestamp must be within 300 s of the server clock, and each signature is accepted once. Body validation runs before the signature check. Routes marked *bearerAuth* need \`Authorization: Bearer <access token>\`.
+**Credentials.** Routes marked *tenantSignature* need the three headers \`x-tenant-api-key\`, \`x-timestamp\` (Unix seconds) and \`x-signature\` = hex HMAC-SHA256 with the tenant API secret over \`METHOD\\nPATH?QUERY\\nTIMESTAMP\\nhex(SHA-256(raw body))\`. The timestamp must be within 300 s of the server clock, and each signature is accepted once. Body validation runs before the signature check. Routes marked *bearerAuth* need \`Authorization: Bearer <access token>\`. The page's request tester cannot sign: use the client in \`src/client/\` of the repository, or the shell recipe in its README.
+
+**Signing, worked example.** With the secret \`${SIGNING_EXAMPLE.apiSecret}\`, a \`${SIGNING_EXAMPLE.method}\` of \`${SIGNING_EXAMPLE.path}\` at timestamp \`${SIGNING_EXAMPLE.timestamp}\` with the body \`${SIGNING_EXAMPLE.body}\` (exactly these bytes):
+- SHA-256 of the body: \`${SIGNING_EXAMPLE.bodySha256}\`
+- string to sign (three newlines, no trailing one): \`${SIGNING_EXAMPLE.method}\\n${SIGNING_EXAMPLE.path}\\n${SIGNING_EXAMPLE.timestamp}\\n${SIGNING_EXAMPLE.bodySha256}\`
+- \`x-signature\`: \`${SIGNING_EXAMPLE.signature}\`
+
+A request without a body signs the SHA-256 of nothing (\`e3b0c442…b855\`). The path includes the query string exactly as sent.
 
 **Errors** use the envelope \`{ statusCode, error, message, details?, code? }\`, except where a route declares otherwise: sign-in routes answer \`{ error, message }\`, password-reset routes \`{ error }\`, and user and wallet creation \`{ detail }\`. An unknown route answers 404 \`Route <METHOD>:<path> not found\`.
 
 **Rate limits** are per route and per client IP, counted in each API process's memory; limited routes send \`x-ratelimit-limit\`, \`x-ratelimit-remaining\`, \`x-ratelimit-reset\`, and \`retry-after\` on 429. \`X-Forwarded-For\` is believed only from proxies listed in \`TRUSTED_PROXIES\`.
 
 **Amounts** of crypto are integer strings in the token's smallest unit; never floats.`
+
+/**
+ * Options of @scalar/api-reference. The document is loaded from an absolute path (the
+ * openapi plugin's own page passed `specPath` without its leading slash, which resolved
+ * against /v1/docs to /v1/v1/docs/json). Everything that reaches a Scalar host is off, so
+ * the page works offline: its fonts, the request proxy, telemetry, the AI agent, the
+ * toolbar's share and deploy, and the button that opens Scalar's own client.
+ */
+export const SCALAR_OPTIONS = {
+  url: SPEC_PATH,
+  withDefaultFonts: false,
+  proxyUrl: '',
+  telemetry: false,
+  agent: { disabled: true },
+  hideClientButton: true,
+  showDeveloperTools: 'never',
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Slipway API</title>
+<link rel="icon" href="data:,">
+<style>body { margin: 0 }</style>
+</head>
+<body>
+<script id="api-reference" data-configuration="${escapeHtml(JSON.stringify(SCALAR_OPTIONS))}"></script>
+<script src="${SCALAR_PATH}"></script>
+</body>
+</html>
+`
 
 /** The docs UI script: as is, or gzip-compressed (the compiled binary embeds it compressed). */
 export interface DocsScript {
@@ -32,12 +91,15 @@ export interface DocsScript {
 
 export function docsPlugin(deps: Deps, version: string, handle: (r: Request) => Promise<Response>, scalarScript: DocsScript) {
   let yamlCache: string | undefined
+  let jsonCache: unknown
   return new Elysia({ name: 'slipway-docs' })
     .use(openapi({
       path: '/v1/docs',
-      specPath: '/v1/docs/json',
-      exclude: { paths: ['/v1/docs/yaml', SCALAR_PATH] },
-      scalar: { cdn: SCALAR_PATH } as never,
+      // served as is here, and finished by finishDocument at SPEC_PATH below
+      specPath: SOURCE_PATH,
+      exclude: { paths: ['/v1/docs/yaml', SCALAR_PATH, SPEC_PATH] },
+      // The page is ours (below): the plugin's puts the description unescaped into a meta attribute.
+      provider: null,
       documentation: {
         info: { title: 'Slipway API', version, description: DESCRIPTION },
         servers: [{ url: deps.config.publicBaseUrl }],
@@ -52,6 +114,10 @@ export function docsPlugin(deps: Deps, version: string, handle: (r: Request) => 
         },
       },
     }))
+    .get('/v1/docs', ({ set }) => {
+      set.headers['content-type'] = 'text/html; charset=utf-8'
+      return DOCS_PAGE
+    }, { detail: { hide: true } })
     .get(SCALAR_PATH, async ({ request, set }) => {
       set.headers['content-type'] = 'application/javascript; charset=utf-8'
       set.headers['cache-control'] = 'public, max-age=86400'
@@ -65,14 +131,85 @@ export function docsPlugin(deps: Deps, version: string, handle: (r: Request) => 
       const body = scalarScript.body()
       return gunzipSync(body instanceof Blob ? new Uint8Array(await body.arrayBuffer()) : body)
     }, { detail: { hide: true } })
+    .get(SPEC_PATH, async ({ request }) => {
+      jsonCache ??= finishDocument(await (await handle(new Request(new URL(SOURCE_PATH, request.url)))).json())
+      return jsonCache
+    }, { detail: { hide: true } })
     .get('/v1/docs/yaml', async ({ request, set }) => {
       if (!yamlCache) {
-        const res = await handle(new Request(new URL('/v1/docs/json', request.url)))
+        const res = await handle(new Request(new URL(SPEC_PATH, request.url)))
         yamlCache = stringify(await res.json())
       }
       set.headers['content-type'] = 'application/yaml; charset=utf-8'
       return yamlCache
     }, { detail: { hide: true } })
+}
+
+type Operation = {
+  operationId?: string
+  security?: unknown[]
+  requestBody?: { content?: Record<string, { schema?: Record<string, unknown> }> }
+  responses?: Record<string, { content?: Record<string, unknown> }>
+}
+
+/**
+ * What the plugin's document lacks: a body schema with no example of its own gets its
+ * example from src/http/body-examples.ts;
+ * a route with no credential scheme states `security: []` (public), so no reader has to guess;
+ * and artefacts of Elysia's schemas that are not OpenAPI go (`noValidate` in a response
+ * schema, a `content` of `{ type: 'void' }` on 204 answers, integers-or-strings in answers).
+ */
+export function finishDocument<T extends { paths?: Record<string, Record<string, Operation>> }>(doc: T): T {
+  for (const ops of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(ops)) {
+      op.security ??= []
+      const schema = op.requestBody?.content?.['application/json']?.schema
+      const example = BODY_EXAMPLES[op.operationId ?? '']
+      // a route whose schema carries its own example keeps it
+      if (schema && example !== undefined && !schema.examples) schema.examples = [example]
+      // Every body is read by the core parser: too large (413) and not JSON (415) answer in the
+      // route's own error shape, which its 500 entry (always present) carries.
+      const fallback = op.responses?.['500']
+      if (op.requestBody && op.responses && fallback) {
+        op.responses['413'] ??= { ...fallback, description: 'The body is larger than MAX_BODY_BYTES (the message names the limit)' } as never
+        op.responses['415'] ??= { ...fallback, description: 'The body is not `application/json`' } as never
+      }
+      for (const response of Object.values(op.responses ?? {})) {
+        if (!response.content) continue
+        for (const [type, media] of Object.entries(response.content)) {
+          if (!type.includes('/')) delete response.content[type]
+          else {
+            const schema = (media as { schema?: Record<string, unknown> }).schema
+            delete schema?.noValidate
+            if (schema) (media as { schema?: unknown }).schema = integersAsSent(schema)
+          }
+        }
+        if (Object.keys(response.content).length === 0) delete response.content
+      }
+    }
+  }
+  return doc
+}
+
+/**
+ * Elysia documents `t.Integer` as "an integer, or a string holding one", true of what a
+ * request may send (it coerces) but not of answers, which always carry numbers: in
+ * responses the string branch goes, so generated clients type them as numbers.
+ */
+function integersAsSent(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(integersAsSent)
+  if (!node || typeof node !== 'object') return node
+  const obj = node as Record<string, unknown>
+  const anyOf = obj.anyOf as Array<Record<string, unknown>> | undefined
+  if (anyOf?.length === 2) {
+    const str = anyOf.find((b) => b.type === 'string' && b.format === 'integer')
+    const int = anyOf.find((b) => b.type === 'integer')
+    if (str && int) {
+      const { anyOf: _, ...rest } = obj
+      return { ...rest, ...int }
+    }
+  }
+  return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, integersAsSent(v)]))
 }
 
 /** The Scalar script read from node_modules: for runs from source under any runtime. */

@@ -6,6 +6,8 @@ export interface RequestState {
   start: number
   /** raw body bytes, kept for tenant signatures */
   raw?: Uint8Array
+  /** the content type of a body that is not JSON: a route with a body schema answers 415 naming JSON */
+  notJson?: string
   /** work that must be done before an error answer leaves (an idempotency key released), run by the core error handler */
   beforeErrorAnswer?: Array<() => Promise<void>>
 }

@@ -26,10 +26,11 @@ export const UnprocessableEnvelope = t.Object({
 }, { title: 'UnprocessableError', description: 'Passed schema validation but failed the endpoint\'s own checks.' })
 
 export const SigninError = t.Object({
+  statusCode: t.Optional(t.Literal(422, { description: 'only on 422' })),
   error: t.String({ examples: ['UnauthorizedError'] }),
   message: t.String({ examples: ['Invalid credentials'] }),
   details: t.Optional(t.Array(t.Object({ path: t.String(), message: t.String() }), { description: 'only on 422' })),
-}, { title: 'SigninError', description: 'Sign-in routes answer errors with `{ error, message }` only (and `details` on 422).' })
+}, { title: 'SigninError', description: 'Sign-in routes answer errors with `{ error, message }` only; 422 adds `statusCode` and `details`.' })
 
 export const ResetError = t.Object({ error: t.String() }, { title: 'ResetError', description: 'Password-reset routes answer errors with `{ error }` only.' })
 

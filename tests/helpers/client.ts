@@ -1,14 +1,12 @@
 /**
- * A small HTTP client for tests: JSON in and out, bearer tokens and tenant signatures,
- * either in-process (`app.handle`) or over a real server.
+ * The tests' HTTP client: the repository's own signing client (src/client), either
+ * in-process (`app.handle`) or over a real server, so every test that signs a request
+ * also checks the client a tenant would copy.
  */
-import { createHash, createHmac } from 'node:crypto'
+import { SlipwayClient, sign as signWith, signedHeaders as headersFor, type TenantCredentials } from '@/client'
 import type { TestApp } from './app'
 
-export interface TenantCredentials {
-  apiKey: string
-  apiSecret: string
-}
+export type { TenantCredentials }
 
 export interface CallOptions {
   token?: string
@@ -28,34 +26,24 @@ export interface ApiResponse<T = any> {
 }
 
 export function sign(creds: TenantCredentials, method: string, pathWithQuery: string, body: string, timestamp: string) {
-  const bodyHash = createHash('sha256').update(body).digest('hex')
-  return createHmac('sha256', creds.apiSecret).update(`${method.toUpperCase()}\n${pathWithQuery}\n${timestamp}\n${bodyHash}`).digest('hex')
+  return signWith(creds.apiSecret, method, pathWithQuery, body, timestamp)
 }
 
 export function signedHeaders(creds: TenantCredentials, method: string, pathWithQuery: string, body: string, timestamp: string) {
-  return { 'x-tenant-api-key': creds.apiKey, 'x-timestamp': timestamp, 'x-signature': sign(creds, method, pathWithQuery, body, timestamp) }
+  return headersFor(creds, method, pathWithQuery, body, timestamp)
 }
 
 export class Api {
-  constructor(private readonly target: TestApp | string, private readonly nowMs: () => number = () => Date.now()) {}
+  readonly client: SlipwayClient
 
-  async call<T = any>(method: string, path: string, body?: unknown, opts: CallOptions = {}): Promise<ApiResponse<T>> {
-    const text = opts.raw ?? (body === undefined ? '' : JSON.stringify(body))
-    const headers: Record<string, string> = { ...(text ? { 'content-type': 'application/json' } : {}), ...opts.headers }
-    if (opts.token) headers.authorization = `Bearer ${opts.token}`
-    if (opts.signedBy) {
-      const ts = String(opts.timestamp ?? Math.floor(this.nowMs() / 1000))
-      Object.assign(headers, signedHeaders(opts.signedBy, method, path, text, ts))
-    }
-    const base = typeof this.target === 'string' ? this.target : 'http://slipway.test'
-    const req = new Request(base + path, { method, headers, body: text || undefined })
-    const res = typeof this.target === 'string' ? await fetch(req) : await this.target.handle(req)
-    const resText = await res.text()
-    let parsed: any = resText
-    try {
-      parsed = resText ? JSON.parse(resText) : undefined
-    } catch { /* not JSON */ }
-    return { status: res.status, body: parsed as T, headers: res.headers, text: resText }
+  constructor(target: TestApp | string, nowMs: () => number = () => Date.now()) {
+    this.client = typeof target === 'string'
+      ? new SlipwayClient({ baseUrl: target, now: nowMs })
+      : new SlipwayClient({ baseUrl: 'http://slipway.test', fetch: (r) => target.handle(r), now: nowMs })
+  }
+
+  call<T = any>(method: string, path: string, body?: unknown, opts: CallOptions = {}): Promise<ApiResponse<T>> {
+    return this.client.request<T>(method, path, body, { token: opts.token, signed: opts.signedBy, timestamp: opts.timestamp, headers: opts.headers, raw: opts.raw })
   }
 
   get<T = any>(path: string, opts?: CallOptions) { return this.call<T>('GET', path, undefined, opts) }

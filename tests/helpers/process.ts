@@ -1,5 +1,5 @@
 /** Runs Slipway as operators do (a separate process on a SQLite file) and waits for /health. */
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -9,6 +9,15 @@ export interface RunningProcess {
   proc: ReturnType<typeof Bun.spawn>
   stop(signal?: NodeJS.Signals): Promise<number>
 }
+
+/**
+ * Folders startProcess made, removed when the test run ends: tests start a second process
+ * on a stopped one's folder (restarts, replicas), so none can go when its process stops.
+ */
+const createdDirs: string[] = []
+process.once('exit', () => {
+  for (const dir of createdDirs) rmSync(dir, { recursive: true, force: true })
+})
 
 export const PROCESS_ADMIN = { username: 'ops', password: 'Ops-passw0rd' }
 
@@ -20,7 +29,8 @@ export function freePort() {
 }
 
 export async function startProcess(cmd: string[], opts: { env?: Record<string, string>; dir?: string; cwd?: string; timeoutMs?: number } = {}): Promise<RunningProcess> {
-  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'slipway-proc-'))
+  let dir = opts.dir
+  if (!dir) createdDirs.push((dir = mkdtempSync(join(tmpdir(), 'slipway-proc-'))))
   const port = freePort()
   const proc = Bun.spawn(cmd, {
     cwd: opts.cwd,

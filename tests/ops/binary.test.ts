@@ -1,5 +1,5 @@
-import { beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, readdirSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chainRoutesSuite, coreHttpSuite } from '@tests/helpers/core-http-suite'
@@ -17,6 +17,9 @@ beforeAll(async () => {
   Bun.spawnSync(['chmod', '+x', binary])
   expect(readdirSync(runDir)).toEqual(['slipway'])
 }, 120_000)
+afterAll(() => {
+  for (const d of [buildDir, runDir]) rmSync(d, { recursive: true, force: true })
+})
 
 describe('standalone binary', () => {
   test('starts from an empty folder and answers /health quickly', async () => {

@@ -2,8 +2,8 @@
  * MASTER_KEY rotation: a database sealed under key A (version 1) is moved to key B
  * (version 2) by `reseal`, after which B alone opens everything and the API works as before.
  */
-import { beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
@@ -24,6 +24,10 @@ import { startProcess } from '@tests/helpers/process'
 const KEY_A = Buffer.alloc(32, 0xa1).toString('base64')
 const KEY_B = Buffer.alloc(32, 0xb2).toString('hex')
 const dir = mkdtempSync(join(tmpdir(), 'slipway-rotation-'))
+const dirs = [dir]
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
 const DATABASE_URL = `file:${join(dir, 'slipway.db')}`
 const withKeyA = { DATABASE_URL, MASTER_KEY: KEY_A, JWT_SECRET: '' }
 const rotating = { DATABASE_URL, MASTER_KEY: KEY_B, MASTER_KEY_VERSION: '2', MASTER_KEY_PREVIOUS: `1:${KEY_A}`, JWT_SECRET: '' }
@@ -152,6 +156,7 @@ describe('rotating MASTER_KEY', () => {
 describe('values no key opens', () => {
   test('are counted as failed and left alone; the rest is re-sealed and the run reports what remains', async () => {
     const d = mkdtempSync(join(tmpdir(), 'slipway-rotation-bad-'))
+    dirs.push(d)
     const url = `file:${join(d, 'slipway.db')}`
     const a = await makeApp({ env: { DATABASE_URL: url, MASTER_KEY: KEY_A } })
     const f = new Factory(a)
@@ -201,6 +206,7 @@ describe('configuration', () => {
 describe('slipway reseal (the command)', () => {
   test('--check exits 1 while values remain under an old version, reseal moves them, then --check exits 0', async () => {
     const d = mkdtempSync(join(tmpdir(), 'slipway-rotation-cli-'))
+    dirs.push(d)
     const url = `file:${join(d, 'slipway.db')}`
     // a server on key A creates the database, its generated JWT key and a tenant
     const p = await startProcess([process.execPath, 'src/index.ts'], { dir: d, env: { MASTER_KEY: KEY_A } })

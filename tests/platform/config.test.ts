@@ -41,3 +41,15 @@ describe('configuration', () => {
     expect(stderr).toContain('PORT')
   })
 })
+
+describe('.env.example', () => {
+  test('lists every variable src/config.ts reads', async () => {
+    const source = await Bun.file('src/config.ts').text()
+    const read = new Set([...source.matchAll(/env\.([A-Z][A-Z0-9_]+)|intVar\(env, '([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1] ?? m[2]!))
+    read.add('RPC_URL_<REGISTRY ID>')
+    expect(read.size).toBeGreaterThan(35)
+    const example = await Bun.file('.env.example').text()
+    const listed = new Set([...example.matchAll(/^# ([A-Z][A-Z0-9_<> ]+?)=/gm)].map((m) => m[1]!))
+    expect([...read].filter((name) => !listed.has(name))).toEqual([])
+  })
+})

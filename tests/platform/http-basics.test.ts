@@ -89,8 +89,8 @@ describe('docs', () => {
     const paths = json.body.paths
     expect(paths['/v1/auth/login'].post.security).toEqual([{ tenantApiKey: [], tenantTimestamp: [], tenantSignature: [] }])
     expect(paths['/v1/users/'].post.security).toEqual([{ bearerAuth: [] }])
-    expect(paths['/v1/auth/refresh'].post.security).toBeUndefined()
-    expect(Object.keys(paths['/v1/auth/login'].post.responses).sort()).toEqual(['200', '400', '401', '404', '429', '500'])
+    expect(paths['/v1/auth/refresh'].post.security).toEqual([])
+    expect(Object.keys(paths['/v1/auth/login'].post.responses).sort()).toEqual(['200', '400', '401', '404', '413', '415', '429', '500'])
     expect(paths['/v1/users/'].post.responses['409']).toBeDefined()
     for (const [path, ops] of Object.entries(paths as Record<string, Record<string, { operationId?: string; responses: object }>>)) {
       for (const [method, op] of Object.entries(ops)) {

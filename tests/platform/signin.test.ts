@@ -31,12 +31,14 @@ describe('register', () => {
     expect(res.body.refreshToken.length).toBeGreaterThanOrEqual(43)
   })
 
-  test('a weak password answers 422 with details as { path, message }', async () => {
+  test('a weak password answers 422 as the spec\'s example: statusCode, error, message, details as { path, message }', async () => {
     const res = await f.api.post('/v1/auth/register', { username: unique('weak'), email: 'w@example.com', password: 'alllowercase1' }, { signedBy: tenant })
     expect(res.status).toBe(422)
     expect(res.body.error).toBe('Validation Error')
-    expect(res.body.details).toEqual([{ path: '/password', message: 'Password must contain an uppercase letter' }])
-    expect(res.body.statusCode).toBeUndefined()
+    expect(res.body).toEqual({
+      statusCode: 422, error: 'Validation Error', message: 'Request validation failed',
+      details: [{ path: '/password', message: 'Password must contain an uppercase letter' }],
+    })
   })
 
   test('a schema failure answers 400 with { error, message } only', async () => {

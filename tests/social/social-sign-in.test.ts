@@ -108,7 +108,7 @@ describe('POST /v1/auth/google', () => {
     expect(res.status).toBe(422)
     expect(res.body.error).toBe('ValidationError')
     expect(res.body.message).toBe('Google account email is not verified')
-    expect(res.body.statusCode).toBeUndefined()
+    expect(res.body.statusCode).toBe(422)
   })
 
   test('an email that already belongs to a password account answers 409, and nothing is linked', async () => {

@@ -56,6 +56,15 @@ describe('POST /v1/swap/simulate', () => {
     expect(tx.body).toMatchObject({ isTestnet: true, token: { symbol: 'EURC', decimals: 6 }, metadata: { toTokenSymbol: 'ETH', toTokenDecimals: 18 } })
   })
 
+  test('a testnet\'s registry id (sepolia) as fromChain is that testnet without isTestnet, as on every route that takes a chain', async () => {
+    const u = await f.user(tenant)
+    const w = await wallet(u)
+    const res = await simulate(u, { walletId: w.id, fromChain: 'sepolia', toChain: 'ethereum', fromToken: EURC, toToken: SOL, fromAmount: '5' })
+    expect(res.status).toBe(200)
+    const tx = await f.api.get(`/v1/transactions/${res.body.transactionId}`, { token: u.accessToken })
+    expect(tx.body).toMatchObject({ isTestnet: true })
+  })
+
   test('bad inputs answer 400 and write nothing', async () => {
     const u = await f.user(tenant)
     const w = await wallet(u)

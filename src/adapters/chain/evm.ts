@@ -1,8 +1,9 @@
 /**
  * EVM networks through viem. Clients are cached per RPC address. Balance reads are
  * batched: with Multicall3 (one eth_call) when the RPC reports the chain id the
- * registry expects, otherwise as one JSON-RPC batch request (a development node
- * such as ganache reports its own chain id and has no Multicall3 at the canonical address).
+ * registry expects and the contract is deployed there (checked once per network),
+ * otherwise as one JSON-RPC batch request (a development node such as ganache reports
+ * its own chain id, or the expected one with no Multicall3 at the canonical address).
  * `rpc(endpoint)` is what sends use (the port's EvmRpc): viem's errors are read here,
  * so callers get a reason, `null` or a SubmitOutcome rather than viem error classes.
  */
@@ -20,6 +21,7 @@ const multicall3Abi = [{
 export class EvmClients {
   private readonly clients = new Map<string, { chain: Chain; multicall: PublicClient; batched: PublicClient }>()
   private readonly chainIds = new Map<string, number>()
+  private readonly multicall3Present = new Map<string, Promise<boolean>>()
 
   constructor(private readonly timeoutMs: number, private readonly logger?: Logger, private readonly fetchFor: (endpoint: ChainEndpoint) => typeof fetch = () => fetch) {}
 
@@ -100,9 +102,29 @@ export class EvmClients {
     return id
   }
 
+  /**
+   * Whether Multicall3 has code at its canonical address on this network, asked once per
+   * network and RPC address: a dev node or a new network may not have it, and a multicall
+   * there fails on every read. A failed check (the RPC is down) is asked again next time.
+   */
+  private hasMulticall3(endpoint: ChainEndpoint): Promise<boolean> {
+    const key = `${endpoint.registryId}|${endpoint.rpcUrl}`
+    let known = this.multicall3Present.get(key)
+    if (!known) {
+      known = this.client(endpoint).getCode({ address: MULTICALL3 }).then((code) => {
+        const present = !!code && code !== '0x'
+        if (!present) this.logger?.warn('no Multicall3 on this network; reading balances with plain calls', { chain: endpoint.registryId })
+        return present
+      })
+      known.catch(() => this.multicall3Present.delete(key))
+      this.multicall3Present.set(key, known)
+    }
+    return known
+  }
+
   async balances(endpoint: ChainEndpoint, address: string, tokens: string[]) {
     const owner = address as `0x${string}`
-    const useMulticall = endpoint.multicall3 && (await this.chainId(endpoint)) === endpoint.expectedChainId
+    const useMulticall = endpoint.multicall3 && (await this.chainId(endpoint)) === endpoint.expectedChainId && (await this.hasMulticall3(endpoint))
     if (useMulticall) {
       const client = this.client(endpoint, 'multicall')
       const contracts = [

@@ -62,6 +62,11 @@ export async function ensureBootstrapAdmin(deps: Deps, username: string, passwor
   })
 }
 
+/** Whether any platform admin exists (a first start says how to make one when none does). */
+export async function hasAdmin(deps: Deps): Promise<boolean> {
+  return !!(await deps.database.db.query.users.findFirst({ where: (u, { eq }) => eq(u.role, 'admin'), columns: { id: true } }))
+}
+
 /** A platform admin created by an operator's command (any number may exist). */
 export async function createAdmin(deps: Deps, username: string, password: string): Promise<string> {
   const passwordHash = await hashPassword(password)

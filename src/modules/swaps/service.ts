@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Ctx } from '../../context'
-import { chainByFamily, lookupChain } from '../tokens/registry'
+import { chainByFamily, namedChain } from '../tokens/registry'
 import { insertTransaction } from '../transactions/repo'
 import { ownWallet } from '../wallets/service'
 import type { SimulateSwapBody } from './model'
@@ -15,10 +15,11 @@ import type { SimulateSwapBody } from './model'
 export async function simulateSwap(ctx: Ctx, input: SimulateSwapBody) {
   const w = await ownWallet(ctx, input.walletId)
   const now = ctx.deps.clock.now()
-  const isTestnet = input.isTestnet ?? false
-  // The spec stores `fromChain` as given; the network id is derived when the chain is known.
-  const family = lookupChain(input.fromChain)?.chain.id ?? input.fromChain
-  const known = chainByFamily(family)
+  // The spec stores `fromChain` as given; the network id is derived when the chain is known
+  // (a testnet's registry id, `sepolia`, is that testnet without `isTestnet`).
+  const named = namedChain(input.fromChain)
+  const isTestnet = input.isTestnet ?? named?.isTestnet ?? false
+  const known = chainByFamily(named?.family ?? input.fromChain)
   const row = {
     id: newId(), tenantId: w.tenantId, userId: ctx.actor.userId, walletId: w.id, type: 'swap' as const, chain: input.fromChain,
     isTestnet, network: known ? (isTestnet ? known.testnet.id : known.mainnet.id) : input.fromChain, fromAddress: w.address, toAddress: null,

@@ -71,7 +71,8 @@ async function visibleTenant(ctx: Ctx, id: string): Promise<TenantRow> {
   return row
 }
 
-export async function createTenant(ctx: Ctx, input: CreateTenant) {
+/** `actor` is null when an operator runs `slipway tenant create` (recorded so in the activity log). */
+export async function createTenant(ctx: Omit<Ctx, 'actor'> & { actor: Ctx['actor'] | null }, input: CreateTenant) {
   const { deps } = ctx
   const id = newId()
   const now = deps.clock.now()

@@ -132,6 +132,23 @@ export function lookupChain(id: string): ResolvedNetwork | undefined {
   return BY_REGISTRY.get(id.toLowerCase())
 }
 
+/**
+ * What a request's `chain` names, read the same way by every route: a family id
+ * (`ethereum`) names the family and leaves the network to the wallet or to `isTestnet`;
+ * a testnet's registry id (`sepolia`) names the family and pins the testnet.
+ */
+export function namedChain(id: string): { family: string; isTestnet?: true } | undefined {
+  const found = lookupChain(id)
+  if (!found) return undefined
+  return found.network.id === found.chain.id ? { family: found.chain.id } : { family: found.chain.id, isTestnet: true }
+}
+
+/** Whether a request's `chain` names the network of a wallet (family id, and the network's flag). */
+export function namesWalletNetwork(id: string, wallet: { chain: string; isTestnet: boolean }): boolean {
+  const named = namedChain(id)
+  return !!named && named.family === wallet.chain && (named.isTestnet === undefined || named.isTestnet === wallet.isTestnet)
+}
+
 export function chainByFamily(id: string): ChainDef | undefined {
   return BY_FAMILY.get(id.toLowerCase())
 }

@@ -13,7 +13,7 @@ const Digits = t.String({ pattern: '^[0-9]{1,78}$', description: 'integer string
 
 export const SendBody = t.Object({
   walletId: t.String({ maxLength: 64, description: 'one of the caller\'s wallets' }),
-  chain: t.String({ minLength: 1, maxLength: 64, description: 'family chain id; must be the wallet\'s (the network is the wallet\'s `isTestnet`)' }),
+  chain: t.String({ minLength: 1, maxLength: 64, description: 'the wallet\'s chain: its family id (`ethereum`) or its network\'s registry id (`sepolia` for a testnet wallet)' }),
   toAddress: t.String({ minLength: 1, maxLength: 128 }),
   amount: Digits,
   tokenAddress: t.Optional(t.Union([t.String({ maxLength: 64 }), t.Null()], { description: 'ERC-20 contract or SPL mint among the tenant\'s active tokens of that network; omit, null, the zero address or a native SOL placeholder for the native coin' })),
@@ -26,7 +26,7 @@ export type SendBody = typeof SendBody.static
 export const BroadcastBody = t.Object({
   signature: t.Optional(t.Union([
     t.String({ maxLength: 200, description: 'EVM: 65-byte hex `r ‖ s ‖ v` over `signingHash`; Solana: 64-byte ed25519 signature over the message, base58 or base64' }),
-    t.Object({ r: t.String({ maxLength: 66 }), s: t.String({ maxLength: 66 }), yParity: t.Optional(t.Integer()), v: t.Optional(t.Integer()) }),
+    t.Object({ r: t.String({ maxLength: 66 }), s: t.String({ maxLength: 66 }), yParity: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '0 or 1; other values answer SIGNATURE_DECODE_FAILED' })), v: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '27/28, or EIP-155 (chain id × 2 + 35/36)' })) }),
   ])),
   signedTransaction: t.Optional(t.String({ maxLength: 262_144, description: 'EVM: the signed EIP-1559 transaction (hex) with exactly the prepared fields; Solana: the signed transaction (base64)' })),
 }, {
@@ -83,7 +83,7 @@ export const ListQuery = t.Object({
   page: t.Optional(PageNumber),
   limit: t.Optional(Limit(100, 20)),
   walletId: t.Optional(t.String({ maxLength: 64 })),
-  chain: t.Optional(t.String({ maxLength: 64, description: 'family chain id' })),
+  chain: t.Optional(t.String({ maxLength: 64, description: 'a family id (`ethereum`: mainnet and testnet) or a testnet\'s registry id (`sepolia`: that testnet only)' })),
   status: t.Optional(t.Union(TX_STATUSES.map((s) => t.Literal(s)))),
 })
 export type ListQuery = typeof ListQuery.static

@@ -30,6 +30,8 @@ export interface TransactionFilter {
   walletId?: string
   /** family chain id, lower case */
   chain?: string
+  /** only the chain's testnet (the filter named a testnet's registry id) */
+  testnetOnly?: boolean
   status?: TxStatus
 }
 
@@ -38,6 +40,7 @@ export async function listUserTransactions(db: Executor, tenantId: string, userI
   const conds: SQL[] = [eq(transactions.tenantId, tenantId), eq(transactions.userId, userId)]
   if (f.walletId) conds.push(eq(transactions.walletId, f.walletId))
   if (f.chain) conds.push(eq(transactions.chain, f.chain))
+  if (f.testnetOnly) conds.push(eq(transactions.isTestnet, true))
   if (f.status) conds.push(eq(transactions.status, f.status))
   const where = and(...conds)
   const [rows, [total]] = await Promise.all([

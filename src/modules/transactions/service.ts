@@ -8,7 +8,7 @@ import { formatUnits } from 'viem'
 import { BadRequestError, NotFoundError } from '../../http/errors'
 import { isUuid } from '../../lib/ids'
 import type { Ctx } from '../../context'
-import { activeTokens, chainByFamily, endpointFor, type TokenDef } from '../tokens/registry'
+import { activeTokens, chainByFamily, endpointFor, namedChain, namesWalletNetwork, type TokenDef } from '../tokens/registry'
 import type { StoredSettings } from '../tenants/settings'
 import { normalizeAddress } from '../wallets/keys'
 import { callerTenant } from '../tenants/caller'
@@ -40,7 +40,9 @@ function resolveToken(settings: StoredSettings, w: WalletRow, tokenAddress: stri
 async function planSend(ctx: Ctx, input: SendBody): Promise<SendPlan> {
   const tenant = await callerTenant(ctx)
   const w = await ownWallet(ctx, input.walletId)
-  if (w.chain !== input.chain.toLowerCase()) throw new BadRequestError(`The wallet is on ${w.chain}, not ${input.chain}`)
+  if (!namesWalletNetwork(input.chain, w)) {
+    throw new BadRequestError(`The wallet is on ${w.isTestnet ? chainByFamily(w.chain)!.testnet.id : w.chain}, not ${input.chain}`)
+  }
   const family = chainByFamily(w.chain)!.family
   const to = normalizeAddress(family, input.toAddress)
   if (!to) throw new BadRequestError(`toAddress is not a valid ${w.chain} address`)
@@ -86,7 +88,9 @@ export async function listTransactionRows(ctx: Ctx, query: ListQuery) {
   const page = query.page ?? 1
   const limit = query.limit ?? 20
   if (!ctx.actor.tenantId) return { rows: [] as TransactionRow[], total: 0, page, limit }
-  const filter = { walletId: query.walletId, chain: query.chain?.toLowerCase(), status: query.status }
+  // `ethereum` names the chain on both networks; a testnet's registry id (`sepolia`) names that testnet only.
+  const named = query.chain ? namedChain(query.chain) : undefined
+  const filter = { walletId: query.walletId, chain: named?.family ?? query.chain?.toLowerCase(), testnetOnly: named?.isTestnet === true, status: query.status }
   const { rows, total } = await listUserTransactions(ctx.deps.database.db, ctx.actor.tenantId, ctx.actor.userId, filter, limit, (page - 1) * limit)
   return { rows, total, page, limit }
 }

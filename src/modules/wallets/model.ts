@@ -53,7 +53,7 @@ export type ImportWallet = typeof ImportWallet.static
 export const ListWalletsQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50 })),
   offset: t.Optional(t.Integer({ minimum: 0, default: 0 })),
-  chain: t.Optional(t.String({ maxLength: 64, description: 'family chain id' })),
+  chain: t.Optional(t.String({ maxLength: 64, description: 'a family id (`ethereum`: mainnet and testnet) or a testnet\'s registry id (`sepolia`: that testnet only)' })),
   isTestnet: t.Optional(t.Boolean()),
 })
 export type ListWalletsQuery = typeof ListWalletsQuery.static

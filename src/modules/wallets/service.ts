@@ -12,7 +12,7 @@ import { isUuid, newId } from '../../lib/ids'
 import { callerTenant } from '../tenants/caller'
 import { settingsOf } from '../tenants/service'
 import type { StoredSettings } from '../tenants/settings'
-import { chainEnabled, lookupChain, type ResolvedNetwork } from '../tokens/registry'
+import { chainEnabled, lookupChain, namedChain, type ResolvedNetwork } from '../tokens/registry'
 import * as usersRepo from '../users/repo'
 import { addressKeyOf, addressOf, deriveFromMnemonic, generateKey, isValidMnemonic, parsePrivateKey, sealKey } from './keys'
 import type { CreateWallet, ImportWallet, ListWalletsQuery } from './model'
@@ -128,7 +128,10 @@ export async function listWallets(ctx: Ctx, query: ListWalletsQuery) {
   const limit = query.limit ?? 50
   const offset = query.offset ?? 0
   if (!ctx.actor.tenantId) return { rows: [], total: 0, limit, offset }
-  const { rows, total } = await repo.listUserWallets(ctx.deps.database.db, ctx.actor.tenantId, ctx.actor.userId, { limit, offset, chain: query.chain, isTestnet: query.isTestnet })
+  // `chain=sepolia` lists the Sepolia wallets, as `chain=ethereum&isTestnet=true` does
+  const named = query.chain ? namedChain(query.chain) : undefined
+  if (named?.isTestnet && query.isTestnet === false) return { rows: [], total: 0, limit, offset }
+  const { rows, total } = await repo.listUserWallets(ctx.deps.database.db, ctx.actor.tenantId, ctx.actor.userId, { limit, offset, chain: named?.family ?? query.chain, isTestnet: named?.isTestnet ?? query.isTestnet })
   return { rows: rows.map(walletView), total, limit, offset }
 }
 

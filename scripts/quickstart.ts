@@ -1,0 +1,36 @@
+/**
+ * The README's quick start, as code: register a user with the signing client, sign in,
+ * and read the user's profile with the access token.
+ *
+ *   eval "$(npm run -s slipway -- tenant create --name Acme)"
+ *   npm run -s quickstart -- alice alice@example.com 'Str0ng-Passw0rd'
+ *
+ * Reads SLIPWAY_API_KEY and SLIPWAY_API_SECRET, and SLIPWAY_URL (default http://localhost:3000).
+ */
+import { SlipwayClient } from '../src/client'
+
+const [username = 'alice', email = `${username}@example.com`, password = 'Str0ng-Passw0rd'] = process.argv.slice(2)
+const apiKey = process.env.SLIPWAY_API_KEY
+const apiSecret = process.env.SLIPWAY_API_SECRET
+if (!apiKey || !apiSecret) {
+  console.error('SLIPWAY_API_KEY and SLIPWAY_API_SECRET are not set: eval "$(npm run -s slipway -- tenant create --name Acme)" first')
+  process.exit(2)
+}
+
+const slipway = new SlipwayClient({ baseUrl: process.env.SLIPWAY_URL ?? 'http://localhost:3000', tenant: { apiKey, apiSecret } })
+
+const registered = await slipway.register({ username, email, password })
+if (registered.status === 409) console.log(`${username} is already registered; signing in`)
+else if (!registered.ok) fail('register', registered)
+
+const login = await slipway.login({ username, password })
+if (!login.ok) fail('login', login)
+
+const me = await slipway.getUser(slipway.session!.userId)
+if (!me.ok) fail(`GET /v1/users/${slipway.session!.userId}`, me)
+console.log(JSON.stringify(me.body, null, 2))
+
+function fail(what: string, res: { status: number; text: string }): never {
+  console.error(`${what} answered ${res.status}: ${res.text}`)
+  process.exit(1)
+}
