@@ -5,6 +5,7 @@
  */
 import { and, asc, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
+import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
 import { walletChallenges, walletDevices, walletExportTokens, wallets, type WalletRow } from './schema'
 
 export type ChallengeRow = typeof walletChallenges.$inferSelect
@@ -129,4 +130,21 @@ export async function insertDevice(db: Executor, row: DeviceRow) {
 
 export function findUserDevice(db: Executor, tenantId: string, userId: string, id: string) {
   return db.select().from(walletDevices).where(and(eq(walletDevices.tenantId, tenantId), eq(walletDevices.userId, userId), eq(walletDevices.id, id))).get()
+}
+
+/**
+ * Platform-wide, for `slipway reseal` (listed in sealed.ts): every wallet's wrapped data
+ * key, read and rewritten here; `aad` and `alsoSet` (the key version kept beside it) come
+ * from the caller.
+ */
+export function dataKeyColumn(o: { aad(row: { id: string; tenantId: string }): string; alsoSet(next: string): Partial<WalletRow> }): SealedColumn {
+  return sealedTextColumn({
+    name: 'wallets.data_key_wrapped',
+    table: wallets,
+    id: wallets.id,
+    value: wallets.dataKeyWrapped,
+    tenantId: wallets.tenantId,
+    aad: (r) => o.aad({ id: r.id, tenantId: r.tenantId! }),
+    alsoSet: o.alsoSet,
+  })
 }
