@@ -8697,6 +8697,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
                 headers: {

@@ -156,6 +156,7 @@ type Operation = {
  * What the plugin's document lacks: a body schema with no example of its own gets its
  * example from src/http/body-examples.ts;
  * a route with no credential scheme states `security: []` (public), so no reader has to guess;
+ * 413 and 415 on every route with a body, 429 on every rate-limited one;
  * and artefacts of Elysia's schemas that are not OpenAPI go (`noValidate` in a response
  * schema, a `content` of `{ type: 'void' }` on 204 answers, integers-or-strings in answers).
  */
@@ -173,6 +174,10 @@ export function finishDocument<T extends { paths?: Record<string, Record<string,
       if (op.requestBody && op.responses && fallback) {
         op.responses['413'] ??= { ...fallback, description: 'The body is larger than MAX_BODY_BYTES (the message names the limit)' } as never
         op.responses['415'] ??= { ...fallback, description: 'The body is not `application/json`' } as never
+      }
+      // A route with a rate limit (the `rateLimit` option writes `x-rate-limit`) can answer 429.
+      if ((op as Record<string, unknown>)['x-rate-limit'] && op.responses && fallback) {
+        op.responses['429'] ??= { ...fallback, description: 'Rate limit exceeded; see `retry-after`' } as never
       }
       for (const response of Object.values(op.responses ?? {})) {
         if (!response.content) continue

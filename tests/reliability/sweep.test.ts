@@ -162,6 +162,8 @@ function bodyArb(op: Operation): fc.Arbitrary<{ bytes: Uint8Array | null; conten
     { weight: 1, arbitrary: fc.constant({ bytes: Uint8Array.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), contentType: 'application/json' }) },
     { weight: 1, arbitrary: fc.constantFrom(['a=1&b=2', 'application/x-www-form-urlencoded'], ['<a>1</a>', 'application/xml'], ['hello', 'text/plain'], ['--x\r\n\r\n--x--', 'multipart/form-data; boundary=x']).map(([b, c]) => text(b!, c!)) },
     { weight: 1, arbitrary: fc.constant({ bytes: null, contentType: null }) },
+    // over MAX_BODY_BYTES (1 MiB)
+    { weight: 1, arbitrary: fc.constant(json({ blob: 'x'.repeat(1_100_000) })) },
   ]
   return fc.oneof(...options)
 }
@@ -240,7 +242,7 @@ describe(`bad-input sweep (${RUNS} cases per operation, seed ${SEED})`, () => {
     const walk = (s: Schema | undefined, at: string) => {
       const node = deref(s)
       if (!node) return
-      if ((node.type === 'integer' || node.type === 'number') && (node.maximum === undefined || node.minimum === undefined)) unbounded.push(at)
+      if ((node.type === 'integer' || node.type === 'number') && ((node.maximum ?? node.exclusiveMaximum) === undefined || (node.minimum ?? node.exclusiveMinimum) === undefined)) unbounded.push(at)
       for (const [k, v] of Object.entries<Schema>(node.properties ?? {})) walk(v, `${at}.${k}`)
       for (const alt of [...(node.anyOf ?? []), ...(node.oneOf ?? []), ...(node.allOf ?? [])]) walk(alt, at)
       if (node.items) walk(node.items, `${at}[]`)

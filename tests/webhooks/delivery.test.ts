@@ -333,6 +333,8 @@ describe('queue dashboard', () => {
     const pause = await t.handle(new Request(`http://slipway.test/admin/queues/api/queues/${queues[0].name}/pause`, { method: 'PUT', headers: admin }))
     expect(pause.status).toBe(405)
     expect((await get('/admin/queues/static/..%2f..%2fpackage.json', admin)).status).toBe(404)
+    // a name the file system refuses (ENAMETOOLONG) is not found, not a 500
+    expect((await get(`/admin/queues/static/${'a'.repeat(10_000)}.js`, admin)).status).toBe(404)
     const summary = await get('/admin/webhook-deliveries', admin)
     expect(summary.status).toBe(200)
     expect(summary.headers.get('cache-control')).toBe('no-store')

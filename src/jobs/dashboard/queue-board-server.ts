@@ -69,15 +69,20 @@ export class QueueBoardServer implements IServerAdapter {
     }
     for (const r of ([] as string[]).concat(entry.route)) app.route(entry.method.toUpperCase(), r === '/' ? '' : r, page, hidden)
     app.get('/', page, hidden)
-    app.get(`${statics.route}/*`, ({ params, set }) => {
+    app.get(`${statics.route}/*`, async ({ params }) => {
+      const notFound = new Response('Not found', { status: 404 })
       // Only files inside bull-board's static folder: a path that resolves outside is not found.
       const file = resolve(statics.path, (params as Record<string, string>)['*'] ?? '')
-      if (!file.startsWith(statics.path + sep)) {
-        set.status = 404
-        return 'Not found'
+      if (!file.startsWith(statics.path + sep)) return notFound
+      // A name the file system refuses (too long, a NUL byte) is a file that is not there:
+      // read it whole here, so no error can escape later while the answer streams.
+      try {
+        const f = Bun.file(file)
+        if (!(await f.exists())) return notFound
+        return new Response(await f.arrayBuffer(), { headers: { 'cache-control': 'no-store', 'content-type': f.type } })
+      } catch {
+        return notFound
       }
-      const f = Bun.file(file)
-      return f.exists().then((ok) => (ok ? new Response(f, { headers: { 'cache-control': 'no-store' } }) : new Response('Not found', { status: 404 })))
     }, hidden)
     // Any other path under the board answers 404 only to a platform admin, as the board's own routes do.
     app.all('/*', () => {

@@ -4,6 +4,7 @@
  * a wallet request loads the services (see routes/service-handle.ts).
  */
 import { t } from 'elysia'
+import { LimitOffsetQuery } from '../../http/schemas'
 
 /** How exported keys are encrypted (see keys.ts encryptToX25519). */
 export const EXPORT_SCHEME = 'x25519-hkdf-sha256-aes-256-gcm'
@@ -51,8 +52,7 @@ export const ImportWallet = t.Object({
 export type ImportWallet = typeof ImportWallet.static
 
 export const ListWalletsQuery = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50 })),
-  offset: t.Optional(t.Integer({ minimum: 0, default: 0 })),
+  ...LimitOffsetQuery.properties,
   chain: t.Optional(t.String({ maxLength: 64, description: 'a family id (`ethereum`: mainnet and testnet) or a testnet\'s registry id (`sepolia`: that testnet only)' })),
   isTestnet: t.Optional(t.Boolean()),
 })
