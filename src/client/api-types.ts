@@ -8382,8 +8382,68 @@ export interface operations {
                     };
                 };
             };
+            /** @description Passed schema validation but failed the endpoint's checks */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 422;
+                        /** @example Validation Error */
+                        error: string;
+                        /** @example Request validation failed */
+                        message: string;
+                        details: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A required contract is not available on the network */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A service the API calls failed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8549,8 +8609,68 @@ export interface operations {
                     };
                 };
             };
+            /** @description Passed schema validation but failed the endpoint's checks */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 422;
+                        /** @example Validation Error */
+                        error: string;
+                        /** @example Request validation failed */
+                        message: string;
+                        details: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A required contract is not available on the network */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A service the API calls failed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12033,8 +12153,68 @@ export interface operations {
                     };
                 };
             };
+            /** @description Passed schema validation but failed the endpoint's checks */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 422;
+                        /** @example Validation Error */
+                        error: string;
+                        /** @example Request validation failed */
+                        message: string;
+                        details: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A required contract is not available on the network */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A service the API calls failed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12258,6 +12438,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Passed schema validation but failed the endpoint's checks */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 422;
+                        /** @example Validation Error */
+                        error: string;
+                        /** @example Request validation failed */
+                        message: string;
+                        details: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
@@ -12280,6 +12480,46 @@ export interface operations {
             };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A required contract is not available on the network */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A service the API calls failed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12546,6 +12786,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Passed schema validation but failed the endpoint's checks */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 422;
+                        /** @example Validation Error */
+                        error: string;
+                        /** @example Request validation failed */
+                        message: string;
+                        details: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Rate limit exceeded; see `retry-after` */
             429: {
                 headers: {
@@ -12568,6 +12828,46 @@ export interface operations {
             };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A required contract is not available on the network */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A service the API calls failed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12998,8 +13298,68 @@ export interface operations {
                     };
                 };
             };
+            /** @description Passed schema validation but failed the endpoint's checks */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 422;
+                        /** @example Validation Error */
+                        error: string;
+                        /** @example Request validation failed */
+                        message: string;
+                        details: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A required contract is not available on the network */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A service the API calls failed */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

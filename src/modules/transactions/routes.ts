@@ -27,7 +27,7 @@ export function transactionRoutes(deps: Deps) {
       idempotent: true,
       headers: IdempotencyHeaders,
       body: SendBody,
-      response: { 201: Created, ...errorResponses('standard', 400, 401, 403, 404, 409, 503), ...chainErrors(400) },
+      response: { 201: Created, ...errorResponses('standard', 400, 401, 403, 404, 409, 422, 501, 502, 503), ...chainErrors(400) },
       detail: {
         operationId: 'createTransaction',
         summary: 'Send native coins or tokens',
@@ -45,7 +45,7 @@ export function transactionRoutes(deps: Deps) {
       body: SendBody,
       response: {
         200: FeeQuote,
-        ...errorResponses('standard', 400, 401, 403, 404, 429, 503), ...chainErrors(400),
+        ...errorResponses('standard', 400, 401, 403, 404, 429, 422, 501, 502, 503), ...chainErrors(400),
       },
       detail: { operationId: 'quoteTransaction', summary: 'Estimate gas and fee for a send', description: 'Same body as create; nothing is stored or sent. Read from the chain. 60 per minute per IP.' },
     })
@@ -56,7 +56,7 @@ export function transactionRoutes(deps: Deps) {
       body: BroadcastBody,
       response: {
         200: Broadcast,
-        ...errorResponses('standard', 400, 401, 403, 404, 409, 410, 429, 503), ...chainErrors(400, 404, 409, 410),
+        ...errorResponses('standard', 400, 401, 403, 404, 409, 410, 429, 422, 501, 502, 503), ...chainErrors(400, 404, 409, 410),
       },
       detail: {
         operationId: 'broadcastTransaction',
@@ -92,7 +92,7 @@ export function transactionRoutes(deps: Deps) {
     .get('/:id/status', async ({ params, ctx }) => statusView(await service.transactionStatus(ctx, params.id)), {
       auth: 'any',
       params: Id,
-      response: { 200: TransactionStatus, ...errorResponses('standard', 401, 404, 503) },
+      response: { 200: TransactionStatus, ...errorResponses('standard', 401, 404, 422, 501, 502, 503) },
       detail: { operationId: 'getTransactionStatus', summary: 'Status read from the chain', description: 'Reads the chain and saves any change (`confirmations`, `blockNumber`, `blockTimestamp`, status). A background job does the same with backoff (1 s doubling to 60 s) while a transaction is pending, so statuses settle without polling; a transaction dropped from the mempool is resent with a higher fee within TX_MAX_FEE_BUMP_PERCENT, or `failed` with `failureReason`. A non-custodial send whose prepared transaction expired unbroadcast reads `failed`.' },
     })
     .get('/:id', async ({ params, ctx }) => transactionView(await service.ownTransaction(ctx, params.id)), {

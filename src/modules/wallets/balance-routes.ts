@@ -13,7 +13,7 @@ export function balanceRoutes(deps: Deps, balances: BalanceCache) {
     .use(security(deps))
     .get('/balances/aggregate', async ({ ctx }) => (await wallets()).aggregateBalances(ctx, balances), {
       auth: 'any',
-      response: { 200: AggregateBalances, ...errorResponses('standard', 401, 403, 503) },
+      response: { 200: AggregateBalances, ...errorResponses('standard', 401, 403, 422, 501, 502, 503) },
       detail: {
         operationId: 'aggregateBalances',
         summary: 'Balances of all one\'s wallets, per chain and in total',
@@ -23,7 +23,7 @@ export function balanceRoutes(deps: Deps, balances: BalanceCache) {
     .get('/:id/balance', async ({ params, ctx }) => (await wallets()).walletBalance(ctx, params.id, balances), {
       auth: 'any',
       params: WalletId,
-      response: { 200: Balance, ...errorResponses('standard', 401, 404, 503) },
+      response: { 200: Balance, ...errorResponses('standard', 401, 404, 422, 501, 502, 503) },
       detail: { operationId: 'getWalletBalance', summary: 'Native and token balances of a wallet', description: 'Read from the chain (cached 15 seconds). 503 `ServiceUnavailableError` when the network\'s RPC cannot be reached.' },
     })
 }
