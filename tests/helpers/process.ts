@@ -11,13 +11,15 @@ export interface RunningProcess {
 }
 
 /**
- * Folders startProcess made, removed when the test run ends: tests start a second process
- * on a stopped one's folder (restarts, replicas), so none can go when its process stops.
+ * Folders startProcess made, removed when the whole run ends: tests start a second process
+ * on a stopped one's folder (restarts, replicas), so none can go when its process stops, and
+ * a hook in this module would run after the first test file only (modules are shared).
  */
 const createdDirs: string[] = []
-process.once('exit', () => {
-  for (const dir of createdDirs) rmSync(dir, { recursive: true, force: true })
-})
+/** Run once after every test file (tests/setup.ts, preloaded by bunfig.toml). */
+export function removeCreatedDirs() {
+  for (const dir of createdDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+}
 
 export const PROCESS_ADMIN = { username: 'ops', password: 'Ops-passw0rd' }
 
