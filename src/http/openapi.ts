@@ -162,7 +162,7 @@ type Operation = {
  */
 export function finishDocument<T extends { paths?: Record<string, Record<string, Operation>> }>(doc: T): T {
   for (const ops of Object.values(doc.paths ?? {})) {
-    for (const op of Object.values(ops)) {
+    for (const [method, op] of Object.entries(ops)) {
       op.security ??= []
       const schema = op.requestBody?.content?.['application/json']?.schema
       const example = BODY_EXAMPLES[op.operationId ?? '']
@@ -171,8 +171,11 @@ export function finishDocument<T extends { paths?: Record<string, Record<string,
       // Every body is read by the core parser: too large (413) and not JSON (415) answer in the
       // route's own error shape, which its 500 entry (always present) carries.
       const fallback = op.responses?.['500']
-      if (op.requestBody && op.responses && fallback) {
+      // Any request that can carry a body is read with the limit, also where the route takes none.
+      if (['post', 'put', 'patch', 'delete'].includes(method) && op.responses && fallback) {
         op.responses['413'] ??= { ...fallback, description: 'The body is larger than MAX_BODY_BYTES (the message names the limit)' } as never
+      }
+      if (op.requestBody && op.responses && fallback) {
         op.responses['415'] ??= { ...fallback, description: 'The body is not `application/json`' } as never
       }
       // A route with a rate limit (the `rateLimit` option writes `x-rate-limit`) can answer 429.
