@@ -11,7 +11,7 @@ import { AggregateBalances, Balance, WalletId } from './model'
 export function balanceRoutes(deps: Deps, balances: BalanceCache) {
   return new Elysia({ prefix: '/v1/wallets', detail: { tags: ['Wallets'] } })
     .use(security(deps))
-    .get('/balances/aggregate', async ({ ctx }) => (await wallets()).aggregateBalances(ctx, balances), {
+    .get('/balances/aggregate', async ({ ctx }) => wallets.aggregateBalances(ctx, balances), {
       auth: 'any',
       response: { 200: AggregateBalances, ...errorResponses('standard', 401, 403, 422, 501, 502, 503) },
       detail: {
@@ -20,7 +20,7 @@ export function balanceRoutes(deps: Deps, balances: BalanceCache) {
         description: 'Sums per chain and network; `total` sums mainnet amounts per token symbol (testnet coins have no value). A network that cannot be read is listed in `unavailable`; 503 only when none can be read.',
       },
     })
-    .get('/:id/balance', async ({ params, ctx }) => (await wallets()).walletBalance(ctx, params.id, balances), {
+    .get('/:id/balance', async ({ params, ctx }) => wallets.walletBalance(ctx, params.id, balances), {
       auth: 'any',
       params: WalletId,
       response: { 200: Balance, ...errorResponses('standard', 401, 404, 422, 501, 502, 503) },

@@ -15,7 +15,7 @@ import {
 export function custodyRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/wallets', detail: { tags: ['Wallets'] } })
     .use(security(deps))
-    .get('/client/challenge', async ({ query, ctx }) => (await wallets()).clientChallenge(ctx, query), {
+    .get('/client/challenge', async ({ query, ctx }) => wallets.clientChallenge(ctx, query), {
       auth: 'any',
       rateLimit: { max: 30, windowSeconds: 60 },
       query: ClientChallengeQuery,
@@ -27,7 +27,7 @@ export function custodyRoutes(deps: Deps) {
       },
     })
     .post('/client', async ({ body, ctx, set }) => {
-      const wallet = await (await wallets()).registerClientWallet(ctx, body)
+      const wallet = await wallets.registerClientWallet(ctx, body)
       set.status = 201
       return wallet
     }, {
@@ -41,7 +41,7 @@ export function custodyRoutes(deps: Deps) {
       },
     })
     .post('/register-device', async ({ body, ctx, set }) => {
-      const device = await (await wallets()).registerDevice(ctx, body)
+      const device = await wallets.registerDevice(ctx, body)
       set.status = 201
       return device
     }, {
@@ -51,7 +51,7 @@ export function custodyRoutes(deps: Deps) {
       response: { 201: Device, ...errorResponses('standard', 400, 401, 403, 422, 429) },
       detail: { operationId: 'registerDevice', summary: 'Register a device to receive a wallet key in a custody migration', description: 'Re-checks the password (422 when wrong), because a registered device is what a migration hands a key to. 10 per minute per IP.' },
     })
-    .get('/migration-challenge', async ({ query, ctx }) => (await wallets()).migrationChallenge(ctx, query), {
+    .get('/migration-challenge', async ({ query, ctx }) => wallets.migrationChallenge(ctx, query), {
       auth: 'any',
       query: MigrationChallengeQuery,
       response: { 200: MigrationChallenge, ...errorResponses('standard', 400, 401, 404, 409) },
@@ -61,13 +61,13 @@ export function custodyRoutes(deps: Deps) {
         description: 'Hands the key over once, encrypted to the registered device\'s X25519 key (same envelope as export), and marks the wallet `client_side_pending`. The device then signs `message` with the wallet key and posts it to confirm-client-custody, which erases the service\'s copy. 409 while a migration is already pending (cancel it to start again).',
       },
     })
-    .post('/confirm-client-custody', async ({ body, ctx }) => (await wallets()).confirmClientCustody(ctx, body), {
+    .post('/confirm-client-custody', async ({ body, ctx }) => wallets.confirmClientCustody(ctx, body), {
       auth: 'any',
       body: ConfirmClientCustody,
       response: { 200: Wallet, ...errorResponses('standard', 400, 401, 404) },
       detail: { operationId: 'confirmClientCustody', summary: 'Confirm a custody migration', description: 'The signature over the migration challenge, made with the wallet\'s key, proves the device holds it; the service then erases its copy (`client_side`).' },
     })
-    .post('/cancel-migration', async ({ body, ctx }) => (await wallets()).cancelMigration(ctx, body), {
+    .post('/cancel-migration', async ({ body, ctx }) => wallets.cancelMigration(ctx, body), {
       auth: 'any',
       body: CancelMigration,
       response: { 200: Wallet, ...errorResponses('standard', 400, 401, 404) },

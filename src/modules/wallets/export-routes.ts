@@ -9,14 +9,14 @@ import { ExportedKey, ExportKey, ExportToken, RequestExportToken } from './model
 export function exportRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/wallets', detail: { tags: ['Wallets'] } })
     .use(security(deps))
-    .post('/request-export-token', async ({ body, ctx }) => (await wallets()).requestExportToken(ctx, body), {
+    .post('/request-export-token', async ({ body, ctx }) => wallets.requestExportToken(ctx, body), {
       auth: 'any',
       rateLimit: { max: 10, windowSeconds: 60 },
       body: RequestExportToken,
       response: { 200: ExportToken, ...errorResponses('standard', 400, 401, 404, 422, 429) },
       detail: { operationId: 'requestExportToken', summary: 'Re-confirm the password to export a wallet key', description: 'A wrong password answers 422 (not 401, which would sign the user out). The token is single use, valid 5 minutes, for this wallet only. 10 per minute per IP.' },
     })
-    .post('/export-key', async ({ body, ctx }) => (await wallets()).exportKey(ctx, body), {
+    .post('/export-key', async ({ body, ctx }) => wallets.exportKey(ctx, body), {
       auth: 'any',
       body: ExportKey,
       response: { 200: ExportedKey, ...errorResponses('standard', 400, 401, 403, 404) },

@@ -1,7 +1,7 @@
 /**
  * The wallets module's request and answer schemas. The schema is the type: services take
  * `typeof X.static`. This file imports no chain library, so the routes stay light until
- * a wallet request loads the services (see routes/service-handle.ts).
+ * a wallet request loads the services (see handle.ts).
  */
 import { t } from 'elysia'
 import { LimitOffsetQuery } from '../../http/schemas'

@@ -11,8 +11,8 @@ import * as repo from './repo'
 
 export function registrationWallets(deps: Deps): RegistrationCollaborators['wallets'] {
   return {
-    validate: async (tenant, wallet) => (await wallets()).validateRegistrationWallet(deps, tenant, wallet),
-    create: async (tx, tenant, user, chain) => (await wallets()).createRegistrationWallet(deps, tx, tenant, user, chain),
+    validate: async (tenant, wallet) => wallets.validateRegistrationWallet(deps, tenant, wallet),
+    create: async (tx, tenant, user, chain) => wallets.createRegistrationWallet(deps, tx, tenant, user, chain),
   }
 }
 

@@ -9,7 +9,7 @@ import { UserWalletsQuery, Wallet } from './model'
 export function userWalletRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/users', detail: { tags: ['Users'] } })
     .use(security(deps))
-    .get('/:id/wallets', async ({ params, query, ctx }) => (await wallets()).userWallets(ctx, params.id, query.tenantId), {
+    .get('/:id/wallets', async ({ params, query, ctx }) => wallets.userWallets(ctx, params.id, query.tenantId), {
       auth: 'any',
       params: t.Object({ id: t.String({ maxLength: 64 }) }),
       query: UserWalletsQuery,

@@ -10,7 +10,7 @@ export function walletCrudRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/wallets', detail: { tags: ['Wallets'] } })
     .use(security(deps))
     .post('/', async ({ body, ctx, set }) => {
-      const wallet = await (await wallets()).createWallet(ctx, body)
+      const wallet = await wallets.createWallet(ctx, body)
       set.status = 201
       return wallet
     }, {
@@ -25,7 +25,7 @@ export function walletCrudRoutes(deps: Deps) {
       },
     })
     .post('/import', async ({ body, ctx, set }) => {
-      const wallet = await (await wallets()).importWallet(ctx, body)
+      const wallet = await wallets.importWallet(ctx, body)
       set.status = 201
       return wallet
     }, {
@@ -40,7 +40,7 @@ export function walletCrudRoutes(deps: Deps) {
       },
     })
     .get('/', async ({ query, ctx }) => {
-      const { rows, total, limit, offset } = await (await wallets()).listWallets(ctx, query)
+      const { rows, total, limit, offset } = await wallets.listWallets(ctx, query)
       return page(rows, total, limit, offset)
     }, {
       auth: 'any',
@@ -48,14 +48,14 @@ export function walletCrudRoutes(deps: Deps) {
       response: { 200: t.Object({ data: t.Array(Wallet), pagination: OffsetPagination }), ...errorResponses('standard', 400, 401) },
       detail: { operationId: 'listWallets', summary: 'List one\'s wallets', description: 'Oldest first.' },
     })
-    .get('/:id', async ({ params, ctx }) => (await wallets()).getWallet(ctx, params.id), {
+    .get('/:id', async ({ params, ctx }) => wallets.getWallet(ctx, params.id), {
       auth: 'any',
       params: WalletId,
       response: { 200: Wallet, ...errorResponses('standard', 401, 404) },
       detail: { operationId: 'getWallet', summary: 'Read one of one\'s wallets' },
     })
     .delete('/:id', async ({ params, ctx, set }) => {
-      await (await wallets()).deleteWallet(ctx, params.id)
+      await wallets.deleteWallet(ctx, params.id)
       set.status = 204
     }, {
       auth: 'any',
@@ -63,14 +63,14 @@ export function walletCrudRoutes(deps: Deps) {
       response: { 204: t.Void({ description: 'Deleted' }), ...errorResponses('standard', 400, 401, 404) },
       detail: { operationId: 'deleteWallet', summary: 'Delete a wallet', description: 'The primary wallet cannot be deleted (400). The service\'s copy of the key is erased at once; export it first if it holds funds.' },
     })
-    .patch('/:id/primary', async ({ params, body, ctx }) => (await wallets()).setPrimary(ctx, params.id, body?.isPrimary ?? true), {
+    .patch('/:id/primary', async ({ params, body, ctx }) => wallets.setPrimary(ctx, params.id, body?.isPrimary ?? true), {
       auth: 'any',
       params: WalletId,
       body: SetPrimary,
       response: { 200: Wallet, ...errorResponses('standard', 400, 401, 404) },
       detail: { operationId: 'setWalletPrimaryFlag', summary: 'Set or unset a wallet as primary', description: '`isPrimary: true` (the default) demotes the current primary of the same chain and network type atomically; `false` leaves none.' },
     })
-    .patch('/:id/set-primary', async ({ params, ctx }) => (await wallets()).setPrimary(ctx, params.id, true), {
+    .patch('/:id/set-primary', async ({ params, ctx }) => wallets.setPrimary(ctx, params.id, true), {
       auth: 'any',
       params: WalletId,
       response: { 200: Wallet, ...errorResponses('standard', 401, 404) },
