@@ -1,7 +1,7 @@
 /** The only file that touches the bank ramp tables. Tenant id first after the executor, always in the filter. */
 import { and, count, desc, eq, isNotNull, isNull } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
-import { rampCustomers, rampDeposits, rampPaymentMethods, rampTransactions, type RampEnv } from './schema'
+import { rampCustomers, rampDeposits, rampPaymentMethods, rampPayouts, rampPayoutQuotes, rampTransactions, type RampEnv } from './schema'
 
 export type CustomerRow = typeof rampCustomers.$inferSelect
 export type MethodRow = typeof rampPaymentMethods.$inferSelect
@@ -97,3 +97,46 @@ export async function listTransactions(db: Executor, tenantId: string, env: Ramp
   const [{ n }] = await db.select({ n: count() }).from(rampTransactions).where(where).all() as [{ n: number }]
   return { rows, total: n }
 }
+
+export type QuoteRow = typeof rampPayoutQuotes.$inferSelect
+export type PayoutRow = typeof rampPayouts.$inferSelect
+
+export async function insertQuote(db: Executor, tenantId: string, row: Omit<QuoteRow, 'tenantId'>) {
+  await db.insert(rampPayoutQuotes).values({ ...row, tenantId })
+}
+
+export const findQuote = (db: Executor, tenantId: string, env: RampEnv, userId: string, id: string) =>
+  db.select().from(rampPayoutQuotes).where(and(eq(rampPayoutQuotes.tenantId, tenantId), eq(rampPayoutQuotes.environment, env), eq(rampPayoutQuotes.userId, userId), eq(rampPayoutQuotes.id, id))).get()
+
+export const findPayoutOfQuote = (db: Executor, tenantId: string, quoteId: string) =>
+  db.select().from(rampPayouts).where(and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.quoteId, quoteId))).get()
+
+/** Reserves the quote for one payout: false when another payout took it first. */
+export async function insertPayout(db: Executor, tenantId: string, row: Omit<PayoutRow, 'tenantId'>): Promise<boolean> {
+  const out = await db.insert(rampPayouts).values({ ...row, tenantId }).onConflictDoNothing().returning({ id: rampPayouts.id })
+  return out.length === 1
+}
+
+export async function updatePayout(db: Executor, tenantId: string, id: string, patch: Partial<Omit<PayoutRow, 'id' | 'tenantId'>>) {
+  await db.update(rampPayouts).set(patch).where(and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.id, id)))
+}
+
+export async function deletePayout(db: Executor, tenantId: string, id: string) {
+  await db.delete(rampPayouts).where(and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.id, id)))
+}
+
+export const findPayout = (db: Executor, tenantId: string, env: RampEnv, userId: string, id: string) =>
+  db.select().from(rampPayouts).where(and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.environment, env), eq(rampPayouts.userId, userId), eq(rampPayouts.id, id))).get()
+
+export const findPayoutById = (db: Executor, tenantId: string, env: RampEnv, id: string) =>
+  db.select().from(rampPayouts).where(and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.environment, env), eq(rampPayouts.id, id))).get()
+
+export async function listPayouts(db: Executor, tenantId: string, env: RampEnv, userId: string, limit: number, offset: number) {
+  const where = and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.environment, env), eq(rampPayouts.userId, userId))
+  const rows = await db.select().from(rampPayouts).where(where).orderBy(desc(rampPayouts.createdAt), desc(rampPayouts.id)).limit(limit).offset(offset).all()
+  const [{ n }] = await db.select({ n: count() }).from(rampPayouts).where(where).all() as [{ n: number }]
+  return { rows, total: n }
+}
+
+export const findPayoutByRampTransaction = (db: Executor, tenantId: string, env: RampEnv, rampTransactionId: string) =>
+  db.select().from(rampPayouts).where(and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.environment, env), eq(rampPayouts.rampTransactionId, rampTransactionId))).get()

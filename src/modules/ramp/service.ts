@@ -33,7 +33,7 @@ export const envOf = (isTestnet: boolean | undefined): RampEnv => (isTestnet ? '
 
 export const notConfigured = (env: RampEnv) =>
   new RampApiError(503, 'RAMP_NOT_CONFIGURED', `The bank ramp is not connected for this tenant in ${env}`, { environment: env })
-const customerNotFound = (env: RampEnv) =>
+export const customerNotFound = (env: RampEnv) =>
   new NotFoundError(`No bank ramp profile for this user in ${env}`, { details: { code: 'RAMP_CUSTOMER_NOT_FOUND', environment: env } })
 
 export interface RampAccess {
