@@ -98,7 +98,7 @@ const CHANNELS = [
 const PAYOUT_MIN = 1n * 100n
 const PAYOUT_MAX = 15000n * 100n
 /** EVM and Solana sandbox deposit addresses when none is configured */
-const SANDBOX_DEPOSIT_EVM = '0x5A1e5a1E5a1e5A1E5a1E5a1e5A1e5a1E5A1E0001'
+const SANDBOX_DEPOSIT_EVM = '0x5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e0001'
 const SANDBOX_DEPOSIT_SOLANA = '5a1eSandboxDeposit1111111111111111111111111'
 
 /** The SEPA form: draft-07, as the partner's FormSchema. */
