@@ -179,8 +179,10 @@ async function prepareQuote(ctx: Ctx, a: RampAccess, input: QuoteRequest) {
   const wallet = await payingWallet(ctx, a, input.walletId, crypto, fiat)
   const c = await customerOf(ctx, a)
   const network = partnerNetwork(wallet.chain, a.env)!
+  // the sell must name the amount exactly as prepared: always 2 decimals
+  const fiatAmount = fiat2(input.fiatAmount)
   const prepared = await partnerClient(deps, a.tenantId, a.env, a.ramp).prepareSell({
-    ChannelID: input.channelId, CryptoCurrency: partnerCrypto(crypto, a.env)!, FiatAmount: input.fiatAmount, CustomerID: c.id,
+    ChannelID: input.channelId, CryptoCurrency: partnerCrypto(crypto, a.env)!, FiatAmount: fiatAmount, CustomerID: c.id,
     PaymentMethodID: input.paymentMethodId, Form: input.form, Network: network,
   })
   const address = prepared?.DepositAddress?.Address
@@ -191,7 +193,7 @@ async function prepareQuote(ctx: Ctx, a: RampAccess, input: QuoteRequest) {
   const estimate = unitsOf(prepared.CryptoAmountEstimate, CRYPTO_PLACES)
   const fee = unitsOf(prepared.TotalFee, 2)
   // fiat and fee over the crypto they cost: the rate without fees, 6 decimals
-  const rate = estimate > 0n ? decimalText(decimalOf(((unitsOf(input.fiatAmount, 2) + fee) * 10n ** 10n) / estimate, 6)) : null
+  const rate = estimate > 0n ? decimalText(decimalOf(((unitsOf(fiatAmount, 2) + fee) * 10n ** 10n) / estimate, 6)) : null
   return {
     wallet, crypto, fiat, customerId: c.id,
     totalFee: decimalOf(fee, 2),
@@ -346,8 +348,8 @@ export async function createPayout(ctx: Ctx, input: M.PayoutBody) {
 
 /**
  * Quote and pay in one call for a crypto amount (integer string, 6 decimals). The fiat amount
- * is found from the channel's rate, then lowered once so that what the partner may take is at
- * most `cryptoAmount`.
+ * is found from the channel's rate (fiat per unit of crypto), then lowered until what the
+ * partner may take is at most `cryptoAmount` (at most 3 prepared sells).
  */
 export async function initiatePayout(ctx: Ctx, input: M.InitiateBody) {
   if (!input.isTestnet) throw productionRefused()
@@ -362,11 +364,12 @@ export async function initiatePayout(ctx: Ctx, input: M.InitiateBody) {
   // cents = crypto (6 places) × rate (6 places) / 10^10, rounded down
   let cents = (crypto * unitsOf(rate, 6)) / 10n ** 10n
   let p: Awaited<ReturnType<typeof prepareQuote>> | undefined
-  for (let attempt = 0; attempt < 2 && cents > 0n; attempt++) {
+  // fees and the partner's margin make the first guess too high; scale it down (and a cent more for rounding)
+  for (let attempt = 0; attempt < 3 && cents > 0n; attempt++) {
     p = await prepareQuote(ctx, a, { ...input, fiatAmount: decimalOf(cents, 2) })
     const authorized = BigInt(p.authorized)
     if (authorized <= crypto) break
-    cents = (cents * crypto) / authorized
+    cents = (cents * crypto) / authorized - 1n
     p = undefined
   }
   if (!p) throw new BadRequestError('cryptoAmount is too small to pay out on this channel', { details: { field: 'cryptoAmount' } })
