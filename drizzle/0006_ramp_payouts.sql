@@ -1,3 +1,19 @@
+CREATE TABLE `ramp_address_challenges` (
+	`id` text PRIMARY KEY NOT NULL,
+	`tenant_id` text NOT NULL,
+	`environment` text NOT NULL,
+	`user_id` text NOT NULL,
+	`chain` text NOT NULL,
+	`address` text NOT NULL,
+	`message` text NOT NULL,
+	`expires_at` integer NOT NULL,
+	`used_at` integer,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`tenant_id`) REFERENCES `tenants`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `ramp_address_challenges_user_idx` ON `ramp_address_challenges` (`tenant_id`,`environment`,`user_id`);--> statement-breakpoint
 CREATE TABLE `ramp_payout_quotes` (
 	`id` text PRIMARY KEY NOT NULL,
 	`tenant_id` text NOT NULL,
@@ -50,4 +66,18 @@ CREATE TABLE `ramp_payouts` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `ramp_payouts_quote_uq` ON `ramp_payouts` (`tenant_id`,`quote_id`);--> statement-breakpoint
-CREATE INDEX `ramp_payouts_user_idx` ON `ramp_payouts` (`tenant_id`,`environment`,`user_id`,`created_at`);
+CREATE INDEX `ramp_payouts_user_idx` ON `ramp_payouts` (`tenant_id`,`environment`,`user_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `ramp_proven_addresses` (
+	`id` text PRIMARY KEY NOT NULL,
+	`tenant_id` text NOT NULL,
+	`environment` text NOT NULL,
+	`user_id` text NOT NULL,
+	`chain` text NOT NULL,
+	`address` text NOT NULL,
+	`ramp_address_id` text NOT NULL,
+	`proven_at` integer NOT NULL,
+	FOREIGN KEY (`tenant_id`) REFERENCES `tenants`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `ramp_proven_addresses_uq` ON `ramp_proven_addresses` (`tenant_id`,`environment`,`user_id`,`chain`,`address`);

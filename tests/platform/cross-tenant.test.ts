@@ -28,6 +28,7 @@ function idKind(path: string, param: string): string | null {
   if (param === 'environment' || param === 'chain' || param === 'channelId') return null
   if (param === 'quoteId') return 'payoutQuote'
   if (param === 'payoutId') return 'payout'
+  if (path.startsWith('/v1/ramp/bank/addresses/{id}')) return 'provenAddress'
   if (param === 'deliveryId') return 'delivery'
   if (path.startsWith('/v1/admin/tenants/{id}') || path.startsWith('/v1/ramp/bank/webhooks/')) return 'tenant'
   if (path.startsWith('/v1/users/{id}')) return 'user'
@@ -46,7 +47,7 @@ const BODIES: Record<string, unknown> = {
   'POST /v1/ramp/bank/payout/quotes/{quoteId}/steps': { isTestnet: true },
 }
 /** Payout records live in the sandbox (production payouts are refused before any lookup). */
-const query = (path: string) => (path.startsWith('/v1/ramp/bank/payout/') ? '?isTestnet=true' : '')
+const query = (path: string) => (path.startsWith('/v1/ramp/bank/payout/') || path.startsWith('/v1/ramp/bank/addresses/') ? '?isTestnet=true' : '')
 const USDC_SEPOLIA = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238' as const
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
@@ -105,6 +106,11 @@ async function payoutRecords() {
   expect(payout.status).toBe(200)
   ids.payout = payout.body.id
   await t.deps.bankRampSimulator!.settle()
+  const account = privateKeyToAccount(generatePrivateKey())
+  const challenge = await f.api.post('/v1/ramp/bank/addresses/challenge', { chain: 'ethereum', address: account.address, isTestnet: true }, { token })
+  const proven = await f.api.post('/v1/ramp/bank/addresses/verify', { challengeId: challenge.body.challengeId, signature: await account.signMessage({ message: challenge.body.message }), isTestnet: true }, { token })
+  expect(proven.status).toBe(200)
+  ids.provenAddress = proven.body.id
 }
 
 afterAll(async () => {

@@ -14,7 +14,7 @@ import { RampApiError } from '../../http/errors'
 import type {
   BankDepositToOnchainAddressRequest, BankDepositToOnchainAddressResponse, BankRampClient, BankRampPort, FiatDepositSimulateRequest,
   ChannelsQuery, GetFormResponse, HostedOnboardingRequest, HostedSessionResponse, PartnerChannel, PartnerConnection, PartnerCustomer, PartnerPaymentMethod,
-  PrepareSellRequest, PrepareSellResponse, SellRequest, SellResponse,
+  PartnerProvenAddress, PrepareSellRequest, PrepareSellResponse, ProvenAddressRequest, SellRequest, SellResponse,
 } from './port'
 
 /** Query parameters without the absent ones. */
@@ -72,6 +72,10 @@ export class HttpBankRamp implements BankRampPort {
       },
       prepareSell: (req: PrepareSellRequest) => call<PrepareSellResponse>('POST', '/transactions/sell/prepare', req),
       sell: (req: SellRequest) => call<SellResponse>('POST', '/transactions/sell', req),
+      registerAddress: (id, req: ProvenAddressRequest) => call<PartnerProvenAddress>('POST', `/customers/${enc(id)}/addresses`, req),
+      removeAddress: async (id, addressId) => {
+        await call<unknown>('DELETE', `/customers/${enc(id)}/addresses/${enc(addressId)}`)
+      },
     }
   }
 

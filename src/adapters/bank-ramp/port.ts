@@ -175,6 +175,19 @@ export interface SellRequest {
 }
 export interface SellResponse { Transaction: PartnerTransaction }
 
+/**
+ * Modelled (the partner's file lacks them): an external address the customer proved to
+ * control, registered with the signed message so the partner can check it again.
+ */
+export interface ProvenAddressRequest {
+  Network: string
+  Address: string
+  Message: string
+  Signature: string
+  SignatureScheme: 'EIP191' | 'Ed25519'
+}
+export interface PartnerProvenAddress { AddressID: string; Network: string; Address: string; Created: string }
+
 /** One tenant's connection to the partner in one environment. */
 export interface BankRampClient {
   getCustomer(customerId: string): Promise<PartnerCustomer>
@@ -188,6 +201,8 @@ export interface BankRampClient {
   channelForm(channelId: string, q: { CustomerID?: string; PaymentMethodID?: string }): Promise<GetFormResponse>
   prepareSell(req: PrepareSellRequest): Promise<PrepareSellResponse>
   sell(req: SellRequest): Promise<SellResponse>
+  registerAddress(customerId: string, req: ProvenAddressRequest): Promise<PartnerProvenAddress>
+  removeAddress(customerId: string, addressId: string): Promise<void>
 }
 
 export interface BankRampPort {

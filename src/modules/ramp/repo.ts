@@ -1,7 +1,7 @@
 /** The only file that touches the bank ramp tables. Tenant id first after the executor, always in the filter. */
-import { and, count, desc, eq, isNotNull, isNull } from 'drizzle-orm'
+import { and, count, desc, eq, isNotNull, isNull, lt, or } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
-import { rampCustomers, rampDeposits, rampPaymentMethods, rampPayouts, rampPayoutQuotes, rampTransactions, type RampEnv } from './schema'
+import { rampAddressChallenges, rampCustomers, rampDeposits, rampPaymentMethods, rampPayouts, rampPayoutQuotes, rampProvenAddresses, rampTransactions, type RampEnv } from './schema'
 
 export type CustomerRow = typeof rampCustomers.$inferSelect
 export type MethodRow = typeof rampPaymentMethods.$inferSelect
@@ -140,3 +140,42 @@ export async function listPayouts(db: Executor, tenantId: string, env: RampEnv, 
 
 export const findPayoutByRampTransaction = (db: Executor, tenantId: string, env: RampEnv, rampTransactionId: string) =>
   db.select().from(rampPayouts).where(and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.environment, env), eq(rampPayouts.rampTransactionId, rampTransactionId))).get()
+
+export type ChallengeRow = typeof rampAddressChallenges.$inferSelect
+export type ProvenAddressRow = typeof rampProvenAddresses.$inferSelect
+
+/** Stores a challenge; the user's spent and expired ones are dropped as new ones come. */
+export async function insertChallenge(db: Executor, tenantId: string, row: Omit<ChallengeRow, 'tenantId'>) {
+  const mine = and(eq(rampAddressChallenges.tenantId, tenantId), eq(rampAddressChallenges.environment, row.environment), eq(rampAddressChallenges.userId, row.userId))
+  await db.delete(rampAddressChallenges).where(and(mine, or(lt(rampAddressChallenges.expiresAt, row.createdAt), isNotNull(rampAddressChallenges.usedAt))))
+  await db.insert(rampAddressChallenges).values({ ...row, tenantId })
+}
+
+export const findChallenge = (db: Executor, tenantId: string, env: RampEnv, userId: string, id: string) =>
+  db.select().from(rampAddressChallenges).where(and(eq(rampAddressChallenges.tenantId, tenantId), eq(rampAddressChallenges.environment, env), eq(rampAddressChallenges.userId, userId), eq(rampAddressChallenges.id, id))).get()
+
+/** Spends a challenge: false when it was spent already (single use, also under concurrent requests). */
+export async function spendChallenge(db: Executor, tenantId: string, id: string, now: number): Promise<boolean> {
+  const out = await db.update(rampAddressChallenges).set({ usedAt: now })
+    .where(and(eq(rampAddressChallenges.tenantId, tenantId), eq(rampAddressChallenges.id, id), isNull(rampAddressChallenges.usedAt))).returning({ id: rampAddressChallenges.id })
+  return out.length === 1
+}
+
+/** Inserts the proven address, or refreshes the row the user already had for it; answers the row. */
+export async function upsertProvenAddress(db: Executor, tenantId: string, row: Omit<ProvenAddressRow, 'tenantId'>): Promise<ProvenAddressRow> {
+  const [out] = await db.insert(rampProvenAddresses).values({ ...row, tenantId })
+    .onConflictDoUpdate({ target: [rampProvenAddresses.tenantId, rampProvenAddresses.environment, rampProvenAddresses.userId, rampProvenAddresses.chain, rampProvenAddresses.address], set: { rampAddressId: row.rampAddressId, provenAt: row.provenAt } })
+    .returning()
+  return out!
+}
+
+export const listProvenAddresses = (db: Executor, tenantId: string, env: RampEnv, userId: string) =>
+  db.select().from(rampProvenAddresses).where(and(eq(rampProvenAddresses.tenantId, tenantId), eq(rampProvenAddresses.environment, env), eq(rampProvenAddresses.userId, userId)))
+    .orderBy(desc(rampProvenAddresses.provenAt), desc(rampProvenAddresses.id)).all()
+
+export const findProvenAddress = (db: Executor, tenantId: string, env: RampEnv, userId: string, id: string) =>
+  db.select().from(rampProvenAddresses).where(and(eq(rampProvenAddresses.tenantId, tenantId), eq(rampProvenAddresses.environment, env), eq(rampProvenAddresses.userId, userId), eq(rampProvenAddresses.id, id))).get()
+
+export async function deleteProvenAddress(db: Executor, tenantId: string, id: string) {
+  await db.delete(rampProvenAddresses).where(and(eq(rampProvenAddresses.tenantId, tenantId), eq(rampProvenAddresses.id, id)))
+}

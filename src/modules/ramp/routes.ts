@@ -10,6 +10,7 @@ import { stateOf } from '../../http/request-state'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import * as M from './model'
+import * as addresses from './addresses'
 import * as payouts from './payouts'
 import * as service from './service'
 
@@ -161,6 +162,31 @@ export function rampRoutes(deps: Deps) {
       query: M.EnvQuery,
       response: { 200: M.PayoutView, ...errorResponses('standard', 400, 401, 403, 404, 503) },
       detail: { operationId: 'rampPayoutRead', summary: 'One of the caller\'s payouts', description: `${ACCESS} Function \`payout\`.` },
+    })
+    .post('/addresses/challenge', ({ body, ctx }) => addresses.addressChallenge(ctx, body), {
+      auth: 'any',
+      body: M.AddressChallengeBody,
+      response: { 200: M.AddressChallengeView, ...errorResponses('standard', 400, 401, 403, 404, 503) },
+      detail: { operationId: 'rampAddressChallenge', summary: 'A message to sign with an external address', description: `${ACCESS} (no function switch). The user needs a bank ramp profile in that environment (404 \`RAMP_CUSTOMER_NOT_FOUND\`). The message names the chain, the address, the environment, a random nonce and its expiry (10 minutes); it can be verified once.` },
+    })
+    .post('/addresses/verify', ({ body, ctx }) => addresses.verifyAddress(ctx, body), {
+      auth: 'any',
+      body: M.AddressVerifyBody,
+      response: { 200: M.ProvenAddressView, ...errorResponses('standard', 400, 401, 403, 404, 409, 502, 503) },
+      detail: { operationId: 'rampAddressVerify', summary: 'Prove an external address with the signed challenge', description: `${ACCESS} (no function switch). EIP-191 on EVM chains, ed25519 on Solana. A challenge is used once, whatever the outcome: 400 \`ADDRESS_SIGNATURE_INVALID\` for a signature that is not the address owner's (the challenge is spent), 409 \`ADDRESS_CHALLENGE_USED\`, 400 \`ADDRESS_CHALLENGE_EXPIRED\`, 404 for another user's or an unknown challenge. The proof is registered with the bank ramp before it is recorded. ${PARTNER}` },
+    })
+    .get('/addresses', ({ query, ctx }) => addresses.listAddresses(ctx, query), {
+      auth: 'any',
+      query: M.EnvQuery,
+      response: { 200: t.Object({ addresses: t.Array(M.ProvenAddressView) }), ...errorResponses('standard', 400, 401, 403, 503) },
+      detail: { operationId: 'rampAddresses', summary: 'The caller\'s proven addresses', description: `${ACCESS} Newest first.` },
+    })
+    .delete('/addresses/:id', ({ params, query, ctx }) => addresses.deleteAddress(ctx, params.id, query), {
+      auth: 'any',
+      params: M.AddressIdParams,
+      query: M.EnvQuery,
+      response: { 200: t.Object({ deleted: t.Literal(true), id: t.String() }), ...errorResponses('standard', 400, 401, 403, 404, 502, 503) },
+      detail: { operationId: 'rampAddressDelete', summary: 'Remove a proven address', description: `${ACCESS} Removed at the bank ramp, then in Slipway. ${PARTNER}` },
     })
     .post('/webhooks/:environment/:tenantId', async ({ params, request, body: _parsed }) => service.receivePartnerWebhook(deps, {
       tenantId: params.tenantId,

@@ -189,3 +189,30 @@ export const rampPayouts = sqliteTable('ramp_payouts', {
   uniqueIndex('ramp_payouts_quote_uq').on(t.tenantId, t.quoteId),
   index('ramp_payouts_user_idx').on(t.tenantId, t.environment, t.userId, t.createdAt),
 ])
+
+/** A message for the user to sign with an external address; single use, short lived. */
+export const rampAddressChallenges = sqliteTable('ramp_address_challenges', {
+  id: text('id').primaryKey(),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id),
+  environment: env(),
+  userId: text('user_id').notNull().references(() => users.id),
+  /** Slipway's family chain id */
+  chain: text('chain').notNull(),
+  address: text('address').notNull(),
+  message: text('message').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+  usedAt: integer('used_at'),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [index('ramp_address_challenges_user_idx').on(t.tenantId, t.environment, t.userId)])
+
+/** An external address the user proved to control, registered with the partner (`rampAddressId`). */
+export const rampProvenAddresses = sqliteTable('ramp_proven_addresses', {
+  id: text('id').primaryKey(),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id),
+  environment: env(),
+  userId: text('user_id').notNull().references(() => users.id),
+  chain: text('chain').notNull(),
+  address: text('address').notNull(),
+  rampAddressId: text('ramp_address_id').notNull(),
+  provenAt: integer('proven_at').notNull(),
+}, (t) => [uniqueIndex('ramp_proven_addresses_uq').on(t.tenantId, t.environment, t.userId, t.chain, t.address)])

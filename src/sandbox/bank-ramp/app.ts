@@ -152,6 +152,8 @@ export function createBankRampSimulator(opts: SimulatorOptions) {
   const payoutMethods = new Map<string, { id: string; accountId: string; customerId: string; fields: Record<string, string> }>()
   const formSessions = new Map<string, { id: string; accountId: string; customerId: string; channel: (typeof CHANNELS)[number]; fiat: string; crypto: string; fee: string; estimate: string; authorized: string; network: string; form: Record<string, string>; paymentMethodId?: string; expiresAt: number }>()
   const sells = new Map<string, string>()
+  /** proven addresses by account and customer; the same address registered again keeps its id */
+  const provenAddresses = new Map<string, { AddressID: string; Network: string; Address: string; Created: string; accountId: string; customerId: string }>()
   let nextAccount = 1
   const rate = opts.rate ?? '1.08'
   const deliver = opts.deliver ?? ((r: Request) => fetch(r))
@@ -511,6 +513,32 @@ export function createBankRampSimulator(opts: SimulatorOptions) {
         const answer = json({ Transaction: { ...data } }, 202)
         track(runSell(account!, t))
         return answer
+      })
+      .post('/customers/:id/addresses', async ({ params, request, account }) => {
+        const customer = knownCustomer(account!.id, params.id)
+        if (!customer) return partnerError(404, 'ResourceNotFound', 'Customer not found')
+        const b = await readJson(request)
+        const missing = ['Network', 'Address', 'Message', 'Signature', 'SignatureScheme'].filter((f) => typeof b?.[f] !== 'string' || !b[f])
+        if (missing.length) return partnerError(400, 'InvalidMessage', `Missing: ${missing.join(', ')}`, Object.fromEntries(missing.map((m) => [m, 'required'])))
+        if (!['EIP191', 'Ed25519'].includes(b.SignatureScheme)) return partnerError(400, 'InvalidMessage', 'SignatureScheme is EIP191 or Ed25519', { SignatureScheme: 'invalid' })
+        if (!String(b.Message).includes(b.Address)) return partnerError(400, 'InvalidMessage', 'The message does not name the address', { Message: 'invalid' })
+        const k = key(account!.id, `${customer.id}:${b.Network}:${b.Address}`)
+        let a = provenAddresses.get(k)
+        if (!a) {
+          a = { AddressID: randomUUID(), Network: b.Network, Address: b.Address, Created: iso(), accountId: account!.id, customerId: customer.id }
+          provenAddresses.set(k, a)
+        }
+        const { accountId: _a, customerId: _c, ...out } = a
+        return json(out, 201)
+      })
+      .delete('/customers/:id/addresses/:addressId', ({ params, account }) => {
+        for (const [k, a] of provenAddresses) {
+          if (a.accountId === account!.id && a.customerId === params.id && a.AddressID === params.addressId) {
+            provenAddresses.delete(k)
+            return new Response(null, { status: 204 })
+          }
+        }
+        return partnerError(404, 'ResourceNotFound', 'Address not found')
       })
       .get('/transactions/:id', ({ params, account }) => {
         const t = txs.get(params.id)
