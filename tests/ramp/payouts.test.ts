@@ -261,3 +261,65 @@ describe('refusals', () => {
     expect((await get(`/v1/ramp/bank/payout/payouts/${mine.id}?isTestnet=true`, u3.accessToken)).status).toBe(404)
   })
 })
+
+describe('the unified feed', () => {
+  test('bank ramp deposits and payouts appear beside sends, newest first, paged across sources', async () => {
+    const iban = await post('/v1/ramp/bank/payin/initiate', { walletId: wallet.id, isTestnet: true })
+    expect(iban.status).toBe(200)
+    const dep = await post('/v1/ramp/bank/payin/sandbox/simulate-deposit', { amount: 50.25 })
+    expect(dep.status).toBe(200)
+    await w.sim.settle()
+    await until(() => get(`/v1/transactions/aggregated/ramp:deposit:${dep.body.depositId}`), (r) => r.body?.status === 'confirmed')
+
+    const all = await get('/v1/transactions/aggregated/?limit=100')
+    expect(all.status).toBe(200)
+    const items = all.body.data as Array<{ id: string; kind: string; createdAt: string }>
+    expect(all.body.pagination.total).toBe(items.length)
+    const times = items.map((i) => i.createdAt)
+    expect(times).toEqual([...times].sort().reverse())
+    const deposit = items.find((i) => i.id === `ramp:deposit:${dep.body.depositId}`)
+    expect(deposit).toEqual({
+      id: `ramp:deposit:${dep.body.depositId}`, kind: 'deposit', direction: 'in', status: 'confirmed', chain: 'ethereum', isTestnet: true, amount: '5025',
+      token: { address: null, symbol: 'EUR', decimals: 2 }, counterparty: null, txHash: null, walletId: wallet.id, simulation: false, createdAt: expect.any(String), updatedAt: expect.any(String),
+    })
+    const payouts = (await get('/v1/ramp/bank/payout/transactions?isTestnet=true&limit=100')).body.payouts as Array<{ id: string; transactionId: string; fiatAmount: string; txHash: string }>
+    for (const p of payouts) {
+      const item = items.find((i) => i.id === `ramp:payout:${p.id}`) as Record<string, unknown> | undefined
+      expect(item).toMatchObject({ kind: 'payout', direction: 'out', chain: 'ethereum', isTestnet: true, walletId: wallet.id, txHash: p.txHash, token: { address: null, symbol: 'EUR', decimals: 2 } })
+      expect(item!.amount).toBe(p.fiatAmount.replace('.', '').replace(/^0+(?=\d)/, ''))
+      // its crypto leg is a send of its own
+      expect(items.some((i) => i.id === `tx:${p.transactionId}` && i.kind === 'send')).toBe(true)
+    }
+    // pages of 2 walk the same merged order
+    const walked: string[] = []
+    for (let page = 1; page <= Math.ceil(items.length / 2); page++) {
+      const res = await get(`/v1/transactions/aggregated/?limit=2&page=${page}`)
+      expect(res.body.pagination).toEqual({ page, limit: 2, total: items.length, totalPages: Math.ceil(items.length / 2) })
+      walked.push(...res.body.data.map((i: { id: string }) => i.id))
+    }
+    expect(walked).toEqual(items.map((i) => i.id))
+    // filters reach the ramp items too
+    const confirmed = await get('/v1/transactions/aggregated/?limit=100&status=confirmed')
+    expect(confirmed.body.data.every((i: { status: string }) => i.status === 'confirmed')).toBe(true)
+    expect(confirmed.body.data.some((i: { id: string }) => i.id === deposit!.id)).toBe(true)
+    const other = await get('/v1/transactions/aggregated/?limit=100&walletId=6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f')
+    expect(other.body.data).toEqual([])
+    expect((await get('/v1/transactions/aggregated/?limit=100&status=awaiting_signature')).body.data.some((i: { id: string }) => i.id.startsWith('ramp:'))).toBe(false)
+  }, 30_000)
+
+  test('one ramp item by id; another user\'s or tenant\'s answers 404 like an unknown one', async () => {
+    const payout = (await get('/v1/ramp/bank/payout/transactions?isTestnet=true')).body.payouts[0]
+    const mine = await get(`/v1/transactions/aggregated/ramp:payout:${payout.id}`)
+    expect(mine.status).toBe(200)
+    expect(mine.body.id).toBe(`ramp:payout:${payout.id}`)
+    const t2 = await w.rampTenant({ hook: false })
+    for (const u of [await w.f.user(tenant), await w.f.user(t2)]) {
+      const theirs = await get(`/v1/transactions/aggregated/ramp:payout:${payout.id}`, u.accessToken)
+      const unknown = await get('/v1/transactions/aggregated/ramp:payout:6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f', u.accessToken)
+      expect(theirs.status).toBe(404)
+      expect(theirs.body).toEqual(unknown.body)
+      expect((await get('/v1/transactions/aggregated/?limit=100', u.accessToken)).body.data).toEqual([])
+    }
+    expect((await get('/v1/transactions/aggregated/ramp:nothing:1')).status).toBe(404)
+  })
+})

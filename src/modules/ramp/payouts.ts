@@ -302,7 +302,7 @@ async function payQuote(ctx: Ctx, a: RampAccess, q: repo.QuoteRow) {
   const wallet = await findUserWallet(deps.database.db, a.tenantId, a.userId, q.walletId)
   if (!wallet) throw new NotFoundError('Wallet not found')
   const tx = await import('../transactions/impl')
-  const { isCustodial } = await import('../transactions/service')
+  const { isCustodial } = await import('../transactions/shared')
   if (!isCustodial(wallet)) throw new BadRequestError('Payouts are paid from a custodial wallet')
   const token = stablecoinOf(a, wallet, q.cryptoCurrency)
   if (!token) throw pairUnavailable(a, `${q.cryptoCurrency} is not active on ${wallet.chain} for this tenant`)
