@@ -12,7 +12,8 @@ import { parseEther, type Address } from 'viem'
 import type { SignedInUser } from '@tests/helpers/factories'
 import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
 import { reader } from '@tests/transactions/helpers'
-import { events, onboard, rampWorld, TRANSACTION_FIELDS, until, type RampTenant, type RampWorld } from './world'
+import { findCustomer } from '@/modules/ramp/repo'
+import { events, onboard, postPartnerEvent, rampWorld, TRANSACTION_FIELDS, until, type RampTenant, type RampWorld } from './world'
 
 const USDC_SEPOLIA: Address = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'
 const DEPOSIT: Address = '0x5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e0001'
@@ -277,7 +278,7 @@ describe('the unified feed', () => {
     expect(all.body.pagination.total).toBe(items.length)
     const times = items.map((i) => i.createdAt)
     expect(times).toEqual([...times].sort().reverse())
-    const deposit = items.find((i) => i.id === `ramp:deposit:${dep.body.depositId}`)
+    const deposit = items.find((i) => i.id === `ramp:deposit:${dep.body.depositId}`) as Record<string, unknown> | undefined
     expect(deposit).toEqual({
       id: `ramp:deposit:${dep.body.depositId}`, kind: 'deposit', direction: 'in', status: 'confirmed', chain: 'ethereum', isTestnet: true, amount: '5025',
       token: { address: null, symbol: 'EUR', decimals: 2 }, counterparty: null, txHash: null, walletId: wallet.id, simulation: false, createdAt: expect.any(String), updatedAt: expect.any(String),
@@ -321,5 +322,37 @@ describe('the unified feed', () => {
       expect((await get('/v1/transactions/aggregated/?limit=100', u.accessToken)).body.data).toEqual([])
     }
     expect((await get('/v1/transactions/aggregated/ramp:nothing:1')).status).toBe(404)
+  })
+})
+
+describe('partner events about a payout', () => {
+  test('repeats and older versions send nothing; a status change sends both events; the same status again only the transaction\'s', async () => {
+    const payout = (await get('/v1/ramp/bank/payout/transactions?isTestnet=true&limit=100')).body.payouts.find((p: { status: string }) => p.status === 'completed')
+    const customer = await findCustomer(w.t.deps.database.db, tenant.id, 'sandbox', user.id)
+    const event = (version: number, status: string) => ({
+      EventType: 'Transaction', EventVersion: version, Occurred: new Date().toISOString(),
+      Data: {
+        ID: payout.rampTransactionId, Network: 'EthereumTestSepolia', Created: new Date().toISOString(), Status: status, Direction: 'Out', CustomerID: customer!.id,
+        CryptoCurrency: 'USDC_TEST', Amount: '93.518519', ExternalID: payout.id, FiatPayment: { Amount: payout.fiatAmount, FeeAmount: '1.00', Rate: '1.08', FiatCurrency: 'EUR' }, Breakdown: [], Refunds: [],
+      },
+    })
+    const count = (type: string) => events(w.receiver, type).filter((e) => e.data.rampTransactionId === payout.rampTransactionId).length
+    const before = { tx: count('ramp.transaction.updated'), payout: count('ramp.payout.updated') }
+    for (const version of [1, 2]) {
+      const res = await postPartnerEvent(tenant.webhookUrl, tenant.webhookKey, event(version, 'Settled'))
+      expect(res).toEqual({ status: 200, body: { received: true, outcome: 'stale' } })
+    }
+    const failed = await postPartnerEvent(tenant.webhookUrl, tenant.webhookKey, event(3, 'Failed'))
+    expect(failed.body.outcome).toBe('applied')
+    await until(() => count('ramp.payout.updated'), (n) => n === before.payout + 1)
+    expect((await get(`/v1/ramp/bank/payout/payouts/${payout.id}?isTestnet=true`)).body).toMatchObject({ status: 'failed', failureReason: expect.any(String) })
+    const last = events(w.receiver, 'ramp.payout.updated').filter((e) => e.data.payoutId === payout.id).find((e) => e.data.status === 'failed')
+    expect(last.data).toMatchObject({ payoutId: payout.id, status: 'failed', cryptoAuthorizedAmount: payout.cryptoAuthorizedAmount, fiatAmount: payout.fiatAmount })
+    const same = await postPartnerEvent(tenant.webhookUrl, tenant.webhookKey, event(4, 'Failed'))
+    expect(same.body.outcome).toBe('applied')
+    await until(() => count('ramp.transaction.updated'), (n) => n === before.tx + 2)
+    await Bun.sleep(300)
+    expect(count('ramp.payout.updated')).toBe(before.payout + 1)
+    expect(count('ramp.transaction.updated')).toBe(before.tx + 2)
   })
 })
