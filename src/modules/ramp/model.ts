@@ -184,7 +184,7 @@ export const PayoutIdParams = t.Object({ payoutId: t.String({ format: 'uuid' }) 
 export const ChannelFormBody = t.Object({
   paymentMethodId: t.Optional(PaymentMethodId),
   isTestnet: IsTestnet,
-}, { examples: [{ isTestnet: true }, { paymentMethodId: 'Bank/Sepa/DE89370400440532013000', isTestnet: true }] })
+}, { examples: [{ paymentMethodId: 'Bank/Sepa/DE89370400440532013000', isTestnet: true }] })
 export type ChannelFormBody = typeof ChannelFormBody.static
 
 export const ChannelFormView = t.Object({
