@@ -16445,7 +16445,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description EUR as a JSON number, at least 0.01, at most 2 decimals, at most 15000 */
+                    /** @description EUR as a JSON number, more than 0, at most 2 decimals, at most 15000 */
                     amount: number;
                     /**
                      * Format: uuid

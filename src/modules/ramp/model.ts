@@ -37,7 +37,7 @@ export const PayinInitiateBody = t.Object({
 export type PayinInitiateBody = typeof PayinInitiateBody.static
 
 export const SimulateDepositBody = t.Object({
-  amount: t.Number({ minimum: 0.01, maximum: 15000, description: 'EUR as a JSON number, at least 0.01, at most 2 decimals, at most 15000' }),
+  amount: t.Number({ minimum: 0, maximum: 15000, description: 'EUR as a JSON number, more than 0, at most 2 decimals, at most 15000' }),
   paymentMethodId: t.Optional(t.String({ format: 'uuid', description: 'a virtual IBAN of the caller (`id` from payment-methods); default the newest sandbox one' })),
 }, { examples: [{ amount: 250.5 }] })
 export type SimulateDepositBody = typeof SimulateDepositBody.static

@@ -242,6 +242,7 @@ export async function simulateDeposit(ctx: Ctx, input: M.SimulateDepositBody) {
   // a JSON number with at most 2 decimals, as exact text (never a float in storage)
   const cents = Math.round(input.amount * 100)
   if (Math.abs(cents - input.amount * 100) > 1e-6) throw new BadRequestError('amount has at most 2 decimals', { details: { field: 'amount' } })
+  if (cents <= 0) throw new BadRequestError('amount must be more than 0', { details: { field: 'amount' } })
   const fiatAmount = (cents / 100).toFixed(2)
   const customer = await repo.findCustomer(deps.database.db, a.tenantId, a.env, a.userId)
   if (!customer) throw customerNotFound(a.env)
