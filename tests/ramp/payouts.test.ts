@@ -12,6 +12,7 @@ import { parseEther, type Address } from 'viem'
 import type { SignedInUser } from '@tests/helpers/factories'
 import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
 import { reader } from '@tests/transactions/helpers'
+import type { ManualClock } from '@/lib/clock'
 import { findCustomer } from '@/modules/ramp/repo'
 import { events, onboard, postPartnerEvent, rampWorld, TRANSACTION_FIELDS, until, type RampTenant, type RampWorld } from './world'
 
@@ -260,6 +261,35 @@ describe('refusals', () => {
     // the other user of the same tenant does not see them either
     const u3 = await w.f.user(tenant)
     expect((await get(`/v1/ramp/bank/payout/payouts/${mine.id}?isTestnet=true`, u3.accessToken)).status).toBe(404)
+  })
+})
+
+let afterExpiry = () => {}
+describe('a quote pays once, and only while it is open', () => {
+  test('two payouts of one quote at once: one is paid, the other answers 409; one transfer leaves the wallet', async () => {
+    const q = await post('/v1/ramp/bank/payout/quotes', { channelId, walletId: wallet.id, fiatAmount: '5.00', form: filled, isTestnet: true })
+    expect(q.status).toBe(200)
+    const before = await reader(chain.url).tokenBalance(USDC_SEPOLIA, wallet.address)
+    const [a, b] = await Promise.all([0, 1].map(() => post('/v1/ramp/bank/payout/payouts', { quoteId: q.body.id, isTestnet: true })))
+    expect([a!.status, b!.status].sort()).toEqual([200, 409])
+    await w.sim.settle()
+    const paid = a!.status === 200 ? a! : b!
+    await until(() => get(`/v1/transactions/${paid.body.transactionId}/status`), (r) => r.body?.status === 'confirmed', 20_000)
+    expect(await reader(chain.url).tokenBalance(USDC_SEPOLIA, wallet.address)).toBe(before - BigInt(q.body.cryptoAuthorizedAmount))
+  }, 30_000)
+
+  test('an expired quote: 400 RAMP_QUOTE_EXPIRED, nothing sent', async () => {
+    const q = await post('/v1/ramp/bank/payout/quotes', { channelId, walletId: wallet.id, fiatAmount: '5.00', form: filled, isTestnet: true })
+    const clock = w.t.clock as ManualClock
+    clock.advance(10 * 60_000)
+    // back to the wall clock afterwards: the simulator signs its webhooks with real time
+    afterExpiry = () => clock.set(Date.now())
+    expect((await get(`/v1/ramp/bank/payout/quotes/${q.body.id}?isTestnet=true`)).body.status).toBe('expired')
+    const res = await post('/v1/ramp/bank/payout/payouts', { quoteId: q.body.id, isTestnet: true })
+    expect(res.status).toBe(400)
+    expect(res.body.details).toEqual({ code: 'RAMP_QUOTE_EXPIRED' })
+    expect((await get(`/v1/ramp/bank/payout/quotes/${q.body.id}?isTestnet=true`)).body).toMatchObject({ status: 'expired', payoutId: null })
+    afterExpiry()
   })
 })
 
