@@ -63,7 +63,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(tokenRoutes(deps))
     .use(passwordResetRoutes(deps))
     .use(socialRoutes(deps))
-    .use(transactionRoutes(deps))
+    .use(transactionRoutes(deps, services.feedSources))
     .use(swapRoutes(deps))
     .use(rampRoutes(deps))
   // the built-in bank ramp sandbox (docs/bank-ramp.md): hosted pages and the partner API, raw requests

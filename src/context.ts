@@ -53,3 +53,44 @@ export interface RegistrationCollaborators {
 
 /** User ids owning a wallet whose address or id is `q`, for the operators' user search. */
 export type WalletOwnerLookup = (tenantId: string, q: string) => Promise<string[]>
+
+/** One item of the unified feed (`GET /v1/transactions/aggregated/`), whichever module it comes from. */
+export interface FeedItemView {
+  id: string
+  kind: 'send' | 'swap' | 'deposit' | 'payout'
+  direction: 'out' | 'in' | 'swap'
+  status: string
+  chain: string
+  isTestnet: boolean
+  amount: string
+  token: { address: string | null; symbol: string; decimals: number }
+  counterparty: string | null
+  txHash: string | null
+  walletId: string | null
+  simulation: boolean
+  createdAt: string
+  updatedAt: string
+}
+
+/** The feed's filters; `status` in the feed's words (`awaiting_signature`, `pending`, `confirmed`, `failed`). */
+export interface FeedFilter {
+  walletId?: string
+  /** family chain id */
+  chain?: string
+  /** a testnet's registry id was named: that chain's testnet only */
+  testnetOnly?: boolean
+  status?: string
+}
+
+/**
+ * Movements another module adds to the unified feed (the bank ramp's deposits and payouts),
+ * built in src/services.ts, so the transactions module never reads another module's tables.
+ */
+export interface FeedSource {
+  /** the item id prefix this source answers for (`ramp:`) */
+  prefix: string
+  /** the user's `take` newest items matching `filter`, newest first, and how many match in all */
+  list(tenantId: string, userId: string, filter: FeedFilter, take: number): Promise<{ items: FeedItemView[]; total: number }>
+  /** one of the user's items by the id after the prefix, or null */
+  item(tenantId: string, userId: string, id: string): Promise<FeedItemView | null>
+}

@@ -4,9 +4,10 @@
  * registration checks, or where the operators' user search finds wallet owners, is
  * read here and nowhere else.
  */
-import type { RegistrationCollaborators, WalletOwnerLookup } from './context'
+import type { FeedSource, RegistrationCollaborators, WalletOwnerLookup } from './context'
 import type { Deps } from './deps'
 import { registrationBreachCheck } from './modules/auth/breach-check'
+import { rampFeedSource } from './modules/ramp/feed'
 import { BalanceCache } from './modules/wallets/balance-cache'
 import { registrationWallets, walletOwnerLookup } from './modules/wallets/registration'
 
@@ -17,6 +18,8 @@ export interface Services {
   walletOwners: WalletOwnerLookup
   /** chain balances read in the last few seconds, shared by the balance routes */
   balances: BalanceCache
+  /** other modules' movements in the unified feed: the bank ramp's deposits and payouts */
+  feedSources: FeedSource[]
 }
 
 export function buildServices(deps: Deps): Services {
@@ -28,5 +31,6 @@ export function buildServices(deps: Deps): Services {
     },
     walletOwners: walletOwnerLookup(deps),
     balances: new BalanceCache(deps.clock),
+    feedSources: [rampFeedSource(deps)],
   }
 }

@@ -24,7 +24,11 @@ let other: { operator: SignedInUser; user: SignedInUser }
 
 /** What each path parameter names; `null` for parameters that are not ids of a tenant's records. */
 function idKind(path: string, param: string): string | null {
-  if (param === 'environment' || param === 'chain') return null
+  // a payout channel is the bank ramp's, the same for every tenant
+  if (param === 'environment' || param === 'chain' || param === 'channelId') return null
+  if (param === 'quoteId') return 'payoutQuote'
+  if (param === 'payoutId') return 'payout'
+  if (path.startsWith('/v1/ramp/bank/addresses/{id}')) return 'provenAddress'
   if (param === 'deliveryId') return 'delivery'
   if (path.startsWith('/v1/admin/tenants/{id}') || path.startsWith('/v1/ramp/bank/webhooks/')) return 'tenant'
   if (path.startsWith('/v1/users/{id}')) return 'user'
@@ -40,7 +44,11 @@ const BODIES: Record<string, unknown> = {
   'PUT /v1/users/{id}': { email: 'changed@example.com' },
   'PUT /v1/admin/tenants/{id}/webhooks/{environment}': { url: 'https://hooks.slipway.test/in', eventTypes: ['ramp.deposit.updated'] },
   'POST /v1/transactions/{id}/broadcast': { signedTransaction: '0x02' },
+  'POST /v1/ramp/bank/payout/quotes/{quoteId}/steps': { isTestnet: true },
 }
+/** Payout records live in the sandbox (production payouts are refused before any lookup). */
+const query = (path: string) => (path.startsWith('/v1/ramp/bank/payout/') || path.startsWith('/v1/ramp/bank/addresses/') ? '?isTestnet=true' : '')
+const USDC_SEPOLIA = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238' as const
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
 /** An unknown id of the same shape as a real one, so both pass the same schema checks. */
@@ -51,7 +59,8 @@ beforeAll(async () => {
   await node.installMulticall3()
   t = await makeApp({ clock: systemClock, jobs: true, env: { RPC_TIMEOUT_MS: '3000', WEBHOOK_DEV_ROUTES: 'hooks.slipway.test=http://127.0.0.1:9' } })
   f = new Factory(t)
-  const settings = { chains: { rpc: { ethereum: node.url } }, bankRamp: { sandbox: { connected: true } } }
+  await node.placeToken(USDC_SEPOLIA)
+  const settings = { chains: { rpc: { ethereum: node.url, sepolia: node.url } }, bankRamp: { sandbox: { connected: true, functions: { kyc: true, payin: true, payout: true } } } }
   a = await f.tenant(settings)
   b = await f.tenant(settings)
   own = { operator: await f.tenantAdmin(a), user: await f.user(a) }
@@ -73,7 +82,36 @@ beforeAll(async () => {
   expect([200, 202]).toContain(test.status)
   const deliveries = await f.api.get(`/v1/admin/tenants/${a.id}/webhooks/sandbox/deliveries`, { token: admin })
   ids.delivery = deliveries.body.data[0].id
+  await payoutRecords()
 }, 60_000)
+
+/** A payout quote and a payout of the user: the embedded sandbox simulator, the local node as Sepolia. */
+async function payoutRecords() {
+  const token = own.user.accessToken
+  const session = await f.api.post('/v1/ramp/bank/payin/onboard-session', { isTestnet: true }, { token })
+  expect(session.status).toBe(200)
+  expect((await t.handle(new Request(session.body.url))).status).toBe(200)
+  const decided = await t.handle(new Request(`${session.body.url}/decision`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=approve' }))
+  expect(decided.status).toBe(200)
+  await t.deps.bankRampSimulator!.settle()
+  const wallet = await f.api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, { token })
+  await node.sendNative(wallet.body.address, parseEther('1'))
+  await node.sendToken(wallet.body.address, 50_000_000n, USDC_SEPOLIA)
+  const channels = await f.api.post('/v1/ramp/bank/payout/channels/search', { isTestnet: true, country: 'DE' }, { token })
+  const channelId = channels.body.channels.find((c: { paymentMethodType: string }) => c.paymentMethodType === 'BankSepa').channelId
+  const quote = await f.api.post('/v1/ramp/bank/payout/quotes', { channelId, walletId: wallet.body.id, fiatAmount: '10.00', form: { AccountHolderName: 'Ada Lovelace', IBAN: 'DE89370400440532013000' }, isTestnet: true }, { token })
+  expect(quote.status).toBe(200)
+  ids.payoutQuote = quote.body.id
+  const payout = await f.api.post('/v1/ramp/bank/payout/payouts', { quoteId: quote.body.id, isTestnet: true }, { token })
+  expect(payout.status).toBe(200)
+  ids.payout = payout.body.id
+  await t.deps.bankRampSimulator!.settle()
+  const account = privateKeyToAccount(generatePrivateKey())
+  const challenge = await f.api.post('/v1/ramp/bank/addresses/challenge', { chain: 'ethereum', address: account.address, isTestnet: true }, { token })
+  const proven = await f.api.post('/v1/ramp/bank/addresses/verify', { challengeId: challenge.body.challengeId, signature: await account.signMessage({ message: challenge.body.message }), isTestnet: true }, { token })
+  expect(proven.status).toBe(200)
+  ids.provenAddress = proven.body.id
+}
 
 afterAll(async () => {
   await t.close()
@@ -102,7 +140,7 @@ function url(route: Route, foreign: boolean) {
     if (value === undefined) throw new Error(`no ${kind} id was created for ${route.path}`)
     out = out.replace(`{${p}}`, value)
   }
-  return out
+  return out + query(route.path)
 }
 
 /** The answer without what differs between any two requests. */

@@ -252,14 +252,15 @@ describe('after an hour', () => {
 test('the OpenAPI document describes every bank ramp route, with the Idempotency-Key header where it is taken', async () => {
   const doc = (await api().get('/v1/docs/json')).body as { paths: Record<string, Record<string, { operationId?: string; description?: string; parameters?: Array<{ name: string; in: string }> }>> }
   const ramp = Object.entries(doc.paths).filter(([p]) => p.startsWith('/v1/ramp/bank'))
-  expect(ramp.length).toBe(13)
+  // part 1: 13 paths; part 2: 11 payout paths and 4 of proven addresses
+  expect(ramp.length).toBe(28)
   for (const [path, ops] of ramp) {
     for (const op of Object.values(ops)) {
       expect(op.operationId, path).toBeString()
       expect(op.description?.length ?? 0, path).toBeGreaterThan(20)
     }
   }
-  for (const path of ['/v1/ramp/bank/payin/onboard-session', '/v1/ramp/bank/payin/initiate', '/v1/ramp/bank/payin/initiate-deposit', '/v1/transactions/']) {
+  for (const path of ['/v1/ramp/bank/payin/onboard-session', '/v1/ramp/bank/payin/initiate', '/v1/ramp/bank/payin/initiate-deposit', '/v1/ramp/bank/payout/quotes', '/v1/ramp/bank/payout/payouts', '/v1/ramp/bank/payout/initiate', '/v1/transactions/']) {
     expect(doc.paths[path]!.post!.parameters?.some((p) => p.name === 'idempotency-key' && p.in === 'header'), path).toBe(true)
   }
 })

@@ -13,8 +13,13 @@
 import { RampApiError } from '../../http/errors'
 import type {
   BankDepositToOnchainAddressRequest, BankDepositToOnchainAddressResponse, BankRampClient, BankRampPort, FiatDepositSimulateRequest,
-  HostedOnboardingRequest, HostedSessionResponse, PartnerConnection, PartnerCustomer, PartnerPaymentMethod,
+  ChannelsQuery, GetFormResponse, HostedOnboardingRequest, HostedSessionResponse, PartnerChannel, PartnerConnection, PartnerCustomer, PartnerPaymentMethod,
+  PartnerProvenAddress, PrepareSellRequest, PrepareSellResponse, ProvenAddressRequest, SellRequest, SellResponse,
 } from './port'
+
+/** Query parameters without the absent ones. */
+const defined = (q: object): Record<string, string> =>
+  Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined && v !== null).map(([k, v]) => [k, String(v)]))
 
 interface PartnerError {
   Type?: string
@@ -47,6 +52,30 @@ export class HttpBankRamp implements BankRampPort {
         return items
       },
       simulateFiatDeposit: (req: FiatDepositSimulateRequest) => call<{ FiatDepositID: string }>('POST', '/sandbox/fiat-deposit/simulate', req),
+      sellCountries: (customerId) => call<Record<string, string[]>>('GET', `/channels/sell/countries${customerId ? `?${new URLSearchParams({ CustomerID: customerId })}` : ''}`),
+      sellChannels: async (q: ChannelsQuery) => {
+        const items: PartnerChannel[] = []
+        let token: string | undefined
+        // PageToken pages; 10 pages of 100 channels is far beyond one country's
+        for (let i = 0; i < 10; i++) {
+          const params = new URLSearchParams({ PageSize: '100', ...defined(q), ...(token ? { PageToken: token } : {}) })
+          const page = await call<{ Items: PartnerChannel[]; PageToken?: string }>('GET', `/channels/sell?${params}`)
+          items.push(...(Array.isArray(page.Items) ? page.Items : []))
+          token = page.PageToken
+          if (!token) break
+        }
+        return items
+      },
+      channelForm: (id, q) => {
+        const params = new URLSearchParams(defined(q))
+        return call<GetFormResponse>('GET', `/channels/${enc(id)}/form${params.size ? `?${params}` : ''}`)
+      },
+      prepareSell: (req: PrepareSellRequest) => call<PrepareSellResponse>('POST', '/transactions/sell/prepare', req),
+      sell: (req: SellRequest) => call<SellResponse>('POST', '/transactions/sell', req),
+      registerAddress: (id, req: ProvenAddressRequest) => call<PartnerProvenAddress>('POST', `/customers/${enc(id)}/addresses`, req),
+      removeAddress: async (id, addressId) => {
+        await call<unknown>('DELETE', `/customers/${enc(id)}/addresses/${enc(addressId)}`)
+      },
     }
   }
 

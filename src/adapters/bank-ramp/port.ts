@@ -106,6 +106,8 @@ export interface PartnerTransaction {
   DestinationAddress?: string
   TransactionHash?: string
   RequestForInformation?: PartnerRequestForInformation | null
+  /** Slipway's id of a sell (its payout), as sent in `SellRequest.ExternalID` */
+  ExternalID?: string
 }
 
 /** A partner webhook (`Webhook-Signature` header over the raw body; see docs/bank-ramp.md). */
@@ -117,6 +119,75 @@ export interface PartnerEvent {
   UserID?: string
 }
 
+/** Payouts (sell channels, dynamic forms, prepare and sell), as in the partner's file. */
+export interface ChannelsQuery {
+  CryptoCurrency: string
+  Country?: string
+  FiatCurrency?: string
+  FiatAmount?: string
+  CustomerID?: string
+  PaymentMethodID?: string
+}
+export interface PartnerChannel {
+  ID: string
+  PaymentMethodCategory: string
+  PaymentMethodType: string
+  FiatCurrency: string
+  Country: string
+  Calculated?: { TotalFee: string }
+  Limits: { MinLimit: string; MaxLimit?: string }
+  Rate: string
+  ProcessingSeconds: number
+  ProcessingTier?: string
+  PaymentMethods?: Array<{ ID: string; PaymentMethodType: string; Details: Record<string, unknown> }>
+}
+/** A draft-07 JSON Schema object; omitted by the partner when nothing more is needed. */
+export interface GetFormResponse { FormSchema?: Record<string, unknown> }
+
+export interface PrepareSellRequest {
+  ChannelID: string
+  CryptoCurrency: string
+  FiatAmount: string
+  CustomerID?: string
+  PaymentMethodID?: string
+  Form?: Record<string, unknown>
+  /** modelled: the network the crypto leg is sent on, so the partner can name its deposit address */
+  Network?: string
+}
+export interface PrepareSellResponse {
+  FormSessionID: string
+  TotalFee: string
+  CryptoAmountEstimate: string
+  CryptoAuthorizedAmount: string
+  /** modelled: where the customer's crypto is sent before the sell (the partner credits the customer's balance) */
+  DepositAddress?: { Network: string; Address: string }
+}
+export interface SellRequest {
+  CryptoCurrency: string
+  FiatAmount: string
+  CryptoAuthorizedAmount: string
+  FormSessionID: string
+  /** the partner's idempotency key: the same Nonce never sells twice */
+  Nonce: string
+  ExternalID?: string
+  /** modelled: the on-chain transfer that funded the sell */
+  SourceTransactionHash?: string
+}
+export interface SellResponse { Transaction: PartnerTransaction }
+
+/**
+ * Modelled (the partner's file lacks them): an external address the customer proved to
+ * control, registered with the signed message so the partner can check it again.
+ */
+export interface ProvenAddressRequest {
+  Network: string
+  Address: string
+  Message: string
+  Signature: string
+  SignatureScheme: 'EIP191' | 'Ed25519'
+}
+export interface PartnerProvenAddress { AddressID: string; Network: string; Address: string; Created: string }
+
 /** One tenant's connection to the partner in one environment. */
 export interface BankRampClient {
   getCustomer(customerId: string): Promise<PartnerCustomer>
@@ -124,6 +195,14 @@ export interface BankRampClient {
   createBankDepositWorkflow(req: BankDepositToOnchainAddressRequest): Promise<BankDepositToOnchainAddressResponse>
   listPaymentMethods(customerId: string): Promise<PartnerPaymentMethod[]>
   simulateFiatDeposit(req: FiatDepositSimulateRequest): Promise<{ FiatDepositID: string }>
+  /** `{ [Country]: FiatCurrency[] }` */
+  sellCountries(customerId?: string): Promise<Record<string, string[]>>
+  sellChannels(q: ChannelsQuery): Promise<PartnerChannel[]>
+  channelForm(channelId: string, q: { CustomerID?: string; PaymentMethodID?: string }): Promise<GetFormResponse>
+  prepareSell(req: PrepareSellRequest): Promise<PrepareSellResponse>
+  sell(req: SellRequest): Promise<SellResponse>
+  registerAddress(customerId: string, req: ProvenAddressRequest): Promise<PartnerProvenAddress>
+  removeAddress(customerId: string, addressId: string): Promise<void>
 }
 
 export interface BankRampPort {

@@ -12,12 +12,12 @@
 import { createHash } from 'node:crypto'
 import type { Tx } from '../../db/client'
 import type { PartnerEvent } from '../../adapters/bank-ramp/port'
-import { newId } from '../../lib/ids'
+import { isUuid, newId } from '../../lib/ids'
 import { publishEvent } from '../webhooks/publish'
 import * as repo from './repo'
 import type { AgreementView, RampEnv, RegionView, RequestForInformation } from './schema'
 import { chainOfNetwork, currencyOfCrypto } from './pairs'
-import { decimalText, depositEventData, kycEventData, subStatus, transactionEventData } from './views'
+import { decimalText, depositEventData, kycEventData, payoutEventData, subStatus, transactionEventData } from './views'
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length ? v : null)
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
@@ -33,6 +33,8 @@ const isoText = (v: unknown) => {
 
 const STATUS: Record<string, string> = { Pending: 'pending', Settled: 'completed', Failed: 'failed' }
 const statusOf = (v: unknown) => STATUS[String(v)] ?? 'pending'
+/** A payout is `pending` until the partner reports its sell; then the sell's status. */
+const PAYOUT_STATUS: Record<string, string> = { Pending: 'processing', Settled: 'completed', Failed: 'failed' }
 
 function eventId(tenantId: string, env: RampEnv, e: PartnerEvent, recordId: string, type: string) {
   return `evt_${createHash('sha256').update(`${tenantId}|${env}|${e.EventType}|${recordId}|${e.EventVersion}|${type}`).digest('hex').slice(0, 32)}`
@@ -158,8 +160,13 @@ export async function applyPartnerEvent(tx: Tx, tenantId: string, env: RampEnv, 
     const adjustment = obj(data.AdjustmentFor)
     const adjustedRampId = str(adjustment.AdjustedTransactionID)
     const reverses = adjustedRampId ? (await repo.findTransactionByRampId(tx, tenantId, env, adjustedRampId))?.id ?? null : null
+    // a sell names Slipway's payout in ExternalID (rule 6)
+    const externalId = str(data.ExternalID)
+    const payout = (externalId && isUuid(externalId) ? await repo.findPayoutById(tx, tenantId, env, externalId) : undefined)
+      ?? await repo.findPayoutByRampTransaction(tx, tenantId, env, rampId)
+    const ownPayout = payout && payout.userId === customer.userId ? payout : undefined
     const fields = {
-      transactionType: rampDepositId ? 'payin_conversion' : direction === 'out' ? 'payin_delivery' : 'payin_conversion',
+      transactionType: ownPayout ? 'payout' : rampDepositId ? 'payin_conversion' : direction === 'out' ? 'payin_delivery' : 'payin_conversion',
       direction,
       status: statusOf(data.Status),
       rampStatus: str(data.Status),
@@ -196,6 +203,14 @@ export async function applyPartnerEvent(tx: Tx, tenantId: string, env: RampEnv, 
     }
     if (depositId && ruleExecutionId) await repo.fillExecutionDeposit(tx, tenantId, env, ruleExecutionId, depositId, depositRampId)
     await publish('ramp.transaction.updated', rampId, transactionEventData(x))
+    if (ownPayout) {
+      const status = PAYOUT_STATUS[String(data.Status)] ?? 'processing'
+      const changed = status !== ownPayout.status
+      const patch = { status, rampTransactionId: rampId, updatedAt: now, ...(status === 'failed' && changed ? { failureReason: 'The bank ramp reported the payout failed' } : {}) }
+      await repo.updatePayout(tx, tenantId, ownPayout.id, patch)
+      // rule 6: the payout's own event only when its status changed
+      if (changed) await publish('ramp.payout.updated', rampId, payoutEventData({ ...ownPayout, ...patch }))
+    }
     return 'applied'
   }
   return 'ignored'

@@ -10,10 +10,13 @@ import { stateOf } from '../../http/request-state'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import * as M from './model'
+import * as addresses from './addresses'
+import * as payouts from './payouts'
 import * as service from './service'
 
 const ACCESS = 'Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off.'
 const PARTNER = 'Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner\'s own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`.'
+const PAYOUT = 'Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called.'
 const IDEMPOTENT = 'Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`.'
 
 export function rampRoutes(deps: Deps) {
@@ -83,6 +86,107 @@ export function rampRoutes(deps: Deps) {
       body: M.SimulateDepositBody,
       response: { 200: M.SimulatedDepositView, ...errorResponses('standard', 400, 401, 403, 404, 502, 503) },
       detail: { operationId: 'rampSimulateDeposit', summary: 'Simulate a bank transfer to a sandbox virtual IBAN', description: `${ACCESS} Sandbox only (function \`payin\` of the sandbox). \`amount\` is a JSON number, at most 2 decimals, at most 15000. The partner then sends the deposit's and the conversion's events, which update the records and reach the tenant's webhook. ${PARTNER}` },
+    })
+    .get('/payout/countries', ({ query, ctx }) => payouts.payoutCountries(ctx, query), {
+      auth: 'any',
+      query: M.EnvQuery,
+      response: { 200: M.CountriesView, ...errorResponses('standard', 400, 401, 403, 404, 502, 503) },
+      detail: { operationId: 'rampPayoutCountries', summary: 'Countries and currencies bank payouts reach', description: `${ACCESS} Function \`payout\`. Read from the bank ramp; nothing stored. ${PARTNER}` },
+    })
+    .post('/payout/channels/search', ({ body, ctx }) => payouts.searchChannels(ctx, body), {
+      auth: 'any',
+      body: M.ChannelSearchBody,
+      response: { 200: M.ChannelsView, ...errorResponses('standard', 400, 401, 403, 404, 502, 503) },
+      detail: { operationId: 'rampPayoutChannelsSearch', summary: 'Payout channels (bank transfer methods) for a country, currency and amount', description: `${ACCESS} Function \`payout\`. A POST because \`paymentMethodId\` contains the account number. Read from the bank ramp; nothing stored. \`limits\`, \`rate\` and \`totalFee\` are decimal text. ${PARTNER}` },
+    })
+    .post('/payout/channels/:channelId/form', ({ params, body, ctx }) => payouts.channelForm(ctx, params.channelId, body), {
+      auth: 'any',
+      params: M.ChannelIdParams,
+      body: M.ChannelFormBody,
+      response: { 200: M.ChannelFormView, ...errorResponses('standard', 400, 401, 403, 404, 502, 503) },
+      detail: { operationId: 'rampPayoutChannelForm', summary: 'The form a payout channel asks for', description: `${ACCESS} Function \`payout\`. A POST because the payment method id contains the account number; nothing is stored and nothing moves. \`formSchema\` is a JSON Schema (draft-07) object, with \`paymentMethodId\` only of what the bank ramp still lacks; \`formSchema\` and \`formContentHash\` are \`null\` when nothing more is needed. 400 when \`channelId\` is not a UUID; 404 \`RAMP_CUSTOMER_NOT_FOUND\` when the user has no bank ramp profile in that environment; 404 \`RAMP_RESOURCE_NOT_FOUND\` when the hosted onboarding was not started (the bank ramp does not know the customer yet), or the channel or payment method is unknown. KYC approval is not needed. ${PARTNER}` },
+    })
+    .get('/payout/beneficiaries', ({ query, ctx }) => payouts.beneficiaries(ctx, query), {
+      auth: 'any',
+      query: M.EnvQuery,
+      response: { 200: M.BeneficiariesView, ...errorResponses('standard', 400, 401, 403, 502, 503) },
+      detail: { operationId: 'rampPayoutBeneficiaries', summary: 'Bank accounts the caller has paid out to', description: `${ACCESS} Function \`payout\`. The bank ramp's saved payment methods of the caller other than their virtual IBANs; only the account number's last 4 characters are shown (the \`paymentMethodId\` contains it, to pass to the channel form and quotes). ${PARTNER}` },
+    })
+    .post('/payout/quotes', ({ body, ctx }) => payouts.createQuote(ctx, body), {
+      auth: 'any',
+      idempotent: true,
+      headers: IdempotencyHeaders,
+      body: M.QuoteBody,
+      response: { 200: M.QuoteView, ...errorResponses('standard', 400, 401, 403, 404, 409, 502, 503) },
+      detail: { operationId: 'rampPayoutQuote', summary: 'Quote a payout from a wallet to a bank account', description: `${ACCESS} ${PAYOUT} The bank ramp prepares the sell (fee, the most crypto it may take) and checks the filled \`form\` of the channel (its refusal passes through, \`details.fields\` by field). \`fiatAmount\` has at most 2 decimals; \`cryptoAmountEstimate\` and \`cryptoAuthorizedAmount\` are in the smallest unit (6 decimals). The wallet must be the caller's testnet wallet on a chain the bank ramp offers. Payable for 10 minutes. ${IDEMPOTENT} ${PARTNER}` },
+    })
+    .post('/payout/quotes/:quoteId/steps', ({ params, body, ctx }) => payouts.quoteSteps(ctx, params.quoteId, body), {
+      auth: 'any',
+      params: M.QuoteIdParams,
+      body: M.EnvBody,
+      response: { 200: M.QuoteStepsView, ...errorResponses('standard', 400, 401, 403, 404, 503) },
+      detail: { operationId: 'rampPayoutQuoteSteps', summary: 'What paying a quote does, and which of it is done', description: `${ACCESS} ${PAYOUT} The on-chain transfer from the wallet to the bank ramp's deposit address (amount in the smallest unit), then the bank ramp's payout. Reads only; \`POST /v1/ramp/bank/payout/payouts\` runs them.` },
+    })
+    .get('/payout/quotes/:quoteId', ({ params, query, ctx }) => payouts.readQuote(ctx, params.quoteId, query), {
+      auth: 'any',
+      params: M.QuoteIdParams,
+      query: M.EnvQuery,
+      response: { 200: M.QuoteView, ...errorResponses('standard', 400, 401, 403, 404, 503) },
+      detail: { operationId: 'rampPayoutQuoteRead', summary: 'One of the caller\'s payout quotes', description: `${ACCESS} ${PAYOUT} \`status\`: \`open\`, \`used\` (\`payoutId\` paid it) or \`expired\`.` },
+    })
+    .post('/payout/payouts', ({ body, ctx }) => payouts.createPayout(ctx, body), {
+      auth: 'any',
+      idempotent: true,
+      headers: IdempotencyHeaders,
+      body: M.PayoutBody,
+      response: { 200: M.PayoutView, ...errorResponses('standard', 400, 401, 403, 404, 409, 502, 503) },
+      detail: { operationId: 'rampPayoutFromWallet', summary: 'Pay a quote from the caller\'s custodial wallet', description: `${ACCESS} ${PAYOUT} Sends \`cryptoAuthorizedAmount\` from the quote's custodial wallet to the bank ramp's deposit address (a transaction of \`/v1/transactions\`, \`transactionId\`), then asks the bank ramp to sell it and pay the bank account. \`status\` starts \`pending\`, then follows the bank ramp's events: \`processing\`, \`completed\` or \`failed\` (each change sends \`ramp.payout.updated\`). 409 when the quote was already paid; 400 \`RAMP_QUOTE_EXPIRED\`; 400 for a wallet that is not custodial; the transactions module's errors when the transfer cannot be sent (nothing is recorded then). ${IDEMPOTENT} ${PARTNER}` },
+    })
+    .post('/payout/initiate', ({ body, ctx }) => payouts.initiatePayout(ctx, body), {
+      auth: 'any',
+      idempotent: true,
+      headers: IdempotencyHeaders,
+      body: M.InitiateBody,
+      response: { 200: M.InitiateView, ...errorResponses('standard', 400, 401, 403, 404, 409, 502, 503) },
+      detail: { operationId: 'rampPayoutInitiate', summary: 'Quote and pay out a crypto amount in one call', description: `${ACCESS} ${PAYOUT} \`cryptoAmount\` is an integer string read with 6 decimals for every currency; the fiat amount is what the channel's rate gives for it after fees, so that at most \`cryptoAmount\` is sent. The answer is the payout with \`fiatAmount\` (2 decimals) and \`exchangeRate\` as strings. ${IDEMPOTENT} ${PARTNER}` },
+    })
+    .get('/payout/transactions', ({ query, ctx }) => payouts.listPayouts(ctx, query), {
+      auth: 'any',
+      query: M.PayoutListQuery,
+      response: { 200: M.PayoutPage, ...errorResponses('standard', 400, 401, 403, 503) },
+      detail: { operationId: 'rampPayoutTransactions', summary: 'The caller\'s payouts', description: `${ACCESS} Function \`payout\`. \`page\` (default 1), \`limit\` (default 20, at most 100); newest first; \`{ payouts, total, page, limit, totalPages }\`.` },
+    })
+    .get('/payout/payouts/:payoutId', ({ params, query, ctx }) => payouts.readPayout(ctx, params.payoutId, query), {
+      auth: 'any',
+      params: M.PayoutIdParams,
+      query: M.EnvQuery,
+      response: { 200: M.PayoutView, ...errorResponses('standard', 400, 401, 403, 404, 503) },
+      detail: { operationId: 'rampPayoutRead', summary: 'One of the caller\'s payouts', description: `${ACCESS} Function \`payout\`.` },
+    })
+    .post('/addresses/challenge', ({ body, ctx }) => addresses.addressChallenge(ctx, body), {
+      auth: 'any',
+      body: M.AddressChallengeBody,
+      response: { 200: M.AddressChallengeView, ...errorResponses('standard', 400, 401, 403, 404, 503) },
+      detail: { operationId: 'rampAddressChallenge', summary: 'A message to sign with an external address', description: `${ACCESS} (no function switch). The user needs a bank ramp profile in that environment (404 \`RAMP_CUSTOMER_NOT_FOUND\`). The message names the chain, the address, the environment, a random nonce and its expiry (10 minutes); it can be verified once.` },
+    })
+    .post('/addresses/verify', ({ body, ctx }) => addresses.verifyAddress(ctx, body), {
+      auth: 'any',
+      body: M.AddressVerifyBody,
+      response: { 200: M.ProvenAddressView, ...errorResponses('standard', 400, 401, 403, 404, 409, 502, 503) },
+      detail: { operationId: 'rampAddressVerify', summary: 'Prove an external address with the signed challenge', description: `${ACCESS} (no function switch). EIP-191 on EVM chains, ed25519 on Solana. A challenge is used once, whatever the outcome: 400 \`ADDRESS_SIGNATURE_INVALID\` for a signature that is not the address owner's (the challenge is spent), 409 \`ADDRESS_CHALLENGE_USED\`, 400 \`ADDRESS_CHALLENGE_EXPIRED\`, 404 for another user's or an unknown challenge. The proof is registered with the bank ramp before it is recorded. ${PARTNER}` },
+    })
+    .get('/addresses', ({ query, ctx }) => addresses.listAddresses(ctx, query), {
+      auth: 'any',
+      query: M.EnvQuery,
+      response: { 200: t.Object({ addresses: t.Array(M.ProvenAddressView) }), ...errorResponses('standard', 400, 401, 403, 503) },
+      detail: { operationId: 'rampAddresses', summary: 'The caller\'s proven addresses', description: `${ACCESS} Newest first.` },
+    })
+    .delete('/addresses/:id', ({ params, query, ctx }) => addresses.deleteAddress(ctx, params.id, query), {
+      auth: 'any',
+      params: M.AddressIdParams,
+      query: M.EnvQuery,
+      response: { 200: t.Object({ deleted: t.Literal(true), id: t.String() }), ...errorResponses('standard', 400, 401, 403, 404, 502, 503) },
+      detail: { operationId: 'rampAddressDelete', summary: 'Remove a proven address', description: `${ACCESS} Removed at the bank ramp, then in Slipway. ${PARTNER}` },
     })
     .post('/webhooks/:environment/:tenantId', async ({ params, request, body: _parsed }) => service.receivePartnerWebhook(deps, {
       tenantId: params.tenantId,

@@ -127,3 +127,92 @@ export const rampTransactions = sqliteTable('ramp_transactions', {
   index('ramp_transactions_user_idx').on(t.tenantId, t.environment, t.userId, t.createdAt),
   index('ramp_transactions_execution_idx').on(t.tenantId, t.environment, t.ruleExecutionId),
 ])
+
+/**
+ * A payout quote: the partner's prepared sell (`FormSessionID`) for one of the user's wallets.
+ * `cryptoAuthorizedAmount` is the most the payout may take, in the stablecoin's smallest unit
+ * (6 decimals). The partner's payment method id holds the account number: kept for the sell,
+ * never sent in events.
+ */
+export const rampPayoutQuotes = sqliteTable('ramp_payout_quotes', {
+  id: text('id').primaryKey(),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id),
+  environment: env(),
+  userId: text('user_id').notNull().references(() => users.id),
+  customerId: text('customer_id').notNull(),
+  channelId: text('channel_id').notNull(),
+  walletId: text('wallet_id').notNull(),
+  /** Slipway's family chain id of the wallet */
+  chain: text('chain').notNull(),
+  cryptoCurrency: text('crypto_currency').notNull(),
+  fiatAmount: text('fiat_amount').notNull(),
+  fiatCurrency: text('fiat_currency').notNull(),
+  rampPaymentMethodId: text('ramp_payment_method_id'),
+  formSessionId: text('form_session_id').notNull(),
+  totalFee: text('total_fee').notNull(),
+  cryptoAmountEstimate: text('crypto_amount_estimate').notNull(),
+  cryptoAuthorizedAmount: text('crypto_authorized_amount').notNull(),
+  exchangeRate: text('exchange_rate'),
+  depositAddress: text('deposit_address').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [index('ramp_payout_quotes_user_idx').on(t.tenantId, t.environment, t.userId)])
+
+/**
+ * A payout to a bank account, paid from a custodial wallet: the crypto leg is a transaction of
+ * the transactions module (`chainTransactionId`), the fiat leg the partner's sell
+ * (`rampTransactionId`, found again in its events through `ExternalID` = this id).
+ * Status: `pending` (sent, the partner not yet reporting), `processing`, `completed`, `failed`.
+ */
+export const rampPayouts = sqliteTable('ramp_payouts', {
+  id: text('id').primaryKey(),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id),
+  environment: env(),
+  userId: text('user_id').notNull().references(() => users.id),
+  quoteId: text('quote_id').notNull(),
+  walletId: text('wallet_id').notNull(),
+  chain: text('chain').notNull(),
+  cryptoCurrency: text('crypto_currency').notNull(),
+  cryptoAuthorizedAmount: text('crypto_authorized_amount').notNull(),
+  fiatAmount: text('fiat_amount').notNull(),
+  fiatCurrency: text('fiat_currency').notNull(),
+  exchangeRate: text('exchange_rate'),
+  totalFee: text('total_fee').notNull(),
+  status: text('status').notNull(),
+  rampTransactionId: text('ramp_transaction_id'),
+  chainTransactionId: text('chain_transaction_id'),
+  txHash: text('tx_hash'),
+  failureReason: text('failure_reason'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+}, (t) => [
+  uniqueIndex('ramp_payouts_quote_uq').on(t.tenantId, t.quoteId),
+  index('ramp_payouts_user_idx').on(t.tenantId, t.environment, t.userId, t.createdAt),
+])
+
+/** A message for the user to sign with an external address; single use, short lived. */
+export const rampAddressChallenges = sqliteTable('ramp_address_challenges', {
+  id: text('id').primaryKey(),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id),
+  environment: env(),
+  userId: text('user_id').notNull().references(() => users.id),
+  /** Slipway's family chain id */
+  chain: text('chain').notNull(),
+  address: text('address').notNull(),
+  message: text('message').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+  usedAt: integer('used_at'),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [index('ramp_address_challenges_user_idx').on(t.tenantId, t.environment, t.userId)])
+
+/** An external address the user proved to control, registered with the partner (`rampAddressId`). */
+export const rampProvenAddresses = sqliteTable('ramp_proven_addresses', {
+  id: text('id').primaryKey(),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id),
+  environment: env(),
+  userId: text('user_id').notNull().references(() => users.id),
+  chain: text('chain').notNull(),
+  address: text('address').notNull(),
+  rampAddressId: text('ramp_address_id').notNull(),
+  provenAt: integer('proven_at').notNull(),
+}, (t) => [uniqueIndex('ramp_proven_addresses_uq').on(t.tenantId, t.environment, t.userId, t.chain, t.address)])

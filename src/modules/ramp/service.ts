@@ -33,7 +33,7 @@ export const envOf = (isTestnet: boolean | undefined): RampEnv => (isTestnet ? '
 
 export const notConfigured = (env: RampEnv) =>
   new RampApiError(503, 'RAMP_NOT_CONFIGURED', `The bank ramp is not connected for this tenant in ${env}`, { environment: env })
-const customerNotFound = (env: RampEnv) =>
+export const customerNotFound = (env: RampEnv) =>
   new NotFoundError(`No bank ramp profile for this user in ${env}`, { details: { code: 'RAMP_CUSTOMER_NOT_FOUND', environment: env } })
 
 export interface RampAccess {
@@ -242,6 +242,7 @@ export async function simulateDeposit(ctx: Ctx, input: M.SimulateDepositBody) {
   // a JSON number with at most 2 decimals, as exact text (never a float in storage)
   const cents = Math.round(input.amount * 100)
   if (Math.abs(cents - input.amount * 100) > 1e-6) throw new BadRequestError('amount has at most 2 decimals', { details: { field: 'amount' } })
+  if (cents <= 0) throw new BadRequestError('amount must be more than 0', { details: { field: 'amount' } })
   const fiatAmount = (cents / 100).toFixed(2)
   const customer = await repo.findCustomer(deps.database.db, a.tenantId, a.env, a.userId)
   if (!customer) throw customerNotFound(a.env)

@@ -5,7 +5,7 @@
  * Never shown: names, documents, account numbers, references, the partner's payment method ids.
  */
 import { iso } from '../../lib/clock'
-import type { CustomerRow, DepositRow, TransactionRow } from './repo'
+import type { CustomerRow, DepositRow, PayoutRow, TransactionRow } from './repo'
 import type { RampEnv } from './schema'
 
 /** Rule 1: the sub-statuses the bank ramp documents; anything else is sent as null. */
@@ -147,5 +147,20 @@ export function transactionView(x: TransactionRow) {
     breakdown: x.breakdown,
     createdAt: iso(x.createdAt),
     updatedAt: iso(x.updatedAt),
+  }
+}
+
+/** `ramp.payout.updated` (rule 4): `cryptoAuthorizedAmount` in the smallest unit, `fiatAmount` a decimal. */
+export function payoutEventData(p: PayoutRow) {
+  return {
+    payoutId: p.id,
+    userId: p.userId,
+    status: p.status,
+    cryptoCurrency: p.cryptoCurrency,
+    cryptoAuthorizedAmount: p.cryptoAuthorizedAmount,
+    fiatAmount: p.fiatAmount,
+    fiatCurrency: p.fiatCurrency,
+    rampTransactionId: p.rampTransactionId,
+    updatedAt: iso(p.updatedAt),
   }
 }

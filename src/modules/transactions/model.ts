@@ -136,7 +136,7 @@ export const TransactionStatus = t.Object({
  * shape. `id` is `<source>:<record id>` so items of different sources never collide.
  */
 export const FeedItem = t.Object({
-  id: t.String({ description: '`tx:<transaction id>` (later `ramp:<id>` for bank ramp movements)' }),
+  id: t.String({ description: '`tx:<transaction id>`, `ramp:deposit:<id>` or `ramp:payout:<id>`' }),
   kind: t.Union([t.Literal('send'), t.Literal('swap'), t.Literal('deposit'), t.Literal('payout')]),
   direction: t.Union([t.Literal('out'), t.Literal('in'), t.Literal('swap')]),
   status: t.String({ description: '`awaiting_signature`, `pending`, `confirmed` or `failed` for chain records' }),

@@ -3,6 +3,7 @@
  * another user's or another tenant's id answers 404.
  */
 import { Elysia } from 'elysia'
+import type { FeedSource } from '../../context'
 import type { Deps } from '../../deps'
 import { IdempotencyHeaders, idempotency } from '../../http/idempotency'
 import { errorResponses } from '../../http/schemas'
@@ -14,7 +15,8 @@ import { statusView, transactionView } from './view'
 /** The transaction services, with the chain libraries they use, are loaded by the first transaction request. */
 const service = lazyService(() => import('./impl'))
 
-export function transactionRoutes(deps: Deps) {
+/** `feedSources`: other modules' movements in the unified feed (src/services.ts). */
+export function transactionRoutes(deps: Deps, feedSources: FeedSource[] = []) {
   return new Elysia({ prefix: '/v1/transactions', detail: { tags: ['Transactions'] } })
     .use(security(deps))
     .use(idempotency(deps))
@@ -73,21 +75,21 @@ export function transactionRoutes(deps: Deps) {
       response: { 200: TransactionPage, ...errorResponses('standard', 400, 401) },
       detail: { operationId: 'listTransactions', summary: 'One\'s transaction history', description: 'Sends and swaps (simulated ones included), newest first. Filters: `walletId`, `chain` (family id), `status`.' },
     })
-    .get('/aggregated/', async ({ query, ctx }) => service.aggregatedFeed(ctx, query), {
+    .get('/aggregated/', async ({ query, ctx }) => service.aggregatedFeed(ctx, query, feedSources), {
       auth: 'any',
       query: ListQuery,
       response: { 200: FeedPage, ...errorResponses('standard', 400, 401) },
       detail: {
         operationId: 'listAggregatedTransactions',
         summary: 'Unified activity feed',
-        description: 'Sends, swaps and (once the bank ramp lands) ramp movements as items of one shape, newest first: `{ id, kind, direction, status, chain, isTestnet, amount, token { address, symbol, decimals }, counterparty, txHash, walletId, simulation, createdAt, updatedAt }`. `id` is prefixed by its source (`tx:`).',
+        description: 'Sends, swaps and the bank ramp\'s deposits and payouts as items of one shape, newest first: `{ id, kind, direction, status, chain, isTestnet, amount, token { address, symbol, decimals }, counterparty, txHash, walletId, simulation, createdAt, updatedAt }`. `id` is prefixed by its source (`tx:`, `ramp:`). Bank ramp items are the fiat side in euro cents (`token { address: null, symbol: EUR, decimals: 2 }`): a deposit (`in`) to a virtual IBAN, with the wallet it converts to; a payout (`out`) to a bank account, whose crypto leg is a send of its own. Their `status` is `pending`, `confirmed` (completed) or `failed`; `isTestnet` is true in the sandbox.',
       },
     })
-    .get('/aggregated/:id', async ({ params, ctx }) => service.aggregatedItem(ctx, params.id), {
+    .get('/aggregated/:id', async ({ params, ctx }) => service.aggregatedItem(ctx, params.id, feedSources), {
       auth: 'any',
       params: Id,
       response: { 200: FeedItem, ...errorResponses('standard', 401, 404) },
-      detail: { operationId: 'getAggregatedTransaction', summary: 'One item of the unified feed', description: 'By the item `id` (`tx:<uuid>`), or a bare transaction id.' },
+      detail: { operationId: 'getAggregatedTransaction', summary: 'One item of the unified feed', description: 'By the item `id` (`tx:<uuid>`, `ramp:deposit:<uuid>`, `ramp:payout:<uuid>`), or a bare transaction id.' },
     })
     .get('/:id/status', async ({ params, ctx }) => statusView(await service.transactionStatus(ctx, params.id)), {
       auth: 'any',
