@@ -1,5 +1,11 @@
-/** Shared pieces of the benchmarks: spawning servers, running autocannon, printing ratios. */
-import autocannon from 'autocannon'
+/**
+ * Shared pieces of the benchmarks: spawning servers, driving load with wrk (a C load
+ * generator: one thread keeps up with 100k+ req/s, where a Node one needs a core of its
+ * own and caps both sides), printing ratios, and sampling resident memory.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 export interface Result {
   name: string
@@ -10,6 +16,19 @@ export interface Result {
   non2xx: number
 }
 
+/** Seconds per load (BENCH_SECONDS, 5 by default). */
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
+
+/** Exits with how to install wrk when it is missing. */
+export function requireWrk(): string {
+  const wrk = Bun.which('wrk')
+  if (!wrk) {
+    console.error('npm run bench needs wrk, a C HTTP load generator, on the PATH.\n  Debian/Ubuntu: sudo apt-get install -y wrk\n  macOS: brew install wrk\n  other systems: build https://github.com/wg/wrk')
+    process.exit(2)
+  }
+  return wrk
+}
+
 /** A port nothing listens on now (the OS picks it). */
 export function freePort(): number {
   const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
@@ -18,38 +37,106 @@ export function freePort(): number {
   return port
 }
 
-export async function spawnServer(script: string[], env: Record<string, string>, healthPath = '/health'): Promise<{ url: string; proc: ReturnType<typeof Bun.spawn> }> {
+export type Server = { url: string; proc: ReturnType<typeof Bun.spawn> }
+
+export async function spawnServer(cmd: string[], env: Record<string, string>, healthPath = '/health'): Promise<Server> {
   const port = freePort()
-  const proc = Bun.spawn([process.execPath, ...script], { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdout: 'ignore', stderr: 'inherit' })
+  const argv = cmd[0]!.startsWith('/') ? cmd : [process.execPath, ...cmd]
+  const proc = Bun.spawn(argv, { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdout: 'ignore', stderr: 'inherit' })
   const url = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 400; i++) {
     try {
       const res = await fetch(url + healthPath)
       if (res.status < 500) return { url, proc }
     } catch { /* starting */ }
-    await Bun.sleep(50)
+    await Bun.sleep(25)
   }
   proc.kill()
-  throw new Error(`${script.join(' ')} did not start`)
+  throw new Error(`${cmd.join(' ')} did not start`)
 }
 
-export function load(name: string, opts: autocannon.Options): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    autocannon({ connections: 64, duration: Number(process.env.BENCH_SECONDS ?? 5), ...opts }, (err, r) => {
-      if (err) return reject(err)
-      resolve({ name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx })
-    })
-  })
+const scriptDir = mkdtempSync(join(tmpdir(), 'slipway-wrk-'))
+let scripts = 0
+
+/** Lua lines that print wrk's summary as one JSON line (latency in microseconds). */
+const DONE = `
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('\\nRESULT {"requests":%d,"duration":%d,"p50":%d,"p99":%d,"non2xx":%d,"errors":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status, e.connect + e.read + e.write + e.timeout))
+end
+`
+
+export interface LoadOptions {
+  headers?: Record<string, string>
+  /** the same method and body on every request */
+  method?: string
+  body?: string
+  connections?: number
+  seconds?: number
+  /**
+   * Requests that each may be sent once (signed requests: a signature is refused on replay).
+   * wrk sends them in order and stops the load when they run out.
+   */
+  requests?: Array<{ method: string; path: string; headers: Record<string, string>; body?: string }>
 }
 
-export function report(rows: Array<{ result: Result; baseline?: Result; target?: number }>) {
-  const pad = (s: string, n: number) => s.padEnd(n)
-  console.log(`\n${pad('scenario', 44)}${pad('req/s', 10)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('non-2xx', 9)}ratio to baseline`)
-  for (const { result: r, baseline: b, target } of rows) {
-    const ratio = b ? r.rps / b.rps : undefined
-    const verdict = ratio === undefined ? '' : `${(ratio * 100).toFixed(0)}% of ${b!.name}${target ? (ratio >= target ? `  (target ${target * 100}%: met)` : `  (target ${target * 100}%: NOT met)`) : ''}`
-    console.log(`${pad(r.name, 44)}${pad(r.rps.toFixed(0), 10)}${pad(String(r.p50), 8)}${pad(String(r.p99), 8)}${pad(String(r.non2xx + r.errors), 9)}${verdict}`)
+/** One wrk run: 1 thread, 64 connections by default, SECONDS long. */
+export async function load(name: string, url: string, opts: LoadOptions = {}): Promise<Result> {
+  const wrk = requireWrk()
+  let lua = DONE
+  if (opts.method) lua += `\nwrk.method = ${JSON.stringify(opts.method)}\n`
+  if (opts.body !== undefined) lua += `\nwrk.body = ${JSON.stringify(opts.body)}\n`
+  if (opts.requests) {
+    const q = (s: string) => JSON.stringify(s) // a JSON string literal is a valid Lua string literal for ASCII text
+    // wrk.host is not set yet while the script loads: the Host header is written here
+    const host = new URL(url).host
+    const items = opts.requests.map((r) => `wrk.format(${q(r.method)}, ${q(r.path)}, {${Object.entries({ Host: host, ...r.headers }).map(([k, v]) => `[${q(k)}]=${q(v)}`).join(',')}}, ${r.body === undefined ? 'nil' : q(r.body)})`)
+    lua += `\nlocal reqs = {\n${items.join(',\n')}\n}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  if i > #reqs then wrk.thread:stop() ; i = #reqs end\n  return reqs[i]\nend\n`
   }
+  const file = join(scriptDir, `s${scripts++}.lua`)
+  writeFileSync(file, lua)
+  const args = [wrk, '-t1', `-c${opts.connections ?? 64}`, `-d${opts.seconds ?? SECONDS}s`, '--timeout', '10s', '-s', file]
+  for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}: ${v}`)
+  args.push(url)
+  const proc = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' })
+  const out = await new Response(proc.stdout).text()
+  if ((await proc.exited) !== 0) throw new Error(`wrk failed: ${await new Response(proc.stderr).text()}`)
+  const line = /RESULT (\{.*\})/.exec(out)?.[1]
+  if (!line) throw new Error(`wrk printed no result:\n${out}`)
+  const r = JSON.parse(line) as { requests: number; duration: number; p50: number; p99: number; non2xx: number; errors: number }
+  return { name, rps: r.requests / (r.duration / 1e6), p50: r.p50 / 1000, p99: r.p99 / 1000, errors: r.errors, non2xx: r.non2xx }
+}
+
+/** The bare Bun.serve check: below this the generator (or a busy machine) is the limit, and the run says so. */
+export const GENERATOR_FLOOR = 90_000
+
+export function generatorVerdict(bare: Result): boolean {
+  const ok = bare.rps >= GENERATOR_FLOOR
+  console.log(ok
+    ? `\ngenerator check: bare Bun.serve reached ${bare.rps.toFixed(0)} req/s (floor ${GENERATOR_FLOOR}): the generator is not the limit.`
+    : `\nINVALID RUN: bare Bun.serve reached only ${bare.rps.toFixed(0)} req/s (floor ${GENERATOR_FLOOR}): the load generator or another process on this machine is the limit; ratios below are not meaningful.`)
+  return ok
+}
+
+const ms = (v: number) => (v < 10 ? v.toFixed(2) : v.toFixed(1))
+
+export function report(rows: Array<{ result: Result; baseline?: Result; target?: number; p99Factor?: number }>) {
+  const pad = (s: string, n: number) => s.padEnd(n)
+  console.log(`\n${pad('scenario', 48)}${pad('req/s', 10)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('non-2xx', 9)}ratio to baseline`)
+  let met = true
+  for (const { result: r, baseline: b, target, p99Factor } of rows) {
+    const ratio = b ? r.rps / b.rps : undefined
+    let verdict = ratio === undefined ? 'baseline' : `${(ratio * 100).toFixed(0)}% of ${b!.name}`
+    if (ratio !== undefined && target) {
+      const p99ok = !p99Factor || r.p99 <= b!.p99 * p99Factor
+      const ok = ratio >= target && p99ok
+      if (!ok) met = false
+      verdict += `; p99 ${(r.p99 / b!.p99).toFixed(1)}× (target ≥ ${target * 100}%${p99Factor ? `, p99 ≤ ${p99Factor}×` : ''}: ${ok ? 'met' : 'NOT met'})`
+    }
+    console.log(`${pad(r.name, 48)}${pad(r.rps.toFixed(0), 10)}${pad(ms(r.p50), 8)}${pad(ms(r.p99), 8)}${pad(String(r.non2xx + r.errors), 9)}${verdict}`)
+  }
+  return met
 }
 
 /** Resident memory of a process in MiB, from /proc (Linux). */

@@ -22,7 +22,7 @@ import { deliveryHeaders, newWebhookSecret, secretHint } from '../../src/modules
 import { attemptDelivery } from '../../src/modules/webhooks/transport'
 
 const N = Number(process.env.BENCH_N ?? 2000)
-const CONCURRENCY = 8
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
 
 let received = 0
 const receiver = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: async (req) => { await req.arrayBuffer(); received++; return new Response(null, { status: 204 }) } })

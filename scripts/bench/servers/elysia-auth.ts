@@ -2,14 +2,16 @@
 import { Elysia } from 'elysia'
 import { createClient } from '@libsql/client'
 import { jwtVerify } from 'jose'
+
 const key = new TextEncoder().encode(process.env.JWT_SECRET!)
 const db = createClient({ url: process.env.DATABASE_URL!, concurrency: 1 })
 const SQL = 'select u.*, t.status as tenant_status from users u left join tenants t on t.id = u.tenant_id where u.id = ?'
-const elysia = new Elysia().get('/v1/users/:id', async ({ request }) => {
+const app = new Elysia().get('/v1/users/:id', async ({ request }) => {
   const auth = request.headers.get('authorization')
   const { payload } = await jwtVerify(auth!.slice(7), key, { algorithms: ['HS256'] })
   const { rows } = await db.execute({ sql: SQL, args: [payload.sub as string] })
   const u = rows[0]!
   return { id: u.id, tenantId: u.tenant_id, username: u.username, email: u.email, displayName: u.display_name, role: u.role, status: u.status, createdAt: new Date(Number(u.created_at)).toISOString(), updatedAt: new Date(Number(u.updated_at)).toISOString() }
-}).get("/health", () => "ok")
-if (process.env.VIA_SERVE) { const app = elysia; Bun.serve({ port: Number(process.env.PORT), hostname: "127.0.0.1", fetch: async (r: Request) => app.fetch(r) }) } else elysia.listen({ port: Number(process.env.PORT), hostname: "127.0.0.1" })
+}).get('/health', () => 'ok')
+const server = Bun.serve({ hostname: '127.0.0.1', port: Number(process.env.PORT), fetch: (r) => app.fetch(r) })
+console.log(`ready ${server.port}`)
