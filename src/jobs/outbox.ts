@@ -2,7 +2,7 @@
  * The `outbox` table's one owner: scheduling work (a row written in the caller's
  * transaction), and the reads and writes the runner and other layers need of it.
  */
-import { and, asc, eq, gt, isNull, lte, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm'
 import type { Executor } from '../db/client'
 import { newId } from '../lib/ids'
 import { outbox } from './schema'
@@ -36,24 +36,21 @@ export async function scheduleJob(db: Executor, job: NewJob, now: number): Promi
   return id
 }
 
-/** Rows due at `now` and not yet in the queue, earliest first. */
-export function dueJobs(db: Executor, now: number, limit: number): Promise<OutboxRow[]> {
-  return db.select().from(outbox).where(and(isNull(outbox.dispatchedAt), lte(outbox.runAt, now))).orderBy(asc(outbox.runAt)).limit(limit)
-}
-
 /**
- * Claims a due row for this worker: moves its `run_at` to `until`, only if no other
- * worker moved or queued it since `row` was read. True when this write changed it.
+ * Claims up to `limit` rows due at `now` for this worker, earliest first, in one
+ * conditional write: their `run_at` moves to `until`, only where they are still due and
+ * not queued (a row another worker claimed has its `run_at` ahead and is left alone).
+ * Returns the rows this write changed.
  */
-export async function claimJob(tx: Executor, row: Pick<OutboxRow, 'id' | 'runAt'>, until: number): Promise<boolean> {
-  const claimed = await tx.update(outbox).set({ runAt: until })
-    .where(and(eq(outbox.id, row.id), isNull(outbox.dispatchedAt), eq(outbox.runAt, row.runAt)))
-    .returning({ id: outbox.id })
-  return claimed.length > 0
+export function claimDueJobs(tx: Executor, now: number, until: number, limit: number): Promise<OutboxRow[]> {
+  const due = and(isNull(outbox.dispatchedAt), lte(outbox.runAt, now))
+  return tx.update(outbox).set({ runAt: until })
+    .where(and(inArray(outbox.id, tx.select({ id: outbox.id }).from(outbox).where(due).orderBy(asc(outbox.runAt)).limit(limit)), due))
+    .returning()
 }
 
-export async function markDispatched(db: Executor, id: string, now: number): Promise<void> {
-  await db.update(outbox).set({ dispatchedAt: now }).where(eq(outbox.id, id))
+export async function markDispatched(db: Executor, ids: string[], now: number): Promise<void> {
+  await db.update(outbox).set({ dispatchedAt: now }).where(inArray(outbox.id, ids))
 }
 
 /** Rows not yet in the queue. */

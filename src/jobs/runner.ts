@@ -12,7 +12,7 @@
 import { Queue, Worker, type Job } from 'bunqueue/client'
 import type { Deps } from '../deps'
 import { errorSummary } from '../lib/logger'
-import { claimJob, dueJobs, markDispatched, onJobScheduled, pendingCount } from './outbox'
+import { claimDueJobs, markDispatched, onJobScheduled, pendingCount } from './outbox'
 
 export interface JobContext {
   deps: Deps
@@ -32,6 +32,9 @@ export interface JobDefinition {
 /** How long a claimed but not yet queued outbox row stays with the worker that claimed it. */
 export const CLAIM_LEASE_MS = 60_000
 
+/** Outbox rows claimed, queued and marked per pass: one statement each, not three per row. */
+const BATCH = 100
+
 interface QueuedJob {
   outboxId: string
   topic: string
@@ -49,7 +52,11 @@ export class JobRunner {
   private again = false
   private stopped = false
 
-  constructor(readonly deps: Deps, private readonly opts: { queueName: string; dataPath?: string; pollMs?: number; concurrency?: number }) {}
+  private readonly claimLeaseMs: number
+
+  constructor(readonly deps: Deps, private readonly opts: { queueName: string; dataPath?: string; pollMs?: number; concurrency?: number; claimLeaseMs?: number }) {
+    this.claimLeaseMs = opts.claimLeaseMs ?? CLAIM_LEASE_MS
+  }
 
   register(topic: string, def: JobDefinition) {
     this.defs.set(topic, def)
@@ -95,24 +102,28 @@ export class JobRunner {
     return this.pumping
   }
 
+  /**
+   * Claims up to BATCH due rows in one conditional write (only rows still due and not
+   * dispatched: a row another worker claimed has its `run_at` a lease ahead and is left
+   * alone), queues them in one durable bulk add (one job per outbox id, so a row queued
+   * twice is one job), then marks them dispatched in one write.
+   */
   private async dispatchDue() {
-    const { db } = this.deps.database
     for (;;) {
+      if (this.stopped) return
       const now = this.deps.clock.now()
-      const due = await dueJobs(db, now, 100)
-      if (!due.length || this.stopped) return
-      for (const row of due) {
-        const claimed = await this.deps.database.write((tx) => claimJob(tx, row, now + CLAIM_LEASE_MS))
-        if (!claimed) continue // another worker has it
+      const claimed = await this.deps.database.write((tx) => claimDueJobs(tx, now, now + this.claimLeaseMs, BATCH))
+      if (!claimed.length) return
+      await this.queue!.addBulk(claimed.map((row) => {
         const def = this.defs.get(row.topic)
-        await this.queue!.add(row.topic, { outboxId: row.id, topic: row.topic, tenantId: row.tenantId, payload: row.payload }, {
-          jobId: row.id,
-          durable: true,
-          attempts: def?.attempts ?? 5,
-          backoff: { type: 'exponential', delay: def?.backoffMs ?? 1000 },
-        })
-        await this.deps.database.write((tx) => markDispatched(tx, row.id, now))
-      }
+        return {
+          name: row.topic,
+          data: { outboxId: row.id, topic: row.topic, tenantId: row.tenantId, payload: row.payload },
+          opts: { jobId: row.id, durable: true, attempts: def?.attempts ?? 5, backoff: { type: 'exponential' as const, delay: def?.backoffMs ?? 1000 } },
+        }
+      }))
+      await this.deps.database.write((tx) => markDispatched(tx, claimed.map((r) => r.id), now))
+      if (claimed.length < BATCH) return
     }
   }
 
