@@ -18,7 +18,10 @@ const target = `${process.platform}-${arch}${libc}`
 const root = join(import.meta.dir, '..')
 const libsqlNative = join(root, `node_modules/@libsql/${target}/index.node`)
 const argon2Native = join(root, `node_modules/@node-rs/argon2-${target}/argon2.${target}.node`)
-const outfile = process.argv[2] ?? join(root, 'dist/slipway')
+const args = process.argv.slice(2)
+// `--no-smol` builds without Bun's memory-saving mode (for the benchmark's comparison only)
+const smol = !args.includes('--no-smol')
+const outfile = args.find((a) => !a.startsWith('--')) ?? join(root, 'dist/slipway')
 
 for (const f of [libsqlNative, argon2Native]) {
   if (!(await Bun.file(f).exists())) throw new Error(`native addon not found for ${target}: ${f}`)
@@ -29,7 +32,8 @@ await Bun.write(scalarGz, Bun.gzipSync(await Bun.file(join(root, 'node_modules/@
 
 const result = await Bun.build({
   entrypoints: [join(root, 'src/index.ts')],
-  compile: { outfile },
+  // --smol: Bun's memory-saving mode (a smaller heap, collected more often): see docs/operations.md, Memory.
+  compile: { outfile, execArgv: smol ? ['--smol'] : [] },
   // Identifiers are kept: Elysia reads handlers' parameter names to decide what to parse (headers, body...).
   minify: { whitespace: true, syntax: true, identifiers: false },
   bytecode: true,
@@ -61,4 +65,4 @@ if (!result.success) {
   process.exit(1)
 }
 const size = (await Bun.file(outfile).stat()).size
-console.log(`built ${outfile} (${(size / 1024 / 1024).toFixed(1)} MiB) for ${target}`)
+console.log(`built ${outfile} (${(size / 1024 / 1024).toFixed(1)} MiB) for ${target}${smol ? ', --smol' : ''}`)

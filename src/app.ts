@@ -7,7 +7,7 @@ import pkg from '../package.json' with { type: 'json' }
 import type { Deps } from './deps'
 import { corePlugin, ErrorStyles } from './http/core'
 import { docsPlugin, scalarFromNodeModules, type DocsScript } from './http/openapi'
-import { setSocketIp, stateOf } from './http/request-state'
+import { setSocketSource, stateOf } from './http/request-state'
 import { authRoutes } from './modules/auth/routes'
 import { healthRoutes } from './modules/health/routes'
 import type { JobRunner } from './jobs/runner'
@@ -90,7 +90,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
 export function bunFetch(app: App) {
   const state = { inFlight: 0, lastRequestAt: 0, draining: false }
   const handler = async (request: Request, server: { requestIP(r: Request): { address: string } | null }) => {
-    setSocketIp(request, server.requestIP(request)?.address)
+    setSocketSource(request, server)
     state.inFlight++
     state.lastRequestAt = performance.now()
     try {

@@ -1,24 +1,32 @@
 /**
  * The standalone binary: its size, the time from spawn to the first /health answer
- * (median of 5 starts on a fresh database each), and its resident memory idle and after load.
+ * (median of 5 starts on a fresh database each), and, in one run, its memory under the
+ * runtime's own collection policies: the default heap and Bun's `--smol` (what
+ * `npm run build` ships): idle resident memory, median and peak under the bearer read
+ * (sampled every 250 ms), req/s and p99.
+ *
+ *   bun scripts/bench/binary.ts            (BENCH_SECONDS=5 by default)
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort, load, rssDuring, rssMiB } from './lib'
+import { freePort, load, requireWrk, rssDuring, rssMiB, type Result } from './lib'
 
+requireWrk()
 const dir = mkdtempSync(join(tmpdir(), 'slipway-binbench-'))
-const binary = join(dir, 'slipway')
-const build = Bun.spawnSync([process.execPath, 'scripts/build.ts', binary], { stdout: 'ignore', stderr: 'inherit' })
-if (build.exitCode !== 0) process.exit(1)
-const size = statSync(binary).size
+const build = (out: string, flags: string[]) => {
+  const b = Bun.spawnSync([process.execPath, 'scripts/build.ts', out, ...flags], { stdout: 'ignore', stderr: 'inherit' })
+  if (b.exitCode !== 0) process.exit(1)
+  return out
+}
+const smolBinary = build(join(dir, 'slipway-smol'), [])
+const plainBinary = build(join(dir, 'slipway-plain'), ['--no-smol'])
 
-const starts: number[] = []
-let last: { proc: ReturnType<typeof Bun.spawn>; url: string } | undefined
-for (let i = 0; i < 5; i++) {
+let dbs = 0
+async function start(binary: string, env: Record<string, string> = {}) {
   const port = freePort()
   const t0 = performance.now()
-  const proc = Bun.spawn([binary], { cwd: dir, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `file:${join(dir, `db${i}`, 'slipway.db')}`, LOG_LEVEL: 'silent', BOOTSTRAP_ADMIN_USERNAME: 'bench', BOOTSTRAP_ADMIN_PASSWORD: 'Bench-passw0rd' }, stdout: 'ignore', stderr: 'inherit' })
+  const proc = Bun.spawn([binary], { cwd: dir, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `file:${join(dir, `db${dbs++}`, 'slipway.db')}`, LOG_LEVEL: 'silent', BOOTSTRAP_ADMIN_USERNAME: 'bench', BOOTSTRAP_ADMIN_PASSWORD: 'Bench-passw0rd', ...env }, stdout: 'ignore', stderr: 'inherit' })
   const url = `http://127.0.0.1:${port}`
   for (;;) {
     try {
@@ -26,30 +34,46 @@ for (let i = 0; i < 5; i++) {
     } catch { /* starting */ }
     await Bun.sleep(2)
   }
-  starts.push(performance.now() - t0)
-  if (i < 4) {
-    proc.kill()
-    await proc.exited
-  } else last = { proc, url }
+  return { proc, url, startMs: performance.now() - t0 }
+}
+
+const starts: number[] = []
+for (let i = 0; i < 5; i++) {
+  const s = await start(smolBinary)
+  starts.push(s.startMs)
+  s.proc.kill()
+  await s.proc.exited
 }
 starts.sort((a, b) => a - b)
-const pid = last!.proc.pid
-const idle = await rssMiB(pid)
-const health = await rssDuring(pid, load('binary GET /health', { url: `${last!.url}/health` }))
-// a bearer-authenticated read (JWT check, row reads, JSON) under the same load
-const login = await (await fetch(`${last!.url}/v1/auth/admin/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'Bench-passw0rd' }) })).json() as { accessToken: string; user: { id: string } }
-const bearer = await rssDuring(pid, load('binary GET /v1/users/{id}', { url: `${last!.url}/v1/users/${login.user.id}`, headers: { authorization: `Bearer ${login.accessToken}` } }))
-await Bun.sleep(3000)
-const rested = await rssMiB(pid)
-// the same read once wallet and transaction routes have run: their code and the chain libraries load on first use
-for (const path of ['/v1/wallets/', '/v1/transactions/']) await (await fetch(`${last!.url}${path}`, { headers: { authorization: `Bearer ${login.accessToken}` } })).arrayBuffer()
-await Bun.sleep(1000)
-const chainIdle = await rssMiB(pid)
-const chainBearer = await rssDuring(pid, load('binary GET /v1/users/{id}, chain code loaded', { url: `${last!.url}/v1/users/${login.user.id}`, headers: { authorization: `Bearer ${login.accessToken}` } }))
-last!.proc.kill()
-console.log(`binary: ${(size / 1024 / 1024).toFixed(1)} MiB; start to first /health answer: median ${starts[2]!.toFixed(0)} ms (min ${starts[0]!.toFixed(0)}, max ${starts[4]!.toFixed(0)}; target under 200 ms)`)
-const mib = (s: { median: number; peak: number }) => `median ${s.median.toFixed(0)} MiB, peak ${s.peak.toFixed(0)} MiB`
-const rate = (r: { rps: number; p99: number }) => `${r.rps.toFixed(0)} req/s (p99 ${r.p99} ms)`
-console.log(`binary: resident memory ${idle?.toFixed(0)} MiB idle; under ${rate(health.result)} of /health: ${mib(health)}; under ${rate(bearer.result)} of a bearer-authenticated read: ${mib(bearer)}; ${rested?.toFixed(0)} MiB 3 s after (target under 150 MiB under load; GC_HEAP_BUDGET_MIB=${process.env.GC_HEAP_BUDGET_MIB ?? 'default'})`)
-console.log(`binary, once wallet and transaction routes have run: ${chainIdle?.toFixed(0)} MiB idle; under ${rate(chainBearer.result)} of the same read: ${mib(chainBearer)}`)
+
+interface Row { name: string; idle?: number; health: Result; bearer: Result; median: number; peak: number; rested?: number }
+async function measure(name: string, binary: string, env: Record<string, string> = {}): Promise<Row> {
+  const { proc, url } = await start(binary, env)
+  await Bun.sleep(1000)
+  const idle = await rssMiB(proc.pid)
+  const health = await load(`${name} GET /health`, `${url}/health`)
+  const login = await (await fetch(`${url}/v1/auth/admin/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'Bench-passw0rd' }) })).json() as { accessToken: string; user: { id: string } }
+  const bearer = await rssDuring(proc.pid, load(`${name} GET /v1/users/{id}`, `${url}/v1/users/${login.user.id}`, { headers: { authorization: `Bearer ${login.accessToken}` } }))
+  await Bun.sleep(3000)
+  const rested = await rssMiB(proc.pid)
+  proc.kill()
+  await proc.exited
+  return { name, idle, health, bearer: bearer.result, median: bearer.median, peak: bearer.peak, rested }
+}
+
+const variants: Array<[string, string, Record<string, string>]> = [
+  ['default heap', plainBinary, {}],
+  ['--smol', smolBinary, {}],
+]
+const rows: Row[] = []
+// Alternated twice, so neither variant always runs on a quieter machine.
+for (let round = 0; round < 2; round++) for (const [name, bin, env] of variants) rows.push(await measure(name, bin, env))
+
+console.log(`\nbinary: ${(statSync(smolBinary).size / 1024 / 1024).toFixed(1)} MiB; start to first /health answer: median ${starts[2]!.toFixed(0)} ms (min ${starts[0]!.toFixed(0)}, max ${starts[4]!.toFixed(0)}; target under 200 ms)`)
+const pad = (s: string, n: number) => s.padEnd(n)
+console.log(`\n${pad('variant', 16)}${pad('idle MiB', 10)}${pad('/health req/s', 15)}${pad('p99 ms', 8)}${pad('bearer req/s', 14)}${pad('p99 ms', 8)}${pad('RSS median', 12)}${pad('RSS peak', 10)}3 s after`)
+for (const r of rows) {
+  console.log(`${pad(r.name, 16)}${pad(r.idle?.toFixed(0) ?? '?', 10)}${pad(r.health.rps.toFixed(0), 15)}${pad(r.health.p99.toFixed(1), 8)}${pad(r.bearer.rps.toFixed(0), 14)}${pad(r.bearer.p99.toFixed(1), 8)}${pad(r.median.toFixed(0), 12)}${pad(r.peak.toFixed(0), 10)}${r.rested?.toFixed(0) ?? '?'}`)
+}
+console.log('\n(targets: resident memory under 150 MiB under load; idle under 80 MiB)')
 rmSync(dir, { recursive: true, force: true })

@@ -6,7 +6,7 @@ import { Elysia } from 'elysia'
 import type { Deps } from '../deps'
 import { errorSummary } from '../lib/logger'
 import { AppError, SchemaValidationError, errorBody, type ErrorStyle } from './errors'
-import { initState, stateOf } from './request-state'
+import { stateOf } from './request-state'
 import { toSchemaIssues } from './validation'
 
 /** Error style per `METHOD route`, read from each route's `x-error-style` once the app is built. */
@@ -85,7 +85,7 @@ export function corePlugin(deps: Deps, styles: ErrorStyles) {
   const { logger } = deps
   return new Elysia({ name: 'slipway-core' })
     .onRequest(({ request, set }) => {
-      set.headers['x-request-id'] = initState(request).id
+      set.headers['x-request-id'] = stateOf(request).id
     })
     // The parser is named in a list that ends with Elysia's own 'json': @elysiajs/openapi
     // builds a route's `requestBody.content` only from parsers it can name, so a bare

@@ -1,36 +1,53 @@
 import { AppError, SchemaValidationError } from './errors'
 import { unknownProperties } from './validation'
+/** What the Bun server adapter can tell of a request's socket. */
+export interface SocketSource {
+  requestIP(request: Request): { address: string } | null
+}
+
 /** Per-request values kept beside the Request object, without growing Elysia's context. */
 export interface RequestState {
   id: string
   start: number
   /** raw body bytes, kept for tenant signatures */
-  raw?: Uint8Array
+  raw: Uint8Array | undefined
   /** the content type of a body that is not JSON: a route with a body schema answers 415 naming JSON */
   notJson?: string
   /** work that must be done before an error answer leaves (an idempotency key released), run by the core error handler */
   beforeErrorAnswer?: Array<() => Promise<void>>
+  /** the socket's address once known ('' when the server cannot tell) */
+  socketIp: string | undefined
+  /** asked for the address only when a route needs it (client-IP rules): most requests never do */
+  server: SocketSource | undefined
 }
 
 const states = new WeakMap<Request, RequestState>()
-const socketIps = new WeakMap<Request, string>()
 
-/** Recorded by the server adapter (Bun.serve, Deno.serve) before the app sees the request. */
+/** Recorded by a server adapter that knows the address up front (Deno.serve). */
 export function setSocketIp(request: Request, ip: string | undefined) {
-  if (ip) socketIps.set(request, ip)
+  stateOf(request).socketIp = ip ?? ''
 }
-export const socketIpOf = (request: Request) => socketIps.get(request)
+
+/** Recorded by the Bun adapter: the address is read from the server on first use. */
+export function setSocketSource(request: Request, server: SocketSource) {
+  stateOf(request).server = server
+}
+
+export function socketIpOf(request: Request): string | undefined {
+  const s = states.get(request)
+  if (!s) return undefined
+  if (s.socketIp === undefined) s.socketIp = s.server?.requestIP(request)?.address ?? ''
+  return s.socketIp || undefined
+}
 
 export function initState(request: Request): RequestState {
-  const state: RequestState = { id: crypto.randomUUID(), start: performance.now() }
+  const state: RequestState = { id: crypto.randomUUID(), start: performance.now(), raw: undefined, socketIp: undefined, server: undefined }
   states.set(request, state)
   return state
 }
 
 export function stateOf(request: Request): RequestState {
-  let s = states.get(request)
-  if (!s) s = initState(request)
-  return s
+  return states.get(request) ?? initState(request)
 }
 
 /** Throws a schema 400 when the body as sent names properties the schema does not (see unknownProperties). */
