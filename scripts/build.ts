@@ -19,8 +19,10 @@ const root = join(import.meta.dir, '..')
 const libsqlNative = join(root, `node_modules/@libsql/${target}/index.node`)
 const argon2Native = join(root, `node_modules/@node-rs/argon2-${target}/argon2.${target}.node`)
 const args = process.argv.slice(2)
-// `--no-smol` builds without Bun's memory-saving mode (for the benchmark's comparison only)
-const smol = !args.includes('--no-smol')
+// `--smol` builds with Bun's memory-saving mode (compile.execArgv). The release binary is built
+// without it: under load it kept resident memory above 150 MiB where the GC governor keeps it
+// under (scripts/bench/binary.ts compares the three; docs/operations.md, Memory).
+const smol = args.includes('--smol')
 const outfile = args.find((a) => !a.startsWith('--')) ?? join(root, 'dist/slipway')
 
 for (const f of [libsqlNative, argon2Native]) {
@@ -32,7 +34,6 @@ await Bun.write(scalarGz, Bun.gzipSync(await Bun.file(join(root, 'node_modules/@
 
 const result = await Bun.build({
   entrypoints: [join(root, 'src/index.ts')],
-  // --smol: Bun's memory-saving mode (a smaller heap, collected more often): see docs/operations.md, Memory.
   compile: { outfile, execArgv: smol ? ['--smol'] : [] },
   // Identifiers are kept: Elysia reads handlers' parameter names to decide what to parse (headers, body...).
   minify: { whitespace: true, syntax: true, identifiers: false },

@@ -1,9 +1,10 @@
 /**
  * The standalone binary: its size, the time from spawn to the first /health answer
- * (median of 5 starts on a fresh database each), and, in one run, its memory under the
- * runtime's own collection policies: the default heap and Bun's `--smol` (what
- * `npm run build` ships): idle resident memory, median and peak under the bearer read
- * (sampled every 250 ms), req/s and p99.
+ * (median of 5 starts on a fresh database each), and, in one run, three ways of holding
+ * its memory: neither (JavaScriptCore's own policy, GC_HEAP_BUDGET_MIB=0), Bun's `--smol`
+ * (built in with compile.execArgv), and the GC governor (src/lib/memory.ts, the default):
+ * idle resident memory, median and peak under the bearer read (sampled every 250 ms),
+ * req/s and p99 of /health and of the bearer read.
  *
  *   bun scripts/bench/binary.ts            (BENCH_SECONDS=5 by default)
  */
@@ -19,8 +20,8 @@ const build = (out: string, flags: string[]) => {
   if (b.exitCode !== 0) process.exit(1)
   return out
 }
-const smolBinary = build(join(dir, 'slipway-smol'), [])
-const plainBinary = build(join(dir, 'slipway-plain'), ['--no-smol'])
+const plainBinary = build(join(dir, 'slipway'), [])
+const smolBinary = build(join(dir, 'slipway-smol'), ['--smol'])
 
 let dbs = 0
 async function start(binary: string, env: Record<string, string> = {}) {
@@ -39,7 +40,7 @@ async function start(binary: string, env: Record<string, string> = {}) {
 
 const starts: number[] = []
 for (let i = 0; i < 5; i++) {
-  const s = await start(smolBinary)
+  const s = await start(plainBinary)
   starts.push(s.startMs)
   s.proc.kill()
   await s.proc.exited
@@ -62,18 +63,19 @@ async function measure(name: string, binary: string, env: Record<string, string>
 }
 
 const variants: Array<[string, string, Record<string, string>]> = [
-  ['default heap', plainBinary, {}],
-  ['--smol', smolBinary, {}],
+  ['neither', plainBinary, { GC_HEAP_BUDGET_MIB: '0' }],
+  ['--smol', smolBinary, { GC_HEAP_BUDGET_MIB: '0' }],
+  ['governor', plainBinary, {}],
 ]
 const rows: Row[] = []
 // Alternated twice, so neither variant always runs on a quieter machine.
 for (let round = 0; round < 2; round++) for (const [name, bin, env] of variants) rows.push(await measure(name, bin, env))
 
-console.log(`\nbinary: ${(statSync(smolBinary).size / 1024 / 1024).toFixed(1)} MiB; start to first /health answer: median ${starts[2]!.toFixed(0)} ms (min ${starts[0]!.toFixed(0)}, max ${starts[4]!.toFixed(0)}; target under 200 ms)`)
+console.log(`\nbinary: ${(statSync(plainBinary).size / 1024 / 1024).toFixed(1)} MiB; start to first /health answer: median ${starts[2]!.toFixed(0)} ms (min ${starts[0]!.toFixed(0)}, max ${starts[4]!.toFixed(0)}; target under 200 ms)`)
 const pad = (s: string, n: number) => s.padEnd(n)
-console.log(`\n${pad('variant', 16)}${pad('idle MiB', 10)}${pad('/health req/s', 15)}${pad('p99 ms', 8)}${pad('bearer req/s', 14)}${pad('p99 ms', 8)}${pad('RSS median', 12)}${pad('RSS peak', 10)}3 s after`)
+console.log(`\n${pad('variant', 12)}${pad('idle MiB', 10)}${pad('/health req/s', 15)}${pad('p99 ms', 8)}${pad('bearer req/s', 14)}${pad('p99 ms', 8)}${pad('RSS median', 12)}${pad('RSS peak', 10)}3 s after`)
 for (const r of rows) {
-  console.log(`${pad(r.name, 16)}${pad(r.idle?.toFixed(0) ?? '?', 10)}${pad(r.health.rps.toFixed(0), 15)}${pad(r.health.p99.toFixed(1), 8)}${pad(r.bearer.rps.toFixed(0), 14)}${pad(r.bearer.p99.toFixed(1), 8)}${pad(r.median.toFixed(0), 12)}${pad(r.peak.toFixed(0), 10)}${r.rested?.toFixed(0) ?? '?'}`)
+  console.log(`${pad(r.name, 12)}${pad(r.idle?.toFixed(0) ?? '?', 10)}${pad(r.health.rps.toFixed(0), 15)}${pad(r.health.p99.toFixed(1), 8)}${pad(r.bearer.rps.toFixed(0), 14)}${pad(r.bearer.p99.toFixed(1), 8)}${pad(r.median.toFixed(0), 12)}${pad(r.peak.toFixed(0), 10)}${r.rested?.toFixed(0) ?? '?'}`)
 }
 console.log('\n(targets: resident memory under 150 MiB under load; idle under 80 MiB)')
 rmSync(dir, { recursive: true, force: true })
