@@ -32,7 +32,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { createClient, type Client, type InStatement, type ResultSet, type Transaction, type TransactionMode } from '@libsql/client'
-import { installStatementCache } from './statement-cache'
+import { disableStatementCache, installStatementCache } from './statement-cache'
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql'
 import { ServiceUnavailableError } from '../http/errors'
 import * as schema from './tables'
@@ -425,8 +425,9 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   const mode: DatabaseMode = opts.syncUrl ? 'replica' : isFile || opts.url === ':memory:' ? 'local' : 'remote'
   const timeoutMs = opts.timeoutMs ?? 5000
-  // local files and embedded replicas run libSQL's native statements in this process
-  if (mode !== 'remote') installStatementCache()
+  // a local file runs libSQL's native statements in this process: reuse them (see statement-cache.ts)
+  if (mode === 'local') installStatementCache()
+  if (mode === 'replica') disableStatementCache()
   if (mode === 'local') {
     const raw = createClient({ url: opts.url, concurrency: 1 })
     // Per-connection settings; the single connection keeps them for its life.

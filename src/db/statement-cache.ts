@@ -10,6 +10,10 @@
  * cache is bounded anyway. Statements are safe to reuse: the client sets their modes
  * (`raw`, `safeIntegers`) before each run, each run resets them, and SQLite re-prepares
  * one whose table changed.
+ *
+ * Not for embedded replicas: a statement prepared before a pull goes on reading what the
+ * replica held then (seen as a 401 for a user created on the primary a moment ago). The
+ * patch is on the class, so once a process opens a replica, no connection caches again.
  */
 import Database from 'libsql'
 
@@ -19,11 +23,19 @@ const INSTALLED = Symbol.for('slipway.statement-cache')
 
 type Prepare = (this: object, sql: string) => unknown
 
+let replicaOpened = false
+
+/** Called before a process opens an embedded replica: statements are prepared afresh from then on. */
+export function disableStatementCache() {
+  replicaOpened = true
+}
+
 export function installStatementCache() {
   const proto = Database.prototype as unknown as { prepare: Prepare; [INSTALLED]?: true }
   if (proto[INSTALLED]) return
   const prepare = proto.prepare
   proto.prepare = function (this: { [CACHE]?: Map<string, unknown> }, sql: string) {
+    if (replicaOpened) return prepare.call(this, sql)
     const cache = (this[CACHE] ??= new Map())
     let stmt = cache.get(sql)
     if (stmt) return stmt
