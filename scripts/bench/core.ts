@@ -1,6 +1,7 @@
 /**
  * Platform core benchmark, every figure from one run on this machine, driven by wrk
- * (1 thread, 64 connections, BENCH_SECONDS each):
+ * (1 thread, 64 connections, BENCH_SECONDS each; the /health and bearer groups run twice,
+ * alternating, and each line keeps its better run):
  * - bare Bun.serve answering `{"status":"ok"}`: the generator check (≥ 90k req/s or the run is invalid)
  *   and the baseline of `/health`; a bare Elysia app answering the same JSON tells Elysia's cost from ours;
  * - a bare handler doing the profile route's JWT check and row read (jose + libSQL), the same
@@ -66,12 +67,28 @@ async function argon2Rate(): Promise<Result> {
 
 try {
   const rssIdle = await rssMiB(slipway.proc.pid)
-  const rBare = await load('bare Bun.serve', bare.url + '/health')
-  const rElysia = await load('bare Elysia app, same JSON', bareElysia.url + '/health')
-  const rHealth = await load('GET /health', slipway.url + '/health')
-  const rBareAuth = await load('bare handler: JWT check + row read', bareAuth.url + profilePath, { headers: { authorization: token } })
-  const rElysiaAuth = await load('the same work in a bare Elysia route', elysiaAuth.url + profilePath, { headers: { authorization: token } })
-  const profile = await rssDuring(slipway.proc.pid, load('GET /v1/users/{id} (bearer)', slipway.url + profilePath, { headers: { authorization: token } }))
+  // Baseline and scenario alternate, twice, and each keeps its better run: on a shared
+  // machine a burst from another process then cannot land on one side only.
+  const best = (a: Result, b: Result) => (b.rps > a.rps ? b : a)
+  const health = async () => [
+    await load('bare Bun.serve', bare.url + '/health'),
+    await load('bare Elysia app, same JSON', bareElysia.url + '/health'),
+    await load('GET /health', slipway.url + '/health'),
+  ]
+  const h1 = await health()
+  const h2 = await health()
+  const [rBare, rElysia, rHealth] = h1.map((r, i) => best(r, h2[i]!)) as [Result, Result, Result]
+  const auth = { headers: { authorization: token } }
+  const bearer = async () => [
+    await load('bare handler: JWT check + row read', bareAuth.url + profilePath, auth),
+    await load('the same work in a bare Elysia route', elysiaAuth.url + profilePath, auth),
+    await rssDuring(slipway.proc.pid, load('GET /v1/users/{id} (bearer)', slipway.url + profilePath, auth)),
+  ] as const
+  const b1 = await bearer()
+  const b2 = await bearer()
+  const rBareAuth = best(b1[0], b2[0])
+  const rElysiaAuth = best(b1[1], b2[1])
+  const profile = b2[2].result.rps > b1[2].result.rps ? b2[2] : b1[2]
   const rProfile = profile.result
   const rBareList = await load('bare handler: JWT + actor + 100-row page', bareAuth.url + '/list', { headers: { authorization: taToken } })
   const rList = await load('GET /v1/users/?limit=100 (bearer)', slipway.url + '/v1/users/?limit=100', { headers: { authorization: taToken } })
