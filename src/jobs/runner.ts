@@ -4,10 +4,12 @@
  * topic's handler. Handlers must be idempotent: delivery is at least once.
  *
  * Several workers may share one database (processes on one file, or workers on one
- * libSQL primary), each with its own queue file. A row is claimed before it is queued:
- * one conditional write moves its `run_at` a lease ahead, and only the worker whose
- * write changed the row queues it. A worker that dies between the claim and the queue
- * leaves the row due again once the lease is over.
+ * libSQL primary), each with its own queue file. Rows are claimed before they are
+ * queued, up to 100 at a time: one conditional write moves the `run_at` of rows still
+ * due a lease ahead and returns them, and only the worker whose write changed a row
+ * queues it. A worker that dies between the claim and the queue leaves its rows due
+ * again once the lease is over; one that dies after queueing but before marking them
+ * has them in its durable queue already (one job per outbox id).
  */
 import { Queue, Worker, type Job } from 'bunqueue/client'
 import type { Deps } from '../deps'
