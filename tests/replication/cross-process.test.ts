@@ -106,4 +106,28 @@ describe('two edges on replicas, workers on the primary', () => {
     const listA = await a.get('/v1/transactions/?limit=50', { token })
     expect(listA.status).toBe(200)
   }, 60_000)
+
+  test('an Idempotency-Key replayed at the other edge answers the stored result and sends nothing again', async () => {
+    const reg = await a.post('/v1/auth/register', { username: 'replayer', email: 'replayer@example.com', password: 'Send-passw0rd' }, { signedBy: tenant })
+    const token = reg.body.accessToken as string
+    const wallet = (await a.post('/v1/wallets/', { chain: 'ethereum' }, { token })).body
+    await chain.sendNative(wallet.address, 10n ** 18n)
+    const body = { walletId: wallet.id, chain: 'ethereum', toAddress: privateKeyToAccount(generatePrivateKey()).address, amount: '7' }
+    const headers = { 'idempotency-key': 'replica-replay-1' }
+    const first = await a.post('/v1/transactions/', body, { token, headers })
+    expect(first.status).toBe(201)
+    expect(first.headers.get('idempotency-replayed')).toBe('false')
+    // the same body with its fields in another order, at the other edge
+    const again = await b.post('/v1/transactions/', { amount: body.amount, toAddress: body.toAddress, chain: body.chain, walletId: body.walletId }, { token, headers })
+    expect(again.status).toBe(201)
+    expect(again.headers.get('idempotency-replayed')).toBe('true')
+    expect(again.body).toEqual(first.body)
+    // another body under the same key is refused at either edge
+    const other = await b.post('/v1/transactions/', { ...body, amount: '8' }, { token, headers })
+    expect(other.status).toBe(409)
+    expect(other.body.details).toEqual({ code: 'IDEMPOTENCY_KEY_REUSED' })
+    const list = await waitFor(() => b.get(`/v1/transactions/?walletId=${wallet.id}`, { token }), (r) => r.body?.pagination?.total >= 1, 10_000)
+    expect(list.body.pagination.total).toBe(1)
+    expect(await reader(chain.url).nonce(wallet.address)).toBeLessThanOrEqual(1)
+  }, 40_000)
 })
