@@ -7,6 +7,9 @@
  * - no acknowledged send lost: every send answered 201 is stored after the restart;
  * - no webhook event lost or delivered with another id: every acknowledged event reaches
  *   the receiver, with `webhook-id` equal to the body's id and the id it was given;
+ * - no bank ramp deposit lost: every sandbox deposit the API acknowledged reaches the tenant
+ *   as a `ramp.deposit.updated` event, through the partner's webhook (a partner simulator
+ *   outside the killed process, retrying its webhooks as a partner does);
  * - no idempotent request executed twice: a request replayed with its `Idempotency-Key` after
  *   the restart returns the stored answer (routes that take the header, when present);
  * - no half-written record: `PRAGMA foreign_key_check` and `integrity_check` are clean.
@@ -20,6 +23,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { privateKeyToAccount } from 'viem/accounts'
+import { createBankRampSimulator } from '../src/sandbox/bank-ramp/app'
 import { freePort } from './bench/lib'
 
 const args = process.argv.slice(2)
@@ -62,22 +66,45 @@ async function rpc(method: string, params: unknown[]) {
   return body.result
 }
 
-interface Delivery { id: string; header: string | null; bodyId: string | null }
+interface Delivery { id: string; header: string | null; bodyId: string | null; type: string | null; depositId: string | null }
 const received: Delivery[] = []
 const receiver = Bun.serve({
   hostname: '127.0.0.1',
   port: 0,
   async fetch(req) {
     const text = await req.text()
-    let bodyId: string | null = null
-    try { bodyId = (JSON.parse(text) as { id?: string }).id ?? null } catch { /* not JSON */ }
-    received.push({ id: bodyId ?? '', header: req.headers.get('webhook-id'), bodyId })
+    let event: { id?: string; type?: string; data?: { depositId?: string } } = {}
+    try { event = JSON.parse(text) } catch { /* not JSON */ }
+    received.push({ id: event.id ?? '', header: req.headers.get('webhook-id'), bodyId: event.id ?? null, type: event.type ?? null, depositId: event.data?.depositId ?? null })
     return new Response('ok')
   },
 })
 
 const port = freePort()
 const base = `http://127.0.0.1:${port}`
+
+// The bank ramp partner: a simulator in this process, so it outlives every kill. Like a
+// partner, it keeps retrying a webhook Slipway did not take (here every 250 ms for 90 s).
+const partnerAccounts = new Map<string, { id: string; webhook: { url: string; secret: string } }>()
+let partnerUrl = ''
+const partner = createBankRampSimulator({
+  accounts: (key) => partnerAccounts.get(key) ?? null,
+  publicUrl: () => partnerUrl,
+  deliver: async (request) => {
+    const body = await request.arrayBuffer()
+    for (let i = 0; ; i++) {
+      try {
+        const res = await fetch(request.url, { method: request.method, headers: request.headers, body })
+        if (res.ok || i >= 360) return res
+      } catch (err) {
+        if (i >= 360) throw err
+      }
+      await Bun.sleep(250)
+    }
+  },
+})
+const partnerServer = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: partner.fetch })
+partnerUrl = `http://127.0.0.1:${partnerServer.port}`
 const env = {
   ...process.env,
   PORT: String(port),
@@ -138,8 +165,16 @@ const must = async (p: Promise<{ status: number; body: any }>, status: number) =
 
 await start()
 const adminToken = (await must(call('POST', '/v1/auth/admin/login', ADMIN), 200)).accessToken as string
-const tenant = (await must(call('POST', '/v1/admin/tenants', { name: 'chaos', settings: { chains: { rpc: { ethereum: rpcUrl } }, bankRamp: { sandbox: { connected: true } } } }, { token: adminToken }), 201)) as Tenant
-await must(call('PUT', `/v1/admin/tenants/${tenant.id}/webhooks/sandbox`, { url: 'https://hooks.chaos.test/in', eventTypes: [] }, { token: adminToken }), 201)
+const PARTNER = { apiKey: 'chaos-partner-key', webhookKey: 'chaos-partner-webhook-key' }
+const tenant = (await must(call('POST', '/v1/admin/tenants', {
+  name: 'chaos',
+  settings: {
+    chains: { rpc: { ethereum: rpcUrl } },
+    bankRamp: { sandbox: { connected: true, baseUrl: `${partnerUrl}/v1`, apiKey: PARTNER.apiKey, webhookKey: PARTNER.webhookKey, functions: { kyc: true, payin: true, payout: true } } },
+  },
+}, { token: adminToken }), 201)) as Tenant
+partnerAccounts.set(PARTNER.apiKey, { id: tenant.id, webhook: { url: `${base}/v1/ramp/bank/webhooks/sandbox/${tenant.id}`, secret: PARTNER.webhookKey } })
+await must(call('PUT', `/v1/admin/tenants/${tenant.id}/webhooks/sandbox`, { url: 'https://hooks.chaos.test/in', eventTypes: ['ramp.kyc.updated', 'ramp.deposit.updated', 'ramp.transaction.updated', 'ramp.payout.updated'] }, { token: adminToken }), 201)
 const funder = privateKeyToAccount(FUNDER_KEY).address
 const users: Array<{ token: string; walletId: string; address: string }> = []
 for (let i = 0; i < 2; i++) {
@@ -148,12 +183,25 @@ for (let i = 0; i < 2; i++) {
   await rpc('eth_sendTransaction', [{ from: funder, to: w.address, value: '0x' + (10n ** 20n).toString(16) }])
   users.push({ token: reg.accessToken, walletId: w.id, address: w.address })
 }
+// A bank ramp customer, onboarded on the partner's hosted page, with a virtual IBAN.
+const rampUser = await must(call('POST', '/v1/auth/register', { username: 'chaos_ramp', email: 'chaosramp@example.com', password: 'Chaos-passw0rd' }, { signedBy: tenant }), 201)
+const rampToken = rampUser.accessToken as string
+const session = await must(call('POST', '/v1/ramp/bank/payin/onboard-session', { isTestnet: true }, { token: rampToken }), 200)
+await fetch(session.url)
+await fetch(`${session.url}/decision`, { method: 'POST', body: new URLSearchParams({ decision: 'approve' }) })
+for (let i = 0; i < 100; i++) {
+  if ((await call('GET', '/v1/ramp/bank/payin/onboarding-status?isTestnet=true', undefined, { token: rampToken })).body?.kycStatus === 'approved') break
+  await Bun.sleep(100)
+}
+const rampWallet = await must(call('POST', '/v1/wallets/', { chain: 'ethereum', isTestnet: true }, { token: rampToken }), 201)
+await must(call('POST', '/v1/ramp/bank/payin/initiate', { walletId: rampWallet.id, isTestnet: true }, { token: rampToken }), 200)
 const doc = (await must(call('GET', '/v1/docs/json'), 200)) as { paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }> }>> }
 const sendsTakeIdempotencyKey = (doc.paths['/v1/transactions/']?.post?.parameters ?? []).some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key')
 
 // ---- rounds -----------------------------------------------------------------------
 
 const acknowledgedSends = new Set<string>()
+const acknowledgedDeposits = new Set<string>()
 const acknowledgedEvents = new Set<string>()
 const idempotent: Array<{ key: string; token: string; body: unknown; answer: unknown }> = []
 const rows: string[][] = []
@@ -187,6 +235,19 @@ async function workload(round: number, until: number) {
       }
     })())
   }
+  let deposits = 0
+  jobs.push((async () => {
+    while (Date.now() < until) {
+      try {
+        const r = await call('POST', '/v1/ramp/bank/payin/sandbox/simulate-deposit', { amount: 1 + Math.floor(random() * 100) }, { token: rampToken })
+        if (r.status === 200) {
+          acknowledgedDeposits.add(r.body.depositId)
+          deposits++
+        }
+      } catch { /* died mid-request */ }
+      await Bun.sleep(200)
+    }
+  })())
   jobs.push((async () => {
     for (let i = 0; i < 8 && Date.now() < until; i++) {
       try {
@@ -200,7 +261,7 @@ async function workload(round: number, until: number) {
     }
   })())
   await Promise.all(jobs)
-  return { sends, events }
+  return { sends, events, deposits }
 }
 
 /** Empty once every send has left `pending` and every acknowledged event arrived; otherwise what is still out. */
@@ -214,7 +275,8 @@ async function settle(timeoutMs: number): Promise<string> {
       pending.push(...(r.body?.data ?? []).map((t: { id: string }) => t.id))
     }
     const delivered = new Set(received.map((d) => d.header))
-    const undelivered = [...acknowledgedEvents].filter((id) => !delivered.has(id))
+    const reported = new Set(received.filter((d) => d.type === 'ramp.deposit.updated').map((d) => d.depositId))
+    const undelivered = [...acknowledgedEvents].filter((id) => !delivered.has(id)).concat([...acknowledgedDeposits].filter((id) => !reported.has(id)).map((id) => `deposit ${id}`))
     const some = (ids: string[]) => `${ids.length}${ids.length ? ` (${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''})` : ''}`
     left = pending.length || undelivered.length ? `pending sends ${some(pending)}; undelivered events ${some(undelivered)}` : ''
     if (!left) return ''
@@ -253,13 +315,16 @@ async function check(round: number, settled: boolean) {
     if (!found.some((r) => r.status === 200)) violation(round, `acknowledged send ${id} is gone`)
   }
   // webhook events
-  const known = new Set(acknowledgedEvents)
+  // every event received is one the delivery log knows, under the same id
+  const logged = new Set<string>()
+  for (let offset = 0; ; offset += 100) {
+    const log = await call('GET', `/v1/admin/tenants/${tenant.id}/webhooks/sandbox/deliveries?limit=100&offset=${offset}`, undefined, { token: adminToken })
+    for (const x of log.body?.data ?? []) logged.add(x.id)
+    if (!log.body?.pagination?.hasMore) break
+  }
   for (const d of received) {
     if (d.header !== d.bodyId) violation(round, `delivery with webhook-id ${d.header} carries body id ${d.bodyId}`)
-    if (d.header && !known.has(d.header)) {
-      const log = await call('GET', `/v1/admin/tenants/${tenant.id}/webhooks/sandbox/deliveries?limit=100`, undefined, { token: adminToken })
-      if (!(log.body?.data ?? []).some((x: { id: string }) => x.id === d.header)) violation(round, `received unknown event ${d.header}`)
-    }
+    if (d.header && !logged.has(d.header)) violation(round, `received unknown event ${d.header}`)
   }
   const delivered = new Set(received.map((d) => d.header))
   for (const id of acknowledgedEvents) if (!delivered.has(id)) violation(round, `acknowledged event ${id} never delivered`)
@@ -293,21 +358,22 @@ try {
     if (/undelivered events [1-9]/.test(left)) violation(round, `not delivered within 60 s: ${left}`)
     const pendingLeft = Number(/pending sends (\d+)/.exec(left)?.[1] ?? 0)
     await check(round, pendingLeft === 0)
-    rows.push([String(round), String(killAfter), String(done.sends), String(done.events), String(acknowledgedSends.size), String(received.length), String(pendingLeft), String(violations - before)])
+    rows.push([String(round), String(killAfter), String(done.sends), String(done.events), String(done.deposits), String(acknowledgedSends.size), String(received.length), String(pendingLeft), String(violations - before)])
   }
 } finally {
   await kill()
   for (const c of children) c.kill('SIGKILL')
   receiver.stop(true)
+  partnerServer.stop(true)
   if (violations && process.env.CHAOS_KEEP) console.error(`kept ${dir} for a look`)
   else rmSync(dir, { recursive: true, force: true })
 }
 
-const header = ['round', 'killed at ms', 'sends acked', 'events acked', 'sends total', 'deliveries total', 'still pending', 'violations']
+const header = ['round', 'killed at ms', 'sends acked', 'events acked', 'deposits acked', 'sends total', 'deliveries total', 'still pending', 'violations']
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
 const line = (cells: string[]) => `| ${cells.map((c, i) => c.padStart(widths[i]!)).join(' | ')} |`
 console.log(line(header))
 console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`)
 for (const r of rows) console.log(line(r))
-console.log(`chaos: ${ROUNDS} rounds, ${acknowledgedSends.size} acknowledged sends, ${acknowledgedEvents.size} acknowledged events, ${received.length} deliveries received, ${violations} violations (idempotent sends: ${sendsTakeIdempotencyKey ? 'checked' : 'route takes no Idempotency-Key yet'})`)
+console.log(`chaos: ${ROUNDS} rounds, ${acknowledgedSends.size} acknowledged sends, ${acknowledgedEvents.size} acknowledged events, ${acknowledgedDeposits.size} acknowledged deposits, ${received.length} deliveries received, ${violations} violations (idempotent sends: ${sendsTakeIdempotencyKey ? 'checked' : 'route takes no Idempotency-Key yet'})`)
 process.exit(violations ? 1 : 0)

@@ -11,5 +11,5 @@ test('three kill -9 rounds under a mixed workload: no send twice or lost, no eve
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   if (code !== 0) console.error(out, err)
   expect(code).toBe(0)
-  expect(out).toMatch(/chaos: 3 rounds, [1-9]\d* acknowledged sends, [1-9]\d* acknowledged events, \d+ deliveries received, 0 violations/)
+  expect(out).toMatch(/chaos: 3 rounds, [1-9]\d* acknowledged sends, [1-9]\d* acknowledged events, [1-9]\d* acknowledged deposits, \d+ deliveries received, 0 violations/)
 }, 180_000)
