@@ -4,11 +4,9 @@ import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { EMAIL_LIMIT, FORGOT_PASSWORD_MESSAGE } from './service'
 import * as reset from './service'
-import { Email } from '../auth/model'
+import { AdminSendReset, ForgotPassword, ResetPassword, ResetToken } from './model'
 import { resetPage } from './page'
 
-const Locale = t.Union([t.Literal('en'), t.Literal('it')], { description: '`en` (default) or `it`: the language of the emails' })
-const ResetToken = t.String({ minLength: 1, maxLength: 512, description: 'the token from the emailed link' })
 
 const quiet = { errorStyle: 'reset' as const }
 // Per client IP. Kept in this process's memory, as the spec says of every limit.
@@ -32,7 +30,7 @@ export function passwordResetRoutes(deps: Deps) {
       ...quiet,
       rateLimit: forgotIpLimit,
       tenantSigned: true,
-      body: t.Object({ email: Email, locale: t.Optional(Locale) }),
+      body: ForgotPassword,
       response: { 200: ForgotPasswordResponse, ...errorResponses('reset', 400, 401, 404, 429) },
       detail: {
         operationId: 'forgotPassword',
@@ -59,7 +57,7 @@ export function passwordResetRoutes(deps: Deps) {
     .post('/reset-password', ({ body }) => reset.resetPassword(deps, body), {
       ...quiet,
       rateLimit: resetLimit,
-      body: t.Object({ token: ResetToken, newPassword: t.String({ minLength: 1, maxLength: 256 }), locale: t.Optional(Locale) }),
+      body: ResetPassword,
       response: { 200: ResetPasswordResponse, ...errorResponses('reset', 400, 429, 503) },
       detail: {
         operationId: 'resetPassword',
@@ -75,11 +73,7 @@ export function passwordResetRoutes(deps: Deps) {
     .post('/admin/send-reset', ({ body, ctx }) => reset.sendResetByOperator(ctx, body), {
       ...quiet,
       auth: 'operator',
-      body: t.Object({
-        userId: t.String({ minLength: 1, maxLength: 64 }),
-        tenantId: t.Optional(t.String({ minLength: 1, maxLength: 64, description: 'required for platform admins; a tenantadmin may only name its own tenant' })),
-        locale: t.Optional(Locale),
-      }),
+      body: AdminSendReset,
       response: { 200: t.Object({ ok: t.Literal(true), sent: t.Literal(true) }, { title: 'SendResetResponse' }), ...errorResponses('reset', 400, 401, 403, 404) },
       detail: {
         operationId: 'adminSendReset',

@@ -26,6 +26,7 @@ import { recordActivity } from '../activity/repo'
 import { revokeUserSessions, startSession } from '../auth/sessions'
 import { queueMail } from '../mail/service'
 import type { Locale } from '../mail/templates'
+import type { AdminSendReset, ForgotPassword, ResetPassword } from './model'
 import { operatorTenant, settingsOf } from '../tenants/service'
 import { readSettings, type StoredSettings } from '../tenants/settings'
 import * as usersRepo from '../users/repo'
@@ -47,7 +48,7 @@ type UserRow = usersRepo.UserRow
 
 const resetEnabled = (s: StoredSettings) => s.passwordReset.enabled
 
-export async function forgotPassword(deps: Deps, tenant: SignedTenant, input: { email: string; locale?: Locale }) {
+export async function forgotPassword(deps: Deps, tenant: SignedTenant, input: ForgotPassword) {
   const settings = readSettings(tenant.settings, tenant.name, deps.config.publicBaseUrl)
   if (!resetEnabled(settings)) throw new NotFoundError(NOT_ENABLED)
   // A hash of the address keys the counter, so memory holds no addresses; it counts
@@ -152,7 +153,7 @@ export async function validateToken(deps: Deps, token: string) {
   return { valid: (await usableToken(deps, token)) !== null }
 }
 
-export async function resetPassword(deps: Deps, input: { token: string; newPassword: string; locale?: Locale }) {
+export async function resetPassword(deps: Deps, input: ResetPassword) {
   const found = await usableToken(deps, input.token)
   if (!found) throw new BadRequestError(INVALID_LINK)
   const problems = passwordProblems(input.newPassword)
@@ -184,7 +185,7 @@ export async function resetPassword(deps: Deps, input: { token: string; newPassw
 }
 
 /** Operator send-reset: a tenantadmin for its own tenant, a platform admin for the tenant it names. */
-export async function sendResetByOperator(ctx: Ctx, input: { userId: string; tenantId?: string; locale?: Locale }) {
+export async function sendResetByOperator(ctx: Ctx, input: AdminSendReset) {
   const { deps } = ctx
   const tenant = await operatorTenant(ctx, input.tenantId)
   // a disabled tenant's users cannot sign in, so a link would not work either

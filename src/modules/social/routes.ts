@@ -1,14 +1,13 @@
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { TokenResponse } from '../auth/model'
+import { AppleSignIn, GoogleSignIn } from './model'
 import { socialSignIn } from './service'
 
 const signin = { errorStyle: 'signin' as const }
 const limit20 = { max: 20, windowSeconds: 60 }
-const IdToken = t.String({ minLength: 10, maxLength: 8192, description: 'the ID token (JWT) the provider gave the app' })
-const Nonce = t.String({ minLength: 1, maxLength: 512, description: 'the nonce the app sent to the provider; when given, the token\'s `nonce` must match it' })
 
 const common = [
   'The ID token\'s RS256 signature is checked against the provider\'s published keys (cached; fetched again when a token names an unknown key id), with its issuer, audience (one of the tenant\'s configured client ids), expiry, and `nonce` when one is sent.',
@@ -23,7 +22,7 @@ export function socialRoutes(deps: Deps) {
       ...signin,
       rateLimit: limit20,
       tenantSigned: true,
-      body: t.Object({ idToken: IdToken, nonce: t.Optional(Nonce) }),
+      body: GoogleSignIn,
       response: { 200: TokenResponse, ...errorResponses('signin', 400, 401, 404, 409, 422, 429, 503) },
       detail: { operationId: 'googleSignIn', summary: 'Sign in with a Google ID token (tenant-signed)', description: `${common} Issuer \`https://accounts.google.com\` (or \`accounts.google.com\`); audience: the tenant's \`social.googleClientIds\`.` },
     })
@@ -31,12 +30,7 @@ export function socialRoutes(deps: Deps) {
       ...signin,
       rateLimit: limit20,
       tenantSigned: true,
-      body: t.Object({
-        idToken: IdToken,
-        nonce: t.Optional(Nonce),
-        firstName: t.Optional(t.String({ maxLength: 100, description: 'Apple gives the name to the app only on the first sign-in; used as the new user\'s display name' })),
-        lastName: t.Optional(t.String({ maxLength: 100 })),
-      }),
+      body: AppleSignIn,
       response: { 200: TokenResponse, ...errorResponses('signin', 400, 401, 404, 409, 422, 429, 503) },
       detail: { operationId: 'appleSignIn', summary: 'Sign in with an Apple ID token (tenant-signed)', description: `${common} Issuer \`https://appleid.apple.com\`; audience: the tenant's \`social.appleClientIds\`. The token's \`nonce\` may hold the nonce itself or its SHA-256 in hex, as Apple's native flow sends it. \`email_verified\` may be the string "true".` },
     })

@@ -16,19 +16,13 @@ import { newId } from '../../lib/ids'
 import { startSession } from '../auth/sessions'
 import { readSettings } from '../tenants/settings'
 import * as usersRepo from '../users/repo'
+import type { SocialSignIn } from './model'
 import * as repo from './repo'
 import { userView } from '../users/view'
 
 const NAME: Record<Provider, string> = { google: 'Google', apple: 'Apple' }
 
-export interface SocialInput {
-  idToken: string
-  nonce?: string
-  firstName?: string
-  lastName?: string
-}
-
-export async function socialSignIn(deps: Deps, tenant: SignedTenant, provider: Provider, input: SocialInput) {
+export async function socialSignIn(deps: Deps, tenant: SignedTenant, provider: Provider, input: SocialSignIn) {
   const settings = readSettings(tenant.settings, tenant.name, deps.config.publicBaseUrl)
   const audiences = provider === 'google' ? settings.social.googleClientIds : settings.social.appleClientIds
   if (audiences.length === 0) throw new BadRequestError(`${NAME[provider]} sign-in is not configured for this tenant`)
