@@ -14,8 +14,9 @@
  *   the restart returns the stored answer (routes that take the header, when present);
  * - no half-written record: `PRAGMA foreign_key_check` and `integrity_check` are clean.
  *
- * Usage: `bun scripts/chaos.ts [--rounds N] [--seed S]` (20 rounds by default). Prints a
- * table per round and exits 1 on any violation. Everything listens on 127.0.0.1.
+ * Usage: `bun scripts/chaos.ts [--rounds N] [--seed S] [--settle-seconds T]` (20 rounds and
+ * 60 s by default). Prints a table per round and exits 1 on any violation. Everything
+ * listens on 127.0.0.1.
  */
 import { createClient } from '@libsql/client'
 import { createHash, createHmac, randomBytes } from 'node:crypto'
@@ -32,6 +33,8 @@ const arg = (name: string, fallback: number) => {
   return i >= 0 ? Number(args[i + 1]) : fallback
 }
 const ROUNDS = arg('rounds', 20)
+/** how long each round waits for sends and events to settle after the restart */
+const SETTLE_MS = arg('settle-seconds', 60) * 1000
 let seed = arg('seed', Date.now() % 2 ** 31)
 const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
 
@@ -40,6 +43,13 @@ const FUNDER_KEY = '0x4f3edf983ac636a65a842ce7c78d9aa706d3b113bce9c46f30d7d21715
 const ADMIN = { username: 'chaos', password: 'Chaos-passw0rd' }
 const dir = mkdtempSync(join(tmpdir(), 'slipway-chaos-'))
 const children: Array<ReturnType<typeof Bun.spawn>> = []
+// Stopped from outside (a test's time limit, Ctrl-C): take the node and Slipway down too.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    for (const c of children) c.kill('SIGKILL')
+    process.exit(130)
+  })
+}
 
 // ---- the world: a chain, a webhook receiver, Slipway ------------------------------
 
@@ -123,6 +133,7 @@ let server: ReturnType<typeof Bun.spawn> | undefined
 
 async function start() {
   server = Bun.spawn([process.execPath, join(ROOT, 'src/index.ts')], { env, stdout: 'ignore', stderr: 'inherit' })
+  children.push(server)
   const deadline = Date.now() + 20_000
   while (Date.now() < deadline) {
     try {
@@ -272,7 +283,11 @@ async function settle(timeoutMs: number): Promise<string> {
     const pending = [] as string[]
     for (const u of users) {
       const r = await call('GET', `/v1/transactions/?walletId=${u.walletId}&status=pending&limit=100`, undefined, { token: u.token })
-      pending.push(...(r.body?.data ?? []).map((t: { id: string }) => t.id))
+      const ids: string[] = (r.body?.data ?? []).map((t: { id: string }) => t.id)
+      pending.push(...ids)
+      // Poll each pending send's status as a client would: the status read refreshes it from
+      // the chain at once, instead of waiting for the background job's next, backed-off turn.
+      for (const id of ids.slice(0, 10)) await call('GET', `/v1/transactions/${id}/status`, undefined, { token: u.token }).catch(() => undefined)
     }
     const delivered = new Set(received.map((d) => d.header))
     const reported = new Set(received.filter((d) => d.type === 'ramp.deposit.updated').map((d) => d.depositId))
@@ -352,12 +367,13 @@ try {
     if (!process.env.CHAOS_NO_KILL) await kill()
     const done = await work
     if (!process.env.CHAOS_NO_KILL) await start()
-    const left = await settle(60_000)
+    const left = await settle(SETTLE_MS)
     // An acknowledged event must arrive; a send may stay pending on a starved node (ganache
     // on a loaded machine), which is reported but is not itself a broken invariant.
-    if (/undelivered events [1-9]/.test(left)) violation(round, `not delivered within 60 s: ${left}`)
+    if (/undelivered events [1-9]/.test(left)) violation(round, `not delivered within ${SETTLE_MS / 1000} s: ${left}`)
     const pendingLeft = Number(/pending sends (\d+)/.exec(left)?.[1] ?? 0)
     await check(round, pendingLeft === 0)
+    console.error(`round ${round}/${ROUNDS}: killed at ${killAfter} ms, ${done.sends} sends, ${done.events} events, ${done.deposits} deposits acknowledged; ${pendingLeft} sends still pending; ${violations - before} violations`)
     rows.push([String(round), String(killAfter), String(done.sends), String(done.events), String(done.deposits), String(acknowledgedSends.size), String(received.length), String(pendingLeft), String(violations - before)])
   }
 } finally {
