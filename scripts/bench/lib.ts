@@ -3,7 +3,7 @@
  * generator: one thread keeps up with 100k+ req/s, where a Node one needs a core of its
  * own and caps both sides), printing ratios, and sampling resident memory.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -55,7 +55,16 @@ export async function spawnServer(cmd: string[], env: Record<string, string>, he
   throw new Error(`${cmd.join(' ')} did not start`)
 }
 
-const scriptDir = mkdtempSync(join(tmpdir(), 'slipway-wrk-'))
+// Made on the first load, removed at exit: importing this file (the chaos run takes freePort
+// from it) must leave nothing behind.
+let scriptDir: string | undefined
+const wrkScriptDir = () => {
+  if (!scriptDir) {
+    const dir = (scriptDir = mkdtempSync(join(tmpdir(), 'slipway-wrk-')))
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
+  }
+  return scriptDir
+}
 let scripts = 0
 
 /** Lua lines that print wrk's summary as one JSON line (latency in microseconds). */
@@ -94,7 +103,7 @@ export async function load(name: string, url: string, opts: LoadOptions = {}): P
     const items = opts.requests.map((r) => `wrk.format(${q(r.method)}, ${q(r.path)}, {${Object.entries({ Host: host, ...r.headers }).map(([k, v]) => `[${q(k)}]=${q(v)}`).join(',')}}, ${r.body === undefined ? 'nil' : q(r.body)})`)
     lua += `\nlocal reqs = {\n${items.join(',\n')}\n}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  if i > #reqs then wrk.thread:stop() ; i = #reqs end\n  return reqs[i]\nend\n`
   }
-  const file = join(scriptDir, `s${scripts++}.lua`)
+  const file = join(wrkScriptDir(), `s${scripts++}.lua`)
   writeFileSync(file, lua)
   const args = [wrk, '-t1', `-c${opts.connections ?? 64}`, `-d${opts.seconds ?? SECONDS}s`, '--timeout', '10s', '-s', file]
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}: ${v}`)
