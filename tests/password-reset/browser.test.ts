@@ -3,15 +3,13 @@
  * playwright-core): open the emailed link, submit a new password, sign in with it.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
+import { chromiumAvailable as available, launchChromium, warnIfNoChromium } from '@tests/helpers/browser'
 import { serve, type HttpServer } from '@tests/helpers/app'
 import { unique, type Tenant } from '@tests/helpers/factories'
 import { makeWorld, requestLink, resetOn, type World } from './world'
 
-const CHROMIUM = '/usr/bin/chromium'
-const available = existsSync(CHROMIUM)
-if (!available) console.warn(`[skip] reset page browser tests: ${CHROMIUM} not found (apt-get install -y chromium)`)
+warnIfNoChromium('reset page browser tests')
 
 let w: World
 let server: HttpServer
@@ -23,10 +21,7 @@ beforeAll(async () => {
   w = await makeWorld()
   server = serve(w.t)
   tenant = await w.f.tenant(resetOn({ resetLinkBaseUrl: server.url }))
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  browser = await launchChromium()
 })
 afterAll(async () => {
   if (!available) return

@@ -4,13 +4,11 @@
  * example, and asks nothing of any host but the server itself (it must work offline).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync } from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
+import { chromiumAvailable as available, launchChromium, warnIfNoChromium } from '@tests/helpers/browser'
 import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
 
-const CHROMIUM = '/usr/bin/chromium'
-const available = existsSync(CHROMIUM)
-if (!available) console.warn(`[skip] docs page browser test: ${CHROMIUM} not found (apt-get install -y chromium)`)
+warnIfNoChromium('docs page browser test')
 
 let t: TestApp
 let server: HttpServer
@@ -20,10 +18,7 @@ beforeAll(async () => {
   if (!available) return
   t = await makeApp()
   server = serve(t)
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  browser = await launchChromium()
 })
 afterAll(async () => {
   if (!available) return
