@@ -5,7 +5,7 @@
 import { Elysia } from 'elysia'
 import pkg from '../package.json' with { type: 'json' }
 import type { Deps } from './deps'
-import { corePlugin, ErrorStyles } from './http/core'
+import { corePlugin, ErrorStyles, observed } from './http/core'
 import { docsPlugin, scalarFromNodeModules, type DocsScript } from './http/openapi'
 import { setSocketSource, stateOf } from './http/request-state'
 import { authRoutes } from './modules/auth/routes'
@@ -37,14 +37,20 @@ export interface AppOptions {
 
 /** What the servers need of the app: web-standard request handling. */
 export interface App {
+  /** may answer without a promise (a synchronous route) */
   fetch(request: Request): Response | Promise<Response>
   handle(request: Request): Promise<Response>
+  /** the routes as Elysia registered them (method, path, hooks with their schemas): for tests that read them */
+  readonly routes: ReadonlyArray<{ method: string; path: string; hooks?: unknown }>
 }
 
 export function createApp(deps: Deps, opts: AppOptions = {}): App {
   const styles = new ErrorStyles()
   const services = buildServices(deps)
-  if (opts.opsOnly) return new Elysia().use(corePlugin(deps, styles)).use(healthRoutes(deps, opts.queue))
+  if (opts.opsOnly) {
+    const ops = new Elysia().use(corePlugin(deps, styles)).use(healthRoutes(deps, opts.queue))
+    return { ...observed(deps, ops), routes: ops.routes }
+  }
   let app: App | undefined
   const built = new Elysia()
     .use(corePlugin(deps, styles))
@@ -75,11 +81,22 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
       : request), { detail: { hide: true } })
   }
   styles.build(built.routes)
-  app = built
-  sim?.attach((r) => built.handle(r))
-  return built
+  withoutBodyParsers(built.routes)
+  app = { ...observed(deps, built), routes: built.routes }
+  sim?.attach((r) => app!.handle(r))
+  return app
 }
 
+
+/**
+ * The body parser is set for every route (corePlugin), and Elysia compiles any route
+ * with a parser as an async function, even a GET that never reads a body: every answer
+ * then waits on a promise. Routes that take no body drop it before their first request
+ * compiles them, so `/health` answers synchronously (tests/platform/http-basics.test.ts).
+ */
+function withoutBodyParsers(routes: ReadonlyArray<{ method: string; hooks?: unknown }>) {
+  for (const r of routes) if (r.method === 'GET' || r.method === 'HEAD') delete (r.hooks as { parse?: unknown }).parse
+}
 
 /**
  * A fetch handler for Bun.serve that records the socket's address for client-IP rules,
@@ -89,17 +106,27 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
  */
 export function bunFetch(app: App) {
   const state = { inFlight: 0, lastRequestAt: 0, draining: false }
-  const handler = async (request: Request, server: { requestIP(r: Request): { address: string } | null }) => {
+  const done = (res: Response) => {
+    state.inFlight--
+    if (state.draining) res.headers.set('connection', 'close')
+    return res
+  }
+  const failed = (err: unknown): never => {
+    state.inFlight--
+    throw err
+  }
+  // not async: a route that answers synchronously reaches Bun.serve without a promise
+  const handler = (request: Request, server: { requestIP(r: Request): { address: string } | null }): Response | Promise<Response> => {
     setSocketSource(request, server)
     state.inFlight++
     state.lastRequestAt = performance.now()
+    let out: Response | Promise<Response>
     try {
-      const res = await app.fetch(request)
-      if (state.draining) res.headers.set('connection', 'close')
-      return res
-    } finally {
-      state.inFlight--
+      out = app.fetch(request)
+    } catch (err) {
+      return failed(err)
     }
+    return out instanceof Promise ? out.then(done, failed) : done(out)
   }
   return Object.assign(handler, { state })
 }

@@ -6,7 +6,7 @@ import { Elysia } from 'elysia'
 import type { Deps } from '../deps'
 import { errorSummary } from '../lib/logger'
 import { AppError, SchemaValidationError, errorBody, type ErrorStyle } from './errors'
-import { stateOf } from './request-state'
+import { stateOf, type RequestState } from './request-state'
 import { toSchemaIssues } from './validation'
 
 /** Error style per `METHOD route`, read from each route's `x-error-style` once the app is built. */
@@ -84,8 +84,9 @@ function tooLarge(maxBytes: number) {
 export function corePlugin(deps: Deps, styles: ErrorStyles) {
   const { logger } = deps
   return new Elysia({ name: 'slipway-core' })
-    .onRequest(({ request, set }) => {
-      set.headers['x-request-id'] = stateOf(request).id
+    // the route pattern, for the request log and metrics (see `observed`)
+    .onTransform({ as: 'global' }, ({ request, route }) => {
+      stateOf(request).route = route
     })
     // The parser is named in a list that ends with Elysia's own 'json': @elysiajs/openapi
     // builds a route's `requestBody.content` only from parsers it can name, so a bare
@@ -94,15 +95,17 @@ export function corePlugin(deps: Deps, styles: ErrorStyles) {
     .parser(RAW_JSON, ({ request }, contentType) => readJsonBody(request, contentType, deps.config.maxBodyBytes))
     .on({ as: 'global' }, 'parse', [RAW_JSON, 'json'] as never)
     .onError({ as: 'global' }, async ({ code, error, request, route, path, set }) => {
-      for (const fn of stateOf(request).beforeErrorAnswer ?? []) {
-        await fn().catch((e) => logger.error('cleanup before an error answer failed', { requestId: stateOf(request).id, ...errorSummary(e) }))
+      const state = stateOf(request)
+      if (route) state.route = route
+      for (const fn of state.beforeErrorAnswer ?? []) {
+        await fn().catch((e) => logger.error('cleanup before an error answer failed', { requestId: state.id, ...errorSummary(e) }))
       }
       let err: AppError
       if (error instanceof AppError) err = error
       // drizzle wraps what the database client throws (DatabaseUnavailableError: a 503) in DrizzleQueryError
       else if ((error as { cause?: unknown })?.cause instanceof AppError) err = (error as { cause: AppError }).cause
-      else if (code === 'VALIDATION' && (error as { type?: string }).type === 'body' && stateOf(request).notJson) {
-        err = new AppError(415, 'Unsupported Media Type', `Content-Type must be application/json, not ${stateOf(request).notJson}`)
+      else if (code === 'VALIDATION' && (error as { type?: string }).type === 'body' && state.notJson) {
+        err = new AppError(415, 'Unsupported Media Type', `Content-Type must be application/json, not ${state.notJson}`)
       } else if (code === 'VALIDATION' && (error as { type?: string }).type !== 'response') {
         err = new SchemaValidationError(toSchemaIssues((error as unknown as { all: never[] }).all))
       } else if (code === 'PARSE') err = new AppError(400, 'Bad Request', 'Request body is not valid JSON')
@@ -110,19 +113,58 @@ export function corePlugin(deps: Deps, styles: ErrorStyles) {
         set.status = 404
         return { message: `Route ${request.method}:${path} not found`, error: 'Not Found', statusCode: 404 }
       } else {
-        logger.error('unhandled error', { requestId: stateOf(request).id, method: request.method, route, ...errorSummary(error) })
+        logger.error('unhandled error', { requestId: state.id, method: request.method, route, ...errorSummary(error) })
         err = new AppError(500, 'InternalServerError', 'Internal server error')
       }
       set.status = err.status
       if (err.status === 429 && 'retryAfterSeconds' in err) set.headers['retry-after'] = String(err.retryAfterSeconds)
       return errorBody(err, styles.of(request.method, route))
     })
-    .onAfterResponse({ as: 'global' }, ({ request, path, route, set }) => {
-      const s = stateOf(request)
-      const status = typeof set.status === 'number' ? set.status : 200
-      const ms = performance.now() - s.start
-      // the path only: query strings can carry reset tokens
-      logger.info('request', { requestId: s.id, method: request.method, path, status, durationMs: Math.round(ms * 100) / 100 })
-      deps.metrics.request(request.method, route || 'unmatched', status, ms / 1000)
-    })
+}
+
+/** What `observed` wraps: Elysia's `fetch`, which answers a synchronous route without a promise. */
+export interface Fetcher {
+  fetch(request: Request): Response | Promise<Response>
+}
+
+/**
+ * The request id, the JSON request log line and the request metrics, around the built
+ * app rather than in Elysia hooks: an after-response hook costs every request a
+ * `setImmediate` and a closure, and a header set in a request hook takes every answer
+ * off Elysia's plain-response path. The answer's status is read once it is made and the
+ * id added to its headers; a route that answers synchronously stays synchronous (no
+ * promise for Bun.serve to wait on).
+ */
+export function observed(deps: Pick<Deps, 'logger' | 'metrics'>, app: Fetcher): Fetcher & { handle(request: Request): Promise<Response> } {
+  const { logger, metrics } = deps
+  const finish = (request: Request, s: RequestState, answer: Response): Response => {
+    let res = answer
+    try {
+      res.headers.set('x-request-id', s.id)
+    } catch {
+      // headers of a redirect or a fetched answer are immutable: the same answer, with headers of its own
+      res = new Response(res.body, res)
+      res.headers.set('x-request-id', s.id)
+    }
+    const ms = performance.now() - s.start
+    // the path only: query strings can carry reset tokens
+    logger.request({ requestId: s.id, method: request.method, path: pathOf(request.url), status: res.status, durationMs: Math.round(ms * 100) / 100 })
+    metrics.request(request.method, s.route || 'unmatched', res.status, ms / 1000)
+    return res
+  }
+  const fetch = (request: Request): Response | Promise<Response> => {
+    const s = stateOf(request)
+    const out = app.fetch(request)
+    return out instanceof Promise ? out.then((res) => finish(request, s, res)) : finish(request, s, out)
+  }
+  return { fetch, handle: async (request) => fetch(request) }
+}
+/** The path of an absolute URL, without its query: no URL object per request. */
+export function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start < 0) return '/'
+  const q = url.indexOf('?', start)
+  const h = url.indexOf('#', start)
+  const end = q < 0 ? (h < 0 ? url.length : h) : h < 0 ? q : Math.min(q, h)
+  return url.slice(start, end)
 }

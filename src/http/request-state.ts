@@ -9,6 +9,8 @@ export interface SocketSource {
 export interface RequestState {
   id: string
   start: number
+  /** the matched route's pattern (`/v1/users/:id`), once routed */
+  route?: string
   /** raw body bytes, kept for tenant signatures */
   raw: Uint8Array | undefined
   /** the content type of a body that is not JSON: a route with a body schema answers 415 naming JSON */
@@ -21,7 +23,12 @@ export interface RequestState {
   server: SocketSource | undefined
 }
 
-const states = new WeakMap<Request, RequestState>()
+/**
+ * Kept on the Request itself under a symbol: a WeakMap lookup per access cost more than
+ * the `/health` route it served, and the state lives exactly as long as its request.
+ */
+const STATE = Symbol('slipway.requestState')
+type WithState = Request & { [STATE]?: RequestState }
 
 /** Recorded by a server adapter that knows the address up front (Deno.serve). */
 export function setSocketIp(request: Request, ip: string | undefined) {
@@ -34,7 +41,7 @@ export function setSocketSource(request: Request, server: SocketSource) {
 }
 
 export function socketIpOf(request: Request): string | undefined {
-  const s = states.get(request)
+  const s = (request as WithState)[STATE]
   if (!s) return undefined
   if (s.socketIp === undefined) s.socketIp = s.server?.requestIP(request)?.address ?? ''
   return s.socketIp || undefined
@@ -42,17 +49,17 @@ export function socketIpOf(request: Request): string | undefined {
 
 export function initState(request: Request): RequestState {
   const state: RequestState = { id: crypto.randomUUID(), start: performance.now(), raw: undefined, socketIp: undefined, server: undefined }
-  states.set(request, state)
+  ;(request as WithState)[STATE] = state
   return state
 }
 
 export function stateOf(request: Request): RequestState {
-  return states.get(request) ?? initState(request)
+  return (request as WithState)[STATE] ?? initState(request)
 }
 
 /** Throws a schema 400 when the body as sent names properties the schema does not (see unknownProperties). */
 export function rejectUnknownProperties(schema: unknown, request: Request) {
-  const raw = states.get(request)?.raw
+  const raw = (request as WithState)[STATE]?.raw
   if (!raw?.length) return
   let body: unknown
   try {

@@ -6,8 +6,20 @@
  */
 export type LogFields = Record<string, string | number | boolean | null | undefined>
 
+/** One request's access-log line (written by the server, not by routes). */
+export interface RequestLine {
+  requestId: string
+  method: string
+  /** the URL's path, without its query */
+  path: string
+  status: number
+  durationMs: number
+}
+
 export interface Logger {
   info(msg: string, fields?: LogFields): void
+  /** the `request` line, formatted without building an object per request; the same JSON as `info('request', line)` */
+  request(line: RequestLine): void
   warn(msg: string, fields?: LogFields): void
   error(msg: string, fields?: LogFields): void
   flush(): void
@@ -29,21 +41,40 @@ export function createLogger(opts: { silent?: boolean; sink?: LogSink } = {}): L
     buffer = []
     sink.write(chunk)
   }
-  const emit = (level: string, msg: string, fields?: LogFields) => {
-    if (opts.silent) return
-    buffer.push(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...bounded(fields) })}\n`)
+  const push = (line: string) => {
+    buffer.push(line)
     if (buffer.length >= 256) flush()
     else if (!timer) {
       timer = setTimeout(flush, 50)
       ;(timer as { unref?: () => void }).unref?.()
     }
   }
+  const emit = (level: string, msg: string, fields?: LogFields) => {
+    if (!opts.silent) push(`${JSON.stringify({ time: isoNow(), level, msg, ...bounded(fields) })}\n`)
+  }
   return {
     info: (m, f) => emit('info', m, f),
+    request: (r) => {
+      if (opts.silent) return
+      const path = r.path.length > MAX_FIELD_CHARS ? boundedText(r.path) : r.path
+      push(`{"time":"${isoNow()}","level":"info","msg":"request","requestId":${jsonText(r.requestId)},"method":${jsonText(r.method)},"path":${jsonText(path)},"status":${r.status},"durationMs":${Number.isFinite(r.durationMs) ? r.durationMs : null}}\n`)
+    },
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
     flush,
   }
+}
+
+let lastMs = 0
+let lastIso = ''
+/** The time as ISO 8601, formatted at most once per millisecond: a busy server logs dozens of lines in one. */
+function isoNow(): string {
+  const now = Date.now()
+  if (now !== lastMs) {
+    lastMs = now
+    lastIso = new Date(now).toISOString()
+  }
+  return lastIso
 }
 
 /** Longest text a log field keeps: a client can send a 10,000-character path, and a log line must stay a line. */
@@ -55,9 +86,21 @@ function bounded(fields: LogFields | undefined): LogFields | undefined {
   // a plain loop: this runs for every request's log line, and Object.entries allocates an array per field
   for (const k in fields) {
     const v = fields[k]
-    if (typeof v === 'string' && v.length > MAX_FIELD_CHARS) (out ??= { ...fields })[k] = `${v.slice(0, MAX_FIELD_CHARS)}…(${v.length} chars)`
+    if (typeof v === 'string' && v.length > MAX_FIELD_CHARS) (out ??= { ...fields })[k] = boundedText(v)
   }
   return out ?? fields
+}
+
+/** Characters a JSON string must escape. Request ids, methods and URL paths (percent-encoded by the URL parser) rarely hold any. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/
+
+/** The same as `JSON.stringify(v)` for a string, without its cost when nothing needs escaping. */
+export function jsonText(v: string): string {
+  return NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : `"${v}"`
+}
+
+function boundedText(v: string): string {
+  return `${v.slice(0, MAX_FIELD_CHARS)}…(${v.length} chars)`
 }
 
 /**

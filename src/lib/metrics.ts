@@ -8,10 +8,7 @@ import client from 'prom-client'
 
 export class Metrics {
   readonly registry = new client.Registry()
-  private readonly requests = new client.Histogram({
-    name: 'slipway_http_request_duration_seconds', help: 'HTTP requests by route, method and status',
-    labelNames: ['method', 'route', 'status'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [this.registry],
-  })
+  private readonly requests = new RequestHistogram(this.registry)
   private readonly jobs = new client.Counter({ name: 'slipway_jobs_total', help: 'Background jobs run, by topic and outcome', labelNames: ['topic', 'outcome'], registers: [this.registry] })
   private readonly deliveries = new client.Counter({ name: 'slipway_webhook_deliveries_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'], registers: [this.registry] })
   private readonly external = new client.Histogram({
@@ -45,16 +42,8 @@ export class Metrics {
     })
   }
 
-  /** One labelled child per method, route and status, looked up by one string key: prom-client's own label hashing and validation cost more than the request they measure. */
-  private readonly requestSeries = new Map<string, client.Histogram.Internal<'method' | 'route' | 'status'>>()
   request(method: string, route: string, status: number, seconds: number) {
-    const key = `${method} ${status} ${route}`
-    let series = this.requestSeries.get(key)
-    if (!series) {
-      series = this.requests.labels({ method, route, status: String(status) })
-      this.requestSeries.set(key, series)
-    }
-    series.observe(seconds)
+    this.requests.observe(method, route, status, seconds)
   }
   gcPause(seconds: number, kind: 'eden' | 'full') {
     this.gcPauses.observe({ kind }, seconds)
@@ -102,5 +91,68 @@ export class Metrics {
   async render(): Promise<string> {
     await Promise.all(this.collectors.map((c) => c().catch(() => undefined)))
     return this.registry.metrics()
+  }
+}
+
+const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+
+interface RequestSeries {
+  labels: { method: string; route: string; status: string }
+  /** per bucket, observations at or below its bound (not yet cumulative) */
+  counts: Float64Array
+  sum: number
+  count: number
+}
+
+/**
+ * `slipway_http_request_duration_seconds`: a histogram observed on every request, so it
+ * keeps its own series (one `Map` lookup and one array slot per observation) and hands
+ * prom-client's registry the same values a prom-client Histogram would, at scrape time.
+ * A prom-client Histogram hashes and validates its labels on every observation, which
+ * cost more than the `/health` request it measured.
+ */
+class RequestHistogram {
+  readonly name = 'slipway_http_request_duration_seconds'
+  readonly help = 'HTTP requests by route, method and status'
+  readonly type = 'histogram'
+  readonly aggregator = 'sum'
+  /** route, then method, then status: route patterns and methods are the same strings request after request, so no key is built */
+  private readonly series = new Map<string, Map<string, Map<number, RequestSeries>>>()
+  constructor(registry: client.Registry) {
+    registry.registerMetric(this as unknown as client.Metric)
+  }
+  observe(method: string, route: string, status: number, seconds: number) {
+    let byMethod = this.series.get(route)
+    if (!byMethod) this.series.set(route, (byMethod = new Map()))
+    let byStatus = byMethod.get(method)
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()))
+    let s = byStatus.get(status)
+    if (!s) {
+      s = { labels: { method, route, status: String(status) }, counts: new Float64Array(REQUEST_BUCKETS.length), sum: 0, count: 0 }
+      byStatus.set(status, s)
+    }
+    let i = 0
+    while (i < REQUEST_BUCKETS.length && seconds > REQUEST_BUCKETS[i]!) i++
+    if (i < REQUEST_BUCKETS.length) s.counts[i]!++
+    s.sum += seconds
+    s.count++
+  }
+  /** What prom-client's registry reads of a metric (the shape its own Histogram returns). */
+  get() {
+    const values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = []
+    for (const s of [...this.series.values()].flatMap((m) => [...m.values()]).flatMap((m) => [...m.values()])) {
+      let cumulative = 0
+      REQUEST_BUCKETS.forEach((le, i) => {
+        cumulative += s.counts[i]!
+        values.push({ labels: { le, ...s.labels }, value: cumulative, metricName: `${this.name}_bucket` })
+      })
+      values.push({ labels: { le: '+Inf', ...s.labels }, value: s.count, metricName: `${this.name}_bucket` })
+      values.push({ labels: s.labels, value: s.sum, metricName: `${this.name}_sum` })
+      values.push({ labels: s.labels, value: s.count, metricName: `${this.name}_count` })
+    }
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator }
+  }
+  reset() {
+    this.series.clear()
   }
 }

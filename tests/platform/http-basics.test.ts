@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { parse } from 'yaml'
 import { eq } from 'drizzle-orm'
 import { tenants } from '@/db/schema'
-import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
+import { observed } from '@/http/core'
+import { ADMIN, makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
 import { Api } from '@tests/helpers/client'
 import { Factory } from '@tests/helpers/factories'
 
@@ -78,6 +79,56 @@ describe('request log', () => {
     expect(typeof entry.durationMs).toBe('number')
     const all = t.logs.join('\n')
     for (const secret of ['Secr3t-password', reg.body.accessToken, reg.body.refreshToken, tenant.apiSecret, 'super-secret-token']) expect(all).not.toContain(secret)
+  })
+})
+
+describe('request log and metrics around the app', () => {
+  test('a route with no async work answers without a promise (no body parser on GET routes)', async () => {
+    const out = t.app.fetch(new Request('http://localhost/health'))
+    expect(out).toBeInstanceOf(Response)
+    const res = out as Response
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+  })
+
+  test('unmatched, HTML and odd paths: each one JSON line, the id on the answer, the route pattern in metrics', async () => {
+    const odd = `/v1/nothing/%22q%5C${'x'.repeat(600)}`
+    const answers = [await t.handle(new Request(`http://localhost${odd}?token=hidden`)), await t.handle(new Request('http://localhost/admin/webhook-deliveries', { headers: { authorization: `Basic ${btoa(`${ADMIN.username}:${ADMIN.password}`)}` } })), await t.handle(new Request('http://localhost/health'))]
+    expect(answers.map((r) => r.status)).toEqual([404, 200, 200])
+    const ids = answers.map((r) => r.headers.get('x-request-id'))
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/)
+    t.deps.logger.flush()
+    const entries = t.logs.map((l) => JSON.parse(l)).filter((e) => ids.includes(e.requestId))
+    expect(entries.map((e) => [e.msg, e.status])).toEqual([['request', 404], ['request', 200], ['request', 200]])
+    expect(entries[0].path).toBe(`${odd.slice(0, 512)}…(${odd.length} chars)`)
+    expect(entries[2].path).toBe('/health')
+    expect(t.logs.join('\n')).not.toContain('hidden')
+    const metrics = await t.deps.metrics.render()
+    expect(metrics).toMatch(/slipway_http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} [1-9]/)
+    expect(metrics).toMatch(/slipway_http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/admin\/webhook-deliveries",status="200"\} [1-9]/)
+  })
+
+  test('an answer whose headers cannot change (a redirect or a fetched answer under Deno) is copied to carry the request id', async () => {
+    class FrozenHeaders extends Headers {
+      override set(): void {
+        throw new TypeError('immutable')
+      }
+    }
+    class Immutable extends Response {
+      readonly #headers: Headers
+      constructor(body: BodyInit | null, init: ResponseInit) {
+        super(body, init)
+        this.#headers = new FrozenHeaders(super.headers)
+      }
+      override get headers(): Headers {
+        return this.#headers
+      }
+    }
+    const app = observed(t.deps, { fetch: () => new Immutable(null, { status: 302, headers: { location: '/elsewhere' } }) })
+    const res = await app.handle(new Request('http://localhost/old'))
+    expect(res.status).toBe(302)
+    expect(res.headers.get('location')).toBe('/elsewhere')
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
   })
 })
 

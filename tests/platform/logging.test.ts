@@ -11,3 +11,25 @@ test('a log field longer than the bound is cut, and says how long it was', () =>
   expect(line.path).toEndWith('…(10021 chars)')
   expect(line.status).toBe(500)
 })
+
+test('the request line is the same JSON as info("request", …), escapes what JSON must, and bounds the path', () => {
+  const lines: string[] = []
+  const log = createLogger({ sink: { write: (c) => lines.push(...c.split('\n').filter(Boolean)) } })
+  const cases = [
+    { requestId: 'a1b2', method: 'GET', path: '/health', status: 200, durationMs: 0.12 },
+    { requestId: 'id"\\', method: 'PATCH', path: '/v1/"quoted"\\back\nline\u2028\ud800😀é', status: 404, durationMs: 12 },
+    { requestId: 'x', method: 'POST', path: `/${'p'.repeat(2000)}`, status: 413, durationMs: 1234.56 },
+  ]
+  for (const c of cases) {
+    log.request(c)
+    log.info('request', c)
+  }
+  log.flush()
+  expect(lines).toHaveLength(6)
+  for (let i = 0; i < cases.length; i++) {
+    const [fast, plain] = [JSON.parse(lines[2 * i]!), JSON.parse(lines[2 * i + 1]!)]
+    expect(fast.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    expect({ ...fast, time: 0 }).toEqual({ ...plain, time: 0 })
+  }
+  expect(JSON.parse(lines[4]!).path).toEndWith('…(2001 chars)')
+})

@@ -51,7 +51,7 @@ describe('request bodies in the OpenAPI document', () => {
   })
 
   test('every route that takes a body is in the document with one, and its example passes the route\'s own schema', () => {
-    const routes = (t.app as unknown as { routes: Array<{ method: string; path: string; hooks?: { body?: TSchema; detail?: { operationId?: string; hide?: boolean } } }> }).routes
+    const routes = t.app.routes as Array<{ method: string; path: string; hooks?: { body?: TSchema; detail?: { operationId?: string; hide?: boolean } } }>
     const bodyRoutes = routes.filter((r) => r.hooks?.body && !r.hooks.detail?.hide)
     expect(bodyRoutes.length).toBe(ops().filter(({ op }) => op.requestBody).length)
     for (const r of bodyRoutes) {
