@@ -5,6 +5,7 @@
 import { Type as T, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { ClientIpResolver } from './http/client-ip'
+import { ENGINE_RAM_DEFAULT_MIB, ENGINE_RAM_MAX_MIB } from './lib/engine-memory'
 
 const Role = T.Union([T.Literal('all'), T.Literal('api'), T.Literal('worker')])
 
@@ -47,8 +48,8 @@ export const ConfigSchema = T.Object({
   rpcUrls: T.Record(T.String(), T.String()),
   metricsToken: T.Optional(T.String({ minLength: 16 })),
   shutdownGraceMs: T.Integer({ minimum: 0, maximum: 600_000 }),
-  /** Bun: run a full garbage collection once the heap grew by this many MiB since the last (0: JavaScriptCore's own policy); see src/lib/memory.ts */
-  gcHeapBudgetMib: T.Integer({ minimum: 0, maximum: 4096 }),
+  /** Bun: the memory the engine paces its garbage collection for, in MiB (0: the machine's RAM); applied at start, see src/lib/engine-memory.ts */
+  engineRamMib: T.Integer({ minimum: 0, maximum: ENGINE_RAM_MAX_MIB }),
   rpcTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000 }),
   /** transactions: how far a resent transaction's max fee may rise above its first one, in percent */
   txMaxFeeBumpPercent: T.Integer({ minimum: 0, maximum: 1000 }),
@@ -222,7 +223,7 @@ export function loadConfig(env: Env = process.env): Config {
     rpcUrls: parseRpcUrls(env, problems),
     metricsToken: blankToUndefined(env.METRICS_TOKEN),
     shutdownGraceMs: intVar(env, 'SHUTDOWN_GRACE_MS', 10_000, problems),
-    gcHeapBudgetMib: intVar(env, 'GC_HEAP_BUDGET_MIB', 4, problems),
+    engineRamMib: intVar(env, 'ENGINE_RAM_MIB', ENGINE_RAM_DEFAULT_MIB, problems),
     rpcTimeoutMs: intVar(env, 'RPC_TIMEOUT_MS', 8000, problems),
     txMaxFeeBumpPercent: intVar(env, 'TX_MAX_FEE_BUMP_PERCENT', 100, problems),
     txMaxResends: intVar(env, 'TX_MAX_RESENDS', 3, problems),
@@ -254,7 +255,7 @@ const ENV_NAMES: Record<string, string> = {
   '/bootstrapAdminPassword': 'BOOTSTRAP_ADMIN_PASSWORD (at least 8 characters)',
   '/logLevel': 'LOG_LEVEL (info or silent)', '/accessTokenTtlSeconds': 'ACCESS_TOKEN_TTL_SECONDS',
   '/refreshTokenTtlSeconds': 'REFRESH_TOKEN_TTL_SECONDS', '/rpcTimeoutMs': 'RPC_TIMEOUT_MS', '/mailFrom': 'MAIL_FROM',
-  '/metricsToken': 'METRICS_TOKEN (at least 16 characters)', '/shutdownGraceMs': 'SHUTDOWN_GRACE_MS', '/gcHeapBudgetMib': 'GC_HEAP_BUDGET_MIB (0-4096)', '/masterKeyVersion': 'MASTER_KEY_VERSION (1-1000000)',
+  '/metricsToken': 'METRICS_TOKEN (at least 16 characters)', '/shutdownGraceMs': 'SHUTDOWN_GRACE_MS', '/engineRamMib': `ENGINE_RAM_MIB (0-${ENGINE_RAM_MAX_MIB})`, '/masterKeyVersion': 'MASTER_KEY_VERSION (1-1000000)',
   '/hibpTimeoutMs': 'HIBP_TIMEOUT_MS (100 to 60000)', '/hibpOnError': 'HIBP_ON_ERROR (reject or allow)',
   '/txMaxFeeBumpPercent': 'TX_MAX_FEE_BUMP_PERCENT (0-1000)', '/txMaxResends': 'TX_MAX_RESENDS (0-20)', '/txDropAfterMs': 'TX_DROP_AFTER_MS', '/preparedTxTtlSeconds': 'PREPARED_TX_TTL_SECONDS (10-86400)',
   '/bankRampTimeoutMs': 'BANK_RAMP_TIMEOUT_MS (100-120000)', '/bankRampSimulator': 'BANK_RAMP_SIMULATOR (embedded or off)',

@@ -91,7 +91,7 @@ try {
   for (const [name, envFor] of httpShapes) {
     const { url, proc } = await spawnServer(['src/index.ts'], {
       ...(await envFor()), SLIPWAY_ROLE: 'api', LOG_LEVEL: 'silent', MASTER_KEY, JWT_SECRET: 'bench-replication-jwt-secret-0123456789',
-      BOOTSTRAP_ADMIN_USERNAME: ADMIN.username, BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password, GC_HEAP_BUDGET_MIB: '0',
+      BOOTSTRAP_ADMIN_USERNAME: ADMIN.username, BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
       // registrations are limited per client address: each one comes from its own (forwarded) address
       TRUSTED_PROXIES: '127.0.0.1',
     })

@@ -15,10 +15,6 @@ export class Metrics {
     name: 'slipway_external_call_duration_seconds', help: 'Calls to chains and partners by system and outcome',
     labelNames: ['system', 'outcome'], buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [this.registry],
   })
-  private readonly gcPauses = new client.Histogram({
-    name: 'slipway_gc_pause_seconds', help: 'Garbage collections run by the memory governor, by kind (eden or full) and pause length',
-    labelNames: ['kind'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25], registers: [this.registry],
-  })
   readonly queueDepth = new client.Gauge({ name: 'slipway_queue_depth', help: 'Jobs waiting, by state', labelNames: ['state'], registers: [this.registry] })
   private collectors: Array<() => Promise<void>> = []
 
@@ -44,9 +40,6 @@ export class Metrics {
 
   request(method: string, route: string, status: number, seconds: number) {
     this.requests.observe(method, route, status, seconds)
-  }
-  gcPause(seconds: number, kind: 'eden' | 'full') {
-    this.gcPauses.observe({ kind }, seconds)
   }
   job(topic: string, outcome: 'completed' | 'failed') {
     this.jobs.inc({ topic, outcome })

@@ -1,5 +1,5 @@
 /** Runs Slipway as operators do (a separate process on a SQLite file) and waits for /health. */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -63,4 +63,10 @@ export async function startProcess(cmd: string[], opts: { env?: Record<string, s
       return proc.exited
     },
   }
+}
+
+/** The environment a running process has now (after an execve, the new image's). Linux only. */
+export function environOf(pid: number): Record<string, string> {
+  const pairs = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean)
+  return Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]))
 }

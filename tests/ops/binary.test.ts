@@ -3,7 +3,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chainRoutesSuite, coreHttpSuite } from '@tests/helpers/core-http-suite'
-import { startProcess } from '@tests/helpers/process'
+import { environOf, startProcess } from '@tests/helpers/process'
+import { ENGINE_RAM_DEFAULT_MIB } from '@/lib/engine-memory'
 
 // `npm run build` output, copied alone into an empty folder: no node_modules, no drizzle/, no sources.
 const buildDir = mkdtempSync(join(tmpdir(), 'slipway-build-'))
@@ -38,6 +39,8 @@ describe('standalone binary', () => {
       const plain = await fetch(`${p.url}/v1/docs/assets/scalar.js`, { headers: { 'accept-encoding': 'identity' }, decompress: false })
       expect(plain.headers.get('content-encoding')).toBeNull()
       expect(await plain.text()).toBe(original)
+      // the binary restarted itself with the engine's memory hint (src/lib/engine-memory.ts), its own arguments intact
+      expect(environOf(p.proc.pid).BUN_JSC_forceRAMSize).toBe(String(ENGINE_RAM_DEFAULT_MIB * 1024 * 1024))
       // reported, not asserted as a timing: see scripts/bench for the measured figure
       console.log(`binary: first /health answer ${ms.toFixed(0)} ms after spawn`)
     } finally {

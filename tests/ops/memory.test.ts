@@ -1,68 +1,57 @@
 import { describe, expect, test } from 'bun:test'
 import { loadConfig } from '@/config'
+import { ENGINE_RAM_DEFAULT_MIB } from '@/lib/engine-memory'
 import { lazy } from '@/lib/lazy'
-import { startGcGovernor } from '@/lib/memory'
-import { startProcess } from '@tests/helpers/process'
+import { environOf, startProcess } from '@tests/helpers/process'
 
-describe('the garbage-collection governor', () => {
-  test('collects the young generation as the heap grows, and the whole heap once it grew by the budget', async () => {
-    const pauses: Array<{ s: number; kind: string }> = []
-    const governor = startGcGovernor({ budgetBytes: 4 * 1024 * 1024, edenBytes: 256 * 1024, minIntervalMs: 5, maxIntervalMs: 10, onCollect: (s, kind) => pauses.push({ s, kind }) })
+describe('the engine memory hint (ENGINE_RAM_MIB)', () => {
+  const MiB = 1024 * 1024
+
+  test('the server restarts itself, under the same process id, with the engine told ENGINE_RAM_MIB (default 192)', async () => {
+    const p = await startProcess([process.execPath, 'src/index.ts'])
     try {
-      // keep what is allocated for a while, as requests in flight do, so some of it survives eden collections
-      let held: string[][] = []
-      for (let i = 0; i < 1000 && !(pauses.some((p) => p.kind === 'full') && pauses.some((p) => p.kind === 'eden')); i++) {
-        held.push(Array.from({ length: 500 }, (_, j) => `row ${i} ${j} ${Math.random()}`))
-        if (held.length > 100) held = []
-        await Bun.sleep(2)
-      }
-      expect(pauses.some((p) => p.kind === 'eden')).toBe(true)
-      expect(pauses.some((p) => p.kind === 'full')).toBe(true)
-      for (const p of pauses) expect(p.s).toBeGreaterThan(0)
-      expect(Math.max(...pauses.map((p) => p.s))).toBeLessThan(5)
-    } finally {
-      governor.stop()
-    }
-  })
-
-  test('an idle process is left alone', async () => {
-    const pauses: number[] = []
-    const governor = startGcGovernor({ budgetBytes: 4 * 1024 * 1024, minIntervalMs: 10, maxIntervalMs: 40, onCollect: (s) => pauses.push(s) })
-    await Bun.sleep(300)
-    governor.stop()
-    expect(pauses).toEqual([])
-  })
-
-  test('a budget of 0 leaves JavaScriptCore to its own policy', async () => {
-    const pauses: number[] = []
-    const governor = startGcGovernor({ budgetBytes: 0, minIntervalMs: 10, onCollect: (s) => pauses.push(s) })
-    const held = Array.from({ length: 50 }, (_, i) => Array.from({ length: 2000 }, (_, j) => `row ${i} ${j} ${Math.random()}`))
-    await Bun.sleep(100)
-    governor.stop()
-    expect(held.length).toBe(50)
-    expect(pauses).toEqual([])
-  })
-
-  test('a running server collects under load and reports the pauses in /metrics', async () => {
-    const p = await startProcess([process.execPath, 'src/index.ts'], { env: { GC_HEAP_BUDGET_MIB: '1', METRICS_TOKEN: 'scrape-token-0123456789' } })
-    try {
-      for (let round = 0; round < 20; round++) {
-        await Promise.all(Array.from({ length: 200 }, () => fetch(`${p.url}/v1/no/such/route`).then((r) => r.arrayBuffer())))
-      }
-      await Bun.sleep(400)
-      const text = await (await fetch(`${p.url}/metrics`, { headers: { authorization: 'Bearer scrape-token-0123456789' } })).text()
-      const count = (kind: string) => Number(new RegExp(`^slipway_gc_pause_seconds_count\\{kind="${kind}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0)
-      expect(count('eden') + count('full')).toBeGreaterThan(0)
+      expect(environOf(p.proc.pid).BUN_JSC_forceRAMSize).toBe(String(ENGINE_RAM_DEFAULT_MIB * MiB))
+      expect((await fetch(`${p.url}/health`)).status).toBe(200)
     } finally {
       await p.stop()
     }
+    const small = await startProcess([process.execPath, 'src/index.ts'], { env: { ENGINE_RAM_MIB: '96' } })
+    try {
+      expect(environOf(small.proc.pid).BUN_JSC_forceRAMSize).toBe(String(96 * MiB))
+    } finally {
+      await small.stop()
+    }
   })
 
-  test('GC_HEAP_BUDGET_MIB defaults to 4 and is validated', () => {
-    expect(loadConfig({}).gcHeapBudgetMib).toBe(4)
-    expect(loadConfig({ GC_HEAP_BUDGET_MIB: '0' }).gcHeapBudgetMib).toBe(0)
-    expect(() => loadConfig({ GC_HEAP_BUDGET_MIB: '-1' })).toThrow(/GC_HEAP_BUDGET_MIB/)
-    expect(() => loadConfig({ GC_HEAP_BUDGET_MIB: 'lots' })).toThrow(/GC_HEAP_BUDGET_MIB/)
+  test('ENGINE_RAM_MIB=0 leaves the engine to the machine\'s RAM; an operator\'s own BUN_JSC_forceRAMSize is kept', async () => {
+    const off = await startProcess([process.execPath, 'src/index.ts'], { env: { ENGINE_RAM_MIB: '0' } })
+    try {
+      expect(environOf(off.proc.pid).BUN_JSC_forceRAMSize).toBeUndefined()
+    } finally {
+      await off.stop()
+    }
+    const own = await startProcess([process.execPath, 'src/index.ts'], { env: { BUN_JSC_forceRAMSize: String(300 * MiB), ENGINE_RAM_MIB: '64' } })
+    try {
+      expect(environOf(own.proc.pid).BUN_JSC_forceRAMSize).toBe(String(300 * MiB))
+    } finally {
+      await own.stop()
+    }
+  })
+
+  test('a bad ENGINE_RAM_MIB is a configuration error at start, not a restart loop; commands such as --help ignore it', () => {
+    const bad = Bun.spawnSync([process.execPath, 'src/index.ts'], { env: { ...process.env, ENGINE_RAM_MIB: 'lots', DATABASE_URL: ':memory:', PORT: '0' }, stderr: 'pipe', timeout: 20_000 })
+    expect(bad.exitCode).toBe(1)
+    expect(bad.stderr.toString()).toContain('ENGINE_RAM_MIB')
+    const help = Bun.spawnSync([process.execPath, 'src/index.ts', '--help'], { env: { ...process.env, ENGINE_RAM_MIB: 'lots' }, timeout: 20_000 })
+    expect(help.exitCode).toBe(0)
+  })
+
+  test('ENGINE_RAM_MIB defaults to 192 and is validated', () => {
+    expect(loadConfig({}).engineRamMib).toBe(192)
+    expect(loadConfig({ ENGINE_RAM_MIB: '0' }).engineRamMib).toBe(0)
+    expect(() => loadConfig({ ENGINE_RAM_MIB: '-1' })).toThrow(/ENGINE_RAM_MIB/)
+    expect(() => loadConfig({ ENGINE_RAM_MIB: 'lots' })).toThrow(/ENGINE_RAM_MIB/)
+    expect(() => loadConfig({ ENGINE_RAM_MIB: '9999999' })).toThrow(/ENGINE_RAM_MIB/)
   })
 })
 

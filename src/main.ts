@@ -1,0 +1,186 @@
+/**
+ * Boot under Bun (loaded by src/index.ts): config → deps → app → listen, and the job
+ * runner unless this is an API-only process. SLIPWAY_ROLE: `all` (default), `api` (HTTP, no queue) or `worker`
+ * (queue, with only /health, /health/ready and /metrics over HTTP).
+ */
+import { mkdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { bunFetch, createApp } from './app'
+import { ConfigError, loadConfig, type Config } from './config'
+import { applyMigrations } from './db/migrate'
+import { buildDeps } from './deps'
+import { serverBodyCap } from './http/core'
+import { scalarScript } from './http/scalar-asset'
+import { registerJobs } from './jobs/registry'
+import { engineRamInEffect } from './lib/engine-memory'
+import { JobRunner } from './jobs/runner'
+import { createAdmin, ensureBootstrapAdmin, hasAdmin } from './modules/auth/service'
+import { createTenant } from './modules/tenants/service'
+
+function configOrExit(): Config {
+  try {
+    return loadConfig()
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message)
+      process.exit(1)
+    }
+    throw err
+  }
+}
+
+/**
+ * The durable queue: beside a file database (or an embedded replica), in DATA_DIR for a
+ * remote one (a worker near the primary must not lose queued jobs in a crash), and in
+ * memory for an in-memory database.
+ */
+function queuePath(config: Config): string | undefined {
+  if (config.databaseUrl === ':memory:' || config.databaseUrl.includes(':memory:')) return undefined
+  const dir = config.databaseUrl.startsWith('file:') ? dirname(config.databaseUrl.slice('file:'.length).split('?')[0]!) : config.dataDir
+  const path = join(dir, 'queue.sqlite')
+  mkdirSync(dirname(path), { recursive: true })
+  return path
+}
+
+async function main() {
+  const config = configOrExit()
+  const deps = await buildDeps(config, { migrate: applyMigrations })
+  if (config.bootstrapAdminUsername && config.bootstrapAdminPassword) {
+    const result = await ensureBootstrapAdmin(deps, config.bootstrapAdminUsername, config.bootstrapAdminPassword)
+    if (result === 'created') deps.logger.info('bootstrap admin created', { username: config.bootstrapAdminUsername })
+  }
+  if (config.role !== 'worker' && !(await hasAdmin(deps))) {
+    deps.logger.warn('no platform admin yet', {
+      howTo: 'npm run slipway -- create-admin <username> (password in ADMIN_PASSWORD or on stdin), or start once with BOOTSTRAP_ADMIN_USERNAME and BOOTSTRAP_ADMIN_PASSWORD',
+      docs: `${config.publicBaseUrl}/v1/docs`,
+    })
+  }
+  const runner = config.role === 'api' ? undefined : registerJobs(new JobRunner(deps, { queueName: 'slipway', dataPath: queuePath(config) }))
+  runner?.start()
+  const app = createApp(deps, { scalarScript, queue: runner, opsOnly: config.role === 'worker' })
+  const fetch = bunFetch(app)
+  const server = Bun.serve({ port: config.port, hostname: config.host, fetch, maxRequestBodySize: serverBodyCap(config.maxBodyBytes) })
+  deps.logger.info('listening', { url: `http://${server.hostname}:${server.port}`, publicBaseUrl: config.publicBaseUrl, docs: `${config.publicBaseUrl}/v1/docs`, role: config.role, engineRamMib: engineRamInEffect() ?? 'machine' })
+  deps.logger.flush()
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    deps.logger.info('shutting down', { signal })
+    // Drain: answer what arrives with `Connection: close` until nothing is in flight and
+    // nothing new came for a moment (a load balancer has stopped sending), within the grace
+    // period; then close the listener and the idle connections.
+    fetch.state.draining = true
+    const deadline = performance.now() + config.shutdownGraceMs
+    while (performance.now() < deadline && (fetch.state.inFlight > 0 || performance.now() - fetch.state.lastRequestAt < 250)) await Bun.sleep(25)
+    const timedOut = fetch.state.inFlight > 0
+    await server.stop(timedOut)
+    // Running jobs finish; queued ones stay durable in the queue and the outbox for the next start.
+    await runner?.stop()
+    deps.database.close()
+    deps.logger.info('stopped', { signal, forcedConnections: timedOut })
+    deps.logger.flush()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+const USAGE = `Usage: slipway [command]
+
+With no command, serves the API (and runs background jobs; see SLIPWAY_ROLE). From a clone,
+run the commands as \`npm run slipway -- <command>\`. Every command reads the same environment
+variables as the server (see .env.example), so it acts on the server's database.
+
+Commands:
+  tenant create --name <name>   create a tenant; prints its API key and secret as export lines
+                                (SLIPWAY_API_KEY, SLIPWAY_API_SECRET) for the signing client
+  create-admin <username>       create a platform admin; the password is read from ADMIN_PASSWORD or stdin
+  reseal [--check]              re-seal every secret under the current MASTER_KEY_VERSION; --check only
+                                counts values per key version. Exit 0 when none is left under an old one
+  healthcheck                   exit 0 when /health answers on PORT (Docker's HEALTHCHECK)
+  help, --help, -h              this text
+`
+
+/** Operator commands, in the binary too (see USAGE). */
+async function command(name: string, args: string[]) {
+  if (name === 'help' || name === '--help' || name === '-h') {
+    console.log(USAGE)
+    process.exit(0)
+  }
+  const config = configOrExit()
+  if (name === 'healthcheck') {
+    try {
+      const res = await fetch(`http://127.0.0.1:${config.port}/health`, { signal: AbortSignal.timeout(3000) })
+      process.exit(res.ok ? 0 : 1)
+    } catch {
+      process.exit(1)
+    }
+  }
+  if (name === 'create-admin') {
+    const username = args[0]
+    const password = process.env.ADMIN_PASSWORD ?? (await new Response(Bun.stdin.stream()).text()).trim()
+    if (!username || password.length < 8) {
+      console.error('usage: slipway create-admin <username>  (password of at least 8 characters in ADMIN_PASSWORD or on stdin)')
+      process.exit(2)
+    }
+    const deps = await buildDeps(config, { migrate: applyMigrations })
+    try {
+      const id = await createAdmin(deps, username, password)
+      console.log(`platform admin ${username} created (${id})`)
+    } catch (err) {
+      console.error((err as Error).message)
+      process.exitCode = 1
+    } finally {
+      deps.database.close()
+    }
+    process.exit()
+  }
+  if (name === 'reseal') {
+    const deps = await buildDeps(config, { migrate: applyMigrations })
+    try {
+      // loaded here only: the wallet key code it uses pulls in the chain libraries
+      const { reseal, sealedVersions } = await import('./ops/reseal')
+      const report = args[0] === '--check' ? await sealedVersions(deps) : await reseal(deps)
+      console.log(JSON.stringify(report, null, 2))
+      process.exitCode = report.remaining === 0 ? 0 : 1
+    } finally {
+      deps.database.close()
+    }
+    process.exit()
+  }
+  if (name === 'tenant' && args[0] === 'create') {
+    const name = optionValue(args.slice(1), '--name')
+    if (!name || name.length > 200) {
+      console.error('usage: slipway tenant create --name <name>  (1 to 200 characters)')
+      process.exit(2)
+    }
+    const deps = await buildDeps(config, { migrate: applyMigrations })
+    try {
+      const tenant = await createTenant({ deps, actor: null, requestId: 'cli' }, { name })
+      // the export lines alone on stdout, so `eval "$(slipway tenant create --name Acme)"` works
+      console.error(`tenant ${tenant.name} created (${tenant.id}); the secret is shown once, and again with GET /v1/admin/tenants/{id}/api-secret`)
+      console.log(`export SLIPWAY_TENANT_ID=${tenant.id}\nexport SLIPWAY_API_KEY=${tenant.apiKey}\nexport SLIPWAY_API_SECRET=${tenant.apiSecret}`)
+    } finally {
+      deps.database.close()
+    }
+    process.exit()
+  }
+  console.error(`unknown command: ${[name, ...args].join(' ')}\n\n${USAGE}`)
+  process.exit(2)
+}
+
+/** `--name Acme` or `--name=Acme`. */
+function optionValue(args: string[], option: string): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === option) return args[i + 1]?.trim()
+    if (args[i]!.startsWith(`${option}=`)) return args[i]!.slice(option.length + 1).trim()
+  }
+  return undefined
+}
+
+/** With no command, serve; otherwise an operator command (USAGE). */
+export function run(cmd: string | undefined, rest: string[]): Promise<void> {
+  return cmd ? command(cmd, rest) : main()
+}
