@@ -60,9 +60,9 @@ const elysiaAuth = await spawnServer(['scripts/bench/servers/elysia-auth.ts'], e
 /** The raw argon2id rate at Slipway's cost, in a process of its own, as a Result for the table. */
 async function argon2Rate(): Promise<Result> {
   const proc = Bun.spawn([process.execPath, 'scripts/bench/servers/argon2-rate.ts'], { stdout: 'pipe', stderr: 'inherit', env: { ...process.env, BENCH_SECONDS: String(SECONDS) } })
-  const { rate } = JSON.parse(await new Response(proc.stdout).text()) as { rate: number }
+  const { rate, cpuUsPerHash } = JSON.parse(await new Response(proc.stdout).text()) as { rate: number; cpuUsPerHash: number }
   await proc.exited
-  return { name: 'raw argon2id hashes (19 MiB, t=2), 16 in flight', rps: rate, p50: NaN, p99: NaN, errors: 0, non2xx: 0 }
+  return { name: 'raw argon2id hashes (19 MiB, t=2), 16 in flight', rps: rate, p50: NaN, p99: NaN, errors: 0, non2xx: 0, cpuUs: cpuUsPerHash }
 }
 
 try {
@@ -71,18 +71,19 @@ try {
   // machine a burst from another process then cannot land on one side only.
   const best = (a: Result, b: Result) => (b.rps > a.rps ? b : a)
   const health = async () => [
-    await load('bare Bun.serve', bare.url + '/health'),
-    await load('bare Elysia app, same JSON', bareElysia.url + '/health'),
-    await load('GET /health', slipway.url + '/health'),
+    await load('bare Bun.serve', bare.url + '/health', { pid: bare.proc.pid }),
+    await load('bare Elysia app, same JSON', bareElysia.url + '/health', { pid: bareElysia.proc.pid }),
+    await load('GET /health', slipway.url + '/health', { pid: slipway.proc.pid }),
   ]
   const h1 = await health()
   const h2 = await health()
   const [rBare, rElysia, rHealth] = h1.map((r, i) => best(r, h2[i]!)) as [Result, Result, Result]
   const auth = { headers: { authorization: token } }
+  const withPid = (pid: number) => ({ ...auth, pid })
   const bearer = async () => [
-    await load('bare handler: JWT check + row read', bareAuth.url + profilePath, auth),
-    await load('the same work in a bare Elysia route', elysiaAuth.url + profilePath, auth),
-    await rssDuring(slipway.proc.pid, load('GET /v1/users/{id} (bearer)', slipway.url + profilePath, auth)),
+    await load('bare handler: JWT check + row read', bareAuth.url + profilePath, withPid(bareAuth.proc.pid)),
+    await load('the same work in a bare Elysia route', elysiaAuth.url + profilePath, withPid(elysiaAuth.proc.pid)),
+    await rssDuring(slipway.proc.pid, load('GET /v1/users/{id} (bearer)', slipway.url + profilePath, withPid(slipway.proc.pid))),
   ] as const
   const b1 = await bearer()
   const b2 = await bearer()
@@ -90,8 +91,8 @@ try {
   const rElysiaAuth = best(b1[1], b2[1])
   const profile = b2[2].result.rps > b1[2].result.rps ? b2[2] : b1[2]
   const rProfile = profile.result
-  const rBareList = await load('bare handler: JWT + actor + 100-row page', bareAuth.url + '/list', { headers: { authorization: taToken } })
-  const rList = await load('GET /v1/users/?limit=100 (bearer)', slipway.url + '/v1/users/?limit=100', { headers: { authorization: taToken } })
+  const rBareList = await load('bare handler: JWT + actor + 100-row page', bareAuth.url + '/list', { headers: { authorization: taToken }, pid: bareAuth.proc.pid })
+  const rList = await load('GET /v1/users/?limit=100 (bearer)', slipway.url + '/v1/users/?limit=100', { headers: { authorization: taToken }, pid: slipway.proc.pid })
   const rArgon = await argon2Rate()
   // Every signed request needs its own signature (a replay is refused): one per new user, made up front.
   const registrations = Array.from({ length: 400 * SECONDS }, (_, i) => {
@@ -99,10 +100,10 @@ try {
     const client = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`
     return { method: 'POST', path: '/v1/auth/register', body, headers: { 'content-type': 'application/json', 'x-forwarded-for': client, ...signed('POST', '/v1/auth/register', body) } }
   })
-  const register = await rssDuring(slipway.proc.pid, load('POST /v1/auth/register (signed, argon2id)', slipway.url, { connections: 16, requests: registrations }))
+  const register = await rssDuring(slipway.proc.pid, load('POST /v1/auth/register (signed, argon2id)', slipway.url, { connections: 16, requests: registrations, pid: slipway.proc.pid }))
   const rRegister = register.result
   const walletBody = JSON.stringify({ chain: 'ethereum', name: 'bench' })
-  const rWallet = await load('POST /v1/wallets/ (bearer, custodial EVM key)', slipway.url + '/v1/wallets/', { connections: 16, method: 'POST', body: walletBody, headers: { 'content-type': 'application/json', authorization: token } })
+  const rWallet = await load('POST /v1/wallets/ (bearer, custodial EVM key)', slipway.url + '/v1/wallets/', { connections: 16, method: 'POST', body: walletBody, headers: { 'content-type': 'application/json', authorization: token }, pid: slipway.proc.pid })
   const valid = generatorVerdict(rBare)
   const met = report([
     { result: rBare },

@@ -14,6 +14,8 @@ export interface Result {
   p99: number
   errors: number
   non2xx: number
+  /** the server's CPU time (all its threads, user + system) per request, in microseconds, when its pid was given */
+  cpuUs?: number
 }
 
 /** Seconds per load (BENCH_SECONDS, 5 by default). */
@@ -88,6 +90,8 @@ export interface LoadOptions {
    * wrk sends them in order and stops the load when they run out.
    */
   requests?: Array<{ method: string; path: string; headers: Record<string, string>; body?: string }>
+  /** the server's process id: its CPU time per request is reported too (steadier than req/s on a shared machine) */
+  pid?: number
 }
 
 /** One wrk run: 1 thread, 64 connections by default, SECONDS long. */
@@ -108,13 +112,16 @@ export async function load(name: string, url: string, opts: LoadOptions = {}): P
   const args = [wrk, '-t1', `-c${opts.connections ?? 64}`, `-d${opts.seconds ?? SECONDS}s`, '--timeout', '10s', '-s', file]
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}: ${v}`)
   args.push(url)
+  const cpu0 = opts.pid ? await cpuMs(opts.pid) : undefined
   const proc = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' })
   const out = await new Response(proc.stdout).text()
+  const cpu1 = opts.pid ? await cpuMs(opts.pid) : undefined
   if ((await proc.exited) !== 0) throw new Error(`wrk failed: ${await new Response(proc.stderr).text()}`)
   const line = /RESULT (\{.*\})/.exec(out)?.[1]
   if (!line) throw new Error(`wrk printed no result:\n${out}`)
   const r = JSON.parse(line) as { requests: number; duration: number; p50: number; p99: number; non2xx: number; errors: number }
-  return { name, rps: r.requests / (r.duration / 1e6), p50: r.p50 / 1000, p99: r.p99 / 1000, errors: r.errors, non2xx: r.non2xx }
+  const cpuUs = cpu0 !== undefined && cpu1 !== undefined && r.requests > 0 ? ((cpu1 - cpu0) * 1000) / r.requests : undefined
+  return { name, rps: r.requests / (r.duration / 1e6), p50: r.p50 / 1000, p99: r.p99 / 1000, errors: r.errors, non2xx: r.non2xx, cpuUs }
 }
 
 /** The bare Bun.serve check: below this the generator (or a busy machine) is the limit, and the run says so. */
@@ -132,7 +139,7 @@ const ms = (v: number) => (v < 10 ? v.toFixed(2) : v.toFixed(1))
 
 export function report(rows: Array<{ result: Result; baseline?: Result; target?: number; p99Factor?: number }>) {
   const pad = (s: string, n: number) => s.padEnd(n)
-  console.log(`\n${pad('scenario', 48)}${pad('req/s', 10)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('non-2xx', 9)}ratio to baseline`)
+  console.log(`\n${pad('scenario', 48)}${pad('req/s', 10)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('CPU µs/req', 12)}${pad('non-2xx', 9)}ratio to baseline`)
   let met = true
   for (const { result: r, baseline: b, target, p99Factor } of rows) {
     const ratio = b ? r.rps / b.rps : undefined
@@ -143,9 +150,21 @@ export function report(rows: Array<{ result: Result; baseline?: Result; target?:
       if (!ok) met = false
       verdict += `; p99 ${(r.p99 / b!.p99).toFixed(1)}× (target ≥ ${target * 100}%${p99Factor ? `, p99 ≤ ${p99Factor}×` : ''}: ${ok ? 'met' : 'NOT met'})`
     }
-    console.log(`${pad(r.name, 48)}${pad(r.rps.toFixed(0), 10)}${pad(ms(r.p50), 8)}${pad(ms(r.p99), 8)}${pad(String(r.non2xx + r.errors), 9)}${verdict}`)
+    if (ratio !== undefined && r.cpuUs !== undefined && b!.cpuUs !== undefined) verdict += `; CPU per request ${(r.cpuUs / b!.cpuUs).toFixed(2)}× the baseline's`
+    console.log(`${pad(r.name, 48)}${pad(r.rps.toFixed(0), 10)}${pad(ms(r.p50), 8)}${pad(ms(r.p99), 8)}${pad(r.cpuUs === undefined ? '' : r.cpuUs.toFixed(r.cpuUs < 100 ? 1 : 0), 12)}${pad(String(r.non2xx + r.errors), 9)}${verdict}`)
   }
   return met
+}
+
+/** CPU time a process has used so far (user + system, all threads), in ms, from /proc (Linux; clock ticks of 10 ms). */
+export async function cpuMs(pid: number): Promise<number | undefined> {
+  try {
+    const stat = await Bun.file(`/proc/${pid}/stat`).text()
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return undefined
+  }
 }
 
 /** Resident memory of a process in MiB, from /proc (Linux). */

@@ -7,10 +7,12 @@ const inFlight = Number(process.env.IN_FLIGHT ?? 16)
 let n = 0
 const end = performance.now() + seconds * 1000
 const t0 = performance.now()
+const cpu0 = process.cpuUsage()
 await Promise.all(Array.from({ length: inFlight }, async () => {
   while (performance.now() < end) {
     await hashPassword(`Bench-passw0rd-${n}`)
     n++
   }
 }))
-console.log(JSON.stringify({ rate: n / ((performance.now() - t0) / 1000) }))
+const cpu = process.cpuUsage(cpu0)
+console.log(JSON.stringify({ rate: n / ((performance.now() - t0) / 1000), cpuUsPerHash: (cpu.user + cpu.system) / n }))
