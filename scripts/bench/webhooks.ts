@@ -48,6 +48,7 @@ const data = { userId: crypto.randomUUID(), kycStatus: 'approved', onboardingSta
 const runner = registerJobs(new JobRunner(deps, { queueName: 'bench', dataPath: join(dir, 'queue.sqlite'), pollMs: 50, concurrency: CONCURRENCY }))
 runner.start()
 
+const cpu0 = process.cpuUsage()
 const t0 = performance.now()
 for (let i = 0; i < N; i += 100) {
   await deps.database.write(async (tx) => {
@@ -63,6 +64,7 @@ for (;;) {
   await Bun.sleep(20)
 }
 const queued = performance.now() - t0
+const cpuQueued = process.cpuUsage(cpu0)
 await runner.stop()
 
 // The same signed POSTs, sent straight from this process with the same concurrency.
@@ -82,6 +84,7 @@ const direct = performance.now() - t1
 const fmt = (n: number) => n.toFixed(1)
 console.log(`webhook deliveries: ${N} to a local receiver, concurrency ${CONCURRENCY}, file database`)
 console.log(`  through the queue: ${fmt(queued)} ms, ${fmt((N / queued) * 1000)} deliveries/s (publishing took ${fmt(published - t0)} ms)`)
+console.log(`  CPU of this process while queued: ${fmt((cpuQueued.user + cpuQueued.system) / 1000)} ms, ${fmt((cpuQueued.user + cpuQueued.system) / N)} µs per delivery`)
 console.log(`  direct POSTs:      ${fmt(direct)} ms, ${fmt((N / direct) * 1000)} deliveries/s`)
 console.log(`  queue overhead:    ${fmt(((queued - direct) / N) * 1000)} µs per delivery (wall clock, same concurrency)`)
 console.log(`  receiver got ${received} requests`)

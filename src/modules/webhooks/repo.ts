@@ -4,7 +4,7 @@
  * except the few marked platform-wide (the operators' summary page and `slipway reseal`).
  */
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
-import type { Executor } from '../../db/client'
+import type { Db, Executor } from '../../db/client'
 import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
 import { newId } from '../../lib/ids'
 import { secretAad } from './secrets'
@@ -66,6 +66,19 @@ export function findDelivery(db: Executor, tenantId: string, id: string) {
   return db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.id, id))).get()
 }
 
+/**
+ * A delivery attempt's read: the delivery and its webhook (null when removed) in one
+ * query, both the tenant's (the join matches the webhook on the tenant too). It runs
+ * for every attempt, so callers prepare it once per connection (Database.memo), and run
+ * it with `{ tenantId, id }`. Outside transactions only (it runs on `db`'s connection).
+ */
+export function prepareDeliveryWithWebhook(db: Db) {
+  return db.select({ delivery: webhookDeliveries, webhook: webhooks }).from(webhookDeliveries)
+    .leftJoin(webhooks, and(eq(webhooks.tenantId, sql.placeholder('tenantId')), eq(webhooks.id, webhookDeliveries.webhookId)))
+    .where(and(eq(webhookDeliveries.tenantId, sql.placeholder('tenantId')), eq(webhookDeliveries.id, sql.placeholder('id'))))
+    .prepare()
+}
+
 export function findDeliveryIn(db: Executor, tenantId: string, environment: WebhookEnvironment, id: string) {
   return db.select().from(webhookDeliveries)
     .where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.environment, environment), eq(webhookDeliveries.id, id))).get()
@@ -88,6 +101,12 @@ export async function insertAttempt(db: Executor, tenantId: string, a: Omit<Atte
   await db.insert(webhookDeliveryAttempts).values({ id: newId(), tenantId, ...a })
 }
 
+/** Several attempts of the tenant's deliveries in one statement. */
+export async function insertAttempts(db: Executor, tenantId: string, attempts: Array<Omit<AttemptRow, 'id' | 'tenantId'>>) {
+  if (!attempts.length) return
+  await db.insert(webhookDeliveryAttempts).values(attempts.map((a) => ({ id: newId(), tenantId, ...a })))
+}
+
 export interface AttemptResult {
   status: 'queued' | 'done' | 'failed'
   lastStatusCode: number | null
@@ -105,6 +124,31 @@ export async function settleAttempt(db: Executor, tenantId: string, id: string, 
     eq(webhookDeliveries.round, round), eq(webhookDeliveries.attempts, attempt - 1),
   )).returning({ id: webhookDeliveries.id })
   return updated.length > 0
+}
+
+export interface AttemptSettlement extends AttemptResult {
+  id: string
+  round: number
+  attempt: number
+}
+
+/**
+ * `settleAttempt` for several of the tenant's deliveries in one statement (at most one
+ * entry per delivery): each row changes only while it is still queued at that round and
+ * attempt. Answers the rows it changed, as they are now.
+ */
+export async function settleAttempts(db: Executor, tenantId: string, entries: AttemptSettlement[], now: number) {
+  if (!entries.length) return []
+  // VALUES columns are column1..column7 in this order: id, round, attempt, status, code, error, next attempt
+  const values = sql.join(entries.map((e) => sql`(${e.id}, ${e.round}, ${e.attempt}, ${e.status}, ${e.lastStatusCode}, ${e.lastError}, ${e.nextAttemptAt})`), sql`, `)
+  const rows = await db.all<{ id: string; round: number; attempts: number; status: string; next_attempt_at: number | null }>(sql`
+    UPDATE webhook_deliveries SET status = v.column4, attempts = v.column3, last_status_code = v.column5, last_error = v.column6,
+      next_attempt_at = v.column7, updated_at = ${now}
+    FROM (VALUES ${values}) AS v
+    WHERE webhook_deliveries.tenant_id = ${tenantId} AND webhook_deliveries.id = v.column1 AND webhook_deliveries.status = 'queued'
+      AND webhook_deliveries.round = v.column2 AND webhook_deliveries.attempts = v.column3 - 1
+    RETURNING id, round, attempts, status, next_attempt_at`)
+  return rows.map((r) => ({ id: r.id, round: Number(r.round), attempts: Number(r.attempts), status: r.status, nextAttemptAt: r.next_attempt_at === null ? null : Number(r.next_attempt_at) }))
 }
 
 /** One page of an environment's deliveries (a removed webhook's included), newest first, and the total. */
