@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Database } from 'bun:sqlite'
 import { Webhook } from 'standardwebhooks'
 import { PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
 import { Api } from '@tests/helpers/client'
@@ -102,4 +103,52 @@ describe('crash between enqueue and delivery', () => {
       await app.proc.exited
     }
   }, 60_000)
+  test('kill -9 after the receiver answered, before the attempt was recorded; the restarted app delivers the same id again', async () => {
+    receiver.received.length = 0
+    // The answer is held long enough for this test to take SQLite's write lock on the
+    // app's database file: the app gets its 200 but cannot commit the attempt's record.
+    receiver.delayMs = 800
+    let app = await startApp()
+    let lock: Database | undefined
+    try {
+      const api = new Api(app.url)
+      const token = (await api.post('/v1/auth/admin/login', PROCESS_ADMIN)).body.accessToken
+      const tenant = await api.post('/v1/admin/tenants', { name: 'crash-tenant-3', settings: { bankRamp: { sandbox: { connected: true } } } }, { token })
+      await api.put(`/v1/admin/tenants/${tenant.body.id}/webhooks/sandbox`, { url: 'https://hooks.slipway.test/third' }, { token })
+      const sent = await api.post(`/v1/admin/tenants/${tenant.body.id}/webhooks/sandbox/test`, undefined, { token })
+      expect(sent.status).toBe(202)
+      await receiver.waitFor(1, 10_000)
+      lock = new Database(join(dir, 'slipway.db'))
+      lock.run('BEGIN IMMEDIATE')
+      // the answer goes out after 800 ms; the app then waits on the lock to record it
+      await Bun.sleep(1300)
+      app.proc.kill(9)
+      await app.proc.exited
+      lock.run('ROLLBACK')
+      lock.close()
+      lock = undefined
+      receiver.delayMs = 0
+
+      app = await startApp()
+      const api2 = new Api(app.url)
+      const token2 = (await api2.post('/v1/auth/admin/login', PROCESS_ADMIN)).body.accessToken
+      // (the earlier tests' app, killed on this file, may deliver its own leftovers too: only /third counts)
+      const third = () => receiver.received.filter((r) => r.path === '/third')
+      for (let i = 0; i < 450 && third().length < 2; i++) await Bun.sleep(100)
+      expect(third().map((r) => r.headers['x-webhook-id'])).toEqual([sent.body.id, sent.body.id])
+      let row: { status: string; attemptLog: unknown[] } | undefined
+      for (let i = 0; i < 100 && row?.status !== 'done'; i++) {
+        const log = await api2.get(`/v1/admin/tenants/${tenant.body.id}/webhooks/sandbox/deliveries`, { token: token2 })
+        row = log.body.data.find((d: { id: string }) => d.id === sent.body.id)
+        if (row?.status !== 'done') await Bun.sleep(100)
+      }
+      // the unrecorded first attempt is not in the history; the repeat that reached the receiver is
+      expect(row).toMatchObject({ status: 'done', attempts: 1 })
+      expect(row!.attemptLog).toHaveLength(1)
+    } finally {
+      lock?.close()
+      app.proc.kill(9)
+      await app.proc.exited
+    }
+  }, 90_000)
 })

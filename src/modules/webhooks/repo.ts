@@ -18,10 +18,6 @@ export function findWebhook(db: Executor, tenantId: string, environment: Webhook
   return db.select().from(webhooks).where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.environment, environment))).get()
 }
 
-export function findWebhookById(db: Executor, tenantId: string, id: string) {
-  return db.select().from(webhooks).where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.id, id))).get()
-}
-
 export async function insertWebhook(db: Executor, tenantId: string, row: Omit<WebhookRow, 'tenantId'>) {
   await db.insert(webhooks).values({ ...row, tenantId })
 }
@@ -62,10 +58,6 @@ export async function insertDelivery(db: Executor, tenantId: string, d: NewDeliv
   return inserted.length > 0
 }
 
-export function findDelivery(db: Executor, tenantId: string, id: string) {
-  return db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.id, id))).get()
-}
-
 /**
  * A delivery attempt's read: the delivery and its webhook (null when removed) in one
  * query, both the tenant's (the join matches the webhook on the tenant too). It runs
@@ -73,9 +65,14 @@ export function findDelivery(db: Executor, tenantId: string, id: string) {
  * it with `{ tenantId, id }`. Outside transactions only (it runs on `db`'s connection).
  */
 export function prepareDeliveryWithWebhook(db: Db) {
-  return db.select({ delivery: webhookDeliveries, webhook: webhooks }).from(webhookDeliveries)
-    .leftJoin(webhooks, and(eq(webhooks.tenantId, sql.placeholder('tenantId')), eq(webhooks.id, webhookDeliveries.webhookId)))
-    .where(and(eq(webhookDeliveries.tenantId, sql.placeholder('tenantId')), eq(webhookDeliveries.id, sql.placeholder('id'))))
+  const d = webhookDeliveries
+  const w = webhooks
+  return db.select({
+    delivery: { id: d.id, tenantId: d.tenantId, webhookId: d.webhookId, type: d.type, body: d.body, status: d.status, round: d.round, attempts: d.attempts, maxAttempts: d.maxAttempts },
+    webhook: { id: w.id, tenantId: w.tenantId, url: w.url, eventTypes: w.eventTypes, status: w.status, secretSealed: w.secretSealed },
+  }).from(d)
+    .leftJoin(w, and(eq(w.tenantId, sql.placeholder('tenantId')), eq(w.id, d.webhookId)))
+    .where(and(eq(d.tenantId, sql.placeholder('tenantId')), eq(d.id, sql.placeholder('id'))))
     .prepare()
 }
 
@@ -97,10 +94,6 @@ export async function dropDelivery(db: Executor, tenantId: string, id: string, r
     .where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'queued'), eq(webhookDeliveries.round, round)))
 }
 
-export async function insertAttempt(db: Executor, tenantId: string, a: Omit<AttemptRow, 'id' | 'tenantId'>) {
-  await db.insert(webhookDeliveryAttempts).values({ id: newId(), tenantId, ...a })
-}
-
 /** Several attempts of the tenant's deliveries in one statement. */
 export async function insertAttempts(db: Executor, tenantId: string, attempts: Array<Omit<AttemptRow, 'id' | 'tenantId'>>) {
   if (!attempts.length) return
@@ -114,18 +107,6 @@ export interface AttemptResult {
   nextAttemptAt: number | null
 }
 
-/**
- * Records the outcome of attempt `attempt` of `round`, only while the delivery is still
- * queued at that attempt. False when it was dropped or re-queued meanwhile.
- */
-export async function settleAttempt(db: Executor, tenantId: string, id: string, round: number, attempt: number, result: AttemptResult, now: number): Promise<boolean> {
-  const updated = await db.update(webhookDeliveries).set({ ...result, attempts: attempt, updatedAt: now }).where(and(
-    eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'queued'),
-    eq(webhookDeliveries.round, round), eq(webhookDeliveries.attempts, attempt - 1),
-  )).returning({ id: webhookDeliveries.id })
-  return updated.length > 0
-}
-
 export interface AttemptSettlement extends AttemptResult {
   id: string
   round: number
@@ -133,9 +114,10 @@ export interface AttemptSettlement extends AttemptResult {
 }
 
 /**
- * `settleAttempt` for several of the tenant's deliveries in one statement (at most one
- * entry per delivery): each row changes only while it is still queued at that round and
- * attempt. Answers the rows it changed, as they are now.
+ * Records the outcome of attempt `attempt` of `round` for several of the tenant's
+ * deliveries in one statement (at most one entry per delivery): each row changes only
+ * while it is still queued at that round and attempt (not dropped or re-queued
+ * meanwhile). Answers the rows it changed, as they are now.
  */
 export async function settleAttempts(db: Executor, tenantId: string, entries: AttemptSettlement[], now: number) {
   if (!entries.length) return []
