@@ -9,7 +9,7 @@
  * none: drizzle's SQL texts are a bounded set (values are bound, never inlined), and the
  * cache is bounded anyway. Statements are safe to reuse: the client sets their modes
  * (`raw`, `safeIntegers`) before each run, each run resets them, and SQLite re-prepares
- * one whose table changed.
+ * one whose table changed. Each statement's result columns are remembered too (below).
  *
  * Not for embedded replicas: a statement prepared before a pull goes on reading what the
  * replica held then (seen as a 401 for a user created on the primary a moment ago). The
@@ -40,9 +40,23 @@ export function installStatementCache() {
     let stmt = cache.get(sql)
     if (stmt) return stmt
     stmt = prepare.call(this, sql)
+    rememberColumns(stmt as { columns: () => unknown[] })
     if (cache.size >= MAX_PER_CONNECTION) cache.delete(cache.keys().next().value!)
     cache.set(sql, stmt)
     return stmt
   }
   proto[INSTALLED] = true
+}
+
+/**
+ * @libsql/client asks a statement for its result columns twice on every run that returns
+ * rows (a native call building an object per column: about a tenth of the CPU of the
+ * webhook delivery benchmark). A statement's result columns are fixed by its text, and
+ * every statement here names its columns (drizzle lists them; no `SELECT *`), so a schema
+ * change cannot change them: the first answer is kept (frozen, so no caller can alter it).
+ */
+function rememberColumns(stmt: { columns: () => unknown[] }) {
+  const columnsOf = stmt.columns.bind(stmt)
+  let columns: unknown[] | undefined
+  stmt.columns = () => (columns ??= Object.freeze(columnsOf()) as unknown[])
 }

@@ -1,0 +1,65 @@
+/**
+ * The statement cache on a real file database: reused statements answer each run's own
+ * rows under the right column names, also after a schema change, and a caller cannot
+ * alter the remembered columns.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createClient, type Client, type ResultSet } from '@libsql/client'
+import Database from 'libsql'
+import { installStatementCache } from '@/db/statement-cache'
+
+let dir: string
+/** The rows as plain objects under the result's column names. */
+const rowsOf = (rs: ResultSet) => rs.rows.map((r) => Object.fromEntries(rs.columns.map((c) => [c, r[c]])))
+let client: Client
+
+beforeAll(async () => {
+  installStatementCache()
+  dir = mkdtempSync(join(tmpdir(), 'slipway-stmt-'))
+  client = createClient({ url: `file:${join(dir, 'cache.db')}` })
+  await client.execute('CREATE TABLE items (id TEXT PRIMARY KEY, n INTEGER NOT NULL)')
+})
+afterAll(() => {
+  client.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('statement cache', () => {
+  test('the same statement text answers each run\'s rows, with its own column names', async () => {
+    for (const [id, n] of [['a', 1], ['b', 2]] as const) await client.execute({ sql: 'INSERT INTO items (id, n) VALUES (?, ?)', args: [id, n] })
+    const read = (id: string) => client.execute({ sql: 'SELECT id, n FROM items WHERE id = ?', args: [id] })
+    expect(rowsOf(await read('a'))).toEqual([{ id: 'a', n: 1 }])
+    expect(rowsOf(await read('b'))).toEqual([{ id: 'b', n: 2 }])
+    const other = await client.execute({ sql: 'SELECT n AS count, id AS key FROM items WHERE id = ?', args: ['b'] })
+    expect(other.columns).toEqual(['count', 'key'])
+    expect(rowsOf(other)).toEqual([{ count: 2, key: 'b' }])
+    const returning = await client.execute({ sql: 'UPDATE items SET n = n + 1 WHERE id = ? RETURNING id, n', args: ['a'] })
+    expect(rowsOf(returning)).toEqual([{ id: 'a', n: 2 }])
+  })
+
+  test('a statement naming its columns reads the same columns after a column is added', async () => {
+    const read = () => client.execute({ sql: 'SELECT id, n FROM items WHERE id = ?', args: ['a'] })
+    await read()
+    await client.execute('ALTER TABLE items ADD COLUMN note TEXT')
+    await client.execute({ sql: 'UPDATE items SET note = ? WHERE id = ?', args: ['x', 'a'] })
+    const after = await read()
+    expect(after.columns).toEqual(['id', 'n'])
+    expect(rowsOf(after)).toEqual([{ id: 'a', n: 2 }])
+  })
+
+  test('the remembered columns are frozen and shared by the runs of one statement', () => {
+    const db = new Database(join(dir, 'cache.db'))
+    try {
+      const stmt = db.prepare('SELECT id FROM items')
+      const first = stmt.columns()
+      expect(Object.isFrozen(first)).toBe(true)
+      expect(db.prepare('SELECT id FROM items').columns()).toBe(first)
+      expect(first.map((c: { name: string }) => c.name)).toEqual(['id'])
+    } finally {
+      db.close()
+    }
+  })
+})
