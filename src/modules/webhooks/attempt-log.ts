@@ -8,10 +8,11 @@
  * least once, never lost). At most the worker's concurrency can be in that window, as
  * before batching.
  *
- * Records that arrive while a transaction is open wait for the next one, which starts
- * as soon as that one commits (no fixed delay): under load each commit carries all the
- * attempts that finished meanwhile; alone, an attempt is recorded at the next turn of
- * the event loop. If a batch's transaction fails, each record is written again alone,
+ * A transaction starts as soon as every attempt under way has finished (none is left to
+ * join it), or 2 ms after the first record waiting for it, whichever comes first; records
+ * that arrive while one is open go into the next, which starts when it commits. So under
+ * load each commit carries the attempts that finished together, and an attempt alone is
+ * recorded at once. If a batch's transaction fails, each record is written again alone,
  * so one bad record cannot fail the others; a record that still fails rejects its own
  * job (bunqueue retries it: the delivery is sent again, never dropped).
  */
@@ -47,7 +48,7 @@ export class AttemptLog {
   private writing = false
   /** Attempts begun and not yet recorded or abandoned: the ones a commit may still wait for. */
   private running = 0
-  /** Transactions committed (batches and single retries), for tests and the benchmark. */
+  /** Transactions committed (batches and single retries), for tests. */
   transactions = 0
 
   constructor(private readonly deps: Pick<Deps, 'database' | 'clock'>, private readonly maxWaitMs = MAX_WAIT_MS) {}
@@ -113,7 +114,8 @@ export class AttemptLog {
       }
     } finally {
       this.writing = false
-      if (this.waiting.length) this.schedule()
+      // the records that came during this transaction have waited for it already
+      if (this.waiting.length) void this.flush()
     }
   }
 }

@@ -1,11 +1,11 @@
 /**
  * Delivery attempts. Each attempt is one outbox job (see schedule.ts): a failed attempt
  * schedules the next one at now + the next delay in the same transaction that records
- * the failure (attempt-log.ts: the attempts that finish together share one transaction,
- * and each job returns only once its own record is committed). A restart loses nothing (due rows are dispatched again), and an attempt
- * job that runs twice (crash after sending, before recording) is at most one extra POST
- * of the same id: the handler only acts when the delivery is still at that attempt, so
- * a duplicate never forks the schedule.
+ * the failure (attempt-log.ts: attempts that finish together share one transaction, and
+ * each job returns only once its own record is committed). A restart loses nothing (due
+ * rows are dispatched again), and an attempt job that runs twice (crash after sending,
+ * before recording) is at most one extra POST of the same id: the handler only acts when
+ * the delivery is still at that attempt, so a duplicate never forks the schedule.
  */
 import type { Deps } from '../../deps'
 import type { JobRunner } from '../../jobs/runner'
