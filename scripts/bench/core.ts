@@ -4,8 +4,9 @@
  * alternating, and each line keeps its better run):
  * - bare Bun.serve answering `{"status":"ok"}`: the generator check (≥ 90k req/s or the run is invalid)
  *   and the baseline of `/health`; a bare Elysia app answering the same JSON tells Elysia's cost from ours;
- * - a bare handler doing the profile route's JWT check and row read (jose + libSQL), the same
- *   in a bare Elysia route, and Slipway's bearer-authenticated `GET /v1/users/{id}`;
+ * - a bare handler doing the profile route's JWT check and row read (jose + @libsql/client), the same
+ *   in a bare Elysia route, and Slipway's bearer-authenticated `GET /v1/users/{id}`; then the floor:
+ *   the same work with libSQL's native driver, synchronous and prepared (no client, no query builder);
  * - the raw argon2id rate at Slipway's cost, and signed registration (argon2-bound);
  * - wallet creation (bearer, a new key sealed and stored per request).
  *
@@ -56,6 +57,7 @@ const bare = await spawnServer(['scripts/bench/servers/bare.ts'], env)
 const bareElysia = await spawnServer(['scripts/bench/servers/elysia.ts'], env)
 const bareAuth = await spawnServer(['scripts/bench/servers/bare-auth.ts'], env, '/')
 const elysiaAuth = await spawnServer(['scripts/bench/servers/elysia-auth.ts'], env)
+const nativeAuth = await spawnServer(['scripts/bench/servers/bare-auth-native.ts'], env, '/')
 
 /** The raw argon2id rate at Slipway's cost, in a process of its own, as a Result for the table. */
 async function argon2Rate(): Promise<Result> {
@@ -89,6 +91,7 @@ try {
   const b2 = await bearer()
   const rBareAuth = best(b1[0], b2[0])
   const rElysiaAuth = best(b1[1], b2[1])
+  const rNativeAuth = await load('floor: the same with native libSQL, prepared', nativeAuth.url + profilePath, withPid(nativeAuth.proc.pid))
   const profile = b2[2].result.rps > b1[2].result.rps ? b2[2] : b1[2]
   const rProfile = profile.result
   const rBareList = await load('bare handler: JWT + actor + 100-row page', bareAuth.url + '/list', { headers: { authorization: taToken }, pid: bareAuth.proc.pid })
@@ -112,6 +115,8 @@ try {
     { result: rBareAuth },
     { result: rElysiaAuth, baseline: rBareAuth },
     { result: rProfile, baseline: rBareAuth, target: 0.7, p99Factor: 2 },
+    { result: rNativeAuth },
+    { result: rProfile, baseline: rNativeAuth },
     { result: rBareList },
     { result: rList, baseline: rBareList },
     { result: rArgon },
@@ -124,6 +129,6 @@ try {
   if (!valid) process.exitCode = 1
   else if (!met) console.log('\nSome targets are NOT met (see the table).')
 } finally {
-  for (const s of [slipway, bare, bareElysia, bareAuth, elysiaAuth]) s.proc.kill()
+  for (const s of [slipway, bare, bareElysia, bareAuth, elysiaAuth, nativeAuth]) s.proc.kill()
   rmSync(dir, { recursive: true, force: true })
 }

@@ -1,9 +1,11 @@
 // Baseline: bare Bun.serve doing the profile route's work outside the framework:
-// verify the HS256 bearer token with jose and read the user's row (joined with its tenant) from libSQL.
+// verify the HS256 bearer token with jose and read the user's row (joined with its tenant) through
+// @libsql/client, the stack's libSQL client (bare-auth-native.ts is the floor without it).
 import { createClient } from '@libsql/client'
 import { jwtVerify } from 'jose'
 
-const key = new TextEncoder().encode(process.env.JWT_SECRET!)
+// the HMAC key imported once (jose imports a raw key on every verify otherwise), as Slipway does
+const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(process.env.JWT_SECRET!), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])
 const db = createClient({ url: process.env.DATABASE_URL!, concurrency: 1 })
 const SQL = 'select u.*, t.status as tenant_status from users u left join tenants t on t.id = u.tenant_id where u.id = ?'
 const LIST = 'select * from users where scope = ? and status = ? order by created_at, id limit ? offset ?'
