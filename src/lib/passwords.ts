@@ -1,19 +1,27 @@
 /**
  * Password hashing with argon2id at OWASP's floor (19 MiB, t=2, p=1): about 9 ms a hash
  * on this machine and parallel across cores (native, off the event loop).
+ *
+ * The native addon loads with the first password hashed or checked: mapped into the
+ * process it holds about 3 MiB, which a server that has not yet signed anyone in (or
+ * a worker process, which never does) need not hold.
  */
-import { hash, verify, Algorithm } from '@node-rs/argon2'
+import { lazy } from './lazy'
 
-const OPTIONS = { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 }
+const argon2 = lazy(async () => {
+  const { hash, verify, Algorithm } = await import('@node-rs/argon2')
+  const options = { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 }
+  return { hash: (password: string) => hash(password, options), verify }
+})
 
-export const hashPassword = (password: string) => hash(password, OPTIONS)
+export const hashPassword = async (password: string) => (await argon2()).hash(password)
 
 export async function verifyPassword(stored: string | null, password: string): Promise<boolean> {
   // Unknown users and social-only accounts are checked against a dummy hash so a
   // failed sign-in takes the same time whether or not the account exists.
   const target = stored ?? (await dummyHash())
   try {
-    const ok = await verify(target, password)
+    const ok = await (await argon2()).verify(target, password)
     return stored !== null && ok
   } catch {
     return false
@@ -21,7 +29,7 @@ export async function verifyPassword(stored: string | null, password: string): P
 }
 
 let dummy: Promise<string> | undefined
-const dummyHash = () => (dummy ??= hash('not-a-real-password-' + crypto.randomUUID(), OPTIONS))
+const dummyHash = () => (dummy ??= hashPassword('not-a-real-password-' + crypto.randomUUID()))
 
 /** Registration and reset rules: at least 8 characters with an upper-case letter, a lower-case letter and a digit. */
 export function passwordProblems(password: string): string[] {
