@@ -9,7 +9,6 @@ import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
-import { stringify } from 'yaml'
 import type { Deps } from '../deps'
 import { BODY_EXAMPLES } from './body-examples'
 
@@ -138,6 +137,8 @@ export function docsPlugin(deps: Deps, version: string, handle: (r: Request) => 
     .get('/v1/docs/yaml', async ({ request, set }) => {
       if (!yamlCache) {
         const res = await handle(new Request(new URL(SPEC_PATH, request.url)))
+        // the YAML writer loads with the first YAML document asked for
+        const { stringify } = await import('yaml')
         yamlCache = stringify(await res.json())
       }
       set.headers['content-type'] = 'application/yaml; charset=utf-8'

@@ -1,7 +1,7 @@
 /** Users administration and the user's own profile. */
-import QRCode from 'qrcode'
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors'
 import { isUuid, newId } from '../../lib/ids'
+import { lazy } from '../../lib/lazy'
 import { hashPassword, verifyPassword } from '../../lib/passwords'
 import type { Ctx, WalletOwnerLookup } from '../../context'
 import { recordActivity } from '../activity/repo'
@@ -41,9 +41,12 @@ export function paymentLink(ctx: Pick<Ctx, 'deps'>, u: Pick<repo.UserRow, 'id' |
   return url.toString()
 }
 
+// The QR encoder (and the PNG writer under it) loads with the first QR code drawn: a serving process that never draws one does not hold it.
+const qrEncoder = lazy(async () => (await import('qrcode')).default)
+
 export async function qrCodeOf(ctx: Pick<Ctx, 'deps'>, u: Pick<repo.UserRow, 'id' | 'username'>) {
   const deepLink = paymentLink(ctx, u)
-  return { deepLink, qrCode: await QRCode.toDataURL(deepLink, { errorCorrectionLevel: 'M', margin: 2, width: 256 }) }
+  return { deepLink, qrCode: await (await qrEncoder()).toDataURL(deepLink, { errorCorrectionLevel: 'M', margin: 2, width: 256 }) }
 }
 
 export async function createUser(ctx: Ctx, input: CreateUser) {
