@@ -11,16 +11,15 @@
  * production like every route; nothing is cached.
  */
 import { Elysia, NotFoundError, t } from 'elysia'
-import { createBullBoard } from '@bull-board/api'
 import type { Deps } from '../../deps'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { iso } from '../../lib/clock'
+import { lazy } from '../../lib/lazy'
 import { deliverySummary } from '../../modules/webhooks/service'
 import { pendingByTopic } from '../outbox'
 import type { JobRunner } from '../runner'
-import { BunqueueBoardAdapter, type BunqueueReads } from './queue-board-adapter'
-import { QueueBoardServer } from './queue-board-server'
+import type { BunqueueReads } from './queue-board-adapter'
 
 const escapeHtml = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
@@ -58,32 +57,32 @@ const PAGE_HEADERS = {
   'referrer-policy': 'no-referrer',
 }
 
-const hidden = { detail: { hide: true }, adminBasic: true } as const
+// A new object for each route: Elysia writes the macro's hooks into the options it is
+// given, so one shared object would carry the first app's checks (its deps) into the next.
+const hidden = () => ({ detail: { hide: true }, adminBasic: true }) as const
+
+const BOARD_PATH = '/admin/queues'
 
 /** `runner` is this process's job runner (none in an API-only process: the pages then show the outbox alone). */
 export function queueDashboardRoutes(deps: Deps, runner: JobRunner | undefined) {
-  const board = new QueueBoardServer('/admin/queues')
   const queue = () => runner?.bunQueue as unknown as BunqueueReads | undefined
-  // bull-board locates its UI files in node_modules at run time; the compiled binary has
-  // none, so there /admin/queues falls back to the read-only summary page below.
-  let boardReady = true
-  try {
-    createBullBoard({
-      queues: [new BunqueueBoardAdapter(queue, 'slipway')],
-      serverAdapter: board,
-      options: { uiConfig: { boardTitle: 'Slipway queues', hideRedisDetails: true } },
-    })
-  } catch {
-    boardReady = false
+  // bull-board (with ejs and lodash) loads with the first request under /admin/queues that
+  // passed the admin check; it locates its UI files in node_modules at run time, so in the
+  // compiled binary, which has none, there is no board (null) and /admin/queues falls back
+  // to the read-only summary page below.
+  const board = lazy(async () => (await import('./queue-board-server')).openQueueBoard(BOARD_PATH, queue, 'slipway'))
+  const serve = async ({ request, path, query, body, headers, set }: { request: Request; path: string; query: Record<string, unknown>; body: unknown; headers: Record<string, string | undefined>; set: { status?: number | string } }) => {
+    const handle = await board()
+    if (!handle) throw new NotFoundError()
+    const res = await handle({ method: request.method, path: path.slice(BOARD_PATH.length), query, body, headers })
+    if (res instanceof Response) return res
+    if (res.status) set.status = res.status
+    return res.body
   }
-  const app = new Elysia({ name: 'slipway-queue-dashboard', seed: deps.config.publicBaseUrl, detail: { tags: ['Operations'] } }).use(security(deps))
-  const withBoard = boardReady
-    ? app.use(board.plugin(deps))
-    : app
-      .get('/admin/queues', ({ redirect }) => redirect('/admin/webhook-deliveries', 302), hidden)
-      .all('/admin/queues/*', () => {
-        throw new NotFoundError()
-      }, hidden)
+  const withBoard = new Elysia({ name: 'slipway-queue-dashboard', seed: deps.config.publicBaseUrl, detail: { tags: ['Operations'] } })
+    .use(security(deps))
+    .get(BOARD_PATH, async (ctx) => ((await board()) ? serve(ctx) : ctx.redirect('/admin/webhook-deliveries', 302)), hidden())
+    .all(`${BOARD_PATH}/*`, (ctx) => serve(ctx), hidden())
   return withBoard
     .get('/admin/webhook-deliveries', async () => new Response(render(await summaryData(deps, runner)), { headers: { 'content-type': 'text/html; charset=utf-8', ...PAGE_HEADERS } }), {
       adminBasic: true,
@@ -97,5 +96,5 @@ export function queueDashboardRoutes(deps: Deps, runner: JobRunner | undefined) 
     // Other paths under the page answer 404 only to a platform admin, as under /admin/queues.
     .all('/admin/webhook-deliveries/*', () => {
       throw new NotFoundError()
-    }, hidden)
+    }, hidden())
 }
