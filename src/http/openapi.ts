@@ -4,7 +4,6 @@
  * the app itself, so the docs work offline and on air-gapped installs.
  */
 import { Elysia } from 'elysia'
-import { openapi } from '@elysiajs/openapi'
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -88,31 +87,41 @@ export interface DocsScript {
   encoding?: 'gzip'
 }
 
+/** The OpenAPI version the document declares (that of @elysiajs/openapi's generator). */
+const OPENAPI_VERSION = '3.1.2'
+
 export function docsPlugin(deps: Deps, version: string, handle: (r: Request) => Promise<Response>, scalarScript: DocsScript) {
   let yamlCache: string | undefined
   let jsonCache: unknown
-  return new Elysia({ name: 'slipway-docs' })
-    .use(openapi({
-      path: '/v1/docs',
-      // served as is here, and finished by finishDocument at SPEC_PATH below
-      specPath: SOURCE_PATH,
-      exclude: { paths: ['/v1/docs/yaml', SCALAR_PATH, SPEC_PATH] },
-      // The page is ours (below): the plugin's puts the description unescaped into a meta attribute.
-      provider: null,
-      documentation: {
-        info: { title: 'Slipway API', version, description: DESCRIPTION },
-        servers: [{ url: deps.config.publicBaseUrl }],
-        components: {
-          securitySchemes: {
-            bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'User or operator access token' },
-            adminBasic: { type: 'http', scheme: 'basic', description: 'A platform admin\'s username and password (operator pages a browser loads)' },
-            tenantApiKey: { type: 'apiKey', in: 'header', name: 'x-tenant-api-key', description: 'Tenant API key' },
-            tenantTimestamp: { type: 'apiKey', in: 'header', name: 'x-timestamp', description: 'Unix seconds; within 300 s of the server clock' },
-            tenantSignature: { type: 'apiKey', in: 'header', name: 'x-signature', description: 'hex HMAC-SHA256 of the signing string with the tenant API secret' },
-          },
-        },
+  const documentation = {
+    info: { title: 'Slipway API', description: DESCRIPTION, version },
+    servers: [{ url: deps.config.publicBaseUrl }],
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'User or operator access token' },
+        adminBasic: { type: 'http', scheme: 'basic', description: 'A platform admin\'s username and password (operator pages a browser loads)' },
+        tenantApiKey: { type: 'apiKey', in: 'header', name: 'x-tenant-api-key', description: 'Tenant API key' },
+        tenantTimestamp: { type: 'apiKey', in: 'header', name: 'x-timestamp', description: 'Unix seconds; within 300 s of the server clock' },
+        tenantSignature: { type: 'apiKey', in: 'header', name: 'x-signature', description: 'hex HMAC-SHA256 of the signing string with the tenant API secret' },
       },
-    }))
+    },
+  }
+  const plugin = new Elysia({ name: 'slipway-docs' })
+  return plugin
+    // The document as @elysiajs/openapi generates it from every route's schemas (what its
+    // plugin serves at its spec path), finished by finishDocument at SPEC_PATH below. The
+    // generator loads with the first request for the document, so a process nobody reads
+    // the docs from does not hold it; the page at /v1/docs is ours (below).
+    .get(SOURCE_PATH, async () => {
+      const { toOpenAPISchema } = await import('@elysiajs/openapi')
+      const { paths, components } = toOpenAPISchema(plugin, { paths: ['/v1/docs/yaml', SCALAR_PATH, SPEC_PATH] }, undefined, undefined, OPENAPI_VERSION)
+      return {
+        ...documentation,
+        openapi: OPENAPI_VERSION,
+        paths,
+        components: { ...documentation.components, schemas: components.schemas },
+      }
+    }, { detail: { hide: true } })
     .get('/v1/docs', ({ set }) => {
       set.headers['content-type'] = 'text/html; charset=utf-8'
       return DOCS_PAGE
