@@ -1,34 +1,67 @@
 /**
- * The chain libraries load on first use: a process that builds the app and serves sign-in
- * and users routes holds no viem or @solana/web3.js module, and the first wallet route loads
- * them. In a process of its own, because `bun test` shares one module cache across files.
+ * Code that a serving process needs only for some routes loads on first use: a process
+ * that builds the app and serves /health and a sign-in holds no chain library (viem,
+ * @solana/web3.js), no QR encoder, no YAML writer, no OpenAPI generator and no bull-board
+ * (nor ejs under it); the argon2 addon loads with the first password hashed. Each loads
+ * when the route that needs it runs. In a process of its own, because `bun test` shares
+ * one module cache across files.
  */
 import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 
+const GROUPS = {
+  chain: 'viem|@solana\\/web3\\.js',
+  argon2: '@node-rs\\/argon2',
+  qrcode: 'qrcode',
+  yaml: 'yaml',
+  openapi: '@elysiajs\\/openapi',
+  bullBoard: '@bull-board\\/api',
+  ejs: 'ejs',
+} as const
+type Counts = Record<keyof typeof GROUPS, number>
+
 const SCRIPT = `
-import { makeApp } from '@tests/helpers/app'
-const chainModules = () => Object.keys(require.cache).filter((k) => /node_modules\\/(viem|@solana\\/web3\\.js)\\//.test(k)).length
-const t = await makeApp()
-const before = chainModules()
-await t.handle(new Request('http://slipway.test/health'))
-await t.handle(new Request('http://slipway.test/v1/docs/json'))
-const afterRoutes = chainModules()
-const login = await t.handle(new Request('http://slipway.test/v1/auth/admin/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'root', password: 'Root-Passw0rd' }) }))
-const token = (await login.json()).accessToken
-await t.handle(new Request('http://slipway.test/v1/wallets/', { headers: { authorization: 'Bearer ' + token } }))
-console.log(JSON.stringify({ before, afterRoutes, afterWallets: chainModules() }))
+import { ADMIN, makeApp } from '@tests/helpers/app'
+import { ensureBootstrapAdmin } from '@/modules/auth/service'
+const groups = ${JSON.stringify(GROUPS)}
+const loaded = () => {
+  const keys = Object.keys(require.cache)
+  return Object.fromEntries(Object.entries(groups).map(([name, re]) => [name, keys.filter((k) => new RegExp('node_modules/(' + re + ')/').test(k)).length]))
+}
+const statuses = {}
+const get = async (path, headers = {}) => { statuses[path] = (await t.handle(new Request('http://slipway.test' + path, { headers }))).status }
+const t = await makeApp({ admin: false })
+await get('/health')
+const built = loaded()
+await ensureBootstrapAdmin(t.deps, ADMIN.username, ADMIN.password)
+const login = await t.handle(new Request('http://slipway.test/v1/auth/admin/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) }))
+statuses.login = login.status
+const { accessToken, user } = await login.json()
+const signedIn = loaded()
+const bearer = { authorization: 'Bearer ' + accessToken }
+await get('/v1/docs/json')
+await get('/v1/docs/yaml')
+await get('/admin/queues', { authorization: 'Basic ' + btoa(ADMIN.username + ':' + ADMIN.password) })
+await get('/v1/users/' + user.id + '/qr-code', bearer)
+await get('/v1/wallets/', bearer)
+console.log(JSON.stringify({ built, signedIn, used: loaded(), statuses }))
 await t.close()
 `
 
-test('viem and @solana/web3.js are not loaded until a wallet route runs', async () => {
+test('route-specific modules are not loaded until a route that needs them runs', async () => {
   const root = join(import.meta.dir, '../..')
   const proc = Bun.spawn([process.execPath, '-e', SCRIPT], { cwd: root, stdout: 'pipe', stderr: 'pipe' })
   const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   const line = out.trim().split('\n').at(-1) ?? ''
   expect(line, err).toStartWith('{')
-  const counts = JSON.parse(line) as { before: number; afterRoutes: number; afterWallets: number }
-  expect(counts.before).toBe(0)
-  expect(counts.afterRoutes).toBe(0)
-  expect(counts.afterWallets).toBeGreaterThan(0)
+  const { built, signedIn, used, statuses } = JSON.parse(line) as { built: Counts; signedIn: Counts; used: Counts; statuses: Record<string, number> }
+  const none = Object.fromEntries(Object.keys(GROUPS).map((k) => [k, 0]))
+  // building the app and serving /health loads none of them
+  expect(built).toEqual(none as Counts)
+  // a sign-in loads argon2 and nothing else of the list
+  expect(signedIn).toEqual({ ...none, argon2: signedIn.argon2 } as Counts)
+  expect(signedIn.argon2).toBeGreaterThan(0)
+  // each route answered, and loaded what it needs
+  expect(statuses).toEqual({ '/health': 200, login: 200, '/v1/docs/json': 200, '/v1/docs/yaml': 200, '/admin/queues': 200, [Object.keys(statuses).find((p) => p.endsWith('/qr-code'))!]: 200, '/v1/wallets/': 200 })
+  for (const [name, n] of Object.entries(used)) expect([name, n > 0]).toEqual([name, true])
 }, 60_000)
