@@ -3,7 +3,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chainRoutesSuite, coreHttpSuite } from '@tests/helpers/core-http-suite'
-import { environOf, startProcess } from '@tests/helpers/process'
+import { Api } from '@tests/helpers/client'
+import { environOf, PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
 import { ENGINE_RAM_DEFAULT_MIB } from '@/lib/engine-memory'
 
 // `npm run build` output, copied alone into an empty folder: no node_modules, no drizzle/, no sources.
@@ -43,6 +44,33 @@ describe('standalone binary', () => {
       expect(environOf(p.proc.pid).BUN_JSC_forceRAMSize).toBe(String(ENGINE_RAM_DEFAULT_MIB * 1024 * 1024))
       // reported, not asserted as a timing: see scripts/bench for the measured figure
       console.log(`binary: first /health answer ${ms.toFixed(0)} ms after spawn`)
+    } finally {
+      await p.stop()
+    }
+  })
+})
+
+describe('code the binary loads on first use', () => {
+  // A module that `bun build --compile` failed to embed shows only here, as a 500 on the route that loads it.
+  test('sign-in (argon2), the QR code, the YAML document and the queue dashboard answer', async () => {
+    const p = await startProcess([binary], { cwd: runDir })
+    try {
+      const api = new Api(p.url)
+      const login = await api.post('/v1/auth/admin/login', PROCESS_ADMIN)
+      expect(login.status).toBe(200)
+      const qr = await api.get(`/v1/users/${login.body.user.id}/qr-code`, { token: login.body.accessToken })
+      expect(qr.status).toBe(200)
+      expect(qr.body.qrCode).toStartWith('data:image/png;base64,')
+      const yaml = await api.get('/v1/docs/yaml')
+      expect(yaml.status).toBe(200)
+      expect(yaml.text).toContain('openapi: 3.1.2')
+      // bull-board finds no UI files in the binary: the board's path sends admins to the delivery summary
+      const basic = { authorization: `Basic ${btoa(`${PROCESS_ADMIN.username}:${PROCESS_ADMIN.password}`)}` }
+      const board = await fetch(`${p.url}/admin/queues`, { headers: basic, redirect: 'manual' })
+      expect(board.status).toBe(302)
+      expect(board.headers.get('location')).toBe('/admin/webhook-deliveries')
+      expect((await fetch(`${p.url}/admin/queues/api/queues`, { headers: basic })).status).toBe(404)
+      expect((await fetch(`${p.url}/admin/webhook-deliveries`, { headers: basic })).status).toBe(200)
     } finally {
       await p.stop()
     }
