@@ -31,9 +31,14 @@
  */
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { createClient, type Client, type InStatement, type ResultSet, type Transaction, type TransactionMode } from '@libsql/client'
+import type { Client, InStatement, ResultSet, Transaction, TransactionMode } from '@libsql/client'
+// The local client only (a file or memory): the client for a server, with its HTTP and
+// WebSocket protocol code, loads in openDatabase only when the database is remote or a
+// replica. drizzle's libSQL driver is the same for any client it is given.
+import { createClient as createLocalClient } from '@libsql/client/sqlite3'
 import { disableStatementCache, installStatementCache } from './statement-cache'
-import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql'
+import { drizzle } from 'drizzle-orm/libsql/sqlite3'
+import type { LibSQLDatabase } from 'drizzle-orm/libsql'
 import { ServiceUnavailableError } from '../http/errors'
 import * as schema from './tables'
 
@@ -429,7 +434,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (mode === 'local') installStatementCache()
   if (mode === 'replica') disableStatementCache()
   if (mode === 'local') {
-    const raw = createClient({ url: opts.url, concurrency: 1 })
+    const raw = createLocalClient({ url: opts.url, concurrency: 1 })
     // Per-connection settings; the single connection keeps them for its life.
     if (opts.url !== ':memory:' && !opts.url.includes(':memory:')) await raw.execute('PRAGMA journal_mode = WAL')
     await raw.execute('PRAGMA foreign_keys = ON')
@@ -444,6 +449,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   // A server: sqld enables foreign keys on its connections, and journal mode, busy
   // timeout and synchronous are its business (an embedded replica refuses them).
   const primaryUrl = mode === 'replica' ? opts.syncUrl! : opts.url
+  const { createClient } = await import('@libsql/client')
   let sync: ReplicaSync | undefined
   const httpFetch = (req: Request) => fetch(req, { signal: AbortSignal.timeout(timeoutMs) })
   const primary = guarded(
