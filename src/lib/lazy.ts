@@ -1,8 +1,9 @@
 /**
  * A module (or anything costly) loaded on its first use and shared after. The chain
- * libraries (viem, @solana/web3.js), nodemailer and the transaction job code are loaded this
- * way, so a process that never serves a wallet route never holds them in memory. A load
- * that fails is retried on the next call rather than cached.
+ * libraries (viem, @solana/web3.js), nodemailer, the transaction job code, the argon2 addon,
+ * the QR encoder and bull-board are loaded this way, so a process that never serves the
+ * route that needs one never holds it in memory. A load that fails is retried on the next
+ * call rather than cached.
  */
 export function lazy<T>(load: () => Promise<T>): () => Promise<T> {
   let pending: Promise<T> | undefined

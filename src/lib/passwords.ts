@@ -20,8 +20,10 @@ export async function verifyPassword(stored: string | null, password: string): P
   // Unknown users and social-only accounts are checked against a dummy hash so a
   // failed sign-in takes the same time whether or not the account exists.
   const target = stored ?? (await dummyHash())
+  // loaded outside the try: an addon that fails to load is an error, not a wrong password
+  const { verify } = await argon2()
   try {
-    const ok = await (await argon2()).verify(target, password)
+    const ok = await verify(target, password)
     return stored !== null && ok
   } catch {
     return false
