@@ -4,7 +4,7 @@
  * ceiling, and one that cannot be resent is marked failed with a reason.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { parseEther, parseTransaction, toHex, type Hex } from 'viem'
+import { parseEther } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { systemClock } from '@/lib/clock'
 import { makeApp, type TestApp } from '@tests/helpers/app'
@@ -132,48 +132,6 @@ describe('a transaction dropped from the mempool', () => {
     expect(done.body.failureReason).toContain('not mined after 1 resends')
     const next = await send(a, u, w.id, '5')
     expect(next.body.nonce).toBe(0)
-    expect((await settled(a, u, next.body.id)).body.status).toBe('confirmed')
-  }, 30_000)
-
-  test('a send the node keeps but cannot mine under a risen base fee is resent above it, and later sends are not stuck behind it', async () => {
-    const { u, w } = await fundedUser(a)
-    // The node "keeps" the first submission (it is swallowed, and reported pending when
-    // asked) while its base fee rose above the send's max fee.
-    const kept = new Map<string, Record<string, unknown>>()
-    let raisedBaseFee = 0n
-    proxy.state.onSend = () => (kept.size === 0 ? 'swallow' : 'forward')
-    proxy.state.answer = (r, forward) => {
-      if (r.method === 'eth_getTransactionByHash' && kept.has(r.params[0] as string)) return Promise.resolve(kept.get(r.params[0] as string))
-      if (r.method === 'eth_getBlockByNumber' && raisedBaseFee > 0n) return forward(r).then((b) => ({ ...(b.result as object), baseFeePerGas: toHex(raisedBaseFee) }))
-      return undefined
-    }
-    const res = await send(a, u, w.id, '1000')
-    expect(res.status).toBe(201)
-    const raw = proxy.state.sent.at(-1) as Hex
-    const tx = parseTransaction(raw)
-    kept.set(res.body.txHash, {
-      hash: res.body.txHash, nonce: toHex(tx.nonce!), from: w.address, to: tx.to, value: toHex(tx.value ?? 0n), gas: toHex(tx.gas!), input: tx.data ?? '0x', type: '0x2', chainId: '0x1',
-      maxFeePerGas: toHex(tx.maxFeePerGas!), maxPriorityFeePerGas: toHex(tx.maxPriorityFeePerGas!), accessList: [], v: '0x0', r: tx.r, s: tx.s, yParity: '0x0',
-      blockHash: null, blockNumber: null, transactionIndex: null,
-    })
-    raisedBaseFee = (tx.maxFeePerGas! * 15n) / 10n
-    try {
-      const done = await settled(a, u, res.body.id)
-      expect(done.body).toMatchObject({ status: 'confirmed', resendCount: 1 })
-      const mined = await chain.pub.getTransaction({ hash: done.body.txHash })
-      expect(mined.nonce).toBe(tx.nonce!)
-      // the base fee plus a 20% higher tip, within the ceiling (+100% of the first max fee)
-      const wanted = raisedBaseFee + (tx.maxPriorityFeePerGas! * 12n) / 10n
-      const ceiling = tx.maxFeePerGas! * 2n
-      expect(mined.maxFeePerGas!).toBe(wanted < ceiling ? wanted : ceiling)
-      expect(mined.maxFeePerGas!).toBeGreaterThan(raisedBaseFee)
-      const row = await a.t.deps.database.db.query.transactions.findFirst({ where: (x, { eq }) => eq(x.id, res.body.id) })
-      expect(row!.previousHashes).toEqual([res.body.txHash])
-    } finally {
-      proxy.state.answer = () => undefined
-      proxy.state.onSend = () => 'forward'
-    }
-    const next = await send(a, u, w.id, '5')
     expect((await settled(a, u, next.body.id)).body.status).toBe('confirmed')
   }, 30_000)
 

@@ -9,14 +9,6 @@
  * it is marked `failed` with a `failureReason`, and a custodial nonce goes back to the
  * wallet's counter. A nonce used on chain by a transaction that is none of ours is
  * `failed` too.
- *
- * Underpriced transactions: one the node still knows but has not mined for
- * TX_DROP_AFTER_MS, next in line (the chain's nonce is its own) with a max fee under the
- * latest base fee, waits for a base fee that may never fall again (a node mines no
- * block while nothing in its pool can run), and every later send of the wallet waits
- * behind it. A custodial one is signed again with fees raised to clear the base fee,
- * within the same ceiling and count of resends; it is never marked failed while the
- * node knows it.
  */
 import type { Hex } from 'viem'
 import type { ChainEndpoint } from '../../../adapters/chain/port'
@@ -52,22 +44,8 @@ export async function refreshEvm(deps: Deps, endpoint: ChainEndpoint, row: Trans
   if (row.status !== 'pending') return row
   const known = await deps.chain.guard(endpoint, 'transaction', () => net.rpc.knowsTransaction(row.txHash as Hex))
   const now = deps.clock.now()
-  if (now - (row.submittedAt ?? row.createdAt) < deps.config.txDropAfterMs) return row
-  return known ? handleUnderpriced(deps, net, row) : handleDropped(deps, net, row)
-}
-
-async function handleUnderpriced(deps: Deps, net: EvmNet, row: TransactionRow): Promise<TransactionRow> {
-  if (row.nonce === null || row.maxFeePerGas === null || row.resendCount >= deps.config.txMaxResends) return row
-  const wallet = await walletsRepo.findWallet(deps.database.db, row.tenantId, row.walletId)
-  if (!wallet || !isCustodial(wallet) || row.requiresClientSigning) return row
-  const [used, baseFee] = await deps.chain.guard(net.endpoint, 'fees', () => Promise.all([net.rpc.transactionCount(row.fromAddress as Hex, 'latest'), net.rpc.latestBaseFee()]))
-  if (used !== row.nonce || baseFee === null || BigInt(row.maxFeePerGas) >= baseFee) return row
-  const resent = await resendWithHigherFee(deps, net, row, wallet, baseFee)
-  if (resent === 'ceiling') {
-    deps.logger.warn('transaction underpriced and the fee ceiling is reached: kept pending while the node knows it', { transactionId: row.id })
-    return row
-  }
-  return resent
+  if (known || now - (row.submittedAt ?? row.createdAt) < deps.config.txDropAfterMs) return row
+  return handleDropped(deps, net, row)
 }
 
 /** The receipt of the first of the hashes the node has mined, newest submission first. */
@@ -103,29 +81,17 @@ async function handleDropped(deps: Deps, net: EvmNet, row: TransactionRow): Prom
     await net.rpc.sendRaw(row.rawTx as Hex)
     return { ...row, resendCount: row.resendCount + 1, submittedAt: now, updatedAt: now }
   }
-  const resent = await resendWithHigherFee(deps, net, row, wallet!, null)
-  if (resent === 'ceiling') return markFailed(deps, row, `dropped from the mempool; the fee ceiling (+${deps.config.txMaxFeeBumpPercent}%) was reached`, true)
-  return resent
-}
-
-/**
- * Signs a custodial transaction again with fees 20% higher (nodes replace a known
- * transaction only for at least 10% more), and at least the base fee plus the tip when
- * one is given, within the first max fee + TX_MAX_FEE_BUMP_PERCENT; `ceiling` when no
- * higher fee fits under it.
- */
-async function resendWithHigherFee(deps: Deps, net: EvmNet, row: TransactionRow, wallet: NonNullable<Awaited<ReturnType<typeof walletsRepo.findWallet>>>, baseFee: bigint | null): Promise<TransactionRow | 'ceiling'> {
   const initial = BigInt(row.initialMaxFeePerGas ?? row.maxFeePerGas!)
   const ceiling = initial + (initial * BigInt(deps.config.txMaxFeeBumpPercent)) / 100n
   const oldMax = BigInt(row.maxFeePerGas!)
   const oldTip = BigInt(row.maxPriorityFeePerGas!)
-  const bumpedTip = (oldTip * 12n) / 10n
-  let nextMax = (oldMax * 12n) / 10n
-  if (baseFee !== null && nextMax < baseFee + bumpedTip) nextMax = baseFee + bumpedTip
-  if (nextMax > ceiling) nextMax = ceiling
-  if (nextMax <= oldMax || (oldMax * 11n) / 10n > nextMax) return 'ceiling'
-  const nextTip = bumpedTip > nextMax ? nextMax : bumpedTip
-  const secret = walletSecret(deps, wallet)
+  const nextMax = (oldMax * 12n) / 10n
+  // Nodes replace a known transaction only for at least 10% more; 20% leaves room.
+  if (nextMax > ceiling || nextMax === oldMax) {
+    return markFailed(deps, row, `dropped from the mempool; the fee ceiling (+${deps.config.txMaxFeeBumpPercent}%) was reached`, true)
+  }
+  const nextTip = (oldTip * 12n) / 10n > nextMax ? nextMax : (oldTip * 12n) / 10n
+  const secret = walletSecret(deps, wallet!)
   try {
     const now = deps.clock.now()
     const resent = await deps.database.write(async (tx) => {
