@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
+import { PROCESS_ADMIN } from '@tests/helpers/process'
+import { webhookProcess } from './process-app'
 import { Api } from '@tests/helpers/client'
 import { WebhookReceiver } from '@tests/fakes/webhook-receiver'
 
@@ -16,17 +17,10 @@ const N = 1000
 const receiver = new WebhookReceiver()
 let dir: string
 
-const startApp = (extraEnv: Record<string, string> = {}) => startProcess([process.execPath, 'src/index.ts'], {
-  dir,
-  env: {
-    NODE_ENV: 'test',
-    MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
-    JWT_SECRET: 'crash-batch-jwt-secret-0123456789abcdef',
-    WEBHOOK_DEV_ROUTES: `hooks.slipway.test=${receiver.origin}`,
-    // the test event route is limited per client IP: each request below poses as its own client
-    TRUSTED_PROXIES: '127.0.0.1',
-    ...extraEnv,
-  },
+const startApp = (extraEnv: Record<string, string> = {}) => webhookProcess(dir, receiver, {
+  // the test event route is limited per client IP: each request below poses as its own client
+  TRUSTED_PROXIES: '127.0.0.1',
+  ...extraEnv,
 })
 
 beforeAll(() => {

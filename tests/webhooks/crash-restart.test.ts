@@ -9,24 +9,15 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
 import { Webhook } from 'standardwebhooks'
-import { PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
+import { PROCESS_ADMIN } from '@tests/helpers/process'
+import { webhookProcess } from './process-app'
 import { Api } from '@tests/helpers/client'
 import { WebhookReceiver } from '@tests/fakes/webhook-receiver'
 
 const receiver = new WebhookReceiver()
 let dir: string
 
-/** The app as a child process on this test's database file, with PROCESS_ADMIN as its admin (see tests/helpers/process.ts). */
-const startApp = (extraEnv: Record<string, string> = {}) => startProcess([process.execPath, 'src/index.ts'], {
-  dir,
-  env: {
-    NODE_ENV: 'test',
-    MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
-    JWT_SECRET: 'crash-test-jwt-secret-0123456789abcdef',
-    WEBHOOK_DEV_ROUTES: `hooks.slipway.test=${receiver.origin}`,
-    ...extraEnv,
-  },
-})
+const startApp = (extraEnv: Record<string, string> = {}) => webhookProcess(dir, receiver, extraEnv)
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'slipway-crash-'))
