@@ -38,6 +38,12 @@ const result = await Bun.build({
   // Identifiers are kept: Elysia reads handlers' parameter names to decide what to parse (headers, body...).
   minify: { whitespace: true, syntax: true, identifiers: false },
   bytecode: true,
+  // Code loaded on first use (the chain libraries, the mailer, bunqueue, the OpenAPI and
+  // YAML writers...) goes into chunks of its own, so an idle binary has not paged in its
+  // source and bytecode: 6 MiB less resident than one bundle (scripts/bench/binary.ts).
+  // Chunks need ES modules; bytecode for them needs Bun 1.3 or later.
+  format: 'esm',
+  splitting: true,
   sourcemap: 'none',
   // bull-board's flow provider requires BullMQ, which Slipway does not use (its queue is bunqueue).
   external: ['bullmq'],

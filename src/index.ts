@@ -7,7 +7,7 @@ import { startEngineWithRamHint } from './lib/engine-memory'
 
 const [cmd, ...rest] = process.argv.slice(2)
 if (!cmd) startEngineWithRamHint()
-// No top-level await: the compiled binary is built as bytecode, which needs a CommonJS-compatible entry.
+// The app is imported after the restart above; in the compiled binary it is a chunk of its own (scripts/build.ts).
 import('./main')
   .then((m) => m.run(cmd, rest))
   .catch((err) => {

@@ -10,8 +10,16 @@
  * queues it. A worker that dies between the claim and the queue leaves its rows due
  * again once the lease is over; one that dies after queueing but before marking them
  * has them in its durable queue already (one job per outbox id).
+ *
+ * bunqueue (its code, its file and its worker) opens with the first due outbox row, not
+ * at start: an idle process does not hold it (about 7 MiB resident). A start that finds
+ * unfinished jobs in the queue file (a crash or a stop left them there) opens it at
+ * once, and so does one that cannot tell. Until it opens, `counts()` has the outbox
+ * alone.
  */
-import { Queue, Worker, type Job } from 'bunqueue/client'
+import { Database } from 'bun:sqlite'
+import { existsSync } from 'node:fs'
+import type { Job, Queue, Worker } from 'bunqueue/client'
 import type { Deps } from '../deps'
 import { errorSummary } from '../lib/logger'
 import { claimDueJobs, markDispatched, onJobScheduled, pendingCount } from './outbox'
@@ -48,6 +56,7 @@ export class JobRunner {
   private readonly defs = new Map<string, JobDefinition>()
   private queue?: Queue<QueuedJob>
   private worker?: Worker<QueuedJob>
+  private opening?: Promise<void>
   private timer?: ReturnType<typeof setInterval>
   private unsubscribe?: () => void
   private pumping: Promise<void> | null = null
@@ -73,15 +82,33 @@ export class JobRunner {
   }
 
   start() {
-    const { queueName, dataPath } = this.opts
     this.deps.metrics.onCollect(async () => {
       for (const [state, n] of Object.entries(await this.counts())) if (typeof n === 'number') this.deps.metrics.queueDepth.set({ state }, n)
     })
-    this.queue = new Queue<QueuedJob>(queueName, { embedded: true, dataPath })
-    this.worker = new Worker<QueuedJob>(queueName, (job) => this.run(job), { embedded: true, dataPath, concurrency: this.opts.concurrency ?? 8 })
+    if (hasUnfinishedJobs(this.opts.dataPath)) this.open().catch((err) => this.deps.logger.error('job queue failed to open', errorSummary(err)))
     this.timer = setInterval(() => void this.pump(), this.opts.pollMs ?? 500)
     this.unsubscribe = onJobScheduled(() => void this.pump())
     void this.pump()
+  }
+
+  /** Opens bunqueue and its worker, once (a failed open is tried again by the next call). */
+  open(): Promise<void> {
+    this.opening ??= (async () => {
+      const { Queue, Worker } = await import('bunqueue/client')
+      if (this.stopped) return
+      const { queueName, dataPath } = this.opts
+      this.queue = new Queue<QueuedJob>(queueName, { embedded: true, dataPath })
+      this.worker = new Worker<QueuedJob>(queueName, (job) => this.run(job), { embedded: true, dataPath, concurrency: this.opts.concurrency ?? 8 })
+    })().catch((err) => {
+      this.opening = undefined
+      throw err
+    })
+    return this.opening
+  }
+
+  /** Whether bunqueue has opened in this process. */
+  get opened(): boolean {
+    return this.queue !== undefined
   }
 
   /** Moves due outbox rows into the queue. Runs one pass at a time; a call during a pass schedules another. */
@@ -116,6 +143,9 @@ export class JobRunner {
       const now = this.deps.clock.now()
       const claimed = await this.deps.database.write((tx) => claimDueJobs(tx, now, now + this.claimLeaseMs, BATCH))
       if (!claimed.length) return
+      // A failed open leaves the claimed rows to come due again when their lease is over.
+      await this.open()
+      if (this.stopped) return
       await this.queue!.addBulk(claimed.map((row) => {
         const def = this.defs.get(row.topic)
         return {
@@ -149,11 +179,30 @@ export class JobRunner {
     if (this.timer) clearInterval(this.timer)
     this.unsubscribe?.()
     await this.pumping
+    await this.opening?.catch(() => undefined)
     await this.worker?.close()
     await (this.queue as unknown as { close?: () => Promise<void> })?.close?.()
   }
 
   get bunQueue() {
     return this.queue
+  }
+}
+
+/**
+ * Whether the queue file holds jobs that are not finished (waiting, delayed, active...),
+ * read without opening bunqueue. True when the file cannot be read as expected (another
+ * bunqueue version, a lock): the queue then opens at start, as it always did.
+ */
+export function hasUnfinishedJobs(dataPath: string | undefined): boolean {
+  if (!dataPath || !existsSync(dataPath)) return false
+  let db: Database | undefined
+  try {
+    db = new Database(dataPath, { readonly: true })
+    return db.query("SELECT 1 FROM jobs WHERE state NOT IN ('completed', 'failed') LIMIT 1").get() !== null
+  } catch {
+    return true
+  } finally {
+    db?.close()
   }
 }

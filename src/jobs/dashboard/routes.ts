@@ -29,13 +29,14 @@ async function summaryData(deps: Deps, runner: JobRunner | undefined) {
   const queue = runner?.bunQueue as unknown as { getJobCountsAsync?: () => Promise<Record<string, number>> } | undefined
   const queueCounts = queue?.getJobCountsAsync ? await queue.getJobCountsAsync() : null
   const [outboxRows, deliveries] = await Promise.all([pendingByTopic(db, now), deliverySummary(db, 50)])
-  return { queueCounts, outboxRows, byStatus: deliveries.byStatus, latest: deliveries.latest, now }
+  const noQueue = runner ? 'the job queue opens with the first due job: none has come due since this process started' : 'no queue worker runs in this process (SLIPWAY_ROLE=api)'
+  return { queueCounts, noQueue, outboxRows, byStatus: deliveries.byStatus, latest: deliveries.latest, now }
 }
 
 function render(data: Awaited<ReturnType<typeof summaryData>>) {
   const counts = data.queueCounts
     ? Object.entries(data.queueCounts).map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td>${escapeHtml(v)}</td></tr>`).join('')
-    : '<tr><td colspan="2">no queue worker runs in this process (SLIPWAY_ROLE=api)</td></tr>'
+    : `<tr><td colspan="2">${escapeHtml(data.noQueue)}</td></tr>`
   const outboxRows = data.outboxRows.map((r) => `<tr><td>${escapeHtml(r.topic)}</td><td>${escapeHtml(r.waiting)}</td><td>${escapeHtml(r.due ?? 0)}</td></tr>`).join('') || '<tr><td colspan="3">empty</td></tr>'
   const statuses = data.byStatus.map((r) => `<tr><td>${escapeHtml(r.status)}</td><td>${escapeHtml(r.n)}</td></tr>`).join('') || '<tr><td colspan="2">none yet</td></tr>'
   const latest = data.latest.map((d) => `<tr><td>${escapeHtml(d.id)}</td><td>${escapeHtml(d.tenantId)}</td><td>${escapeHtml(d.environment)}</td><td>${escapeHtml(d.type)}</td><td>${escapeHtml(d.status)}</td><td>${escapeHtml(d.attempts)}/${escapeHtml(d.maxAttempts)}</td><td>${escapeHtml(d.lastStatusCode ?? '')}</td><td>${escapeHtml(d.lastError ?? '')}</td><td>${d.nextAttemptAt ? escapeHtml(iso(d.nextAttemptAt)) : ''}</td><td>${escapeHtml(iso(d.updatedAt))}</td></tr>`).join('')
