@@ -20,8 +20,8 @@ const libsqlNative = join(root, `node_modules/@libsql/${target}/index.node`)
 const argon2Native = join(root, `node_modules/@node-rs/argon2-${target}/argon2.${target}.node`)
 const args = process.argv.slice(2)
 // `--smol` builds with Bun's memory-saving mode (compile.execArgv). The release binary is built
-// without it: under load it kept resident memory above 150 MiB, where the engine's memory hint
-// keeps it under (scripts/bench/binary.ts compares them; docs/operations.md, Memory).
+// without it: under the bearer read it held no less memory than the engine's own pacing, and
+// answered fewer reads (scripts/bench/binary.ts compares them; docs/operations.md, Memory).
 const smol = args.includes('--smol')
 const outfile = args.find((a) => !a.startsWith('--')) ?? join(root, 'dist/slipway')
 

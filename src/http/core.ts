@@ -148,7 +148,7 @@ export function observed(deps: Pick<Deps, 'logger' | 'metrics'>, app: Fetcher): 
     }
     const ms = performance.now() - s.start
     // the path only: query strings can carry reset tokens
-    logger.request({ requestId: s.id, method: request.method, path: pathOf(request.url), status: res.status, durationMs: Math.round(ms * 100) / 100 })
+    logger.request(s.id, request.method, pathOf(request.url), res.status, Math.round(ms * 100) / 100)
     metrics.request(request.method, s.route || 'unmatched', res.status, ms / 1000)
     return res
   }

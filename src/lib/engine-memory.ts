@@ -1,23 +1,24 @@
 /**
  * How much memory JavaScriptCore, Bun's engine, is told the machine has.
  *
- * The engine paces its garbage collection by the machine's RAM: on a host with a lot of
- * it, a busy Slipway let garbage pile up and sat at 160-170 MiB resident under load. Told
- * a smaller figure (its `forceRAMSize` option), the engine keeps its own concurrent
- * collector closer and works harder as the process nears about 80% of that figure, so
- * resident memory stays near it without collections run from JavaScript (the governor
- * this replaced paused every request for a synchronous full collection: `/health` lost
- * half its throughput and its p99 went from 2 to 14 ms). It is a pacing hint, not a
- * limit: a process that needs more still gets it.
+ * The engine paces its garbage collection by the machine's RAM, and by default Slipway
+ * leaves it that way (ENGINE_RAM_MIB=0): measured on the compiled binary under the
+ * bearer read, it held 129-137 MiB resident with the best p99 of the policies compared
+ * (scripts/bench/binary.ts; docs/operations.md, Memory). A figure set here makes the
+ * engine's own concurrent collector keep closer and work harder as the process nears
+ * about 80% of it: for a container whose memory limit is far below the host's RAM (the
+ * engine reads the host's RAM, not the container's limit). It is a pacing hint, not a
+ * limit: a process that needs more still gets it. The price is collections: told 192
+ * MiB, `/health`'s p99 went from about 1.7 to 2.5-3 ms (a cheap request allocates fast).
  *
  * The engine reads the option once, when it starts, from `BUN_JSC_forceRAMSize` in the
  * environment, so the server replaces its own process image with one that has it set
  * (`process.execve`: the same process id, so supervisors, signals and Docker see no
  * difference) before it loads anything else. Nothing happens when the variable is
- * already set (the operator's own choice), when ENGINE_RAM_MIB=0 (the engine's own
- * policy), or where execve is missing (Windows).
+ * already set (the operator's own choice), when ENGINE_RAM_MIB is 0 (the default), or
+ * where execve is missing (Windows).
  */
-export const ENGINE_RAM_DEFAULT_MIB = 192
+export const ENGINE_RAM_DEFAULT_MIB = 0
 export const ENGINE_RAM_MAX_MIB = 1_048_576
 
 /** ENGINE_RAM_MIB as a number of MiB, or undefined when it is not a valid setting (config.ts reports it). */

@@ -6,62 +6,165 @@
  */
 export type LogFields = Record<string, string | number | boolean | null | undefined>
 
-/** One request's access-log line (written by the server, not by routes). */
-export interface RequestLine {
-  requestId: string
-  method: string
-  /** the URL's path, without its query */
-  path: string
-  status: number
-  durationMs: number
-}
-
 export interface Logger {
   info(msg: string, fields?: LogFields): void
-  /** the `request` line, formatted without building an object per request; the same JSON as `info('request', line)` */
-  request(line: RequestLine): void
+  /**
+   * The `request` line: the same JSON as `info('request', { requestId, method, path, status, durationMs })`,
+   * written straight into the buffer as bytes, without an object or a string per request.
+   */
+  request(requestId: string, method: string, path: string, status: number, durationMs: number): void
   warn(msg: string, fields?: LogFields): void
   error(msg: string, fields?: LogFields): void
   flush(): void
 }
 
+/** Where flushed lines go: UTF-8 bytes, whole lines, the sink's to keep. */
 export interface LogSink {
-  write(chunk: string): void
+  write(chunk: Uint8Array): void
 }
 
 export function createLogger(opts: { silent?: boolean; sink?: LogSink } = {}): Logger {
   const sink: LogSink = opts.sink ?? { write: (chunk) => process.stdout.write(chunk) }
-  let buffer: string[] = []
+  const out = new LineBuffer()
   let timer: ReturnType<typeof setTimeout> | null = null
   const flush = () => {
     if (timer) clearTimeout(timer)
     timer = null
-    if (!buffer.length) return
-    const chunk = buffer.join('')
-    buffer = []
+    if (!out.n) return
+    // a copy: a stream may hold a chunk until it is written, and the buffer is reused
+    const chunk = out.buf.slice(0, out.n)
+    out.n = 0
     sink.write(chunk)
   }
-  const push = (line: string) => {
-    buffer.push(line)
-    if (buffer.length >= 256) flush()
+  const written = () => {
+    if (out.n >= FLUSH_BYTES) flush()
     else if (!timer) {
       timer = setTimeout(flush, 50)
       ;(timer as { unref?: () => void }).unref?.()
     }
   }
   const emit = (level: string, msg: string, fields?: LogFields) => {
-    if (!opts.silent) push(`${JSON.stringify({ time: isoNow(), level, msg, ...bounded(fields) })}\n`)
+    if (opts.silent) return
+    out.text(`${JSON.stringify({ time: isoNow(), level, msg, ...bounded(fields) })}\n`)
+    written()
   }
   return {
     info: (m, f) => emit('info', m, f),
-    request: (r) => {
+    request: (requestId, method, path, status, durationMs) => {
       if (opts.silent) return
-      const path = r.path.length > MAX_FIELD_CHARS ? boundedText(r.path) : r.path
-      push(`{"time":"${isoNow()}","level":"info","msg":"request","requestId":${jsonText(r.requestId)},"method":${jsonText(r.method)},"path":${jsonText(path)},"status":${r.status},"durationMs":${Number.isFinite(r.durationMs) ? r.durationMs : null}}\n`)
+      out.bytes(REQUEST_TIME)
+      out.ascii(isoNow())
+      out.bytes(REQUEST_ID)
+      out.json(requestId)
+      out.bytes(METHOD)
+      out.json(method)
+      out.bytes(PATH)
+      out.json(path.length > MAX_FIELD_CHARS ? boundedText(path) : path)
+      out.bytes(STATUS)
+      out.number(status)
+      out.bytes(DURATION)
+      out.number(durationMs)
+      out.bytes(LINE_END)
+      written()
     },
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
     flush,
+  }
+}
+
+/** Flushed at this many bytes (about 300 request lines) or after 50 ms, whichever comes first. */
+const FLUSH_BYTES = 48 * 1024
+const utf8 = new TextEncoder()
+const ascii = (s: string) => utf8.encode(s)
+const REQUEST_TIME = ascii('{"time":"')
+const REQUEST_ID = ascii('","level":"info","msg":"request","requestId":')
+const METHOD = ascii(',"method":')
+const PATH = ascii(',"path":')
+const STATUS = ascii(',"status":')
+const DURATION = ascii(',"durationMs":')
+const LINE_END = ascii('}\n')
+
+/**
+ * A growable byte buffer of log lines. The request line's fields are copied in character
+ * by character when they are plain ASCII that JSON need not escape (ids, methods and URL
+ * paths, which the URL parser percent-encodes, nearly always are); anything else goes
+ * through `JSON.stringify` and the encoder, exactly as `info` would write it.
+ */
+class LineBuffer {
+  buf = new Uint8Array(64 * 1024)
+  n = 0
+
+  private room(bytes: number) {
+    if (this.n + bytes <= this.buf.length) return
+    const bigger = new Uint8Array(Math.max(this.buf.length * 2, this.n + bytes))
+    bigger.set(this.buf.subarray(0, this.n))
+    this.buf = bigger
+  }
+
+  bytes(b: Uint8Array) {
+    this.room(b.length)
+    this.buf.set(b, this.n)
+    this.n += b.length
+  }
+
+  /** Text known to be ASCII (the ISO time). */
+  ascii(s: string) {
+    this.room(s.length)
+    const { buf } = this
+    let n = this.n
+    for (let i = 0; i < s.length; i++) buf[n++] = s.charCodeAt(i)
+    this.n = n
+  }
+
+  /** Any text, UTF-8 encoded. */
+  text(s: string) {
+    // at most 3 bytes per UTF-16 unit
+    this.room(s.length * 3)
+    this.n += utf8.encodeInto(s, this.buf.subarray(this.n)).written
+  }
+
+  /** A JSON string: `JSON.stringify(s)`. */
+  json(s: string) {
+    this.room(s.length + 2)
+    const { buf } = this
+    let n = this.n
+    buf[n++] = 34
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i)
+      // a control character, a quote, a backslash or anything past ASCII: the general way
+      if (c < 0x20 || c > 0x7e || c === 34 || c === 92) return this.text(JSON.stringify(s))
+      buf[n++] = c
+    }
+    buf[n++] = 34
+    this.n = n
+  }
+
+  /** A number as JSON writes it (`null` when not finite); integers and hundredths without a string. */
+  number(v: number) {
+    if (!Number.isFinite(v)) return this.ascii('null')
+    const cents = Math.round(v * 100)
+    if (v < 0 || cents > 1e12 || cents / 100 !== v) return this.ascii(String(v))
+    this.digits(Math.floor(cents / 100))
+    const frac = cents % 100
+    if (frac) {
+      this.room(3)
+      this.buf[this.n++] = 46
+      this.buf[this.n++] = 48 + Math.floor(frac / 10)
+      if (frac % 10) this.buf[this.n++] = 48 + (frac % 10)
+    }
+  }
+
+  private digits(v: number) {
+    let len = 1
+    for (let x = v; x >= 10; x = Math.floor(x / 10)) len++
+    this.room(len)
+    let n = this.n + len
+    this.n = n
+    do {
+      this.buf[--n] = 48 + (v % 10)
+      v = Math.floor(v / 10)
+    } while (v > 0)
   }
 }
 
@@ -89,14 +192,6 @@ function bounded(fields: LogFields | undefined): LogFields | undefined {
     if (typeof v === 'string' && v.length > MAX_FIELD_CHARS) (out ??= { ...fields })[k] = boundedText(v)
   }
   return out ?? fields
-}
-
-/** Characters a JSON string must escape. Request ids, methods and URL paths (percent-encoded by the URL parser) rarely hold any. */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/
-
-/** The same as `JSON.stringify(v)` for a string, without its cost when nothing needs escaping. */
-export function jsonText(v: string): string {
-  return NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : `"${v}"`
 }
 
 function boundedText(v: string): string {

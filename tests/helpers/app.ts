@@ -44,7 +44,7 @@ export async function makeApp(opts: TestAppOptions = {}): Promise<TestApp> {
     ...opts.env,
   })
   const logs: string[] = []
-  const logger: Logger = createLogger({ sink: { write: (chunk) => logs.push(...chunk.split('\n').filter(Boolean)) } })
+  const logger: Logger = createLogger({ sink: { write: (chunk) => logs.push(...new TextDecoder().decode(chunk).split('\n').filter(Boolean)) } })
   const clock = opts.clock ?? new ManualClock(Date.now())
   const deps = await buildDeps(config, { clock, logger, migrate: applyMigrations })
   if (opts.admin !== false) await ensureBootstrapAdmin(deps, ADMIN.username, ADMIN.password)

@@ -7,10 +7,10 @@ import { environOf, startProcess } from '@tests/helpers/process'
 describe('the engine memory hint (ENGINE_RAM_MIB)', () => {
   const MiB = 1024 * 1024
 
-  test('the server restarts itself, under the same process id, with the engine told ENGINE_RAM_MIB (default 192)', async () => {
-    const p = await startProcess([process.execPath, 'src/index.ts'])
+  test('with ENGINE_RAM_MIB set, the server restarts itself, under the same process id, with the engine told that figure', async () => {
+    const p = await startProcess([process.execPath, 'src/index.ts'], { env: { ENGINE_RAM_MIB: '192' } })
     try {
-      expect(environOf(p.proc.pid).BUN_JSC_forceRAMSize).toBe(String(ENGINE_RAM_DEFAULT_MIB * MiB))
+      expect(environOf(p.proc.pid).BUN_JSC_forceRAMSize).toBe(String(192 * MiB))
       expect((await fetch(`${p.url}/health`)).status).toBe(200)
     } finally {
       await p.stop()
@@ -23,12 +23,15 @@ describe('the engine memory hint (ENGINE_RAM_MIB)', () => {
     }
   })
 
-  test('ENGINE_RAM_MIB=0 leaves the engine to the machine\'s RAM; an operator\'s own BUN_JSC_forceRAMSize is kept', async () => {
-    const off = await startProcess([process.execPath, 'src/index.ts'], { env: { ENGINE_RAM_MIB: '0' } })
-    try {
-      expect(environOf(off.proc.pid).BUN_JSC_forceRAMSize).toBeUndefined()
-    } finally {
-      await off.stop()
+  test('by default (ENGINE_RAM_MIB unset or 0) the engine keeps the machine\'s RAM; an operator\'s own BUN_JSC_forceRAMSize is kept', async () => {
+    for (const env of [{}, { ENGINE_RAM_MIB: '0' }] as Array<Record<string, string>>) {
+      const off = await startProcess([process.execPath, 'src/index.ts'], { env })
+      try {
+        expect(environOf(off.proc.pid).BUN_JSC_forceRAMSize).toBeUndefined()
+        expect((await fetch(`${off.url}/health`)).status).toBe(200)
+      } finally {
+        await off.stop()
+      }
     }
     const own = await startProcess([process.execPath, 'src/index.ts'], { env: { BUN_JSC_forceRAMSize: String(300 * MiB), ENGINE_RAM_MIB: '64' } })
     try {
@@ -46,8 +49,9 @@ describe('the engine memory hint (ENGINE_RAM_MIB)', () => {
     expect(help.exitCode).toBe(0)
   })
 
-  test('ENGINE_RAM_MIB defaults to 192 and is validated', () => {
-    expect(loadConfig({}).engineRamMib).toBe(192)
+  test('ENGINE_RAM_MIB defaults to 0 (the engine\'s own pacing) and is validated', () => {
+    expect(loadConfig({}).engineRamMib).toBe(0)
+    expect(ENGINE_RAM_DEFAULT_MIB).toBe(0)
     expect(loadConfig({ ENGINE_RAM_MIB: '0' }).engineRamMib).toBe(0)
     expect(() => loadConfig({ ENGINE_RAM_MIB: '-1' })).toThrow(/ENGINE_RAM_MIB/)
     expect(() => loadConfig({ ENGINE_RAM_MIB: 'lots' })).toThrow(/ENGINE_RAM_MIB/)

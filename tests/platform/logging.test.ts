@@ -3,7 +3,7 @@ import { createLogger, MAX_FIELD_CHARS } from '@/lib/logger'
 
 test('a log field longer than the bound is cut, and says how long it was', () => {
   const lines: string[] = []
-  const log = createLogger({ sink: { write: (c) => lines.push(...c.split('\n').filter(Boolean)) } })
+  const log = createLogger({ sink: { write: (c) => lines.push(...new TextDecoder().decode(c).split('\n').filter(Boolean)) } })
   log.error('unhandled error', { path: `/admin/queues/static/${'a'.repeat(10_000)}`, status: 500 })
   log.flush()
   const line = JSON.parse(lines[0]!)
@@ -14,22 +14,27 @@ test('a log field longer than the bound is cut, and says how long it was', () =>
 
 test('the request line is the same JSON as info("request", …), escapes what JSON must, and bounds the path', () => {
   const lines: string[] = []
-  const log = createLogger({ sink: { write: (c) => lines.push(...c.split('\n').filter(Boolean)) } })
+  const log = createLogger({ sink: { write: (c) => lines.push(...new TextDecoder().decode(c).split('\n').filter(Boolean)) } })
   const cases = [
     { requestId: 'a1b2', method: 'GET', path: '/health', status: 200, durationMs: 0.12 },
     { requestId: 'id"\\', method: 'PATCH', path: '/v1/"quoted"\\back\nline\u2028\ud800😀é', status: 404, durationMs: 12 },
     { requestId: 'x', method: 'POST', path: `/${'p'.repeat(2000)}`, status: 413, durationMs: 1234.56 },
+    // durations as the server rounds them (hundredths), and what it never sends
+    ...[0, 0.05, 0.1, 1.5, 100, 99.99, 12345678.9, -1, 1e21, 0.123, Number.NaN, Infinity].map((durationMs) => ({ requestId: 'd', method: 'GET', path: '/é\u007f', status: 200, durationMs })),
   ]
   for (const c of cases) {
-    log.request(c)
+    log.request(c.requestId, c.method, c.path, c.status, c.durationMs)
     log.info('request', c)
   }
   log.flush()
-  expect(lines).toHaveLength(6)
+  expect(lines).toHaveLength(2 * cases.length)
   for (let i = 0; i < cases.length; i++) {
     const [fast, plain] = [JSON.parse(lines[2 * i]!), JSON.parse(lines[2 * i + 1]!)]
     expect(fast.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
     expect({ ...fast, time: 0 }).toEqual({ ...plain, time: 0 })
+    // byte for byte, the time aside: numbers and escapes written as JSON.stringify writes them
+    const untimed = (line: string) => line.replace(/"time":"[^"]*"/, '"time":""')
+    expect(untimed(lines[2 * i]!)).toBe(untimed(lines[2 * i + 1]!))
   }
   expect(JSON.parse(lines[4]!).path).toEndWith('…(2001 chars)')
 })
