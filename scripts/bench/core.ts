@@ -7,7 +7,8 @@
  * - a bare handler doing the profile route's JWT check and row read (jose + @libsql/client), the same
  *   in a bare Elysia route, and Slipway's bearer-authenticated `GET /v1/users/{id}`; then the floor:
  *   the same work with libSQL's native driver, synchronous and prepared (no client, no query builder);
- * - the raw argon2id rate at Slipway's cost, and signed registration (argon2-bound);
+ * - the raw argon2id rate at Slipway's cost, and signed registration (argon2-bound), after 300 unmeasured
+ *   registrations, alternating twice with the raw rate, each keeping its better run;
  * - wallet creation (bearer, a new key sealed and stored per request).
  *
  *   bun scripts/bench/core.ts            (BENCH_SECONDS=5 by default)
@@ -96,14 +97,24 @@ try {
   const rProfile = profile.result
   const rBareList = await load('bare handler: JWT + actor + 100-row page', bareAuth.url + '/list', { headers: { authorization: taToken }, pid: bareAuth.proc.pid })
   const rList = await load('GET /v1/users/?limit=100 (bearer)', slipway.url + '/v1/users/?limit=100', { headers: { authorization: taToken }, pid: slipway.proc.pid })
-  const rArgon = await argon2Rate()
   // Every signed request needs its own signature (a replay is refused): one per new user, made up front.
-  const registrations = Array.from({ length: 400 * SECONDS }, (_, i) => {
-    const body = JSON.stringify({ username: `bench_r${i}`, email: `r${i}@example.com`, password: 'Bench-passw0rd' })
-    const client = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`
+  const registrationsOf = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => {
+    const body = JSON.stringify({ username: `bench_${prefix}${i}`, email: `${prefix}${i}@example.com`, password: 'Bench-passw0rd' })
+    const client = `10.${(prefix === 'w' ? 128 : 0) + ((i >> 16) & 127)}.${(i >> 8) & 255}.${i & 255}`
     return { method: 'POST', path: '/v1/auth/register', body, headers: { 'content-type': 'application/json', 'x-forwarded-for': client, ...signed('POST', '/v1/auth/register', body) } }
   })
-  const register = await rssDuring(slipway.proc.pid, load('POST /v1/auth/register (signed, argon2id)', slipway.url, { connections: 16, requests: registrations, pid: slipway.proc.pid }))
+  // Warmed first, unmeasured, like the groups above that run twice: cold, the engine was
+  // still compiling the route in the measured seconds (its JIT threads took 5% of the CPU).
+  await load('warm-up: 300 registrations', slipway.url, { connections: 16, requests: registrationsOf('w', 300) })
+  // Then raw argon2id and registration alternate, twice, each keeping its better run, as above.
+  const argonRuns: Result[] = []
+  const registerRuns: Array<{ result: Result; median: number; peak: number }> = []
+  for (const round of ['r', 's']) {
+    argonRuns.push(await argon2Rate())
+    registerRuns.push(await rssDuring(slipway.proc.pid, load('POST /v1/auth/register (signed, argon2id)', slipway.url, { connections: 16, requests: registrationsOf(round, 400 * SECONDS), pid: slipway.proc.pid })))
+  }
+  const rArgon = best(argonRuns[0]!, argonRuns[1]!)
+  const register = registerRuns[1]!.result.rps > registerRuns[0]!.result.rps ? registerRuns[1]! : registerRuns[0]!
   const rRegister = register.result
   const walletBody = JSON.stringify({ chain: 'ethereum', name: 'bench' })
   const rWallet = await load('POST /v1/wallets/ (bearer, custodial EVM key)', slipway.url + '/v1/wallets/', { connections: 16, method: 'POST', body: walletBody, headers: { 'content-type': 'application/json', authorization: token }, pid: slipway.proc.pid })
