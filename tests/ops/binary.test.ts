@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { chainRoutesSuite, coreHttpSuite } from '@tests/helpers/core-http-suite'
 import { Api } from '@tests/helpers/client'
 import { WebhookReceiver } from '@tests/fakes/webhook-receiver'
+import { tenantWithHook } from '@tests/webhooks/process-app'
 import { environOf, PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
 import { ENGINE_RAM_DEFAULT_MIB } from '@/lib/engine-memory'
 
@@ -96,16 +97,10 @@ describe('the job queue in the binary', () => {
     receiver.start()
     const p = await startProcess([binary], { cwd: runDir, dir: join(runDir, 'queue-data'), env: { NODE_ENV: 'test', WEBHOOK_DEV_ROUTES: `hooks.slipway.test=${receiver.origin}` } })
     try {
-      const api = new Api(p.url)
-      const token = (await api.post('/v1/auth/admin/login', PROCESS_ADMIN)).body.accessToken as string
-      const tenant = await api.post('/v1/admin/tenants', { name: 'queue', settings: { bankRamp: { sandbox: { connected: true } } } }, { token })
-      expect(tenant.status, JSON.stringify(tenant.body)).toBe(201)
-      const hooks = `/v1/admin/tenants/${tenant.body.id}/webhooks/sandbox`
-      const hook = await api.put(hooks, { url: 'https://hooks.slipway.test/in' }, { token })
-      expect(hook.status, JSON.stringify(hook.body)).toBe(201)
+      const { sendTest } = await tenantWithHook(p.url, 'queue', '/in')
       // an idle process has not opened the queue: no queue file yet
       expect(await Bun.file(join(runDir, 'queue-data', 'queue.sqlite')).exists()).toBe(false)
-      expect((await api.post(`${hooks}/test`, undefined, { token })).status).toBe(202)
+      await sendTest()
       await receiver.waitFor(1, 10_000)
       expect(JSON.parse(receiver.received[0]!.body).type).toBe('webhook.test')
       expect(await Bun.file(join(runDir, 'queue-data', 'queue.sqlite')).exists()).toBe(true)

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
 import { Webhook } from 'standardwebhooks'
 import { PROCESS_ADMIN } from '@tests/helpers/process'
-import { webhookProcess } from './process-app'
+import { tenantWithHook, webhookProcess } from './process-app'
 import { Api } from '@tests/helpers/client'
 import { WebhookReceiver } from '@tests/fakes/webhook-receiver'
 
@@ -34,14 +34,8 @@ describe('crash between enqueue and delivery', () => {
     receiver.delayMs = 60_000
     let app = await startApp()
     try {
-      const api = new Api(app.url)
-      const token = (await api.post('/v1/auth/admin/login', PROCESS_ADMIN)).body.accessToken
-      const tenant = await api.post('/v1/admin/tenants', { name: 'crash-tenant', settings: { bankRamp: { sandbox: { connected: true } } } }, { token })
-      expect(tenant.status).toBe(201)
-      const hook = await api.put(`/v1/admin/tenants/${tenant.body.id}/webhooks/sandbox`, { url: 'https://hooks.slipway.test/in' }, { token })
-      expect(hook.status).toBe(201)
-      const sent = await api.post(`/v1/admin/tenants/${tenant.body.id}/webhooks/sandbox/test`, undefined, { token })
-      expect(sent.status).toBe(202)
+      const { tenantId, secret, sendTest } = await tenantWithHook(app.url, 'crash-tenant', '/in')
+      const sentId = await sendTest()
       await receiver.waitFor(1, 10_000)
       app.proc.kill(9)
       await app.proc.exited
@@ -52,12 +46,12 @@ describe('crash between enqueue and delivery', () => {
       const token2 = (await api2.post('/v1/auth/admin/login', PROCESS_ADMIN)).body.accessToken
       await receiver.waitFor(2, 45_000)
       const ids = receiver.received.map((r) => r.headers['x-webhook-id'])
-      expect(ids).toEqual([sent.body.id, sent.body.id])
+      expect(ids).toEqual([sentId, sentId])
       const last = receiver.received[1]!
-      expect(new Webhook(hook.body.secret).verify(last.body, last.headers)).toMatchObject({ id: sent.body.id, type: 'webhook.test' })
+      expect(new Webhook(secret).verify(last.body, last.headers)).toMatchObject({ id: sentId, type: 'webhook.test' })
       let status = ''
       for (let i = 0; i < 100 && status !== 'done'; i++) {
-        const log = await api2.get(`/v1/admin/tenants/${tenant.body.id}/webhooks/sandbox/deliveries`, { token: token2 })
+        const log = await api2.get(`/v1/admin/tenants/${tenantId}/webhooks/sandbox/deliveries`, { token: token2 })
         status = log.body.data[0].status
         if (status !== 'done') await Bun.sleep(100)
       }
@@ -74,12 +68,8 @@ describe('crash between enqueue and delivery', () => {
     // An API-only process stores the delivery and its outbox row but runs no queue.
     let app = await startApp({ SLIPWAY_ROLE: 'api' })
     try {
-      const api = new Api(app.url)
-      const token = (await api.post('/v1/auth/admin/login', PROCESS_ADMIN)).body.accessToken
-      const tenant = await api.post('/v1/admin/tenants', { name: 'crash-tenant-2', settings: { bankRamp: { sandbox: { connected: true } } } }, { token })
-      await api.put(`/v1/admin/tenants/${tenant.body.id}/webhooks/sandbox`, { url: 'https://hooks.slipway.test/second' }, { token })
-      const sent = await api.post(`/v1/admin/tenants/${tenant.body.id}/webhooks/sandbox/test`, undefined, { token })
-      expect(sent.status).toBe(202)
+      const { tenantId, sendTest } = await tenantWithHook(app.url, 'crash-tenant-2', '/second')
+      const sentId = await sendTest()
       await Bun.sleep(300)
       expect(receiver.received).toHaveLength(0)
       app.proc.kill(9)
@@ -87,7 +77,7 @@ describe('crash between enqueue and delivery', () => {
 
       app = await startApp()
       await receiver.waitFor(1, 20_000)
-      expect(receiver.received.map((r) => r.headers['x-webhook-id'])).toEqual([sent.body.id])
+      expect(receiver.received.map((r) => r.headers['x-webhook-id'])).toEqual([sentId])
       expect(receiver.received[0]!.path).toBe('/second')
     } finally {
       app.proc.kill(9)
@@ -102,12 +92,8 @@ describe('crash between enqueue and delivery', () => {
     let app = await startApp()
     let lock: Database | undefined
     try {
-      const api = new Api(app.url)
-      const token = (await api.post('/v1/auth/admin/login', PROCESS_ADMIN)).body.accessToken
-      const tenant = await api.post('/v1/admin/tenants', { name: 'crash-tenant-3', settings: { bankRamp: { sandbox: { connected: true } } } }, { token })
-      await api.put(`/v1/admin/tenants/${tenant.body.id}/webhooks/sandbox`, { url: 'https://hooks.slipway.test/third' }, { token })
-      const sent = await api.post(`/v1/admin/tenants/${tenant.body.id}/webhooks/sandbox/test`, undefined, { token })
-      expect(sent.status).toBe(202)
+      const { tenantId, sendTest } = await tenantWithHook(app.url, 'crash-tenant-3', '/third')
+      const sentId = await sendTest()
       await receiver.waitFor(1, 10_000)
       lock = new Database(join(dir, 'slipway.db'))
       lock.run('BEGIN IMMEDIATE')
@@ -126,11 +112,11 @@ describe('crash between enqueue and delivery', () => {
       // (the earlier tests' app, killed on this file, may deliver its own leftovers too: only /third counts)
       const third = () => receiver.received.filter((r) => r.path === '/third')
       for (let i = 0; i < 450 && third().length < 2; i++) await Bun.sleep(100)
-      expect(third().map((r) => r.headers['x-webhook-id'])).toEqual([sent.body.id, sent.body.id])
+      expect(third().map((r) => r.headers['x-webhook-id'])).toEqual([sentId, sentId])
       let row: { status: string; attemptLog: unknown[] } | undefined
       for (let i = 0; i < 100 && row?.status !== 'done'; i++) {
-        const log = await api2.get(`/v1/admin/tenants/${tenant.body.id}/webhooks/sandbox/deliveries`, { token: token2 })
-        row = log.body.data.find((d: { id: string }) => d.id === sent.body.id)
+        const log = await api2.get(`/v1/admin/tenants/${tenantId}/webhooks/sandbox/deliveries`, { token: token2 })
+        row = log.body.data.find((d: { id: string }) => d.id === sentId)
         if (row?.status !== 'done') await Bun.sleep(100)
       }
       // the unrecorded first attempt is not in the history; the repeat that reached the receiver is

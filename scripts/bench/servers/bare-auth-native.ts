@@ -3,16 +3,13 @@
 // drizzle). Slipway's distance to it is what its framework, query builder and async client cost.
 import Database from 'libsql'
 import { jwtVerify } from 'jose'
+// the HMAC key imported once (jose imports a raw key on every verify otherwise), as Slipway does
+import { COUNT, key, LIST, SQL, view } from './bare-users'
 
-const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(process.env.JWT_SECRET!), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])
 const db = new Database(process.env.DATABASE_URL!.replace(/^file:/, ''))
-const SQL = 'select u.*, t.status as tenant_status from users u left join tenants t on t.id = u.tenant_id where u.id = ?'
-const LIST = 'select * from users where scope = ? and status = ? order by created_at, id limit ? offset ?'
-const COUNT = 'select count(*) as n from users where scope = ? and status = ?'
 const one = db.prepare(SQL)
 const list = db.prepare(LIST)
 const count = db.prepare(COUNT)
-const view = (u: Record<string, unknown>) => ({ id: u.id, tenantId: u.tenant_id, username: u.username, email: u.email, displayName: u.display_name, role: u.role, status: u.status, createdAt: new Date(Number(u.created_at)).toISOString(), updatedAt: new Date(Number(u.updated_at)).toISOString() })
 
 const server = Bun.serve({
   hostname: '127.0.0.1',
