@@ -14,6 +14,9 @@ import { JobRunner } from '@/jobs/runner'
 import { registerJobs } from '@/jobs/registry'
 
 export const ADMIN = { username: 'root', password: 'Root-Passw0rd' }
+/** The keys every test app uses: a server process started with them reads the same tokens and sealed secrets. */
+export const TEST_JWT_SECRET = 'test-jwt-secret-0123456789abcdef0123456789'
+export const TEST_MASTER_KEY = Buffer.alloc(32, 7).toString('base64')
 
 export interface TestApp {
   app: App
@@ -39,8 +42,8 @@ export async function makeApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({
     DATABASE_URL: ':memory:',
     PUBLIC_BASE_URL: 'http://slipway.test',
-    JWT_SECRET: 'test-jwt-secret-0123456789abcdef0123456789',
-    MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
+    JWT_SECRET: TEST_JWT_SECRET,
+    MASTER_KEY: TEST_MASTER_KEY,
     ...opts.env,
   })
   const logs: string[] = []

@@ -53,6 +53,25 @@ describe('register', () => {
     expect(res.status).toBe(409)
     expect(res.body).toEqual({ error: 'ConflictError', message: 'Username already taken' })
   })
+
+  test('a taken email answers 409 whatever its case; a taken username is named first; a deleted account frees its email, not its username; another tenant\'s names are free', async () => {
+    const register = (username: string, email: string, on = tenant) => f.api.post('/v1/auth/register', { username, email, password: 'Sup3rsecret' }, { signedBy: on })
+    const u = await f.user(tenant)
+    const email = await register(unique('fresh'), u.email.toUpperCase())
+    expect(email.status).toBe(409)
+    expect(email.body).toEqual({ error: 'ConflictError', message: 'Email already registered' })
+    expect((await register(u.username, u.email)).body).toEqual({ error: 'ConflictError', message: 'Username already taken' })
+    expect((await register(u.username, `${unique('free')}@example.com`)).body.message).toBe('Username already taken')
+    // another tenant: both free
+    expect((await register(u.username, u.email, await f.tenant())).status).toBe(201)
+    // deleted: its email can register again, its username cannot
+    const ta = await f.tenantAdmin(tenant)
+    expect((await f.api.delete(`/v1/users/${u.id}`, { token: ta.accessToken })).status).toBe(204)
+    expect((await register(u.username, `${unique('free')}@example.com`)).body.message).toBe('Username already taken')
+    const again = await register(unique('again'), u.email)
+    expect(again.status).toBe(201)
+    expect(again.body.user.email).toBe(u.email)
+  })
 })
 
 describe('login', () => {

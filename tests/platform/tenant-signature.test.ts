@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { makeApp, type TestApp } from '@tests/helpers/app'
+import { makeApp, ManualClock, type TestApp } from '@tests/helpers/app'
 import { Api, signedHeaders } from '@tests/helpers/client'
 import { Factory, type Tenant } from '@tests/helpers/factories'
 import { PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
+import { REPLAY_PURGE_INTERVAL_MS, SIGNATURE_WINDOW_SECONDS } from '@/http/auth'
 
 let t: TestApp
 let f: Factory
@@ -99,6 +100,21 @@ describe('tenant signature', () => {
     expect((await raw('GET', path, '', headers)).status).toBe(200)
     const again = await raw('GET', path, '', headers)
     expect(again).toEqual({ status: 401, body: { statusCode: 401, error: 'UnauthorizedError', message: 'Replay detected' } })
+  })
+
+  test('accepted signatures are kept for the window and deleted once it is over (at most a second later)', async () => {
+    const own = await f.tenant()
+    const kept = async () => (await t.deps.database.client.execute({ sql: 'select count(*) as n from signature_replays where tenant_id = ?', args: [own.id] })).rows[0]!.n as number
+    expect((await f.api.get(path, { signedBy: own })).status).toBe(200)
+    expect(await kept()).toBe(1)
+    // each is refused as a replay for twice the window (a timestamp may be 300 s either way)
+    ;(t.clock as ManualClock).advance(SIGNATURE_WINDOW_SECONDS * 2 * 1000 - 2000)
+    expect((await f.api.get(path, { signedBy: own })).status).toBe(200)
+    expect(await kept()).toBe(2)
+    ;(t.clock as ManualClock).advance(REPLAY_PURGE_INTERVAL_MS + 3000)
+    expect((await f.api.get(path, { signedBy: own })).status).toBe(200)
+    // the first is gone; the one signed 4 s ago and the one signed now are kept
+    expect(await kept()).toBe(2)
   })
 
   test('body validation runs before the signature check', async () => {

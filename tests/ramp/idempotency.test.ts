@@ -1,16 +1,17 @@
 /**
  * `Idempotency-Key` on onboard-session and payin initiate: every row of the spec's table, two
- * concurrent requests with one key (in one app, and in two apps sharing one database file as two
- * processes would), and the header on every answer. The partner counts its calls.
+ * concurrent requests with one key (in one app, and in two processes sharing one database
+ * file), and the header on every answer. The partner counts its calls.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { makeApp, type TestApp } from '@tests/helpers/app'
+import { makeApp, TEST_JWT_SECRET, TEST_MASTER_KEY, type TestApp } from '@tests/helpers/app'
 import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { MisbehavingPartner } from '@tests/fakes/bank-ramp-partner'
+import { startProcess } from '@tests/helpers/process'
 import { canonicalJson } from '@/http/idempotency'
 
 const partner = new MisbehavingPartner()
@@ -154,10 +155,13 @@ describe('concurrent requests with one key', () => {
   })
 
   test('in two processes sharing one database file: one runs', async () => {
+    // This process serves one of them in-process; the other is a real server process on the
+    // same file. (Two apps in one process are not two processes: a connection waiting on
+    // SQLite's lock there blocks the thread the other needs to finish.)
     const dir = mkdtempSync(join(tmpdir(), 'slipway-idem-'))
-    const env = { DATABASE_URL: `file:${join(dir, 'db.sqlite')}`, BANK_RAMP_TIMEOUT_MS: '2000' }
-    const one = await makeApp({ env })
-    const two = await makeApp({ env, admin: false })
+    const env = { BANK_RAMP_TIMEOUT_MS: '2000', JWT_SECRET: TEST_JWT_SECRET, MASTER_KEY: TEST_MASTER_KEY }
+    const one = await makeApp({ env: { ...env, DATABASE_URL: `file:${join(dir, 'slipway.db')}` } })
+    const two = await startProcess([process.execPath, 'src/index.ts'], { dir, env })
     try {
       const f1 = new Factory(one)
       const tn = await rampTenant(f1)
@@ -165,20 +169,20 @@ describe('concurrent requests with one key', () => {
       partner.mode = 'slow-ok'
       const key = crypto.randomUUID()
       const calls = partner.calls
-      const call = (app: TestApp) => new Api(app).post('/v1/ramp/bank/payin/initiate', { walletId: wid, isTestnet: true }, { token: u.accessToken, headers: { 'idempotency-key': key } })
-      const [a, b] = await Promise.all([call(one), call(two)])
+      const call = (target: TestApp | string) => new Api(target).post('/v1/ramp/bank/payin/initiate', { walletId: wid, isTestnet: true }, { token: u.accessToken, headers: { 'idempotency-key': key } })
+      const [a, b] = await Promise.all([call(one), call(two.url)])
       expect([a.status, b.status].sort()).toEqual([200, 409])
       expect(partner.calls).toBe(calls + 1)
-      const replay = await call(two)
+      const replay = await call(two.url)
       expect(replay.status).toBe(200)
       expect(replay.headers.get('idempotency-replayed')).toBe('true')
       expect(replay.body).toEqual((a.status === 200 ? a : b).body)
     } finally {
+      await two.stop()
       await one.close()
-      await two.close()
       rmSync(dir, { recursive: true, force: true })
     }
-  })
+  }, 30_000)
 })
 
 test('canonical JSON: same fields and values in any order give the same text', () => {

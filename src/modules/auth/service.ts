@@ -20,8 +20,9 @@ export async function register(deps: Deps, tenant: SignedTenant, input: Register
   const breach = await collaborators.checkPassword(tenant, input.password)
   if (breach) throw new ValidationError([{ path: '/password', message: breach }])
   const db = deps.database.db
-  if (await usersRepo.usernameTaken(db, tenant.id, input.username)) throw new ConflictError('Username already taken')
-  if (await usersRepo.emailTaken(db, tenant.id, input.email)) throw new ConflictError('Email already registered')
+  const taken = await usersRepo.namesTaken(deps.database.memo('users-names-taken', () => usersRepo.prepareNamesTakenQuery(db)), tenant.id, input.username, input.email)
+  if (taken.username) throw new ConflictError('Username already taken')
+  if (taken.email) throw new ConflictError('Email already registered')
   const passwordHash = await hashPassword(input.password)
   const now = deps.clock.now()
   try {

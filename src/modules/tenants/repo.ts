@@ -4,7 +4,7 @@
  * its tenant) takes it first.
  */
 import { desc, eq, sql } from 'drizzle-orm'
-import type { Executor } from '../../db/client'
+import type { Db, Executor } from '../../db/client'
 import { tenants } from '../../db/schema'
 
 export type TenantRow = typeof tenants.$inferSelect
@@ -13,13 +13,13 @@ export function findTenant(db: Executor, id: string) {
   return db.select().from(tenants).where(eq(tenants.id, id)).get()
 }
 
-/** What the tenant signature check needs, by API key. */
-export function findByApiKey(db: Executor, apiKey: string) {
+/** What the tenant signature check needs, by API key: run on every signed request, so the caller prepares it once per connection (Database.memo). */
+export function prepareApiKeyQuery(db: Db) {
   return db
     .select({ id: tenants.id, name: tenants.name, status: tenants.status, secret: tenants.apiSecretSealed, settings: tenants.settings })
     .from(tenants)
-    .where(eq(tenants.apiKey, apiKey))
-    .get()
+    .where(eq(tenants.apiKey, sql.placeholder('apiKey')))
+    .prepare()
 }
 
 export async function insertTenant(db: Executor, row: TenantRow) {

@@ -31,6 +31,33 @@ export async function emailTaken(db: Executor, tenantId: string, email: string, 
   return !!row && row.id !== exceptUserId
 }
 
+/**
+ * Registration's check before it hashes: whether the username (of any account) or the
+ * email (of an active account) is taken in the tenant. One statement doing both index
+ * lookups (written as two scoped terms so SQLite searches both indexes, not the tenant's
+ * rows); the caller prepares it once per connection (Database.memo).
+ */
+export function prepareNamesTakenQuery(db: Db) {
+  const scope = sql.placeholder('scope')
+  return db
+    .select({ usernameKey: users.usernameKey, emailKey: users.emailKey, status: users.status })
+    .from(users)
+    .where(or(
+      and(eq(users.scope, scope), eq(users.usernameKey, sql.placeholder('usernameKey'))),
+      and(eq(users.scope, scope), eq(users.emailKey, sql.placeholder('emailKey')), eq(users.status, 'active')),
+    ))
+    .prepare()
+}
+
+export async function namesTaken(query: ReturnType<typeof prepareNamesTakenQuery>, tenantId: string, username: string, email: string) {
+  const keys = { scope: tenantId, usernameKey: usernameKey(username), emailKey: emailKey(email) }
+  const rows = await query.all(keys)
+  return {
+    username: rows.some((r) => r.usernameKey === keys.usernameKey),
+    email: rows.some((r) => r.emailKey === keys.emailKey && r.status === 'active'),
+  }
+}
+
 export interface NewUser {
   id: string
   tenantId: string | null
