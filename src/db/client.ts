@@ -40,10 +40,13 @@ import { disableStatementCache, installStatementCache } from './statement-cache'
 import { drizzle } from 'drizzle-orm/libsql/sqlite3'
 import type { LibSQLDatabase } from 'drizzle-orm/libsql'
 import { ServiceUnavailableError } from '../http/errors'
-import * as schema from './tables'
 
-export type Schema = typeof schema
-export type Db = LibSQLDatabase<Schema>
+/**
+ * drizzle is given no schema: its relational `db.query.*` API is not used, and with a schema
+ * every transaction builds one relational query builder per table (28 tables), which cost
+ * more than some of the statements a transaction runs. Queries use the SQL-like builders.
+ */
+export type Db = LibSQLDatabase
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 /** Either the database or an open transaction: repo functions accept both. */
 export type Executor = Db | Tx
@@ -441,7 +444,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     await raw.execute('PRAGMA busy_timeout = 5000')
     await raw.execute('PRAGMA synchronous = NORMAL')
     const client = gated(raw, new Gate(), true)
-    const db = drizzle(client, { schema })
+    const db = drizzle(client)
     await opts.migrate(db)
     return { db, client, mode, write: (fn) => db.transaction(fn), memo: memoizer(), close: () => raw.close() }
   }
@@ -470,12 +473,12 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   const gatedClient = gated(client, new Gate(), false)
   // Migrations on the primary itself, never through a replica that may not have pulled yet.
-  await migrateRacing(() => opts.migrate(drizzle(primary, { schema })))
+  await migrateRacing(() => opts.migrate(drizzle(primary)))
   if (sync) {
     await sync.syncNow()
     sync.start()
   }
-  const db = drizzle(gatedClient, { schema })
+  const db = drizzle(gatedClient)
   const replica = sync
   // A replica pulls after the transaction, outside the gate: the next transaction can
   // start meanwhile, and the commits that finished in the same turn share one pull.
@@ -493,5 +496,4 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   return { db, client: gatedClient, mode, replica, write, memo: memoizer(), close: () => client.close() }
 }
 
-export { schema }
 export type { InStatement }

@@ -1,5 +1,5 @@
 /**
- * Every table of the database, for drizzle's client (`db.query`) and drizzle-kit. The
+ * Every table of the database, for drizzle-kit (and tests that look into a table). The
  * core tables live in ./schema.ts; each module keeps its own in its `schema.ts`, which
  * only that module's repo reads and writes.
  */

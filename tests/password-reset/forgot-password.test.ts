@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { makeApp, type ManualClock } from '@tests/helpers/app'
 import { Factory, unique, type Tenant } from '@tests/helpers/factories'
 import { linkIn } from '@tests/fakes/smtp'
-import { mailOutbox } from '@/db/tables'
+import { mailOutbox, passwordResetTokens } from '@/db/tables'
 import { makeWorld, outboxRows, requestLink, resetOn, socialOnlyUser, waitUntil, type World } from './world'
 
 let w: World
@@ -185,7 +185,7 @@ describe('POST /v1/auth/forgot-password', () => {
     w.t.deps.logger.flush()
     expect(w.t.logs.join('\n')).toContain('mail sent')
     expect(w.t.logs.join('\n')).not.toContain(token)
-    const stored = await w.t.deps.database.db.query.passwordResetTokens.findMany()
+    const stored = await w.t.deps.database.db.select().from(passwordResetTokens).all()
     expect(JSON.stringify(stored)).not.toContain(token)
   })
 

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient } from '@libsql/client'
-import { sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { ConfigError, loadConfig } from '@/config'
 import { DatabaseUnavailableError, openDatabase, type Database } from '@/db/client'
 import { applyMigrations } from '@/db/migrate'
@@ -95,15 +95,15 @@ describe('in process, against one primary', () => {
     await a.write((tx) => tx.insert(tenants).values(tenantRow('rep1')))
     expect((await a.db.select().from(tenants).all()).map((t) => t.id)).toContain('rep1')
     // b has not pulled: a lookup that finds nothing locally is asked of the primary
-    const one = await b.db.query.tenants.findFirst({ where: (t, { eq }) => eq(t.id, 'rep1') })
+    const one = await b.db.select().from(tenants).where(eq(tenants.id, 'rep1')).get()
     expect(one?.id).toBe('rep1')
     // a change to a row b already holds arrives with b's next pull
     await b.client.sync()
     await a.write((tx) => tx.update(tenants).set({ name: 'renamed' }).where(sql`id = 'rep1'`))
-    expect((await a.db.query.tenants.findFirst({ where: (t, { eq }) => eq(t.id, 'rep1') }))?.name).toBe('renamed')
-    expect((await b.db.query.tenants.findFirst({ where: (t, { eq }) => eq(t.id, 'rep1') }))?.name).toBe('rep1')
+    expect((await a.db.select().from(tenants).where(eq(tenants.id, 'rep1')).get())?.name).toBe('renamed')
+    expect((await b.db.select().from(tenants).where(eq(tenants.id, 'rep1')).get())?.name).toBe('rep1')
     await b.replica!.syncNow()
-    expect((await b.db.query.tenants.findFirst({ where: (t, { eq }) => eq(t.id, 'rep1') }))?.name).toBe('renamed')
+    expect((await b.db.select().from(tenants).where(eq(tenants.id, 'rep1')).get())?.name).toBe('renamed')
     expect(b.replica!.status()).toMatchObject({ state: 'fresh', primaryReachable: true })
   })
 

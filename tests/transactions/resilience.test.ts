@@ -4,8 +4,10 @@
  * ceiling, and one that cannot be resent is marked failed with a reason.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
 import { parseEther } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { transactions } from '@/db/tables'
 import { systemClock } from '@/lib/clock'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
@@ -116,7 +118,7 @@ describe('a transaction dropped from the mempool', () => {
     expect(done.body.resendCount).toBe(1)
     expect(done.body.txHash).not.toBe(res.body.txHash)
     const mined = await chain.pub.getTransaction({ hash: done.body.txHash })
-    const first = await a.t.deps.database.db.query.transactions.findFirst({ where: (x, { eq }) => eq(x.id, res.body.id) })
+    const first = await a.t.deps.database.db.select().from(transactions).where(eq(transactions.id, res.body.id)).get()
     expect(first!.previousHashes).toEqual([res.body.txHash])
     expect(mined.maxFeePerGas!).toBe((BigInt(first!.initialMaxFeePerGas!) * 12n) / 10n)
     expect(mined.nonce).toBe(0)

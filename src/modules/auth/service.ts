@@ -56,8 +56,7 @@ export async function login(deps: Deps, tenantId: string | null, input: Login) {
 export async function ensureBootstrapAdmin(deps: Deps, username: string, password: string): Promise<'created' | 'exists'> {
   const passwordHash = await hashPassword(password)
   return deps.database.write(async (tx) => {
-    const existing = await tx.query.users.findFirst({ where: (u, { eq }) => eq(u.role, 'admin'), columns: { id: true } })
-    if (existing) return 'exists'
+    if (await usersRepo.anyAdmin(tx)) return 'exists'
     await usersRepo.insertUser(tx, { id: newId(), tenantId: null, username, email: null, passwordHash, role: 'admin', now: deps.clock.now() })
     return 'created'
   })
@@ -65,7 +64,7 @@ export async function ensureBootstrapAdmin(deps: Deps, username: string, passwor
 
 /** Whether any platform admin exists (a first start says how to make one when none does). */
 export async function hasAdmin(deps: Deps): Promise<boolean> {
-  return !!(await deps.database.db.query.users.findFirst({ where: (u, { eq }) => eq(u.role, 'admin'), columns: { id: true } }))
+  return usersRepo.anyAdmin(deps.database.db)
 }
 
 /** A platform admin created by an operator's command (any number may exist). */

@@ -17,6 +17,11 @@ export function findByEmail(db: Executor, tenantId: string, email: string) {
   return db.select().from(users).where(and(eq(users.scope, tenantId), eq(users.emailKey, emailKey(email)), eq(users.status, 'active'))).get()
 }
 
+/** Whether any platform admin exists (admins live in the platform scope). */
+export async function anyAdmin(db: Executor): Promise<boolean> {
+  return !!(await db.select({ id: users.id }).from(users).where(and(eq(users.scope, scopeOf(null)), eq(users.role, 'admin'))).get())
+}
+
 export function findById(db: Executor, tenantId: string | null, id: string) {
   return db.select().from(users).where(and(eq(users.scope, scopeOf(tenantId)), eq(users.id, id))).get()
 }
