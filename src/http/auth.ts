@@ -1,5 +1,5 @@
 /** Credential checks behind the `auth` and `tenantSigned` route options. */
-import { lt, sql } from 'drizzle-orm'
+import { lt } from 'drizzle-orm'
 import type { Deps } from '../deps'
 import { signatureReplays } from '../db/schema'
 import { prepareApiKeyQuery } from '../modules/tenants/repo'
@@ -71,22 +71,28 @@ export interface SignedRequest {
 
 export const SIGNATURE_WINDOW_SECONDS = 300
 
-/** Signed requests record their signature on every call, so the insert is prepared once per connection. */
-const replayInsert = (deps: Deps) => deps.database.memo('signature-replay-insert', () => deps.database.db
-  .insert(signatureReplays)
-  .values({ signature: sql.placeholder('signature'), tenantId: sql.placeholder('tenantId'), expiresAt: sql.placeholder('expiresAt') })
-  .onConflictDoNothing()
-  .returning({ s: signatureReplays.signature })
-  .prepare())
-
 /** Expired entries are deleted at most once a second per process, so the table holds one window's worth and a second. */
 export const REPLAY_PURGE_INTERVAL_MS = 1000
 
-async function purgeExpiredSignatures(deps: Deps, now: number) {
-  const last = deps.database.memo('signature-replay-purge', () => ({ at: -Infinity }))
-  if (now - last.at < REPLAY_PURGE_INTERVAL_MS && now >= last.at) return
-  last.at = now
-  await deps.database.db.delete(signatureReplays).where(lt(signatureReplays.expiresAt, now))
+/**
+ * Records an accepted signature; false when it was recorded before (a replay). Through
+ * `database.write` like every write: as a single autocommit insert outside the process's
+ * write gate it was answered SQLITE_BUSY by sqld now and then (about 1 in 3,000 signed
+ * requests, with registrations writing meanwhile).
+ */
+async function recordSignature(deps: Deps, tenantId: string, signature: string, now: number): Promise<boolean> {
+  const purge = deps.database.memo('signature-replay-purge', () => ({ at: -Infinity }))
+  const due = now - purge.at >= REPLAY_PURGE_INTERVAL_MS || now < purge.at
+  if (due) purge.at = now
+  return deps.database.write(async (tx) => {
+    if (due) await tx.delete(signatureReplays).where(lt(signatureReplays.expiresAt, now))
+    const inserted = await tx
+      .insert(signatureReplays)
+      .values({ signature: `${tenantId}:${signature}`, tenantId, expiresAt: now + SIGNATURE_WINDOW_SECONDS * 2 * 1000 })
+      .onConflictDoNothing()
+      .returning({ s: signatureReplays.signature })
+    return inserted.length === 1
+  })
 }
 
 /**
@@ -109,10 +115,7 @@ export async function verifyTenantSignature(deps: Deps, req: SignedRequest): Pro
   const signingString = `${req.method.toUpperCase()}\n${req.pathWithQuery}\n${timestamp}\n${sha256Hex(req.raw)}`
   const expected = hmacSha256Hex(secret, signingString)
   if (!safeEqual(expected, signature.toLowerCase())) throw new UnauthorizedError('Invalid signature')
-  await purgeExpiredSignatures(deps, now)
-  // One statement, so its own transaction: of two requests with the same signature, one inserts.
-  const inserted = await replayInsert(deps).all({ signature: `${tenant.id}:${expected}`, tenantId: tenant.id, expiresAt: now + SIGNATURE_WINDOW_SECONDS * 2 * 1000 })
-  const fresh = inserted.length === 1
+  const fresh = await recordSignature(deps, tenant.id, expected, now)
   if (!fresh) throw new UnauthorizedError('Replay detected')
   return { id: tenant.id, name: tenant.name, settings: tenant.settings }
 }
