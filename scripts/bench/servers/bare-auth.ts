@@ -3,7 +3,7 @@
 // @libsql/client, the stack's libSQL client (bare-auth-native.ts is the floor without it).
 import { createClient } from '@libsql/client'
 import { jwtVerify } from 'jose'
-// the HMAC key imported once (jose imports a raw key on every verify otherwise), as Slipway does
+// the HMAC key imported once (jose imports a raw key on every verify otherwise)
 import { COUNT, key, LIST, SQL, view } from './bare-users'
 
 const db = createClient({ url: process.env.DATABASE_URL!, concurrency: 1 })

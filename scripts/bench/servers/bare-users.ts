@@ -1,5 +1,6 @@
-// What the two bare bearer baselines (bare-auth.ts, bare-auth-native.ts) share, so both do
-// exactly the same work with different drivers: the key, the SQL and the user's JSON view.
+// What the bare bearer baselines share, so they do the same work with different drivers: the SQL
+// and the user's JSON view, and for the two that verify with jose (bare-auth.ts, elysia-auth.ts)
+// the HMAC key imported once (jose imports a raw key on every verify otherwise).
 export const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(process.env.JWT_SECRET!), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])
 export const SQL = 'select u.*, t.status as tenant_status from users u left join tenants t on t.id = u.tenant_id where u.id = ?'
 export const LIST = 'select * from users where scope = ? and status = ? order by created_at, id limit ? offset ?'

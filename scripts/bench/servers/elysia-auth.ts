@@ -3,7 +3,7 @@ import { Elysia } from 'elysia'
 import { createClient } from '@libsql/client'
 import { jwtVerify } from 'jose'
 
-// the HMAC key imported once (jose imports a raw key on every verify otherwise), as Slipway does
+// the HMAC key imported once (jose imports a raw key on every verify otherwise)
 const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(process.env.JWT_SECRET!), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])
 const db = createClient({ url: process.env.DATABASE_URL!, concurrency: 1 })
 const SQL = 'select u.*, t.status as tenant_status from users u left join tenants t on t.id = u.tenant_id where u.id = ?'
