@@ -4,7 +4,7 @@
 // drizzle). Slipway's distance to it is what its framework, query builder and async client cost.
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import Database from 'libsql'
-import { COUNT, LIST, SQL, view } from './bare-users'
+import { COUNT, LIST, SQL, serveUsers } from './bare-users'
 
 const secret = new TextEncoder().encode(process.env.JWT_SECRET!)
 /** The token's claims when its HS256 signature is right and it has not expired; else null. */
@@ -24,27 +24,14 @@ const one = db.prepare(SQL)
 const list = db.prepare(LIST)
 const count = db.prepare(COUNT)
 
-const server = Bun.serve({
-  hostname: '127.0.0.1',
-  port: Number(process.env.PORT),
-  async fetch(req) {
-    const auth = req.headers.get('authorization')
-    if (!auth?.startsWith('Bearer ')) return Response.json({ message: 'Authentication required' }, { status: 401 })
-    try {
-      const payload = verify(auth.slice(7))
-      if (!payload) return Response.json({ message: 'Authentication required' }, { status: 401 })
-      const u = one.get(payload.sub) as Record<string, unknown> | undefined
-      if (!u || u.status !== 'active') return Response.json({ message: 'Authentication required' }, { status: 401 })
-      if (new URL(req.url).pathname === '/list') {
-        // the operator's list: 100 users of the tenant and the total, as GET /v1/users/?limit=100
-        const rows = list.all(String(u.tenant_id), 'active', 100, 0) as Array<Record<string, unknown>>
-        const total = Number((count.get(String(u.tenant_id), 'active') as { n: number }).n)
-        return Response.json({ data: rows.map(view), pagination: { total, limit: 100, offset: 0, hasMore: rows.length < total } })
-      }
-      return Response.json(view(u))
-    } catch {
-      return Response.json({ message: 'Authentication required' }, { status: 401 })
-    }
+serveUsers({
+  sub: (token) => {
+    const claims = verify(token)
+    return typeof claims?.sub === 'string' ? claims.sub : null
   },
+  user: (id) => one.get(id) as Record<string, unknown> | undefined,
+  page: (tenantId) => ({
+    rows: list.all(tenantId, 'active', 100, 0) as Array<Record<string, unknown>>,
+    total: Number((count.get(tenantId, 'active') as { n: number }).n),
+  }),
 })
-console.log(`ready ${server.port}`)

@@ -4,31 +4,15 @@
 import { createClient } from '@libsql/client'
 import { jwtVerify } from 'jose'
 // the HMAC key imported once (jose imports a raw key on every verify otherwise)
-import { COUNT, key, LIST, SQL, view } from './bare-users'
+import { COUNT, key, LIST, SQL, serveUsers } from './bare-users'
 
 const db = createClient({ url: process.env.DATABASE_URL!, concurrency: 1 })
 
-const server = Bun.serve({
-  hostname: '127.0.0.1',
-  port: Number(process.env.PORT),
-  async fetch(req) {
-    const auth = req.headers.get('authorization')
-    if (!auth?.startsWith('Bearer ')) return Response.json({ message: 'Authentication required' }, { status: 401 })
-    try {
-      const { payload } = await jwtVerify(auth.slice(7), key, { algorithms: ['HS256'] })
-      const { rows } = await db.execute({ sql: SQL, args: [payload.sub as string] })
-      const u = rows[0]
-      if (!u || u.status !== 'active') return Response.json({ message: 'Authentication required' }, { status: 401 })
-      if (new URL(req.url).pathname === '/list') {
-        // the operator's list: 100 users of the tenant and the total, as GET /v1/users/?limit=100
-        const [rows, count] = await Promise.all([db.execute({ sql: LIST, args: [String(u.tenant_id), 'active', 100, 0] }), db.execute({ sql: COUNT, args: [String(u.tenant_id), 'active'] })])
-        const total = Number(count.rows[0]!.n)
-        return Response.json({ data: rows.rows.map(view), pagination: { total, limit: 100, offset: 0, hasMore: rows.rows.length < total } })
-      }
-      return Response.json(view(u))
-    } catch {
-      return Response.json({ message: 'Authentication required' }, { status: 401 })
-    }
+serveUsers({
+  sub: async (token) => (await jwtVerify(token, key, { algorithms: ['HS256'] })).payload.sub ?? null,
+  user: async (id) => (await db.execute({ sql: SQL, args: [id] })).rows[0],
+  page: async (tenantId) => {
+    const [rows, count] = await Promise.all([db.execute({ sql: LIST, args: [tenantId, 'active', 100, 0] }), db.execute({ sql: COUNT, args: [tenantId, 'active'] })])
+    return { rows: rows.rows, total: Number(count.rows[0]!.n) }
   },
 })
-console.log(`ready ${server.port}`)
