@@ -2,8 +2,8 @@
 import { lt } from 'drizzle-orm'
 import type { Deps } from '../deps'
 import { signatureReplays } from '../db/schema'
-import { prepareApiKeyQuery } from '../modules/tenants/repo'
-import { findByUsername, prepareActorQuery } from '../modules/users/repo'
+import { findByApiKey } from '../modules/tenants/repo'
+import { findActor, findByUsername } from '../modules/users/repo'
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../lib/crypto'
 import { verifyAccessToken, type AccessClaims } from '../lib/jwt'
 import { verifyPassword } from '../lib/passwords'
@@ -12,15 +12,12 @@ import type { Actor, SignedTenant } from '../context'
 
 export type { Actor, SignedTenant }
 
-/** The bearer check runs this on every bearer-authenticated request, so it is prepared once per connection. */
-const actorQuery = (deps: Deps) => deps.database.memo('actor-by-id', () => prepareActorQuery(deps.database.db))
-
 /**
  * The user behind a valid token, read on every request so a deleted user, a
  * changed role or a disabled tenant stops working at once, not at token expiry.
  */
 export async function loadActor(deps: Deps, claims: AccessClaims): Promise<Actor | null> {
-  const row = await actorQuery(deps).get({ id: claims.sub })
+  const row = await findActor(deps.database, claims.sub)
   if (!row) return null
   const { user } = row
   if (user.status !== 'active' || user.tenantId !== claims.tenantId || user.role !== claims.role) return null
@@ -109,7 +106,7 @@ export async function verifyTenantSignature(deps: Deps, req: SignedRequest): Pro
   if (!/^\d{1,12}$/.test(timestamp)) throw new UnauthorizedError('Invalid x-timestamp header')
   const now = deps.clock.now()
   if (Math.abs(Math.floor(now / 1000) - Number(timestamp)) > SIGNATURE_WINDOW_SECONDS) throw new UnauthorizedError('Request expired')
-  const tenant = await deps.database.memo('tenant-by-api-key', () => prepareApiKeyQuery(deps.database.db)).get({ apiKey })
+  const tenant = await findByApiKey(deps.database, apiKey)
   if (!tenant || tenant.status !== 'active') throw new NotFoundError('Invalid API key')
   const secret = deps.sealer.open(tenant.secret, `tenant:${tenant.id}:api_secret`)
   const signingString = `${req.method.toUpperCase()}\n${req.pathWithQuery}\n${timestamp}\n${sha256Hex(req.raw)}`

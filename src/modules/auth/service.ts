@@ -19,8 +19,7 @@ export async function register(deps: Deps, tenant: SignedTenant, input: Register
   }
   const breach = await collaborators.checkPassword(tenant, input.password)
   if (breach) throw new ValidationError([{ path: '/password', message: breach }])
-  const db = deps.database.db
-  const taken = await usersRepo.namesTaken(deps.database.memo('users-names-taken', () => usersRepo.prepareNamesTakenQuery(db)), tenant.id, input.username, input.email)
+  const taken = await usersRepo.namesTaken(deps.database, tenant.id, input.username, input.email)
   if (taken.username) throw new ConflictError('Username already taken')
   if (taken.email) throw new ConflictError('Email already registered')
   const passwordHash = await hashPassword(input.password)

@@ -4,7 +4,8 @@
  * its tenant) takes it first.
  */
 import { desc, eq, sql } from 'drizzle-orm'
-import type { Db, Executor } from '../../db/client'
+import type { Database, Executor } from '../../db/client'
+import { preparedOnce } from '../../db/prepared'
 import { tenants } from '../../db/schema'
 
 export type TenantRow = typeof tenants.$inferSelect
@@ -13,14 +14,14 @@ export function findTenant(db: Executor, id: string) {
   return db.select().from(tenants).where(eq(tenants.id, id)).get()
 }
 
-/** What the tenant signature check needs, by API key: run on every signed request, so the caller prepares it once per connection (Database.memo). */
-export function prepareApiKeyQuery(db: Db) {
-  return db
-    .select({ id: tenants.id, name: tenants.name, status: tenants.status, secret: tenants.apiSecretSealed, settings: tenants.settings })
-    .from(tenants)
-    .where(eq(tenants.apiKey, sql.placeholder('apiKey')))
-    .prepare()
-}
+/** What the tenant signature check needs, by API key: it runs on every signed request, so it is prepared once per connection. */
+const apiKeyQuery = preparedOnce('tenants:by-api-key', (db) => db
+  .select({ id: tenants.id, name: tenants.name, status: tenants.status, secret: tenants.apiSecretSealed, settings: tenants.settings })
+  .from(tenants)
+  .where(eq(tenants.apiKey, sql.placeholder('apiKey')))
+  .prepare())
+
+export const findByApiKey = (database: Database, apiKey: string) => apiKeyQuery(database).get({ apiKey })
 
 export async function insertTenant(db: Executor, row: TenantRow) {
   await db.insert(tenants).values(row)

@@ -1,6 +1,7 @@
 /** The users table's only reader and writer: every function takes the scope (tenant id, or `platform` for admins) first. */
 import { and, asc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm'
-import type { Db, Executor } from '../../db/client'
+import type { Database, Executor } from '../../db/client'
+import { preparedOnce } from '../../db/prepared'
 import { tenants, users } from '../../db/schema'
 
 export type UserRow = typeof users.$inferSelect
@@ -40,9 +41,9 @@ export async function emailTaken(db: Executor, tenantId: string, email: string, 
  * Registration's check before it hashes: whether the username (of any account) or the
  * email (of an active account) is taken in the tenant. One statement doing both index
  * lookups (written as two scoped terms so SQLite searches both indexes, not the tenant's
- * rows); the caller prepares it once per connection (Database.memo).
+ * rows); prepared once per connection.
  */
-export function prepareNamesTakenQuery(db: Db) {
+const namesTakenQuery = preparedOnce('users:names-taken', (db) => {
   const scope = sql.placeholder('scope')
   return db
     .select({ usernameKey: users.usernameKey, emailKey: users.emailKey, status: users.status })
@@ -52,11 +53,11 @@ export function prepareNamesTakenQuery(db: Db) {
       and(eq(users.scope, scope), eq(users.emailKey, sql.placeholder('emailKey')), eq(users.status, 'active')),
     ))
     .prepare()
-}
+})
 
-export async function namesTaken(query: ReturnType<typeof prepareNamesTakenQuery>, tenantId: string, username: string, email: string) {
+export async function namesTaken(database: Database, tenantId: string, username: string, email: string) {
   const keys = { scope: tenantId, usernameKey: usernameKey(username), emailKey: emailKey(email) }
-  const rows = await query.all(keys)
+  const rows = await namesTakenQuery(database).all(keys)
   return {
     username: rows.some((r) => r.usernameKey === keys.usernameKey),
     email: rows.some((r) => r.emailKey === keys.emailKey && r.status === 'active'),
@@ -105,17 +106,17 @@ export function isUsernameConflict(err: unknown): boolean {
 
 /**
  * The bearer check's read: the user and its tenant's status by user id. It runs on every
- * bearer-authenticated request, so callers prepare it once per connection (Database.memo).
- * The user id comes from a verified token; the caller checks the tenant against the claims.
+ * bearer-authenticated request, so it is prepared once per connection. The user id comes
+ * from a verified token; the caller checks the tenant against the claims.
  */
-export function prepareActorQuery(db: Db) {
-  return db
-    .select({ user: users, tenantStatus: tenants.status })
-    .from(users)
-    .leftJoin(tenants, eq(tenants.id, users.tenantId))
-    .where(eq(users.id, sql.placeholder('id')))
-    .prepare()
-}
+const actorQuery = preparedOnce('users:actor-by-id', (db) => db
+  .select({ user: users, tenantStatus: tenants.status })
+  .from(users)
+  .leftJoin(tenants, eq(tenants.id, users.tenantId))
+  .where(eq(users.id, sql.placeholder('id')))
+  .prepare())
+
+export const findActor = (database: Database, id: string) => actorQuery(database).get({ id })
 
 /** The columns `userView` reads: lists select only these (never password hashes or push tokens). */
 export const profileColumns = {

@@ -12,7 +12,7 @@ import type { JobRunner } from '../../jobs/runner'
 import { unixSeconds } from '../../lib/clock'
 import { TEST_EVENT_TYPE } from './events'
 import { AttemptLog, type FinishedAttempt } from './attempt-log'
-import { dropDelivery, prepareDeliveryWithWebhook } from './repo'
+import { dropDelivery, findDeliveryWithWebhook } from './repo'
 import { DELIVER_TOPIC, type DeliveryJobPayload } from './schedule'
 import { deliveryHeaders } from './signature'
 import { attemptDelivery, type AttemptOutcome } from './transport'
@@ -49,7 +49,7 @@ async function runAttempt(deps: Deps, tenantId: string, job: DeliveryJobPayload)
   // The webhook is read again at each attempt, with the delivery in one query: a new
   // secret signs, a removed or disabled webhook, or one no longer asking for the type,
   // stops the delivery.
-  const found = await deps.database.memo('webhook-delivery-with-webhook', () => prepareDeliveryWithWebhook(deps.database.db)).get({ tenantId, id: job.deliveryId })
+  const found = await findDeliveryWithWebhook(deps.database, tenantId, job.deliveryId)
   if (!found) return null
   const { delivery: d, webhook: hook } = found
   if (d.status !== 'queued' || d.round !== job.round || d.attempts !== job.attempt - 1) return null

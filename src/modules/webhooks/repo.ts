@@ -4,7 +4,8 @@
  * except the few marked platform-wide (the operators' summary page and `slipway reseal`).
  */
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
-import type { Db, Executor } from '../../db/client'
+import type { Database, Executor } from '../../db/client'
+import { preparedOnce } from '../../db/prepared'
 import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
 import { newId } from '../../lib/ids'
 import { secretAad } from './secrets'
@@ -61,10 +62,10 @@ export async function insertDelivery(db: Executor, tenantId: string, d: NewDeliv
 /**
  * A delivery attempt's read: the delivery and its webhook (null when removed) in one
  * query, both the tenant's (the join matches the webhook on the tenant too). It runs
- * for every attempt, so callers prepare it once per connection (Database.memo), and run
- * it with `{ tenantId, id }`. Outside transactions only (it runs on `db`'s connection).
+ * for every attempt, so it is prepared once per connection. Outside transactions only
+ * (it runs on `db`'s connection).
  */
-export function prepareDeliveryWithWebhook(db: Db) {
+const deliveryWithWebhookQuery = preparedOnce('webhooks:delivery-with-webhook', (db) => {
   const d = webhookDeliveries
   const w = webhooks
   return db.select({
@@ -74,7 +75,9 @@ export function prepareDeliveryWithWebhook(db: Db) {
     .leftJoin(w, and(eq(w.tenantId, sql.placeholder('tenantId')), eq(w.id, d.webhookId)))
     .where(and(eq(d.tenantId, sql.placeholder('tenantId')), eq(d.id, sql.placeholder('id'))))
     .prepare()
-}
+})
+
+export const findDeliveryWithWebhook = (database: Database, tenantId: string, id: string) => deliveryWithWebhookQuery(database).get({ tenantId, id })
 
 export function findDeliveryIn(db: Executor, tenantId: string, environment: WebhookEnvironment, id: string) {
   return db.select().from(webhookDeliveries)
