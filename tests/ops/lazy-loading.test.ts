@@ -2,7 +2,8 @@
  * Code that a serving process needs only for some routes loads on first use: a process
  * that builds the app and serves /health and a sign-in holds no chain library (viem,
  * @solana/web3.js), no QR encoder, no YAML writer, no OpenAPI generator and no bull-board
- * (nor ejs under it) and no Prometheus formatter (prom-client, with the first scrape); the argon2
+ * (nor ejs under it), no Prometheus formatter (prom-client, with the first scrape) and no
+ * JOSE library (jose, with the first Google or Apple ID token checked); the argon2
  * addon loads with the first password hashed. Each loads
  * when the route that needs it runs. A local database never loads libSQL's client for a server. In a process of its own, because `bun test` shares
  * one module cache across files.
@@ -20,6 +21,8 @@ const GROUPS = {
   ejs: 'ejs',
   // the Prometheus formatter: with the first scrape of /metrics
   promClient: 'prom-client',
+  // ID tokens of Google and Apple: with the first social sign-in (tests/social run it)
+  jose: 'jose',
   // the libSQL client for a server (HTTP and WebSocket protocol): never, on a local database
   libsqlRemote: '@libsql\\/hrana-client',
 } as const
@@ -69,7 +72,9 @@ test('route-specific modules are not loaded until a route that needs them runs',
   expect(signedIn.argon2).toBeGreaterThan(0)
   // each route answered, and loaded what it needs
   expect(statuses).toEqual({ '/health': 200, login: 200, '/v1/docs/json': 200, '/v1/docs/yaml': 200, '/admin/queues': 200, [Object.keys(statuses).find((p) => p.endsWith('/qr-code'))!]: 200, '/v1/wallets/': 200, '/metrics': 200 })
-  const { libsqlRemote, ...routeModules } = used
+  // the routes above sign in no one with Google or Apple, and use no database server
+  const { libsqlRemote, jose, ...routeModules } = used
   for (const [name, n] of Object.entries(routeModules)) expect([name, n > 0]).toEqual([name, true])
   expect(libsqlRemote).toBe(0)
+  expect(jose).toBe(0)
 }, 60_000)

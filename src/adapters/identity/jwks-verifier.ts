@@ -5,10 +5,14 @@
  * key id the cache does not know, which is how providers rotate keys. Refetches on
  * unknown ids are spaced by a cool-down so forged `kid`s cannot make us hammer the
  * provider. Time comes from the injected clock, so tests can move it.
+ *
+ * jose (46 modules) loads with the first ID token checked: a process that never signs
+ * anyone in with Google or Apple does not hold it (tests/ops/lazy-loading.test.ts).
  */
 import { createHash } from 'node:crypto'
-import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose'
+import type { JSONWebKeySet, JWTPayload } from 'jose'
 import type { Clock } from '../../lib/clock'
+import { lazy } from '../../lib/lazy'
 import { IdentityProviderUnavailableError, InvalidIdTokenError, type IdTokenVerifier, type Provider, type VerifiedIdentity, type VerifyOptions } from './port'
 
 export interface JwksVerifierOptions {
@@ -24,6 +28,9 @@ export interface JwksVerifierOptions {
   fetch?: typeof fetch
 }
 
+const jose = lazy(() => import('jose'))
+type LocalKeySet = ReturnType<typeof import('jose')['createLocalJWKSet']>
+
 const DEFAULT_MAX_AGE_MS = 3_600_000
 const MAX_MAX_AGE_MS = 86_400_000
 
@@ -32,7 +39,7 @@ export const APPLE_ISSUERS = ['https://appleid.apple.com']
 
 export class JwksIdTokenVerifier implements IdTokenVerifier {
   readonly provider: Provider
-  private cache?: { keys: ReturnType<typeof createLocalJWKSet>; kids: Set<string>; fetchedAt: number; maxAgeMs: number }
+  private cache?: { keys: LocalKeySet; kids: Set<string>; fetchedAt: number; maxAgeMs: number }
   private inflight?: Promise<void>
   private lastAttempt?: number
 
@@ -42,6 +49,7 @@ export class JwksIdTokenVerifier implements IdTokenVerifier {
 
   async verify(idToken: string, opts: VerifyOptions): Promise<VerifiedIdentity> {
     const kid = headerKid(idToken)
+    const { jwtVerify, errors: joseErrors } = await jose()
     await this.ensureKeys(kid)
     let payload: JWTPayload
     try {
@@ -112,6 +120,7 @@ export class JwksIdTokenVerifier implements IdTokenVerifier {
     const jwks = (await res.json().catch(() => null)) as JSONWebKeySet | null
     if (!jwks || !Array.isArray(jwks.keys)) throw new IdentityProviderUnavailableError(`${this.provider} keys answer is not a JWKS`)
     const maxAge = /max-age=(\d+)/.exec(res.headers.get('cache-control') ?? '')?.[1]
+    const { createLocalJWKSet } = await jose()
     this.cache = {
       keys: createLocalJWKSet(jwks),
       kids: new Set(jwks.keys.map((k) => k.kid).filter((k): k is string => typeof k === 'string')),
