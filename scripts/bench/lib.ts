@@ -164,19 +164,33 @@ export function generatorVerdict(bare: Result): boolean {
 
 const ms = (v: number) => (v < 10 ? v.toFixed(2) : v.toFixed(1))
 
-export function report(rows: Array<{ result: Result; baseline?: Result; target?: number; p99Factor?: number }>) {
+/**
+ * A row compared with its baseline. With `rounds` (the baseline's run and the scenario's run
+ * of each round, alternating), the ratios are the medians of the rounds' own ratios: the
+ * machine's speed drifts between rounds, and within a round both sides saw the same machine.
+ */
+export interface ReportRow {
+  result: Result
+  baseline?: Result
+  target?: number
+  p99Factor?: number
+  rounds?: ReadonlyArray<readonly [baseline: Result, scenario: Result]>
+}
+
+export function report(rows: ReportRow[]) {
   const pad = (s: string, n: number) => s.padEnd(n)
   console.log(`\n${pad('scenario', 48)}${pad('req/s', 10)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('CPU µs/req', 12)}${pad('non-2xx', 9)}ratio to baseline`)
   let met = true
-  for (const { result: r, baseline: b, target, p99Factor } of rows) {
-    const ratio = b ? r.rps / b.rps : undefined
-    let verdict = ratio === undefined ? 'baseline' : `${(ratio * 100).toFixed(0)}% of ${b!.name}`
+  for (const { result: r, baseline: b, target, p99Factor, rounds } of rows) {
+    const ratio = !b ? undefined : rounds ? median(rounds.map(([x, y]) => y.rps / x.rps)) : r.rps / b.rps
+    // a baseline without latencies (the raw argon2id rate: no requests) has no p99 to compare
+    const p99Ratio = !b ? NaN : rounds ? median(rounds.map(([x, y]) => y.p99 / x.p99)) : r.p99 / b.p99
+    let verdict = ratio === undefined ? 'baseline' : `${(ratio * 100).toFixed(0)}% of ${b!.name}${rounds ? ` (median of ${rounds.length} rounds)` : ''}`
     if (ratio !== undefined && target) {
-      const p99ok = !p99Factor || r.p99 <= b!.p99 * p99Factor
+      const p99ok = !p99Factor || p99Ratio <= p99Factor
       const ok = ratio >= target && p99ok
       if (!ok) met = false
-      // a baseline without latencies (the raw argon2id rate: no requests) has no p99 to compare
-      const p99 = Number.isFinite(r.p99 / b!.p99) ? `; p99 ${(r.p99 / b!.p99).toFixed(1)}×` : ''
+      const p99 = Number.isFinite(p99Ratio) ? `; p99 ${p99Ratio.toFixed(1)}×` : ''
       verdict += `${p99} (target ≥ ${target * 100}%${p99Factor ? `, p99 ≤ ${p99Factor}×` : ''}: ${ok ? 'met' : 'NOT met'})`
     }
     if (ratio !== undefined && r.cpuUs !== undefined && b!.cpuUs !== undefined) verdict += `; CPU per request ${(r.cpuUs / b!.cpuUs).toFixed(2)}× the baseline's`
