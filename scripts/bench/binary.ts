@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort, load, requireWrk, rssDuring, rssMiB, type Result } from './lib'
+import { freePort, load, median, requireWrk, rssDuring, rssMiB, type Result } from './lib'
 
 requireWrk()
 const dir = mkdtempSync(join(tmpdir(), 'slipway-binbench-'))
@@ -46,7 +46,6 @@ for (let i = 0; i < 5; i++) {
   s.proc.kill()
   await s.proc.exited
 }
-starts.sort((a, b) => a - b)
 
 interface Row { name: string; idle?: number; health: Result; bearer: Result; median: number; peak: number; rested?: number }
 async function measure(name: string, binary: string, env: Record<string, string> = {}): Promise<Row> {
@@ -73,7 +72,7 @@ const rows: Row[] = []
 // Alternated twice, so neither variant always runs on a quieter machine.
 for (let round = 0; round < 2; round++) for (const [name, bin, env] of variants) rows.push(await measure(name, bin, env))
 
-console.log(`\nbinary: ${(statSync(plainBinary).size / 1024 / 1024).toFixed(1)} MiB; start to first /health answer: median ${starts[2]!.toFixed(0)} ms (min ${starts[0]!.toFixed(0)}, max ${starts[4]!.toFixed(0)}; target under 200 ms)`)
+console.log(`\nbinary: ${(statSync(plainBinary).size / 1024 / 1024).toFixed(1)} MiB; start to first /health answer: median ${median(starts).toFixed(0)} ms (min ${Math.min(...starts).toFixed(0)}, max ${Math.max(...starts).toFixed(0)}; target under 200 ms)`)
 const pad = (s: string, n: number) => s.padEnd(n)
 console.log(`\n${pad('variant', 12)}${pad('idle MiB', 10)}${pad('/health req/s', 15)}${pad('p99 ms', 8)}${pad('bearer req/s', 14)}${pad('p99 ms', 8)}${pad('RSS median', 12)}${pad('RSS peak', 10)}3 s after`)
 for (const r of rows) {

@@ -236,6 +236,5 @@ export async function rssDuring<T>(pid: number, during: Promise<T>): Promise<{ r
   done = true
   await sampler
   if (process.env.BENCH_RSS_TRACE) console.log(`rss samples: ${samples.map((v) => v.toFixed(0)).join(' ')}`)
-  samples.sort((a, b) => a - b)
-  return { result, median: samples[samples.length >> 1] ?? NaN, peak: samples.at(-1) ?? NaN }
+  return { result, median: samples.length ? median(samples) : NaN, peak: samples.length ? Math.max(...samples) : NaN }
 }
