@@ -1,6 +1,7 @@
 /** Credential checks behind the `auth` and `tenantSigned` route options. */
-import { lt } from 'drizzle-orm'
+import { lt, sql } from 'drizzle-orm'
 import type { Deps } from '../deps'
+import { preparedOnce } from '../db/prepared'
 import { signatureReplays } from '../db/schema'
 import { findByApiKey } from '../modules/tenants/repo'
 import { findActor, findByUsername } from '../modules/users/repo'
@@ -71,23 +72,31 @@ export const SIGNATURE_WINDOW_SECONDS = 300
 /** Expired entries are deleted at most once a second per process, so the table holds one window's worth and a second. */
 export const REPLAY_PURGE_INTERVAL_MS = 1000
 
+const replayInsertQuery = preparedOnce('auth:replay-insert', (db) => db
+  .insert(signatureReplays)
+  .values({ signature: sql.placeholder('signature'), tenantId: sql.placeholder('tenantId'), expiresAt: sql.placeholder('expiresAt') })
+  .onConflictDoNothing()
+  .returning({ s: signatureReplays.signature })
+  .prepare())
+
 /**
- * Records an accepted signature; false when it was recorded before (a replay). Through
- * `database.write` like every write: as a single autocommit insert outside the process's
- * write gate it was answered SQLITE_BUSY by sqld now and then (about 1 in 3,000 signed
- * requests, with registrations writing meanwhile).
+ * Records an accepted signature; false when it was recorded before (a replay). On a local
+ * database it is one prepared autocommit insert (`autocommitWrites`): a transaction's BEGIN
+ * and COMMIT and the query builder cost more than the insert itself, on every signed
+ * request. Against a server, and whenever expired entries are due to be deleted (at most
+ * once a second per process, in the same transaction), it goes through `database.write`:
+ * as an autocommit insert outside the process's write gate, sqld answered it SQLITE_BUSY
+ * now and then (about 1 in 3,000 signed requests, with registrations writing meanwhile).
  */
 async function recordSignature(deps: Deps, tenantId: string, signature: string, now: number): Promise<boolean> {
   const purge = deps.database.memo('signature-replay-purge', () => ({ at: -Infinity }))
   const due = now - purge.at >= REPLAY_PURGE_INTERVAL_MS || now < purge.at
   if (due) purge.at = now
+  const entry = { signature: `${tenantId}:${signature}`, tenantId, expiresAt: now + SIGNATURE_WINDOW_SECONDS * 2 * 1000 }
+  if (!due && deps.database.autocommitWrites) return (await replayInsertQuery(deps.database).all(entry)).length === 1
   return deps.database.write(async (tx) => {
     if (due) await tx.delete(signatureReplays).where(lt(signatureReplays.expiresAt, now))
-    const inserted = await tx
-      .insert(signatureReplays)
-      .values({ signature: `${tenantId}:${signature}`, tenantId, expiresAt: now + SIGNATURE_WINDOW_SECONDS * 2 * 1000 })
-      .onConflictDoNothing()
-      .returning({ s: signatureReplays.signature })
+    const inserted = await tx.insert(signatureReplays).values(entry).onConflictDoNothing().returning({ s: signatureReplays.signature })
     return inserted.length === 1
   })
 }
