@@ -1,6 +1,7 @@
 /** Credential checks behind the `auth` and `tenantSigned` route options. */
 import { lt, sql } from 'drizzle-orm'
 import type { Deps } from '../deps'
+import type { Executor } from '../db/client'
 import { preparedOnce } from '../db/prepared'
 import { signatureReplays } from '../db/schema'
 import { findByApiKey } from '../modules/tenants/repo'
@@ -72,12 +73,14 @@ export const SIGNATURE_WINDOW_SECONDS = 300
 /** Expired entries are deleted at most once a second per process, so the table holds one window's worth and a second. */
 export const REPLAY_PURGE_INTERVAL_MS = 1000
 
-const replayInsertQuery = preparedOnce('auth:replay-insert', (db) => db
+/** The replay record's insert, run with `{ signature, tenantId, expiresAt }`: it returns a row only for a signature not seen before. */
+const replayInsert = (db: Executor) => db
   .insert(signatureReplays)
   .values({ signature: sql.placeholder('signature'), tenantId: sql.placeholder('tenantId'), expiresAt: sql.placeholder('expiresAt') })
   .onConflictDoNothing()
   .returning({ s: signatureReplays.signature })
-  .prepare())
+  .prepare()
+const replayInsertOnce = preparedOnce('auth:replay-insert', replayInsert)
 
 /**
  * Records an accepted signature; false when it was recorded before (a replay). On a local
@@ -93,11 +96,10 @@ async function recordSignature(deps: Deps, tenantId: string, signature: string, 
   const due = now - purge.at >= REPLAY_PURGE_INTERVAL_MS || now < purge.at
   if (due) purge.at = now
   const entry = { signature: `${tenantId}:${signature}`, tenantId, expiresAt: now + SIGNATURE_WINDOW_SECONDS * 2 * 1000 }
-  if (!due && deps.database.autocommitWrites) return (await replayInsertQuery(deps.database).all(entry)).length === 1
+  if (!due && deps.database.autocommitWrites) return (await replayInsertOnce(deps.database).all(entry)).length === 1
   return deps.database.write(async (tx) => {
     if (due) await tx.delete(signatureReplays).where(lt(signatureReplays.expiresAt, now))
-    const inserted = await tx.insert(signatureReplays).values(entry).onConflictDoNothing().returning({ s: signatureReplays.signature })
-    return inserted.length === 1
+    return (await replayInsert(tx).all(entry)).length === 1
   })
 }
 
