@@ -71,7 +71,7 @@ export interface paths {
         put?: never;
         /**
          * Register a user (tenant-signed)
-         * @description A schema failure answers 400 with `{ error, message }` only; password strength answers 422 with `details` `[{ path, message }]`. A taken username or email answers 409. Usernames and emails are unique per tenant without regard to case.
+         * @description A schema failure answers 400 with `{ error, message }` only; password strength answers 422 with `details` `[{ path, message }]`. A taken username or email answers 409. Usernames and emails are unique per tenant without regard to case; a deleted account frees its email, not its username.
          */
         post: operations["register"];
         delete?: never;
@@ -277,7 +277,7 @@ export interface paths {
         put?: never;
         /**
          * Create a user (admin or tenantadmin)
-         * @description Errors are `{ detail }`; a taken username answers 409.
+         * @description Errors are `{ detail }`; a taken username, or an email that an active account of the tenant already has (without regard to case), answers 409. The database holds one active account per email and tenant, so of two creations racing for one email one answers 409.
          */
         post: operations["createUser"];
         delete?: never;
@@ -371,7 +371,7 @@ export interface paths {
         get: operations["getUser"];
         /**
          * Change a user's email or password (at least one)
-         * @description Changing a password rejects every refresh token issued before it. Users changing their own password must send `currentPassword` (422 when wrong).
+         * @description Changing a password rejects every refresh token issued before it. Users changing their own password must send `currentPassword` (422 when wrong). An email that another active account of the tenant has answers 409 (one active account per email and tenant, held by the database).
          */
         put: operations["updateUser"];
         post?: never;

@@ -3,6 +3,7 @@
  * Every tenant-owned table carries `tenant_id` and every repo query filters by it.
  */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { sql } from 'drizzle-orm'
 
 /** Process-wide values kept in the database, such as the generated JWT key (sealed). */
 export const appMeta = sqliteTable('app_meta', {
@@ -47,7 +48,10 @@ export const users = sqliteTable('users', {
   deletedAt: integer('deleted_at'),
 }, (t) => [
   uniqueIndex('users_scope_username_uq').on(t.scope, t.usernameKey),
-  index('users_scope_email_idx').on(t.scope, t.emailKey),
+  // One active account per email in a tenant, enforced by the database (a deleted account frees
+  // its email; accounts without one do not collide). Queries that look up an active email say
+  // `status = 'active'` as a literal (users/repo.ts, activeEmail), or SQLite cannot use this partial index.
+  uniqueIndex('users_scope_active_email_uq').on(t.scope, t.emailKey).where(sql`status = 'active'`),
   index('users_tenant_created_idx').on(t.tenantId, t.createdAt),
 ])
 

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, unique, type SignedInUser, type Tenant } from '@tests/helpers/factories'
+import Database from 'libsql'
+import { and, eq, sql } from 'drizzle-orm'
+import { users } from '@/db/schema'
+import * as usersRepo from '@/modules/users/repo'
 
 let t: TestApp
 let f: Factory
@@ -160,5 +164,75 @@ describe('changing users', () => {
     expect((await f.api.delete(`/v1/users/${a.id}`, { token: ta.accessToken })).status).toBe(404)
     const again = await f.api.post('/v1/auth/register', { username: a.username, email: 'again@example.com', password: 'Passw0rd-x' }, { signedBy: tenant })
     expect(again.status).toBe(409)
+  })
+})
+
+describe('one active account per email in a tenant', () => {
+  // an app of its own: sign-in routes are limited per client address, and the tests above registered many users
+  let t: TestApp
+  let f: Factory
+  let tenant: Tenant
+  let ta: SignedInUser
+  beforeAll(async () => {
+    t = await makeApp()
+    f = new Factory(t)
+    tenant = await f.tenant()
+    ta = await f.tenantAdmin(tenant)
+  })
+  afterAll(() => t.close())
+
+  const activeWith = async (email: string) => (await t.deps.database.db.select({ id: users.id }).from(users)
+    .where(and(eq(users.scope, tenant.id), eq(users.emailKey, email), eq(users.status, 'active')))).length
+
+  test('two admin creations, two email changes and two registrations racing for one email: one wins, the other answers 409', async () => {
+    const created = unique('race') + '@example.com'
+    const creations = await Promise.all([1, 2].map(() => f.api.post('/v1/users/', { username: unique('racer'), password: 'whatever8', email: created }, { token: ta.accessToken })))
+    expect(creations.map((r) => r.status).sort()).toEqual([201, 409])
+    expect(creations.find((r) => r.status === 409)!.body).toEqual({ detail: 'Email already registered' })
+    expect(await activeWith(created)).toBe(1)
+
+    // a password in the change puts an argon2 hash between the check and the write
+    const [a, b] = [await f.user(tenant), await f.user(tenant)]
+    const changed = unique('moved') + '@example.com'
+    const changes = await Promise.all([a, b].map((u) => f.api.put(`/v1/users/${u.id}`, { email: changed, password: 'Operator-set1' }, { token: ta.accessToken })))
+    expect(changes.map((r) => r.status).sort()).toEqual([200, 409])
+    // the same answer as when the check before the write finds the email taken
+    const loser = changes[0]!.status === 409 ? a : b
+    const late = await f.api.put(`/v1/users/${loser.id}`, { email: changed }, { token: ta.accessToken })
+    expect(late.status).toBe(409)
+    expect(changes.find((r) => r.status === 409)!.body).toEqual(late.body)
+    expect(late.body.message).toBe('Email already registered')
+    expect(await activeWith(changed)).toBe(1)
+
+    const registered = unique('signup') + '@example.com'
+    const signups = await Promise.all([1, 2].map(() => f.api.post('/v1/auth/register', { username: unique('signup'), email: registered, password: 'Sup3rsecret' }, { signedBy: tenant })))
+    expect(signups.map((r) => r.status).sort()).toEqual([201, 409])
+    expect(signups.find((r) => r.status === 409)!.body).toEqual({ error: 'ConflictError', message: 'Email already registered' })
+    expect(await activeWith(registered)).toBe(1)
+  })
+
+  test('every lookup of an active email searches the unique partial index, not the tenant\'s rows', async () => {
+    // the SQL texts the repo prepares, seen at libSQL's prepare (which the statement cache wraps)
+    const proto = Database.prototype as unknown as { prepare: (this: unknown, text: string) => unknown }
+    const prepare = proto.prepare
+    const texts = new Set<string>()
+    proto.prepare = function (text: string) {
+      texts.add(text)
+      return prepare.call(this, text)
+    }
+    try {
+      const db = t.deps.database.db
+      await usersRepo.findByEmail(db, tenant.id, 'plan@example.com')
+      await usersRepo.emailTaken(db, tenant.id, 'plan@example.com')
+      await usersRepo.namesTaken(t.deps.database, tenant.id, 'plan_user', 'plan@example.com')
+    } finally {
+      proto.prepare = prepare
+    }
+    const lookups = [...texts].filter((text) => text.includes('"email_key" = ?'))
+    expect(lookups.length).toBe(3)
+    for (const text of lookups) {
+      const plan = await t.deps.database.client.execute({ sql: `EXPLAIN QUERY PLAN ${text}`, args: Array.from(text.matchAll(/\?/g), () => 'x') })
+      expect(plan.rows.map((r) => String(r.detail)).join('\n')).toContain('users_scope_active_email_uq')
+    }
   })
 })

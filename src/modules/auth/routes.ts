@@ -27,7 +27,7 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
       detail: {
         operationId: 'register',
         summary: 'Register a user (tenant-signed)',
-        description: 'A schema failure answers 400 with `{ error, message }` only; password strength answers 422 with `details` `[{ path, message }]`. A taken username or email answers 409. Usernames and emails are unique per tenant without regard to case.',
+        description: 'A schema failure answers 400 with `{ error, message }` only; password strength answers 422 with `details` `[{ path, message }]`. A taken username or email answers 409. Usernames and emails are unique per tenant without regard to case; a deleted account frees its email, not its username.',
       },
     })
     .post('/login', ({ body, tenant }) => auth.login(deps, tenant.id, body), {

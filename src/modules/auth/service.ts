@@ -26,8 +26,7 @@ export async function register(deps: Deps, tenant: SignedTenant, input: Register
   const now = deps.clock.now()
   try {
     return await deps.database.write(async (tx) => {
-      // Checked again inside the transaction: a concurrent registration may have won.
-      if (await usersRepo.emailTaken(tx, tenant.id, input.email)) throw new ConflictError('Email already registered')
+      // A concurrent registration that won the name or the email is refused by the unique indexes (below).
       const user = await usersRepo.insertUser(tx, { id: newId(), tenantId: tenant.id, username: input.username, email: input.email.trim(), passwordHash, role: 'user', now })
       const wallet = input.wallet ? await collaborators.wallets.create(tx, tenant, user, input.wallet.chain!) : undefined
       const session = await startSession(deps, user, tx)
@@ -35,6 +34,7 @@ export async function register(deps: Deps, tenant: SignedTenant, input: Register
     })
   } catch (err) {
     if (usersRepo.isUsernameConflict(err)) throw new ConflictError('Username already taken')
+    if (usersRepo.isEmailConflict(err)) throw new ConflictError('Email already registered')
     throw err
   }
 }

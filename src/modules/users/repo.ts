@@ -14,8 +14,15 @@ export function findByUsername(db: Executor, tenantId: string | null, username: 
   return db.select().from(users).where(and(eq(users.scope, scopeOf(tenantId)), eq(users.usernameKey, usernameKey(username)))).get()
 }
 
+/**
+ * `status = 'active'` written as a literal, not a bound value: the unique index on an active
+ * account's email (users_scope_active_email_uq) is partial, and SQLite uses a partial index only
+ * for a query that states its condition as written.
+ */
+const isActive = () => sql`${users.status} = 'active'`
+
 export function findByEmail(db: Executor, tenantId: string, email: string) {
-  return db.select().from(users).where(and(eq(users.scope, tenantId), eq(users.emailKey, emailKey(email)), eq(users.status, 'active'))).get()
+  return db.select().from(users).where(and(eq(users.scope, tenantId), eq(users.emailKey, emailKey(email)), isActive())).get()
 }
 
 /** Whether any platform admin exists (admins live in the platform scope). */
@@ -33,7 +40,7 @@ export async function usernameTaken(db: Executor, tenantId: string | null, usern
 }
 
 export async function emailTaken(db: Executor, tenantId: string, email: string, exceptUserId?: string) {
-  const row = await db.select({ id: users.id }).from(users).where(and(eq(users.scope, tenantId), eq(users.emailKey, emailKey(email)), eq(users.status, 'active'))).get()
+  const row = await db.select({ id: users.id }).from(users).where(and(eq(users.scope, tenantId), eq(users.emailKey, emailKey(email)), isActive())).get()
   return !!row && row.id !== exceptUserId
 }
 
@@ -50,7 +57,7 @@ const namesTakenQuery = preparedOnce('users:names-taken', (db) => {
     .from(users)
     .where(or(
       and(eq(users.scope, scope), eq(users.usernameKey, sql.placeholder('usernameKey'))),
-      and(eq(users.scope, scope), eq(users.emailKey, sql.placeholder('emailKey')), eq(users.status, 'active')),
+      and(eq(users.scope, scope), eq(users.emailKey, sql.placeholder('emailKey')), isActive()),
     ))
     .prepare()
 })
@@ -98,11 +105,20 @@ export async function insertUser(db: Executor, u: NewUser): Promise<UserRow> {
   return row
 }
 
-/** True when the error is the unique index on (scope, username) refusing a duplicate. */
-export function isUsernameConflict(err: unknown): boolean {
-  const text = `${(err as Error)?.message ?? ''} ${((err as { cause?: Error })?.cause)?.message ?? ''}`
-  return text.includes('UNIQUE') && text.includes('username')
+/** The columns named by a refused unique index ("UNIQUE constraint failed: users.scope, users.username_key"), or ''. */
+const refusedUnique = (err: unknown) => {
+  for (let e = err as { message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 3; e = e.cause as typeof e, depth++) {
+    const m = /UNIQUE constraint failed: ([\w., ]+)/.exec(String(e.message ?? ''))
+    if (m) return m[1]!
+  }
+  return ''
 }
+
+/** True when the error is the unique index on (scope, username) refusing a duplicate. */
+export const isUsernameConflict = (err: unknown) => refusedUnique(err).includes('users.username_key')
+
+/** True when the error is the unique index on an active account's (scope, email) refusing a duplicate. */
+export const isEmailConflict = (err: unknown) => refusedUnique(err).includes('users.email_key')
 
 /**
  * The bearer check's read: the user and its tenant's status by user id. It runs on every

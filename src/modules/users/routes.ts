@@ -33,7 +33,7 @@ export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup) {
       errorStyle: 'detail',
       body: CreateUser,
       response: { 201: t.Composite([UserProfile, t.Object({ qrCode: QrCode })]), ...errorResponses('detail', 400, 401, 403, 404, 409) },
-      detail: { operationId: 'createUser', summary: 'Create a user (admin or tenantadmin)', description: 'Errors are `{ detail }`; a taken username answers 409.' },
+      detail: { operationId: 'createUser', summary: 'Create a user (admin or tenantadmin)', description: 'Errors are `{ detail }`; a taken username, or an email that an active account of the tenant already has (without regard to case), answers 409. The database holds one active account per email and tenant, so of two creations racing for one email one answers 409.' },
     })
     .get('/', async ({ query, ctx }) => {
       const limit = query.limit ?? 50
@@ -87,7 +87,7 @@ export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup) {
       params: UserId,
       body: UpdateUser,
       response: { 200: UserProfile, ...errorResponses('standard', 400, 401, 404, 409, 422) },
-      detail: { operationId: 'updateUser', summary: 'Change a user\'s email or password (at least one)', description: 'Changing a password rejects every refresh token issued before it. Users changing their own password must send `currentPassword` (422 when wrong).' },
+      detail: { operationId: 'updateUser', summary: 'Change a user\'s email or password (at least one)', description: 'Changing a password rejects every refresh token issued before it. Users changing their own password must send `currentPassword` (422 when wrong). An email that another active account of the tenant has answers 409 (one active account per email and tenant, held by the database).' },
     })
     .delete('/:id', async ({ params, query, ctx, set }) => {
       await usersService.deleteUser(ctx, params.id, query.tenantId)

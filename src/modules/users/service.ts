@@ -66,6 +66,7 @@ export async function createUser(ctx: Ctx, input: CreateUser) {
     return { ...userView(user), qrCode: (await qrCodeOf(ctx, user)).qrCode }
   } catch (err) {
     if (repo.isUsernameConflict(err)) throw new ConflictError('Username already taken')
+    if (repo.isEmailConflict(err)) throw new ConflictError('Email already registered')
     throw err
   }
 }
@@ -96,6 +97,7 @@ export async function updateUser(ctx: Ctx, id: string, input: UpdateUser) {
   }
   const passwordHash = input.password !== undefined ? await hashPassword(input.password) : undefined
   const now = deps.clock.now()
+  // The check above answers the usual case; an email taken since is refused by the unique index.
   const updated = await deps.database.write(async (tx) => {
     const set: repo.UserChanges = { updatedAt: now }
     if (input.email !== undefined) Object.assign(set, { email: input.email.trim(), emailKey: repo.emailKey(input.email) })
@@ -106,6 +108,9 @@ export async function updateUser(ctx: Ctx, id: string, input: UpdateUser) {
       await recordActivity(tx, { tenantId: user.tenantId, actor: ctx.actor, action: 'user.updated', targetType: 'user', targetId: user.id, details: { changed: Object.keys(input).filter((k) => k === 'email' || k === 'password') }, requestId: ctx.requestId, at: now })
     }
     return { ...user, ...set }
+  }).catch((err: unknown) => {
+    if (repo.isEmailConflict(err)) throw new ConflictError('Email already registered')
+    throw err
   })
   return userView(updated)
 }
