@@ -26,13 +26,34 @@ export const onJobScheduled = (fn: () => void) => {
   return () => listeners.delete(fn)
 }
 
+/**
+ * Tells the listeners after the scheduling caller's transaction had a chance to commit (an
+ * early nudge just finds nothing, and the next poll does). One timer at a time: jobs scheduled
+ * while one is pending get one more nudge after it, not a timer each. A timer per job was a
+ * timer per published event: 100,000 events left the process about 150 MiB larger, memory the
+ * collector did not count as its own, so it never hurried to collect it.
+ */
+let nudge: 'idle' | 'pending' | 'again' = 'idle'
+function nudgeListeners() {
+  if (nudge !== 'idle') {
+    nudge = 'again'
+    return
+  }
+  nudge = 'pending'
+  queueMicrotask(() => setTimeout(() => {
+    const again = nudge === 'again'
+    nudge = 'idle'
+    listeners.forEach((l) => l())
+    if (again) nudgeListeners()
+  }, 0))
+}
+
 export async function scheduleJob(db: Executor, job: NewJob, now: number): Promise<string> {
   const id = job.id ?? newId()
   await db.insert(outbox).values({
     id, topic: job.topic, tenantId: job.tenantId ?? null, payload: job.payload, runAt: job.runAt ?? now, createdAt: now, dispatchedAt: null,
   }).onConflictDoNothing()
-  // Nudged after the caller's transaction had a chance to commit; an early nudge just finds nothing.
-  queueMicrotask(() => setTimeout(() => listeners.forEach((l) => l()), 0))
+  nudgeListeners()
   return id
 }
 
