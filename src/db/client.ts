@@ -162,6 +162,19 @@ export function isUnreachable(err: unknown): boolean {
   return false
 }
 
+/**
+ * The columns a refused unique index names ("users.scope, users.username_key" from SQLite's
+ * "UNIQUE constraint failed: …", on a file or from a server), or '' for any other error. Read
+ * from the error or its causes, not from the whole text: drizzle's error quotes the SQL too.
+ */
+export function uniqueViolation(err: unknown): string {
+  for (let e = err as { message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    const m = /UNIQUE constraint failed: ([\w., ]+)/.exec(String(e.message ?? ''))
+    if (m) return m[1]!
+  }
+  return ''
+}
+
 /** Rejects after `ms` (the call itself may still finish; its result is dropped). */
 function withTimeout<T>(p: Promise<T>, ms: number, what: () => Error): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined

@@ -1,6 +1,6 @@
 /** The users table's only reader and writer: every function takes the scope (tenant id, or `platform` for admins) first. */
 import { and, asc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm'
-import type { Database, Executor } from '../../db/client'
+import { uniqueViolation, type Database, type Executor } from '../../db/client'
 import { preparedOnce } from '../../db/prepared'
 import { tenants, users } from '../../db/schema'
 
@@ -105,20 +105,11 @@ export async function insertUser(db: Executor, u: NewUser): Promise<UserRow> {
   return row
 }
 
-/** The columns named by a refused unique index ("UNIQUE constraint failed: users.scope, users.username_key"), or ''. */
-const refusedUnique = (err: unknown) => {
-  for (let e = err as { message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 3; e = e.cause as typeof e, depth++) {
-    const m = /UNIQUE constraint failed: ([\w., ]+)/.exec(String(e.message ?? ''))
-    if (m) return m[1]!
-  }
-  return ''
-}
-
 /** True when the error is the unique index on (scope, username) refusing a duplicate. */
-export const isUsernameConflict = (err: unknown) => refusedUnique(err).includes('users.username_key')
+export const isUsernameConflict = (err: unknown) => uniqueViolation(err).includes('users.username_key')
 
 /** True when the error is the unique index on an active account's (scope, email) refusing a duplicate. */
-export const isEmailConflict = (err: unknown) => refusedUnique(err).includes('users.email_key')
+export const isEmailConflict = (err: unknown) => uniqueViolation(err).includes('users.email_key')
 
 /**
  * The bearer check's read: the user and its tenant's status by user id. It runs on every
