@@ -6,15 +6,17 @@
  */
 import ipaddr from 'ipaddr.js'
 
-type Range = [ipaddr.IPv4 | ipaddr.IPv6, number]
+type Address = ipaddr.IPv4 | ipaddr.IPv6
+type Range = [Address, number]
 
 export class ClientIpResolver {
+  /** Trusted ranges as addresses are compared: an IPv4-mapped IPv6 range as its IPv4 range. */
   private readonly ranges: Range[]
   constructor(trustedProxies: string[]) {
     this.ranges = trustedProxies.map((entry) => {
-      if (entry.includes('/')) return ipaddr.parseCIDR(entry)
-      const addr = ipaddr.parse(entry)
-      return [addr, addr.kind() === 'ipv4' ? 32 : 128] as Range
+      const [net, bits] = entry.includes('/') ? ipaddr.parseCIDR(entry) : ((addr) => [addr, addr.kind() === 'ipv4' ? 32 : 128] as Range)(ipaddr.parse(entry))
+      if (net.kind() === 'ipv6' && (net as ipaddr.IPv6).isIPv4MappedAddress()) return [(net as ipaddr.IPv6).toIPv4Address(), bits > 32 ? bits - 96 : bits] as Range
+      return [net, bits] as Range
     })
   }
 
@@ -31,35 +33,29 @@ export class ClientIpResolver {
     return bad
   }
 
-  private trusted(ip: string): boolean {
-    if (!this.ranges.length) return false
-    let addr: ipaddr.IPv4 | ipaddr.IPv6
-    try {
-      addr = ipaddr.process(ip)
-    } catch {
-      return false
-    }
-    return this.ranges.some(([net, bits]) => {
-      const n = net.kind() === 'ipv6' && (net as ipaddr.IPv6).isIPv4MappedAddress() ? (net as ipaddr.IPv6).toIPv4Address() : net
-      return n.kind() === addr.kind() && addr.match([n, n.kind() === 'ipv4' && bits > 32 ? bits - 96 : bits] as Range)
-    })
+  private trusted(addr: Address | null): boolean {
+    if (!addr || !this.ranges.length) return false
+    return this.ranges.some((range) => range[0].kind() === addr.kind() && addr.match(range))
   }
 
+  /** Each address is parsed once: the answer is its normal text, and trust is checked on the parsed form. */
   resolve(socketIp: string | undefined, forwardedFor: string | null): string {
-    const socket = normalise(socketIp ?? 'unknown')
-    if (!forwardedFor || !this.trusted(socket)) return socket
-    const hops = forwardedFor.split(',').map((s) => normalise(s.trim())).filter(Boolean)
+    const socket = parse(socketIp ?? 'unknown')
+    if (!forwardedFor || !this.trusted(socket.addr)) return socket.text
+    const hops = forwardedFor.split(',').map((s) => parse(s.trim())).filter((h) => h.text)
     for (let i = hops.length - 1; i >= 0; i--) {
-      if (!this.trusted(hops[i]!)) return hops[i]!
+      if (!this.trusted(hops[i]!.addr)) return hops[i]!.text
     }
-    return hops[0] ?? socket
+    return hops[0]?.text ?? socket.text
   }
 }
 
-function normalise(ip: string): string {
+/** An address as written by a peer: its normal form (IPv4-mapped IPv6 as IPv4), or the text as it came when it is not an address. */
+function parse(ip: string): { text: string; addr: Address | null } {
   try {
-    return ipaddr.process(ip).toString()
+    const addr = ipaddr.process(ip)
+    return { text: addr.toString(), addr }
   } catch {
-    return ip
+    return { text: ip, addr: null }
   }
 }
