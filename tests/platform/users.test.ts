@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, unique, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import Database from 'libsql'
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import { users } from '@/db/schema'
 import * as usersRepo from '@/modules/users/repo'
 
@@ -12,12 +12,17 @@ let tenant: Tenant
 let other: Tenant
 let ta: SignedInUser
 
+/** A fresh app with a tenant and its tenantadmin. */
+async function tenantWithOperator() {
+  const t = await makeApp()
+  const f = new Factory(t)
+  const tenant = await f.tenant()
+  return { t, f, tenant, ta: await f.tenantAdmin(tenant) }
+}
+
 beforeAll(async () => {
-  t = await makeApp()
-  f = new Factory(t)
-  tenant = await f.tenant()
+  ;({ t, f, tenant, ta } = await tenantWithOperator())
   other = await f.tenant()
-  ta = await f.tenantAdmin(tenant)
 })
 afterAll(() => t.close())
 
@@ -174,10 +179,7 @@ describe('one active account per email in a tenant', () => {
   let tenant: Tenant
   let ta: SignedInUser
   beforeAll(async () => {
-    t = await makeApp()
-    f = new Factory(t)
-    tenant = await f.tenant()
-    ta = await f.tenantAdmin(tenant)
+    ;({ t, f, tenant, ta } = await tenantWithOperator())
   })
   afterAll(() => t.close())
 
