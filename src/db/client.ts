@@ -415,6 +415,40 @@ export interface DatabaseOptions {
   timeoutMs?: number
   /** applies the schema migrations (embedded at build time under Bun; read from drizzle/ under Deno) */
   migrate: (db: Db) => Promise<void>
+  /** local file mode: copy the write-ahead log into the database this often (default CHECKPOINT_INTERVAL_MS) */
+  checkpointIntervalMs?: number
+}
+
+/** A local file's write-ahead log is copied into the database file this often (see checkpointEvery). */
+export const CHECKPOINT_INTERVAL_MS = 1000
+/** SQLite's own checkpoint, inside a commit, only when the log reaches this many pages (40 MB). */
+export const AUTOCHECKPOINT_PAGES = 10_000
+
+/**
+ * Checkpoints a local file's write-ahead log from a timer, not from commits. By default
+ * SQLite copies the log into the database inside the commit that takes it past 1,000 pages
+ * (4 MB), several times a second under writes, and a page written by many transactions
+ * (an index's last page, a table's) is copied again each time. Once a second copies each
+ * page once per second however often it was written. Measured with registrations (the hash
+ * replaced by a timer, so the database work shows): 5% less CPU per registration and 10%
+ * more registrations per second; a checkpoint then took about 20 ms for 5,000 pages, once
+ * a second, where SQLite's took the same time in smaller pieces, several times a second.
+ * The checkpoint is PASSIVE (it never waits for a reader or a writer) and goes through the
+ * gate like any statement, between transactions. SQLite's own checkpoint stays as a
+ * bound, at AUTOCHECKPOINT_PAGES: should the timer fall behind (writes faster than 40 MB
+ * a second, or another process holding a reader on the file), the log stops growing there.
+ * A checkpoint that fails (another process checkpointing the same file) is left to the next.
+ */
+async function checkpointEvery(raw: Client, gated: Client, intervalMs: number) {
+  await raw.execute(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`)
+  let running = false
+  const timer = setInterval(() => {
+    if (running) return
+    running = true
+    gated.execute('PRAGMA wal_checkpoint(PASSIVE)').catch(() => {}).finally(() => { running = false })
+  }, intervalMs)
+  timer.unref()
+  return timer
 }
 
 /**
@@ -468,7 +502,14 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const client = gated(raw, new Gate(), true)
     const db = drizzle(client)
     await opts.migrate(db)
-    return { db, client, mode, write: (fn) => db.transaction(fn), autocommitWrites: true, memo: memoizer(), close: () => raw.close() }
+    const checkpoints = opts.url.includes(':memory:') ? undefined : await checkpointEvery(raw, client, opts.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS)
+    return {
+      db, client, mode, write: (fn) => db.transaction(fn), autocommitWrites: true, memo: memoizer(),
+      close: () => {
+        clearInterval(checkpoints)
+        raw.close()
+      },
+    }
   }
 
   // A server: sqld enables foreign keys on its connections, and journal mode, busy
