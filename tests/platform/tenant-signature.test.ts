@@ -144,6 +144,20 @@ describe('tenant signature', () => {
     expect((await f.api.get(path, { signedBy: other })).body.message).toBe('Invalid signature')
     expect((await f.api.get(path, { signedBy: { apiKey: other.apiKey, apiSecret: rotated.body.apiSecret } })).status).toBe(200)
   })
+
+  test('a sealed secret copied into another tenant\'s row does not open there, though it was opened for its own', async () => {
+    const owner = await f.tenant()
+    const victim = await f.tenant()
+    // the owner's secret has been opened (and kept by the process) for a signed request
+    expect((await f.api.get(path, { signedBy: owner })).status).toBe(200)
+    const client = t.deps.database.client
+    const sealed = (await client.execute({ sql: 'SELECT api_secret_sealed FROM tenants WHERE id = ?', args: [owner.id] })).rows[0]!.api_secret_sealed
+    await client.execute({ sql: 'UPDATE tenants SET api_secret_sealed = ? WHERE id = ?', args: [sealed, victim.id] })
+    const res = await f.api.get(path, { signedBy: { apiKey: victim.apiKey, apiSecret: owner.apiSecret } })
+    // a row that does not open is a fault of the database, not of the request: answered as one
+    expect(res.status).toBe(500)
+    expect(res.body).toEqual({ statusCode: 500, error: 'InternalServerError', message: 'Internal server error' })
+  })
 })
 
 describe('replay protection across processes', () => {
