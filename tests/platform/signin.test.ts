@@ -29,6 +29,13 @@ describe('register', () => {
     expect(claims.role).toBe('user')
     expect((claims.exp as number) - (claims.iat as number)).toBe(900)
     expect(res.body.refreshToken.length).toBeGreaterThanOrEqual(43)
+    // the answer is not re-checked at run time (TokenResponse is NoValidate): its shape is pinned here
+    expect(Object.keys(res.body).sort()).toEqual(['accessToken', 'expiresIn', 'refreshToken', 'user'])
+    expect(res.body.user).toEqual({
+      id: res.body.user.id, tenantId: tenant.id, username, email: `${username}@example.com`, displayName: null,
+      role: 'user', status: 'active', createdAt: res.body.user.createdAt, updatedAt: res.body.user.createdAt,
+    })
+    expect(new Date(res.body.user.createdAt).toISOString()).toBe(res.body.user.createdAt)
   })
 
   test('a weak password answers 422 as the spec\'s example: statusCode, error, message, details as { path, message }', async () => {
