@@ -151,7 +151,7 @@ describe('tenant signature', () => {
     // the owner's secret has been opened (and kept by the process) for a signed request
     expect((await f.api.get(path, { signedBy: owner })).status).toBe(200)
     const client = t.deps.database.client
-    const sealed = (await client.execute({ sql: 'SELECT api_secret_sealed FROM tenants WHERE id = ?', args: [owner.id] })).rows[0]!.api_secret_sealed
+    const sealed = String((await client.execute({ sql: 'SELECT api_secret_sealed FROM tenants WHERE id = ?', args: [owner.id] })).rows[0]!.api_secret_sealed)
     await client.execute({ sql: 'UPDATE tenants SET api_secret_sealed = ? WHERE id = ?', args: [sealed, victim.id] })
     const res = await f.api.get(path, { signedBy: { apiKey: victim.apiKey, apiSecret: owner.apiSecret } })
     // a row that does not open is a fault of the database, not of the request: answered as one
