@@ -1,12 +1,15 @@
 /** The refresh_tokens table's only reader and writer. Tokens are found by the hash of the presented value. */
 import { and, eq, isNull } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
+import { insertRow } from '../../db/insert-row'
 import { refreshTokens } from '../../db/schema'
 
 export type RefreshTokenRow = typeof refreshTokens.$inferSelect
 
+const insertTokenRow = insertRow(refreshTokens)
+
 export async function insertRefreshToken(db: Executor, tenantId: string | null, row: Omit<RefreshTokenRow, 'tenantId'>) {
-  await db.insert(refreshTokens).values({ ...row, tenantId })
+  await insertTokenRow(db, { ...row, tenantId })
 }
 
 /** The token with this SHA-256 hash, of any tenant: the hash of 256 random bits is the credential. */

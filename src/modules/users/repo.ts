@@ -1,6 +1,7 @@
 /** The users table's only reader and writer: every function takes the scope (tenant id, or `platform` for admins) first. */
 import { and, asc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm'
 import { uniqueViolation, type Database, type Executor } from '../../db/client'
+import { insertRow } from '../../db/insert-row'
 import { preparedOnce } from '../../db/prepared'
 import { tenants, users } from '../../db/schema'
 
@@ -82,6 +83,8 @@ export interface NewUser {
   now: number
 }
 
+const insertUserRow = insertRow(users)
+
 export async function insertUser(db: Executor, u: NewUser): Promise<UserRow> {
   const row: UserRow = {
     id: u.id,
@@ -101,7 +104,7 @@ export async function insertUser(db: Executor, u: NewUser): Promise<UserRow> {
     updatedAt: u.now,
     deletedAt: null,
   }
-  await db.insert(users).values(row)
+  await insertUserRow(db, row)
   return row
 }
 
