@@ -447,7 +447,8 @@ async function checkpointEvery(raw: Client, gated: Client, intervalMs: number) {
     running = true
     gated.execute('PRAGMA wal_checkpoint(PASSIVE)').catch(() => {}).finally(() => { running = false })
   }, intervalMs)
-  timer.unref()
+  // Deno's timers are numbers, without unref
+  ;(timer as { unref?: () => void }).unref?.()
   return timer
 }
 

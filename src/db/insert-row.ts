@@ -12,8 +12,9 @@ import type { Executor } from './client'
  * runs the text on the executor's own libSQL client, or on its libSQL transaction when given
  * one, so the insert commits or rolls back with it.
  *
- * The client and the transaction are drizzle's session's (not part of drizzle's typed API): should a drizzle
- * release move it, the first insert throws, and tests/lib/insert-row.test.ts fails.
+ * The client and the transaction are drizzle's session's, not part of drizzle's typed API:
+ * should a drizzle release move them, the first insert throws, and tests/lib/insert-row.test.ts
+ * fails.
  */
 export function insertRow<T extends SQLiteTable>(table: T): (executor: Executor, row: T['$inferSelect']) => Promise<void> {
   let built: { text: string; params: Array<{ key: string; encode: (v: unknown) => unknown }> } | undefined
