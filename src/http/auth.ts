@@ -4,7 +4,7 @@ import type { Deps } from '../deps'
 import type { Executor } from '../db/client'
 import { preparedOnce } from '../db/prepared'
 import { signatureReplays } from '../db/schema'
-import { findByApiKey } from '../modules/tenants/repo'
+import { findByApiKey, secretAad } from '../modules/tenants/repo'
 import { findActor, findByUsername } from '../modules/users/repo'
 import { hmacSha256Hex, safeEqual, sha256Hex, type Sealer } from '../lib/crypto'
 import { verifyAccessToken, type AccessClaims } from '../lib/jwt'
@@ -120,7 +120,7 @@ function tenantSecret(sealer: Sealer, tenantId: string, sealed: string): string 
   const key = `${tenantId}:${sealed}`
   let secret = opened.get(key)
   if (secret === undefined) {
-    secret = sealer.open(sealed, `tenant:${tenantId}:api_secret`)
+    secret = sealer.open(sealed, secretAad(tenantId))
     if (opened.size >= OPENED_SECRETS) opened.delete(opened.keys().next().value!)
     opened.set(key, secret)
   }

@@ -21,6 +21,9 @@ const apiKeyQuery = preparedOnce('tenants:by-api-key', (db) => db
   .where(eq(tenants.apiKey, sql.placeholder('apiKey')))
   .prepare())
 
+/** Associated data of a tenant's sealed API secret (`api_secret_sealed`). */
+export const secretAad = (tenantId: string) => `tenant:${tenantId}:api_secret`
+
 export const findByApiKey = (database: Database, apiKey: string) => apiKeyQuery(database).get({ apiKey })
 
 export async function insertTenant(db: Executor, row: TenantRow) {

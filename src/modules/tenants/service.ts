@@ -9,10 +9,9 @@ import { applyPatch, changedPaths, defaultSettings, readSettings, viewSettings, 
 
 import type { CreateTenant, UpdateTenant } from './model'
 import * as repo from './repo'
+import { secretAad } from './repo'
 import type { TenantRow } from './repo'
 
-/** Associated data of a tenant's sealed API secret. */
-export const secretAad = (tenantId: string) => `tenant:${tenantId}:api_secret`
 
 export function tenantView(ctx: Pick<Ctx, 'deps'>, row: TenantRow) {
   return {
