@@ -9,9 +9,7 @@ import { applyPatch, changedPaths, defaultSettings, readSettings, viewSettings, 
 
 import type { CreateTenant, UpdateTenant } from './model'
 import * as repo from './repo'
-import { secretAad } from './repo'
 import type { TenantRow } from './repo'
-
 
 export function tenantView(ctx: Pick<Ctx, 'deps'>, row: TenantRow) {
   return {
@@ -78,7 +76,7 @@ export async function createTenant(ctx: Omit<Ctx, 'actor'> & { actor: Ctx['actor
   const apiSecret = newApiSecret()
   const settings = applyPatch(defaultSettings(input.name, deps.config.publicBaseUrl), input.settings ?? {}, deps.sealer, id)
   const row: TenantRow = {
-    id, name: input.name, status: 'active', apiKey: newApiKey(), apiSecretSealed: deps.sealer.seal(apiSecret, secretAad(id)),
+    id, name: input.name, status: 'active', apiKey: newApiKey(), apiSecretSealed: deps.sealer.seal(apiSecret, repo.secretAad(id)),
     settings: settings as unknown as Record<string, unknown>, createdAt: now, updatedAt: now,
   }
   await deps.database.write(async (tx) => {
@@ -123,7 +121,7 @@ export async function readApiSecret(ctx: Ctx, id: string) {
   await ctx.deps.database.write((tx) =>
     recordActivity(tx, { tenantId: id, actor: ctx.actor, action: 'tenant.api_secret.read', targetType: 'tenant', targetId: id, requestId: ctx.requestId, at: ctx.deps.clock.now() }),
   )
-  return { apiKey: row.apiKey, apiSecret: ctx.deps.sealer.open(row.apiSecretSealed, secretAad(id)) }
+  return { apiKey: row.apiKey, apiSecret: ctx.deps.sealer.open(row.apiSecretSealed, repo.secretAad(id)) }
 }
 
 /** A new secret; the old one fails from the moment this commits, in every process. */
@@ -132,7 +130,7 @@ export async function rotateApiSecret(ctx: Ctx, id: string) {
   const apiSecret = newApiSecret()
   const now = ctx.deps.clock.now()
   await ctx.deps.database.write(async (tx) => {
-    await repo.updateTenant(tx, id, { apiSecretSealed: ctx.deps.sealer.seal(apiSecret, secretAad(id)), updatedAt: now })
+    await repo.updateTenant(tx, id, { apiSecretSealed: ctx.deps.sealer.seal(apiSecret, repo.secretAad(id)), updatedAt: now })
     await recordActivity(tx, { tenantId: id, actor: ctx.actor, action: 'tenant.api_secret.rotated', targetType: 'tenant', targetId: id, requestId: ctx.requestId, at: now })
   })
   return { apiKey: row.apiKey, apiSecret }
