@@ -115,6 +115,11 @@ export const idempotencyKeys = sqliteTable('idempotency_keys', {
   state: text('state', { enum: ['running', 'done'] }).notNull(),
   statusCode: integer('status_code'),
   response: text('response'),
+  /**
+   * what the request recorded once money may move (`ramp_payout:<id>`, `transaction:<id>`):
+   * from then on the key is never released, and a retry answers that record's current state
+   */
+  resource: text('resource'),
   /** a `running` claim older than this was left by a process that stopped; a `done` one is forgotten */
   expiresAt: integer('expires_at').notNull(),
   createdAt: integer('created_at').notNull(),

@@ -63,6 +63,8 @@ export const transactions = sqliteTable('transactions', {
   index('transactions_user_idx').on(t.tenantId, t.userId, t.createdAt),
   index('transactions_wallet_idx').on(t.tenantId, t.walletId, t.createdAt),
   index('transactions_status_idx').on(t.status, t.updatedAt),
+  // what a wallet has in flight (holds.ts): its pending sends and those mined after a block
+  index('transactions_wallet_status_idx').on(t.tenantId, t.walletId, t.status, t.blockNumber),
 ])
 
 /** A transaction prepared for the client to sign; consumed once by broadcast. */
@@ -99,5 +101,32 @@ export const walletNonces = sqliteTable('wallet_nonces', {
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [primaryKey({ columns: [t.tenantId, t.walletId, t.network] })])
 
+/**
+ * An amount held against a custodial wallet's balance before the send that spends it exists
+ * (a bank ramp payout holds its crypto in the write transaction that records the payout).
+ * Once the send is recorded, `transactionId` names it and the send itself holds the amount
+ * while it is pending (holds.ts). A hold with no send is released (`releasedAt`) when its
+ * owner gives up, and counts no more after `expiresAt` (its process stopped before sending).
+ */
+export const walletHolds = sqliteTable('wallet_holds', {
+  id: text('id').primaryKey(),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id),
+  walletId: text('wallet_id').notNull(),
+  /** registry id of the network */
+  network: text('network').notNull(),
+  /** contract or mint; null for the native coin */
+  tokenAddress: text('token_address'),
+  /** smallest unit, integer string */
+  amount: text('amount').notNull(),
+  /** what holds it (`ramp_payout`) and that record's id */
+  purpose: text('purpose').notNull(),
+  refId: text('ref_id').notNull(),
+  transactionId: text('transaction_id'),
+  releasedAt: integer('released_at'),
+  expiresAt: integer('expires_at').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [index('wallet_holds_wallet_idx').on(t.tenantId, t.walletId, t.network)])
+
 export type TransactionRow = typeof transactions.$inferSelect
+export type HoldRow = typeof walletHolds.$inferSelect
 export type PreparedRow = typeof preparedTransactions.$inferSelect
