@@ -1,0 +1,104 @@
+/**
+ * What every part of the simulator shares: its options, its in-memory state, the partner
+ * webhooks it posts and the background work it tracks. Built once per simulator by
+ * `createSimulatorContext` (app.ts) and handed to the hosted pages and each route group.
+ */
+import type { PartnerCustomer, PartnerEvent } from '../../adapters/bank-ramp/port'
+import type { StablecoinSender as SimulatorChain } from '../../adapters/chain/funded-sender'
+import { SEPA_REQUIRED, toUnits } from './protocol'
+import { signPartnerWebhook } from './signature'
+import { createSimulatorState, type Customer, type PayoutMethod, type SimulatorState } from './state'
+
+export interface SimulatorAccount {
+  id: string
+  /** where partner webhooks go, signed with `secret` */
+  webhook?: { url: string; secret: string }
+}
+
+export interface SimulatorOptions {
+  /** the account an API key opens, or null */
+  accounts: (apiKey: string) => SimulatorAccount | null
+  /** address the hosted pages are reached at by a browser (no trailing slash, including `basePath`) */
+  publicUrl: () => string
+  /** path the simulator is served under (`/sandbox/bank-ramp` when embedded in Slipway) */
+  basePath?: string
+  /** sends a webhook; `fetch` by default (the embedded simulator posts in process) */
+  deliver?: (request: Request) => Promise<Response>
+  /** the chain the stablecoin is sent on; recorded only when absent */
+  chain?: SimulatorChain
+  /** fixed EUR to stablecoin rate, as decimal text */
+  rate?: string
+  /** where customers send the stablecoin they sell (EVM networks); a fixed sandbox address by default */
+  depositAddress?: string
+  now?: () => number
+}
+
+export function createSimulatorContext(opts: SimulatorOptions) {
+  const now = opts.now ?? (() => Date.now())
+  const iso = () => new Date(now()).toISOString()
+  const state = createSimulatorState()
+  const rate = opts.rate ?? '1.08'
+  const deliver = opts.deliver ?? ((r: Request) => fetch(r))
+  /** background work (webhooks, chain sends) still running, so tests and shutdown can wait */
+  const pending = new Set<Promise<unknown>>()
+  /** the accounts seen on the partner API, so the hosted pages can post their webhooks */
+  const accountsById = new Map<string, SimulatorAccount>()
+  const key = (accountId: string, id: string) => `${accountId}:${id}`
+
+  const track = (p: Promise<unknown>) => {
+    pending.add(p)
+    p.finally(() => pending.delete(p)).catch(() => {})
+  }
+
+  async function post(account: SimulatorAccount, type: PartnerEvent['EventType'], recordId: string, data: Record<string, unknown>, customerId?: string) {
+    const hook = account.webhook
+    const version = (state.versions.get(recordId) ?? 0) + 1
+    state.versions.set(recordId, version)
+    if (!hook) return
+    const event: PartnerEvent = { EventType: type, EventVersion: version, Occurred: iso(), Data: data, UserID: customerId }
+    const body = JSON.stringify(event)
+    // a few quick retries: the receiver may be starting
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const res = await deliver(new Request(hook.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'Webhook-Signature': signPartnerWebhook(hook.secret, body, Math.floor(now() / 1000)) },
+          body,
+        }))
+        await res.body?.cancel()
+        if (res.ok) return
+      } catch { /* retried */ }
+      await new Promise((r) => setTimeout(r, 50 * (attempt + 1)))
+    }
+  }
+
+  const customerView = (c: Customer): PartnerCustomer => ({
+    Type: c.type,
+    CustomerID: c.id,
+    Created: c.created,
+    Verification: { Model: 'Standard', Status: c.status },
+    Verifications: { Type: c.type, Status: c.status, EntityVerifications: c.regions },
+    Agreements: c.agreements,
+    ActionsRequired: c.actionsRequired,
+  })
+
+  /** the customer the partner knows (hosted onboarding started), or a refusal */
+  const knownCustomer = (accountId: string, customerId: unknown) => {
+    const c = typeof customerId === 'string' ? state.customers.get(key(accountId, customerId)) : undefined
+    return c && c.started ? c : null
+  }
+  const ownPayoutMethod = (accountId: string, customerId: string, id: unknown) => {
+    const m = typeof id === 'string' ? state.payoutMethods.get(id) : undefined
+    return m && m.accountId === accountId && m.customerId === customerId ? m : null
+  }
+  /** fields of the SEPA form a saved account still lacks (all of them without one) */
+  const lackingFields = (m: Pick<PayoutMethod, 'fields'> | null) => (m ? SEPA_REQUIRED.filter((f) => !m.fields[f]) : SEPA_REQUIRED)
+  const rateMicros = () => toUnits(rate, 6)
+
+  return {
+    opts, now, iso, state, rate, key, track, post, pending, accountsById,
+    customerView, knownCustomer, ownPayoutMethod, lackingFields, rateMicros,
+  }
+}
+
+export type SimulatorContext = ReturnType<typeof createSimulatorContext>
