@@ -6,6 +6,7 @@ import { Type as T, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { ClientIpResolver } from './http/client-ip'
 import { ENGINE_RAM_DEFAULT_MIB, ENGINE_RAM_MAX_MIB } from './lib/engine-memory'
+import { sandboxMode, type SandboxMode } from './sandbox/policy'
 
 const Role = T.Union([T.Literal('all'), T.Literal('api'), T.Literal('worker')])
 
@@ -61,7 +62,9 @@ export const ConfigSchema = T.Object({
   preparedTxTtlSeconds: T.Integer({ minimum: 10, maximum: 86_400 }),
   /** bank ramp: time limit of one call to the partner (or the simulator) */
   bankRampTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000 }),
-  /** bank ramp: `embedded` serves the sandbox simulator under /sandbox/bank-ramp for tenants with no sandbox partner address; `off` does not */
+  /** SANDBOX_IN_PRODUCTION=true: sandbox partners may run under NODE_ENV=production (src/sandbox/policy.ts) */
+  sandboxInProduction: T.Boolean(),
+  /** bank ramp: `embedded` serves the sandbox simulator under /sandbox/bank-ramp for tenants with no sandbox partner address; `off` does not (default: src/sandbox/policy.ts) */
   bankRampSimulator: T.Union([T.Literal('embedded'), T.Literal('off')]),
   /** the embedded simulator's chain: RPC, stablecoin contract and the funded key it pays from; unset: conversions are recorded only */
   bankRampSimulatorRpcUrl: T.Optional(T.String()),
@@ -137,6 +140,14 @@ function parsePreviousKeys(raw: string | undefined, current: number, problems: s
   return out
 }
 
+function boolVar(env: Env, name: string, problems: string[]): boolean {
+  const raw = blankToUndefined(env[name])
+  if (raw === undefined || raw === 'false') return false
+  if (raw === 'true') return true
+  problems.push(`${name}: "${raw}" is not true or false`)
+  return false
+}
+
 function intVar(env: Env, name: string, fallback: number, problems: string[]): number {
   const raw = blankToUndefined(env[name])
   if (raw === undefined) return fallback
@@ -190,6 +201,13 @@ export function loadConfig(env: Env = process.env): Config {
   let host = 'publicBaseUrl'
   try { host = new URL(publicBaseUrl).hostname } catch { /* reported above */ }
 
+  const sandboxInProduction = boolVar(env, 'SANDBOX_IN_PRODUCTION', problems)
+  const bankRampSetting = blankToUndefined(env.BANK_RAMP_SIMULATOR)
+  // a value other than embedded or off is reported by the schema check below, under its own name
+  const bankRampSimulator = bankRampSetting === undefined || bankRampSetting === 'embedded' || bankRampSetting === 'off'
+    ? sandboxMode('BANK_RAMP_SIMULATOR', bankRampSetting, { nodeEnv, sandboxInProduction })
+    : { mode: bankRampSetting as SandboxMode }
+  if (bankRampSimulator.problem) problems.push(bankRampSimulator.problem)
   const candidate = {
     nodeEnv,
     port,
@@ -230,7 +248,8 @@ export function loadConfig(env: Env = process.env): Config {
     txDropAfterMs: intVar(env, 'TX_DROP_AFTER_MS', 60_000, problems),
     preparedTxTtlSeconds: intVar(env, 'PREPARED_TX_TTL_SECONDS', 600, problems),
     bankRampTimeoutMs: intVar(env, 'BANK_RAMP_TIMEOUT_MS', 10_000, problems),
-    bankRampSimulator: blankToUndefined(env.BANK_RAMP_SIMULATOR) ?? 'embedded',
+    sandboxInProduction,
+    bankRampSimulator: bankRampSimulator.mode,
     bankRampSimulatorRpcUrl: blankToUndefined(env.BANK_RAMP_SIMULATOR_RPC_URL),
     bankRampSimulatorTokenAddress: blankToUndefined(env.BANK_RAMP_SIMULATOR_TOKEN_ADDRESS),
     bankRampSimulatorPrivateKey: blankToUndefined(env.BANK_RAMP_SIMULATOR_PRIVATE_KEY),

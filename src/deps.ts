@@ -27,7 +27,7 @@ import { APPLE_ISSUERS, GOOGLE_ISSUERS, JwksIdTokenVerifier } from './adapters/i
 import type { BankRampPort } from './adapters/bank-ramp/port'
 import { HttpBankRamp } from './adapters/bank-ramp/http'
 import { createEmbeddedSimulator, type EmbeddedSimulator } from './sandbox/bank-ramp/embedded'
-import { evmStablecoinSender } from './adapters/chain/funded-sender'
+import { evmStablecoinSender, MainnetChainRefused } from './adapters/chain/funded-sender'
 
 export interface Deps {
   config: Config
@@ -84,6 +84,7 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
   const simChain = config.bankRampSimulatorRpcUrl && config.bankRampSimulatorTokenAddress && config.bankRampSimulatorPrivateKey
     ? evmStablecoinSender({ rpcUrl: config.bankRampSimulatorRpcUrl, tokenAddress: config.bankRampSimulatorTokenAddress, privateKey: config.bankRampSimulatorPrivateKey })
     : undefined
+  if (simChain && config.bankRampSimulator === 'embedded') await checkSimulatorChain(simChain, logger)
   return {
     config,
     database,
@@ -108,6 +109,20 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     bankRampSimulator: config.bankRampSimulator === 'embedded'
       ? createEmbeddedSimulator({ secret: jwtKey, publicBaseUrl: config.publicBaseUrl, chain: simChain })
       : undefined,
+  }
+}
+
+/**
+ * The simulator's chain is checked at start-up so a mainnet stops the process with the
+ * reason (MainnetChainRefused); a chain that does not answer yet is only a warning, and is
+ * checked again before the first payment.
+ */
+async function checkSimulatorChain(chain: { checkChain?(): Promise<number> }, logger: Logger) {
+  try {
+    await chain.checkChain?.()
+  } catch (err) {
+    if (err instanceof MainnetChainRefused) throw err
+    logger.warn('bank ramp simulator: its chain (BANK_RAMP_SIMULATOR_RPC_URL) did not answer; it is checked again before the first payment', { error: (err as Error).message })
   }
 }
 
