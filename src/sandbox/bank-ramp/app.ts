@@ -19,6 +19,7 @@ import { customerRoutes } from './customers'
 import { hostedPages } from './hosted-pages'
 import { payinRoutes } from './payins'
 import { payoutRoutes } from './payouts'
+import { stateSizes } from './state'
 
 export type { SimulatorAccount, SimulatorOptions } from './context'
 
@@ -37,6 +38,8 @@ export function createBankRampSimulator(opts: SimulatorOptions) {
     async settle() {
       while (ctx.pending.size) await Promise.allSettled([...ctx.pending])
     },
+    /** entries held in memory per collection (expired ones included until they are dropped) */
+    stats: () => stateSizes(ctx.state),
   }
 }
 

@@ -7,7 +7,7 @@ import type { PartnerCustomer, PartnerEvent } from '../../adapters/bank-ramp/por
 import type { StablecoinSender as SimulatorChain } from '../../adapters/chain/funded-sender'
 import { SEPA_REQUIRED, toUnits } from './protocol'
 import { signPartnerWebhook } from './signature'
-import { createSimulatorState, type Customer, type PayoutMethod, type SimulatorState } from './state'
+import { createSimulatorState, type Customer, type PayoutMethod, type SimulatorLimits } from './state'
 
 export interface SimulatorAccount {
   id: string
@@ -31,12 +31,14 @@ export interface SimulatorOptions {
   /** where customers send the stablecoin they sell (EVM networks); a fixed sandbox address by default */
   depositAddress?: string
   now?: () => number
+  /** per-account bounds and lifetimes of the simulator's state (state.ts DEFAULT_LIMITS) */
+  limits?: Partial<SimulatorLimits>
 }
 
 export function createSimulatorContext(opts: SimulatorOptions) {
   const now = opts.now ?? (() => Date.now())
   const iso = () => new Date(now()).toISOString()
-  const state = createSimulatorState()
+  const state = createSimulatorState(now, opts.limits)
   const rate = opts.rate ?? '1.08'
   const deliver = opts.deliver ?? ((r: Request) => fetch(r))
   /** background work (webhooks, chain sends) still running, so tests and shutdown can wait */
@@ -52,8 +54,9 @@ export function createSimulatorContext(opts: SimulatorOptions) {
 
   async function post(account: SimulatorAccount, type: PartnerEvent['EventType'], recordId: string, data: Record<string, unknown>, customerId?: string) {
     const hook = account.webhook
-    const version = (state.versions.get(recordId) ?? 0) + 1
-    state.versions.set(recordId, version)
+    const versionKey = key(account.id, recordId)
+    const version = (state.versions.get(versionKey) ?? 0) + 1
+    state.versions.set(versionKey, version)
     if (!hook) return
     const event: PartnerEvent = { EventType: type, EventVersion: version, Occurred: iso(), Data: data, UserID: customerId }
     const body = JSON.stringify(event)

@@ -51,8 +51,8 @@ export function customerRoutes(ctx: SimulatorContext) {
       return json(out, 201)
     })
     .delete('/customers/:id/addresses/:addressId', ({ params, account }) => {
-      for (const [k, a] of provenAddresses) {
-        if (a.accountId === account!.id && a.customerId === params.id && a.AddressID === params.addressId) {
+      for (const [k, a] of provenAddresses.entriesOf(account!.id)) {
+        if (a.customerId === params.id && a.AddressID === params.addressId) {
           provenAddresses.delete(k)
           return new Response(null, { status: 204 })
         }

@@ -76,10 +76,10 @@ export function payinRoutes(ctx: SimulatorContext) {
       if (!c || !c.started) return partnerError(404, 'ResourceNotFound', 'Customer not found')
       if (c.status !== 'Approved') return partnerError(403, 'Forbidden', 'The customer is not verified')
       if (b.FiatCurrency !== 'EUR') return partnerError(400, 'InvalidMessage', 'Only EUR virtual accounts are offered', { FiatCurrency: 'EUR' })
-      let m = [...methods.values()].find((x) => x.accountId === account!.id && x.customerId === c!.id && x.fiat === b.FiatCurrency && x.crypto === b.CryptoCurrency && x.network === b.Network && x.address === address)
+      let m = [...methods.valuesOf(account!.id)].find((x) => x.customerId === c!.id && x.fiat === b.FiatCurrency && x.crypto === b.CryptoCurrency && x.network === b.Network && x.address === address)
       if (!m) {
         const id = `Bank/Sepa/${randomUUID()}`
-        m = { id, accountId: account!.id, customerId: c.id, iban: sandboxIban('50010517', methods.size + 1 + state.nextAccount++ * 1000), fiat: b.FiatCurrency, crypto: b.CryptoCurrency, network: b.Network, address, ruleId: randomUUID() }
+        m = { id, accountId: account!.id, customerId: c.id, iban: sandboxIban('50010517', 1000 + state.nextAccount++), fiat: b.FiatCurrency, crypto: b.CryptoCurrency, network: b.Network, address, ruleId: randomUUID() }
         methods.set(id, m)
       }
       const res: BankDepositToOnchainAddressResponse = {
@@ -89,12 +89,12 @@ export function payinRoutes(ctx: SimulatorContext) {
     })
     .get('/payment-methods', ({ query, account }) => {
       const customerId = String(query.CustomerID ?? '')
-      const items: PartnerPaymentMethod[] = [...methods.values()].filter((m) => m.accountId === account!.id && m.customerId === customerId).map((m) => ({
+      const items: PartnerPaymentMethod[] = [...methods.valuesOf(account!.id)].filter((m) => m.customerId === customerId).map((m) => ({
         ID: m.id, CustomerID: m.customerId, Country: 'DE', PaymentMethodCategory: 'Bank', DisplayDetails: { Type: 'FiatPaymentMethodBankDisplay', AccountNumber: m.iban, BankCode: 'INGDDEFFXXX' },
       }))
       // bank accounts saved by sells (beneficiaries)
-      for (const m of payoutMethods.values()) {
-        if (m.accountId !== account!.id || m.customerId !== customerId) continue
+      for (const m of payoutMethods.valuesOf(account!.id)) {
+        if (m.customerId !== customerId) continue
         items.push({ ID: m.id, CustomerID: m.customerId, Country: m.fields.IBAN!.slice(0, 2), PaymentMethodCategory: 'Bank', DisplayDetails: { Type: 'FiatPaymentMethodBankDisplay', AccountNumber: m.fields.IBAN!, ...(m.fields.BIC ? { BankCode: m.fields.BIC } : {}) } })
       }
       return json({ Items: items })

@@ -1,8 +1,11 @@
 /**
  * The simulator's state: in memory only, so a restart forgets its customers (the sandbox only).
+ * Every collection expires its entries and is bounded per account (store.ts), with the limits
+ * below (docs/bank-ramp.md, "The simulator").
  */
 import type { PartnerAgreement, PartnerFiatDeposit, PartnerTransaction } from '../../adapters/bank-ramp/port'
 import type { Channel } from './protocol'
+import { AccountStore, type StoreLimits } from './store'
 
 export interface Customer {
   id: string
@@ -30,21 +33,61 @@ export interface FormSession {
 }
 export interface ProvenAddress { AddressID: string; Network: string; Address: string; Created: string; accountId: string; customerId: string }
 
-export function createSimulatorState() {
+const DAY = 24 * 3600_000
+/** records a sandbox user may come back to: a month, then forgotten as a restart would */
+const RECORD_TTL = 30 * DAY
+
+export const DEFAULT_LIMITS = {
+  customers: { perAccount: 10_000, ttlMs: RECORD_TTL },
+  /** hosted onboarding links: 24 hours, kept an hour more so the page can say it expired */
+  sessions: { perAccount: 1_000, ttlMs: DAY, graceMs: 3600_000 },
+  /** virtual IBANs */
+  methods: { perAccount: 10_000, ttlMs: RECORD_TTL },
+  deposits: { perAccount: 10_000, ttlMs: RECORD_TTL },
+  /** a deposit makes two transactions (conversion and delivery), a sell one */
+  txs: { perAccount: 30_000, ttlMs: RECORD_TTL },
+  /** EventVersion counters of the records above, one per record */
+  versions: { perAccount: 50_000, ttlMs: RECORD_TTL },
+  /** saved beneficiaries */
+  payoutMethods: { perAccount: 10_000, ttlMs: RECORD_TTL },
+  /** prepared sells (quotes): 30 minutes, kept an hour more so a late sell is told it expired */
+  formSessions: { perAccount: 1_000, ttlMs: 30 * 60_000, graceMs: 3600_000 },
+  /** sell Nonces, so the same Nonce never sells twice while its transaction is remembered */
+  sells: { perAccount: 30_000, ttlMs: RECORD_TTL },
+  provenAddresses: { perAccount: 10_000, ttlMs: RECORD_TTL },
+} satisfies Record<string, StoreLimits>
+
+export type SimulatorLimits = { [K in keyof typeof DEFAULT_LIMITS]: StoreLimits }
+
+/** keys made by `key(accountId, id)` in context.ts start with the account */
+const accountOfKey = (key: string) => key.slice(0, key.indexOf(':'))
+const accountOfValue = (_key: string, v: { accountId: string }) => v.accountId
+
+export function createSimulatorState(now: () => number, overrides: Partial<SimulatorLimits> = {}) {
+  const limits: SimulatorLimits = { ...DEFAULT_LIMITS, ...overrides }
+  const deadline = (v: { expiresAt: number }) => v.expiresAt
   return {
-    customers: new Map<string, Customer>(),
-    sessions: new Map<string, Session>(),
-    methods: new Map<string, Method>(),
-    deposits: new Map<string, Deposit>(),
-    txs: new Map<string, Transaction>(),
-    versions: new Map<string, number>(),
-    payoutMethods: new Map<string, PayoutMethod>(),
-    formSessions: new Map<string, FormSession>(),
-    sells: new Map<string, string>(),
+    customers: new AccountStore<Customer>(limits.customers, now, accountOfValue),
+    sessions: new AccountStore<Session>(limits.sessions, now, accountOfValue, deadline),
+    methods: new AccountStore<Method>(limits.methods, now, accountOfValue),
+    deposits: new AccountStore<Deposit>(limits.deposits, now, accountOfValue),
+    txs: new AccountStore<Transaction>(limits.txs, now, accountOfValue),
+    versions: new AccountStore<number>(limits.versions, now, accountOfKey),
+    payoutMethods: new AccountStore<PayoutMethod>(limits.payoutMethods, now, accountOfValue),
+    formSessions: new AccountStore<FormSession>(limits.formSessions, now, accountOfValue, deadline),
+    sells: new AccountStore<string>(limits.sells, now, accountOfKey),
     /** proven addresses by account and customer; the same address registered again keeps its id */
-    provenAddresses: new Map<string, ProvenAddress>(),
+    provenAddresses: new AccountStore<ProvenAddress>(limits.provenAddresses, now, accountOfValue),
+    /** sequence of the virtual IBANs handed out */
     nextAccount: 1,
   }
 }
 
 export type SimulatorState = ReturnType<typeof createSimulatorState>
+
+/** how many entries each collection holds in memory, expired ones included until dropped */
+export function stateSizes(state: SimulatorState) {
+  const out: Record<string, number> = {}
+  for (const [name, v] of Object.entries(state)) if (v instanceof AccountStore) out[name] = v.size
+  return out
+}
