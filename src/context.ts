@@ -26,11 +26,25 @@ export interface SignedTenant {
   settings: Record<string, unknown>
 }
 
+/**
+ * The request's `Idempotency-Key`, when it has one (src/http/idempotency.ts). A verb binds
+ * it to what it records once money may move, in the write transaction that records it:
+ * from then on the key is never released, and a retry answers that record's current state.
+ */
+export interface IdempotencyBinding {
+  /** `resource` is `<kind>:<id>` of a kind the route's module can answer (registerReplay) */
+  bind(tx: Tx, resource: string): Promise<void>
+  /** the recorded work came to nothing (nothing was sent): the key is released with the error answer */
+  unbind(tx: Tx): Promise<void>
+}
+
 /** What a service verb gets from a route: the dependencies, who acts, and the request id. Never the HTTP context. */
 export interface Ctx {
   deps: Deps
   actor: Actor
   requestId: string
+  /** set on routes with the `idempotent` option when the request carries a key */
+  idempotency?: IdempotencyBinding
 }
 
 /** `wallet: { option: "create" }` at registration: a custodial wallet made in the same transaction as the user. */

@@ -10,16 +10,25 @@
  *   not matter): 409 `IDEMPOTENCY_KEY_REUSED`.
  * - A success (2xx) is kept with its status and body, and the same key and body answer it again
  *   with `idempotency-replayed: true` without running anything. A refusal or failure releases the
- *   key, so the same request can run again.
- * - Kept answers are forgotten after 24 hours; a `running` claim older than 2 minutes is taken over
- *   (its process stopped: no bank ramp call runs that long, every call has a time limit).
+ *   key, so the same request can run again, but only while nothing was recorded.
+ * - Bound keys: once the request records something that may move money (a payout, a custodial
+ *   send), the verb binds the key to it in the same write transaction (`ctx.idempotency.bind`).
+ *   A bound key is never released, whatever the request answers or if its process stops: a retry
+ *   answers the record's current state, read by the replay its module registered
+ *   (`registerReplay`). A verb whose recorded work came to nothing (the send never reached a
+ *   node) unbinds it in the transaction that records so, and the key is released again.
+ * - Kept answers are forgotten after 24 hours; an unbound `running` claim older than 2 minutes is
+ *   taken over (its process stopped: no bank ramp call runs that long, every call has a time
+ *   limit), a bound one is answered from its record.
  *
  * The option needs the `auth` option before it on the route: the key is scoped to the actor.
  */
 import { createHash } from 'node:crypto'
-import { and, eq, lt } from 'drizzle-orm'
+import { and, eq, isNull, lt } from 'drizzle-orm'
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../deps'
+import type { Ctx, IdempotencyBinding } from '../context'
+import type { Tx } from '../db/client'
 import { idempotencyKeys } from '../db/schema'
 import type { Actor } from './auth'
 import { AppError, BadRequestError, ConflictError } from './errors'
@@ -31,6 +40,19 @@ const RUNNING_MS = 120_000
 
 interface Claim { userId: string; endpoint: string; key: string; replay: boolean; stored: boolean }
 const claims = new WeakMap<Request, Claim>()
+
+/** The current answer for a record a key was bound to (`kind:id`), or null when it is gone. */
+export type Replay = (ctx: Ctx, id: string, body: unknown) => Promise<{ status: number; body: unknown } | null>
+const replays = new Map<string, { replay: Replay; always: boolean }>()
+
+/**
+ * A module says how a retry reads the current state of the records its verbs bind keys to:
+ * `always`, in place of the kept answer too (a payout's retry shows where it is now);
+ * otherwise only when no answer was kept (the request failed or its process stopped after binding).
+ */
+export function registerReplay(kind: string, replay: Replay, opts: { always?: boolean } = {}) {
+  replays.set(kind, { replay, always: opts.always ?? false })
+}
 
 /** JSON with object keys sorted at every level: two bodies with the same fields and values give the same text. */
 export function canonicalJson(v: unknown): string {
@@ -64,9 +86,30 @@ export function idempotency(deps: Deps) {
     const claim = claims.get(request)
     if (!claim || claim.stored) return
     claim.stored = true
-    await db().write((tx) => tx.delete(idempotencyKeys).where(and(
-      eq(idempotencyKeys.userId, claim.userId), eq(idempotencyKeys.endpoint, claim.endpoint), eq(idempotencyKeys.key, claim.key), eq(idempotencyKeys.state, 'running'),
-    )))
+    const now = deps.clock.now()
+    await db().write(async (tx) => {
+      const where = and(eq(idempotencyKeys.userId, claim.userId), eq(idempotencyKeys.endpoint, claim.endpoint), eq(idempotencyKeys.key, claim.key), eq(idempotencyKeys.state, 'running'))
+      // nothing recorded: the key is free for the same request
+      await tx.delete(idempotencyKeys).where(and(where, isNull(idempotencyKeys.resource)))
+      // bound to a record: retries answer the record's current state
+      await tx.update(idempotencyKeys).set({ state: 'done', statusCode: null, response: null, expiresAt: now + KEEP_MS }).where(where)
+    })
+  }
+  const keyWhere = (c: Claim) => and(eq(idempotencyKeys.userId, c.userId), eq(idempotencyKeys.endpoint, c.endpoint), eq(idempotencyKeys.key, c.key))
+  const binding = (claim: Claim): IdempotencyBinding => ({
+    bind: async (tx: Tx, resource: string) => {
+      await tx.update(idempotencyKeys).set({ resource, expiresAt: deps.clock.now() + KEEP_MS }).where(keyWhere(claim))
+    },
+    unbind: async (tx: Tx) => {
+      await tx.update(idempotencyKeys).set({ resource: null, expiresAt: deps.clock.now() + RUNNING_MS }).where(keyWhere(claim))
+    },
+  })
+  /** The current state of the record a key is bound to, as its module answers it; null when it has none. */
+  const answerFromRecord = async (resource: string, kept: boolean, actor: Actor, ctx: Ctx | undefined, body: unknown) => {
+    const at = resource.indexOf(':')
+    const r = replays.get(resource.slice(0, at))
+    if (!r || !ctx || (kept && !r.always)) return null
+    return r.replay({ ...ctx, actor }, resource.slice(at + 1), body)
   }
   return new Elysia({ name: 'slipway-idempotency', seed: deps.config.publicBaseUrl })
     .macro({
@@ -97,7 +140,10 @@ export function idempotency(deps: Deps) {
             return tx.select().from(idempotencyKeys).where(where).get()
           })
           if (!found) {
-            claims.set(request, { userId: actor.userId, endpoint, key, replay: false, stored: false })
+            const claim = { userId: actor.userId, endpoint, key, replay: false, stored: false }
+            claims.set(request, claim)
+            const ctxOf = (ctx as unknown as { ctx?: Ctx }).ctx
+            if (ctxOf) ctxOf.idempotency = binding(claim)
             // a refusal or failure is not kept: the key is free for the same request before the error answer leaves
             const state = stateOf(request)
             ;(state.beforeErrorAnswer ??= []).push(() => release(request))
@@ -106,11 +152,18 @@ export function idempotency(deps: Deps) {
           if (found.bodyHash !== hash) {
             throw new ConflictError('This Idempotency-Key was used with another request body', { details: { code: 'IDEMPOTENCY_KEY_REUSED' } })
           }
-          if (found.state === 'running') {
+          // a bound claim whose process stopped (no request runs this long) is answered from its record
+          const abandoned = found.state === 'running' && found.resource !== null && found.createdAt + RUNNING_MS <= now
+          if (found.state === 'running' && !abandoned) {
             throw new ConflictError('A request with this Idempotency-Key is still running', { details: { code: 'IDEMPOTENCY_IN_PROGRESS' } })
           }
           claims.set(request, { userId: actor.userId, endpoint, key, replay: true, stored: true })
+          const current = found.resource ? await answerFromRecord(found.resource, found.response !== null, actor, (ctx as unknown as { ctx?: Ctx }).ctx, (ctx as { body?: unknown }).body) : null
           set.headers['idempotency-replayed'] = 'true'
+          if (current) {
+            set.status = current.status
+            return current.body
+          }
           set.status = found.statusCode ?? 200
           return JSON.parse(found.response ?? 'null')
         },

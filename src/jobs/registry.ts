@@ -4,6 +4,7 @@ import { registerMailJobs } from '../modules/mail/jobs'
 import { registerPasswordResetJobs } from '../modules/password-reset/jobs'
 import { registerWebhookJobs } from '../modules/webhooks/jobs'
 import { registerTransactionJobs } from '../modules/transactions/jobs'
+import { registerRampJobs } from '../modules/ramp/jobs'
 
 export function registerJobs(runner: JobRunner) {
   // One line per module that has background work, e.g. `registerMailJobs(runner)`.
@@ -11,5 +12,6 @@ export function registerJobs(runner: JobRunner) {
   registerMailJobs(runner)
   registerPasswordResetJobs(runner)
   registerTransactionJobs(runner)
+  registerRampJobs(runner)
   return runner
 }

@@ -63,6 +63,14 @@ export class EvmClients {
       latestBaseFee: async () => (await client.getBlock({ blockTag: 'latest' })).baseFeePerGas ?? null,
       maxPriorityFeePerGas: () => client.estimateMaxPriorityFeePerGas(),
       balance: (address) => client.getBalance({ address }),
+      balancesAtLatest: async (address, token) => {
+        const block = await client.getBlockNumber({ cacheTime: 0 })
+        const [native, tokenBalance] = await Promise.all([
+          client.getBalance({ address, blockNumber: block }),
+          token ? readTokenBalance(client, token, address, block) : Promise.resolve(0n),
+        ])
+        return { block, native, token: tokenBalance }
+      },
       estimateGas: (call) => client.estimateGas({ account: call.from, to: call.to, value: call.value, data: call.data }).catch((err: unknown) => {
         if (isExecutionRevert(err)) return { revert: shortReason(err) }
         throw err
@@ -146,9 +154,9 @@ export class EvmClients {
 }
 
 /** balanceOf; a token with no contract at that address on this network reads as zero. */
-async function readTokenBalance(client: PublicClient, token: `0x${string}`, owner: `0x${string}`): Promise<bigint> {
+async function readTokenBalance(client: PublicClient, token: `0x${string}`, owner: `0x${string}`, blockNumber?: bigint): Promise<bigint> {
   try {
-    return await client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] })
+    return await client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner], blockNumber })
   } catch (err) {
     if (isZeroData(err)) return 0n
     throw err

@@ -70,6 +70,11 @@ export interface EvmRpc {
   /** the priority fee the node suggests */
   maxPriorityFeePerGas(): Promise<bigint>
   balance(address: Hex): Promise<bigint>
+  /**
+   * The latest block's number and, at that block, the native balance and the token's
+   * (null: none asked): what holds are counted against (modules/transactions/holds.ts)
+   */
+  balancesAtLatest(address: Hex, token: Hex | null): Promise<{ block: bigint; native: bigint; token: bigint }>
   /** gas for the call, or `{ revert }` with a short reason when the node says it would revert or funds are short */
   estimateGas(call: { from: Hex; to: Hex; value: bigint; data?: Hex }): Promise<bigint | { revert: string }>
   transactionCount(address: Hex, blockTag: 'pending' | 'latest'): Promise<number>

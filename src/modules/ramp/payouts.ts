@@ -4,23 +4,25 @@
  * Channels and their forms are read from the partner and never stored. A quote is the
  * partner's prepared sell (`transactions/sell/prepare`: its `FormSessionID`, fee and the most
  * crypto it may take). A payout pays a quote: the crypto leg is a real transaction of the
- * transactions module from the wallet to the partner's deposit address, then the partner's
+ * transactions module from the wallet to the partner's deposit address, held against the
+ * wallet's balance when the payout is recorded; once its receipt shows success, the partner's
  * sell (`transactions/sell`, `Nonce` and `ExternalID` = the payout id, so a retried call never
- * sells twice and the partner's events find the payout). The partner's transaction events
- * then move the payout's status (events.ts).
+ * sells twice and the partner's events find the payout): payout-run.ts. The partner's
+ * transaction events then move the payout's status (events.ts).
  *
  * Payouts run only in the sandbox: a production payout answers 403
  * `PAYOUT_PRODUCTION_UNAVAILABLE` before anything is read or called.
  */
 import { createHash } from 'node:crypto'
-import { AppError, BadRequestError, ConflictError, ForbiddenError, NotFoundError, RampApiError } from '../../http/errors'
+import { BadRequestError, ForbiddenError, NotFoundError, RampApiError } from '../../http/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Ctx } from '../../context'
-import { activeTokens, chainByFamily } from '../tokens/registry'
 import { findUserWallet } from '../wallets/repo'
+import { decimalOf, unitsOf } from './amounts'
 import type * as M from './model'
 import { availablePairs, partnerCrypto, partnerNetwork } from './pairs'
+import { CRYPTO_PLACES, pairUnavailable, payoutView, payQuote, stablecoinOf } from './payout-run'
 import * as repo from './repo'
 import type { RampEnv } from './schema'
 import { access, customerNotFound, envOf, partnerClient, type RampAccess } from './service'
@@ -28,24 +30,10 @@ import { decimalText } from './views'
 
 /** How long a quote may be paid; the partner's form session lives longer. */
 export const QUOTE_TTL_MS = 10 * 60_000
-/** Payout crypto amounts are read with 6 decimals for every currency (spec, Amount formats). */
-const CRYPTO_PLACES = 6
 
 const productionRefused = () =>
   new ForbiddenError('Payouts are available only in the sandbox (isTestnet: true)', { details: { code: 'PAYOUT_PRODUCTION_UNAVAILABLE' } })
 
-/** Decimal text to integer units, rounded up past `places` (an authorized maximum never shrinks). */
-export function unitsOf(dec: string, places: number): bigint {
-  const m = /^(\d+)(?:\.(\d+))?$/.exec(dec)
-  if (!m) throw new RampApiError(503, 'RAMP_UNAVAILABLE', 'The bank ramp sent an amount that is not a decimal')
-  const frac = m[2] ?? ''
-  const kept = BigInt(m[1]!) * 10n ** BigInt(places) + BigInt((frac + '0'.repeat(places)).slice(0, places) || '0')
-  return /[1-9]/.test(frac.slice(places)) ? kept + 1n : kept
-}
-export function decimalOf(units: bigint, places: number): string {
-  const s = units.toString().padStart(places + 1, '0')
-  return places ? `${s.slice(0, -places)}.${s.slice(-places)}` : s
-}
 const fiat2 = (dec: string) => decimalOf(unitsOf(dec, 2), 2)
 
 /** `value` as canonical JSON (keys sorted at every level), for the form's content hash. */
@@ -143,10 +131,6 @@ export async function beneficiaries(ctx: Ctx, input: M.EnvQuery) {
       }
     }),
   }
-}
-
-function pairUnavailable(a: RampAccess, message: string) {
-  return new AppError(400, 'BadRequestError', message, { details: { code: 'RAMP_PAIR_UNAVAILABLE', available: availablePairs(a.settings, a.env) } })
 }
 
 // ---- quotes
@@ -270,75 +254,7 @@ export async function quoteSteps(ctx: Ctx, id: string, input: M.EnvBody) {
   }
 }
 
-function stablecoinOf(a: RampAccess, wallet: { chain: string; isTestnet: boolean }, symbol: string) {
-  const chain = chainByFamily(wallet.chain)
-  if (!chain) return null
-  const network = wallet.isTestnet ? chain.testnet : chain.mainnet
-  return activeTokens(a.settings, chain, network).find((tk) => tk.symbol === symbol && tk.address !== null) ?? null
-}
-
-// ---- payouts
-
-function payoutView(p: repo.PayoutRow) {
-  return {
-    id: p.id, environment: p.environment, quoteId: p.quoteId, walletId: p.walletId, network: p.chain, status: p.status as 'pending' | 'processing' | 'completed' | 'failed',
-    cryptoCurrency: p.cryptoCurrency, cryptoAuthorizedAmount: p.cryptoAuthorizedAmount, fiatAmount: p.fiatAmount, fiatCurrency: p.fiatCurrency,
-    exchangeRate: p.exchangeRate, totalFee: p.totalFee, rampTransactionId: p.rampTransactionId, transactionId: p.chainTransactionId, txHash: p.txHash,
-    failureReason: p.failureReason, createdAt: iso(p.createdAt), updatedAt: iso(p.updatedAt),
-  }
-}
-
-/**
- * Pays a quote from its custodial wallet. The payout row is written first (the unique quote
- * id lets one payout win); if the crypto leg cannot be sent, it is removed again and nothing
- * moved. Once the crypto is sent the payout stays: a partner failure after that marks it
- * `failed` with the reason (the partner credits what it received to the customer's balance).
- */
-async function payQuote(ctx: Ctx, a: RampAccess, q: repo.QuoteRow) {
-  const { deps } = ctx
-  const now = deps.clock.now()
-  if (await repo.findPayoutOfQuote(deps.database.db, a.tenantId, q.id)) throw new ConflictError('This quote was already paid out')
-  if (q.expiresAt <= now) throw new BadRequestError('The quote has expired; ask for a new one', { details: { code: 'RAMP_QUOTE_EXPIRED' } })
-  const wallet = await findUserWallet(deps.database.db, a.tenantId, a.userId, q.walletId)
-  if (!wallet) throw new NotFoundError('Wallet not found')
-  const tx = await import('../transactions/impl')
-  const { isCustodial } = await import('../transactions/shared')
-  if (!isCustodial(wallet)) throw new BadRequestError('Payouts are paid from a custodial wallet')
-  const token = stablecoinOf(a, wallet, q.cryptoCurrency)
-  if (!token) throw pairUnavailable(a, `${q.cryptoCurrency} is not active on ${wallet.chain} for this tenant`)
-  const id = newId()
-  const reserved = await deps.database.write((w) => repo.insertPayout(w, a.tenantId, {
-    id, environment: a.env, userId: a.userId, quoteId: q.id, walletId: wallet.id, chain: wallet.chain, cryptoCurrency: q.cryptoCurrency,
-    cryptoAuthorizedAmount: q.cryptoAuthorizedAmount, fiatAmount: q.fiatAmount, fiatCurrency: q.fiatCurrency, exchangeRate: q.exchangeRate, totalFee: q.totalFee,
-    status: 'pending', rampTransactionId: null, chainTransactionId: null, txHash: null, failureReason: null, createdAt: now, updatedAt: now,
-  }))
-  if (!reserved) throw new ConflictError('This quote was already paid out')
-  let sent: { id: string; txHash: string | null }
-  try {
-    sent = await tx.createTransaction(ctx, { walletId: wallet.id, chain: wallet.chain, toAddress: q.depositAddress, amount: q.cryptoAuthorizedAmount, tokenAddress: token.address }) as { id: string; txHash: string | null }
-  } catch (err) {
-    await deps.database.write((w) => repo.deletePayout(w, a.tenantId, id))
-    throw err
-  }
-  await deps.database.write((w) => repo.updatePayout(w, a.tenantId, id, { chainTransactionId: sent.id, txHash: sent.txHash, updatedAt: deps.clock.now() }))
-  try {
-    const res = await partnerClient(deps, a.tenantId, a.env, a.ramp).sell({
-      CryptoCurrency: partnerCrypto(q.cryptoCurrency, a.env)!, FiatAmount: q.fiatAmount, CryptoAuthorizedAmount: decimalOf(BigInt(q.cryptoAuthorizedAmount), CRYPTO_PLACES),
-      FormSessionID: q.formSessionId, Nonce: id, ExternalID: id, SourceTransactionHash: sent.txHash ?? undefined,
-    })
-    const rampId = typeof res?.Transaction?.ID === 'string' ? res.Transaction.ID : null
-    await deps.database.write(async (w) => {
-      const row = await repo.findPayoutById(w, a.tenantId, a.env, id)
-      // the partner's first event may have arrived and named it already
-      if (row && !row.rampTransactionId && rampId) await repo.updatePayout(w, a.tenantId, id, { rampTransactionId: rampId, updatedAt: deps.clock.now() })
-    })
-  } catch (err) {
-    const reason = err instanceof AppError ? `The bank ramp did not take the sell: ${err.message}` : 'The bank ramp did not take the sell'
-    await deps.database.write((w) => repo.updatePayout(w, a.tenantId, id, { status: 'failed', failureReason: reason, updatedAt: deps.clock.now() }))
-    throw err
-  }
-  return (await repo.findPayoutById(deps.database.db, a.tenantId, a.env, id))!
-}
+// ---- payouts (paying a quote: payout-run.ts)
 
 export async function createPayout(ctx: Ctx, input: M.PayoutBody) {
   if (!input.isTestnet) throw productionRefused()
@@ -374,7 +290,7 @@ export async function initiatePayout(ctx: Ctx, input: M.InitiateBody) {
   }
   if (!p) throw new BadRequestError('cryptoAmount is too small to pay out on this channel', { details: { field: 'cryptoAmount' } })
   const q = await storeQuote(ctx, a, { ...input, fiatAmount: decimalOf(cents, 2) }, p)
-  const payout = await payQuote(ctx, a, q)
+  const payout = await payQuote(ctx, a, q, 'ramp_payout_initiate')
   return { ...payoutView(payout), exchangeRate: payout.exchangeRate ?? rate, cryptoAmount: input.cryptoAmount }
 }
 

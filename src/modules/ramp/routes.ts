@@ -5,12 +5,13 @@
  */
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
-import { IdempotencyHeaders, idempotency } from '../../http/idempotency'
+import { IdempotencyHeaders, idempotency, registerReplay } from '../../http/idempotency'
 import { stateOf } from '../../http/request-state'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import * as M from './model'
 import * as addresses from './addresses'
+import { currentPayout } from './payout-run'
 import * as payouts from './payouts'
 import * as service from './service'
 
@@ -18,8 +19,19 @@ const ACCESS = 'Bearer; a user of a tenant that uses the bank ramp. 403 when the
 const PARTNER = 'Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner\'s own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`.'
 const PAYOUT = 'Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called.'
 const IDEMPOTENT = 'Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`.'
+/** every write route is rate limited per client IP, like the other groups' writes (docs/bank-ramp.md, Rate limits) */
+const perMinute = (max: number) => `Rate limit: ${max} per minute per client IP (429 with \`retry-after\`).`
 
 export function rampRoutes(deps: Deps) {
+  // a payout's Idempotency-Key is bound to the payout once recorded: a retry answers it as it is now
+  registerReplay('ramp_payout', async (ctx, id) => {
+    const view = await currentPayout(ctx, id)
+    return view && { status: 200, body: view }
+  }, { always: true })
+  registerReplay('ramp_payout_initiate', async (ctx, id, body) => {
+    const view = await currentPayout(ctx, id)
+    return view && { status: 200, body: { ...view, exchangeRate: view.exchangeRate ?? '', cryptoAmount: String((body as { cryptoAmount?: unknown }).cryptoAmount) } }
+  }, { always: true })
   return new Elysia({ prefix: '/v1/ramp/bank', detail: { tags: ['Bank ramp'] } })
     .use(security(deps))
     .use(idempotency(deps))
@@ -31,17 +43,19 @@ export function rampRoutes(deps: Deps) {
     })
     .post('/payin/onboard-session', ({ body, ctx }) => service.onboardSession(ctx, body), {
       auth: 'any',
+      rateLimit: { max: 20, windowSeconds: 60 },
       idempotent: true,
       headers: IdempotencyHeaders,
       body: M.OnboardSessionBody,
       response: { 200: M.OnboardSessionView, ...errorResponses('standard', 400, 401, 403, 404, 409, 502, 503) },
-      detail: { operationId: 'rampOnboardSession', summary: 'Hosted KYC link', description: `${ACCESS} Returns the caller's unexpired hosted onboarding session (\`reused: true\`) or asks the partner for a new one (kept for 1 hour). Function \`kyc\`. ${IDEMPOTENT} ${PARTNER}` },
+      detail: { operationId: 'rampOnboardSession', summary: 'Hosted KYC link', description: `${ACCESS} Returns the caller's unexpired hosted onboarding session (\`reused: true\`) or asks the partner for a new one (kept for 1 hour). Function \`kyc\`. ${IDEMPOTENT} ${PARTNER} ${perMinute(20)}` },
     })
     .post('/payin/sync-status', ({ body, ctx }) => service.syncStatus(ctx, body), {
       auth: 'any',
+      rateLimit: { max: 30, windowSeconds: 60 },
       body: M.EnvBody,
       response: { 200: M.SyncStatusView, ...errorResponses('standard', 400, 401, 403, 404, 502, 503) },
-      detail: { operationId: 'rampSyncStatus', summary: 'Read the KYC status from the partner again', description: `${ACCESS} 404 \`RAMP_CUSTOMER_NOT_FOUND\` when the user has no bank ramp profile in that environment (no session was ever created); \`synced: false\` when the partner does not know the customer yet (the hosted onboarding was not started). Sends no event. ${PARTNER}` },
+      detail: { operationId: 'rampSyncStatus', summary: 'Read the KYC status from the partner again', description: `${ACCESS} 404 \`RAMP_CUSTOMER_NOT_FOUND\` when the user has no bank ramp profile in that environment (no session was ever created); \`synced: false\` when the partner does not know the customer yet (the hosted onboarding was not started). Sends no event. ${PARTNER} ${perMinute(30)}` },
     })
     .get('/currencies', ({ query, ctx }) => service.currencies(ctx, query), {
       auth: 'any',
@@ -77,15 +91,17 @@ export function rampRoutes(deps: Deps) {
     })
     .post('/payin/checkout', () => service.checkout(), {
       auth: 'any',
+      rateLimit: { max: 20, windowSeconds: 60 },
       body: t.Optional(t.Unknown({ examples: [{ fiatAmount: '50.00' }], description: 'not read: card top-up is switched off' })),
       response: { 403: errorResponses('standard', 403)[403]!, ...errorResponses('standard', 401) },
-      detail: { operationId: 'rampPayinCheckout', summary: 'Card top-up (switched off)', description: 'Always 403 with `details.code` `CARD_TOPUP_UNAVAILABLE`; use the bank transfer deposit route.' },
+      detail: { operationId: 'rampPayinCheckout', summary: 'Card top-up (switched off)', description: `Always 403 with \`details.code\` \`CARD_TOPUP_UNAVAILABLE\`; use the bank transfer deposit route. ${perMinute(20)}` },
     })
     .post('/payin/sandbox/simulate-deposit', ({ body, ctx }) => service.simulateDeposit(ctx, body), {
       auth: 'any',
+      rateLimit: { max: 30, windowSeconds: 60 },
       body: M.SimulateDepositBody,
       response: { 200: M.SimulatedDepositView, ...errorResponses('standard', 400, 401, 403, 404, 502, 503) },
-      detail: { operationId: 'rampSimulateDeposit', summary: 'Simulate a bank transfer to a sandbox virtual IBAN', description: `${ACCESS} Sandbox only (function \`payin\` of the sandbox). \`amount\` is a JSON number, at most 2 decimals, at most 15000. The partner then sends the deposit's and the conversion's events, which update the records and reach the tenant's webhook. ${PARTNER}` },
+      detail: { operationId: 'rampSimulateDeposit', summary: 'Simulate a bank transfer to a sandbox virtual IBAN', description: `${ACCESS} Sandbox only (function \`payin\` of the sandbox). \`amount\` is a JSON number, at most 2 decimals, at most 15000. The partner then sends the deposit's and the conversion's events, which update the records and reach the tenant's webhook. ${PARTNER} ${perMinute(30)}` },
     })
     .get('/payout/countries', ({ query, ctx }) => payouts.payoutCountries(ctx, query), {
       auth: 'any',
@@ -95,16 +111,18 @@ export function rampRoutes(deps: Deps) {
     })
     .post('/payout/channels/search', ({ body, ctx }) => payouts.searchChannels(ctx, body), {
       auth: 'any',
+      rateLimit: { max: 60, windowSeconds: 60 },
       body: M.ChannelSearchBody,
       response: { 200: M.ChannelsView, ...errorResponses('standard', 400, 401, 403, 404, 502, 503) },
-      detail: { operationId: 'rampPayoutChannelsSearch', summary: 'Payout channels (bank transfer methods) for a country, currency and amount', description: `${ACCESS} Function \`payout\`. A POST because \`paymentMethodId\` contains the account number. Read from the bank ramp; nothing stored. \`limits\`, \`rate\` and \`totalFee\` are decimal text. ${PARTNER}` },
+      detail: { operationId: 'rampPayoutChannelsSearch', summary: 'Payout channels (bank transfer methods) for a country, currency and amount', description: `${ACCESS} Function \`payout\`. A POST because \`paymentMethodId\` contains the account number. Read from the bank ramp; nothing stored. \`limits\`, \`rate\` and \`totalFee\` are decimal text. ${PARTNER} ${perMinute(60)}` },
     })
     .post('/payout/channels/:channelId/form', ({ params, body, ctx }) => payouts.channelForm(ctx, params.channelId, body), {
       auth: 'any',
+      rateLimit: { max: 60, windowSeconds: 60 },
       params: M.ChannelIdParams,
       body: M.ChannelFormBody,
       response: { 200: M.ChannelFormView, ...errorResponses('standard', 400, 401, 403, 404, 502, 503) },
-      detail: { operationId: 'rampPayoutChannelForm', summary: 'The form a payout channel asks for', description: `${ACCESS} Function \`payout\`. A POST because the payment method id contains the account number; nothing is stored and nothing moves. \`formSchema\` is a JSON Schema (draft-07) object, with \`paymentMethodId\` only of what the bank ramp still lacks; \`formSchema\` and \`formContentHash\` are \`null\` when nothing more is needed. 400 when \`channelId\` is not a UUID; 404 \`RAMP_CUSTOMER_NOT_FOUND\` when the user has no bank ramp profile in that environment; 404 \`RAMP_RESOURCE_NOT_FOUND\` when the hosted onboarding was not started (the bank ramp does not know the customer yet), or the channel or payment method is unknown. KYC approval is not needed. ${PARTNER}` },
+      detail: { operationId: 'rampPayoutChannelForm', summary: 'The form a payout channel asks for', description: `${ACCESS} Function \`payout\`. A POST because the payment method id contains the account number; nothing is stored and nothing moves. \`formSchema\` is a JSON Schema (draft-07) object, with \`paymentMethodId\` only of what the bank ramp still lacks; \`formSchema\` and \`formContentHash\` are \`null\` when nothing more is needed. 400 when \`channelId\` is not a UUID; 404 \`RAMP_CUSTOMER_NOT_FOUND\` when the user has no bank ramp profile in that environment; 404 \`RAMP_RESOURCE_NOT_FOUND\` when the hosted onboarding was not started (the bank ramp does not know the customer yet), or the channel or payment method is unknown. KYC approval is not needed. ${PARTNER} ${perMinute(60)}` },
     })
     .get('/payout/beneficiaries', ({ query, ctx }) => payouts.beneficiaries(ctx, query), {
       auth: 'any',
@@ -114,18 +132,20 @@ export function rampRoutes(deps: Deps) {
     })
     .post('/payout/quotes', ({ body, ctx }) => payouts.createQuote(ctx, body), {
       auth: 'any',
+      rateLimit: { max: 30, windowSeconds: 60 },
       idempotent: true,
       headers: IdempotencyHeaders,
       body: M.QuoteBody,
       response: { 200: M.QuoteView, ...errorResponses('standard', 400, 401, 403, 404, 409, 502, 503) },
-      detail: { operationId: 'rampPayoutQuote', summary: 'Quote a payout from a wallet to a bank account', description: `${ACCESS} ${PAYOUT} The bank ramp prepares the sell (fee, the most crypto it may take) and checks the filled \`form\` of the channel (its refusal passes through, \`details.fields\` by field). \`fiatAmount\` has at most 2 decimals; \`cryptoAmountEstimate\` and \`cryptoAuthorizedAmount\` are in the smallest unit (6 decimals). The wallet must be the caller's testnet wallet on a chain the bank ramp offers. Payable for 10 minutes. ${IDEMPOTENT} ${PARTNER}` },
+      detail: { operationId: 'rampPayoutQuote', summary: 'Quote a payout from a wallet to a bank account', description: `${ACCESS} ${PAYOUT} The bank ramp prepares the sell (fee, the most crypto it may take) and checks the filled \`form\` of the channel (its refusal passes through, \`details.fields\` by field). \`fiatAmount\` has at most 2 decimals; \`cryptoAmountEstimate\` and \`cryptoAuthorizedAmount\` are in the smallest unit (6 decimals). The wallet must be the caller's testnet wallet on a chain the bank ramp offers. Payable for 10 minutes. ${IDEMPOTENT} ${PARTNER} ${perMinute(30)}` },
     })
     .post('/payout/quotes/:quoteId/steps', ({ params, body, ctx }) => payouts.quoteSteps(ctx, params.quoteId, body), {
       auth: 'any',
+      rateLimit: { max: 60, windowSeconds: 60 },
       params: M.QuoteIdParams,
       body: M.EnvBody,
       response: { 200: M.QuoteStepsView, ...errorResponses('standard', 400, 401, 403, 404, 503) },
-      detail: { operationId: 'rampPayoutQuoteSteps', summary: 'What paying a quote does, and which of it is done', description: `${ACCESS} ${PAYOUT} The on-chain transfer from the wallet to the bank ramp's deposit address (amount in the smallest unit), then the bank ramp's payout. Reads only; \`POST /v1/ramp/bank/payout/payouts\` runs them.` },
+      detail: { operationId: 'rampPayoutQuoteSteps', summary: 'What paying a quote does, and which of it is done', description: `${ACCESS} ${PAYOUT} The on-chain transfer from the wallet to the bank ramp's deposit address (amount in the smallest unit), then the bank ramp's payout. Reads only; \`POST /v1/ramp/bank/payout/payouts\` runs them. ${perMinute(60)}` },
     })
     .get('/payout/quotes/:quoteId', ({ params, query, ctx }) => payouts.readQuote(ctx, params.quoteId, query), {
       auth: 'any',
@@ -136,19 +156,21 @@ export function rampRoutes(deps: Deps) {
     })
     .post('/payout/payouts', ({ body, ctx }) => payouts.createPayout(ctx, body), {
       auth: 'any',
+      rateLimit: { max: 10, windowSeconds: 60 },
       idempotent: true,
       headers: IdempotencyHeaders,
       body: M.PayoutBody,
       response: { 200: M.PayoutView, ...errorResponses('standard', 400, 401, 403, 404, 409, 502, 503) },
-      detail: { operationId: 'rampPayoutFromWallet', summary: 'Pay a quote from the caller\'s custodial wallet', description: `${ACCESS} ${PAYOUT} Sends \`cryptoAuthorizedAmount\` from the quote's custodial wallet to the bank ramp's deposit address (a transaction of \`/v1/transactions\`, \`transactionId\`), then asks the bank ramp to sell it and pay the bank account. \`status\` starts \`pending\`, then follows the bank ramp's events: \`processing\`, \`completed\` or \`failed\` (each change sends \`ramp.payout.updated\`). 409 when the quote was already paid; 400 \`RAMP_QUOTE_EXPIRED\`; 400 for a wallet that is not custodial; the transactions module's errors when the transfer cannot be sent (nothing is recorded then). ${IDEMPOTENT} ${PARTNER}` },
+      detail: { operationId: 'rampPayoutFromWallet', summary: 'Pay a quote from the caller\'s custodial wallet', description: `${ACCESS} ${PAYOUT} Sends \`cryptoAuthorizedAmount\` from the quote's custodial wallet to the bank ramp's deposit address (a transaction of \`/v1/transactions\`, \`transactionId\`), then asks the bank ramp to sell it and pay the bank account. \`status\` starts \`pending\`, then follows the bank ramp's events: \`processing\`, \`completed\` or \`failed\` (each change sends \`ramp.payout.updated\`). 409 when the quote was already paid; 400 \`RAMP_QUOTE_EXPIRED\`; 400 for a wallet that is not custodial; the transactions module's errors when the transfer cannot be sent (nothing is recorded then). ${IDEMPOTENT} ${PARTNER} ${perMinute(10)}` },
     })
     .post('/payout/initiate', ({ body, ctx }) => payouts.initiatePayout(ctx, body), {
       auth: 'any',
+      rateLimit: { max: 10, windowSeconds: 60 },
       idempotent: true,
       headers: IdempotencyHeaders,
       body: M.InitiateBody,
       response: { 200: M.InitiateView, ...errorResponses('standard', 400, 401, 403, 404, 409, 502, 503) },
-      detail: { operationId: 'rampPayoutInitiate', summary: 'Quote and pay out a crypto amount in one call', description: `${ACCESS} ${PAYOUT} \`cryptoAmount\` is an integer string read with 6 decimals for every currency; the fiat amount is what the channel's rate gives for it after fees, so that at most \`cryptoAmount\` is sent. The answer is the payout with \`fiatAmount\` (2 decimals) and \`exchangeRate\` as strings. ${IDEMPOTENT} ${PARTNER}` },
+      detail: { operationId: 'rampPayoutInitiate', summary: 'Quote and pay out a crypto amount in one call', description: `${ACCESS} ${PAYOUT} \`cryptoAmount\` is an integer string read with 6 decimals for every currency; the fiat amount is what the channel's rate gives for it after fees, so that at most \`cryptoAmount\` is sent. The answer is the payout with \`fiatAmount\` (2 decimals) and \`exchangeRate\` as strings. ${IDEMPOTENT} ${PARTNER} ${perMinute(10)}` },
     })
     .get('/payout/transactions', ({ query, ctx }) => payouts.listPayouts(ctx, query), {
       auth: 'any',
@@ -165,15 +187,17 @@ export function rampRoutes(deps: Deps) {
     })
     .post('/addresses/challenge', ({ body, ctx }) => addresses.addressChallenge(ctx, body), {
       auth: 'any',
+      rateLimit: { max: 20, windowSeconds: 60 },
       body: M.AddressChallengeBody,
       response: { 200: M.AddressChallengeView, ...errorResponses('standard', 400, 401, 403, 404, 503) },
-      detail: { operationId: 'rampAddressChallenge', summary: 'A message to sign with an external address', description: `${ACCESS} (no function switch). The user needs a bank ramp profile in that environment (404 \`RAMP_CUSTOMER_NOT_FOUND\`). The message names the chain, the address, the environment, a random nonce and its expiry (10 minutes); it can be verified once.` },
+      detail: { operationId: 'rampAddressChallenge', summary: 'A message to sign with an external address', description: `${ACCESS} (no function switch). The user needs a bank ramp profile in that environment (404 \`RAMP_CUSTOMER_NOT_FOUND\`). The message names the chain, the address, the environment, a random nonce and its expiry (10 minutes); it can be verified once. ${perMinute(20)}` },
     })
     .post('/addresses/verify', ({ body, ctx }) => addresses.verifyAddress(ctx, body), {
       auth: 'any',
+      rateLimit: { max: 20, windowSeconds: 60 },
       body: M.AddressVerifyBody,
       response: { 200: M.ProvenAddressView, ...errorResponses('standard', 400, 401, 403, 404, 409, 502, 503) },
-      detail: { operationId: 'rampAddressVerify', summary: 'Prove an external address with the signed challenge', description: `${ACCESS} (no function switch). EIP-191 on EVM chains, ed25519 on Solana. A challenge is used once, whatever the outcome: 400 \`ADDRESS_SIGNATURE_INVALID\` for a signature that is not the address owner's (the challenge is spent), 409 \`ADDRESS_CHALLENGE_USED\`, 400 \`ADDRESS_CHALLENGE_EXPIRED\`, 404 for another user's or an unknown challenge. The proof is registered with the bank ramp before it is recorded. ${PARTNER}` },
+      detail: { operationId: 'rampAddressVerify', summary: 'Prove an external address with the signed challenge', description: `${ACCESS} (no function switch). EIP-191 on EVM chains, ed25519 on Solana. A challenge is used once, whatever the outcome: 400 \`ADDRESS_SIGNATURE_INVALID\` for a signature that is not the address owner's (the challenge is spent), 409 \`ADDRESS_CHALLENGE_USED\`, 400 \`ADDRESS_CHALLENGE_EXPIRED\`, 404 for another user's or an unknown challenge. The proof is registered with the bank ramp before it is recorded. ${PARTNER} ${perMinute(20)}` },
     })
     .get('/addresses', ({ query, ctx }) => addresses.listAddresses(ctx, query), {
       auth: 'any',
@@ -183,10 +207,11 @@ export function rampRoutes(deps: Deps) {
     })
     .delete('/addresses/:id', ({ params, query, ctx }) => addresses.deleteAddress(ctx, params.id, query), {
       auth: 'any',
+      rateLimit: { max: 20, windowSeconds: 60 },
       params: M.AddressIdParams,
       query: M.EnvQuery,
       response: { 200: t.Object({ deleted: t.Literal(true), id: t.String() }), ...errorResponses('standard', 400, 401, 403, 404, 502, 503) },
-      detail: { operationId: 'rampAddressDelete', summary: 'Remove a proven address', description: `${ACCESS} Removed at the bank ramp, then in Slipway. ${PARTNER}` },
+      detail: { operationId: 'rampAddressDelete', summary: 'Remove a proven address', description: `${ACCESS} Removed at the bank ramp, then in Slipway. ${PARTNER} ${perMinute(20)}` },
     })
     .post('/webhooks/:environment/:tenantId', async ({ params, request, body: _parsed }) => service.receivePartnerWebhook(deps, {
       tenantId: params.tenantId,
@@ -209,6 +234,7 @@ export function rampRoutes(deps: Deps) {
 function initiateOptions(operationId: string, prefix = '') {
   return {
     auth: 'any' as const,
+    rateLimit: { max: 20, windowSeconds: 60 },
     idempotent: true,
     headers: IdempotencyHeaders,
     body: M.PayinInitiateBody,
@@ -216,7 +242,7 @@ function initiateOptions(operationId: string, prefix = '') {
     detail: {
       operationId,
       summary: 'A virtual IBAN that converts EUR transfers to the stablecoin at a wallet',
-      description: `${prefix}${ACCESS} Function \`payin\`. The wallet must be the caller's (404 \`Wallet not found\`) and on the environment's network (sandbox: testnet wallets). 400 \`RAMP_PAIR_UNAVAILABLE\` with \`details.available\` when the currency or the wallet's chain is not offered; 404 \`RAMP_CUSTOMER_NOT_FOUND\` before any onboarding session. ${IDEMPOTENT} ${PARTNER}`,
+      description: `${prefix}${ACCESS} Function \`payin\`. The wallet must be the caller's (404 \`Wallet not found\`) and on the environment's network (sandbox: testnet wallets). 400 \`RAMP_PAIR_UNAVAILABLE\` with \`details.available\` when the currency or the wallet's chain is not offered; 404 \`RAMP_CUSTOMER_NOT_FOUND\` before any onboarding session. ${IDEMPOTENT} ${PARTNER} ${perMinute(20)}`,
     },
   }
 }

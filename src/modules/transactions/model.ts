@@ -49,7 +49,9 @@ export const chainErrors = (...statuses: number[]) => Object.fromEntries(statuse
 
 export const Created = t.Object({
   id: t.String({ description: 'transaction id' }),
-  status: t.Union([t.Literal('pending'), t.Literal('awaiting_signature')]),
+  status: t.Union([t.Literal('pending'), t.Literal('awaiting_signature'), t.Literal('confirmed'), t.Literal('failed')], {
+    description: '`pending` (custodial, submitted) or `awaiting_signature` (prepared); a retry with the Idempotency-Key of a send whose first answer was lost (its process stopped after recording it) answers the send\'s current status, which may be `confirmed` or `failed`',
+  }),
   txHash: t.Union([t.String(), t.Null()]),
   requiresClientSigning: t.Boolean(),
   chain: t.String(),

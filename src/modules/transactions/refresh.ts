@@ -28,6 +28,12 @@ async function refreshTransaction(deps: Deps, row: TransactionRow): Promise<Tran
   return familyOf(endpoint.family).refresh(deps, endpoint, row)
 }
 
+/** A send's row read from its chain now (saved when changed); undefined when the tenant has no such transaction. */
+export async function refreshedTransaction(deps: Deps, tenantId: string, id: string): Promise<TransactionRow | undefined> {
+  const row = await findTransaction(deps.database.db, tenantId, id)
+  return row && row.status === 'pending' ? refreshTransaction(deps, row) : row
+}
+
 /** The `tx.refresh` job (registered in jobs.ts): reads the chain, and schedules the next look while the transaction is pending. */
 export async function runRefreshJob(deps: Deps, tenantId: string | null | undefined, payload: Record<string, unknown>) {
   const id = String(payload.transactionId)

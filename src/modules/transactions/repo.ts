@@ -1,13 +1,13 @@
 /**
  * The only file that touches the transactions module's tables: transactions, prepared
- * transactions and wallet nonces. Every function takes the executor (the database or a
+ * transactions, wallet nonces and wallet holds. Every function takes the executor (the database or a
  * write transaction) and then the tenant id, and filters by it.
  */
-import { and, count, desc, eq, gt, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, gt, inArray, isNull, ne, or, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
-import { preparedTransactions, transactions, walletNonces, type PreparedRow, type TransactionRow, type TxStatus } from './schema'
+import { preparedTransactions, transactions, walletHolds, walletNonces, type HoldRow, type PreparedRow, type TransactionRow, type TxStatus } from './schema'
 
-export type { PreparedRow, TransactionRow, TxStatus }
+export type { HoldRow, PreparedRow, TransactionRow, TxStatus }
 export type NewTransaction = typeof transactions.$inferInsert
 export type NewPrepared = typeof preparedTransactions.$inferInsert
 export type NonceRow = typeof walletNonces.$inferSelect
@@ -108,4 +108,65 @@ export async function createNonceRow(db: Executor, tenantId: string, walletId: s
 
 export async function setNonceRow(db: Executor, tenantId: string, walletId: string, network: string, set: { nextNonce?: number; freeNonces?: number[] }, now: number) {
   await db.update(walletNonces).set({ ...set, updatedAt: now }).where(nonceWhere(tenantId, walletId, network))
+}
+
+// ---- what a custodial wallet has in flight (holds.ts)
+
+/**
+ * A wallet's custodial sends on one network that the chain's balance at `block` may not
+ * show yet: those still pending, and those mined (confirmed or reverted) after `block`.
+ */
+export function sendsInFlight(db: Executor, tenantId: string, walletId: string, network: string, block: number) {
+  return db.select({
+    status: transactions.status, amount: transactions.amount, tokenAddress: transactions.tokenAddress, gasLimit: transactions.gasLimit,
+    maxFeePerGas: transactions.maxFeePerGas, feePaid: transactions.feePaid,
+  }).from(transactions).where(and(
+    eq(transactions.tenantId, tenantId), eq(transactions.walletId, walletId), eq(transactions.network, network),
+    eq(transactions.requiresClientSigning, false), eq(transactions.simulation, false),
+    or(eq(transactions.status, 'pending'), and(inArray(transactions.status, ['confirmed', 'failed']), gt(transactions.blockNumber, block))),
+  ))
+}
+
+/** Holds on the wallet's network whose send does not exist yet, unreleased and unexpired at `now`, but `except`. */
+export function openHolds(db: Executor, tenantId: string, walletId: string, network: string, now: number, except: string | null) {
+  const conds: SQL[] = [
+    eq(walletHolds.tenantId, tenantId), eq(walletHolds.walletId, walletId), eq(walletHolds.network, network),
+    isNull(walletHolds.transactionId), isNull(walletHolds.releasedAt), gt(walletHolds.expiresAt, now),
+  ]
+  if (except) conds.push(ne(walletHolds.id, except))
+  return db.select({ id: walletHolds.id, amount: walletHolds.amount, tokenAddress: walletHolds.tokenAddress }).from(walletHolds).where(and(...conds))
+}
+
+export async function insertHold(db: Executor, row: typeof walletHolds.$inferInsert) {
+  await db.insert(walletHolds).values(row)
+}
+
+export function findHold(db: Executor, tenantId: string, id: string) {
+  return db.select().from(walletHolds).where(and(eq(walletHolds.tenantId, tenantId), eq(walletHolds.id, id))).get()
+}
+
+/** The send that spends the hold: from now on the send holds the amount. False when the hold was released, expired or spent. */
+export async function attachHold(db: Executor, tenantId: string, id: string, transactionId: string, now: number): Promise<boolean> {
+  const changed = await db.update(walletHolds).set({ transactionId })
+    .where(and(eq(walletHolds.tenantId, tenantId), eq(walletHolds.id, id), isNull(walletHolds.transactionId), isNull(walletHolds.releasedAt), gt(walletHolds.expiresAt, now)))
+    .returning({ id: walletHolds.id })
+  return changed.length > 0
+}
+
+/** Gives a hold up (its owner will not send); a hold already spent by a send is left alone. */
+export async function releaseHold(db: Executor, tenantId: string, id: string, now: number) {
+  await db.update(walletHolds).set({ releasedAt: now }).where(and(eq(walletHolds.tenantId, tenantId), eq(walletHolds.id, id), isNull(walletHolds.transactionId), isNull(walletHolds.releasedAt)))
+}
+
+/**
+ * A wallet's pending sends on one network whose nonce is `fromNonce` or later, by nonce:
+ * the send next in line and those queued behind it (evm-refresh.ts hands their stored
+ * signed bytes to the node again, in order).
+ */
+export async function pendingSendsFrom(db: Executor, tenantId: string, walletId: string, network: string, fromNonce: number) {
+  const rows = await db.select().from(transactions).where(and(
+    eq(transactions.tenantId, tenantId), eq(transactions.walletId, walletId), eq(transactions.network, network),
+    eq(transactions.status, 'pending'), eq(transactions.simulation, false), gt(transactions.nonce, fromNonce - 1),
+  ))
+  return rows.sort((x, y) => x.nonce! - y.nonce!)
 }

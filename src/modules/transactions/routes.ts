@@ -5,7 +5,7 @@
 import { Elysia } from 'elysia'
 import type { FeedSource } from '../../context'
 import type { Deps } from '../../deps'
-import { IdempotencyHeaders, idempotency } from '../../http/idempotency'
+import { IdempotencyHeaders, idempotency, registerReplay } from '../../http/idempotency'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { lazyService } from '../../lib/lazy'
@@ -17,6 +17,15 @@ const service = lazyService(() => import('./impl'))
 
 /** `feedSources`: other modules' movements in the unified feed (src/services.ts). */
 export function transactionRoutes(deps: Deps, feedSources: FeedSource[] = []) {
+  // a custodial send's Idempotency-Key is bound to it once recorded: a retry whose first answer was lost answers it as it is now
+  registerReplay('transaction', async (ctx, id) => {
+    const row = await service.ownTransaction(ctx, id).catch(() => null)
+    if (!row) return null
+    return {
+      status: 201,
+      body: { id: row.id, status: row.status, txHash: row.txHash, requiresClientSigning: row.requiresClientSigning, nonce: row.nonce, chain: row.chain, isTestnet: row.isTestnet },
+    }
+  })
   return new Elysia({ prefix: '/v1/transactions', detail: { tags: ['Transactions'] } })
     .use(security(deps))
     .use(idempotency(deps))

@@ -55,9 +55,12 @@ async function planSend(ctx: Ctx, input: SendBody): Promise<SendPlan> {
   return { tenantId: tenant.id, settings: tenant.settings, wallet: w, token, to, amount, network, endpoint }
 }
 
-/** `POST /v1/transactions/`: custodial wallets send, the others get a transaction to sign. */
-export async function createTransaction(ctx: Ctx, input: SendBody) {
-  const p = await planSend(ctx, input)
+/**
+ * `POST /v1/transactions/`: custodial wallets send, the others get a transaction to sign.
+ * `holdId`: a hold placed for this send (holds.ts), which the send takes over.
+ */
+export async function createTransaction(ctx: Ctx, input: SendBody, opts: { holdId?: string } = {}) {
+  const p: SendPlan = { ...(await planSend(ctx, input)), holdId: opts.holdId }
   const family = familyOf(p.endpoint.family)
   return isCustodial(p.wallet) ? family.send(ctx, p) : family.prepare(ctx, p)
 }

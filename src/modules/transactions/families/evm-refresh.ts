@@ -1,60 +1,107 @@
 /**
  * Reading an EVM transaction's fate from the chain and saving any change.
  *
- * Dropped transactions: when the node has not known a submitted hash for
- * TX_DROP_AFTER_MS and the wallet's nonce is still unused on chain, a custodial
- * transaction is signed again with fees raised by 20% per resend, never above the first
- * max fee + TX_MAX_FEE_BUMP_PERCENT, at most TX_MAX_RESENDS times; a client-signed one is
- * resubmitted unchanged (its signature cannot be redone here). When neither is possible
- * it is marked `failed` with a `failureReason`, and a custodial nonce goes back to the
- * wallet's counter. A nonce used on chain by a transaction that is none of ours is
- * `failed` too.
+ * A send may have been signed more than once for its nonce (resends, replacements): every
+ * hash it had (`txHash`, then `previousHashes` newest first) is looked up. The one with a
+ * receipt becomes `txHash`; the others stay in `previousHashes`, replaced (shown as
+ * `replacedHashes`: at most one of them can ever be mined, since they share the nonce).
+ *
+ * Past TX_DROP_AFTER_MS since its last submission, a send still pending is looked at:
+ *
+ * - Dropped (the node knows none of its hashes) and its nonce still unused on chain: a
+ *   custodial transaction is signed again with fees raised by 20% per resend, never above
+ *   the first max fee + TX_MAX_FEE_BUMP_PERCENT, at most TX_MAX_RESENDS times; a
+ *   client-signed one is resubmitted unchanged (its signature cannot be redone here). When
+ *   neither is possible it is marked `failed` with a `failureReason`, and a custodial nonce
+ *   goes back to the wallet's counter.
+ * - Kept (the node knows one of its hashes) and next in line (its nonce is the chain's
+ *   `latest` count): with fees below what the node now accepts (a max fee under the latest
+ *   base fee plus the tip the node suggests, or a tip under that tip), a custodial send is
+ *   replaced: same nonce, tip and max fee each raised by at least the nodes' replacement
+ *   minimum (10%), to twice the base fee plus the tip as a new send gets, never above the
+ *   ceiling, at most TX_MAX_RESENDS times (then it stays pending while the node keeps it).
+ *   With fees the node accepts, the node holds it where it does not mine it (ganache's
+ *   queued pool: docs/transactions.md): its signed bytes, and those of the wallet's later
+ *   pending sends, are handed to the node again in nonce order.
+ * - Kept behind an earlier nonce: the wallet's send next in line is looked at instead.
+ * - A nonce used on chain by a transaction that is none of its hashes: `failed`.
+ *
+ * A resend or replacement the node refuses is undone: the record keeps the hash the node
+ * has, so a refused signature is never taken for the send.
  */
 import type { Hex } from 'viem'
 import type { ChainEndpoint } from '../../../adapters/chain/port'
 import type { Deps } from '../../../deps'
 import * as walletsRepo from '../../wallets/repo'
 import { releaseNonce } from '../nonces'
-import { findTransaction, updateTransaction, type TransactionRow } from '../repo'
+import { findTransaction, pendingSendsFrom, updateTransaction, type TransactionRow } from '../repo'
 import { isCustodial, walletSecret } from '../shared'
 import { evmNet, signEvm, transferCall, type EvmNet } from './evm-calls'
 
+/** How much more tip and max fee a node wants before it replaces a transaction it holds (geth's and ganache's default price bump). */
+export const REPLACEMENT_BUMP_PERCENT = 10n
+
+type Wallet = NonNullable<Awaited<ReturnType<typeof walletsRepo.findWallet>>>
+interface Fees { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
+
 export async function refreshEvm(deps: Deps, endpoint: ChainEndpoint, row: TransactionRow): Promise<TransactionRow> {
-  const net = await evmNet(deps, endpoint)
-  const found = await deps.chain.guard(endpoint, 'receipt', () => findReceipt(net, [row.txHash!, ...[...row.previousHashes].reverse()]))
-  if (found) {
-    const { receipt, hash } = found
-    const [latest, timestamp] = await deps.chain.guard(endpoint, 'block', () => Promise.all([net.rpc.blockNumber(), net.rpc.blockTimestamp(receipt.blockNumber)]))
-    const set = {
-      status: receipt.status === 'success' ? 'confirmed' as const : 'failed' as const,
-      failureReason: receipt.status === 'success' ? null : 'reverted on chain',
-      txHash: hash,
-      confirmations: Number(latest - receipt.blockNumber + 1n),
-      blockNumber: Number(receipt.blockNumber),
-      blockTimestamp: Number(timestamp) * 1000,
-      feePaid: (receipt.gasUsed * receipt.effectiveGasPrice).toString(),
-    }
-    if (row.status === 'pending' || set.confirmations !== row.confirmations) {
-      const now = deps.clock.now()
-      await deps.database.write((tx) => updateTransaction(tx, row.tenantId, row.id, { ...set, updatedAt: now }, { status: row.status }))
-      return { ...row, ...set, updatedAt: now }
-    }
-    return row
-  }
+  return refreshOn(deps, await evmNet(deps, endpoint), row, 0)
+}
+
+async function refreshOn(deps: Deps, net: EvmNet, row: TransactionRow, depth: number): Promise<TransactionRow> {
+  const mined = await saveMined(deps, net, row)
+  if (mined) return mined
   if (row.status !== 'pending') return row
-  const known = await deps.chain.guard(endpoint, 'transaction', () => net.rpc.knowsTransaction(row.txHash as Hex))
-  const now = deps.clock.now()
-  if (known || now - (row.submittedAt ?? row.createdAt) < deps.config.txDropAfterMs) return row
-  return handleDropped(deps, net, row)
+  if (deps.clock.now() - (row.submittedAt ?? row.createdAt) < deps.config.txDropAfterMs) return row
+  const known = await deps.chain.guard(net.endpoint, 'transaction', () => knowsAny(net, hashesOf(row)))
+  return known ? handleKept(deps, net, row, depth) : handleDropped(deps, net, row)
+}
+
+/** Every hash the send was signed with, newest first. */
+function hashesOf(row: TransactionRow): Hex[] {
+  return [...new Set([row.txHash!, ...[...row.previousHashes].reverse()])].filter(Boolean) as Hex[]
+}
+
+async function knowsAny(net: EvmNet, hashes: Hex[]) {
+  for (const hash of hashes) if (await net.rpc.knowsTransaction(hash)) return true
+  return false
 }
 
 /** The receipt of the first of the hashes the node has mined, newest submission first. */
-async function findReceipt(net: EvmNet, hashes: string[]) {
+async function findReceipt(net: EvmNet, hashes: Hex[]) {
   for (const hash of hashes) {
-    const receipt = await net.rpc.receipt(hash as Hex)
+    const receipt = await net.rpc.receipt(hash)
     if (receipt) return { hash, receipt }
   }
   return null
+}
+
+/**
+ * When one of the send's hashes is mined: records it (status, block, fee) as `txHash` and
+ * the others as replaced, and answers the saved row; null while none is.
+ */
+async function saveMined(deps: Deps, net: EvmNet, row: TransactionRow): Promise<TransactionRow | null> {
+  const found = await deps.chain.guard(net.endpoint, 'receipt', () => findReceipt(net, hashesOf(row)))
+  if (!found) return null
+  const { receipt, hash } = found
+  const [latest, timestamp] = await deps.chain.guard(net.endpoint, 'block', () => Promise.all([net.rpc.blockNumber(), net.rpc.blockTimestamp(receipt.blockNumber)]))
+  const set = {
+    status: receipt.status === 'success' ? 'confirmed' as const : 'failed' as const,
+    failureReason: receipt.status === 'success' ? null : 'reverted on chain',
+    txHash: hash,
+    // the hashes signed for the same nonce that were not mined: replaced for good
+    previousHashes: [...row.previousHashes, row.txHash!].filter((h) => h && h !== hash),
+    confirmations: Number(latest - receipt.blockNumber + 1n),
+    blockNumber: Number(receipt.blockNumber),
+    blockTimestamp: Number(timestamp) * 1000,
+    feePaid: (receipt.gasUsed * receipt.effectiveGasPrice).toString(),
+  }
+  if (row.status !== 'pending' && set.confirmations === row.confirmations && row.txHash === hash) return row
+  const now = deps.clock.now()
+  // Only over the row as read: a replacement signed meanwhile adds a hash, and is looked at again.
+  const changed = await deps.database.write((tx) => updateTransaction(tx, row.tenantId, row.id, { ...set, updatedAt: now }, { status: row.status, txHash: row.txHash! }))
+  if (!changed) return (await findTransaction(deps.database.db, row.tenantId, row.id)) ?? row
+  return { ...row, ...set, updatedAt: now }
 }
 
 async function markFailed(deps: Deps, row: TransactionRow, reason: string, freeNonce: boolean) {
@@ -66,55 +113,166 @@ async function markFailed(deps: Deps, row: TransactionRow, reason: string, freeN
   return { ...row, status: 'failed' as const, failureReason: reason, updatedAt: now }
 }
 
-async function handleDropped(deps: Deps, net: EvmNet, row: TransactionRow): Promise<TransactionRow> {
-  const used = await deps.chain.guard(net.endpoint, 'nonce', () => net.rpc.transactionCount(row.fromAddress as Hex, 'latest'))
-  if (row.nonce !== null && used > row.nonce) return markFailed(deps, row, 'dropped: its nonce was used by another transaction', false)
+/** The chain's count of the sender's mined transactions. */
+const usedNonces = (deps: Deps, net: EvmNet, row: TransactionRow) => deps.chain.guard(net.endpoint, 'nonce', () => net.rpc.transactionCount(row.fromAddress as Hex, 'latest'))
+
+/** Its nonce is used on chain: by one of its own hashes mined just now (saved), or by another transaction (`failed`). */
+async function nonceUsed(deps: Deps, net: EvmNet, row: TransactionRow) {
+  return (await saveMined(deps, net, row)) ?? markFailed(deps, row, 'dropped: its nonce was used by another transaction', false)
+}
+
+async function custodialWallet(deps: Deps, row: TransactionRow): Promise<Wallet | null> {
+  if (row.requiresClientSigning) return null
   const wallet = await walletsRepo.findWallet(deps.database.db, row.tenantId, row.walletId)
-  const custodial = !!wallet && isCustodial(wallet) && !row.requiresClientSigning
+  return wallet && isCustodial(wallet) ? wallet : null
+}
+
+async function handleDropped(deps: Deps, net: EvmNet, row: TransactionRow): Promise<TransactionRow> {
+  const used = await usedNonces(deps, net, row)
+  if (row.nonce !== null && used > row.nonce) return nonceUsed(deps, net, row)
+  const wallet = await custodialWallet(deps, row)
   if (row.resendCount >= deps.config.txMaxResends) {
-    return markFailed(deps, row, `dropped from the mempool; not mined after ${row.resendCount} resends`, custodial)
+    return markFailed(deps, row, `dropped from the mempool; not mined after ${row.resendCount} resends`, !!wallet)
   }
-  if (!custodial) {
+  if (!wallet) {
     // A client-signed transaction can only be handed to the node again as it is.
     const now = deps.clock.now()
     await deps.database.write((tx) => updateTransaction(tx, row.tenantId, row.id, { resendCount: row.resendCount + 1, submittedAt: now, updatedAt: now }, { txHash: row.txHash! }))
     await net.rpc.sendRaw(row.rawTx as Hex)
     return { ...row, resendCount: row.resendCount + 1, submittedAt: now, updatedAt: now }
   }
-  const initial = BigInt(row.initialMaxFeePerGas ?? row.maxFeePerGas!)
-  const ceiling = initial + (initial * BigInt(deps.config.txMaxFeeBumpPercent)) / 100n
   const oldMax = BigInt(row.maxFeePerGas!)
   const oldTip = BigInt(row.maxPriorityFeePerGas!)
   const nextMax = (oldMax * 12n) / 10n
   // Nodes replace a known transaction only for at least 10% more; 20% leaves room.
-  if (nextMax > ceiling || nextMax === oldMax) {
+  if (nextMax > ceilingOf(deps, row) || nextMax === oldMax) {
     return markFailed(deps, row, `dropped from the mempool; the fee ceiling (+${deps.config.txMaxFeeBumpPercent}%) was reached`, true)
   }
   const nextTip = (oldTip * 12n) / 10n > nextMax ? nextMax : (oldTip * 12n) / 10n
-  const secret = walletSecret(deps, wallet!)
+  return resign(deps, net, row, wallet, { maxFeePerGas: nextMax, maxPriorityFeePerGas: nextTip }, 'transaction resent with a higher fee')
+}
+
+/** The highest max fee a resend or replacement may carry: the first max fee + TX_MAX_FEE_BUMP_PERCENT. */
+function ceilingOf(deps: Deps, row: TransactionRow) {
+  const initial = BigInt(row.initialMaxFeePerGas ?? row.maxFeePerGas!)
+  return initial + (initial * BigInt(deps.config.txMaxFeeBumpPercent)) / 100n
+}
+
+async function handleKept(deps: Deps, net: EvmNet, row: TransactionRow, depth: number): Promise<TransactionRow> {
+  if (row.nonce === null) return row
+  const used = await usedNonces(deps, net, row)
+  if (used > row.nonce) return nonceUsed(deps, net, row)
+  if (used < row.nonce) {
+    // Waiting behind an earlier nonce: what holds the wallet up is the send next in line.
+    const [head] = await pendingSendsFrom(deps.database.db, row.tenantId, row.walletId, row.network, used)
+    if (head && head.nonce === used && head.id !== row.id && depth < 2) await refreshOn(deps, net, head, depth + 1)
+    else if (!head || head.nonce !== used) deps.logger.warn('a pending send waits behind a nonce no pending send holds', { walletId: row.walletId, network: row.network, nonce: used })
+    return row
+  }
+  const wallet = await custodialWallet(deps, row)
+  if (wallet) {
+    const [baseFee, tip] = await deps.chain.guard(net.endpoint, 'fees', () => Promise.all([net.rpc.latestBaseFee(), net.rpc.maxPriorityFeePerGas()]))
+    const base = baseFee ?? 0n
+    if (BigInt(row.maxFeePerGas!) < base + tip || BigInt(row.maxPriorityFeePerGas!) < tip) {
+      const fees = replacementFees(deps, row, base, tip)
+      if (!fees || row.resendCount >= deps.config.txMaxResends) {
+        deps.logger.warn('transaction underpriced and no replacement is allowed (fee ceiling or resend limit): kept pending while the node keeps it', { transactionId: row.id, resendCount: row.resendCount })
+        return row
+      }
+      return resign(deps, net, row, wallet, fees, 'underpriced transaction replaced with higher fees')
+    }
+  }
+  return rebroadcast(deps, net, row)
+}
+
+/**
+ * Fees for a replacement of a send the node keeps: tip and max fee each at least the
+ * replacement minimum above the current ones, the tip at least what the node suggests, the
+ * max fee twice the base fee plus the tip (as a new send gets), within the ceiling; null
+ * when the ceiling leaves no room for the minimum.
+ */
+export function replacementFees(deps: Deps, row: TransactionRow, baseFee: bigint, suggestedTip: bigint): Fees | null {
+  const bump = (v: bigint) => (v * (100n + REPLACEMENT_BUMP_PERCENT) + 99n) / 100n
+  const minTip = bump(BigInt(row.maxPriorityFeePerGas!))
+  const minMax = bump(BigInt(row.maxFeePerGas!))
+  let tip = suggestedTip > minTip ? suggestedTip : minTip
+  let max = baseFee * 2n + tip
+  if (max < minMax) max = minMax
+  const ceiling = ceilingOf(deps, row)
+  if (max > ceiling) max = ceiling
+  if (tip > max) tip = max
+  if (max < minMax || tip < minTip) return null
+  return { maxFeePerGas: max, maxPriorityFeePerGas: tip }
+}
+
+/**
+ * Signs the send again for its nonce with `fees`, records the new hash (the old one joins
+ * `previousHashes`) before handing it to the node, and undoes that if the node refuses it.
+ */
+async function resign(deps: Deps, net: EvmNet, row: TransactionRow, wallet: Wallet, fees: Fees, message: string): Promise<TransactionRow> {
+  const secret = walletSecret(deps, wallet)
+  const now = deps.clock.now()
+  let resent: TransactionRow | null
   try {
-    const now = deps.clock.now()
-    const resent = await deps.database.write(async (tx) => {
+    resent = await deps.database.write(async (tx) => {
       const cur = await findTransaction(tx, row.tenantId, row.id)
       // Someone (the job or a status read) already moved it on.
       if (!cur || cur.status !== 'pending' || cur.txHash !== row.txHash) return null
       const signed = await signEvm(secret, {
-        type: 'eip1559', chainId: row.chainId!, nonce: row.nonce!, gas: BigInt(row.gasLimit!), maxFeePerGas: nextMax, maxPriorityFeePerGas: nextTip,
-        ...callOf(row),
+        type: 'eip1559', chainId: row.chainId!, nonce: row.nonce!, gas: BigInt(row.gasLimit!), ...fees, ...callOf(row),
       })
       const set = {
-        txHash: signed.hash, rawTx: signed.raw, previousHashes: [...cur.previousHashes, cur.txHash!], maxFeePerGas: nextMax.toString(),
-        maxPriorityFeePerGas: nextTip.toString(), resendCount: cur.resendCount + 1, submittedAt: now, updatedAt: now,
+        txHash: signed.hash, rawTx: signed.raw, previousHashes: [...cur.previousHashes, cur.txHash!], maxFeePerGas: fees.maxFeePerGas.toString(),
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(), resendCount: cur.resendCount + 1, submittedAt: now, updatedAt: now,
       }
       await updateTransaction(tx, row.tenantId, row.id, set)
       return { ...cur, ...set }
     })
-    if (!resent) return (await findTransaction(deps.database.db, row.tenantId, row.id)) ?? row
-    deps.logger.info('transaction resent with a higher fee', { transactionId: row.id, resendCount: resent.resendCount })
-    await net.rpc.sendRaw(resent.rawTx as Hex)
-    return resent
   } finally {
     secret.fill(0)
+  }
+  if (!resent) return (await findTransaction(deps.database.db, row.tenantId, row.id)) ?? row
+  deps.logger.info(message, { transactionId: row.id, resendCount: resent.resendCount })
+  const outcome = await net.rpc.sendRaw(resent.rawTx as Hex)
+  if (outcome.kind === 'accepted' || outcome.kind === 'unknown') return resent
+  // Refused, or it never reached a node: nothing holds this signature, so the record keeps
+  // the hash the node has. The attempt still counts, and the next waits TX_DROP_AFTER_MS.
+  const back = {
+    txHash: row.txHash, rawTx: row.rawTx, previousHashes: row.previousHashes, maxFeePerGas: row.maxFeePerGas,
+    maxPriorityFeePerGas: row.maxPriorityFeePerGas, updatedAt: deps.clock.now(),
+  }
+  const undone = await deps.database.write((tx) => updateTransaction(tx, row.tenantId, row.id, back, { status: 'pending', txHash: resent.txHash! }))
+  deps.logger.warn('the node refused the transaction signed again; the earlier signature stays the record\'s', {
+    transactionId: row.id, outcome: outcome.kind, reason: outcome.kind === 'rejected' ? outcome.reason : undefined,
+  })
+  return undone ? { ...resent, ...back } : (await findTransaction(deps.database.db, row.tenantId, row.id)) ?? row
+}
+
+/** Wallets whose sends are being handed to the node again by this process. */
+const rebroadcasting = new Set<string>()
+
+/**
+ * The send next in line is kept by the node, with fees it accepts, and not mined: hands
+ * its signed bytes to the node again, then those of the wallet's later pending sends, in
+ * nonce order. A node answers "already known" for what it holds; one that parked them
+ * where it does not mine them (ganache's queued pool) takes them as new.
+ */
+async function rebroadcast(deps: Deps, net: EvmNet, head: TransactionRow): Promise<TransactionRow> {
+  const key = `${head.tenantId}|${head.walletId}|${head.network}`
+  if (rebroadcasting.has(key)) return head
+  rebroadcasting.add(key)
+  try {
+    const run = (await pendingSendsFrom(deps.database.db, head.tenantId, head.walletId, head.network, head.nonce!)).filter((r) => r.rawTx && r.txHash)
+    if (!run.some((r) => r.id === head.id)) return head
+    const now = deps.clock.now()
+    await deps.database.write(async (tx) => {
+      for (const r of run) await updateTransaction(tx, r.tenantId, r.id, { submittedAt: now, updatedAt: now }, { status: 'pending', txHash: r.txHash! })
+    })
+    deps.logger.info('transactions kept but not mined handed to the node again', { walletId: head.walletId, fromNonce: head.nonce, count: run.length })
+    for (const r of run) await net.rpc.sendRaw(r.rawTx as Hex)
+    return { ...head, submittedAt: now, updatedAt: now }
+  } finally {
+    rebroadcasting.delete(key)
   }
 }
 

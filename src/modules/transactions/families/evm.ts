@@ -21,12 +21,13 @@ import {
   keccak256, parseSignature, parseTransaction, recoverAddress, recoverTransactionAddress, serializeTransaction,
   type Hex, type TransactionSerializableEIP1559,
 } from 'viem'
-import { ServiceUnavailableError } from '../../../http/errors'
+import { ConflictError, ServiceUnavailableError } from '../../../http/errors'
 import { iso } from '../../../lib/clock'
 import { newId } from '../../../lib/ids'
 import type { Ctx } from '../../../context'
 import { blockchainError, signatureDecodeFailed, wouldFail } from '../errors'
 import type { BroadcastBody } from '../model'
+import { attachHold, chainBalances, ensureSpendable } from '../holds'
 import { hasNonceRow, initNonceRow, releaseNonce, reserveNonce, resyncNonce, type NonceKey } from '../nonces'
 import { insertPrepared, insertTransaction, updateTransaction } from '../repo'
 import type { PreparedRow } from '../repo'
@@ -50,11 +51,14 @@ async function custodialSend(ctx: Ctx, p: SendPlan) {
   const key: NonceKey = { tenantId: p.tenantId, walletId: p.wallet.id, network: p.network }
   const laneKey = `${key.tenantId}|${key.walletId}|${key.network}`
   if (!(await hasNonceRow(deps.database.db, key))) await initNonceRow(deps, key, await pendingCount(deps, net, p.wallet.address))
+  const balances = await chainBalances(deps, net, p.wallet.address, p.token.address)
   const secret = walletSecret(deps, p.wallet)
   try {
     const now = deps.clock.now()
     let turn: Turn | undefined
     const row = await deps.database.write(async (tx) => {
+      // what the wallet holds beside its sends and holds in flight, checked where the send is recorded
+      await ensureSpendable(tx, key, balances, { tokenAddress: p.token.address, amount: p.amount, fee: fees.gas * fees.maxFeePerGas }, now, p.holdId ?? null)
       const nonce = await reserveNonce(tx, key, now)
       // Taken in reservation order (writes are serialised), so submissions leave in nonce order.
       turn = takeTurn(laneKey)
@@ -65,7 +69,10 @@ async function custodialSend(ctx: Ctx, p: SendPlan) {
         initialMaxFeePerGas: fees.maxFeePerGas.toString(), submittedAt: now,
       }
       await insertTransaction(tx, r)
+      if (p.holdId && !(await attachHold(tx, p.tenantId, p.holdId, r.id, now))) throw new ConflictError('The amount held for this send was released before it was sent')
       await scheduleRefresh(tx, r.id, r.tenantId, 1, now)
+      // from here the send may reach the chain: an Idempotency-Key stays bound to it
+      await ctx.idempotency?.bind(tx, `transaction:${r.id}`)
       return r
     }).catch((err) => {
       turn?.release()
@@ -101,12 +108,17 @@ async function submitCustodial(ctx: Ctx, p: SendPlan, net: EvmNet, call: EvmCall
       })
       continue
     }
+    // A node may take a transaction and still answer an error (a proxy's timeout, an
+    // overloaded gateway): only one that does not know the hash has nothing in its mempool.
+    if (outcome.kind === 'rejected' && (await net.rpc.knowsTransaction(current.hash).catch(() => true))) break
     // Never reached a node, or refused: nothing is in a mempool, so the nonce goes back.
     const reason = outcome.kind === 'rejected' ? outcome.reason : outcome.kind === 'nonce' ? `nonce refused (${outcome.which})` : 'the network could not be reached'
     await deps.database.write(async (tx) => {
       const t = deps.clock.now()
       await updateTransaction(tx, row.tenantId, row.id, { status: 'failed', failureReason: `not submitted: ${reason}`, updatedAt: t })
       await releaseNonce(tx, key, current.nonce, t)
+      // nothing moved: the Idempotency-Key is free again
+      await ctx.idempotency?.unbind(tx)
     })
     if (outcome.kind === 'unreachable') throw new ServiceUnavailableError(`The ${net.endpoint.registryId} network is temporarily unavailable`)
     throw blockchainError(400, 'TRANSACTION_REJECTED', `The network refused the transaction: ${reason}`, outcome.kind === 'nonce', 'Check the amount and balances, then send again')

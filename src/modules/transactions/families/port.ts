@@ -29,6 +29,8 @@ export interface SendPlan {
   network: string
   /** the network's RPC as resolved for the tenant */
   endpoint: ChainEndpoint
+  /** a hold placed for this send (holds.ts): the send takes it over instead of holding the amount anew */
+  holdId?: string
 }
 
 /** A would-be send's network fee, in the native coin's smallest unit; gas fields are null where the family has none. */
