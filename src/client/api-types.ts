@@ -1261,7 +1261,7 @@ export interface paths {
         put?: never;
         /**
          * Hosted KYC link
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Returns the caller's unexpired hosted onboarding session (`reused: true`) or asks the partner for a new one (kept for 1 hour). Function `kyc`. Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`.
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Returns the caller's unexpired hosted onboarding session (`reused: true`) or asks the partner for a new one (kept for 1 hour). Function `kyc`. Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 20 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampOnboardSession"];
         delete?: never;
@@ -1281,7 +1281,7 @@ export interface paths {
         put?: never;
         /**
          * Read the KYC status from the partner again
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. 404 `RAMP_CUSTOMER_NOT_FOUND` when the user has no bank ramp profile in that environment (no session was ever created); `synced: false` when the partner does not know the customer yet (the hosted onboarding was not started). Sends no event. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`.
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. 404 `RAMP_CUSTOMER_NOT_FOUND` when the user has no bank ramp profile in that environment (no session was ever created); `synced: false` when the partner does not know the customer yet (the hosted onboarding was not started). Sends no event. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 30 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampSyncStatus"];
         delete?: never;
@@ -1341,7 +1341,7 @@ export interface paths {
         put?: never;
         /**
          * A virtual IBAN that converts EUR transfers to the stablecoin at a wallet
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payin`. The wallet must be the caller's (404 `Wallet not found`) and on the environment's network (sandbox: testnet wallets). 400 `RAMP_PAIR_UNAVAILABLE` with `details.available` when the currency or the wallet's chain is not offered; 404 `RAMP_CUSTOMER_NOT_FOUND` before any onboarding session. Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`.
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payin`. The wallet must be the caller's (404 `Wallet not found`) and on the environment's network (sandbox: testnet wallets). 400 `RAMP_PAIR_UNAVAILABLE` with `details.available` when the currency or the wallet's chain is not offered; 404 `RAMP_CUSTOMER_NOT_FOUND` before any onboarding session. Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 20 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayinInitiate"];
         delete?: never;
@@ -1361,7 +1361,7 @@ export interface paths {
         put?: never;
         /**
          * A virtual IBAN that converts EUR transfers to the stablecoin at a wallet
-         * @description Alias of `POST /v1/ramp/bank/payin/initiate` (its own idempotency scope). Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payin`. The wallet must be the caller's (404 `Wallet not found`) and on the environment's network (sandbox: testnet wallets). 400 `RAMP_PAIR_UNAVAILABLE` with `details.available` when the currency or the wallet's chain is not offered; 404 `RAMP_CUSTOMER_NOT_FOUND` before any onboarding session. Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`.
+         * @description Alias of `POST /v1/ramp/bank/payin/initiate` (its own idempotency scope). Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payin`. The wallet must be the caller's (404 `Wallet not found`) and on the environment's network (sandbox: testnet wallets). 400 `RAMP_PAIR_UNAVAILABLE` with `details.available` when the currency or the wallet's chain is not offered; 404 `RAMP_CUSTOMER_NOT_FOUND` before any onboarding session. Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 20 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayinInitiateDeposit"];
         delete?: never;
@@ -1441,7 +1441,7 @@ export interface paths {
         put?: never;
         /**
          * Card top-up (switched off)
-         * @description Always 403 with `details.code` `CARD_TOPUP_UNAVAILABLE`; use the bank transfer deposit route.
+         * @description Always 403 with `details.code` `CARD_TOPUP_UNAVAILABLE`; use the bank transfer deposit route. Rate limit: 20 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayinCheckout"];
         delete?: never;
@@ -1461,7 +1461,7 @@ export interface paths {
         put?: never;
         /**
          * Simulate a bank transfer to a sandbox virtual IBAN
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Sandbox only (function `payin` of the sandbox). `amount` is a JSON number, at most 2 decimals, at most 15000. The partner then sends the deposit's and the conversion's events, which update the records and reach the tenant's webhook. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`.
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Sandbox only (function `payin` of the sandbox). `amount` is a JSON number, at most 2 decimals, at most 15000. The partner then sends the deposit's and the conversion's events, which update the records and reach the tenant's webhook. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 30 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampSimulateDeposit"];
         delete?: never;
@@ -1501,7 +1501,7 @@ export interface paths {
         put?: never;
         /**
          * Payout channels (bank transfer methods) for a country, currency and amount
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. A POST because `paymentMethodId` contains the account number. Read from the bank ramp; nothing stored. `limits`, `rate` and `totalFee` are decimal text. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`.
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. A POST because `paymentMethodId` contains the account number. Read from the bank ramp; nothing stored. `limits`, `rate` and `totalFee` are decimal text. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 60 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayoutChannelsSearch"];
         delete?: never;
@@ -1521,7 +1521,7 @@ export interface paths {
         put?: never;
         /**
          * The form a payout channel asks for
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. A POST because the payment method id contains the account number; nothing is stored and nothing moves. `formSchema` is a JSON Schema (draft-07) object, with `paymentMethodId` only of what the bank ramp still lacks; `formSchema` and `formContentHash` are `null` when nothing more is needed. 400 when `channelId` is not a UUID; 404 `RAMP_CUSTOMER_NOT_FOUND` when the user has no bank ramp profile in that environment; 404 `RAMP_RESOURCE_NOT_FOUND` when the hosted onboarding was not started (the bank ramp does not know the customer yet), or the channel or payment method is unknown. KYC approval is not needed. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`.
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. A POST because the payment method id contains the account number; nothing is stored and nothing moves. `formSchema` is a JSON Schema (draft-07) object, with `paymentMethodId` only of what the bank ramp still lacks; `formSchema` and `formContentHash` are `null` when nothing more is needed. 400 when `channelId` is not a UUID; 404 `RAMP_CUSTOMER_NOT_FOUND` when the user has no bank ramp profile in that environment; 404 `RAMP_RESOURCE_NOT_FOUND` when the hosted onboarding was not started (the bank ramp does not know the customer yet), or the channel or payment method is unknown. KYC approval is not needed. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 60 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayoutChannelForm"];
         delete?: never;
@@ -1561,7 +1561,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a payout from a wallet to a bank account
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. The bank ramp prepares the sell (fee, the most crypto it may take) and checks the filled `form` of the channel (its refusal passes through, `details.fields` by field). `fiatAmount` has at most 2 decimals; `cryptoAmountEstimate` and `cryptoAuthorizedAmount` are in the smallest unit (6 decimals). The wallet must be the caller's testnet wallet on a chain the bank ramp offers. Payable for 10 minutes. Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`.
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. The bank ramp prepares the sell (fee, the most crypto it may take) and checks the filled `form` of the channel (its refusal passes through, `details.fields` by field). `fiatAmount` has at most 2 decimals; `cryptoAmountEstimate` and `cryptoAuthorizedAmount` are in the smallest unit (6 decimals). The wallet must be the caller's testnet wallet on a chain the bank ramp offers. Payable for 10 minutes. Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 30 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayoutQuote"];
         delete?: never;
@@ -1581,7 +1581,7 @@ export interface paths {
         put?: never;
         /**
          * What paying a quote does, and which of it is done
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. The on-chain transfer from the wallet to the bank ramp's deposit address (amount in the smallest unit), then the bank ramp's payout. Reads only; `POST /v1/ramp/bank/payout/payouts` runs them.
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. The on-chain transfer from the wallet to the bank ramp's deposit address (amount in the smallest unit), then the bank ramp's payout. Reads only; `POST /v1/ramp/bank/payout/payouts` runs them. Rate limit: 60 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayoutQuoteSteps"];
         delete?: never;
@@ -1621,7 +1621,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a quote from the caller's custodial wallet
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. Sends `cryptoAuthorizedAmount` from the quote's custodial wallet to the bank ramp's deposit address (a transaction of `/v1/transactions`, `transactionId`), then asks the bank ramp to sell it and pay the bank account. `status` starts `pending`, then follows the bank ramp's events: `processing`, `completed` or `failed` (each change sends `ramp.payout.updated`). 409 when the quote was already paid; 400 `RAMP_QUOTE_EXPIRED`; 400 for a wallet that is not custodial; the transactions module's errors when the transfer cannot be sent (nothing is recorded then). Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`.
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. Sends `cryptoAuthorizedAmount` from the quote's custodial wallet to the bank ramp's deposit address (a transaction of `/v1/transactions`, `transactionId`), then asks the bank ramp to sell it and pay the bank account. `status` starts `pending`, then follows the bank ramp's events: `processing`, `completed` or `failed` (each change sends `ramp.payout.updated`). 409 when the quote was already paid; 400 `RAMP_QUOTE_EXPIRED`; 400 for a wallet that is not custodial; the transactions module's errors when the transfer cannot be sent (nothing is recorded then). Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 10 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayoutFromWallet"];
         delete?: never;
@@ -1641,7 +1641,7 @@ export interface paths {
         put?: never;
         /**
          * Quote and pay out a crypto amount in one call
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. `cryptoAmount` is an integer string read with 6 decimals for every currency; the fiat amount is what the channel's rate gives for it after fees, so that at most `cryptoAmount` is sent. The answer is the payout with `fiatAmount` (2 decimals) and `exchangeRate` as strings. Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`.
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. `cryptoAmount` is an integer string read with 6 decimals for every currency; the fiat amount is what the channel's rate gives for it after fees, so that at most `cryptoAmount` is sent. The answer is the payout with `fiatAmount` (2 decimals) and `exchangeRate` as strings. Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 10 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayoutInitiate"];
         delete?: never;
@@ -1701,7 +1701,7 @@ export interface paths {
         put?: never;
         /**
          * A message to sign with an external address
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. (no function switch). The user needs a bank ramp profile in that environment (404 `RAMP_CUSTOMER_NOT_FOUND`). The message names the chain, the address, the environment, a random nonce and its expiry (10 minutes); it can be verified once.
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. (no function switch). The user needs a bank ramp profile in that environment (404 `RAMP_CUSTOMER_NOT_FOUND`). The message names the chain, the address, the environment, a random nonce and its expiry (10 minutes); it can be verified once. Rate limit: 20 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampAddressChallenge"];
         delete?: never;
@@ -1721,7 +1721,7 @@ export interface paths {
         put?: never;
         /**
          * Prove an external address with the signed challenge
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. (no function switch). EIP-191 on EVM chains, ed25519 on Solana. A challenge is used once, whatever the outcome: 400 `ADDRESS_SIGNATURE_INVALID` for a signature that is not the address owner's (the challenge is spent), 409 `ADDRESS_CHALLENGE_USED`, 400 `ADDRESS_CHALLENGE_EXPIRED`, 404 for another user's or an unknown challenge. The proof is registered with the bank ramp before it is recorded. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`.
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. (no function switch). EIP-191 on EVM chains, ed25519 on Solana. A challenge is used once, whatever the outcome: 400 `ADDRESS_SIGNATURE_INVALID` for a signature that is not the address owner's (the challenge is spent), 409 `ADDRESS_CHALLENGE_USED`, 400 `ADDRESS_CHALLENGE_EXPIRED`, 404 for another user's or an unknown challenge. The proof is registered with the bank ramp before it is recorded. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 20 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampAddressVerify"];
         delete?: never;
@@ -1762,7 +1762,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a proven address
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Removed at the bank ramp, then in Slipway. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`.
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Removed at the bank ramp, then in Slipway. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 20 per minute per client IP (429 with `retry-after`).
          */
         delete: operations["rampAddressDelete"];
         options?: never;
@@ -14598,6 +14598,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
                 headers: {
@@ -14835,6 +14855,26 @@ export interface operations {
             };
             /** @description The body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15427,6 +15467,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
                 headers: {
@@ -15683,6 +15743,26 @@ export interface operations {
             };
             /** @description The body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16413,6 +16493,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
                 headers: {
@@ -16591,6 +16691,26 @@ export interface operations {
             };
             /** @description The body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17049,6 +17169,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
                 headers: {
@@ -17269,6 +17409,26 @@ export interface operations {
             };
             /** @description The body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17747,6 +17907,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
                 headers: {
@@ -17970,6 +18150,26 @@ export interface operations {
             };
             /** @description The body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18428,6 +18628,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
                 headers: {
@@ -18702,6 +18922,26 @@ export interface operations {
             };
             /** @description The body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19315,6 +19555,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
                 headers: {
@@ -19532,6 +19792,26 @@ export interface operations {
             };
             /** @description The body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19884,6 +20164,26 @@ export interface operations {
             };
             /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
