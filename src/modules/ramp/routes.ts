@@ -5,12 +5,13 @@
  */
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
-import { IdempotencyHeaders, idempotency } from '../../http/idempotency'
+import { IdempotencyHeaders, idempotency, registerReplay } from '../../http/idempotency'
 import { stateOf } from '../../http/request-state'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import * as M from './model'
 import * as addresses from './addresses'
+import { currentPayout } from './payout-run'
 import * as payouts from './payouts'
 import * as service from './service'
 
@@ -22,6 +23,15 @@ const IDEMPOTENT = 'Optional `Idempotency-Key` (see Idempotency): every answer c
 const perMinute = (max: number) => `Rate limit: ${max} per minute per client IP (429 with \`retry-after\`).`
 
 export function rampRoutes(deps: Deps) {
+  // a payout's Idempotency-Key is bound to the payout once recorded: a retry answers it as it is now
+  registerReplay('ramp_payout', async (ctx, id) => {
+    const view = await currentPayout(ctx, id)
+    return view && { status: 200, body: view }
+  }, { always: true })
+  registerReplay('ramp_payout_initiate', async (ctx, id, body) => {
+    const view = await currentPayout(ctx, id)
+    return view && { status: 200, body: { ...view, exchangeRate: view.exchangeRate ?? '', cryptoAmount: String((body as { cryptoAmount?: unknown }).cryptoAmount) } }
+  }, { always: true })
   return new Elysia({ prefix: '/v1/ramp/bank', detail: { tags: ['Bank ramp'] } })
     .use(security(deps))
     .use(idempotency(deps))
