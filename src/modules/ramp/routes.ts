@@ -7,6 +7,7 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { IdempotencyHeaders, idempotency, registerReplay } from '../../http/idempotency'
 import { stateOf } from '../../http/request-state'
+import { topLevelNumberText } from '../../lib/json-source'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import * as M from './model'
@@ -96,12 +97,13 @@ export function rampRoutes(deps: Deps) {
       response: { 403: errorResponses('standard', 403)[403]!, ...errorResponses('standard', 401) },
       detail: { operationId: 'rampPayinCheckout', summary: 'Card top-up (switched off)', description: `Always 403 with \`details.code\` \`CARD_TOPUP_UNAVAILABLE\`; use the bank transfer deposit route. ${perMinute(20)}` },
     })
-    .post('/payin/sandbox/simulate-deposit', ({ body, ctx }) => service.simulateDeposit(ctx, body), {
+    // the amount as written in the body: a parsed float cannot tell 100.000000001 from a valid amount
+    .post('/payin/sandbox/simulate-deposit', ({ body, ctx, request }) => service.simulateDeposit(ctx, body, topLevelNumberText(stateOf(request).raw, 'amount')), {
       auth: 'any',
       rateLimit: { max: 30, windowSeconds: 60 },
       body: M.SimulateDepositBody,
       response: { 200: M.SimulatedDepositView, ...errorResponses('standard', 400, 401, 403, 404, 502, 503) },
-      detail: { operationId: 'rampSimulateDeposit', summary: 'Simulate a bank transfer to a sandbox virtual IBAN', description: `${ACCESS} Sandbox only (function \`payin\` of the sandbox). \`amount\` is a JSON number, at most 2 decimals, at most 15000. The partner then sends the deposit's and the conversion's events, which update the records and reach the tenant's webhook. ${PARTNER} ${perMinute(30)}` },
+      detail: { operationId: 'rampSimulateDeposit', summary: 'Simulate a bank transfer to a sandbox virtual IBAN', description: `${ACCESS} Sandbox only (function \`payin\` of the sandbox). \`amount\` is a JSON number written with at most 2 decimals and no exponent (\`100.000000001\` or \`1e2\` answer 400: the text sent is checked, not the parsed float), more than 0, at most 15000. The partner then sends the deposit's and the conversion's events, which update the records and reach the tenant's webhook. ${PARTNER} ${perMinute(30)}` },
     })
     .get('/payout/countries', ({ query, ctx }) => payouts.payoutCountries(ctx, query), {
       auth: 'any',

@@ -236,14 +236,18 @@ export function checkout(): never {
   throw new ForbiddenError('Card top-up is switched off; use the bank transfer deposit route (POST /v1/ramp/bank/payin/initiate)', { details: { code: 'CARD_TOPUP_UNAVAILABLE' } })
 }
 
-export async function simulateDeposit(ctx: Ctx, input: M.SimulateDepositBody) {
+/**
+ * `amountText`: the amount as the body wrote it (src/lib/json-source.ts). The check is on that
+ * text: a float within a rounding tolerance of a cent is not an amount with 2 decimals.
+ */
+export async function simulateDeposit(ctx: Ctx, input: M.SimulateDepositBody, amountText: string | undefined) {
   const { deps } = ctx
   const a = await access(ctx, 'sandbox', 'payin')
-  // a JSON number with at most 2 decimals, as exact text (never a float in storage)
-  const cents = Math.round(input.amount * 100)
-  if (Math.abs(cents - input.amount * 100) > 1e-6) throw new BadRequestError('amount has at most 2 decimals', { details: { field: 'amount' } })
-  if (cents <= 0) throw new BadRequestError('amount must be more than 0', { details: { field: 'amount' } })
-  const fiatAmount = (cents / 100).toFixed(2)
+  // without the text (a caller in process), the number's shortest text stands for it
+  const text = amountText ?? String(input.amount)
+  if (!/^\d{1,5}(\.\d{1,2})?$/.test(text)) throw new BadRequestError('amount is a decimal with at most 2 decimals (no exponent)', { details: { field: 'amount' } })
+  const fiatAmount = decimalText(text)!
+  if (!/[1-9]/.test(fiatAmount)) throw new BadRequestError('amount must be more than 0', { details: { field: 'amount' } })
   const customer = await repo.findCustomer(deps.database.db, a.tenantId, a.env, a.userId)
   if (!customer) throw customerNotFound(a.env)
   const method = input.paymentMethodId
