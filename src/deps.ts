@@ -26,6 +26,7 @@ import type { IdTokenVerifier } from './adapters/identity/port'
 import { APPLE_ISSUERS, GOOGLE_ISSUERS, JwksIdTokenVerifier } from './adapters/identity/jwks-verifier'
 import type { BankRampPort } from './adapters/bank-ramp/port'
 import { HttpBankRamp } from './adapters/bank-ramp/http'
+import { evmTransferVerifier } from './adapters/chain/transfer-check'
 import { createEmbeddedSimulator, type EmbeddedSimulator } from './sandbox/bank-ramp/embedded'
 import { evmStablecoinSender, MainnetChainRefused } from './adapters/chain/funded-sender'
 
@@ -107,7 +108,12 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     // The simulator's keys are derived from the JWT key (HMAC with their own labels): stable
     // across restarts and processes sharing the database, and unknown outside the server.
     bankRampSimulator: config.bankRampSimulator === 'embedded'
-      ? createEmbeddedSimulator({ secret: jwtKey, publicBaseUrl: config.publicBaseUrl, chain: simChain })
+      ? createEmbeddedSimulator({
+        secret: jwtKey, publicBaseUrl: config.publicBaseUrl, chain: simChain,
+        verifier: config.bankRampSimulatorRpcUrl && config.bankRampSimulatorTokenAddress
+          ? evmTransferVerifier({ rpcUrl: config.bankRampSimulatorRpcUrl, tokenAddress: config.bankRampSimulatorTokenAddress })
+          : undefined,
+      })
       : undefined,
   }
 }

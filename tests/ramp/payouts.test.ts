@@ -13,6 +13,7 @@ import type { SignedInUser } from '@tests/helpers/factories'
 import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
 import { reader } from '@tests/transactions/helpers'
 import type { ManualClock } from '@/lib/clock'
+import { evmTransferVerifier } from '@/adapters/chain/transfer-check'
 import { findCustomer } from '@/modules/ramp/repo'
 import { events, onboard, postPartnerEvent, rampWorld, TRANSACTION_FIELDS, until, type RampTenant, type RampWorld } from './world'
 
@@ -31,7 +32,8 @@ const filled = { AccountHolderName: 'Ada Lovelace', IBAN: 'DE8937040044053201300
 beforeAll(async () => {
   chain = await startLocalChain({ chainId: 11155111 })
   await chain.placeToken(USDC_SEPOLIA)
-  w = await rampWorld()
+  // the simulator reads each sell's transfer back from the chain before it pays out
+  w = await rampWorld({ sim: { verifier: evmTransferVerifier({ rpcUrl: chain.url, tokenAddress: USDC_SEPOLIA }) } })
   tenant = await w.rampTenant()
   expect((await w.f.api.patch(`/v1/admin/tenants/${tenant.id}`, { chains: { rpc: { sepolia: chain.url } } }, { token: w.admin })).status).toBe(200)
   user = await w.f.user(tenant)

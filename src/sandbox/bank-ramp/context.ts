@@ -5,6 +5,7 @@
  */
 import type { PartnerCustomer, PartnerEvent } from '../../adapters/bank-ramp/port'
 import type { StablecoinSender as SimulatorChain } from '../../adapters/chain/funded-sender'
+import type { TransferVerifier } from '../../adapters/chain/transfer-check'
 import { SEPA_REQUIRED, toUnits } from './protocol'
 import { signPartnerWebhook } from './signature'
 import { createSimulatorState, type Customer, type PayoutMethod, type SimulatorLimits } from './state'
@@ -26,6 +27,8 @@ export interface SimulatorOptions {
   deliver?: (request: Request) => Promise<Response>
   /** the chain the stablecoin is sent on; recorded only when absent */
   chain?: SimulatorChain
+  /** reads a sell's SourceTransactionHash back from the chain before it settles (payouts.ts); unchecked when absent */
+  verifier?: TransferVerifier
   /** fixed EUR to stablecoin rate, as decimal text */
   rate?: string
   /** where customers send the stablecoin they sell (EVM networks); a fixed sandbox address by default */

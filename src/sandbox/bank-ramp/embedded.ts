@@ -7,17 +7,19 @@
  */
 import { createBankRampSimulator } from './app'
 import type { StablecoinSender as SimulatorChain } from '../../adapters/chain/funded-sender'
+import type { TransferVerifier } from '../../adapters/chain/transfer-check'
 import { embeddedCredentials, tenantOfEmbeddedKey } from './embedded-keys'
 
 export const EMBEDDED_SIMULATOR_PATH = '/sandbox/bank-ramp'
 
-export function createEmbeddedSimulator(opts: { secret: Uint8Array; publicBaseUrl: string; chain?: SimulatorChain }) {
+export function createEmbeddedSimulator(opts: { secret: Uint8Array; publicBaseUrl: string; chain?: SimulatorChain; verifier?: TransferVerifier }) {
   let appHandle: ((r: Request) => Promise<Response>) | undefined
   const publicRoot = `${opts.publicBaseUrl}${EMBEDDED_SIMULATOR_PATH}`
   const sim = createBankRampSimulator({
     basePath: EMBEDDED_SIMULATOR_PATH,
     publicUrl: () => publicRoot,
     chain: opts.chain,
+    verifier: opts.verifier,
     accounts: (apiKey) => {
       const tenantId = tenantOfEmbeddedKey(opts.secret, apiKey)
       if (!tenantId) return null

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { PartnerTransaction } from '../../adapters/bank-ramp/port'
+import type { TransferCheck } from '../../adapters/chain/transfer-check'
 import type { SimulatorAccount, SimulatorContext } from './context'
 import { partnerApi } from './partner-api'
 import {
@@ -13,18 +14,39 @@ import {
   ceilUnits, fromUnits, json, partnerError, readJson, sepaFormErrors, sepaSchema, toUnits,
 } from './protocol'
 
+/** How long a sell waits for its source transfer to be mined before it fails. */
+const SOURCE_WAIT_MS = 120_000
+
 export function payoutRoutes(ctx: SimulatorContext) {
   const { state: { formSessions, payoutMethods, sells, txs }, opts, now, iso, rate, key, track, post, knownCustomer, ownPayoutMethod, lackingFields, rateMicros } = ctx
 
+  /**
+   * Pays a sell out once the crypto is in: with a chain to read (`verifier`), the sell's
+   * `SourceTransactionHash` must be mined, successful and have moved at least the estimate of
+   * the token to the deposit address, as a real partner checks, or the sell fails. Without
+   * one (no BANK_RAMP_SIMULATOR_RPC_URL), and on Solana, it settles unchecked.
+   */
   async function runSell(account: SimulatorAccount, t: PartnerTransaction & { accountId: string }) {
     const send = async () => {
       const { accountId: _a, ...data } = t
       await post(account, 'Transaction', t.ID, data as unknown as Record<string, unknown>, t.CustomerID)
     }
     await send()
-    t.Status = 'Settled'
+    const verdict = opts.verifier && !t.Network?.startsWith('Solana') ? await sourceReceived(t) : { ok: true as const }
+    t.Status = verdict.ok ? 'Settled' : 'Failed'
     t.SubStatus = null
     await send()
+  }
+
+  async function sourceReceived(t: PartnerTransaction): Promise<TransferCheck> {
+    if (!t.TransactionHash) return { ok: false, reason: 'no SourceTransactionHash' }
+    const deadline = now() + SOURCE_WAIT_MS
+    for (;;) {
+      const check = await opts.verifier!.verify(t.TransactionHash, opts.depositAddress ?? SANDBOX_DEPOSIT_EVM, toUnits(t.Amount ?? '0', 6)).catch(() => null)
+      if (check) return check
+      if (now() > deadline) return { ok: false, reason: 'the transfer was not mined in time' }
+      await Bun.sleep(250)
+    }
   }
 
   return partnerApi(ctx)
