@@ -19,13 +19,23 @@ import { customerRoutes } from './customers'
 import { hostedPages } from './hosted-pages'
 import { payinRoutes } from './payins'
 import { payoutRoutes } from './payouts'
+import { json, partnerError } from './protocol'
 import { stateSizes } from './state'
 
 export type { SimulatorAccount, SimulatorOptions } from './context'
 
 export function createBankRampSimulator(opts: SimulatorOptions) {
   const ctx = createSimulatorContext(opts)
+  const apiPrefix = `${opts.basePath ?? ''}/v1/`
   const app = new Elysia({ prefix: opts.basePath ?? '' })
+    // Unknown paths answer JSON like the rest: the partner's error shape under /v1 (what a
+    // partner client parses), Slipway's own 404 envelope for the hosted pages' side.
+    .onError(({ code, request }) => {
+      if (code !== 'NOT_FOUND') return
+      const path = new URL(request.url).pathname
+      if (path.startsWith(apiPrefix)) return partnerError(404, 'ResourceNotFound', `No route ${request.method} ${path}`)
+      return json({ statusCode: 404, error: 'Not Found', message: `Route ${request.method}:${path} not found` }, 404)
+    })
     .use(hostedPages(ctx))
     .use(customerRoutes(ctx))
     .use(payinRoutes(ctx))
