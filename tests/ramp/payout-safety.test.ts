@@ -322,3 +322,24 @@ describe('the simulator reads the sell\'s transfer back, as a partner does', () 
     expect((await read.json() as { Status: string }).Status).toBe('Failed')
   }, 30_000)
 })
+
+describe('a bound key whose process stopped', () => {
+  test('a retry answers the payout it recorded (never runs again); while the first may still run: 409 IDEMPOTENCY_IN_PROGRESS', async () => {
+    const { u, wallet } = await payer(30_000_000n)
+    const first = await post(u, '/v1/ramp/bank/payout/initiate', { channelId, walletId: wallet.id, cryptoAmount: '10000000', form: filled, isTestnet: true }, 'crashed')
+    expect(first.status).toBe(200)
+    // as a process that stopped after recording the payout leaves it: bound, still running, no answer kept
+    const db = w.t.deps.database
+    const clock = w.t.clock as ManualClock
+    await db.client.execute({ sql: `UPDATE idempotency_keys SET state = 'running', status_code = NULL, response = NULL, created_at = ? WHERE key = 'crashed'`, args: [clock.now()] })
+    const running = await post(u, '/v1/ramp/bank/payout/initiate', { channelId, walletId: wallet.id, cryptoAmount: '10000000', form: filled, isTestnet: true }, 'crashed')
+    expect(running.status).toBe(409)
+    expect(running.body.details.code).toBe('IDEMPOTENCY_IN_PROGRESS')
+    clock.advance(121_000)
+    const retry = await post(u, '/v1/ramp/bank/payout/initiate', { channelId, walletId: wallet.id, cryptoAmount: '10000000', form: filled, isTestnet: true }, 'crashed')
+    expect(retry.status).toBe(200)
+    expect(retry.headers.get('idempotency-replayed')).toBe('true')
+    expect(retry.body.id).toBe(first.body.id)
+    expect((await get(u, '/v1/ramp/bank/payout/transactions?isTestnet=true')).body.total).toBe(1)
+  }, 30_000)
+})
