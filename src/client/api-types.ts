@@ -1075,11 +1075,13 @@ export interface paths {
          * Send native coins or tokens
          * @description Custodial wallets (`aes_single`, and `client_side_pending` while a migration runs): the service signs and submits; 201 `{ id, status: pending, txHash }`. Repeating the call sends a second transaction, unless it carries the same optional `Idempotency-Key` (see Idempotency: the first answer is replayed with `idempotency-replayed: true` and nothing is sent again; every answer carries `idempotency-replayed`).
          *
+         *     Custodial EVM sends are held against the wallet's balance where they are recorded: the chain's balances at the latest block less every send of the wallet still pending or mined after that block and every bank ramp payout not yet sent (amounts, and gas × max fee in the native coin). Concurrent sends (and payouts) can never together spend more than the wallet holds: 400 `BlockchainError` `INSUFFICIENT_BALANCE` with what is available, nothing recorded. With an `Idempotency-Key`, the key is bound to the send once it is recorded: a retry whose first answer was lost answers the send as it is now, and the key is released only when the send never reached a node.
+         *
          *     Concurrent sends from one wallet get consecutive nonces (a per-wallet, per-network counter in the database, shared by every API process, resynchronised from the chain when the node says "nonce too low/high"). A send the node refuses, or that never reaches it, is recorded `failed` and its nonce is reused by the next send.
          *
          *     Non-custodial wallets (`client_side`): the service prepares the transaction (nonce from the chain's pending count, gas and EIP-1559 fees, or a recent blockhash on Solana) and answers `requiresClientSigning: true`, `txHash: null`, `status: awaiting_signature`, `preparedTransactionId`, and what to sign: EVM `signingHash` = keccak256(`unsignedTransaction`), signed raw (no EIP-191 prefix); Solana `message` (base64) signed with ed25519. Then call `POST /v1/transactions/{preparedTransactionId}/broadcast` before `expiresAt` (PREPARED_TX_TTL_SECONDS, default 600).
          *
-         *     Errors: 400 schema (a decimal `amount`), unsupported chain, chain other than the wallet's, bad address, unknown token; 400 `BlockchainError` `TRANSACTION_WOULD_FAIL` when the node says the call would revert or funds are short, `TRANSACTION_REJECTED` when it refuses the submission; 404 unknown wallet; 503 when the RPC is down.
+         *     Errors: 400 schema (a decimal `amount`), unsupported chain, chain other than the wallet's, bad address, unknown token; 400 `BlockchainError` `INSUFFICIENT_BALANCE` (above), `TRANSACTION_WOULD_FAIL` when the node says the call would revert or funds are short, `TRANSACTION_REJECTED` when it refuses the submission; 404 unknown wallet; 503 when the RPC is down.
          */
         post: operations["createTransaction"];
         delete?: never;
@@ -1461,7 +1463,7 @@ export interface paths {
         put?: never;
         /**
          * Simulate a bank transfer to a sandbox virtual IBAN
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Sandbox only (function `payin` of the sandbox). `amount` is a JSON number, at most 2 decimals, at most 15000. The partner then sends the deposit's and the conversion's events, which update the records and reach the tenant's webhook. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 30 per minute per client IP (429 with `retry-after`).
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Sandbox only (function `payin` of the sandbox). `amount` is a JSON number written with at most 2 decimals and no exponent (`100.000000001` or `1e2` answer 400: the text sent is checked, not the parsed float), more than 0, at most 15000. The partner then sends the deposit's and the conversion's events, which update the records and reach the tenant's webhook. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 30 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampSimulateDeposit"];
         delete?: never;
@@ -1621,7 +1623,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a quote from the caller's custodial wallet
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. Sends `cryptoAuthorizedAmount` from the quote's custodial wallet to the bank ramp's deposit address (a transaction of `/v1/transactions`, `transactionId`), then asks the bank ramp to sell it and pay the bank account. `status` starts `pending`, then follows the bank ramp's events: `processing`, `completed` or `failed` (each change sends `ramp.payout.updated`). 409 when the quote was already paid; 400 `RAMP_QUOTE_EXPIRED`; 400 for a wallet that is not custodial; the transactions module's errors when the transfer cannot be sent (nothing is recorded then). Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 10 per minute per client IP (429 with `retry-after`).
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. Holds `cryptoAuthorizedAmount` against the wallet's balance (the chain's balance less every send and payout of the wallet still in flight; 400 `INSUFFICIENT_BALANCE` when it does not fit, nothing recorded) in the same transaction that records the payout, then sends it from the quote's custodial wallet to the bank ramp's deposit address (a transaction of `/v1/transactions`, `transactionId`, `txHash`). The answer is the payout, `pending`, with `rampTransactionId` `null`: the bank ramp is asked to sell only once the transfer is mined and successful (a background job; an unavailable bank ramp is asked again). A transfer that reverts or is dropped ends the payout `failed` with `failureReason` and sends `ramp.payout.updated`. Then the bank ramp's events: `processing`, `completed` or `failed` (each change sends `ramp.payout.updated`). 409 when the quote was already paid; 400 `RAMP_QUOTE_EXPIRED`; 400 for a wallet that is not custodial; the transactions module's errors when the transfer cannot be sent (it reached no node: nothing is recorded then). Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Once the payout is recorded the key stays bound to it: a retry answers the payout as it is now, whatever the first answer was. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 10 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayoutFromWallet"];
         delete?: never;
@@ -1641,7 +1643,7 @@ export interface paths {
         put?: never;
         /**
          * Quote and pay out a crypto amount in one call
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. `cryptoAmount` is an integer string read with 6 decimals for every currency; the fiat amount is what the channel's rate gives for it after fees, so that at most `cryptoAmount` is sent. The answer is the payout with `fiatAmount` (2 decimals) and `exchangeRate` as strings. Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 10 per minute per client IP (429 with `retry-after`).
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. `cryptoAmount` is an integer string read with 6 decimals for every currency; the fiat amount is what the channel's rate gives for it after fees, so that at most `cryptoAmount` is sent. The answer is the payout with `fiatAmount` (2 decimals) and `exchangeRate` as strings; it is paid as `POST /v1/ramp/bank/payout/payouts` pays a quote (the hold, 400 `INSUFFICIENT_BALANCE`, the sell once the transfer is mined). Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Once the payout is recorded the key stays bound to it: a retry answers the payout as it is now. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 10 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayoutInitiate"];
         delete?: never;
@@ -12285,6 +12287,8 @@ export interface operations {
                             feePaid: string | null;
                             failureReason: string | null;
                             resendCount: number;
+                            /** @description EVM: the other hashes this send was signed with for its nonce (a resend after the node dropped it, or a replacement with higher fees). Until it is mined any one of them may be; once mined, `txHash` is the one mined and these were replaced (never mined). Empty for most sends. */
+                            replacedHashes: string[];
                             simulation: boolean;
                             quoteId: string | null;
                             metadata: {
@@ -12417,7 +12421,7 @@ export interface operations {
                         /** @description transaction id */
                         id: string;
                         /** @enum {string} */
-                        status: "pending" | "awaiting_signature";
+                        status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
                         requiresClientSigning: boolean;
                         chain: string;
@@ -13679,6 +13683,8 @@ export interface operations {
                         /** Format: date-time */
                         blockTimestamp: string | null;
                         failureReason: string | null;
+                        /** @description EVM: the other hashes this send was signed with for its nonce (a resend after the node dropped it, or a replacement with higher fees). Until it is mined any one of them may be; once mined, `txHash` is the one mined and these were replaced (never mined). Empty for most sends. */
+                        replacedHashes: string[];
                     };
                 };
             };
@@ -13908,6 +13914,8 @@ export interface operations {
                         feePaid: string | null;
                         failureReason: string | null;
                         resendCount: number;
+                        /** @description EVM: the other hashes this send was signed with for its nonce (a resend after the node dropped it, or a replacement with higher fees). Until it is mined any one of them may be; once mined, `txHash` is the one mined and these were replaced (never mined). Empty for most sends. */
+                        replacedHashes: string[];
                         simulation: boolean;
                         quoteId: string | null;
                         metadata: {

@@ -47,13 +47,23 @@ export function reader(url: string) {
 /**
  * A JSON-RPC proxy in front of the node. `onSend` decides what happens to each
  * eth_sendRawTransaction: `forward`, `swallow` (answer its hash without forwarding: a
- * node that drops it from its mempool), or `reject` (a JSON-RPC error).
+ * node that drops it from its mempool), or `reject` (a JSON-RPC error). `answer` may
+ * answer any request in the node's place (a node that reports a transaction it keeps,
+ * or another base fee).
  */
 export function rpcProxy(target: string) {
-  const state = { onSend: (): 'forward' | 'swallow' | 'reject' => 'forward', sent: [] as string[], rejectMessage: 'server overloaded, try later' }
   type Req = { id: unknown; method: string; params: unknown[] }
-  const forward = async (r: Req) => (await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(r) })).json()
+  const state = {
+    onSend: (): 'forward' | 'swallow' | 'reject' => 'forward',
+    sent: [] as string[],
+    rejectMessage: 'server overloaded, try later',
+    /** answers a request in the node's place (its JSON-RPC `result`), or undefined to forward it */
+    answer: (_r: Req, _forward: (r: Req) => Promise<{ result?: unknown }>): Promise<unknown> | undefined => undefined,
+  }
+  const forward = async (r: Req) => (await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(r) })).json() as Promise<{ result?: unknown }>
   const one = async (r: Req): Promise<unknown> => {
+    const answered = state.answer(r, forward)
+    if (answered) return { jsonrpc: '2.0', id: r.id, result: await answered }
     if (r.method !== 'eth_sendRawTransaction') return forward(r)
     const raw = r.params[0] as `0x${string}`
     state.sent.push(raw)

@@ -1,11 +1,14 @@
 /**
  * What happens when submissions fail: a send the node refuses gives its nonce back
  * (no gap), a transaction dropped from the mempool is resent with a higher fee within the
- * ceiling, and one that cannot be resent is marked failed with a reason.
+ * ceiling, and one that cannot be resent is marked failed with a reason. A send the node
+ * keeps but does not mine is handed to it again (fees it accepts) or replaced for the
+ * same nonce (fees under what it accepts); whichever signature is mined is recorded, the
+ * other shown replaced.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { parseEther } from 'viem'
+import { keccak256, parseEther, parseTransaction, toHex, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { transactions } from '@/db/tables'
 import { systemClock } from '@/lib/clock'
@@ -152,3 +155,108 @@ describe('a transaction dropped from the mempool', () => {
     expect((await settled(b, u, next.body.id)).body.status).toBe('confirmed')
   }, 30_000)
 })
+
+/** The node's answer to eth_getTransactionByHash for a transaction it keeps in its pool, unmined. */
+function keptTransaction(raw: Hex, from: string) {
+  const tx = parseTransaction(raw)
+  return {
+    hash: keccak256(raw), nonce: toHex(tx.nonce!), from, to: tx.to, value: toHex(tx.value ?? 0n), gas: toHex(tx.gas!), input: tx.data ?? '0x', type: '0x2', chainId: '0x1',
+    maxFeePerGas: toHex(tx.maxFeePerGas!), maxPriorityFeePerGas: toHex(tx.maxPriorityFeePerGas!), accessList: [], v: '0x0', r: tx.r, s: tx.s, yParity: '0x0',
+    blockHash: null, blockNumber: null, transactionIndex: null,
+  }
+}
+
+/** The proxy keeps the wallet's first submission (never forwarded, reported pending) and optionally reports a base fee of `baseFee()`. */
+function keepFirst(from: string, baseFee: () => bigint | null = () => null) {
+  const kept = new Map<string, ReturnType<typeof keptTransaction>>()
+  const firstSent = proxy.state.sent.length
+  proxy.state.onSend = () => (proxy.state.sent.length === firstSent + 1 ? 'swallow' : 'forward')
+  proxy.state.answer = (r, forward) => {
+    if (proxy.state.sent.length > firstSent && !kept.size) {
+      const raw = proxy.state.sent[firstSent] as Hex
+      kept.set(keccak256(raw), keptTransaction(raw, from))
+    }
+    if (r.method === 'eth_getTransactionByHash' && kept.has(r.params[0] as string)) return Promise.resolve(kept.get(r.params[0] as string))
+    const fee = baseFee()
+    if (r.method === 'eth_getBlockByNumber' && r.params[0] === 'latest' && fee !== null) return forward(r).then((b) => ({ ...(b.result as object), baseFeePerGas: toHex(fee) }))
+    return undefined
+  }
+  return { firstRaw: () => proxy.state.sent[firstSent] as Hex }
+}
+const row = (x: typeof a, id: string) => x.t.deps.database.db.select().from(transactions).where(eq(transactions.id, id)).get()
+
+describe('a send the node keeps but does not mine', () => {
+  afterEachReset()
+
+  test('with fees the node accepts: it is handed to the node again with the sends queued behind it, and all confirm', async () => {
+    const { u, w } = await fundedUser(a)
+    keepFirst(w.address)
+    const first = await send(a, u, w.id, '1000')
+    expect(first.status).toBe(201)
+    // Queued behind the kept nonce 0 (ganache holds it in its pool until nonce 0 arrives).
+    const second = await send(a, u, w.id, '2000')
+    expect(second.status).toBe(201)
+    expect(second.body.nonce).toBe(1)
+    const [one, two] = [await settled(a, u, first.body.id), await settled(a, u, second.body.id)]
+    expect(one.body).toMatchObject({ status: 'confirmed', txHash: first.body.txHash, resendCount: 0, replacedHashes: [] })
+    expect(two.body).toMatchObject({ status: 'confirmed', txHash: second.body.txHash })
+    expect(await chain.nonce(w.address)).toBe(2)
+  }, 30_000)
+
+  test('with fees under what the node now accepts: it is replaced for the same nonce, within the ceiling, and the first is shown replaced', async () => {
+    const { u, w } = await fundedUser(a)
+    let raised: bigint | null = null
+    const k = keepFirst(w.address, () => raised)
+    const res = await send(a, u, w.id, '1000')
+    expect(res.status).toBe(201)
+    const tx = parseTransaction(k.firstRaw())
+    // The base fee rose above the send's max fee.
+    raised = (tx.maxFeePerGas! * 15n) / 10n
+    const done = await settled(a, u, res.body.id)
+    raised = null
+    expect(done.body).toMatchObject({ status: 'confirmed', resendCount: 1, replacedHashes: [res.body.txHash] })
+    expect(done.body.txHash).not.toBe(res.body.txHash)
+    const mined = await chain.pub.getTransaction({ hash: done.body.txHash })
+    expect(mined.nonce).toBe(tx.nonce!)
+    // both tip and max fee at least 10% up (the nodes' replacement minimum), within +100% of the first max fee
+    expect(mined.maxPriorityFeePerGas! * 100n).toBeGreaterThanOrEqual(tx.maxPriorityFeePerGas! * 110n)
+    expect(mined.maxFeePerGas! * 100n).toBeGreaterThanOrEqual(tx.maxFeePerGas! * 110n)
+    expect(mined.maxFeePerGas!).toBeLessThanOrEqual(tx.maxFeePerGas! * 2n)
+    expect((await row(a, res.body.id))!.previousHashes).toEqual([res.body.txHash])
+    const status = await a.f.api.get(`/v1/transactions/${res.body.id}/status`, { token: u.accessToken })
+    expect(status.body).toMatchObject({ status: 'confirmed', txHash: done.body.txHash, replacedHashes: [res.body.txHash] })
+    // nothing else was sent for the send: one transaction on chain
+    expect(await chain.nonce(w.address)).toBe(1)
+    const next = await send(a, u, w.id, '5')
+    expect(next.body.nonce).toBe(1)
+    expect((await settled(a, u, next.body.id)).body.status).toBe('confirmed')
+  }, 30_000)
+
+  test('when the first signature is mined after its replacement was sent, the first is recorded and the replacement shown replaced', async () => {
+    const { u, w } = await fundedUser(a)
+    let raised: bigint | null = null
+    const k = keepFirst(w.address, () => raised)
+    // the replacement reaches no node either
+    proxy.state.onSend = () => 'swallow'
+    const sentBefore = proxy.state.sent.length
+    const res = await send(a, u, w.id, '1000')
+    raised = (parseTransaction(k.firstRaw()).maxFeePerGas! * 15n) / 10n
+    await waitFor(async () => proxy.state.sent.length, (n) => n >= sentBefore + 2)
+    raised = null
+    expect(proxy.state.sent.length).toBeGreaterThanOrEqual(sentBefore + 2)
+    const replacement = keccak256(proxy.state.sent[sentBefore + 1] as Hex)
+    // Now the node mines the first signature.
+    await chain.pub.request({ method: 'eth_sendRawTransaction', params: [k.firstRaw()] } as never)
+    const done = await settled(a, u, res.body.id)
+    expect(done.body).toMatchObject({ status: 'confirmed', txHash: res.body.txHash, replacedHashes: [replacement] })
+    expect((await row(a, res.body.id))!.previousHashes).toEqual([replacement])
+    expect(await chain.nonce(w.address)).toBe(1)
+  }, 30_000)
+})
+
+function afterEachReset() {
+  afterEach(() => {
+    proxy.state.onSend = () => 'forward'
+    proxy.state.answer = () => undefined
+  })
+}

@@ -116,6 +116,7 @@ export const Transaction = t.Object({
   feePaid: Nullable(t.String({ description: 'network fee paid once mined, smallest unit of the native coin' })),
   failureReason: Nullable(t.String()),
   resendCount: t.Integer(),
+  replacedHashes: t.Array(t.String(), { description: 'EVM: the other hashes this send was signed with for its nonce (a resend after the node dropped it, or a replacement with higher fees). Until it is mined any one of them may be; once mined, `txHash` is the one mined and these were replaced (never mined). Empty for most sends.' }),
   simulation: t.Boolean(),
   quoteId: Nullable(t.String()),
   metadata: Nullable(t.Record(t.String(), t.Any())),
@@ -131,6 +132,7 @@ export const TransactionStatus = t.Object({
   blockNumber: Nullable(t.Integer()),
   blockTimestamp: Nullable(t.String({ format: 'date-time' })),
   failureReason: Nullable(t.String()),
+  replacedHashes: Transaction.properties.replacedHashes,
 }, { title: 'TransactionStatus' })
 
 /**

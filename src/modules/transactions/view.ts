@@ -23,6 +23,7 @@ export function transactionView(r: TransactionRow) {
     feePaid: r.feePaid,
     failureReason: r.failureReason,
     resendCount: r.resendCount,
+    replacedHashes: r.previousHashes,
     simulation: r.simulation,
     quoteId: r.quoteId,
     metadata: r.metadata ?? null,
@@ -35,6 +36,7 @@ export function statusView(r: TransactionRow) {
   return {
     id: r.id, txHash: r.txHash, status: r.status, confirmations: r.confirmations, blockNumber: r.blockNumber,
     blockTimestamp: r.blockTimestamp === null ? null : iso(r.blockTimestamp), failureReason: r.failureReason,
+    replacedHashes: r.previousHashes,
   }
 }
 
