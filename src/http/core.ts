@@ -147,8 +147,8 @@ export function observed(deps: Pick<Deps, 'logger' | 'metrics'>, app: Fetcher): 
       res.headers.set('x-request-id', s.id)
     }
     const ms = performance.now() - s.start
-    // the path only: query strings can carry reset tokens
-    logger.request(s.id, request.method, pathOf(request.url), res.status, Math.round(ms * 100) / 100)
+    // the path only (query strings can carry reset tokens), with tokens inside paths redacted
+    logger.request(s.id, request.method, loggedPath(pathOf(request.url)), res.status, Math.round(ms * 100) / 100)
     metrics.request(request.method, s.route || 'unmatched', res.status, ms / 1000)
     return res
   }
@@ -159,6 +159,23 @@ export function observed(deps: Pick<Deps, 'logger' | 'metrics'>, app: Fetcher): 
   }
   return { fetch, handle: async (request) => fetch(request) }
 }
+/**
+ * Paths with a credential inside: the hosted KYC page's link is its only key (whoever has it
+ * can approve or decline the customer), so a log line keeps the page's shape, not the token.
+ * Every other token Slipway hands out travels in a query string (reset links) or a header,
+ * which the log never shows. A route whose path carries a secret must be listed here
+ * (tests/platform/log-redaction.test.ts checks the routes against this list).
+ */
+export const SECRET_PATHS: ReadonlyArray<{ prefix: string; pattern: RegExp }> = [
+  { prefix: '/sandbox/bank-ramp/onboarding/', pattern: /^(\/sandbox\/bank-ramp\/onboarding\/)[^/]+/ },
+]
+
+/** The path as the request log shows it: tokens inside paths replaced by `[redacted]`. */
+export function loggedPath(path: string): string {
+  for (const s of SECRET_PATHS) if (path.startsWith(s.prefix)) return path.replace(s.pattern, '$1[redacted]')
+  return path
+}
+
 /** The path of an absolute URL, without its query: no URL object per request. */
 export function pathOf(url: string): string {
   const start = url.indexOf('/', url.indexOf('//') + 2)
