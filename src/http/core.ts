@@ -42,6 +42,8 @@ export async function readJsonBody(request: Request, contentType: string | undef
   if (bytes.length > maxBytes) throw tooLarge(maxBytes)
   stateOf(request).raw = bytes
   if (bytes.length === 0) return {}
+  // signed deliveries: nothing reads the body before the route has checked its signature over these bytes
+  if (isRawBodyPath(pathOf(request.url))) return {}
   if (contentType && !JSON_TYPE.test(contentType)) {
     // Handed over as text: the few routes that take a form (the sandbox simulator's HTML
     // page) read it themselves; a route with a JSON body schema answers 415 (onError below).
@@ -69,6 +71,15 @@ export async function readJsonBody(request: Request, contentType: string | undef
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new AppError(400, 'Bad Request', 'Request body must be a JSON object')
   return value
 }
+
+/**
+ * Routes whose body is a signed delivery from a partner: the parser keeps the bytes
+ * (`stateOf(request).raw`) and parses nothing, so an unsigned body is refused as unsigned
+ * (401) whatever it holds, and the signature is checked over the bytes as sent, before
+ * anything decodes them (docs/bank-ramp.md, Partner events). The route parses after.
+ */
+const RAW_BODY_PREFIXES = ['/v1/ramp/bank/webhooks/']
+const isRawBodyPath = (path: string) => RAW_BODY_PREFIXES.some((p) => path.startsWith(p))
 
 /**
  * Bun.serve's own cap: above the app's limit so the app answers 413 in the JSON envelope

@@ -290,12 +290,12 @@ export async function receivePartnerWebhook(deps: Deps, input: PartnerDelivery) 
   // An unknown tenant, or one not connected here, has no key: its answer is a bad signature's,
   // so the endpoint does not tell which tenant ids exist.
   const keys = row && ramp?.connected ? partnerWebhookKeys(deps, row.id, input.environment, ramp) : []
-  const body = new TextDecoder().decode(input.raw)
-  const check = verifyPartnerWebhook(keys, input.signature, body, Math.floor(deps.clock.now() / 1000))
+  // the signature first, over the bytes as received; nothing is decoded or parsed before it passes
+  const check = verifyPartnerWebhook(keys, input.signature, input.raw, Math.floor(deps.clock.now() / 1000))
   if (check !== 'ok' || !row) throw new AppError(401, 'UnauthorizedError', 'Invalid webhook signature', { details: { reason: check === 'ok' ? 'mismatch' : check } })
   let event: unknown
   try {
-    event = JSON.parse(body)
+    event = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(input.raw))
   } catch {
     throw new BadRequestError('Request body is not valid JSON')
   }

@@ -5,6 +5,7 @@
  * The timestamp inside the signed text stops a captured delivery being replayed later
  * than the tolerance; several `v1=` entries may appear while a key is being replaced.
  */
+import { createHmac } from 'node:crypto'
 import { hmacSha256Hex, safeEqual } from '../../lib/crypto'
 
 export const PARTNER_SIGNATURE_TOLERANCE_SECONDS = 300
@@ -15,7 +16,11 @@ export function signPartnerWebhook(key: string, body: string, unixSeconds: numbe
 
 export type SignatureCheck = 'ok' | 'missing' | 'malformed' | 'expired' | 'mismatch'
 
-export function verifyPartnerWebhook(keys: string[], header: string | null, body: string, nowSeconds: number): SignatureCheck {
+/**
+ * `body`: the raw bytes as received. The HMAC is computed over them, never over decoded text:
+ * decoding replaces malformed UTF-8 with U+FFFD, so different bytes could share a signature.
+ */
+export function verifyPartnerWebhook(keys: string[], header: string | null, body: Uint8Array, nowSeconds: number): SignatureCheck {
   if (!header) return 'missing'
   let t: string | undefined
   const sigs: string[] = []
@@ -28,6 +33,9 @@ export function verifyPartnerWebhook(keys: string[], header: string | null, body
   if (Math.abs(nowSeconds - Number(t)) > PARTNER_SIGNATURE_TOLERANCE_SECONDS) return 'expired'
   let ok = false
   // every pair is compared (constant time each), so the time does not tell which key matched
-  for (const key of keys) for (const s of sigs) ok = safeEqual(s, hmacSha256Hex(key, `${t}.${body}`)) || ok
+  for (const key of keys) {
+    const expected = createHmac('sha256', key).update(`${t}.`).update(body).digest('hex')
+    for (const s of sigs) ok = safeEqual(s, expected) || ok
+  }
   return ok ? 'ok' : 'mismatch'
 }
