@@ -187,10 +187,14 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: () => Error): Promise<T
  */
 function guarded(inner: Client, timeoutMs: number, unavailable: string, onReach: (ok: boolean) => void): Client {
   const fail = () => new DatabaseUnavailableError(unavailable)
-  const call = async <T>(p: () => Promise<T>): Promise<T> => {
+  // `network: false` for calls the client can complete without the server (opening a
+  // transaction sends nothing until its first statement; a rollback of a stream that is gone
+  // answers at once): their success says nothing about the primary, so only execute, batch,
+  // commit and the like count as having reached it (/health/ready's primaryReachable).
+  const call = async <T>(p: () => Promise<T>, network = true): Promise<T> => {
     try {
       const out = await withTimeout(p(), timeoutMs, () => Object.assign(new Error(`no answer from the database server within ${timeoutMs} ms`), { name: 'TimeoutError' }))
-      onReach(true)
+      if (network) onReach(true)
       return out
     } catch (err) {
       if (isUnreachable(err)) {
@@ -207,7 +211,7 @@ function guarded(inner: Client, timeoutMs: number, unavailable: string, onReach:
       }
       if (prop === 'rollback') {
         // A transaction on a server that went away is gone with its stream: nothing to undo.
-        return () => call(() => target.rollback()).catch((err) => {
+        return () => call(() => target.rollback(), false).catch((err) => {
           if (!(err instanceof DatabaseUnavailableError)) throw err
         })
       }
@@ -220,7 +224,7 @@ function guarded(inner: Client, timeoutMs: number, unavailable: string, onReach:
       if (prop === 'execute' || prop === 'batch' || prop === 'migrate' || prop === 'executeMultiple') {
         return (...args: unknown[]) => call(() => (target as any)[prop](...args))
       }
-      if (prop === 'transaction') return async (mode?: TransactionMode) => wrapTx(await call(() => target.transaction(mode)))
+      if (prop === 'transaction') return async (mode?: TransactionMode) => wrapTx(await call(() => target.transaction(mode), false))
       const v = Reflect.get(target, prop, receiver)
       return typeof v === 'function' ? v.bind(target) : v
     },
