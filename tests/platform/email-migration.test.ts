@@ -21,6 +21,7 @@ test('0007 refuses two active accounts with one email, keeps nothing of itself, 
   cpSync(join(import.meta.dir, '../../drizzle'), before, { recursive: true })
   const journalPath = join(before, 'meta/_journal.json')
   const journal = JSON.parse(readFileSync(journalPath, 'utf8')) as { entries: Array<{ tag: string }> }
+  const all = journal.entries.length
   const at = journal.entries.findIndex((e) => e.tag === '0007_active_email_unique')
   expect(at).toBeGreaterThan(0)
   journal.entries = journal.entries.slice(0, at)
@@ -48,6 +49,7 @@ test('0007 refuses two active accounts with one email, keeps nothing of itself, 
   await applyMigrations(db)
   expect(await indexes()).toContain('users_scope_active_email_uq')
   expect(await indexes()).not.toContain('users_scope_email_idx')
-  expect(await applied()).toBe(at + 1)
+  // 0007 and every migration after it
+  expect(await applied()).toBe(all)
   client.close()
 })

@@ -64,6 +64,7 @@ export class EvmClients {
       maxPriorityFeePerGas: () => client.estimateMaxPriorityFeePerGas(),
       balance: (address) => client.getBalance({ address }),
       balancesAtLatest: async (address, token) => {
+        // viem keeps block numbers for 4 s by default (shared with blockNumber() below): ask the node
         const block = await client.getBlockNumber({ cacheTime: 0 })
         const [native, tokenBalance] = await Promise.all([
           client.getBalance({ address, blockNumber: block }),
@@ -80,7 +81,8 @@ export class EvmClients {
         if ((err as Error).name === 'TransactionReceiptNotFoundError') return null
         throw err
       }),
-      blockNumber: () => client.getBlockNumber(),
+      // never viem's cached number: confirmations are counted from it
+      blockNumber: () => client.getBlockNumber({ cacheTime: 0 }),
       blockTimestamp: async (blockNumber) => (await client.getBlock({ blockNumber })).timestamp,
       knowsTransaction: (hash) => client.getTransaction({ hash }).then(() => true, (err: unknown) => {
         if ((err as Error).name === 'TransactionNotFoundError') return false
