@@ -37,13 +37,29 @@ const send = (u: SignedInUser, body: Record<string, unknown>) => f.api.post('/v1
 const stored = (u: SignedInUser, id: string) => f.api.get(`/v1/transactions/${id}`, { token: u.accessToken })
 const settled = (u: SignedInUser, id: string) => waitFor(() => stored(u, id), (r) => r.body?.status !== 'pending')
 
-async function solWallet(u: SignedInUser) {
+/** A custodial Solana wallet the fake node credits with 10 SOL and 100 USDC (sends are held against them). */
+async function solWallet(u: SignedInUser, lamports = 10_000_000_000n) {
   const res = await f.api.post('/v1/wallets/', { chain: 'solana' }, { token: u.accessToken })
   expect(res.status).toBe(201)
+  sol.lamports.set(res.body.address, lamports)
+  sol.tokenAccounts.set(res.body.address, [{ mint: USDC_SOLANA, amount: 100_000_000n, decimals: 6 }])
   return res.body as { id: string; address: string }
 }
 
 describe('custodial Solana sends (fake JSON-RPC)', () => {
+  test('three sends at once from a wallet that can afford one: one is sent, two answer 400 INSUFFICIENT_BALANCE', async () => {
+    const u = await f.user(tenant)
+    const w = await solWallet(u, 2_000_000_000n)
+    const one = () => send(u, { walletId: w.id, chain: 'solana', toAddress: Keypair.generate().publicKey.toBase58(), amount: '1500000000' })
+    const res = await Promise.all([one(), one(), one()])
+    expect(res.map((r) => r.status).sort()).toEqual([201, 400, 400])
+    for (const r of res.filter((x) => x.status === 400)) expect(r.body.code).toBe('INSUFFICIENT_BALANCE')
+    // the same for the token: 100 USDC, three sends of 60
+    const token = () => send(u, { walletId: w.id, chain: 'solana', toAddress: Keypair.generate().publicKey.toBase58(), amount: '60000000', tokenAddress: USDC_SOLANA })
+    const tokens = await Promise.all([token(), token(), token()])
+    expect(tokens.map((r) => r.status).sort()).toEqual([201, 400, 400])
+  })
+
   test('native SOL: a signed System transfer reaches the node and the job confirms it', async () => {
     const u = await f.user(tenant)
     const w = await solWallet(u)

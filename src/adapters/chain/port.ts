@@ -104,5 +104,11 @@ export interface SolanaRpc {
   /** Unix seconds; null when the node has no time for the slot */
   blockTime(slot: number): Promise<number | null>
   blockHeight(): Promise<number>
+  /**
+   * The lamports and the mint's token amount (summed over the owner's token accounts; 0 when no
+   * mint is asked) at `confirmed`, with the lower of the two reads' slots as `block`: what holds
+   * are counted against (modules/transactions/holds.ts)
+   */
+  balancesAtLatest(address: string, mint: string | null): Promise<{ block: bigint; native: bigint; token: bigint }>
   sendRaw(raw: Uint8Array): Promise<SubmitOutcome>
 }

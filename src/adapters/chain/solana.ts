@@ -41,6 +41,21 @@ export class SolanaClients {
       signatureStatus: async (signature) => (await conn.getSignatureStatuses([signature], { searchTransactionHistory: true })).value[0] ?? null,
       blockTime: (slot) => conn.getBlockTime(slot),
       blockHeight: () => conn.getBlockHeight('confirmed'),
+      balancesAtLatest: async (address, mint) => {
+        const owner = new PublicKey(address)
+        const [native, accounts] = await Promise.all([
+          conn.getBalanceAndContext(owner, 'confirmed'),
+          mint ? conn.getParsedTokenAccountsByOwner(owner, { mint: new PublicKey(mint) }, 'confirmed') : Promise.resolve(null),
+        ])
+        let token = 0n
+        for (const a of accounts?.value ?? []) {
+          const amount = (a.account.data as { parsed?: { info?: { tokenAmount?: { amount?: string } } } }).parsed?.info?.tokenAmount?.amount
+          if (amount && /^\d+$/.test(amount)) token += BigInt(amount)
+        }
+        // the older of the two views: a send confirmed between them is counted as in flight (refusing errs safe)
+        const slot = Math.min(native.context.slot, accounts?.context.slot ?? native.context.slot)
+        return { block: BigInt(slot), native: BigInt(native.value), token }
+      },
       sendRaw: async (raw) => {
         try {
           await conn.sendRawTransaction(raw, { skipPreflight: false, maxRetries: 0 })

@@ -11,9 +11,12 @@
  *   its send then takes the hold over).
  * A send mined at or before B is in B's balances and is not counted again; a reverted or
  * dropped send moved nothing. A pending send the chain already mined is counted twice until
- * its status is read: that errs on the side of refusing.
+ * its status is read: that errs on the side of refusing. On Solana B is a slot, and only
+ * amounts are held: a network fee or an account's rent the lamports cannot pay is refused by
+ * the network's preflight, before anything is sent.
  */
 import type { Hex } from 'viem'
+import type { ChainEndpoint } from '../../adapters/chain/port'
 import type { Deps } from '../../deps'
 import type { Executor } from '../../db/client'
 import { newId } from '../../lib/ids'
@@ -82,13 +85,20 @@ export async function ensureSpendable(tx: Executor, k: HoldKey, view: ChainBalan
   if (native + spend.fee > view.native) throw insufficientBalance('native coin (for the network fee)', view.native - native)
 }
 
-/** A custodial wallet's network and balances, for a hold placed before its send; null on a chain without holds (Solana). */
+/** Solana's balances of a wallet at one slot (`block`). */
+export async function solanaBalances(deps: Deps, endpoint: ChainEndpoint, address: string, mint: string | null): Promise<ChainBalances> {
+  const rpc = await deps.chain.solanaRpc(endpoint)
+  return deps.chain.guard(endpoint, 'balance', () => rpc.balancesAtLatest(address, mint))
+}
+
+/** A custodial wallet's network and balances, for a hold placed before its send; null on a chain the registry does not know. */
 export async function walletBalances(deps: Deps, settings: StoredSettings, w: { tenantId: string; id: string; chain: string; isTestnet: boolean; address: string }, tokenAddress: string | null) {
   const chain = chainByFamily(w.chain)
-  if (!chain || chain.family !== 'evm') return null
-  const net = await evmNet(deps, endpointFor(deps.config, settings, w.chain, w.isTestnet).endpoint)
+  if (!chain) return null
+  const { endpoint } = endpointFor(deps.config, settings, w.chain, w.isTestnet)
   const key: HoldKey = { tenantId: w.tenantId, walletId: w.id, network: w.isTestnet ? chain.testnet.id : w.chain }
-  return { key, balances: await chainBalances(deps, net, w.address, tokenAddress) }
+  if (chain.family === 'solana') return { key, balances: await solanaBalances(deps, endpoint, w.address, tokenAddress) }
+  return { key, balances: await chainBalances(deps, await evmNet(deps, endpoint), w.address, tokenAddress) }
 }
 
 /**

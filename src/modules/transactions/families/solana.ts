@@ -18,7 +18,9 @@ import type { Deps } from '../../../deps'
 import { iso } from '../../../lib/clock'
 import { newId } from '../../../lib/ids'
 import type { Ctx } from '../../../context'
+import { ConflictError } from '../../../http/errors'
 import { blockchainError, signatureDecodeFailed } from '../errors'
+import { attachHold, ensureSpendable, solanaBalances } from '../holds'
 import { insertPrepared, insertTransaction, updateTransaction, type PreparedRow, type TransactionRow } from '../repo'
 import { scheduleRefresh, sendRow, walletSecret } from '../shared'
 import type { ChainFamily, SendPlan, SignedTransaction } from './port'
@@ -104,14 +106,24 @@ async function send(ctx: Ctx, p: SendPlan) {
   }
   const raw = tx.serialize()
   const hash = base58.encode(tx.signature!)
+  const balances = await solanaBalances(deps, p.endpoint, p.wallet.address, p.token.address)
   await deps.database.write(async (w) => {
+    // what the wallet holds beside its sends and holds in flight, checked where the send is recorded (amounts only)
+    await ensureSpendable(w, { tenantId: p.tenantId, walletId: p.wallet.id, network: p.network }, balances, { tokenAddress: p.token.address, amount: p.amount, fee: 0n }, now, p.holdId ?? null)
     await insertTransaction(w, { ...base, status: 'pending', requiresClientSigning: false, txHash: hash, rawTx: raw.toString('base64'), submittedAt: now })
+    if (p.holdId && !(await attachHold(w, p.tenantId, p.holdId, base.id, now))) throw new ConflictError('The amount held for this send was released before it was sent')
     await scheduleRefresh(w, base.id, base.tenantId, 1, now)
+    // from here the send may reach the chain: an Idempotency-Key stays bound to it
+    await ctx.idempotency?.bind(w, `transaction:${base.id}`)
   })
   const outcome = await solanaFamily.submit(deps, p.endpoint, raw.toString('base64'))
   if (outcome.kind === 'rejected' || outcome.kind === 'unreachable' || outcome.kind === 'nonce') {
     const reason = outcome.kind === 'rejected' ? outcome.reason : 'the network could not be reached'
-    await deps.database.write((w) => updateTransaction(w, base.tenantId, base.id, { status: 'failed', failureReason: `not submitted: ${reason}`, updatedAt: deps.clock.now() }))
+    await deps.database.write(async (w) => {
+      await updateTransaction(w, base.tenantId, base.id, { status: 'failed', failureReason: `not submitted: ${reason}`, updatedAt: deps.clock.now() })
+      // nothing moved: the Idempotency-Key is free again
+      await ctx.idempotency?.unbind(w)
+    })
     if (outcome.kind === 'unreachable') throw blockchainError(503, 'NETWORK_UNAVAILABLE', `The ${p.endpoint.registryId} network is temporarily unavailable`, true)
     throw blockchainError(400, 'TRANSACTION_REJECTED', `The network refused the transaction: ${reason}`, false, 'Check the amount and balances, then send again')
   }
