@@ -9,7 +9,7 @@ import { bunFetch, createApp } from './app'
 import { ConfigError, loadConfig, type Config } from './config'
 import { applyMigrations } from './db/migrate'
 import { buildDeps } from './deps'
-import { serverBodyCap } from './http/core'
+import { SERVER_MAX_REQUEST_BODY_SIZE } from './http/core'
 import { scalarScript } from './http/scalar-asset'
 import { registerJobs } from './jobs/registry'
 import { engineRamInEffect } from './lib/engine-memory'
@@ -59,7 +59,7 @@ async function main() {
   runner?.start()
   const app = createApp(deps, { scalarScript, queue: runner, opsOnly: config.role === 'worker' })
   const fetch = bunFetch(app)
-  const server = Bun.serve({ port: config.port, hostname: config.host, fetch, maxRequestBodySize: serverBodyCap(config.maxBodyBytes) })
+  const server = Bun.serve({ port: config.port, hostname: config.host, fetch, maxRequestBodySize: SERVER_MAX_REQUEST_BODY_SIZE })
   deps.logger.info('listening', { url: `http://${server.hostname}:${server.port}`, publicBaseUrl: config.publicBaseUrl, docs: `${config.publicBaseUrl}/v1/docs`, role: config.role, engineRamMib: engineRamInEffect() ?? 'machine' })
   deps.logger.flush()
 

@@ -32,14 +32,10 @@ const RAW_JSON = 'slipway-raw-json'
  * as sent, not a re-serialisation), and parses it as JSON (another content type is kept
  * as text, see below). An empty body reads as `{}`,
  * so a route whose fields are all optional takes it and others name their missing
- * fields. Over `maxBytes`: 413, refused by its `content-length` before anything is
- * read when the client sent one.
+ * fields. Over `maxBytes`: 413 (see readBodyUpTo).
  */
 export async function readJsonBody(request: Request, contentType: string | undefined, maxBytes: number): Promise<unknown> {
-  const declared = Number(request.headers.get('content-length') ?? 0)
-  if (declared > maxBytes) throw tooLarge(maxBytes)
-  const bytes = new Uint8Array(await request.arrayBuffer())
-  if (bytes.length > maxBytes) throw tooLarge(maxBytes)
+  const bytes = await readBodyUpTo(request, maxBytes)
   stateOf(request).raw = bytes
   if (bytes.length === 0) return {}
   // signed deliveries: nothing reads the body before the route has checked its signature over these bytes
@@ -82,11 +78,53 @@ const RAW_BODY_PREFIXES = ['/v1/ramp/bank/webhooks/']
 const isRawBodyPath = (path: string) => RAW_BODY_PREFIXES.some((p) => path.startsWith(p))
 
 /**
- * Bun.serve's own cap: above the app's limit so the app answers 413 in the JSON envelope
- * (Bun's own 413 has an empty body). The app refuses a declared length before reading;
- * the cap bounds what Bun buffers of a chunked body before the app counts it.
+ * The body's bytes, never more than `maxBytes` of them: a declared `content-length` over
+ * the limit is refused before anything is read; a body without one (chunked) is counted
+ * as it arrives and refused once it passes the limit, its stream cancelled there, so no
+ * more than the limit plus one chunk is ever held. A declared length within the limit is
+ * read whole: HTTP framing ends the body there.
  */
-export const serverBodyCap = (maxBodyBytes: number) => maxBodyBytes * 2
+async function readBodyUpTo(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes)
+  if (declared !== null && !request.headers.has('transfer-encoding')) {
+    const bytes = new Uint8Array(await request.arrayBuffer())
+    if (bytes.length > maxBytes) throw tooLarge(maxBytes)
+    return bytes
+  }
+  if (!request.body) return new Uint8Array(0)
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.length
+    if (total > maxBytes) {
+      // stop reading: the client is answered at once and nothing more is buffered
+      await reader.cancel().catch(() => {})
+      throw tooLarge(maxBytes)
+    }
+    chunks.push(value)
+  }
+  if (chunks.length === 1) return chunks[0]!
+  const bytes = new Uint8Array(total)
+  let at = 0
+  for (const c of chunks) {
+    bytes.set(c, at)
+    at += c.length
+  }
+  return bytes
+}
+
+/**
+ * Bun.serve's own `maxRequestBodySize`: none in effect. Bun answers a body over its cap
+ * with an empty 413 (no envelope, no limit named), so the app keeps the limit itself
+ * (readBodyUpTo: a declared length refused before reading, a chunked body counted as it
+ * arrives). A body no route reads is not buffered either: Bun pulls from the socket only
+ * as the body is read, so an unread upload waits on TCP back-pressure until the answer.
+ */
+export const SERVER_MAX_REQUEST_BODY_SIZE = Number.MAX_SAFE_INTEGER
 
 function tooLarge(maxBytes: number) {
   return new AppError(413, 'Payload Too Large', `Request body is larger than the limit of ${maxBytes} bytes (MAX_BODY_BYTES)`)

@@ -5,7 +5,7 @@
 import { bunFetch, createApp, type App } from '@/app'
 import { loadConfig } from '@/config'
 import { buildDeps, type Deps } from '@/deps'
-import { serverBodyCap } from '@/http/core'
+import { SERVER_MAX_REQUEST_BODY_SIZE } from '@/http/core'
 import { applyMigrations } from '@/db/migrate'
 import { ManualClock, type Clock } from '@/lib/clock'
 import { createLogger, type Logger } from '@/lib/logger'
@@ -79,7 +79,7 @@ export interface HttpServer {
 
 /** Serves the app over real HTTP on 127.0.0.1 with a free port. */
 export function serve(t: TestApp): HttpServer {
-  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: bunFetch(t.app), maxRequestBodySize: serverBodyCap(t.deps.config.maxBodyBytes) })
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: bunFetch(t.app), maxRequestBodySize: SERVER_MAX_REQUEST_BODY_SIZE })
   return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) }
 }
 
