@@ -124,7 +124,8 @@ const env = {
   JWT_SECRET: randomBytes(32).toString('hex'),
   BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,
   BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
-  LOG_LEVEL: 'silent',
+  // CHAOS_LOG_LEVEL=info passes Slipway's log lines through to stdout (e.g. to count resends and rebroadcasts)
+  LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'silent',
   WEBHOOK_DEV_ROUTES: `hooks.chaos.test=http://127.0.0.1:${receiver.port}`,
   RPC_TIMEOUT_MS: '3000',
   TX_DROP_AFTER_MS: '5000',
@@ -132,7 +133,7 @@ const env = {
 let server: ReturnType<typeof Bun.spawn> | undefined
 
 async function start() {
-  server = Bun.spawn([process.execPath, join(ROOT, 'src/index.ts')], { env, stdout: 'ignore', stderr: 'inherit' })
+  server = Bun.spawn([process.execPath, join(ROOT, 'src/index.ts')], { env, stdout: process.env.CHAOS_LOG_LEVEL ? 'inherit' : 'ignore', stderr: 'inherit' })
   children.push(server)
   const deadline = Date.now() + 20_000
   while (Date.now() < deadline) {

@@ -57,16 +57,20 @@ export function rpcProxy(target: string) {
     onSend: (): 'forward' | 'swallow' | 'reject' => 'forward',
     sent: [] as string[],
     rejectMessage: 'server overloaded, try later',
-    /** answers a request in the node's place (its JSON-RPC `result`), or undefined to forward it */
+    /** answers a request in the node's place (its JSON-RPC `result`, or a whole answer), or undefined to go on as usual */
     answer: (_r: Req, _forward: (r: Req) => Promise<{ result?: unknown }>): Promise<unknown> | undefined => undefined,
   }
   const forward = async (r: Req) => (await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(r) })).json() as Promise<{ result?: unknown }>
   const one = async (r: Req): Promise<unknown> => {
+    if (r.method === 'eth_sendRawTransaction') state.sent.push(r.params[0] as string)
     const answered = state.answer(r, forward)
-    if (answered) return { jsonrpc: '2.0', id: r.id, result: await answered }
+    if (answered) {
+      const v = await answered
+      // a whole JSON-RPC answer (as `forward` gives) passes as it is
+      return v && typeof v === 'object' && 'jsonrpc' in v ? { ...v, id: r.id } : { jsonrpc: '2.0', id: r.id, result: v }
+    }
     if (r.method !== 'eth_sendRawTransaction') return forward(r)
     const raw = r.params[0] as `0x${string}`
-    state.sent.push(raw)
     const action = state.onSend()
     if (action === 'reject') return { jsonrpc: '2.0', id: r.id, error: { code: -32000, message: state.rejectMessage } }
     if (action === 'swallow') return { jsonrpc: '2.0', id: r.id, result: keccak256(raw) }

@@ -254,6 +254,41 @@ describe('a send the node keeps but does not mine', () => {
   }, 30_000)
 })
 
+describe('a first submission that reaches the node after the status job signed the send again', () => {
+  afterEachReset()
+
+  test('the send is not signed with a second nonce: one transaction on chain, the first signature shown replaced', async () => {
+    const { u, w } = await fundedUser(a)
+    const firstSent = proxy.state.sent.length
+    let release!: () => void
+    const released = new Promise<void>((r) => (release = r))
+    // The first submission is held (as behind a slow lane or a slow gateway) until released, then
+    // answered as a node answers a nonce already used. (Ganache itself, handed it then, was
+    // once seen to mine it too, a second transaction for nonce 0: another fault of its pool.)
+    proxy.state.answer = (r) => (r.method === 'eth_sendRawTransaction' && proxy.state.sent.length === firstSent + 1
+      ? released.then(() => ({ jsonrpc: '2.0', error: { code: -32000, message: 'nonce too low' } }))
+      : undefined)
+    const pending = send(a, u, w.id, '1000')
+    const stored = await waitFor(() => a.t.deps.database.db.select().from(transactions).where(eq(transactions.walletId, w.id)).get(), (x) => !!x)
+    // The node does not know the hash yet: a status read past TX_DROP_AFTER_MS (0 here) resends it, and it is mined.
+    const read = await a.f.api.get(`/v1/transactions/${stored!.id}/status`, { token: u.accessToken })
+    expect(read.body.txHash).not.toBe(stored!.txHash)
+    await waitFor(() => chain.nonce(w.address), (n) => n === 1)
+    // Now the first submission arrives: its nonce is used ("nonce too low").
+    release()
+    const res = await pending
+    expect(res.status).toBe(201)
+    expect(res.body.nonce).toBe(0)
+    const done = await settled(a, u, res.body.id)
+    expect(done.body).toMatchObject({ status: 'confirmed', nonce: 0, txHash: read.body.txHash, replacedHashes: [stored!.txHash] })
+    await Bun.sleep(1000)
+    expect(await chain.nonce(w.address)).toBe(1)
+    const next = await send(a, u, w.id, '5')
+    expect(next.body.nonce).toBe(1)
+    expect((await settled(a, u, next.body.id)).body.status).toBe('confirmed')
+  }, 30_000)
+})
+
 function afterEachReset() {
   afterEach(() => {
     proxy.state.onSend = () => 'forward'

@@ -29,7 +29,7 @@ import { blockchainError, signatureDecodeFailed, wouldFail } from '../errors'
 import type { BroadcastBody } from '../model'
 import { attachHold, chainBalances, ensureSpendable } from '../holds'
 import { hasNonceRow, initNonceRow, releaseNonce, reserveNonce, resyncNonce, type NonceKey } from '../nonces'
-import { insertPrepared, insertTransaction, updateTransaction } from '../repo'
+import { findTransaction, insertPrepared, insertTransaction, updateTransaction } from '../repo'
 import type { PreparedRow } from '../repo'
 import { scheduleRefresh, sendRow, walletSecret } from '../shared'
 import { estimateEvm, evmNet, pendingCount, signEvm, signingHashOf, transferCall, unsignedEip1559, type EvmCall, type EvmFees, type EvmNet } from './evm-calls'
@@ -98,7 +98,10 @@ async function submitCustodial(ctx: Ctx, p: SendPlan, net: EvmNet, call: EvmCall
     if (outcome.kind === 'nonce' && attempt < 4) {
       // Resynchronise outside any transaction, then re-sign the same record with a fresh nonce.
       const pending = await pendingCount(deps, net, p.wallet.address)
-      current = await deps.database.write(async (tx) => {
+      const next = await deps.database.write(async (tx) => {
+        // The status job signed the send again for this nonce meanwhile (its lane waited past
+        // TX_DROP_AFTER_MS): that signature may be in a mempool, so never a second nonce.
+        if ((await findTransaction(tx, row.tenantId, row.id))?.txHash !== current.hash) return null
         const t = deps.clock.now()
         await resyncNonce(tx, key, pending, outcome.which, t)
         const nonce = await reserveNonce(tx, key, t)
@@ -106,6 +109,8 @@ async function submitCustodial(ctx: Ctx, p: SendPlan, net: EvmNet, call: EvmCall
         await updateTransaction(tx, row.tenantId, row.id, { nonce, txHash: signed.hash, rawTx: signed.raw, submittedAt: t, updatedAt: t })
         return { nonce, raw: signed.raw, hash: signed.hash }
       })
+      if (!next) break
+      current = next
       continue
     }
     // A node may take a transaction and still answer an error (a proxy's timeout, an
@@ -113,13 +118,16 @@ async function submitCustodial(ctx: Ctx, p: SendPlan, net: EvmNet, call: EvmCall
     if (outcome.kind === 'rejected' && (await net.rpc.knowsTransaction(current.hash).catch(() => true))) break
     // Never reached a node, or refused: nothing is in a mempool, so the nonce goes back.
     const reason = outcome.kind === 'rejected' ? outcome.reason : outcome.kind === 'nonce' ? `nonce refused (${outcome.which})` : 'the network could not be reached'
-    await deps.database.write(async (tx) => {
+    const failed = await deps.database.write(async (tx) => {
       const t = deps.clock.now()
-      await updateTransaction(tx, row.tenantId, row.id, { status: 'failed', failureReason: `not submitted: ${reason}`, updatedAt: t })
+      // only while the send still holds this signature (not one the status job made since)
+      if (!(await updateTransaction(tx, row.tenantId, row.id, { status: 'failed', failureReason: `not submitted: ${reason}`, updatedAt: t }, { status: 'pending', txHash: current.hash }))) return false
       await releaseNonce(tx, key, current.nonce, t)
       // nothing moved: the Idempotency-Key is free again
       await ctx.idempotency?.unbind(tx)
+      return true
     })
+    if (!failed) break
     if (outcome.kind === 'unreachable') throw new ServiceUnavailableError(`The ${net.endpoint.registryId} network is temporarily unavailable`)
     throw blockchainError(400, 'TRANSACTION_REJECTED', `The network refused the transaction: ${reason}`, outcome.kind === 'nonce', 'Check the amount and balances, then send again')
   }
