@@ -7,6 +7,7 @@
  */
 import { and, asc, eq, getTableColumns, gt, isNotNull, like, not, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
+import { Sealer } from '../lib/crypto'
 import type { Database, Db } from './client'
 
 /** One sealed value: where it lives (`key`), its associated data, and the sealed text as read. */
@@ -14,6 +15,8 @@ export interface SealedItem {
   key: string
   sealed: string
   aad: string
+  /** `sealed` holds the value in clear, as an earlier version wrote it: reseal seals it */
+  clear?: boolean
 }
 
 export interface SealedColumn {
@@ -27,7 +30,7 @@ export interface SealedColumn {
   all(db: Db): Promise<string[]>
 }
 
-/** Sealed text starts with `v<version>.`: values under another version, found in SQL. */
+/** Sealed text starts with `v<version>.`: values under another version (or in clear), found in SQL. */
 export const notCurrentVersion = (column: SQLiteColumn, current: number) => not(like(column, `v${current}.%`))
 
 export interface TextColumnOptions {
@@ -42,6 +45,8 @@ export interface TextColumnOptions {
   aad(row: { id: string; tenantId: string | null }): string
   /** other columns written with the new value, such as a key version kept beside it */
   alsoSet?(next: string): Record<string, unknown>
+  /** earlier versions wrote the column in clear: a value without the sealed form is such a value, to be sealed */
+  clearLegacy?: boolean
 }
 
 /**
@@ -59,7 +64,10 @@ export function sealedTextColumn(o: TextColumnOptions): SealedColumn {
       const rows = await db.select({ id: o.id, tenantId: o.tenantId ?? o.id, v: o.value }).from(o.table)
         .where(and(gt(o.id, after), present, notCurrentVersion(o.value, current))).orderBy(asc(o.id)).limit(limit) as Array<{ id: string; tenantId: string | null; v: string }>
       return {
-        items: rows.map((r) => ({ key: r.id, sealed: r.v, aad: o.aad({ id: r.id, tenantId: o.tenantId ? r.tenantId : null }) })),
+        items: rows.map((r) => ({
+          key: r.id, sealed: r.v, aad: o.aad({ id: r.id, tenantId: o.tenantId ? r.tenantId : null }),
+          ...(o.clearLegacy && !Sealer.isSealed(r.v) ? { clear: true } : {}),
+        })),
         last: rows.at(-1)?.id,
       }
     },

@@ -36,6 +36,8 @@ export function randomToken(bytes = 32): string {
  *
  * Format: `v<keyVersion>.<base64url(iv)>.<base64url(ciphertext||tag)>`.
  */
+const SEALED_FORM = /^v\d+\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22,}$/
+
 export class Sealer {
   private readonly keys = new Map<number, Uint8Array>()
   constructor(current: Uint8Array, readonly currentVersion = 1, previous: Record<number, Uint8Array> = {}) {
@@ -70,5 +72,14 @@ export class Sealer {
   /** Key version a sealed value was written with, for rotation jobs. */
   static versionOf(sealed: string): number {
     return Number(sealed.slice(1, sealed.indexOf('.')))
+  }
+
+  /**
+   * Whether a stored text has the sealed form (`v<version>.<16 characters of iv>.<body>`):
+   * for columns that earlier versions wrote in clear, whose clear values (IBANs, partner
+   * ids with `/`) never have it.
+   */
+  static isSealed(text: string): boolean {
+    return SEALED_FORM.test(text)
   }
 }

@@ -9,6 +9,11 @@
  * - webhooks.secret_sealed                                        `webhook:<tenant>:<id>:secret`   modules/webhooks/repo.ts
  * - wallets.data_key_wrapped (the per-wallet data key; the private key under it is untouched) `wallet:<tenant>:<id>:dek` modules/wallets/sealed.ts
  * - outbox rows of `mail.send` not yet handed to the queue         `mail:<job id>`                  modules/mail/sealed.ts
+ * - ramp_payment_methods.iban (a virtual IBAN)                   `ramp_payment_methods:<tenant>:<id>:iban` modules/ramp/sealed.ts
+ * - ramp_payout_quotes.ramp_payment_method_id (a beneficiary's id, `Bank/Sepa/<IBAN>`) `ramp_payout_quotes:<tenant>:<id>:ramp_payment_method_id` modules/ramp/sealed.ts
+ *
+ * The two ramp columns were written in clear by earlier versions: reseal seals such a value
+ * (counted as resealed), and the version count shows them as `clear` until it has.
  *
  * Rows are read in primary-key order, a page at a time; each value is rewritten in its own
  * write transaction, on condition that it is still the value read, so a secret rotated by
@@ -20,6 +25,7 @@ import { coreSealedColumns, type Deps } from '../deps'
 import type { SealedColumn } from '../db/sealed-columns'
 import { Sealer } from '../lib/crypto'
 import { sealedColumns as mailColumns } from '../modules/mail/sealed'
+import { sealedColumns as rampColumns } from '../modules/ramp/sealed'
 import { sealedColumns as tenantColumns } from '../modules/tenants/sealed'
 import { sealedColumns as walletColumns } from '../modules/wallets/sealed'
 import { sealedColumns as webhookColumns } from '../modules/webhooks/repo'
@@ -39,11 +45,11 @@ export interface ResealReport extends VersionSummary {
 const BATCH = 100
 
 /** Every sealed column, each listed by the module that owns it (src/db/sealed-columns.ts says how). */
-const COLUMNS: SealedColumn[] = [...coreSealedColumns, ...tenantColumns, ...webhookColumns, ...walletColumns, ...mailColumns]
+const COLUMNS: SealedColumn[] = [...coreSealedColumns, ...tenantColumns, ...webhookColumns, ...walletColumns, ...mailColumns, ...rampColumns]
 
 export interface VersionSummary {
   currentVersion: number
-  /** sealed values per key version over every column */
+  /** sealed values per key version over every column (`clear`: values an earlier version wrote in clear) */
   byVersion: Record<string, number>
   /** values under another version than the current one: 0 once the old key can go */
   remaining: number
@@ -55,7 +61,7 @@ export async function sealedVersions(deps: Deps): Promise<VersionSummary> {
   const byVersion: Record<string, number> = {}
   for (const c of COLUMNS) {
     for (const v of await c.all(deps.database.db)) {
-      const version = String(Sealer.versionOf(v))
+      const version = Sealer.isSealed(v) ? String(Sealer.versionOf(v)) : 'clear'
       byVersion[version] = (byVersion[version] ?? 0) + 1
     }
   }
@@ -73,7 +79,7 @@ export async function reseal(deps: Deps): Promise<ResealReport> {
       for (const item of page.items) {
         let plain: Buffer
         try {
-          plain = deps.sealer.openBytes(item.sealed, item.aad)
+          plain = item.clear ? Buffer.from(item.sealed) : deps.sealer.openBytes(item.sealed, item.aad)
         } catch {
           report.failed++
           continue

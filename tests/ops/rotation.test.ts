@@ -111,6 +111,9 @@ describe('rotating MASTER_KEY', () => {
       'webhooks.secret_sealed': { resealed: 1, failed: 0 },
       'wallets.data_key_wrapped': { resealed: 1, failed: 0 },
       'outbox mail.send (not yet queued)': { resealed: 1, failed: 0 },
+      // sealed and in-clear ramp bank details: tests/ramp/sealed-bank-details.test.ts
+      'ramp_payment_methods.iban': { resealed: 0, failed: 0 },
+      'ramp_payout_quotes.ramp_payment_method_id': { resealed: 0, failed: 0 },
     })
     expect(report.byVersion).toEqual({ '2': 7 })
     expect(report.remaining).toBe(0)

@@ -25,6 +25,7 @@ import { availablePairs, partnerCrypto, partnerNetwork } from './pairs'
 import { CRYPTO_PLACES, pairUnavailable, payoutView, payQuote, stablecoinOf } from './payout-run'
 import * as repo from './repo'
 import type { RampEnv } from './schema'
+import { quoteMethodAad } from './sealed'
 import { access, customerNotFound, envOf, partnerClient, type RampAccess } from './service'
 import { decimalText } from './views'
 
@@ -82,9 +83,10 @@ export async function searchChannels(ctx: Ctx, input: M.ChannelSearchBody) {
     paymentMethodType: String(ch.PaymentMethodType ?? ''),
     fiatCurrency: String(ch.FiatCurrency ?? ''),
     country: String(ch.Country ?? ''),
-    limits: { min: String(ch.Limits?.MinLimit ?? '0'), max: ch.Limits?.MaxLimit ?? null },
-    rate: String(ch.Rate ?? ''),
-    totalFee: ch.Calculated?.TotalFee ?? null,
+    // the partner's decimal text, without trailing zeros (`10.00` → `10`), never through a float
+    limits: { min: decimalText(ch.Limits?.MinLimit) ?? '0', max: decimalText(ch.Limits?.MaxLimit) },
+    rate: decimalText(ch.Rate),
+    totalFee: decimalText(ch.Calculated?.TotalFee),
     processingSeconds: Number.isInteger(ch.ProcessingSeconds) ? ch.ProcessingSeconds : 0,
     processingTier: ch.ProcessingTier ?? null,
   }))
@@ -189,9 +191,12 @@ async function prepareQuote(ctx: Ctx, a: RampAccess, input: QuoteRequest) {
 
 async function storeQuote(ctx: Ctx, a: RampAccess, input: QuoteRequest, p: Awaited<ReturnType<typeof prepareQuote>>) {
   const now = ctx.deps.clock.now()
+  const id = newId()
+  // the partner's beneficiary id holds the account number (`Bank/Sepa/<IBAN>`): sealed (sealed.ts)
+  const rampPaymentMethodId = input.paymentMethodId ? ctx.deps.sealer.seal(input.paymentMethodId, quoteMethodAad(a.tenantId, id)) : null
   const row: repo.QuoteRow = {
-    id: newId(), tenantId: a.tenantId, environment: a.env, userId: a.userId, customerId: p.customerId, channelId: input.channelId, walletId: p.wallet.id,
-    chain: p.wallet.chain, cryptoCurrency: p.crypto, fiatAmount: fiat2(input.fiatAmount), fiatCurrency: p.fiat, rampPaymentMethodId: input.paymentMethodId ?? null,
+    id, tenantId: a.tenantId, environment: a.env, userId: a.userId, customerId: p.customerId, channelId: input.channelId, walletId: p.wallet.id,
+    chain: p.wallet.chain, cryptoCurrency: p.crypto, fiatAmount: fiat2(input.fiatAmount), fiatCurrency: p.fiat, rampPaymentMethodId,
     formSessionId: p.formSessionId, totalFee: p.totalFee, cryptoAmountEstimate: p.estimate, cryptoAuthorizedAmount: p.authorized, exchangeRate: p.rate,
     depositAddress: p.depositAddress, expiresAt: now + QUOTE_TTL_MS, createdAt: now,
   }

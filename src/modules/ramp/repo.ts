@@ -1,6 +1,7 @@
 /** The only file that touches the bank ramp tables. Tenant id first after the executor, always in the filter. */
 import { and, count, desc, eq, inArray, isNotNull, isNull, lt, or } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
+import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
 import { rampAddressChallenges, rampCustomers, rampDeposits, rampPaymentMethods, rampPayouts, rampPayoutQuotes, rampProvenAddresses, rampTransactions, type RampEnv } from './schema'
 
 export type CustomerRow = typeof rampCustomers.$inferSelect
@@ -228,3 +229,21 @@ export async function payoutsForFeed(db: Executor, tenantId: string, userId: str
 
 export const payoutForFeed = (db: Executor, tenantId: string, userId: string, id: string) =>
   db.select().from(rampPayouts).where(and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.userId, userId), eq(rampPayouts.id, id))).get()
+
+/**
+ * The ramp's sealed columns for `slipway reseal` (see sealed.ts): a virtual IBAN, and the
+ * beneficiary id a quote names. Both were written in clear by earlier versions.
+ */
+export function ibanColumn(aad: (tenantId: string, id: string) => string): SealedColumn {
+  return sealedTextColumn({
+    name: 'ramp_payment_methods.iban', table: rampPaymentMethods, id: rampPaymentMethods.id, value: rampPaymentMethods.iban,
+    tenantId: rampPaymentMethods.tenantId, aad: (r) => aad(r.tenantId!, r.id), clearLegacy: true,
+  })
+}
+
+export function quoteMethodColumn(aad: (tenantId: string, id: string) => string): SealedColumn {
+  return sealedTextColumn({
+    name: 'ramp_payout_quotes.ramp_payment_method_id', table: rampPayoutQuotes, id: rampPayoutQuotes.id, value: rampPayoutQuotes.rampPaymentMethodId,
+    tenantId: rampPayoutQuotes.tenantId, aad: (r) => aad(r.tenantId!, r.id), clearLegacy: true,
+  })
+}

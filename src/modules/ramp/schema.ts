@@ -44,6 +44,7 @@ export const rampPaymentMethods = sqliteTable('ramp_payment_methods', {
   /** the partner's id; it can hold the account number, so it is never sent in events */
   rampPaymentMethodId: text('ramp_payment_method_id').notNull(),
   paymentMethodType: text('payment_method_type').notNull(),
+  /** sealed (sealed.ts); rows from earlier versions hold it in clear until `slipway reseal` */
   iban: text('iban').notNull(),
   bic: text('bic'),
   bankName: text('bank_name'),
@@ -131,7 +132,7 @@ export const rampTransactions = sqliteTable('ramp_transactions', {
 /**
  * A payout quote: the partner's prepared sell (`FormSessionID`) for one of the user's wallets.
  * `cryptoAuthorizedAmount` is the most the payout may take, in the stablecoin's smallest unit
- * (6 decimals). The partner's payment method id holds the account number: kept for the sell,
+ * (6 decimals). The partner's payment method id holds the account number: sealed (sealed.ts),
  * never sent in events.
  */
 export const rampPayoutQuotes = sqliteTable('ramp_payout_quotes', {

@@ -22,6 +22,7 @@ import { applyPartnerEvent, customerPatch } from './events'
 import { availablePairs, FIAT, offered, partnerCrypto, partnerNetwork } from './pairs'
 import * as repo from './repo'
 import type { RampEnv } from './schema'
+import { ibanAad, openStored } from './sealed'
 import { decimalText, depositView, onboardingView, transactionView } from './views'
 
 export type RampFunction = 'kyc' | 'payin' | 'payout'
@@ -166,13 +167,13 @@ export async function rampSettings(ctx: Ctx, input: M.EnvQuery) {
     environment: env,
     functions: ramp.functions,
     simulator: env === 'sandbox' && !ramp.baseUrl && !!ctx.deps.bankRampSimulator,
-    limits: { simulateDepositMax: SIMULATE_DEPOSIT_MAX },
+    limits: { simulateDepositMax: String(SIMULATE_DEPOSIT_MAX) },
   }
 }
 
-function methodView(m: repo.MethodRow) {
+function methodView(deps: Deps, m: repo.MethodRow) {
   return {
-    id: m.id, environment: m.environment, paymentMethodType: m.paymentMethodType, iban: m.iban, bic: m.bic, bankName: m.bankName,
+    id: m.id, environment: m.environment, paymentMethodType: m.paymentMethodType, iban: openStored(deps.sealer, m.iban, ibanAad(m.tenantId, m.id)), bic: m.bic, bankName: m.bankName,
     accountHolderName: m.accountHolderName, reference: m.reference, fiatCurrency: m.fiatCurrency, cryptoCurrency: m.cryptoCurrency,
     network: m.chain, walletId: m.walletId, destinationAddress: m.destinationAddress, createdAt: iso(m.createdAt),
   }
@@ -201,18 +202,23 @@ export async function initiatePayin(ctx: Ctx, input: M.PayinInitiateBody) {
   })
   if (typeof res.PaymentMethodID !== 'string' || typeof res.AccountNumber !== 'string') throw new RampApiError(503, 'RAMP_UNAVAILABLE', 'The bank ramp sent no virtual account')
   const now = deps.clock.now()
-  const row = await deps.database.write((tx) => repo.upsertMethod(tx, a.tenantId, {
-    id: newId(), environment: a.env, userId: a.userId, customerId: customer.id, rampPaymentMethodId: res.PaymentMethodID,
-    paymentMethodType: res.PaymentMethodType ?? 'BankSepa', iban: res.AccountNumber.replace(/\s+/g, ''), bic: res.BankCode ?? null, bankName: res.BankName ?? null,
-    accountHolderName: res.AccountHolderName ?? null, reference: res.Reference ?? null, fiatCurrency: fiat, cryptoCurrency: crypto, chain: wallet.chain,
-    walletId: wallet.id, destinationAddress: wallet.address, createdAt: now, updatedAt: now,
-  }))
-  return methodView(row)
+  const row = await deps.database.write(async (tx) => {
+    // the IBAN is sealed for the row that keeps it: the one the partner's id already has, if any
+    const id = (await repo.findMethodByRampId(tx, a.tenantId, a.env, res.PaymentMethodID))?.id ?? newId()
+    return repo.upsertMethod(tx, a.tenantId, {
+      id, environment: a.env, userId: a.userId, customerId: customer.id, rampPaymentMethodId: res.PaymentMethodID,
+      paymentMethodType: res.PaymentMethodType ?? 'BankSepa', iban: deps.sealer.seal(res.AccountNumber.replace(/\s+/g, ''), ibanAad(a.tenantId, id)),
+      bic: res.BankCode ?? null, bankName: res.BankName ?? null,
+      accountHolderName: res.AccountHolderName ?? null, reference: res.Reference ?? null, fiatCurrency: fiat, cryptoCurrency: crypto, chain: wallet.chain,
+      walletId: wallet.id, destinationAddress: wallet.address, createdAt: now, updatedAt: now,
+    })
+  })
+  return methodView(deps, row)
 }
 
 export async function paymentMethods(ctx: Ctx, input: M.EnvQuery) {
   const a = await access(ctx, envOf(input.isTestnet), 'payin')
-  return { paymentMethods: (await repo.listMethods(ctx.deps.database.db, a.tenantId, a.env, a.userId)).map(methodView) }
+  return { paymentMethods: (await repo.listMethods(ctx.deps.database.db, a.tenantId, a.env, a.userId)).map((m) => methodView(ctx.deps, m)) }
 }
 
 export async function deposits(ctx: Ctx, input: M.PageQuery) {
