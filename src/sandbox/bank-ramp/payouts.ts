@@ -2,9 +2,9 @@
  * Partner API, pay-out (sell): the channels and their limits, the SEPA form a channel asks
  * for, a prepared sell (form session) and the sell itself, whose transaction is then settled
  * and posted as `Transaction` webhooks. Sold bank accounts are saved as payment methods
- * (beneficiaries) whose id holds the account number, as the partner's does.
+ * (beneficiaries) whose id holds the account number, as the partner's does, per account and customer.
  */
-import { randomUUID } from 'node:crypto'
+import { createHmac, randomBytes, randomUUID } from 'node:crypto'
 import type { PartnerTransaction } from '../../adapters/bank-ramp/port'
 import type { TransferCheck } from '../../adapters/chain/transfer-check'
 import type { SimulatorAccount, SimulatorContext } from './context'
@@ -19,6 +19,19 @@ const SOURCE_WAIT_MS = 120_000
 
 export function payoutRoutes(ctx: SimulatorContext) {
   const { state: { formSessions, payoutMethods, sells, txs }, opts, now, iso, rate, key, track, post, knownCustomer, ownPayoutMethod, lackingFields, rateMicros } = ctx
+
+  /**
+   * A saved beneficiary's id: the partner's `Bank/Sepa/` shape with the account number, and a
+   * part of its own per simulator account and customer, so two tenants (or two customers of
+   * one) paying the same IBAN each keep their own saved method instead of taking over one
+   * id (saved methods are kept by id across accounts). The same customer paying the same
+   * IBAN again gets the same id. The part is keyed by a secret of this simulator instance, so
+   * it cannot be guessed from the account and customer; state is in memory and a restart
+   * forgets both.
+   */
+  const beneficiarySecret = randomBytes(32)
+  const beneficiaryId = (accountId: string, customerId: string, iban: string) =>
+    `Bank/Sepa/${iban}/${createHmac('sha256', beneficiarySecret).update(`${accountId}:${customerId}`).digest('hex').slice(0, 16)}`
 
   /**
    * Pays a sell out once the crypto is in: with a chain to read (`verifier`), the sell's
@@ -145,7 +158,7 @@ export function payoutRoutes(ctx: SimulatorContext) {
       formSessions.delete(s.id)
       let method = s.paymentMethodId ? payoutMethods.get(s.paymentMethodId) : undefined
       if (!method) {
-        const id = `Bank/Sepa/${s.form.IBAN}`
+        const id = beneficiaryId(account!.id, s.customerId, s.form.IBAN!)
         method = { id, accountId: account!.id, customerId: s.customerId, fields: s.form }
         payoutMethods.set(id, method)
       }
