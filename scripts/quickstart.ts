@@ -1,6 +1,6 @@
 /**
- * The README's quick start, as code: register a user with the signing client, sign in,
- * and read the user's profile with the access token.
+ * The README's quick start, as code: register a user with the typed client (signed with
+ * the tenant's API secret), sign in, and read the user's profile with the access token.
  *
  *   eval "$(npm run -s slipway -- tenant create --name Acme)"
  *   npm run -s quickstart -- alice alice@example.com 'Str0ng-Passw0rd'
@@ -20,17 +20,17 @@ if (!apiKey || !apiSecret) {
 const slipway = new SlipwayClient({ baseUrl: process.env.SLIPWAY_URL ?? 'http://localhost:3000', tenant: { apiKey, apiSecret } })
 
 const registered = await slipway.register({ username, email, password })
-if (registered.status === 409) console.log(`${username} is already registered; signing in`)
-else if (!registered.ok) fail('register', registered)
+if (registered.response.status === 409) console.log(`${username} is already registered; signing in`)
+else if (registered.error) fail('register', registered)
 
 const login = await slipway.login({ username, password })
-if (!login.ok) fail('login', login)
+if (login.error) fail('login', login)
 
-const me = await slipway.getUser(slipway.session!.userId)
-if (!me.ok) fail(`GET /v1/users/${slipway.session!.userId}`, me)
-console.log(JSON.stringify(me.body, null, 2))
+const me = await slipway.api.GET('/v1/users/{id}', { params: { path: { id: slipway.session!.userId } } })
+if (me.error) fail(`GET /v1/users/${slipway.session!.userId}`, me)
+console.log(JSON.stringify(me.data, null, 2))
 
-function fail(what: string, res: { status: number; text: string }): never {
-  console.error(`${what} answered ${res.status}: ${res.text}`)
+function fail(what: string, res: { response: Response; error?: unknown }): never {
+  console.error(`${what} answered ${res.response.status}: ${JSON.stringify(res.error)}`)
   process.exit(1)
 }

@@ -43,7 +43,7 @@ export class Api {
   }
 
   call<T = any>(method: string, path: string, body?: unknown, opts: CallOptions = {}): Promise<ApiResponse<T>> {
-    return this.client.request<T>(method, path, body, { token: opts.token, signed: opts.signedBy, timestamp: opts.timestamp, headers: opts.headers, raw: opts.raw })
+    return this.client.untyped<T>(method, path, body, { token: opts.token, signed: opts.signedBy, timestamp: opts.timestamp, headers: opts.headers, raw: opts.raw })
   }
 
   get<T = any>(path: string, opts?: CallOptions) { return this.call<T>('GET', path, undefined, opts) }

@@ -2,7 +2,8 @@
  * The signing client of src/client (the one the README's quick start uses): the docs'
  * worked example is what it and the server's own primitives compute, the shell recipe
  * with openssl gives the same signature, and a session refreshes its access token on
- * expiry, once, even when requests race.
+ * expiry, once, even when requests race. The typed client over real HTTP, and the
+ * type-check of misspelt calls: tests/client/.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SlipwayClient, sign, signingString } from '@/client'
@@ -52,14 +53,14 @@ echo "$SIG"`
 
   test('a request the client signs is accepted; the same signature again is a replay', async () => {
     const client = clientFor(tenant)
-    const first = await client.request('GET', '/v1/tenant/public', undefined, { signed: true })
-    expect(first.status).toBe(200)
-    expect(first.body.name).toBe(tenant.name)
+    const first = await client.api.GET('/v1/tenant/public')
+    expect(first.response.status).toBe(200)
+    expect(first.data?.name).toBe(tenant.name)
     const ts = Math.floor(t.clock.now() / 1000)
-    const a = await client.request('POST', '/v1/auth/login', { username: 'nobody', password: 'x' }, { signed: true, timestamp: ts })
+    const a = await client.untyped('POST', '/v1/auth/login', { username: 'nobody', password: 'x' }, { signed: true, timestamp: ts })
     expect(a.status).toBe(401)
     expect(a.body.message).toBe('Invalid credentials')
-    const b = await client.request('POST', '/v1/auth/login', { username: 'nobody', password: 'x' }, { signed: true, timestamp: ts })
+    const b = await client.untyped('POST', '/v1/auth/login', { username: 'nobody', password: 'x' }, { signed: true, timestamp: ts })
     expect(b.body.message).toBe('Replay detected')
   })
 })
@@ -68,38 +69,38 @@ describe('sessions', () => {
   test('register starts a session; an expired access token is refreshed before the call', async () => {
     const client = clientFor(tenant)
     const reg = await client.register({ username: 'client_alice', email: 'client_alice@example.com', password: 'Str0ng-Passw0rd' })
-    expect(reg.status).toBe(201)
+    expect(reg.response.status).toBe(201)
     const first = client.session!
-    expect(first.userId).toBe(reg.body.user.id)
-    expect((await client.getUser(first.userId)).status).toBe(200)
+    expect(first.userId).toBe(reg.data!.user.id)
+    expect((await client.getUser(first.userId)).response.status).toBe(200)
     ;(t.clock as ManualClock).advance(901_000)
     const me = await client.getUser(first.userId)
-    expect(me.status).toBe(200)
-    expect(me.body.username).toBe('client_alice')
+    expect(me.response.status).toBe(200)
+    expect(me.data?.username).toBe('client_alice')
     expect(client.session!.accessToken).not.toBe(first.accessToken)
   })
 
   test('a 401 (token expired by the server\'s clock, not the client\'s) is refreshed once and retried', async () => {
     const client = clientFor(tenant)
-    expect((await client.login({ username: 'client_alice', password: 'Str0ng-Passw0rd' })).status).toBe(200)
+    expect((await client.login({ username: 'client_alice', password: 'Str0ng-Passw0rd' })).response.status).toBe(200)
     const stale = client.session!.accessToken
     ;(t.clock as ManualClock).advance(901_000)
     // the client believes the token fresh for another hour
     client.session = { ...client.session!, expiresAt: t.clock.now() + 3_600_000 }
     const me = await client.getUser(client.session.userId)
-    expect(me.status).toBe(200)
+    expect(me.response.status).toBe(200)
     expect(client.session.accessToken).not.toBe(stale)
   })
 
   test('with refresh-token rotation, racing calls share one refresh (two would count as reuse and end the session)', async () => {
     const client = clientFor(rotating)
-    expect((await client.register({ username: 'client_bob', email: 'client_bob@example.com', password: 'Str0ng-Passw0rd' })).status).toBe(201)
+    expect((await client.register({ username: 'client_bob', email: 'client_bob@example.com', password: 'Str0ng-Passw0rd' })).response.status).toBe(201)
     const firstRefresh = client.session!.refreshToken
     ;(t.clock as ManualClock).advance(901_000)
     const answers = await Promise.all([1, 2, 3].map(() => client.getUser(client.session!.userId)))
-    expect(answers.map((a) => a.status)).toEqual([200, 200, 200])
+    expect(answers.map((a) => a.response.status)).toEqual([200, 200, 200])
     expect(client.session!.refreshToken).not.toBe(firstRefresh)
     ;(t.clock as ManualClock).advance(901_000)
-    expect((await client.getUser(client.session!.userId)).status).toBe(200)
+    expect((await client.getUser(client.session!.userId)).response.status).toBe(200)
   })
 })
