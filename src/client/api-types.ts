@@ -1321,7 +1321,7 @@ export interface paths {
         };
         /**
          * The tenant's bank ramp switches in one environment
-         * @description Bearer; a tenant user. 403 when the tenant does not use the bank ramp; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment. Answers even when functions are off, so an app can hide what is off.
+         * @description Bearer; a tenant user. 403 when the tenant does not use the bank ramp; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment. Answers even when functions are off, so an app can hide what is off. `limits.simulateDepositMax` is decimal text (`"15000"`) like every amount in an answer, though the `amount` it bounds is sent as a JSON number.
          */
         get: operations["rampSettings"];
         put?: never;
@@ -1401,7 +1401,7 @@ export interface paths {
         };
         /**
          * Bank transfers received on the caller's virtual IBANs
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payin`. `limit` (default 20, at most 100), `offset`; newest first. `fiatAmount` is a JSON number; refund amounts are decimal text.
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payin`. `limit` (default 20, at most 100), `offset`; newest first. `fiatAmount` and `refunds[].amount` are exact decimal text without trailing zeros (`"250.5"`), as in the `ramp.deposit.updated` event.
          */
         get: operations["rampDeposits"];
         put?: never;
@@ -1421,7 +1421,7 @@ export interface paths {
         };
         /**
          * Conversions and on-chain deliveries of the caller's deposits
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payin`. `limit` (default 20, at most 100), `offset`; newest first. `fiatAmount`, `cryptoAmount`, `exchangeRate` are JSON numbers; `fiatFeeAmount`, `fiatRate`, `networkFee`, `breakdown[].amount`, `refunds[].amount` exact decimal text.
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payin`. `limit` (default 20, at most 100), `offset`; newest first. `fiatAmount`, `cryptoAmount`, `exchangeRate` (the same value as `fiatRate`), `fiatFeeAmount`, `fiatRate`, `networkFee`, `breakdown[].amount`, `refunds[].amount` are exact decimal text without trailing zeros (`"267.8292"`), as in the `ramp.transaction.updated` event.
          */
         get: operations["rampPayinTransactions"];
         put?: never;
@@ -1503,7 +1503,7 @@ export interface paths {
         put?: never;
         /**
          * Payout channels (bank transfer methods) for a country, currency and amount
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. A POST because `paymentMethodId` contains the account number. Read from the bank ramp; nothing stored. `limits`, `rate` and `totalFee` are decimal text. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 60 per minute per client IP (429 with `retry-after`).
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. A POST because `paymentMethodId` contains the account number. Read from the bank ramp; nothing stored. `limits`, `rate` and `totalFee` are the bank ramp's figures as exact decimal text without trailing zeros (`"10"`, `"1.08"`). Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 60 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayoutChannelsSearch"];
         delete?: never;
@@ -1563,7 +1563,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a payout from a wallet to a bank account
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. The bank ramp prepares the sell (fee, the most crypto it may take) and checks the filled `form` of the channel (its refusal passes through, `details.fields` by field). `fiatAmount` has at most 2 decimals; `cryptoAmountEstimate` and `cryptoAuthorizedAmount` are in the smallest unit (6 decimals). The wallet must be the caller's testnet wallet on a chain the bank ramp offers. Payable for 10 minutes. Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 30 per minute per client IP (429 with `retry-after`).
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. The bank ramp prepares the sell (fee, the most crypto it may take) and checks the filled `form` of the channel (its refusal passes through, `details.fields` by field). `fiatAmount` has at most 2 decimals; the answer's `fiatAmount` and `totalFee` have exactly 2 (`"100.00"`), `exchangeRate` is decimal text without trailing zeros, `cryptoAmountEstimate` and `cryptoAuthorizedAmount` are in the smallest unit (6 decimals). The wallet must be the caller's testnet wallet on a chain the bank ramp offers. Payable for 10 minutes. Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 30 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayoutQuote"];
         delete?: never;
@@ -1643,7 +1643,7 @@ export interface paths {
         put?: never;
         /**
          * Quote and pay out a crypto amount in one call
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. `cryptoAmount` is an integer string read with 6 decimals for every currency; the fiat amount is what the channel's rate gives for it after fees, so that at most `cryptoAmount` is sent. The answer is the payout with `fiatAmount` (2 decimals) and `exchangeRate` as strings; it is paid as `POST /v1/ramp/bank/payout/payouts` pays a quote (the hold, 400 `INSUFFICIENT_BALANCE`, the sell once the transfer is mined). Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Once the payout is recorded the key stays bound to it: a retry answers the payout as it is now. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 10 per minute per client IP (429 with `retry-after`).
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. `cryptoAmount` is an integer string read with 6 decimals for every currency; the fiat amount is what the channel's rate gives for it after fees, so that at most `cryptoAmount` is sent. The answer is the payout with `fiatAmount` and `totalFee` as decimal text with exactly 2 decimals, `exchangeRate` as decimal text without trailing zeros and `cryptoAmount`, `cryptoAuthorizedAmount` as integer text in the smallest unit; it is paid as `POST /v1/ramp/bank/payout/payouts` pays a quote (the hold, 400 `INSUFFICIENT_BALANCE`, the sell once the transfer is mined). Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Once the payout is recorded the key stays bound to it: a retry answers the payout as it is now. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 10 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayoutInitiate"];
         delete?: never;
@@ -12444,10 +12444,14 @@ export interface operations {
                             chainId: number;
                             nonce: number;
                             to: string;
+                            /** @description wei, integer text */
                             value: string;
                             data: string;
+                            /** @description gas limit, integer text */
                             gas: string;
+                            /** @description wei per gas, integer text */
                             maxFeePerGas: string;
+                            /** @description wei per gas, integer text */
                             maxPriorityFeePerGas: string;
                         };
                         lastValidBlockHeight?: number;
@@ -12753,7 +12757,9 @@ export interface operations {
                         isTestnet: boolean;
                         /** @description gas units (EVM); null on Solana */
                         estimatedGas: string | null;
+                        /** @description wei per gas, integer text (EVM); null on Solana */
                         maxFeePerGas: string | null;
+                        /** @description wei per gas, integer text (EVM); null on Solana */
                         maxPriorityFeePerGas: string | null;
                         /** @description upper bound of the network fee in the native coin's smallest unit (EVM: gas × maxFeePerGas; Solana: the fee for the message) */
                         estimatedFee: string;
@@ -14077,6 +14083,7 @@ export interface operations {
                         txHash: string;
                         /** @constant */
                         status: "confirmed";
+                        /** @description as requested: integer text in the smallest unit of `fromToken` */
                         fromAmount: string;
                         /** @description equal to `fromAmount` */
                         toAmount: string;
@@ -15140,7 +15147,8 @@ export interface operations {
                         /** @description `true` when the sandbox is served by the built-in simulator */
                         simulator: boolean;
                         limits: {
-                            simulateDepositMax: number;
+                            /** @description the most one simulate-deposit `amount` may be, in EUR (that request takes a JSON number); exact decimal text without trailing zeros */
+                            simulateDepositMax: string;
                         };
                     };
                 };
@@ -16047,14 +16055,15 @@ export interface operations {
                                 requestedAt: string | null;
                             } | null;
                             refunds: {
+                                /** @description refunded; exact decimal text without trailing zeros */
                                 amount: string;
                                 status: string;
                                 requestedAt: string | null;
                             }[];
                             paymentMethodType: string | null;
                             paymentSystemId: string | null;
-                            /** @description JSON number */
-                            fiatAmount: number;
+                            /** @description the amount received, in `fiatCurrency`; exact decimal text without trailing zeros */
+                            fiatAmount: string;
                             fiatCurrency: string;
                             depositDate: string | null;
                             createdAt: string;
@@ -16216,13 +16225,19 @@ export interface operations {
                             status: string;
                             rampStatus: string | null;
                             rampSubStatus: string | null;
-                            cryptoAmount: number | null;
+                            /** @description in `cryptoCurrency` (not the smallest unit: `107.4492` USDC); exact decimal text without trailing zeros */
+                            cryptoAmount: string | null;
                             cryptoCurrency: string | null;
-                            fiatAmount: number | null;
+                            /** @description in `fiatCurrency`; exact decimal text without trailing zeros */
+                            fiatAmount: string | null;
                             fiatCurrency: string | null;
-                            exchangeRate: number | null;
+                            /** @description fiat per unit of crypto; the same value as `fiatRate`; exact decimal text without trailing zeros */
+                            exchangeRate: string | null;
+                            /** @description the bank ramp's fee, in `fiatCurrency`; exact decimal text without trailing zeros */
                             fiatFeeAmount: string | null;
+                            /** @description fiat per unit of crypto; exact decimal text without trailing zeros */
                             fiatRate: string | null;
+                            /** @description in `cryptoCurrency`; exact decimal text without trailing zeros */
                             networkFee: string | null;
                             network: string | null;
                             destinationAddress: string | null;
@@ -16235,6 +16250,7 @@ export interface operations {
                                 requestedAt: string | null;
                             } | null;
                             refunds: {
+                                /** @description refunded, in `currency`; exact decimal text without trailing zeros */
                                 amount: string;
                                 currency: string | null;
                                 status: string;
@@ -16242,6 +16258,7 @@ export interface operations {
                             }[];
                             breakdown: {
                                 type: string;
+                                /** @description of this part; exact decimal text without trailing zeros */
                                 amount: string;
                             }[];
                             createdAt: string;
@@ -16574,7 +16591,7 @@ export interface operations {
                         depositId: string;
                         rampDepositId: string;
                         paymentMethodId: string;
-                        /** @description decimal text */
+                        /** @description the amount sent, in `fiatCurrency`; exact decimal text without trailing zeros */
                         fiatAmount: string;
                         fiatCurrency: string;
                         status: string;
@@ -17028,12 +17045,14 @@ export interface operations {
                             fiatCurrency: string;
                             country: string;
                             limits: {
+                                /** @description the least fiat amount of a payout; exact decimal text without trailing zeros */
                                 min: string;
+                                /** @description the most fiat amount of a payout; `null`: no limit; exact decimal text without trailing zeros */
                                 max: string | null;
                             };
-                            /** @description fiat per unit of crypto, without fees (not a quote) */
-                            rate: string;
-                            /** @description for the searched `fiatAmount` */
+                            /** @description fiat per unit of crypto, without fees (not a quote); `null` when the bank ramp sent none; exact decimal text without trailing zeros */
+                            rate: string | null;
+                            /** @description in `fiatCurrency`, for the searched `fiatAmount`; exact decimal text without trailing zeros */
                             totalFee: string | null;
                             processingSeconds: number;
                             processingTier: string | null;
@@ -17738,14 +17757,16 @@ export interface operations {
                         /** @description family chain id of the wallet */
                         network: string;
                         cryptoCurrency: string;
-                        /** @description 2 decimals */
+                        /** @description what the bank account receives; decimal text with exactly 2 decimals */
                         fiatAmount: string;
                         fiatCurrency: string;
+                        /** @description the bank ramp's fee, in `fiatCurrency`; decimal text with exactly 2 decimals */
                         totalFee: string;
+                        /** @description fiat per unit of crypto; exact decimal text without trailing zeros */
                         exchangeRate: string | null;
-                        /** @description smallest unit (6 decimals) */
+                        /** @description what the payout is expected to take; integer text in the smallest unit (6 decimals) */
                         cryptoAmountEstimate: string;
-                        /** @description smallest unit (6 decimals): what the payout sends from the wallet, at most */
+                        /** @description what the payout sends from the wallet, at most; integer text in the smallest unit (6 decimals) */
                         cryptoAuthorizedAmount: string;
                         /** @description the bank ramp's address the crypto leg is sent to */
                         depositAddress: string;
@@ -18034,7 +18055,7 @@ export interface operations {
                             fromAddress: string | null;
                             toAddress: string | null;
                             tokenAddress: string | null;
-                            /** @description smallest unit */
+                            /** @description the `transfer` step's amount; integer text in the smallest unit (6 decimals) */
                             amount: string | null;
                         }[];
                     };
@@ -18266,14 +18287,16 @@ export interface operations {
                         /** @description family chain id of the wallet */
                         network: string;
                         cryptoCurrency: string;
-                        /** @description 2 decimals */
+                        /** @description what the bank account receives; decimal text with exactly 2 decimals */
                         fiatAmount: string;
                         fiatCurrency: string;
+                        /** @description the bank ramp's fee, in `fiatCurrency`; decimal text with exactly 2 decimals */
                         totalFee: string;
+                        /** @description fiat per unit of crypto; exact decimal text without trailing zeros */
                         exchangeRate: string | null;
-                        /** @description smallest unit (6 decimals) */
+                        /** @description what the payout is expected to take; integer text in the smallest unit (6 decimals) */
                         cryptoAmountEstimate: string;
-                        /** @description smallest unit (6 decimals): what the payout sends from the wallet, at most */
+                        /** @description what the payout sends from the wallet, at most; integer text in the smallest unit (6 decimals) */
                         cryptoAuthorizedAmount: string;
                         /** @description the bank ramp's address the crypto leg is sent to */
                         depositAddress: string;
@@ -18461,12 +18484,14 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "processing" | "completed" | "failed";
                         cryptoCurrency: string;
-                        /** @description smallest unit (6 decimals) */
+                        /** @description what the payout sends from the wallet, at most; integer text in the smallest unit (6 decimals) */
                         cryptoAuthorizedAmount: string;
-                        /** @description 2 decimals */
+                        /** @description what the bank account receives; decimal text with exactly 2 decimals */
                         fiatAmount: string;
                         fiatCurrency: string;
+                        /** @description fiat per unit of crypto; exact decimal text without trailing zeros */
                         exchangeRate: string | null;
+                        /** @description the bank ramp's fee, in `fiatCurrency`; decimal text with exactly 2 decimals */
                         totalFee: string;
                         rampTransactionId: string | null;
                         /** @description the crypto leg: a transaction of `GET /v1/transactions/{id}` */
@@ -18771,12 +18796,14 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "processing" | "completed" | "failed";
                         cryptoCurrency: string;
-                        /** @description smallest unit (6 decimals) */
+                        /** @description what the payout sends from the wallet, at most; integer text in the smallest unit (6 decimals) */
                         cryptoAuthorizedAmount: string;
-                        /** @description 2 decimals */
+                        /** @description what the bank account receives; decimal text with exactly 2 decimals */
                         fiatAmount: string;
                         fiatCurrency: string;
+                        /** @description fiat per unit of crypto; exact decimal text without trailing zeros */
                         exchangeRate: string | null;
+                        /** @description the bank ramp's fee, in `fiatCurrency`; decimal text with exactly 2 decimals */
                         totalFee: string;
                         rampTransactionId: string | null;
                         /** @description the crypto leg: a transaction of `GET /v1/transactions/{id}` */
@@ -18787,7 +18814,7 @@ export interface operations {
                         createdAt: string;
                         /** Format: date-time */
                         updatedAt: string;
-                        /** @description as requested, smallest unit */
+                        /** @description as requested; integer text in the smallest unit (6 decimals) */
                         cryptoAmount: string;
                     };
                 };
@@ -19060,12 +19087,14 @@ export interface operations {
                             /** @enum {string} */
                             status: "pending" | "processing" | "completed" | "failed";
                             cryptoCurrency: string;
-                            /** @description smallest unit (6 decimals) */
+                            /** @description what the payout sends from the wallet, at most; integer text in the smallest unit (6 decimals) */
                             cryptoAuthorizedAmount: string;
-                            /** @description 2 decimals */
+                            /** @description what the bank account receives; decimal text with exactly 2 decimals */
                             fiatAmount: string;
                             fiatCurrency: string;
+                            /** @description fiat per unit of crypto; exact decimal text without trailing zeros */
                             exchangeRate: string | null;
+                            /** @description the bank ramp's fee, in `fiatCurrency`; decimal text with exactly 2 decimals */
                             totalFee: string;
                             rampTransactionId: string | null;
                             /** @description the crypto leg: a transaction of `GET /v1/transactions/{id}` */
@@ -19231,12 +19260,14 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "processing" | "completed" | "failed";
                         cryptoCurrency: string;
-                        /** @description smallest unit (6 decimals) */
+                        /** @description what the payout sends from the wallet, at most; integer text in the smallest unit (6 decimals) */
                         cryptoAuthorizedAmount: string;
-                        /** @description 2 decimals */
+                        /** @description what the bank account receives; decimal text with exactly 2 decimals */
                         fiatAmount: string;
                         fiatCurrency: string;
+                        /** @description fiat per unit of crypto; exact decimal text without trailing zeros */
                         exchangeRate: string | null;
+                        /** @description the bank ramp's fee, in `fiatCurrency`; decimal text with exactly 2 decimals */
                         totalFee: string;
                         rampTransactionId: string | null;
                         /** @description the crypto leg: a transaction of `GET /v1/transactions/{id}` */

@@ -48,11 +48,11 @@ test('onboard on the hosted page, get a virtual IBAN, simulate a deposit: all in
   expect(dep.status).toBe(200)
   await t.deps.bankRampSimulator!.settle()
   const deposits = await until(() => f.api.get('/v1/ramp/bank/payin/deposits?isTestnet=true', { token }), (r) => r.body.deposits[0]?.status === 'completed')
-  expect(deposits.body.deposits[0].fiatAmount).toBe(20)
+  expect(deposits.body.deposits[0].fiatAmount).toBe('20')
   // no chain configured: the delivery is recorded as settled, without a hash
   const txs = await until(() => f.api.get('/v1/ramp/bank/payin/transactions?isTestnet=true', { token }), (r) => r.body.total === 2 && r.body.transactions.every((x: { status: string }) => x.status === 'completed'))
   const delivery = txs.body.transactions.find((x: { transactionType: string }) => x.transactionType === 'payin_delivery')
-  expect(delivery).toMatchObject({ transactionHash: null, depositId: dep.body.depositId, cryptoAmount: 21.384 })
+  expect(delivery).toMatchObject({ transactionHash: null, depositId: dep.body.depositId, cryptoAmount: '21.384' })
 })
 
 test('the simulator API refuses keys it did not derive, and a tenant key opens only that tenant\'s account', async () => {

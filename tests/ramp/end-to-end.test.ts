@@ -107,12 +107,12 @@ test('onboard, approve, virtual IBAN, simulated deposit: the records, the chain 
 
   const deposits = await api().get('/v1/ramp/bank/payin/deposits?isTestnet=true', { token })
   expect(deposits.body).toMatchObject({ total: 1, limit: 20, offset: 0 })
-  expect(deposits.body.deposits[0]).toMatchObject({ id: sim.body.depositId, status: 'completed', fiatAmount: 100.5 })
+  expect(deposits.body.deposits[0]).toMatchObject({ id: sim.body.depositId, status: 'completed', fiatAmount: '100.5' })
   const list = await api().get('/v1/ramp/bank/payin/transactions?isTestnet=true&limit=1', { token })
   expect(list.body).toMatchObject({ total: 2, limit: 1, offset: 0 })
   const all = await api().get('/v1/ramp/bank/payin/transactions?isTestnet=true', { token })
   const conv = all.body.transactions.find((x: { transactionType: string }) => x.transactionType === 'payin_conversion')
-  expect(conv).toMatchObject({ cryptoAmount: 107.4492, fiatAmount: 100.5, exchangeRate: 1.08, fiatFeeAmount: '1.01', fiatRate: '1.08' })
+  expect(conv).toMatchObject({ cryptoAmount: '107.4492', fiatAmount: '100.5', exchangeRate: '1.08', fiatFeeAmount: '1.01', fiatRate: '1.08' })
 })
 
 test('a partner event naming a payment method the tenant has no record of is not applied and sends nothing', async () => {

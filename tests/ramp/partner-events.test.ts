@@ -87,7 +87,8 @@ describe('repeats and stale events', () => {
     await Bun.sleep(300)
     expect(events(w.receiver, 'ramp.deposit.updated').filter((e) => e.data.rampDepositId === id)).toHaveLength(1)
     const list = await w.f.api.get('/v1/ramp/bank/payin/deposits?isTestnet=true', { token: user.accessToken })
-    expect(list.body.deposits.find((d: { rampDepositId: string }) => d.rampDepositId === id)).toMatchObject({ status: 'completed', rampStatus: 'Settled' })
+    // the list gives the event's decimal text (the partner's `250.500` without trailing zeros), not a number
+    expect(list.body.deposits.find((d: { rampDepositId: string }) => d.rampDepositId === id)).toMatchObject({ status: 'completed', rampStatus: 'Settled', fiatAmount: '250.5' })
   })
 
   test('rule 1: an undocumented sub-status is sent as null and the event still applies; rule 2: refunds and a request for information', async () => {
@@ -133,6 +134,23 @@ describe('transactions', () => {
     expect(conv.data).toMatchObject({ depositId: depData.depositId, fiatAmount: '9.3', fiatFeeAmount: '0.1', fiatRate: '1.08', breakdown: [], refunds: [] })
     // each event is delivered with its own id, once
     expect(new Set(outs.map((e) => e.id)).size).toBe(2)
+    // the transactions list gives the same decimal text as the events
+    const list = await w.f.api.get('/v1/ramp/bank/payin/transactions?isTestnet=true&limit=100', { token: user.accessToken })
+    const byId = (id: string) => list.body.transactions.find((x: { rampTransactionId: string }) => x.rampTransactionId === id)
+    expect(byId(`in-${execution}`)).toMatchObject({ cryptoAmount: '10', fiatAmount: '9.3', exchangeRate: '1.08', fiatFeeAmount: '0.1', fiatRate: '1.08' })
+    expect(byId(`out-${execution}`)).toMatchObject({ cryptoAmount: '10', depositId: depData.depositId })
+  })
+
+  test('amounts past what a float holds are read back as the partner wrote them', async () => {
+    const id = `t-${version++}`
+    // as JSON numbers these would read 9007199254740994, 8340000000000000 and 1.0799999999999998
+    await tx(id, 1, { Direction: 'In', Status: 'Settled', Amount: '9007199254740993.000001', FiatPayment: { Amount: '8340000000000000.10', FeeAmount: '0.000000000000000010', Rate: '1.0799999999999999', FiatCurrency: 'EUR' }, Breakdown: [{ Type: 'Fee', Amount: '0.10' }] })
+    const [event] = await tenantEventsAbout('ramp.transaction.updated', 'rampTransactionId', id, 1)
+    const exact = { cryptoAmount: '9007199254740993.000001', fiatAmount: '8340000000000000.1', fiatFeeAmount: '0.00000000000000001', fiatRate: '1.0799999999999999' }
+    expect(event.data).toMatchObject({ ...exact, breakdown: [{ type: 'Fee', amount: '0.1' }] })
+    const list = await w.f.api.get('/v1/ramp/bank/payin/transactions?isTestnet=true&limit=100', { token: user.accessToken })
+    const read = list.body.transactions.find((x: { rampTransactionId: string }) => x.rampTransactionId === id)
+    expect(read).toMatchObject({ ...exact, exchangeRate: '1.0799999999999999', breakdown: [{ type: 'Fee', amount: '0.1' }] })
   })
 
   test('an adjustment names the transaction it reverses by Slipway\'s id', async () => {

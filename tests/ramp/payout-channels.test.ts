@@ -54,13 +54,14 @@ describe('countries and channel search', () => {
     expect(res.body.countries.map((c: { country: string }) => c.country)).toEqual([...res.body.countries.map((c: { country: string }) => c.country)].sort())
   })
 
-  test('search by country, currency and amount: limits, rate and the fee for that amount as decimal text', async () => {
+  test('search by country, currency and amount: limits, rate and the fee for that amount as decimal text without trailing zeros', async () => {
     const res = await post('/v1/ramp/bank/payout/channels/search', { isTestnet: true, country: 'FR', fiatCurrency: 'EUR', fiatAmount: '250.00' })
     expect(res.status).toBe(200)
     expect(res.body.channels).toHaveLength(1)
     expect(res.body.channels[0]).toMatchObject({
-      paymentMethodCategory: 'Bank', paymentMethodType: 'BankSepa', fiatCurrency: 'EUR', country: 'FR', limits: { min: '1.00', max: '15000.00' }, totalFee: '2.50', processingTier: 'Standard',
+      paymentMethodCategory: 'Bank', paymentMethodType: 'BankSepa', fiatCurrency: 'EUR', country: 'FR', limits: { min: '1', max: '15000' }, totalFee: '2.5', processingTier: 'Standard',
     })
+    expect(res.body.channels[0].rate).toMatch(/^\d+(\.\d*[1-9])?$/)
     expect(res.body.channels[0].channelId).toMatch(/^[0-9a-f-]{36}$/)
     const none = await post('/v1/ramp/bank/payout/channels/search', { isTestnet: true, country: 'US' })
     expect(none.body.channels).toEqual([])

@@ -75,7 +75,7 @@ describe('who may use the bank ramp', () => {
     // settings still answer, so an app can hide what is off
     const settings = await get('/v1/ramp/bank/settings?isTestnet=true', u.accessToken)
     expect(settings.status).toBe(200)
-    expect(settings.body).toEqual({ environment: 'sandbox', functions: { kyc: false, payin: false, payout: true }, simulator: false, limits: { simulateDepositMax: 15000 } })
+    expect(settings.body).toEqual({ environment: 'sandbox', functions: { kyc: false, payin: false, payout: true }, simulator: false, limits: { simulateDepositMax: '15000' } })
   })
 
   test('card top-up: always 403 CARD_TOPUP_UNAVAILABLE, whatever the body', async () => {

@@ -5,6 +5,20 @@ import { Limit, PageNumber } from '../../http/schemas'
 const IsTestnet = t.Optional(t.Boolean({ description: '`true`: the bank ramp sandbox; `false` or omitted: production' }))
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
 
+/*
+ * Money in answers is always a JSON string, never a number, so no amount passes through a float
+ * (docs/bank-ramp.md, Amounts; tests/platform/money-format.test.ts checks the document). Three formats:
+ * - decimal text without trailing zeros: deposits, pay-in transactions, rates, channel figures;
+ * - fiat with exactly 2 decimals: a payout's `fiatAmount` and `totalFee`;
+ * - integer text in the stablecoin's smallest unit (6 decimals): a payout's crypto amounts.
+ */
+/** Exact decimal text without trailing zeros, as `decimalText` (views.ts) writes it: `100.5`, `0.25`, `15000`. */
+const DecimalText = (description: string) => t.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', maxLength: 61, description: `${description}; exact decimal text without trailing zeros` })
+/** A payout's fiat: exactly 2 decimals (`100.00`). */
+const Fiat2Text = (description: string) => t.String({ pattern: '^(0|[1-9][0-9]*)\\.[0-9]{2}$', maxLength: 40, description: `${description}; decimal text with exactly 2 decimals` })
+/** Integer text in the stablecoin's smallest unit (`25000000` = 25 with 6 decimals). */
+const UnitsText = (description: string) => t.String({ pattern: '^(0|[1-9][0-9]*)$', maxLength: 78, description: `${description}; integer text in the smallest unit (6 decimals)` })
+
 export const EnvQuery = t.Object({
   isTestnet: t.Optional(t.BooleanString({ description: '`true`: the bank ramp sandbox; omitted: production' })),
 })
@@ -95,8 +109,8 @@ export const PaymentMethodView = t.Object({
 }, { title: 'RampVirtualIban' })
 
 const RequestForInformation = Nullable(t.Object({ reason: t.String(), fields: t.Array(t.String()), requestedAt: Nullable(t.String()) }))
-const DepositRefund = t.Object({ amount: t.String(), status: t.String(), requestedAt: Nullable(t.String()) })
-const TxRefund = t.Object({ amount: t.String(), currency: Nullable(t.String()), status: t.String(), requestedAt: Nullable(t.String()) })
+const DepositRefund = t.Object({ amount: DecimalText('refunded'), status: t.String(), requestedAt: Nullable(t.String()) })
+const TxRefund = t.Object({ amount: DecimalText('refunded, in `currency`'), currency: Nullable(t.String()), status: t.String(), requestedAt: Nullable(t.String()) })
 
 export const DepositView = t.Object({
   id: t.String(),
@@ -109,7 +123,7 @@ export const DepositView = t.Object({
   refunds: t.Array(DepositRefund),
   paymentMethodType: Nullable(t.String()),
   paymentSystemId: Nullable(t.String()),
-  fiatAmount: t.Number({ description: 'JSON number' }),
+  fiatAmount: DecimalText('the amount received, in `fiatCurrency`'),
   fiatCurrency: t.String(),
   depositDate: Nullable(t.String()),
   createdAt: t.String(),
@@ -124,14 +138,14 @@ export const TransactionView = t.Object({
   status: t.String(),
   rampStatus: Nullable(t.String()),
   rampSubStatus: Nullable(t.String()),
-  cryptoAmount: Nullable(t.Number()),
+  cryptoAmount: Nullable(DecimalText('in `cryptoCurrency` (not the smallest unit: `107.4492` USDC)')),
   cryptoCurrency: Nullable(t.String()),
-  fiatAmount: Nullable(t.Number()),
+  fiatAmount: Nullable(DecimalText('in `fiatCurrency`')),
   fiatCurrency: Nullable(t.String()),
-  exchangeRate: Nullable(t.Number()),
-  fiatFeeAmount: Nullable(t.String()),
-  fiatRate: Nullable(t.String()),
-  networkFee: Nullable(t.String()),
+  exchangeRate: Nullable(DecimalText('fiat per unit of crypto; the same value as `fiatRate`')),
+  fiatFeeAmount: Nullable(DecimalText('the bank ramp\'s fee, in `fiatCurrency`')),
+  fiatRate: Nullable(DecimalText('fiat per unit of crypto')),
+  networkFee: Nullable(DecimalText('in `cryptoCurrency`')),
   network: Nullable(t.String()),
   destinationAddress: Nullable(t.String()),
   transactionHash: Nullable(t.String()),
@@ -139,7 +153,7 @@ export const TransactionView = t.Object({
   rampDepositId: Nullable(t.String()),
   requestForInformation: RequestForInformation,
   refunds: t.Array(TxRefund),
-  breakdown: t.Array(t.Object({ type: t.String(), amount: t.String() })),
+  breakdown: t.Array(t.Object({ type: t.String(), amount: DecimalText('of this part') })),
   createdAt: t.String(),
   updatedAt: t.String(),
 }, { title: 'RampPayinTransaction' })
@@ -157,14 +171,14 @@ export const SettingsView = t.Object({
   environment: t.String(),
   functions: t.Object({ kyc: t.Boolean(), payin: t.Boolean(), payout: t.Boolean() }),
   simulator: t.Boolean({ description: '`true` when the sandbox is served by the built-in simulator' }),
-  limits: t.Object({ simulateDepositMax: t.Number() }),
+  limits: t.Object({ simulateDepositMax: DecimalText('the most one simulate-deposit `amount` may be, in EUR (that request takes a JSON number)') }),
 }, { title: 'RampSettings' })
 
 export const SimulatedDepositView = t.Object({
   depositId: t.String(),
   rampDepositId: t.String(),
   paymentMethodId: t.String(),
-  fiatAmount: t.String({ description: 'decimal text' }),
+  fiatAmount: DecimalText('the amount sent, in `fiatCurrency`'),
   fiatCurrency: t.String(),
   status: t.String(),
 }, { title: 'RampSimulatedDeposit' })
@@ -215,9 +229,9 @@ export const ChannelView = t.Object({
   paymentMethodType: t.String({ examples: ['BankSepa'] }),
   fiatCurrency: t.String(),
   country: t.String(),
-  limits: t.Object({ min: t.String(), max: Nullable(t.String()) }),
-  rate: t.String({ description: 'fiat per unit of crypto, without fees (not a quote)' }),
-  totalFee: Nullable(t.String({ description: 'for the searched `fiatAmount`' })),
+  limits: t.Object({ min: DecimalText('the least fiat amount of a payout'), max: Nullable(DecimalText('the most fiat amount of a payout; `null`: no limit')) }),
+  rate: Nullable(DecimalText('fiat per unit of crypto, without fees (not a quote); `null` when the bank ramp sent none')),
+  totalFee: Nullable(DecimalText('in `fiatCurrency`, for the searched `fiatAmount`')),
   processingSeconds: t.Integer(),
   processingTier: Nullable(t.String()),
 }, { title: 'PayoutChannel' })
@@ -254,12 +268,12 @@ export const QuoteView = t.Object({
   walletId: t.String(),
   network: t.String({ description: 'family chain id of the wallet' }),
   cryptoCurrency: t.String(),
-  fiatAmount: t.String({ description: '2 decimals' }),
+  fiatAmount: Fiat2Text('what the bank account receives'),
   fiatCurrency: t.String(),
-  totalFee: t.String(),
-  exchangeRate: Nullable(t.String()),
-  cryptoAmountEstimate: t.String({ description: 'smallest unit (6 decimals)' }),
-  cryptoAuthorizedAmount: t.String({ description: 'smallest unit (6 decimals): what the payout sends from the wallet, at most' }),
+  totalFee: Fiat2Text('the bank ramp\'s fee, in `fiatCurrency`'),
+  exchangeRate: Nullable(DecimalText('fiat per unit of crypto')),
+  cryptoAmountEstimate: UnitsText('what the payout is expected to take'),
+  cryptoAuthorizedAmount: UnitsText('what the payout sends from the wallet, at most'),
   depositAddress: t.String({ description: 'the bank ramp\'s address the crypto leg is sent to' }),
   status: t.Union([t.Literal('open'), t.Literal('used'), t.Literal('expired')]),
   payoutId: Nullable(t.String()),
@@ -278,7 +292,7 @@ export const QuoteStepsView = t.Object({
     fromAddress: Nullable(t.String()),
     toAddress: Nullable(t.String()),
     tokenAddress: Nullable(t.String()),
-    amount: Nullable(t.String({ description: 'smallest unit' })),
+    amount: Nullable(UnitsText('the `transfer` step\'s amount')),
   })),
 }, { title: 'PayoutQuoteSteps' })
 
@@ -310,11 +324,11 @@ export const PayoutView = t.Object({
   network: t.String(),
   status: PayoutStatus,
   cryptoCurrency: t.String(),
-  cryptoAuthorizedAmount: t.String({ description: 'smallest unit (6 decimals)' }),
-  fiatAmount: t.String({ description: '2 decimals' }),
+  cryptoAuthorizedAmount: UnitsText('what the payout sends from the wallet, at most'),
+  fiatAmount: Fiat2Text('what the bank account receives'),
   fiatCurrency: t.String(),
-  exchangeRate: Nullable(t.String()),
-  totalFee: t.String(),
+  exchangeRate: Nullable(DecimalText('fiat per unit of crypto')),
+  totalFee: Fiat2Text('the bank ramp\'s fee, in `fiatCurrency`'),
   rampTransactionId: Nullable(t.String()),
   transactionId: Nullable(t.String({ description: 'the crypto leg: a transaction of `GET /v1/transactions/{id}`' })),
   txHash: Nullable(t.String()),
@@ -323,7 +337,7 @@ export const PayoutView = t.Object({
   updatedAt: t.String({ format: 'date-time' }),
 }, { title: 'Payout' })
 
-export const InitiateView = t.Composite([PayoutView, t.Object({ cryptoAmount: t.String({ description: 'as requested, smallest unit' }) })], { title: 'PayoutInitiated' })
+export const InitiateView = t.Composite([PayoutView, t.Object({ cryptoAmount: UnitsText('as requested') })], { title: 'PayoutInitiated' })
 
 export const PayoutListQuery = t.Object({
   isTestnet: t.Optional(t.BooleanString({ description: '`true`: the bank ramp sandbox; omitted: production' })),

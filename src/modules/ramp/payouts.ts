@@ -83,9 +83,10 @@ export async function searchChannels(ctx: Ctx, input: M.ChannelSearchBody) {
     paymentMethodType: String(ch.PaymentMethodType ?? ''),
     fiatCurrency: String(ch.FiatCurrency ?? ''),
     country: String(ch.Country ?? ''),
-    limits: { min: String(ch.Limits?.MinLimit ?? '0'), max: ch.Limits?.MaxLimit ?? null },
-    rate: String(ch.Rate ?? ''),
-    totalFee: ch.Calculated?.TotalFee ?? null,
+    // the partner's decimal text, without trailing zeros (`10.00` → `10`), never through a float
+    limits: { min: decimalText(ch.Limits?.MinLimit) ?? '0', max: decimalText(ch.Limits?.MaxLimit) },
+    rate: decimalText(ch.Rate),
+    totalFee: decimalText(ch.Calculated?.TotalFee),
     processingSeconds: Number.isInteger(ch.ProcessingSeconds) ? ch.ProcessingSeconds : 0,
     processingTier: ch.ProcessingTier ?? null,
   }))

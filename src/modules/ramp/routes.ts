@@ -68,7 +68,7 @@ export function rampRoutes(deps: Deps) {
       auth: 'any',
       query: M.EnvQuery,
       response: { 200: M.SettingsView, ...errorResponses('standard', 400, 401, 403, 503) },
-      detail: { operationId: 'rampSettings', summary: 'The tenant\'s bank ramp switches in one environment', description: 'Bearer; a tenant user. 403 when the tenant does not use the bank ramp; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment. Answers even when functions are off, so an app can hide what is off.' },
+      detail: { operationId: 'rampSettings', summary: 'The tenant\'s bank ramp switches in one environment', description: 'Bearer; a tenant user. 403 when the tenant does not use the bank ramp; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment. Answers even when functions are off, so an app can hide what is off. `limits.simulateDepositMax` is decimal text (`"15000"`) like every amount in an answer, though the `amount` it bounds is sent as a JSON number.' },
     })
     .post('/payin/initiate', ({ body, ctx }) => service.initiatePayin(ctx, body), initiateOptions('rampPayinInitiate'))
     .post('/payin/initiate-deposit', ({ body, ctx }) => service.initiatePayin(ctx, body), initiateOptions('rampPayinInitiateDeposit', 'Alias of `POST /v1/ramp/bank/payin/initiate` (its own idempotency scope). '))
@@ -82,13 +82,13 @@ export function rampRoutes(deps: Deps) {
       auth: 'any',
       query: M.PageQuery,
       response: { 200: M.DepositPage, ...errorResponses('standard', 400, 401, 403, 503) },
-      detail: { operationId: 'rampDeposits', summary: 'Bank transfers received on the caller\'s virtual IBANs', description: `${ACCESS} Function \`payin\`. \`limit\` (default 20, at most 100), \`offset\`; newest first. \`fiatAmount\` is a JSON number; refund amounts are decimal text.` },
+      detail: { operationId: 'rampDeposits', summary: 'Bank transfers received on the caller\'s virtual IBANs', description: `${ACCESS} Function \`payin\`. \`limit\` (default 20, at most 100), \`offset\`; newest first. \`fiatAmount\` and \`refunds[].amount\` are exact decimal text without trailing zeros (\`"250.5"\`), as in the \`ramp.deposit.updated\` event.` },
     })
     .get('/payin/transactions', ({ query, ctx }) => service.payinTransactions(ctx, query), {
       auth: 'any',
       query: M.PageQuery,
       response: { 200: M.TransactionPage, ...errorResponses('standard', 400, 401, 403, 503) },
-      detail: { operationId: 'rampPayinTransactions', summary: 'Conversions and on-chain deliveries of the caller\'s deposits', description: `${ACCESS} Function \`payin\`. \`limit\` (default 20, at most 100), \`offset\`; newest first. \`fiatAmount\`, \`cryptoAmount\`, \`exchangeRate\` are JSON numbers; \`fiatFeeAmount\`, \`fiatRate\`, \`networkFee\`, \`breakdown[].amount\`, \`refunds[].amount\` exact decimal text.` },
+      detail: { operationId: 'rampPayinTransactions', summary: 'Conversions and on-chain deliveries of the caller\'s deposits', description: `${ACCESS} Function \`payin\`. \`limit\` (default 20, at most 100), \`offset\`; newest first. \`fiatAmount\`, \`cryptoAmount\`, \`exchangeRate\` (the same value as \`fiatRate\`), \`fiatFeeAmount\`, \`fiatRate\`, \`networkFee\`, \`breakdown[].amount\`, \`refunds[].amount\` are exact decimal text without trailing zeros (\`"267.8292"\`), as in the \`ramp.transaction.updated\` event.` },
     })
     .post('/payin/checkout', () => service.checkout(), {
       auth: 'any',
@@ -116,7 +116,7 @@ export function rampRoutes(deps: Deps) {
       rateLimit: { max: 60, windowSeconds: 60 },
       body: M.ChannelSearchBody,
       response: { 200: M.ChannelsView, ...errorResponses('standard', 400, 401, 403, 404, 502, 503) },
-      detail: { operationId: 'rampPayoutChannelsSearch', summary: 'Payout channels (bank transfer methods) for a country, currency and amount', description: `${ACCESS} Function \`payout\`. A POST because \`paymentMethodId\` contains the account number. Read from the bank ramp; nothing stored. \`limits\`, \`rate\` and \`totalFee\` are decimal text. ${PARTNER} ${perMinute(60)}` },
+      detail: { operationId: 'rampPayoutChannelsSearch', summary: 'Payout channels (bank transfer methods) for a country, currency and amount', description: `${ACCESS} Function \`payout\`. A POST because \`paymentMethodId\` contains the account number. Read from the bank ramp; nothing stored. \`limits\`, \`rate\` and \`totalFee\` are the bank ramp's figures as exact decimal text without trailing zeros (\`"10"\`, \`"1.08"\`). ${PARTNER} ${perMinute(60)}` },
     })
     .post('/payout/channels/:channelId/form', ({ params, body, ctx }) => payouts.channelForm(ctx, params.channelId, body), {
       auth: 'any',
@@ -139,7 +139,7 @@ export function rampRoutes(deps: Deps) {
       headers: IdempotencyHeaders,
       body: M.QuoteBody,
       response: { 200: M.QuoteView, ...errorResponses('standard', 400, 401, 403, 404, 409, 502, 503) },
-      detail: { operationId: 'rampPayoutQuote', summary: 'Quote a payout from a wallet to a bank account', description: `${ACCESS} ${PAYOUT} The bank ramp prepares the sell (fee, the most crypto it may take) and checks the filled \`form\` of the channel (its refusal passes through, \`details.fields\` by field). \`fiatAmount\` has at most 2 decimals; \`cryptoAmountEstimate\` and \`cryptoAuthorizedAmount\` are in the smallest unit (6 decimals). The wallet must be the caller's testnet wallet on a chain the bank ramp offers. Payable for 10 minutes. ${IDEMPOTENT} ${PARTNER} ${perMinute(30)}` },
+      detail: { operationId: 'rampPayoutQuote', summary: 'Quote a payout from a wallet to a bank account', description: `${ACCESS} ${PAYOUT} The bank ramp prepares the sell (fee, the most crypto it may take) and checks the filled \`form\` of the channel (its refusal passes through, \`details.fields\` by field). \`fiatAmount\` has at most 2 decimals; the answer's \`fiatAmount\` and \`totalFee\` have exactly 2 (\`"100.00"\`), \`exchangeRate\` is decimal text without trailing zeros, \`cryptoAmountEstimate\` and \`cryptoAuthorizedAmount\` are in the smallest unit (6 decimals). The wallet must be the caller's testnet wallet on a chain the bank ramp offers. Payable for 10 minutes. ${IDEMPOTENT} ${PARTNER} ${perMinute(30)}` },
     })
     .post('/payout/quotes/:quoteId/steps', ({ params, body, ctx }) => payouts.quoteSteps(ctx, params.quoteId, body), {
       auth: 'any',
@@ -172,7 +172,7 @@ export function rampRoutes(deps: Deps) {
       headers: IdempotencyHeaders,
       body: M.InitiateBody,
       response: { 200: M.InitiateView, ...errorResponses('standard', 400, 401, 403, 404, 409, 502, 503) },
-      detail: { operationId: 'rampPayoutInitiate', summary: 'Quote and pay out a crypto amount in one call', description: `${ACCESS} ${PAYOUT} \`cryptoAmount\` is an integer string read with 6 decimals for every currency; the fiat amount is what the channel's rate gives for it after fees, so that at most \`cryptoAmount\` is sent. The answer is the payout with \`fiatAmount\` (2 decimals) and \`exchangeRate\` as strings; it is paid as \`POST /v1/ramp/bank/payout/payouts\` pays a quote (the hold, 400 \`INSUFFICIENT_BALANCE\`, the sell once the transfer is mined). ${IDEMPOTENT} Once the payout is recorded the key stays bound to it: a retry answers the payout as it is now. ${PARTNER} ${perMinute(10)}` },
+      detail: { operationId: 'rampPayoutInitiate', summary: 'Quote and pay out a crypto amount in one call', description: `${ACCESS} ${PAYOUT} \`cryptoAmount\` is an integer string read with 6 decimals for every currency; the fiat amount is what the channel's rate gives for it after fees, so that at most \`cryptoAmount\` is sent. The answer is the payout with \`fiatAmount\` and \`totalFee\` as decimal text with exactly 2 decimals, \`exchangeRate\` as decimal text without trailing zeros and \`cryptoAmount\`, \`cryptoAuthorizedAmount\` as integer text in the smallest unit; it is paid as \`POST /v1/ramp/bank/payout/payouts\` pays a quote (the hold, 400 \`INSUFFICIENT_BALANCE\`, the sell once the transfer is mined). ${IDEMPOTENT} Once the payout is recorded the key stays bound to it: a retry answers the payout as it is now. ${PARTNER} ${perMinute(10)}` },
     })
     .get('/payout/transactions', ({ query, ctx }) => payouts.listPayouts(ctx, query), {
       auth: 'any',

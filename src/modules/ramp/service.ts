@@ -167,7 +167,7 @@ export async function rampSettings(ctx: Ctx, input: M.EnvQuery) {
     environment: env,
     functions: ramp.functions,
     simulator: env === 'sandbox' && !ramp.baseUrl && !!ctx.deps.bankRampSimulator,
-    limits: { simulateDepositMax: SIMULATE_DEPOSIT_MAX },
+    limits: { simulateDepositMax: String(SIMULATE_DEPOSIT_MAX) },
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * How the bank ramp records are shown: the read endpoints and the event data (spec, Event
- * types, rules 1-8). Amounts in events are decimal text without trailing zeros; the deposits and
- * transactions lists give `fiatAmount`, `cryptoAmount` and `exchangeRate` as JSON numbers.
+ * types, rules 1-8). Amounts, fees and rates are decimal text without trailing zeros, in the events
+ * and in the read endpoints alike: the text stored (the partner's, through `decimalText`), never a
+ * float (docs/bank-ramp.md, Amounts).
  * Never shown: names, documents, account numbers, references, the partner's payment method ids.
  */
 import { iso } from '../../lib/clock'
@@ -20,7 +21,6 @@ export function decimalText(v: unknown): string | null {
   f = f.replace(/0+$/, '')
   return f ? `${i}.${f}` : i
 }
-const num = (v: string | null) => (v === null ? null : Number(v))
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms))
 
 export type KycStatus = 'not_started' | 'pending' | 'action_required' | 'approved' | 'rejected'
@@ -83,7 +83,7 @@ export function depositEventData(d: DepositRow) {
 
 export function depositView(d: DepositRow) {
   const { depositId, userId: _u, updatedAt, ...rest } = depositEventData(d)
-  return { id: depositId, ...rest, refunds: d.refunds as Array<{ amount: string; status: string; requestedAt: string | null }>, fiatAmount: Number(d.fiatAmount), createdAt: iso(d.createdAt), updatedAt }
+  return { id: depositId, ...rest, refunds: d.refunds as Array<{ amount: string; status: string; requestedAt: string | null }>, createdAt: iso(d.createdAt), updatedAt }
 }
 
 export function transactionEventData(x: TransactionRow) {
@@ -129,11 +129,11 @@ export function transactionView(x: TransactionRow) {
     status: x.status,
     rampStatus: x.rampStatus,
     rampSubStatus: x.rampSubStatus,
-    cryptoAmount: num(x.cryptoAmount),
+    cryptoAmount: x.cryptoAmount,
     cryptoCurrency: x.cryptoCurrency,
-    fiatAmount: num(x.fiatAmount),
+    fiatAmount: x.fiatAmount,
     fiatCurrency: x.fiatCurrency,
-    exchangeRate: num(x.fiatRate),
+    exchangeRate: x.fiatRate,
     fiatFeeAmount: x.fiatFeeAmount,
     fiatRate: x.fiatRate,
     networkFee: x.networkFee,

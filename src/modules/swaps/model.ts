@@ -23,8 +23,8 @@ export const SimulatedSwap = t.Object({
   quoteId: t.String({ description: 'starts with `sim_`' }),
   txHash: t.String({ description: 'starts with `SIMULATED`' }),
   status: t.Literal('confirmed'),
-  fromAmount: t.String(),
-  toAmount: t.String({ description: 'equal to `fromAmount`' }),
+  fromAmount: t.String({ pattern: '^\\d+$', description: 'as requested: integer text in the smallest unit of `fromToken`' }),
+  toAmount: t.String({ pattern: '^\\d+$', description: 'equal to `fromAmount`' }),
   simulation: t.Literal(true),
   createdAt: t.String({ format: 'date-time' }),
 }, { title: 'SimulatedSwap' })

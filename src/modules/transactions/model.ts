@@ -63,8 +63,11 @@ export const Created = t.Object({
   unsignedTransaction: t.Optional(t.String({ description: 'EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash`' })),
   message: t.Optional(t.String({ description: 'Solana: the serialized message (base64); sign its bytes with ed25519' })),
   transaction: t.Optional(t.Object({
-    type: t.Literal('eip1559'), chainId: t.Integer(), nonce: t.Integer(), to: t.String(), value: t.String(), data: t.String(),
-    gas: t.String(), maxFeePerGas: t.String(), maxPriorityFeePerGas: t.String(),
+    type: t.Literal('eip1559'), chainId: t.Integer(), nonce: t.Integer(), to: t.String(),
+    value: t.String({ description: 'wei, integer text' }), data: t.String(),
+    gas: t.String({ description: 'gas limit, integer text' }),
+    maxFeePerGas: t.String({ description: 'wei per gas, integer text' }),
+    maxPriorityFeePerGas: t.String({ description: 'wei per gas, integer text' }),
   }, { description: 'EVM: the prepared fields, for wallets that sign a transaction object' })),
   lastValidBlockHeight: t.Optional(t.Integer()),
   expiresAt: t.Optional(t.String({ format: 'date-time', description: 'non-custodial: broadcast before this time' })),
@@ -74,7 +77,8 @@ export type Created = typeof Created.static
 export const FeeQuote = t.Object({
   chain: t.String(), isTestnet: t.Boolean(),
   estimatedGas: t.Union([t.String(), t.Null()], { description: 'gas units (EVM); null on Solana' }),
-  maxFeePerGas: t.Union([t.String(), t.Null()]), maxPriorityFeePerGas: t.Union([t.String(), t.Null()]),
+  maxFeePerGas: t.Union([t.String(), t.Null()], { description: 'wei per gas, integer text (EVM); null on Solana' }),
+  maxPriorityFeePerGas: t.Union([t.String(), t.Null()], { description: 'wei per gas, integer text (EVM); null on Solana' }),
   estimatedFee: t.String({ description: 'upper bound of the network fee in the native coin\'s smallest unit (EVM: gas × maxFeePerGas; Solana: the fee for the message)' }),
   estimatedFeeNative: t.String({ description: '`estimatedFee` formatted with the native coin\'s decimals' }),
   nativeTokenSymbol: t.String(), nativeTokenDecimals: t.Integer(),
