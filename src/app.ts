@@ -25,6 +25,7 @@ import { transactionRoutes } from './modules/transactions/routes'
 import { swapRoutes } from './modules/swaps/routes'
 import { rampRoutes } from './modules/ramp/routes'
 import { EMBEDDED_SIMULATOR_PATH } from './sandbox/bank-ramp/embedded'
+import { faucetRoutes } from './sandbox/faucet/routes'
 
 export interface AppOptions {
   /** the docs UI script; the compiled binary passes its embedded copy */
@@ -72,6 +73,8 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(transactionRoutes(deps, services.feedSources))
     .use(swapRoutes(deps))
     .use(rampRoutes(deps))
+  // the sandbox faucet, where sandboxes run (src/sandbox/policy.ts)
+  if (deps.config.sandboxFaucet === 'embedded') built.use(faucetRoutes(deps, deps.faucet))
   // the built-in bank ramp sandbox (docs/bank-ramp.md): hosted pages and the partner API, raw requests
   const sim = deps.bankRampSimulator
   // (the body parser may have read the body: the simulator gets the same bytes again)

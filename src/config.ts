@@ -70,6 +70,13 @@ export const ConfigSchema = T.Object({
   bankRampSimulatorRpcUrl: T.Optional(T.String()),
   bankRampSimulatorTokenAddress: T.Optional(T.String({ pattern: '^0x[0-9a-fA-F]{40}$' })),
   bankRampSimulatorPrivateKey: T.Optional(T.String({ pattern: '^0x[0-9a-fA-F]{64}$' })),
+  /** the sandbox faucet (`POST /v1/sandbox/faucet`): `embedded` serves it where sandboxes run; `off` does not (default: src/sandbox/policy.ts) */
+  sandboxFaucet: T.Union([T.Literal('embedded'), T.Literal('off')]),
+  /** its chain and funded key (set by `npm run devnet`); unset: it answers 503 SANDBOX_FAUCET_NOT_CONFIGURED */
+  sandboxFaucetRpcUrl: T.Optional(T.String()),
+  sandboxFaucetPrivateKey: T.Optional(T.String({ pattern: '^0x[0-9a-fA-F]{64}$' })),
+  /** registry id of the testnet it pays on */
+  sandboxFaucetNetwork: T.String({ minLength: 1 }),
   /** the largest request body the API reads; larger ones answer 413 */
   maxBodyBytes: T.Integer({ minimum: 1024, maximum: 1024 * 1024 * 1024 }),
 })
@@ -208,6 +215,11 @@ export function loadConfig(env: Env = process.env): Config {
     ? sandboxMode('BANK_RAMP_SIMULATOR', bankRampSetting, { nodeEnv, sandboxInProduction })
     : { mode: bankRampSetting as SandboxMode }
   if (bankRampSimulator.problem) problems.push(bankRampSimulator.problem)
+  const faucetSetting = blankToUndefined(env.SANDBOX_FAUCET)
+  const sandboxFaucet = faucetSetting === undefined || faucetSetting === 'embedded' || faucetSetting === 'off'
+    ? sandboxMode('SANDBOX_FAUCET', faucetSetting, { nodeEnv, sandboxInProduction })
+    : { mode: faucetSetting as SandboxMode }
+  if (sandboxFaucet.problem) problems.push(sandboxFaucet.problem)
   const candidate = {
     nodeEnv,
     port,
@@ -253,15 +265,20 @@ export function loadConfig(env: Env = process.env): Config {
     bankRampSimulatorRpcUrl: blankToUndefined(env.BANK_RAMP_SIMULATOR_RPC_URL),
     bankRampSimulatorTokenAddress: blankToUndefined(env.BANK_RAMP_SIMULATOR_TOKEN_ADDRESS),
     bankRampSimulatorPrivateKey: blankToUndefined(env.BANK_RAMP_SIMULATOR_PRIVATE_KEY),
+    sandboxFaucet: sandboxFaucet.mode,
+    sandboxFaucetRpcUrl: blankToUndefined(env.SANDBOX_FAUCET_RPC_URL),
+    sandboxFaucetPrivateKey: blankToUndefined(env.SANDBOX_FAUCET_PRIVATE_KEY),
+    sandboxFaucetNetwork: blankToUndefined(env.SANDBOX_FAUCET_NETWORK) ?? 'sepolia',
     maxBodyBytes: intVar(env, 'MAX_BODY_BYTES', 1024 * 1024, problems),
   }
+  if (candidate.sandboxFaucetRpcUrl && !isHttpUrl(candidate.sandboxFaucetRpcUrl)) problems.push(`SANDBOX_FAUCET_RPC_URL: "${candidate.sandboxFaucetRpcUrl}" is not an http(s) URL`)
   if (candidate.bankRampSimulatorRpcUrl && !isHttpUrl(candidate.bankRampSimulatorRpcUrl)) problems.push(`BANK_RAMP_SIMULATOR_RPC_URL: "${candidate.bankRampSimulatorRpcUrl}" is not an http(s) URL`)
   for (const [name, url] of [['HIBP_BASE_URL', candidate.hibpBaseUrl], ['GOOGLE_JWKS_URL', candidate.googleJwksUrl], ['APPLE_JWKS_URL', candidate.appleJwksUrl]] as const) {
     if (!isHttpUrl(url)) problems.push(`${name}: "${url}" is not an http(s) URL`)
   }
   for (const err of Value.Errors(ConfigSchema, candidate)) {
     // a private key never goes into the message
-    const shown = err.value === undefined || err.path === '/bankRampSimulatorPrivateKey' ? '' : ` (got "${String(err.value)}")`
+    const shown = err.value === undefined || err.path === '/bankRampSimulatorPrivateKey' || err.path === '/sandboxFaucetPrivateKey' ? '' : ` (got "${String(err.value)}")`
     problems.push(`${envNameOf(err.path)}: ${err.message}${shown}`)
   }
   if (problems.length) throw new ConfigError([...new Set(problems)])
@@ -279,6 +296,7 @@ const ENV_NAMES: Record<string, string> = {
   '/txMaxFeeBumpPercent': 'TX_MAX_FEE_BUMP_PERCENT (0-1000)', '/txMaxResends': 'TX_MAX_RESENDS (0-20)', '/txDropAfterMs': 'TX_DROP_AFTER_MS', '/preparedTxTtlSeconds': 'PREPARED_TX_TTL_SECONDS (10-86400)',
   '/bankRampTimeoutMs': 'BANK_RAMP_TIMEOUT_MS (100-120000)', '/bankRampSimulator': 'BANK_RAMP_SIMULATOR (embedded or off)',
   '/bankRampSimulatorTokenAddress': 'BANK_RAMP_SIMULATOR_TOKEN_ADDRESS (0x and 40 hex)', '/bankRampSimulatorPrivateKey': 'BANK_RAMP_SIMULATOR_PRIVATE_KEY (0x and 64 hex; never printed)',
+  '/sandboxFaucet': 'SANDBOX_FAUCET (embedded or off)', '/sandboxFaucetPrivateKey': 'SANDBOX_FAUCET_PRIVATE_KEY (0x and 64 hex; never printed)',
   '/maxBodyBytes': 'MAX_BODY_BYTES (1024 to 1073741824)',
 }
 function envNameOf(path: string) {

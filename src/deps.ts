@@ -27,6 +27,7 @@ import { APPLE_ISSUERS, GOOGLE_ISSUERS, JwksIdTokenVerifier } from './adapters/i
 import type { BankRampPort } from './adapters/bank-ramp/port'
 import { HttpBankRamp } from './adapters/bank-ramp/http'
 import { evmTransferVerifier } from './adapters/chain/transfer-check'
+import { evmFaucet, type Faucet } from './adapters/chain/faucet'
 import { createEmbeddedSimulator, type EmbeddedSimulator } from './sandbox/bank-ramp/embedded'
 import { evmStablecoinSender, MainnetChainRefused } from './adapters/chain/funded-sender'
 
@@ -53,6 +54,8 @@ export interface Deps {
   bankRamp: BankRampPort
   /** the sandbox simulator this process serves (BANK_RAMP_SIMULATOR=embedded), for tenants with no sandbox partner address */
   bankRampSimulator?: EmbeddedSimulator
+  /** the sandbox faucet's funded key, where sandboxes run and `npm run devnet` configured it */
+  faucet?: Faucet
 }
 
 export interface DepsOverrides {
@@ -114,6 +117,9 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
           ? evmTransferVerifier({ rpcUrl: config.bankRampSimulatorRpcUrl, tokenAddress: config.bankRampSimulatorTokenAddress })
           : undefined,
       })
+      : undefined,
+    faucet: config.sandboxFaucet === 'embedded' && config.sandboxFaucetRpcUrl && config.sandboxFaucetPrivateKey
+      ? evmFaucet({ rpcUrl: config.sandboxFaucetRpcUrl, privateKey: config.sandboxFaucetPrivateKey })
       : undefined,
   }
 }

@@ -1,0 +1,58 @@
+/**
+ * `npm run devnet`: every sandbox flow on one offline machine. Starts the devnet's chain
+ * (scripts/devnet/chain.ts: Sepolia's chain id on 127.0.0.1:8545, the test stablecoin at the
+ * registry's Sepolia USDC address, funded keys for the bank ramp simulator and the faucet),
+ * writes the settings that point Slipway at it to `.env.devnet` (which `npm start` reads),
+ * and runs until Ctrl-C. The chain is kept in `.devnet/chain`, so a restart keeps balances.
+ *
+ *   npm run devnet                  # then, in another terminal: npm start
+ *   npm run devnet -- --port 8546   # another port
+ *   npm run devnet -- --reset       # forget the chain and start afresh
+ *
+ * To go back to the public testnets, stop it and delete `.env.devnet`.
+ */
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { startDevnet } from './devnet/chain'
+
+const ROOT = join(import.meta.dir, '..')
+const args = process.argv.slice(2)
+const flag = (name: string) => args.includes(`--${name}`)
+const value = (name: string) => {
+  const i = args.indexOf(`--${name}`)
+  return i >= 0 ? args[i + 1] : undefined
+}
+const port = Number(value('port') ?? 8545)
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`--port: "${value('port')}" is not a port`)
+  process.exit(2)
+}
+const dir = join(ROOT, '.devnet')
+if (flag('reset')) rmSync(dir, { recursive: true, force: true })
+mkdirSync(join(dir, 'chain'), { recursive: true })
+
+let devnet
+try {
+  devnet = await startDevnet({ port, dbPath: join(dir, 'chain'), blockTime: Number(value('block-time') ?? 1) })
+} catch (err) {
+  const e = err as { code?: string; message?: string }
+  console.error(e.code === 'EADDRINUSE' || /in use/i.test(e.message ?? '') ? `devnet: port ${port} is in use (another devnet?); try --port` : `devnet: ${e.message ?? err}`)
+  process.exit(1)
+}
+const envFile = join(ROOT, '.env.devnet')
+writeFileSync(envFile, [
+  `# Written by \`npm run devnet\` (${new Date().toISOString()}): Slipway's sandbox on the devnet chain.`,
+  '# `npm start` reads this file after .env; delete it to use the public testnets again. The keys are public, devnet only.',
+  ...Object.entries(devnet.env).map(([k, v]) => `${k}=${v}`),
+  '',
+].join('\n'))
+console.log(`devnet: chain ${devnet.chainId} (Sepolia's id) at ${devnet.url}${existsSync(join(dir, 'chain')) ? ', kept in .devnet/chain' : ''}`)
+console.log(`devnet: test USDC (permit, transferWithAuthorization, open mint) at ${devnet.env.BANK_RAMP_SIMULATOR_TOKEN_ADDRESS}`)
+console.log('devnet: wrote .env.devnet; start Slipway with `npm start` in another terminal (it reads it)')
+console.log('devnet: gas and test USDC for a sandbox wallet: POST /v1/sandbox/faucet { walletId, stablecoin? }')
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, async () => {
+    await devnet.stop()
+    process.exit(0)
+  })
+}

@@ -1,0 +1,169 @@
+/**
+ * `npm run devnet`'s chain (scripts/devnet/chain.ts) and the sandbox faucet that funds wallets
+ * on it: the test stablecoin at the registry's Sepolia USDC address with EIP-2612 permit and
+ * EIP-3009 transferWithAuthorization, a chain that survives a restart without being set up
+ * twice, and `POST /v1/sandbox/faucet` giving a user's wallet gas and test USDC so a send
+ * confirms with nothing funded by hand.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createPublicClient, createWalletClient, defineChain, http, keccak256, parseSignature, toHex, type Address, type Hex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { DEVNET_KEYS, DEVNET_USDC, startDevnet, type Devnet } from '../../scripts/devnet/chain'
+import token from '../../scripts/devnet/SandboxUSD.json'
+import { makeApp, type TestApp } from '@tests/helpers/app'
+import { Factory } from '@tests/helpers/factories'
+import { systemClock } from '@/lib/clock'
+
+const dir = mkdtempSync(join(tmpdir(), 'slipway-devnet-'))
+let devnet: Devnet
+let t: TestApp
+let f: Factory
+
+const chainOf = (url: string) => defineChain({ id: 11155111, name: 'devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } })
+const clients = (url: string, key: Hex) => ({
+  pub: createPublicClient({ chain: chainOf(url), transport: http(url) }),
+  wallet: createWalletClient({ chain: chainOf(url), transport: http(url), account: privateKeyToAccount(key) }),
+})
+const usdc = (url: string, who: Address) => clients(url, DEVNET_KEYS.funder).pub.readContract({ address: DEVNET_USDC, abi: token.abi, functionName: 'balanceOf', args: [who] }) as Promise<bigint>
+async function write(url: string, key: Hex, functionName: string, args: unknown[]) {
+  const { pub, wallet } = clients(url, key)
+  const hash = await wallet.writeContract({ address: DEVNET_USDC, abi: token.abi, functionName, args } as never)
+  return pub.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+}
+const domain = { name: 'USDC', version: '2', chainId: 11155111, verifyingContract: DEVNET_USDC } as const
+
+beforeAll(async () => {
+  devnet = await startDevnet({ port: 0, dbPath: join(dir, 'chain'), blockTime: 0 })
+  t = await makeApp({ clock: systemClock, jobs: true, env: devnet.env })
+  f = new Factory(t)
+}, 30_000)
+afterAll(async () => {
+  await t.close()
+  await devnet.stop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('the devnet chain', () => {
+  test('the test stablecoin at the registry\'s Sepolia USDC address: 6 decimals, EIP-2612 permit, EIP-3009 transferWithAuthorization', async () => {
+    const { pub } = clients(devnet.url, DEVNET_KEYS.funder)
+    expect(await pub.getChainId()).toBe(11155111)
+    expect(await pub.readContract({ address: DEVNET_USDC, abi: token.abi, functionName: 'decimals' })).toBe(6)
+    const owner = privateKeyToAccount(generatePrivateKey())
+    const spender = privateKeyToAccount(DEVNET_KEYS.funder)
+    await write(devnet.url, DEVNET_KEYS.funder, 'mint', [owner.address, 50_000_000n])
+
+    // permit: the owner signs, the spender submits and then transfers
+    const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600)
+    const permit = parseSignature(await owner.signTypedData({
+      domain, primaryType: 'Permit',
+      types: { Permit: [{ name: 'owner', type: 'address' }, { name: 'spender', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' }] },
+      message: { owner: owner.address, spender: spender.address, value: 10_000_000n, nonce: 0n, deadline },
+    }))
+    await write(devnet.url, DEVNET_KEYS.funder, 'permit', [owner.address, spender.address, 10_000_000n, deadline, Number(permit.v), permit.r, permit.s])
+    const to = privateKeyToAccount(generatePrivateKey()).address
+    await write(devnet.url, DEVNET_KEYS.funder, 'transferFrom', [owner.address, to, 10_000_000n])
+    expect(await usdc(devnet.url, to)).toBe(10_000_000n)
+
+    // transferWithAuthorization: the owner signs, anyone submits, once
+    const nonce = keccak256(toHex(crypto.randomUUID()))
+    const auth = { from: owner.address, to, value: 5_000_000n, validAfter: 0n, validBefore: deadline, nonce }
+    const signature = await owner.signTypedData({
+      domain, primaryType: 'TransferWithAuthorization',
+      types: { TransferWithAuthorization: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' }] },
+      message: auth,
+    })
+    const sig = parseSignature(signature)
+    const args = [auth.from, auth.to, auth.value, auth.validAfter, auth.validBefore, auth.nonce, Number(sig.v), sig.r, sig.s]
+    const { wallet } = clients(devnet.url, DEVNET_KEYS.faucet)
+    const abi = token.abi.filter((x: { name?: string; inputs?: unknown[] }) => x.name !== 'transferWithAuthorization' || x.inputs!.length === 9)
+    await clients(devnet.url, DEVNET_KEYS.faucet).pub.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: DEVNET_USDC, abi, functionName: 'transferWithAuthorization', args } as never) })
+    expect(await usdc(devnet.url, to)).toBe(15_000_000n)
+    expect(await usdc(devnet.url, owner.address)).toBe(35_000_000n)
+    // the same authorization again: refused by the contract
+    await expect(clients(devnet.url, DEVNET_KEYS.faucet).pub.simulateContract({ account: privateKeyToAccount(DEVNET_KEYS.faucet), address: DEVNET_USDC, abi, functionName: 'transferWithAuthorization', args } as never))
+      .rejects.toThrow(/authorization used/)
+  }, 30_000)
+
+  test('a restart keeps the chain and sets nothing up twice', async () => {
+    const simulator = privateKeyToAccount(DEVNET_KEYS.simulator).address
+    const before = await usdc(devnet.url, simulator)
+    expect(before).toBe(1_000_000_000_000_000n)
+    const again = await startDevnet({ port: 0, dbPath: join(dir, 'chain-2'), blockTime: 0 })
+    await again.stop()
+    // the first chain's own folder, reopened
+    await devnet.stop()
+    devnet = await startDevnet({ port: 0, dbPath: join(dir, 'chain'), blockTime: 0 })
+    expect(await usdc(devnet.url, simulator)).toBe(before)
+    await t.close()
+    t = await makeApp({ clock: systemClock, jobs: true, env: devnet.env })
+    f = new Factory(t)
+  }, 30_000)
+})
+
+describe('POST /v1/sandbox/faucet', () => {
+  test('gas up to 0.05 ETH and test USDC for the caller\'s wallet; a send from it then confirms', async () => {
+    const tenant = await f.tenant()
+    const u = await f.user(tenant)
+    const w = await f.api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, { token: u.accessToken })
+    expect(w.status).toBe(201)
+    const res = await f.api.post('/v1/sandbox/faucet', { walletId: w.body.id, stablecoin: '100000000' }, { token: u.accessToken })
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ walletId: w.body.id, network: 'sepolia', native: { amount: '50000000000000000' }, stablecoin: { amount: '100000000', symbol: 'USDC' } })
+    expect(await usdc(devnet.url, w.body.address)).toBe(100_000_000n)
+    // already topped up: no more gas sent
+    const again = await f.api.post('/v1/sandbox/faucet', { walletId: w.body.id }, { token: u.accessToken })
+    expect(again.body).toMatchObject({ native: null, stablecoin: null })
+    const sent = await f.api.post('/v1/transactions/', { walletId: w.body.id, chain: 'sepolia', toAddress: privateKeyToAccount(generatePrivateKey()).address, amount: '10000000', tokenAddress: DEVNET_USDC }, { token: u.accessToken })
+    expect(sent.status).toBe(201)
+    let status = ''
+    for (let i = 0; i < 100 && status !== 'confirmed'; i++) {
+      status = (await f.api.get(`/v1/transactions/${sent.body.id}/status`, { token: u.accessToken })).body.status
+      if (status !== 'confirmed') await Bun.sleep(50)
+    }
+    expect(status).toBe('confirmed')
+    expect(await usdc(devnet.url, w.body.address)).toBe(90_000_000n)
+  }, 30_000)
+
+  test('another user\'s or tenant\'s wallet: 404 like an unknown one; bad amounts: 400', async () => {
+    const tenant = await f.tenant()
+    const owner = await f.user(tenant)
+    const w = await f.api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, { token: owner.accessToken })
+    const other = await f.user(await f.tenant())
+    const theirs = await f.api.post('/v1/sandbox/faucet', { walletId: w.body.id }, { token: other.accessToken })
+    const unknown = await f.api.post('/v1/sandbox/faucet', { walletId: '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f' }, { token: other.accessToken })
+    expect(theirs.status).toBe(404)
+    expect(theirs.body).toEqual(unknown.body)
+    expect((await f.api.post('/v1/sandbox/faucet', { walletId: w.body.id, stablecoin: '1.5' }, { token: owner.accessToken })).status).toBe(400)
+    expect((await f.api.post('/v1/sandbox/faucet', { walletId: w.body.id, stablecoin: '10000000001' }, { token: owner.accessToken })).status).toBe(400)
+    const mainnet = await f.api.post('/v1/wallets/', { chain: 'ethereum' }, { token: owner.accessToken })
+    const refused = await f.api.post('/v1/sandbox/faucet', { walletId: mainnet.body.id }, { token: owner.accessToken })
+    expect(refused.status).toBe(400)
+    expect(await usdc(devnet.url, w.body.address)).toBe(0n)
+  }, 30_000)
+
+  test('without the devnet: 503 SANDBOX_FAUCET_NOT_CONFIGURED naming npm run devnet; under NODE_ENV=production: not served', async () => {
+    const bare = await makeApp()
+    try {
+      const fb = new Factory(bare)
+      const u = await fb.user(await fb.tenant())
+      const w = await fb.api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, { token: u.accessToken })
+      const res = await fb.api.post('/v1/sandbox/faucet', { walletId: w.body.id }, { token: u.accessToken })
+      expect(res.status).toBe(503)
+      expect(res.body.details.code).toBe('SANDBOX_FAUCET_NOT_CONFIGURED')
+      expect(res.body.message).toContain('npm run devnet')
+    } finally {
+      await bare.close()
+    }
+    const prod = await makeApp({ env: { NODE_ENV: 'production', ...devnet.env } })
+    try {
+      expect(prod.deps.faucet).toBeUndefined()
+      const res = await prod.handle(new Request('http://slipway.test/v1/sandbox/faucet', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }))
+      expect(res.status).toBe(404)
+    } finally {
+      await prod.close()
+    }
+  }, 30_000)
+})
