@@ -3,6 +3,7 @@
  * runner unless this is an API-only process. SLIPWAY_ROLE: `all` (default), `api` (HTTP, no queue) or `worker`
  * (queue, with only /health, /health/ready and /metrics over HTTP).
  */
+import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { bunFetch, createApp } from './app'
@@ -14,7 +15,7 @@ import { scalarScript } from './http/scalar-asset'
 import { registerJobs } from './jobs/registry'
 import { engineRamInEffect } from './lib/engine-memory'
 import { JobRunner } from './jobs/runner'
-import { createAdmin, ensureBootstrapAdmin, hasAdmin } from './modules/auth/service'
+import { createAdmin, createTenantAdmin, ensureBootstrapAdmin, hasAdmin } from './modules/auth/service'
 import { createTenant } from './modules/tenants/service'
 
 function configOrExit(): Config {
@@ -94,8 +95,14 @@ run the commands as \`npm run slipway -- <command>\`. Every command reads the sa
 variables as the server (see .env.example), so it acts on the server's database.
 
 Commands:
-  tenant create --name <name>   create a tenant; prints its API key and secret as export lines
-                                (SLIPWAY_API_KEY, SLIPWAY_API_SECRET) for the signing client
+  tenant create --name <name> [--admin <username>]
+                                create a tenant; prints its API key and secret as export lines
+                                (SLIPWAY_API_KEY, SLIPWAY_API_SECRET) for the signing client. --admin also
+                                creates its administrator (tenantadmin: webhooks, users, settings) with the
+                                password in ADMIN_PASSWORD, or a generated one printed as SLIPWAY_ADMIN_PASSWORD
+  webhooks listen --tenant <tenantId> [--port <port>] [--forward-to <url>] [--json]
+                                point the tenant's sandbox webhook at this machine until Ctrl-C and print
+                                every event, its signature verified (docs/webhooks.md, "Local development")
   create-admin <username>       create a platform admin; the password is read from ADMIN_PASSWORD or stdin
   reseal [--check]              re-seal every secret under the current MASTER_KEY_VERSION; --check only
                                 counts values per key version. Exit 0 when none is left under an old one
@@ -150,10 +157,20 @@ async function command(name: string, args: string[]) {
     }
     process.exit()
   }
+  if (name === 'webhooks' && args[0] === 'listen') {
+    const { webhooksListen } = await import('./ops/webhooks-listen')
+    process.exit(await webhooksListen(config, args.slice(1)))
+  }
   if (name === 'tenant' && args[0] === 'create') {
     const name = optionValue(args.slice(1), '--name')
-    if (!name || name.length > 200) {
-      console.error('usage: slipway tenant create --name <name>  (1 to 200 characters)')
+    const adminName = optionValue(args.slice(1), '--admin')
+    if (!name || name.length > 200 || (adminName !== undefined && !/^[A-Za-z0-9_-]{3,100}$/.test(adminName))) {
+      console.error('usage: slipway tenant create --name <name> [--admin <username>]  (name: 1 to 200 characters; username: 3 to 100 letters, digits, _ or -)')
+      process.exit(2)
+    }
+    const adminPassword = process.env.ADMIN_PASSWORD ?? randomBytes(18).toString('base64url')
+    if (adminName !== undefined && adminPassword.length < 8) {
+      console.error('ADMIN_PASSWORD must have at least 8 characters')
       process.exit(2)
     }
     const deps = await buildDeps(config, { migrate: applyMigrations })
@@ -161,7 +178,14 @@ async function command(name: string, args: string[]) {
       const tenant = await createTenant({ deps, actor: null, requestId: 'cli' }, { name })
       // the export lines alone on stdout, so `eval "$(slipway tenant create --name Acme)"` works
       console.error(`tenant ${tenant.name} created (${tenant.id}); the secret is shown once, and again with GET /v1/admin/tenants/{id}/api-secret`)
-      console.log(`export SLIPWAY_TENANT_ID=${tenant.id}\nexport SLIPWAY_API_KEY=${tenant.apiKey}\nexport SLIPWAY_API_SECRET=${tenant.apiSecret}`)
+      const lines = [`export SLIPWAY_TENANT_ID=${tenant.id}`, `export SLIPWAY_API_KEY=${tenant.apiKey}`, `export SLIPWAY_API_SECRET=${tenant.apiSecret}`]
+      if (adminName !== undefined) {
+        await createTenantAdmin(deps, tenant.id, adminName, adminPassword)
+        console.error(`tenant administrator ${adminName} created: it signs in with the tenant-signed POST /v1/auth/login and manages the tenant's webhooks (docs/webhooks.md)${process.env.ADMIN_PASSWORD ? ' with the password in ADMIN_PASSWORD' : '; its generated password is shown once'}`)
+        lines.push(`export SLIPWAY_ADMIN_USERNAME=${adminName}`)
+        if (!process.env.ADMIN_PASSWORD) lines.push(`export SLIPWAY_ADMIN_PASSWORD=${adminPassword}`)
+      }
+      console.log(lines.join('\n'))
     } finally {
       deps.database.close()
     }

@@ -6,6 +6,7 @@ import type { Login, Register } from './model'
 import { newId } from '../../lib/ids'
 import { hashPassword, passwordProblems, verifyPassword } from '../../lib/passwords'
 import * as usersRepo from '../users/repo'
+import { recordActivity } from '../activity/repo'
 import { userView } from '../users/view'
 import { startSession } from './sessions'
 
@@ -64,6 +65,28 @@ export async function ensureBootstrapAdmin(deps: Deps, username: string, passwor
 /** Whether any platform admin exists (a first start says how to make one when none does). */
 export async function hasAdmin(deps: Deps): Promise<boolean> {
   return usersRepo.anyAdmin(deps.database.db)
+}
+
+/**
+ * A tenant's administrator (`tenantadmin`) created by an operator's command (`slipway tenant
+ * create --admin`): it signs in with the tenant-signed login and manages the tenant's
+ * webhooks, users and settings. Recorded in the tenant's activity log with no actor.
+ */
+export async function createTenantAdmin(deps: Deps, tenantId: string, username: string, password: string): Promise<string> {
+  if (!/^[A-Za-z0-9_-]{3,100}$/.test(username)) throw ValidationError.withMessage('Username must be 3 to 100 letters, digits, _ or -', '/username')
+  const passwordHash = await hashPassword(password)
+  const id = newId()
+  const now = deps.clock.now()
+  try {
+    await deps.database.write(async (tx) => {
+      await usersRepo.insertUser(tx, { id, tenantId, username, email: null, passwordHash, role: 'tenantadmin', now })
+      await recordActivity(tx, { tenantId, actor: null, action: 'user.created', targetType: 'user', targetId: id, details: { role: 'tenantadmin' }, requestId: 'cli', at: now })
+    })
+  } catch (err) {
+    if (usersRepo.isUsernameConflict(err)) throw new ConflictError(`Username ${username} is taken`)
+    throw err
+  }
+  return id
 }
 
 /** A platform admin created by an operator's command (any number may exist). */

@@ -20,6 +20,18 @@ const REFUSED_SUFFIXES = ['.localhost', '.local', '.internal', '.home.arpa', '.l
  * WEBHOOK_DEV_ROUTES (which production refuses at start-up).
  */
 const RESERVED_TLDS = ['test', 'example', 'invalid', 'onion', 'arpa', 'alt']
+/**
+ * The not_https refusal names the ways to receive deliveries locally, since a plain
+ * `http://` address is usually a developer's own machine.
+ */
+export const NOT_HTTPS_MESSAGE = 'The address must start with https://. To receive sandbox deliveries on your own machine, run `slipway webhooks listen --tenant <tenantId>` '
+  + '(it registers a development route and prints every event, verified); in development and tests, WEBHOOK_DEV_ROUTES maps an https host to a local origin'
+
+/** A host under a special-use top-level domain (no public server answers there). */
+export function isReservedName(host: string): boolean {
+  return RESERVED_TLDS.includes(host.slice(host.lastIndexOf('.') + 1))
+}
+
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/
 const ENCODED_SPECIAL = /%(?:5c|20|09|0a|0b|0c|0d|00)/i
 
@@ -40,7 +52,7 @@ export function normalizeWebhookUrl(raw: string, devHosts: ReadonlySet<string> =
   } catch {
     throw new AddressRefused('malformed', 'The address is not a valid URL')
   }
-  if (url.protocol !== 'https:' || !/^https:\/\//i.test(raw)) throw new AddressRefused('not_https', 'The address must start with https://')
+  if (url.protocol !== 'https:' || !/^https:\/\//i.test(raw)) throw new AddressRefused('not_https', NOT_HTTPS_MESSAGE)
   if (url.username || url.password || rawAuthority(raw).includes('@')) throw new AddressRefused('credentials', 'The address must not carry a user or password')
   if (url.port !== '') throw new AddressRefused('port', 'The address must use port 443')
   const rawPath = rawPathOf(raw)

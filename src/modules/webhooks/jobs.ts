@@ -69,7 +69,7 @@ async function runAttempt(deps: Deps, tenantId: string, job: DeliveryJobPayload)
   const t0 = performance.now()
   let outcome: AttemptOutcome
   try {
-    outcome = await attemptDelivery(deps, hook.url, headers, d.body)
+    outcome = await attemptDelivery(deps, hook.url, headers, d.body, { tenantId, environment: d.environment })
   } catch (err) {
     outcome = { ok: false, statusCode: null, error: `delivery failed: ${(err as Error).message?.slice(0, 200)}` }
   }

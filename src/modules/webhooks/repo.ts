@@ -1,6 +1,6 @@
 /**
- * The webhook tables (webhooks, webhook_deliveries, webhook_delivery_attempts): the one
- * file that touches them. Every function takes the tenant id first after the executor,
+ * The webhook tables (webhooks, webhook_deliveries, webhook_delivery_attempts,
+ * webhook_dev_routes): the one file that touches them. Every function takes the tenant id first after the executor,
  * except the few marked platform-wide (the operators' summary page and `slipway reseal`).
  */
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
@@ -9,11 +9,12 @@ import { preparedOnce } from '../../db/prepared'
 import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
 import { newId } from '../../lib/ids'
 import { secretAad } from './secrets'
-import { webhookDeliveries, webhookDeliveryAttempts, webhooks, type WebhookEnvironment } from './schema'
+import { webhookDeliveries, webhookDeliveryAttempts, webhookDevRoutes, webhooks, type WebhookEnvironment } from './schema'
 
 export type WebhookRow = typeof webhooks.$inferSelect
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect
 export type AttemptRow = typeof webhookDeliveryAttempts.$inferSelect
+export type DevRouteRow = typeof webhookDevRoutes.$inferSelect
 
 export function findWebhook(db: Executor, tenantId: string, environment: WebhookEnvironment) {
   return db.select().from(webhooks).where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.environment, environment))).get()
@@ -69,7 +70,7 @@ const deliveryWithWebhookQuery = preparedOnce('webhooks:delivery-with-webhook', 
   const d = webhookDeliveries
   const w = webhooks
   return db.select({
-    delivery: { id: d.id, tenantId: d.tenantId, webhookId: d.webhookId, type: d.type, body: d.body, status: d.status, round: d.round, attempts: d.attempts, maxAttempts: d.maxAttempts },
+    delivery: { id: d.id, tenantId: d.tenantId, environment: d.environment, webhookId: d.webhookId, type: d.type, body: d.body, status: d.status, round: d.round, attempts: d.attempts, maxAttempts: d.maxAttempts },
     webhook: { id: w.id, tenantId: w.tenantId, url: w.url, eventTypes: w.eventTypes, status: w.status, secretSealed: w.secretSealed },
   }).from(d)
     .leftJoin(w, and(eq(w.tenantId, sql.placeholder('tenantId')), eq(w.id, d.webhookId)))
@@ -162,6 +163,28 @@ export function deliveryCountsByStatus(db: Executor) {
 /** Platform-wide, for the platform admins' summary page: the deliveries changed last. */
 export function latestDeliveries(db: Executor, limit: number): Promise<DeliveryRow[]> {
   return db.select().from(webhookDeliveries).orderBy(desc(webhookDeliveries.updatedAt)).limit(limit)
+}
+
+/** The tenant's development route for `host` (`slipway webhooks listen`), if any. */
+export function findDevRoute(db: Executor, tenantId: string, host: string) {
+  return db.select().from(webhookDevRoutes).where(and(eq(webhookDevRoutes.tenantId, tenantId), eq(webhookDevRoutes.host, host))).get()
+}
+
+/** The hosts the tenant has development routes for. */
+export async function devRouteHosts(db: Executor, tenantId: string): Promise<string[]> {
+  const rows = await db.select({ host: webhookDevRoutes.host }).from(webhookDevRoutes).where(eq(webhookDevRoutes.tenantId, tenantId))
+  return rows.map((r) => r.host)
+}
+
+/** Stores the route, or re-points it (a new origin and restore address) when the tenant has one for that host. */
+export async function upsertDevRoute(db: Executor, tenantId: string, route: Omit<DevRouteRow, 'tenantId'>) {
+  await db.insert(webhookDevRoutes).values({ ...route, tenantId })
+    .onConflictDoUpdate({ target: [webhookDevRoutes.tenantId, webhookDevRoutes.host], set: { origin: route.origin, restoreUrl: route.restoreUrl, createdAt: route.createdAt } })
+}
+
+/** Deletes the tenant's route for `host` when it still points at `origin` (another listener may have taken it over). */
+export async function deleteDevRoute(db: Executor, tenantId: string, host: string, origin: string) {
+  await db.delete(webhookDevRoutes).where(and(eq(webhookDevRoutes.tenantId, tenantId), eq(webhookDevRoutes.host, host), eq(webhookDevRoutes.origin, origin)))
 }
 
 /** Platform-wide, for `slipway reseal`: the webhook secrets. */

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 export const WEBHOOK_ENVIRONMENTS = ['sandbox', 'production'] as const
 export type WebhookEnvironment = (typeof WEBHOOK_ENVIRONMENTS)[number]
@@ -61,3 +61,20 @@ export const webhookDeliveryAttempts = sqliteTable('webhook_delivery_attempts', 
   error: text('error'),
   durationMs: integer('duration_ms').notNull(),
 }, (t) => [index('webhook_delivery_attempts_delivery_idx').on(t.tenantId, t.deliveryId, t.at)])
+
+/**
+ * Development routes stored by `slipway webhooks listen`: deliveries of the tenant's
+ * sandbox webhook to `host` connect to `origin` (the listener on the developer's
+ * machine) instead. Honoured only for the tenant that stored the route, only for sandbox
+ * deliveries, and never under NODE_ENV=production (transport.ts, service.ts).
+ * `restoreUrl`: the sandbox webhook's address before the listener re-pointed it, null
+ * when the listener created the webhook; kept here so a listener killed without its
+ * clean-up can still be undone by the next one.
+ */
+export const webhookDevRoutes = sqliteTable('webhook_dev_routes', {
+  tenantId: text('tenant_id').notNull(),
+  host: text('host').notNull(),
+  origin: text('origin').notNull(),
+  restoreUrl: text('restore_url'),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.tenantId, t.host] })])

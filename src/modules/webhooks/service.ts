@@ -10,11 +10,13 @@ import { newId } from '../../lib/ids'
 import { recordActivity } from '../activity/repo'
 import type { Ctx } from '../../context'
 import { operatorTenant, settingsOf } from '../tenants/service'
+import type { TenantRow } from '../tenants/repo'
 import { AddressRefused, normalizeWebhookUrl } from './address'
 import { eventBody, newEventId, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from './events'
 import type { DeliveryTarget, SaveWebhook, WebhookTarget } from './model'
 import * as repo from './repo'
 import type { WebhookRow } from './repo'
+import type { WebhookEnvironment } from './schema'
 import { MAX_ATTEMPTS, queueDelivery, scheduleAttempt } from './schedule'
 import { newWebhookSecret, secretHint } from './signature'
 import { sealSecret } from './secrets'
@@ -42,17 +44,39 @@ async function requireWebhook(ctx: Ctx, target: WebhookTarget) {
   return { tenant, hook }
 }
 
+/**
+ * A verb's context when an operator's command on the server acts (`slipway webhooks
+ * listen`): no signed-in actor, recorded as such in the activity log.
+ */
+export type CommandCtx = Omit<Ctx, 'actor'> & { actor: Ctx['actor'] | null }
+
 export async function saveWebhook(ctx: Ctx, target: WebhookTarget, input: SaveWebhook) {
-  const { deps } = ctx
-  const { environment } = target
   const tenant = await operatorTenant(ctx, target.id)
+  return saveTenantWebhook(ctx, tenant, target.environment, input)
+}
+
+/**
+ * The hosts an address may use under a reserved top-level domain: WEBHOOK_DEV_ROUTES, and
+ * for the sandbox (never under NODE_ENV=production) the tenant's own stored development routes.
+ */
+async function devHostsFor(ctx: CommandCtx, tenantId: string, environment: WebhookEnvironment): Promise<Set<string>> {
+  const hosts = new Set(Object.keys(ctx.deps.config.webhookDevRoutes))
+  if (environment === 'sandbox' && ctx.deps.config.nodeEnv !== 'production') {
+    for (const host of await repo.devRouteHosts(ctx.deps.database.db, tenantId)) hosts.add(host)
+  }
+  return hosts
+}
+
+/** `saveWebhook` for a tenant already found (the route's operator check done, or an operator's command). */
+export async function saveTenantWebhook(ctx: CommandCtx, tenant: TenantRow, environment: WebhookEnvironment, input: SaveWebhook) {
+  const { deps } = ctx
   if (!settingsOf(ctx, tenant).bankRamp[environment].connected) {
     throw new AppError(503, 'RampApiError', `The bank ramp is not connected for this tenant in ${environment}`, { details: { code: 'RAMP_NOT_CONFIGURED', environment } })
   }
   let url: string | undefined
   if (input.url !== undefined) {
     try {
-      url = normalizeWebhookUrl(input.url, new Set(Object.keys(deps.config.webhookDevRoutes)))
+      url = normalizeWebhookUrl(input.url, await devHostsFor(ctx, tenant.id, environment))
     } catch (err) {
       if (err instanceof AddressRefused) throw invalidAddress(err.reason, err.message)
       throw err
@@ -110,14 +134,19 @@ export async function getWebhook(ctx: Ctx, target: WebhookTarget) {
 
 export async function removeWebhook(ctx: Ctx, target: WebhookTarget) {
   const { tenant, hook } = await requireWebhook(ctx, target)
+  await removeTenantWebhook(ctx, tenant.id, hook)
+}
+
+/** `removeWebhook` for a webhook already found (the route's operator check done, or an operator's command). */
+export async function removeTenantWebhook(ctx: CommandCtx, tenantId: string, hook: WebhookRow) {
   const now = ctx.deps.clock.now()
   await ctx.deps.database.write(async (tx) => {
-    await repo.dropWaitingDeliveries(tx, tenant.id, hook.id, 'webhook removed', now)
+    await repo.dropWaitingDeliveries(tx, tenantId, hook.id, 'webhook removed', now)
     // The sealed secret goes with the row; a later save creates a new secret.
-    await repo.deleteWebhook(tx, tenant.id, hook.id)
+    await repo.deleteWebhook(tx, tenantId, hook.id)
     await recordActivity(tx, {
-      tenantId: tenant.id, actor: ctx.actor, action: 'webhook.removed', targetType: 'webhook', targetId: hook.id,
-      details: { environment: target.environment, url: hook.url }, requestId: ctx.requestId, at: now,
+      tenantId, actor: ctx.actor, action: 'webhook.removed', targetType: 'webhook', targetId: hook.id,
+      details: { environment: hook.environment, url: hook.url }, requestId: ctx.requestId, at: now,
     })
   })
 }

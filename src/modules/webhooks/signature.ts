@@ -3,7 +3,7 @@
  * key = the decoded bytes after `whsec_`. The same value, as `v1,<base64>`, is sent in
  * the Standard Webhooks headers so receivers can verify with that library.
  */
-import { createHmac, randomBytes } from 'node:crypto'
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 
 export const SECRET_PREFIX = 'whsec_'
 
@@ -42,4 +42,33 @@ export function deliveryHeaders(secret: string, id: string, type: string, timest
     'webhook-timestamp': String(timestampSeconds),
     'webhook-signature': `v1,${sig}`,
   }
+}
+
+/** How far a delivery's timestamp may be from the receiver's clock (Standard Webhooks' default). */
+export const TIMESTAMP_TOLERANCE_SECONDS = 300
+
+export type Verification = { ok: true } | { ok: false; reason: string }
+
+/**
+ * A receiver's check of one delivery, as Standard Webhooks specifies it and as a tenant's
+ * `standardwebhooks` library does: the `webhook-id`, `webhook-timestamp` and
+ * `webhook-signature` headers, the timestamp within five minutes, and one of the
+ * space-separated `v1,<base64>` signatures equal (in constant time) to the HMAC over
+ * `id.timestamp.body` of the raw body. Used by `slipway webhooks listen`.
+ */
+export function verifyDelivery(secret: string, headers: Headers, body: string, nowSeconds: number): Verification {
+  const id = headers.get('webhook-id')
+  const timestamp = headers.get('webhook-timestamp')
+  const signatures = headers.get('webhook-signature')
+  if (!id || !timestamp || !signatures) return { ok: false, reason: 'missing webhook-id, webhook-timestamp or webhook-signature' }
+  if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: 'webhook-timestamp is not Unix seconds' }
+  if (Math.abs(nowSeconds - Number(timestamp)) > TIMESTAMP_TOLERANCE_SECONDS) return { ok: false, reason: 'webhook-timestamp is more than 5 minutes off' }
+  const expected = Buffer.from(signPayload(secret, id, timestamp, body))
+  for (const entry of signatures.split(' ')) {
+    const [version, value] = entry.split(',', 2)
+    if (version !== 'v1' || !value) continue
+    const given = Buffer.from(value)
+    if (given.length === expected.length && timingSafeEqual(given, expected)) return { ok: true }
+  }
+  return { ok: false, reason: 'no signature matches the secret' }
 }

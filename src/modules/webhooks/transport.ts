@@ -8,7 +8,9 @@
 import { lookup } from 'node:dns/promises'
 import ipaddr from 'ipaddr.js'
 import type { Deps } from '../../deps'
-import { isPublicAddress } from './address'
+import { isPublicAddress, isReservedName } from './address'
+import { findDevRoute } from './repo'
+import type { WebhookEnvironment } from './schema'
 
 export const ANSWER_TIMEOUT_MS = 10_000
 
@@ -52,13 +54,34 @@ export async function postPinned(req: PinnedRequest): Promise<Response> {
   } as RequestInit)
 }
 
-export async function attemptDelivery(deps: Deps, url: string, headers: Record<string, string>, body: string): Promise<AttemptOutcome> {
+/** Whose delivery an attempt is: a stored development route serves only its own tenant's sandbox. */
+export interface DeliveryOwner {
+  tenantId: string
+  environment: WebhookEnvironment
+}
+
+/**
+ * The origin a development route sends this attempt to, or undefined for the production
+ * path. WEBHOOK_DEV_ROUTES (refused at start-up under NODE_ENV=production) applies to
+ * every delivery; a route stored by `slipway webhooks listen` only to the sandbox
+ * deliveries of the tenant that stored it, never under NODE_ENV=production, and only for
+ * a host under a reserved top-level domain (which the production path could never reach,
+ * so no real delivery pays for the lookup).
+ */
+export async function devRouteOrigin(deps: Deps, host: string, owner?: DeliveryOwner): Promise<string | undefined> {
+  const configured = deps.config.webhookDevRoutes[host]
+  if (configured) return configured
+  if (!owner || owner.environment !== 'sandbox' || deps.config.nodeEnv === 'production' || !isReservedName(host)) return undefined
+  return (await findDevRoute(deps.database.db, owner.tenantId, host))?.origin
+}
+
+export async function attemptDelivery(deps: Deps, url: string, headers: Record<string, string>, body: string, owner?: DeliveryOwner): Promise<AttemptOutcome> {
   const target = new URL(url)
   let res: Response
   try {
-    const devOrigin = deps.config.webhookDevRoutes[target.hostname]
+    const devOrigin = await devRouteOrigin(deps, target.hostname, owner)
     if (devOrigin) {
-      // WEBHOOK_DEV_ROUTES (never in production): only the connection target changes.
+      // A development route: only the connection target changes (signing, retries and the log stay the production path).
       res = await fetch(devOrigin + target.pathname + target.search, {
         method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
       })
