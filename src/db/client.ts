@@ -486,6 +486,19 @@ function memoizer() {
   }
 }
 
+/** Runs `fn` again while it fails with SQLITE_BUSY, for up to `ms` (start-up only: never inside a request). */
+async function whileBusy<T>(fn: () => Promise<T>, ms: number): Promise<T> {
+  const end = Date.now() + ms
+  for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
+    try {
+      return await fn()
+    } catch (err) {
+      if (!/SQLITE_BUSY/.test(String((err as { code?: string }).code ?? (err as Error).message)) || Date.now() + wait > end) throw err
+      await new Promise((resolve) => setTimeout(resolve, wait))
+    }
+  }
+}
+
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const isFile = opts.url.startsWith('file:')
   if (isFile) {
@@ -499,10 +512,12 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (mode === 'replica') disableStatementCache()
   if (mode === 'local') {
     const raw = createLocalClient({ url: opts.url, concurrency: 1 })
-    // Per-connection settings; the single connection keeps them for its life.
-    if (opts.url !== ':memory:' && !opts.url.includes(':memory:')) await raw.execute('PRAGMA journal_mode = WAL')
-    await raw.execute('PRAGMA foreign_keys = ON')
+    // Per-connection settings; the single connection keeps them for its life. Switching to WAL
+    // takes a lock another process may hold (one still writing, or recovering the log after a
+    // kill): SQLite answers SQLITE_BUSY at once where waiting could deadlock, so try again.
     await raw.execute('PRAGMA busy_timeout = 5000')
+    if (opts.url !== ':memory:' && !opts.url.includes(':memory:')) await whileBusy(() => raw.execute('PRAGMA journal_mode = WAL'), 10_000)
+    await raw.execute('PRAGMA foreign_keys = ON')
     await raw.execute('PRAGMA synchronous = NORMAL')
     const client = gated(raw, new Gate(), true)
     const db = drizzle(client)
