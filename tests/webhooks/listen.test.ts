@@ -234,6 +234,46 @@ describe('slipway webhooks listen', () => {
     expect(await routeCount()).toBe(0)
   }, 60_000)
 
+  test('--forward-to posts a verified delivery on unchanged and answers with the receiver\'s status; --json prints one object per delivery', async () => {
+    const id = acme.SLIPWAY_TENANT_ID
+    const received: Array<{ body: string; headers: Headers }> = []
+    let answer = 200
+    const receiver = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: async (req) => {
+      received.push({ body: await req.text(), headers: req.headers })
+      return new Response(null, { status: answer })
+    } })
+    const listener = await new Listener(['--tenant', id, '--forward-to', `http://127.0.0.1:${receiver.port}/slipway`, '--json']).ready()
+    try {
+      const secret = /Signing secret: (whsec_\S+)/.exec(listener.err)![1]!
+      const deliveries = async (eventId: string) => {
+        let d: any
+        for (let i = 0; i < 100 && !['done', 'failed'].includes(d?.status); i++) {
+          d = (await api('GET', `${hookPath(id)}/deliveries`, undefined, acme.token)).body.data.find((x: any) => x.id === eventId)
+          if (!['done', 'failed'].includes(d?.status)) await Bun.sleep(50)
+        }
+        return d
+      }
+      const first = (await api('POST', `${hookPath(id)}/test`, undefined, acme.token)).body.id
+      expect(await deliveries(first)).toMatchObject({ status: 'done', lastStatusCode: 200 })
+      // the receiver verifies the forwarded copy with the printed secret, as it would Slipway's own
+      expect(received).toHaveLength(1)
+      const event = new Webhook(secret).verify(received[0]!.body, Object.fromEntries(received[0]!.headers)) as any
+      expect(event).toMatchObject({ id: first, type: 'webhook.test' })
+      expect(received[0]!.headers.get('x-webhook-event')).toBe('webhook.test')
+      answer = 500
+      const second = (await api('POST', `${hookPath(id)}/test`, undefined, acme.token)).body.id
+      expect(await deliveries(second)).toMatchObject({ status: 'failed', lastStatusCode: 500 })
+      await until(() => listener.out.includes(second))
+      const lines = listener.out.trim().split('\n').map((l) => JSON.parse(l))
+      expect(lines).toHaveLength(2)
+      expect(lines[0]).toMatchObject({ verified: true, status: 200, id: first, type: 'webhook.test', data: { tenantId: id }, forwarded: { status: 200 } })
+      expect(lines[1]).toMatchObject({ verified: true, status: 500, id: second, forwarded: { status: 500 } })
+    } finally {
+      expect(await listener.stop('SIGINT')).toBe(0)
+      receiver.stop(true)
+    }
+  }, 60_000)
+
   test('a tenant with no sandbox webhook gets one for the session, removed on SIGINT; a killed listener is undone by the next', async () => {
     const id = other.SLIPWAY_TENANT_ID
     expect((await api('GET', hookPath(id), undefined, other.token)).status).toBe(404)
