@@ -257,7 +257,9 @@ describe('slipway webhooks listen', () => {
       expect(await deliveries(first)).toMatchObject({ status: 'done', lastStatusCode: 200 })
       // the receiver verifies the forwarded copy with the printed secret, as it would Slipway's own
       expect(received).toHaveLength(1)
-      const event = new Webhook(secret).verify(received[0]!.body, Object.fromEntries(received[0]!.headers)) as any
+      const headers: Record<string, string> = {}
+      received[0]!.headers.forEach((value, name) => { headers[name] = value })
+      const event = new Webhook(secret).verify(received[0]!.body, headers) as any
       expect(event).toMatchObject({ id: first, type: 'webhook.test' })
       expect(received[0]!.headers.get('x-webhook-event')).toBe('webhook.test')
       answer = 500
