@@ -143,6 +143,9 @@ async function isListening(origin: string, tenantId: string): Promise<boolean> {
 }
 
 function printBanner(s: ListenSession, options: Options) {
+  // The secret is shown although the API shows it only at creation and rotation: whoever runs
+  // this command holds MASTER_KEY and the database, which open it anyway, and a receiver
+  // behind --forward-to needs it to verify.
   const lines = [
     `Listening for the sandbox webhook events of tenant ${s.tenantName} (${s.tenantId}) on ${s.origin}`,
     `The sandbox webhook ${s.created ? 'was created and ' : ''}posts to ${s.url}, a development route to this listener; on Ctrl-C it ${s.restoreUrl ? `posts to ${s.restoreUrl} again` : 'is removed'}.`,
