@@ -6,6 +6,7 @@ import { Type as T, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { ClientIpResolver } from './http/client-ip'
 import { ENGINE_RAM_DEFAULT_MIB, ENGINE_RAM_MAX_MIB } from './lib/engine-memory'
+import { LOG_LEVELS } from './lib/logger'
 import { sandboxMode, type SandboxMode } from './sandbox/policy'
 
 const Role = T.Union([T.Literal('all'), T.Literal('api'), T.Literal('worker')])
@@ -37,7 +38,8 @@ export const ConfigSchema = T.Object({
   dataDir: T.String(),
   accessTokenTtlSeconds: T.Integer({ minimum: 60, maximum: 86400 }),
   refreshTokenTtlSeconds: T.Integer({ minimum: 300, maximum: 31_536_000 }),
-  logLevel: T.Union([T.Literal('info'), T.Literal('silent')]),
+  /** the least severe log line written (src/lib/logger.ts) */
+  logLevel: T.Union(LOG_LEVELS.map((l) => T.Literal(l))),
   hibpBaseUrl: T.String(),
   /** breached-password lookups give up after this long */
   hibpTimeoutMs: T.Integer({ minimum: 100, maximum: 60_000 }),
@@ -243,7 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: blankToUndefined(env.DATA_DIR) ?? './data',
     accessTokenTtlSeconds: intVar(env, 'ACCESS_TOKEN_TTL_SECONDS', 900, problems),
     refreshTokenTtlSeconds: intVar(env, 'REFRESH_TOKEN_TTL_SECONDS', 7 * 24 * 3600, problems),
-    logLevel: blankToUndefined(env.LOG_LEVEL) ?? 'info',
+    logLevel: blankToUndefined(env.LOG_LEVEL)?.toLowerCase() ?? 'info',
     hibpBaseUrl: blankToUndefined(env.HIBP_BASE_URL) ?? 'https://api.pwnedpasswords.com',
     hibpTimeoutMs: intVar(env, 'HIBP_TIMEOUT_MS', 3000, problems),
     hibpOnError: blankToUndefined(env.HIBP_ON_ERROR) ?? 'reject',
@@ -289,7 +291,7 @@ const ENV_NAMES: Record<string, string> = {
   '/port': 'PORT', '/databaseSyncIntervalMs': 'DATABASE_SYNC_INTERVAL_MS (50-3600000)', '/databaseTimeoutMs': 'DATABASE_TIMEOUT_MS (100-120000)', '/role': 'SLIPWAY_ROLE', '/jwtSecret': 'JWT_SECRET (at least 32 characters)',
   '/bootstrapAdminUsername': 'BOOTSTRAP_ADMIN_USERNAME (3-100 of letters, digits, _ and -)',
   '/bootstrapAdminPassword': 'BOOTSTRAP_ADMIN_PASSWORD (at least 8 characters)',
-  '/logLevel': 'LOG_LEVEL (info or silent)', '/accessTokenTtlSeconds': 'ACCESS_TOKEN_TTL_SECONDS',
+  '/logLevel': `LOG_LEVEL (${LOG_LEVELS.join(', ')})`, '/accessTokenTtlSeconds': 'ACCESS_TOKEN_TTL_SECONDS',
   '/refreshTokenTtlSeconds': 'REFRESH_TOKEN_TTL_SECONDS', '/rpcTimeoutMs': 'RPC_TIMEOUT_MS', '/mailFrom': 'MAIL_FROM',
   '/metricsToken': 'METRICS_TOKEN (at least 16 characters)', '/shutdownGraceMs': 'SHUTDOWN_GRACE_MS', '/engineRamMib': `ENGINE_RAM_MIB (0-${ENGINE_RAM_MAX_MIB})`, '/masterKeyVersion': 'MASTER_KEY_VERSION (1-1000000)',
   '/hibpTimeoutMs': 'HIBP_TIMEOUT_MS (100 to 60000)', '/hibpOnError': 'HIBP_ON_ERROR (reject or allow)',

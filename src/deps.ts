@@ -69,7 +69,7 @@ export interface DepsOverrides {
 }
 
 export async function buildDeps(config: Config, overrides: DepsOverrides): Promise<Deps> {
-  const logger = overrides.logger ?? createLogger({ silent: config.logLevel === 'silent' })
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel })
   const clock = overrides.clock ?? systemClock
   const database = await openDatabase({
     url: config.databaseUrl,

@@ -11,6 +11,8 @@ if (!cmd) startEngineWithRamHint()
 import('./main')
   .then((m) => m.run(cmd, rest))
   .catch((err) => {
-    console.error(err)
+    // the message and its frames: Bun's own printing of an error adds the source line, which in
+    // the compiled binary is kilobytes of minified bundle
+    console.error(err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : err)
     process.exit(1)
   })

@@ -17,6 +17,7 @@ import { engineRamInEffect } from './lib/engine-memory'
 import { JobRunner } from './jobs/runner'
 import { createAdmin, createTenantAdmin, ensureBootstrapAdmin, hasAdmin } from './modules/auth/service'
 import { createTenant } from './modules/tenants/service'
+import { version } from '../package.json'
 
 function configOrExit(): Config {
   try {
@@ -43,8 +44,46 @@ function queuePath(config: Config): string | undefined {
   return path
 }
 
+/**
+ * How hints name this program: the compiled binary by the name it was started with
+ * (`slipway`, `./slipway`, `/usr/local/bin/slipway`), a clone by its npm script.
+ */
+function cliName(): string {
+  // a compiled binary's argv[1] is its embedded script (see src/lib/engine-memory.ts)
+  return process.argv[1]?.startsWith('/$bunfs/') ? process.argv0 : 'npm run slipway --'
+}
+
+/** Answers while the server is starting: not ready yet (so /health too). */
+const starting = () => Response.json({ statusCode: 503, error: 'Service Unavailable', message: 'Starting' }, { status: 503, headers: { 'retry-after': '1' } })
+
+/** One line for a port that cannot be taken, naming the setting to change. */
+export function listenError(err: unknown, config: Pick<Config, 'host' | 'port'>): string {
+  const where = `cannot listen on ${config.host}:${config.port}`
+  switch ((err as { code?: string }).code) {
+    case 'EADDRINUSE': return `slipway: ${where}: the port is in use (another Slipway?); set PORT to a free port, or 0 for any`
+    case 'EACCES': return `slipway: ${where}: permission denied (ports below 1024 need privileges); set PORT to 1024 or above`
+    case 'EADDRNOTAVAIL': return `slipway: ${where}: the address is not one of this machine's; check HOST`
+    default: return `slipway: ${where}: ${err instanceof Error ? err.message : String(err)}`
+  }
+}
+
+/**
+ * The port is taken first, before anything is written (the database file, master.key, the
+ * queue folder): a server started on a port in use stops with one line and leaves its
+ * folder as it was. Until the app is ready, the port answers 503.
+ */
+function listenOrExit(config: Config) {
+  try {
+    return Bun.serve({ port: config.port, hostname: config.host, fetch: starting, maxRequestBodySize: SERVER_MAX_REQUEST_BODY_SIZE })
+  } catch (err) {
+    console.error(listenError(err, config))
+    process.exit(1)
+  }
+}
+
 async function main() {
   const config = configOrExit()
+  const server = listenOrExit(config)
   const deps = await buildDeps(config, { migrate: applyMigrations })
   if (config.bootstrapAdminUsername && config.bootstrapAdminPassword) {
     const result = await ensureBootstrapAdmin(deps, config.bootstrapAdminUsername, config.bootstrapAdminPassword)
@@ -52,7 +91,7 @@ async function main() {
   }
   if (config.role !== 'worker' && !(await hasAdmin(deps))) {
     deps.logger.warn('no platform admin yet', {
-      howTo: 'npm run slipway -- create-admin <username> (password in ADMIN_PASSWORD or on stdin), or start once with BOOTSTRAP_ADMIN_USERNAME and BOOTSTRAP_ADMIN_PASSWORD',
+      howTo: `${cliName()} create-admin <username> (password in ADMIN_PASSWORD or on stdin), or start once with BOOTSTRAP_ADMIN_USERNAME and BOOTSTRAP_ADMIN_PASSWORD`,
       docs: `${config.publicBaseUrl}/v1/docs`,
     })
   }
@@ -60,7 +99,7 @@ async function main() {
   runner?.start()
   const app = createApp(deps, { scalarScript, queue: runner, opsOnly: config.role === 'worker' })
   const fetch = bunFetch(app)
-  const server = Bun.serve({ port: config.port, hostname: config.host, fetch, maxRequestBodySize: SERVER_MAX_REQUEST_BODY_SIZE })
+  server.reload({ fetch })
   deps.logger.info('listening', { url: `http://${server.hostname}:${server.port}`, publicBaseUrl: config.publicBaseUrl, docs: `${config.publicBaseUrl}/v1/docs`, role: config.role, engineRamMib: engineRamInEffect() ?? 'machine' })
   deps.logger.flush()
 
@@ -88,11 +127,11 @@ async function main() {
   process.on('SIGINT', () => void stop('SIGINT'))
 }
 
-const USAGE = `Usage: slipway [command]
+const usage = (cli: string) => `Usage: ${cli} [command]
 
-With no command, serves the API (and runs background jobs; see SLIPWAY_ROLE). From a clone,
-run the commands as \`npm run slipway -- <command>\`. Every command reads the same environment
-variables as the server (see .env.example), so it acts on the server's database.
+With no command, serves the API (and runs background jobs; see SLIPWAY_ROLE). Every command
+reads the same environment variables as the server (README, Configuration), so it acts on the
+server's database.
 
 Commands:
   tenant create --name <name> [--admin <username>]
@@ -103,17 +142,26 @@ Commands:
   webhooks listen --tenant <tenantId> [--port <port>] [--forward-to <url>] [--json]
                                 point the tenant's sandbox webhook at this machine until Ctrl-C and print
                                 every event, its signature verified (docs/webhooks.md, "Local development")
+  sandbox reset-user --tenant <tenantId> --user <userId>
+                                forget the user's bank ramp sandbox (the simulator's customer and Slipway's
+                                KYC, IBANs, deposits, payouts) so they onboard again (docs/bank-ramp.md)
   create-admin <username>       create a platform admin; the password is read from ADMIN_PASSWORD or stdin
   reseal [--check]              re-seal every secret under the current MASTER_KEY_VERSION; --check only
                                 counts values per key version. Exit 0 when none is left under an old one
   healthcheck                   exit 0 when /health answers on PORT (Docker's HEALTHCHECK)
+  --version, -v                 the version (${version})
   help, --help, -h              this text
 `
 
-/** Operator commands, in the binary too (see USAGE). */
+/** Operator commands, in the binary too (see usage). */
 async function command(name: string, args: string[]) {
+  const cli = cliName()
   if (name === 'help' || name === '--help' || name === '-h') {
-    console.log(USAGE)
+    console.log(usage(cli))
+    process.exit(0)
+  }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    console.log(version)
     process.exit(0)
   }
   const config = configOrExit()
@@ -129,7 +177,7 @@ async function command(name: string, args: string[]) {
     const username = args[0]
     const password = process.env.ADMIN_PASSWORD ?? (await new Response(Bun.stdin.stream()).text()).trim()
     if (!username || password.length < 8) {
-      console.error('usage: slipway create-admin <username>  (password of at least 8 characters in ADMIN_PASSWORD or on stdin)')
+      console.error(`usage: ${cli} create-admin <username>  (password of at least 8 characters in ADMIN_PASSWORD or on stdin)`)
       process.exit(2)
     }
     const deps = await buildDeps(config, { migrate: applyMigrations })
@@ -161,11 +209,12 @@ async function command(name: string, args: string[]) {
     const { webhooksListen } = await import('./ops/webhooks-listen')
     process.exit(await webhooksListen(config, args.slice(1)))
   }
+  if (name === 'sandbox' && args[0] === 'reset-user') process.exit(await (await import('./ops/sandbox-reset-user')).sandboxResetUser(config, args.slice(1)))
   if (name === 'tenant' && args[0] === 'create') {
     const name = optionValue(args.slice(1), '--name')
     const adminName = optionValue(args.slice(1), '--admin')
     if (!name || name.length > 200 || (adminName !== undefined && !/^[A-Za-z0-9_-]{3,100}$/.test(adminName))) {
-      console.error('usage: slipway tenant create --name <name> [--admin <username>]  (name: 1 to 200 characters; username: 3 to 100 letters, digits, _ or -)')
+      console.error(`usage: ${cli} tenant create --name <name> [--admin <username>]  (name: 1 to 200 characters; username: 3 to 100 letters, digits, _ or -)`)
       process.exit(2)
     }
     const adminPassword = process.env.ADMIN_PASSWORD ?? randomBytes(18).toString('base64url')
@@ -191,7 +240,7 @@ async function command(name: string, args: string[]) {
     }
     process.exit()
   }
-  console.error(`unknown command: ${[name, ...args].join(' ')}\n\n${USAGE}`)
+  console.error(`unknown command: ${[name, ...args].join(' ')}\n\n${usage(cli)}`)
   process.exit(2)
 }
 
@@ -204,7 +253,7 @@ function optionValue(args: string[], option: string): string | undefined {
   return undefined
 }
 
-/** With no command, serve; otherwise an operator command (USAGE). */
+/** With no command, serve; otherwise an operator command (usage). */
 export function run(cmd: string | undefined, rest: string[]): Promise<void> {
   return cmd ? command(cmd, rest) : main()
 }

@@ -23,8 +23,22 @@ export interface LogSink {
   write(chunk: Uint8Array): void
 }
 
-export function createLogger(opts: { silent?: boolean; sink?: LogSink } = {}): Logger {
+/**
+ * LOG_LEVEL: the usual names, each writing the lines at its level and above. Slipway writes
+ * `info` (the request lines and the process's life), `warn` and `error` lines; nothing
+ * below info, so `trace` and `debug` show what `info` shows, and nothing at `fatal` (a start
+ * that fails says so on stderr and exits), so `fatal` shows what `silent` shows.
+ */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+const SEVERITY: Record<LogLevel, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity }
+
+/** `level` (default `info`) sets the least severe line written; `silent: true` is `level: 'silent'`. */
+export function createLogger(opts: { level?: LogLevel; silent?: boolean; sink?: LogSink } = {}): Logger {
   const sink: LogSink = opts.sink ?? { write: (chunk) => process.stdout.write(chunk) }
+  const least = opts.silent ? Infinity : SEVERITY[opts.level ?? 'info']
+  const writes = (level: 'info' | 'warn' | 'error') => SEVERITY[level] >= least
+  const infoOn = writes('info')
   const out = new LineBuffer()
   let timer: ReturnType<typeof setTimeout> | null = null
   const flush = () => {
@@ -43,15 +57,15 @@ export function createLogger(opts: { silent?: boolean; sink?: LogSink } = {}): L
       ;(timer as { unref?: () => void }).unref?.()
     }
   }
-  const emit = (level: string, msg: string, fields?: LogFields) => {
-    if (opts.silent) return
+  const emit = (level: 'info' | 'warn' | 'error', msg: string, fields?: LogFields) => {
+    if (!writes(level)) return
     out.text(`${JSON.stringify({ time: isoNow(), level, msg, ...bounded(fields) })}\n`)
     written()
   }
   return {
     info: (m, f) => emit('info', m, f),
     request: (requestId, method, path, status, durationMs) => {
-      if (opts.silent) return
+      if (!infoOn) return
       out.bytes(REQUEST_TIME)
       out.ascii(isoNow())
       out.bytes(REQUEST_ID)

@@ -1,0 +1,118 @@
+/**
+ * How the server starts and what it says when it cannot: a port in use is one line on
+ * stderr and leaves the folder untouched; `--version`; the hints name the command a clone
+ * runs (the compiled binary's own name is checked in binary.test.ts); LOG_LEVEL's levels.
+ */
+import { afterAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ConfigError, loadConfig } from '@/config'
+import { createLogger, LOG_LEVELS, type LogLevel } from '@/lib/logger'
+import { freePort } from '@tests/helpers/process'
+import packageJson from '../../package.json'
+
+const dir = mkdtempSync(join(tmpdir(), 'slipway-startup-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const serverEnv = (port: number, dataDir: string, env: Record<string, string> = {}) => ({
+  ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `file:${join(dataDir, 'slipway.db')}`, DATA_DIR: dataDir,
+  LOG_LEVEL: 'info', BOOTSTRAP_ADMIN_USERNAME: '', BOOTSTRAP_ADMIN_PASSWORD: '', MASTER_KEY: '', ...env,
+})
+
+describe('a port in use', () => {
+  test('stops the server with one line naming the address and PORT, exit 1, and nothing written', () => {
+    const holder = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('taken') })
+    const folder = join(dir, 'in-use')
+    mkdirSync(folder)
+    const dataDir = join(folder, 'data')
+    try {
+      const r = Bun.spawnSync([process.execPath, join(process.cwd(), 'src/index.ts')], { cwd: folder, env: serverEnv(holder.port!, dataDir) })
+      const err = r.stderr.toString()
+      expect(r.exitCode).toBe(1)
+      expect(err).toBe(`slipway: cannot listen on 127.0.0.1:${holder.port}: the port is in use (another Slipway?); set PORT to a free port, or 0 for any\n`)
+      expect(r.stdout.toString()).toBe('')
+      // no data folder: no database file, no master.key, no queue
+      expect(existsSync(dataDir)).toBe(false)
+      expect(readdirSync(folder)).toEqual([])
+    } finally {
+      holder.stop(true)
+    }
+  })
+})
+
+describe('slipway --version', () => {
+  test('prints the package version and exits 0, without reading the configuration', () => {
+    for (const flag of ['--version', '-v', 'version']) {
+      // a bad setting would stop any command that reads the configuration
+      const r = Bun.spawnSync([process.execPath, 'src/index.ts', flag], { env: { ...process.env, PORT: 'not-a-port' } })
+      expect(r.exitCode).toBe(0)
+      expect(r.stdout.toString()).toBe(`${packageJson.version}\n`)
+    }
+  })
+
+  test('--help lists it and names the commands as a clone runs them', () => {
+    const r = Bun.spawnSync([process.execPath, 'src/index.ts', '--help'])
+    const out = r.stdout.toString()
+    expect(out).toStartWith('Usage: npm run slipway -- [command]')
+    expect(out).toContain(`--version, -v                 the version (${packageJson.version})`)
+    const bad = Bun.spawnSync([process.execPath, 'src/index.ts', 'tenant', 'create'], { env: { ...process.env, LOG_LEVEL: 'silent' } })
+    expect(bad.stderr.toString()).toStartWith('usage: npm run slipway -- tenant create --name <name>')
+  })
+})
+
+describe('LOG_LEVEL', () => {
+  test('takes the usual level names, in any case; another value names them all', () => {
+    for (const level of LOG_LEVELS) {
+      expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level)
+      expect(loadConfig({ LOG_LEVEL: level.toUpperCase() }).logLevel).toBe(level)
+    }
+    expect(loadConfig({}).logLevel).toBe('info')
+    expect(() => loadConfig({ LOG_LEVEL: 'verbose' })).toThrow(ConfigError)
+    expect(() => loadConfig({ LOG_LEVEL: 'verbose' })).toThrow('LOG_LEVEL (trace, debug, info, warn, error, fatal, silent)')
+  })
+
+  test('each level writes its lines and the more severe ones', () => {
+    const written = (level: LogLevel) => {
+      const lines: string[] = []
+      const log = createLogger({ level, sink: { write: (c) => lines.push(...new TextDecoder().decode(c).split('\n').filter(Boolean)) } })
+      log.request('req_1', 'GET', '/health', 200, 1)
+      log.info('an info line')
+      log.warn('a warning')
+      log.error('an error')
+      log.flush()
+      return lines.map((l) => JSON.parse(l).msg as string)
+    }
+    const all = ['request', 'an info line', 'a warning', 'an error']
+    expect(written('trace')).toEqual(all)
+    expect(written('debug')).toEqual(all)
+    expect(written('info')).toEqual(all)
+    expect(written('warn')).toEqual(['a warning', 'an error'])
+    expect(written('error')).toEqual(['an error'])
+    expect(written('fatal')).toEqual([])
+    expect(written('silent')).toEqual([])
+  })
+
+  test('a server at warn logs its warnings but not its request and start-up lines', async () => {
+    const port = freePort()
+    const proc = Bun.spawn([process.execPath, 'src/index.ts'], { env: serverEnv(port, join(dir, 'warn'), { LOG_LEVEL: 'warn' }), stdout: 'pipe', stderr: 'inherit' })
+    try {
+      const deadline = Date.now() + 20_000
+      while (Date.now() < deadline) {
+        const res = await fetch(`http://127.0.0.1:${port}/health`).catch(() => null)
+        if (res?.ok) break
+        await Bun.sleep(50)
+      }
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200)
+      proc.kill('SIGTERM')
+      await proc.exited
+      const lines = (await new Response(proc.stdout).text()).trim().split('\n').map((l) => JSON.parse(l) as { level: string; msg: string })
+      // the two warnings of a first start: a generated master key, no admin yet
+      expect(lines.map((l) => l.msg.split(':')[0])).toEqual(['MASTER_KEY is not set', 'no platform admin yet'])
+      expect(lines.every((l) => l.level === 'warn')).toBe(true)
+    } finally {
+      proc.kill()
+      await proc.exited
+    }
+  }, 30_000)
+})
