@@ -110,9 +110,11 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     bankRamp: new HttpBankRamp(config.bankRampTimeoutMs, metrics.fetcher('bank-ramp')),
     // The simulator's keys are derived from the JWT key (HMAC with their own labels): stable
     // across restarts and processes sharing the database, and unknown outside the server.
+    // Its state is kept in its own tables of this database (sandbox only), loaded before its
+    // first request: a restart changes nothing for a sandbox user.
     bankRampSimulator: config.bankRampSimulator === 'embedded'
       ? createEmbeddedSimulator({
-        secret: jwtKey, publicBaseUrl: config.publicBaseUrl, chain: simChain,
+        secret: jwtKey, publicBaseUrl: config.publicBaseUrl, chain: simChain, database,
         verifier: config.bankRampSimulatorRpcUrl && config.bankRampSimulatorTokenAddress
           ? evmTransferVerifier({ rpcUrl: config.bankRampSimulatorRpcUrl, tokenAddress: config.bankRampSimulatorTokenAddress })
           : undefined,

@@ -247,3 +247,26 @@ export function quoteMethodColumn(aad: (tenantId: string, id: string) => string)
     tenantId: rampPayoutQuotes.tenantId, aad: (r) => aad(r.tenantId!, r.id), clearLegacy: true,
   })
 }
+
+/** The user's payouts in the environment that may still move money (`pending`, `processing`). */
+export const unfinishedPayouts = (db: Executor, tenantId: string, env: RampEnv, userId: string) =>
+  db.select({ id: rampPayouts.id, status: rampPayouts.status }).from(rampPayouts)
+    .where(and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.environment, env), eq(rampPayouts.userId, userId), inArray(rampPayouts.status, ['pending', 'processing']))).all()
+
+/**
+ * Deletes every bank ramp record of one user in one environment (`slipway sandbox reset-user`):
+ * the customer (KYC), virtual IBANs, deposits, transactions, payout quotes and payouts, address
+ * challenges and proven addresses. Answers how many rows each table lost.
+ */
+export async function deleteUserRecords(db: Executor, tenantId: string, env: RampEnv, userId: string): Promise<Record<string, number>> {
+  const out: Record<string, number> = {}
+  const tables = {
+    ramp_customers: rampCustomers, ramp_payment_methods: rampPaymentMethods, ramp_deposits: rampDeposits, ramp_transactions: rampTransactions,
+    ramp_payout_quotes: rampPayoutQuotes, ramp_payouts: rampPayouts, ramp_address_challenges: rampAddressChallenges, ramp_proven_addresses: rampProvenAddresses,
+  }
+  for (const [name, t] of Object.entries(tables)) {
+    const rows = await db.delete(t).where(and(eq(t.tenantId, tenantId), eq(t.environment, env), eq(t.userId, userId))).returning({ id: t.id })
+    out[name] = rows.length
+  }
+  return out
+}

@@ -5,13 +5,15 @@
  *
  * - protocol.ts: answer shapes, amounts, channels and the SEPA form (pure);
  * - state.ts and context.ts: the in-memory state, webhooks posted to the account, background work;
+ * - persistence.ts: the state saved and loaded back across restarts, when a persistence is given
+ *   (repo.ts: Slipway's database, for the embedded simulator);
  * - partner-api.ts: `X-Api-Key` selects a simulator account (`accounts`); anything else answers 401;
  * - hosted-pages.ts: the identity check a customer's browser opens;
  * - customers.ts: `POST /v1/onboarding/{CustomerID}` answers a hosted page address, customers, proven addresses;
  * - payins.ts: virtual IBANs and the simulated bank transfer (`POST /v1/sandbox/fiat-deposit/simulate`);
  * - payouts.ts: sell channels, forms, prepared sells and the sell.
  *
- * State lives in memory: a restart forgets the simulator's customers (the sandbox only).
+ * Without a persistence, state lives in memory only and a restart forgets the simulator's customers.
  */
 import { Elysia } from 'elysia'
 import { createSimulatorContext, type SimulatorOptions } from './context'
@@ -43,7 +45,27 @@ export function createBankRampSimulator(opts: SimulatorOptions) {
 
   return {
     app,
-    fetch: (request: Request) => app.handle(request),
+    /**
+     * Serves one request: the saved state is loaded before the first, customers reset since the
+     * last request are forgotten, and what the request changed is saved before its answer leaves
+     * (persistence.ts). A database that cannot load or save answers 503, as a partner's would.
+     */
+    async fetch(request: Request): Promise<Response> {
+      try {
+        await ctx.mirror.ready()
+        await ctx.mirror.catchUp()
+      } catch {
+        return partnerError(503, 'ServiceUnavailable', 'The sandbox cannot read its state')
+      }
+      const res = await app.handle(request)
+      try {
+        await ctx.mirror.flush()
+      } catch {
+        await res.body?.cancel()
+        return partnerError(503, 'ServiceUnavailable', 'The sandbox could not save its state')
+      }
+      return res
+    },
     /** resolves once the webhooks and chain sends started so far are done */
     async settle() {
       while (ctx.pending.size) await Promise.allSettled([...ctx.pending])

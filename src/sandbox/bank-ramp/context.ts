@@ -1,11 +1,13 @@
 /**
- * What every part of the simulator shares: its options, its in-memory state, the partner
- * webhooks it posts and the background work it tracks. Built once per simulator by
- * `createSimulatorContext` (app.ts) and handed to the hosted pages and each route group.
+ * What every part of the simulator shares: its options, its state (in memory, mirrored into a
+ * persistence when it has one), the partner webhooks it posts and the background work it
+ * tracks. Built once per simulator by `createSimulatorContext` (app.ts) and handed to the
+ * hosted pages and each route group.
  */
 import type { PartnerCustomer, PartnerEvent } from '../../adapters/bank-ramp/port'
 import type { StablecoinSender as SimulatorChain } from '../../adapters/chain/funded-sender'
 import type { TransferVerifier } from '../../adapters/chain/transfer-check'
+import { mirrorState, type SimulatorPersistence } from './persistence'
 import { SEPA_REQUIRED, toUnits } from './protocol'
 import { signPartnerWebhook } from './signature'
 import { createSimulatorState, type Customer, type PayoutMethod, type SimulatorLimits } from './state'
@@ -19,6 +21,16 @@ export interface SimulatorAccount {
 export interface SimulatorOptions {
   /** the account an API key opens, or null */
   accounts: (apiKey: string) => SimulatorAccount | null
+  /**
+   * The account of an id, for the hosted pages, which are opened without a key: after a
+   * restart, a page may be opened before the account's key was seen again. Absent: only the
+   * accounts seen on the partner API since the simulator started.
+   */
+  accountById?: (accountId: string) => SimulatorAccount | null
+  /** keeps the state across restarts (persistence.ts); in memory only when absent */
+  persistence?: SimulatorPersistence
+  /** keys the saved beneficiaries' ids (payouts.ts); random per simulator when absent, which a persistence needs to outlive */
+  secret?: Uint8Array
   /** address the hosted pages are reached at by a browser (no trailing slash, including `basePath`) */
   publicUrl: () => string
   /** path the simulator is served under (`/sandbox/bank-ramp` when embedded in Slipway) */
@@ -42,6 +54,7 @@ export function createSimulatorContext(opts: SimulatorOptions) {
   const now = opts.now ?? (() => Date.now())
   const iso = () => new Date(now()).toISOString()
   const state = createSimulatorState(now, opts.limits)
+  const mirror = mirrorState(state, opts.persistence)
   const rate = opts.rate ?? '1.08'
   const deliver = opts.deliver ?? ((r: Request) => fetch(r))
   /** background work (webhooks, chain sends) still running, so tests and shutdown can wait */
@@ -50,16 +63,23 @@ export function createSimulatorContext(opts: SimulatorOptions) {
   const accountsById = new Map<string, SimulatorAccount>()
   const key = (accountId: string, id: string) => `${accountId}:${id}`
 
+  /** saves what changed; background work goes on when the database refuses (the next save takes the changes) */
+  const save = () => mirror.flush().catch(() => {})
   const track = (p: Promise<unknown>) => {
-    pending.add(p)
-    p.finally(() => pending.delete(p)).catch(() => {})
+    // what the work changed after its last webhook is saved before it counts as done
+    const done = p.catch(() => {}).then(save)
+    pending.add(done)
+    done.finally(() => pending.delete(done))
   }
+  const accountOf = (accountId: string) => accountsById.get(accountId) ?? opts.accountById?.(accountId) ?? undefined
 
   async function post(account: SimulatorAccount, type: PartnerEvent['EventType'], recordId: string, data: Record<string, unknown>, customerId?: string) {
     const hook = account.webhook
     const versionKey = key(account.id, recordId)
     const version = (state.versions.get(versionKey) ?? 0) + 1
     state.versions.set(versionKey, version)
+    // the change an event reports is saved before the event leaves
+    await save()
     if (!hook) return
     const event: PartnerEvent = { EventType: type, EventVersion: version, Occurred: iso(), Data: data, UserID: customerId }
     const body = JSON.stringify(event)
@@ -102,7 +122,7 @@ export function createSimulatorContext(opts: SimulatorOptions) {
   const rateMicros = () => toUnits(rate, 6)
 
   return {
-    opts, now, iso, state, rate, key, track, post, pending, accountsById,
+    opts, now, iso, state, mirror, rate, key, track, post, pending, accountsById, accountOf,
     customerView, knownCustomer, ownPayoutMethod, lackingFields, rateMicros,
   }
 }

@@ -20,3 +20,10 @@ export function tenantOfEmbeddedKey(secret: Uint8Array, apiKey: string): string 
   if (!m) return null
   return safeEqual(apiKey, embeddedCredentials(secret, m[1]!).apiKey) ? m[1]! : null
 }
+
+/**
+ * The key of the simulator's saved beneficiary ids (payouts.ts): derived like the others, so
+ * it outlives a restart with the saved state, and no tenant can compute another's ids.
+ */
+export const embeddedStateKey = (secret: Uint8Array): Uint8Array =>
+  createHmac('sha256', secret).update('slipway:bank-ramp-simulator:beneficiary-key').digest()

@@ -4,27 +4,47 @@
  * address. Slipway's adapter reaches it in process (no network hop, works whatever
  * PUBLIC_BASE_URL says), and its webhooks come back into the app in process too. Each tenant
  * is its own simulator account, opened by a key derived from the server secret (embedded-keys.ts).
+ * Given Slipway's database, its state is kept there (repo.ts) and outlives a restart.
  */
-import { createBankRampSimulator } from './app'
+import { createBankRampSimulator, type SimulatorAccount } from './app'
+import type { Database } from '../../db/client'
 import type { StablecoinSender as SimulatorChain } from '../../adapters/chain/funded-sender'
 import type { TransferVerifier } from '../../adapters/chain/transfer-check'
-import { embeddedCredentials, tenantOfEmbeddedKey } from './embedded-keys'
+import { embeddedCredentials, embeddedStateKey, tenantOfEmbeddedKey } from './embedded-keys'
+import { libsqlPersistence } from './repo'
 
 export const EMBEDDED_SIMULATOR_PATH = '/sandbox/bank-ramp'
 
-export function createEmbeddedSimulator(opts: { secret: Uint8Array; publicBaseUrl: string; chain?: SimulatorChain; verifier?: TransferVerifier }) {
+export interface EmbeddedSimulatorOptions {
+  secret: Uint8Array
+  publicBaseUrl: string
+  chain?: SimulatorChain
+  verifier?: TransferVerifier
+  /** Slipway's database: the simulator's state is kept in its own tables there; in memory only when absent */
+  database?: Database
+}
+
+export function createEmbeddedSimulator(opts: EmbeddedSimulatorOptions) {
   let appHandle: ((r: Request) => Promise<Response>) | undefined
   const publicRoot = `${opts.publicBaseUrl}${EMBEDDED_SIMULATOR_PATH}`
+  /** each tenant is the account of its own id, its webhooks signed with its own derived key */
+  const accountOf = (tenantId: string): SimulatorAccount | null => /^[0-9a-f-]{36}$/.test(tenantId)
+    ? { id: tenantId, webhook: { url: `${opts.publicBaseUrl}/v1/ramp/bank/webhooks/sandbox/${tenantId}`, secret: embeddedCredentials(opts.secret, tenantId).webhookKey } }
+    : null
+  const now = () => Date.now()
   const sim = createBankRampSimulator({
     basePath: EMBEDDED_SIMULATOR_PATH,
     publicUrl: () => publicRoot,
     chain: opts.chain,
     verifier: opts.verifier,
+    now,
     accounts: (apiKey) => {
       const tenantId = tenantOfEmbeddedKey(opts.secret, apiKey)
-      if (!tenantId) return null
-      return { id: tenantId, webhook: { url: `${opts.publicBaseUrl}/v1/ramp/bank/webhooks/sandbox/${tenantId}`, secret: embeddedCredentials(opts.secret, tenantId).webhookKey } }
+      return tenantId ? accountOf(tenantId) : null
     },
+    accountById: accountOf,
+    persistence: opts.database ? libsqlPersistence(opts.database, now) : undefined,
+    secret: embeddedStateKey(opts.secret),
     deliver: (r) => (appHandle ? appHandle(r) : fetch(r)),
   })
   return {

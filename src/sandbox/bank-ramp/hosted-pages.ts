@@ -9,7 +9,7 @@ import { esc, html } from './protocol'
 import type { Customer } from './state'
 
 export function hostedPages(ctx: SimulatorContext) {
-  const { state: { sessions, customers }, now, iso, key, track, post, customerView, accountsById } = ctx
+  const { state: { sessions, customers }, now, iso, key, track, post, customerView, accountOf } = ctx
 
   function decide(c: Customer, account: SimulatorAccount, decision: string) {
     const at = iso()
@@ -31,6 +31,7 @@ export function hostedPages(ctx: SimulatorContext) {
       c.regions = [{ Entity: 'NoahEU', Status: 'Pending', Model: 'Standard', Created: c.created, Modified: at }]
     }
     c.version++
+    customers.touch(key(c.accountId, c.id))
     track(post(account, 'Customer', c.id, customerView(c) as unknown as Record<string, unknown>, c.id))
   }
 
@@ -38,11 +39,13 @@ export function hostedPages(ctx: SimulatorContext) {
     .get('/onboarding/:token', ({ params }) => {
       const s = sessions.get(params.token)
       if (!s || s.expiresAt < now()) return html('<p>This onboarding link has expired.</p>', 404)
-      const c = customers.get(key(s.accountId, s.customerId))!
+      const c = customers.get(key(s.accountId, s.customerId))
+      if (!c) return html('<p>This onboarding link has expired.</p>', 404)
       if (!c.started) {
         c.started = true
         c.version++
-        const account = accountsById.get(s.accountId)
+        customers.touch(key(s.accountId, s.customerId))
+        const account = accountOf(s.accountId)
         if (account) track(post(account, 'Customer', c.id, customerView(c) as unknown as Record<string, unknown>, c.id))
       }
       const button = (d: string, label: string) => `<button name="decision" value="${d}">${label}</button>`
@@ -55,8 +58,9 @@ export function hostedPages(ctx: SimulatorContext) {
       const text = await request.text()
       const decision = new URLSearchParams(text).get('decision') ?? (() => { try { return JSON.parse(text).decision } catch { return null } })()
       if (!['approve', 'decline', 'more_info'].includes(decision)) return html('<p>Unknown decision.</p>', 400)
-      const c = customers.get(key(s.accountId, s.customerId))!
-      const account = accountsById.get(s.accountId)
+      const c = customers.get(key(s.accountId, s.customerId))
+      if (!c) return html('<p>This onboarding link has expired.</p>', 404)
+      const account = accountOf(s.accountId)
       if (!c.started || !account) return html('<p>Open the onboarding page first.</p>', 409)
       decide(c, account, decision)
       return html(`<p>Decision recorded: ${esc(c.status)}.</p><p><a href="${esc(s.returnUrl)}">Back to the app</a></p>`)

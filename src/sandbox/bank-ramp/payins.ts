@@ -20,6 +20,7 @@ export function payinRoutes(ctx: SimulatorContext) {
   async function runDeposit(account: SimulatorAccount, dep: Deposit, m: Method) {
     const setDep = async (patch: Partial<PartnerFiatDeposit>) => {
       Object.assign(dep, patch)
+      deposits.touch(dep.ID)
       const { accountId: _a, ...data } = dep
       await post(account, 'FiatDeposit', dep.ID, data as unknown as Record<string, unknown>, dep.CustomerID)
     }
@@ -40,6 +41,7 @@ export function payinRoutes(ctx: SimulatorContext) {
     }
     txs.set(conversion.ID, conversion)
     const send = async (t: PartnerTransaction & { accountId: string }) => {
+      txs.touch(t.ID)
       const { accountId: _a, ...data } = t
       await post(account, 'Transaction', t.ID, data as unknown as Record<string, unknown>, t.CustomerID)
     }
@@ -76,11 +78,18 @@ export function payinRoutes(ctx: SimulatorContext) {
       if (!c || !c.started) return partnerError(404, 'ResourceNotFound', 'Customer not found')
       if (c.status !== 'Approved') return partnerError(403, 'Forbidden', 'The customer is not verified')
       if (b.FiatCurrency !== 'EUR') return partnerError(400, 'InvalidMessage', 'Only EUR virtual accounts are offered', { FiatCurrency: 'EUR' })
-      let m = [...methods.valuesOf(account!.id)].find((x) => x.customerId === c!.id && x.fiat === b.FiatCurrency && x.crypto === b.CryptoCurrency && x.network === b.Network && x.address === address)
+      const same = (x: Method) => x.customerId === c.id && x.fiat === b.FiatCurrency && x.crypto === b.CryptoCurrency && x.network === b.Network && x.address === address
+      let m = [...methods.valuesOf(account!.id)].find(same)
       if (!m) {
-        const id = `Bank/Sepa/${randomUUID()}`
-        m = { id, accountId: account!.id, customerId: c.id, iban: sandboxIban('50010517', 1000 + state.nextAccount++), fiat: b.FiatCurrency, crypto: b.CryptoCurrency, network: b.Network, address, ruleId: randomUUID() }
-        methods.set(id, m)
+        // from the persistence's counter when there is one: an IBAN is never handed out twice, restarts included
+        const iban = sandboxIban('50010517', 1000 + await ctx.mirror.nextIbanNumber())
+        // a concurrent request for the same account may have made it while the number was drawn
+        m = [...methods.valuesOf(account!.id)].find(same)
+        if (!m) {
+          const id = `Bank/Sepa/${randomUUID()}`
+          m = { id, accountId: account!.id, customerId: c.id, iban, fiat: b.FiatCurrency, crypto: b.CryptoCurrency, network: b.Network, address, ruleId: randomUUID() }
+          methods.set(id, m)
+        }
       }
       const res: BankDepositToOnchainAddressResponse = {
         PaymentMethodID: m.id, PaymentMethodType: 'BankSepa', AccountNumber: m.iban, AccountHolderName: 'Noah Sandbox Ltd', BankCode: 'INGDDEFFXXX', BankName: 'Sandbox Bank', Reference: m.ruleId.slice(0, 8).toUpperCase(),

@@ -25,11 +25,12 @@ export function payoutRoutes(ctx: SimulatorContext) {
    * part of its own per simulator account and customer, so two tenants (or two customers of
    * one) paying the same IBAN each keep their own saved method instead of taking over one
    * id (saved methods are kept by id across accounts). The same customer paying the same
-   * IBAN again gets the same id. The part is keyed by a secret of this simulator instance, so
-   * it cannot be guessed from the account and customer; state is in memory and a restart
-   * forgets both.
+   * IBAN again gets the same id. The part is keyed by a secret of this simulator
+   * (`SimulatorOptions.secret`, random when absent), so it cannot be guessed from the account
+   * and customer; a simulator that keeps its state across restarts is given one that lasts as
+   * long, so a saved beneficiary keeps its id.
    */
-  const beneficiarySecret = randomBytes(32)
+  const beneficiarySecret = opts.secret ?? randomBytes(32)
   const beneficiaryId = (accountId: string, customerId: string, iban: string) =>
     `Bank/Sepa/${iban}/${createHmac('sha256', beneficiarySecret).update(`${accountId}:${customerId}`).digest('hex').slice(0, 16)}`
 
@@ -41,6 +42,7 @@ export function payoutRoutes(ctx: SimulatorContext) {
    */
   async function runSell(account: SimulatorAccount, t: PartnerTransaction & { accountId: string }) {
     const send = async () => {
+      txs.touch(t.ID)
       const { accountId: _a, ...data } = t
       await post(account, 'Transaction', t.ID, data as unknown as Record<string, unknown>, t.CustomerID)
     }

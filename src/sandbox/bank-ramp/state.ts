@@ -1,7 +1,8 @@
 /**
- * The simulator's state: in memory only, so a restart forgets its customers (the sandbox only).
- * Every collection expires its entries and is bounded per account (store.ts), with the limits
- * below (docs/bank-ramp.md, "The simulator").
+ * The simulator's state, held in memory as its working set. Every collection expires its
+ * entries and is bounded per account (store.ts), with the limits below (docs/bank-ramp.md,
+ * "The simulator"). With a persistence (persistence.ts) every change is also saved, and the
+ * state is loaded back after a restart; without one (a standalone simulator) a restart forgets it.
  */
 import type { PartnerAgreement, PartnerFiatDeposit, PartnerTransaction } from '../../adapters/bank-ramp/port'
 import type { Channel } from './protocol'
@@ -78,12 +79,13 @@ export function createSimulatorState(now: () => number, overrides: Partial<Simul
     sells: new AccountStore<string>(limits.sells, now, accountOfKey),
     /** proven addresses by account and customer; the same address registered again keeps its id */
     provenAddresses: new AccountStore<ProvenAddress>(limits.provenAddresses, now, accountOfValue),
-    /** sequence of the virtual IBANs handed out */
-    nextAccount: 1,
   }
 }
 
 export type SimulatorState = ReturnType<typeof createSimulatorState>
+/** a collection of the state, also the `kind` of its saved records */
+export type StoreKind = keyof SimulatorState
+export const STORE_KINDS = Object.keys(DEFAULT_LIMITS) as StoreKind[]
 
 /** how many entries each collection holds in memory, expired ones included until dropped */
 export function stateSizes(state: SimulatorState) {
