@@ -6,8 +6,9 @@ import { chainRoutesSuite, coreHttpSuite } from '@tests/helpers/core-http-suite'
 import { Api } from '@tests/helpers/client'
 import { WebhookReceiver } from '@tests/fakes/webhook-receiver'
 import { tenantWithHook } from '@tests/webhooks/process-app'
-import { environOf, PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
+import { environOf, freePort, PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
 import { ENGINE_RAM_DEFAULT_MIB } from '@/lib/engine-memory'
+import packageJson from '../../package.json'
 
 // `npm run build` output, copied alone into an empty folder: no node_modules, no drizzle/, no sources.
 const buildDir = mkdtempSync(join(tmpdir(), 'slipway-build-'))
@@ -109,6 +110,60 @@ describe('the job queue in the binary', () => {
       receiver.stop()
     }
   }, 30_000)
+})
+
+describe('the binary on the command line', () => {
+  test('--version prints the package version; --help names the commands by the name the binary was started with', () => {
+    const version = Bun.spawnSync(['./slipway', '--version'], { cwd: runDir })
+    expect(version.exitCode).toBe(0)
+    expect(version.stdout.toString()).toBe(`${packageJson.version}\n`)
+    const local = Bun.spawnSync(['./slipway', '--help'], { cwd: runDir }).stdout.toString()
+    expect(local).toStartWith('Usage: ./slipway [command]')
+    expect(local).not.toContain('npm run')
+    expect(Bun.spawnSync([binary, '--help']).stdout.toString()).toStartWith(`Usage: ${binary} [command]`)
+    const bad = Bun.spawnSync(['./slipway', 'tenant', 'create'], { cwd: runDir, env: { ...process.env, DATABASE_URL: ':memory:', LOG_LEVEL: 'silent' } })
+    expect(bad.exitCode).toBe(2)
+    expect(bad.stderr.toString()).toStartWith('usage: ./slipway tenant create --name <name>')
+  })
+
+  test('a first start with no admin says to run the binary\'s own create-admin', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'slipway-bin-first-'))
+    const port = freePort()
+    const proc = Bun.spawn(['./slipway'], {
+      cwd: runDir, stdout: 'pipe', stderr: 'inherit',
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `file:${dir}/slipway.db`, LOG_LEVEL: 'warn', BOOTSTRAP_ADMIN_USERNAME: '', BOOTSTRAP_ADMIN_PASSWORD: '' },
+    })
+    try {
+      let out = ''
+      const reader = proc.stdout.getReader()
+      while (!out.includes('no platform admin yet')) {
+        const { value, done } = await reader.read()
+        if (done) break
+        out += new TextDecoder().decode(value)
+      }
+      const hint = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>).find((l) => l.msg === 'no platform admin yet')
+      expect(hint?.howTo).toStartWith('./slipway create-admin <username>')
+    } finally {
+      proc.kill()
+      await proc.exited
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 30_000)
+
+  test('a port in use: one short line, exit 1, and no folder, database or master.key written', () => {
+    const holder = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('taken') })
+    const dir = mkdtempSync(join(tmpdir(), 'slipway-bin-port-'))
+    try {
+      const r = Bun.spawnSync([binary], { cwd: dir, env: { ...process.env, PORT: String(holder.port), HOST: '127.0.0.1', DATABASE_URL: 'file:./data/slipway.db', LOG_LEVEL: 'info', MASTER_KEY: '' } })
+      expect(r.exitCode).toBe(1)
+      expect(r.stderr.toString()).toBe(`slipway: cannot listen on 127.0.0.1:${holder.port}: the port is in use (another Slipway?); set PORT to a free port, or 0 for any\n`)
+      expect(r.stdout.toString()).toBe('')
+      expect(readdirSync(dir)).toEqual([])
+    } finally {
+      holder.stop(true)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })
 
 describe('operator commands in the binary', () => {
