@@ -8,7 +8,11 @@ import type { Faucet } from '../../adapters/chain/faucet'
 import type { Deps } from '../../deps'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
-import { fundWallet, GAS_TARGET_WEI } from './service'
+import { lazyService } from '../../lib/lazy'
+import { GAS_TARGET_WEI } from './limits'
+
+/** The service, with the wallet code and chain libraries it uses, loads with the first faucet request. */
+const service = lazyService(() => import('./service'))
 
 const Funded = t.Object({
   walletId: t.String(),
@@ -21,7 +25,7 @@ const Funded = t.Object({
 export function faucetRoutes(deps: Deps, faucet: Faucet | undefined) {
   return new Elysia({ prefix: '/v1/sandbox', detail: { tags: ['Sandbox'] } })
     .use(security(deps))
-    .post('/faucet', ({ body, ctx }) => fundWallet(ctx, faucet, body), {
+    .post('/faucet', ({ body, ctx }) => service.fundWallet(ctx, faucet, body), {
       auth: 'any',
       rateLimit: { max: 10, windowSeconds: 60 },
       body: t.Object({

@@ -10,11 +10,7 @@ import { AppError, BadRequestError } from '../../http/errors'
 import { callerTenant } from '../../modules/tenants/caller'
 import { activeTokens, chainByFamily } from '../../modules/tokens/registry'
 import { ownWallet } from '../../modules/wallets/service'
-
-/** The native balance the faucet tops a wallet up to: 0.05 of the coin, gas for a few hundred transfers on a devnet. */
-export const GAS_TARGET_WEI = 50_000_000_000_000_000n
-/** The most of the stablecoin one call mints: 10,000 (6 decimals). */
-export const STABLECOIN_MAX = 10_000_000_000n
+import { GAS_TARGET_WEI, STABLECOIN_MAX } from './limits'
 
 export interface FaucetBody {
   walletId: string
