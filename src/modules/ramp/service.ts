@@ -97,12 +97,22 @@ export async function onboardingStatus(ctx: Ctx, input: M.EnvQuery) {
   return onboardingView(a.env, await repo.findCustomer(ctx.deps.database.db, a.tenantId, a.env, a.userId))
 }
 
+/**
+ * Whether a stored onboarding link still opens. The embedded simulator is asked (a link it no
+ * longer knows, made before it kept its state or evicted by its bound, would say "expired");
+ * a partner's links are trusted for the hour they are kept.
+ */
+async function linkOpens(deps: Deps, a: RampAccess, url: string): Promise<boolean> {
+  const sim = deps.bankRampSimulator
+  return a.env === 'sandbox' && !a.ramp.baseUrl && sim ? sim.knowsOnboardingLink(url) : true
+}
+
 export async function onboardSession(ctx: Ctx, input: M.OnboardSessionBody) {
   const { deps } = ctx
   const a = await access(ctx, envOf(input.isTestnet), 'kyc')
   const now = deps.clock.now()
   const existing = await repo.findCustomer(deps.database.db, a.tenantId, a.env, a.userId)
-  if (existing?.sessionUrl && existing.sessionExpiresAt && existing.sessionExpiresAt > now) {
+  if (existing?.sessionUrl && existing.sessionExpiresAt && existing.sessionExpiresAt > now && await linkOpens(deps, a, existing.sessionUrl)) {
     return { url: existing.sessionUrl, expiresAt: iso(existing.sessionExpiresAt), reused: true, environment: a.env }
   }
   const customerId = existing?.id ?? newId()
