@@ -140,6 +140,23 @@ describe('after a restart', () => {
     expect((await until(() => status(bob), (r) => r.body.kycStatus === 'approved')).body.verificationStatus).toBe('Approved')
   })
 
+  test('onboard-session does not hand back a link the simulator does not know (one made before it kept its state): it makes a new one', async () => {
+    const dave = await f.user(tenant)
+    const first = await onboardSession(dave)
+    // as if made by a simulator that kept nothing: its records are gone, Slipway still holds the link
+    const daveCustomer = (await customerIdOf(tenant, dave))!
+    await t.deps.database.write((tx) => tx.delete(sandboxBankRampRecords).where(eq(sandboxBankRampRecords.customerId, daveCustomer)))
+    await restart()
+    expect((await page(first.url)).status).toBe(404)
+    const again = await onboardSession(dave)
+    expect(again.reused).toBe(false)
+    expect(again.url).not.toBe(first.url)
+    expect((await page(again.url)).status).toBe(200)
+    expect((await decide(again.url)).status).toBe(200)
+    await t.deps.bankRampSimulator!.settle()
+    await until(() => status(dave), (r) => r.body.kycStatus === 'approved')
+  })
+
   test('a new user gets an IBAN no earlier user had', async () => {
     const carol = await f.user(tenant)
     await approve(carol)

@@ -66,6 +66,13 @@ export function createBankRampSimulator(opts: SimulatorOptions) {
       }
       return res
     },
+    /** whether an onboarding link's token is one the simulator knows and has not expired (its saved state loaded first) */
+    async knowsOnboardingToken(token: string): Promise<boolean> {
+      await ctx.mirror.ready()
+      await ctx.mirror.catchUp()
+      const s = ctx.state.sessions.get(token)
+      return !!s && s.expiresAt > ctx.now()
+    },
     /** resolves once the webhooks and chain sends started so far are done */
     async settle() {
       while (ctx.pending.size) await Promise.allSettled([...ctx.pending])

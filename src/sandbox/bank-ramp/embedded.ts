@@ -53,6 +53,15 @@ export function createEmbeddedSimulator(opts: EmbeddedSimulatorOptions) {
     /** serves requests whose path starts with EMBEDDED_SIMULATOR_PATH */
     fetch: (r: Request) => sim.fetch(r),
     credentials: (tenantId: string) => embeddedCredentials(opts.secret, tenantId),
+    /**
+     * Whether a hosted onboarding link it handed out still opens: Slipway hands a stored link
+     * back only then (a link from before the simulator kept its state, or evicted by the
+     * per-account bound, would answer "expired").
+     */
+    knowsOnboardingLink(url: string): Promise<boolean> {
+      const prefix = `${publicRoot}/onboarding/`
+      return url.startsWith(prefix) ? sim.knowsOnboardingToken(url.slice(prefix.length)) : Promise.resolve(false)
+    },
     /** the app that receives the simulator's webhooks in process */
     attach(handle: (r: Request) => Promise<Response>) {
       appHandle = handle
