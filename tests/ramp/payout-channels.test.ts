@@ -121,7 +121,7 @@ describe('channel form: every row of the table', () => {
     const u = await w.f.user(plain)
     const a = await form('0b5e1c9a-7d3f-4e21-9c4a-000000000003', { isTestnet: true }, u.accessToken)
     expect(a.status).toBe(403)
-    expect(a.body.message).toBe('This tenant does not use the bank ramp')
+    expect(a.body.details.code).toBe('RAMP_NOT_USED')
     const b = await form('0b5e1c9a-7d3f-4e21-9c4a-000000000003', { isTestnet: true }, w.admin)
     expect(b.status).toBe(403)
   })

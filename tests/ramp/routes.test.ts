@@ -42,7 +42,11 @@ describe('who may use the bank ramp', () => {
     for (const [method, path] of [['GET', '/v1/ramp/bank/payin/onboarding-status?isTestnet=true'], ['POST', '/v1/ramp/bank/payin/onboard-session'], ['GET', '/v1/ramp/bank/settings'], ['POST', '/v1/ramp/bank/payin/initiate']] as const) {
       const res = method === 'GET' ? await get(path, u.accessToken) : await post(path, path.endsWith('initiate') ? { walletId } : {}, u.accessToken)
       expect(res.status).toBe(403)
-      expect(res.body.message).toBe('This tenant does not use the bank ramp')
+      expect(res.body.message).toStartWith('This tenant does not use the bank ramp')
+      expect(res.body.details).toEqual({ code: 'RAMP_NOT_USED', setting: 'bankRamp.sandbox.connected' })
+      // it names what to change: the setting, or the command that creates a tenant with it
+      expect(res.body.message).toContain('"connected": true')
+      expect(res.body.message).toContain('tenant create --name <name> --sandbox')
     }
   })
 

@@ -16,7 +16,7 @@ import { currentPayout } from './payout-run'
 import * as payouts from './payouts'
 import * as service from './service'
 
-const ACCESS = 'Bearer; a user of a tenant that uses the bank ramp. 403 when the tenant does not use the bank ramp or the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off.'
+const ACCESS = 'Bearer; a user of a tenant that uses the bank ramp. 403 `RAMP_NOT_USED` (`details.setting`: `bankRamp.sandbox.connected`) when the tenant connected neither environment, 403 when the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off.'
 const PARTNER = 'Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner\'s own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`.'
 const PAYOUT = 'Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called.'
 const IDEMPOTENT = 'Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`.'
@@ -68,7 +68,7 @@ export function rampRoutes(deps: Deps) {
       auth: 'any',
       query: M.EnvQuery,
       response: { 200: M.SettingsView, ...errorResponses('standard', 400, 401, 403, 503) },
-      detail: { operationId: 'rampSettings', summary: 'The tenant\'s bank ramp switches in one environment', description: 'Bearer; a tenant user. 403 when the tenant does not use the bank ramp; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment. Answers even when functions are off, so an app can hide what is off. `limits.simulateDepositMax` is decimal text (`"15000"`) like every amount in an answer, though the `amount` it bounds is sent as a JSON number.' },
+      detail: { operationId: 'rampSettings', summary: 'The tenant\'s bank ramp switches in one environment', description: 'Bearer; a tenant user. 403 `RAMP_NOT_USED` when the tenant connected neither environment; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment. Answers even when functions are off, so an app can hide what is off. `limits.simulateDepositMax` is decimal text (`"15000"`) like every amount in an answer, though the `amount` it bounds is sent as a JSON number.' },
     })
     .post('/payin/initiate', ({ body, ctx }) => service.initiatePayin(ctx, body), initiateOptions('rampPayinInitiate'))
     .post('/payin/initiate-deposit', ({ body, ctx }) => service.initiatePayin(ctx, body), initiateOptions('rampPayinInitiateDeposit', 'Alias of `POST /v1/ramp/bank/payin/initiate` (its own idempotency scope). '))

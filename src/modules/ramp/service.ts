@@ -45,13 +45,19 @@ export interface RampAccess {
   ramp: StoredRampEnv
 }
 
+/** 403 `RAMP_NOT_USED`: the tenant connected neither environment; says which setting turns the sandbox on. */
+const notUsed = () => new ForbiddenError(
+  'This tenant does not use the bank ramp: a platform admin connects its sandbox with PATCH /v1/admin/tenants/{id} { "bankRamp": { "sandbox": { "connected": true } } } (the built-in simulator, no partner address needed), or creates the tenant with `slipway tenant create --name <name> --sandbox`',
+  { details: { code: 'RAMP_NOT_USED', setting: 'bankRamp.sandbox.connected' } },
+)
+
 async function tenantSettings(ctx: Ctx): Promise<{ tenantId: string; settings: StoredSettings }> {
   const tenantId = ctx.actor.tenantId
   if (!tenantId) throw new ForbiddenError('The bank ramp serves tenant users; this token has no tenant')
   const row = await findTenant(ctx.deps.database.db, tenantId)
   if (!row) throw new ForbiddenError('The bank ramp serves tenant users; this token has no tenant')
   const settings = settingsOf(ctx, row)
-  if (!settings.bankRamp.sandbox.connected && !settings.bankRamp.production.connected) throw new ForbiddenError('This tenant does not use the bank ramp')
+  if (!settings.bankRamp.sandbox.connected && !settings.bankRamp.production.connected) throw notUsed()
   return { tenantId, settings }
 }
 
