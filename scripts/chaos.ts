@@ -20,7 +20,7 @@
  */
 import { createClient } from '@libsql/client'
 import { createHash, createHmac, randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -42,6 +42,7 @@ const ROOT = join(import.meta.dir, '..')
 const FUNDER_KEY = '0x4f3edf983ac636a65a842ce7c78d9aa706d3b113bce9c46f30d7d21715b23b1d'
 const ADMIN = { username: 'chaos', password: 'Chaos-passw0rd' }
 const dir = mkdtempSync(join(tmpdir(), 'slipway-chaos-'))
+mkdirSync(join(dir, 'chain'))
 const children: Array<ReturnType<typeof Bun.spawn>> = []
 // Stopped from outside (a test's time limit, Ctrl-C): take the node and Slipway down too.
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -53,7 +54,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 
 // ---- the world: a chain, a webhook receiver, Slipway ------------------------------
 
-const ganache = Bun.spawn([process.execPath, join(ROOT, 'scripts/bench/servers/ganache.ts')], { env: { ...process.env, FUNDER_KEY, GANACHE_BLOCK_TIME: '0.5' }, stdout: 'pipe', stderr: 'inherit' })
+const ganache = Bun.spawn([process.execPath, join(ROOT, 'scripts/bench/servers/ganache.ts')], { env: { ...process.env, FUNDER_KEY, GANACHE_BLOCK_TIME: '0.5', GANACHE_DB_PATH: join(dir, 'chain') }, stdout: 'pipe', stderr: 'inherit' })
 children.push(ganache)
 const rpcUrl = await firstLine(ganache.stdout as ReadableStream<Uint8Array>)
 
