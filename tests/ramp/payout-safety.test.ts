@@ -200,16 +200,19 @@ describe('the sell waits for the transfer', () => {
 describe('an Idempotency-Key with a fault at each step', () => {
   const initiate = (u: SignedInUser, walletId: string, key: string) =>
     post(u, '/v1/ramp/bank/payout/initiate', { channelId, walletId, cryptoAmount: '20000000', form: filled, isTestnet: true }, key)
-
-  test('before the broadcast (the node refuses it): the error is answered, nothing is recorded, the same key runs again', async () => {
-    const { u, wallet } = await payer(50_000_000n)
-    rpc.mode = 'reject'
-    let first
+  /** The first initiate with the chain's JSON-RPC in `mode`, then back to forwarding. */
+  async function initiateWithRpc(mode: typeof rpc.mode, u: SignedInUser, walletId: string, key: string) {
+    rpc.mode = mode
     try {
-      first = await initiate(u, wallet.id, 'fault-before')
+      return await initiate(u, walletId, key)
     } finally {
       rpc.mode = 'forward'
     }
+  }
+
+  test('before the broadcast (the node refuses it): the error is answered, nothing is recorded, the same key runs again', async () => {
+    const { u, wallet } = await payer(50_000_000n)
+    const first = await initiateWithRpc('reject', u, wallet.id, 'fault-before')
     expect(first.status).toBe(400)
     expect(first.body.code).toBe('TRANSACTION_REJECTED')
     expect((await get(u, '/v1/ramp/bank/payout/transactions?isTestnet=true')).body.total).toBe(0)
@@ -222,13 +225,7 @@ describe('an Idempotency-Key with a fault at each step', () => {
 
   test('after the broadcast (the node took it, its answer was lost): the payout goes on; a retry answers the same payout; one transfer', async () => {
     const { u, wallet } = await payer(50_000_000n)
-    rpc.mode = 'lose'
-    let first
-    try {
-      first = await initiate(u, wallet.id, 'fault-after')
-    } finally {
-      rpc.mode = 'forward'
-    }
+    const first = await initiateWithRpc('lose', u, wallet.id, 'fault-after')
     expect(first.status).toBe(200)
     expect(first.body).toMatchObject({ status: 'pending', txHash: expect.stringMatching(/^0x/) })
     const retry = await initiate(u, wallet.id, 'fault-after')
