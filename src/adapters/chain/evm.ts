@@ -76,6 +76,7 @@ export class EvmClients {
         if (isExecutionRevert(err)) return { revert: shortReason(err) }
         throw err
       }),
+      allowance: (token, owner, spender) => client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] }),
       transactionCount: (address, blockTag) => client.getTransactionCount({ address, blockTag }),
       receipt: (hash) => client.getTransactionReceipt({ hash }).catch((err: unknown) => {
         if ((err as Error).name === 'TransactionReceiptNotFoundError') return null

@@ -77,6 +77,8 @@ export interface EvmRpc {
   balancesAtLatest(address: Hex, token: Hex | null): Promise<{ block: bigint; native: bigint; token: bigint }>
   /** gas for the call, or `{ revert }` with a short reason when the node says it would revert or funds are short */
   estimateGas(call: { from: Hex; to: Hex; value: bigint; data?: Hex }): Promise<bigint | { revert: string }>
+  /** ERC-20 `allowance(owner, spender)` at the latest block */
+  allowance(token: Hex, owner: Hex, spender: Hex): Promise<bigint>
   transactionCount(address: Hex, blockTag: 'pending' | 'latest'): Promise<number>
   /** null while the node has no receipt for the hash */
   receipt(hash: Hex): Promise<EvmReceipt | null>

@@ -2,4 +2,4 @@
 export { broadcastTransaction } from './broadcast'
 export { aggregatedFeed, aggregatedItem } from './feed'
 export { transactionStatus } from './refresh'
-export { createTransaction, listTransactions, ownTransaction, quoteTransaction } from './service'
+export { createEvmCall, createTransaction, listTransactions, ownTransaction, quoteTransaction } from './service'

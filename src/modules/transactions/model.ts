@@ -103,7 +103,7 @@ export const TokenRef = t.Object({
 export const Transaction = t.Object({
   id: t.String({ format: 'uuid' }),
   walletId: t.String(),
-  type: t.Union([t.Literal('send'), t.Literal('swap')]),
+  type: t.Union([t.Literal('send'), t.Literal('swap'), t.Literal('approval')], { description: '`approval`: an ERC-20 approval sent for a swap (`POST /v1/swap/approve`)' }),
   chain: t.String(),
   isTestnet: t.Boolean(),
   status: t.Union([t.Literal('awaiting_signature'), t.Literal('pending'), t.Literal('confirmed'), t.Literal('failed')]),
@@ -145,14 +145,14 @@ export const TransactionStatus = t.Object({
  */
 export const FeedItem = t.Object({
   id: t.String({ description: '`tx:<transaction id>`, `ramp:deposit:<id>` or `ramp:payout:<id>`' }),
-  kind: t.Union([t.Literal('send'), t.Literal('swap'), t.Literal('deposit'), t.Literal('payout')]),
+  kind: t.Union([t.Literal('send'), t.Literal('swap'), t.Literal('approval'), t.Literal('deposit'), t.Literal('payout')]),
   direction: t.Union([t.Literal('out'), t.Literal('in'), t.Literal('swap')]),
   status: t.String({ description: '`awaiting_signature`, `pending`, `confirmed` or `failed` for chain records' }),
   chain: t.String(),
   isTestnet: t.Boolean(),
   amount: t.String({ description: 'smallest unit, integer string' }),
   token: TokenRef,
-  counterparty: Nullable(t.String({ description: 'the other address (recipient of a send); null for swaps' })),
+  counterparty: Nullable(t.String({ description: 'the other address (recipient of a send, spender of an approval); null for swaps' })),
   txHash: Nullable(t.String()),
   walletId: Nullable(t.String()),
   simulation: t.Boolean(),

@@ -8,14 +8,15 @@ import { tenants, users } from '../../db/schema'
 
 export const TX_STATUSES = ['awaiting_signature', 'pending', 'confirmed', 'failed'] as const
 export type TxStatus = (typeof TX_STATUSES)[number]
+export const TX_TYPES = ['send', 'swap', 'approval'] as const
 
 export const transactions = sqliteTable('transactions', {
   id: text('id').primaryKey(),
   tenantId: text('tenant_id').notNull().references(() => tenants.id),
   userId: text('user_id').notNull().references(() => users.id),
   walletId: text('wallet_id').notNull(),
-  /** `send`, or `swap` (simulated swaps, later real ones) */
-  type: text('type', { enum: ['send', 'swap'] }).notNull(),
+  /** `send`, `swap` (simulated or executed) or `approval` (an ERC-20 approval for a swap) */
+  type: text('type', { enum: TX_TYPES }).notNull(),
   /** family chain id */
   chain: text('chain').notNull(),
   isTestnet: integer('is_testnet', { mode: 'boolean' }).notNull(),

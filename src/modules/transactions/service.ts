@@ -14,6 +14,7 @@ import { normalizeAddress } from '../wallets/keys'
 import { callerTenant } from '../tenants/caller'
 import { ownWallet } from '../wallets/service'
 import { familyOf } from './families'
+import type { EvmCall } from './families/evm-calls'
 import type { SendPlan, WalletRow } from './families/port'
 import type { ListQuery, SendBody } from './model'
 import { findUserTransaction, listUserTransactions, type TransactionRow } from './repo'
@@ -63,6 +64,39 @@ export async function createTransaction(ctx: Ctx, input: SendBody, opts: { holdI
   const p: SendPlan = { ...(await planSend(ctx, input)), holdId: opts.holdId }
   const family = familyOf(p.endpoint.family)
   return isCustodial(p.wallet) ? family.send(ctx, p) : family.prepare(ctx, p)
+}
+
+export interface EvmCallInput {
+  walletId: string
+  /** the token the call spends (null: the native coin), held with `amount` like a send's */
+  tokenAddress: string | null
+  amount: bigint
+  /** stored as the record's `toAddress` (a swap's receiver, an approval's spender); default the called contract */
+  to?: string
+  call: EvmCall
+  record: NonNullable<SendPlan['record']>
+}
+
+/**
+ * Another module's call from one of the caller's EVM wallets (a swap, an approval), sent as
+ * a send is: custodial wallets sign and submit it through the nonce lanes with the spent
+ * amount and the gas held, the others get it prepared for client signing; the status job
+ * follows it. The token must be active for the tenant on the wallet's network.
+ */
+export async function createEvmCall(ctx: Ctx, input: EvmCallInput, opts: { holdId?: string } = {}) {
+  const tenant = await callerTenant(ctx)
+  const w = await ownWallet(ctx, input.walletId)
+  const chain = chainByFamily(w.chain)!
+  if (chain.family !== 'evm') throw new BadRequestError(`The wallet is on ${w.chain}, not an EVM chain`)
+  const token = resolveToken(tenant.settings, w, input.tokenAddress)
+  const network = w.isTestnet ? chain.testnet.id : w.chain
+  const { endpoint } = endpointFor(ctx.deps.config, tenant.settings, w.chain, w.isTestnet)
+  const p: SendPlan = {
+    tenantId: tenant.id, settings: tenant.settings, wallet: w, token, to: input.to ?? input.call.to, amount: input.amount, network, endpoint,
+    holdId: opts.holdId, call: input.call, record: input.record,
+  }
+  const family = familyOf('evm')
+  return isCustodial(w) ? family.send(ctx, p) : family.prepare(ctx, p)
 }
 
 /** Estimated gas and fee in the native coin for a would-be send, read from the chain. */

@@ -24,10 +24,10 @@ export function walletSecret(deps: Deps, w: WalletRow): Uint8Array {
 /** The columns of a send record that do not depend on the family or on who signs. */
 export function sendRow(ctx: Ctx, p: SendPlan, now: number) {
   return {
-    id: newId(), tenantId: p.tenantId, userId: ctx.actor.userId, walletId: p.wallet.id, type: 'send' as const, chain: p.wallet.chain,
+    id: newId(), tenantId: p.tenantId, userId: ctx.actor.userId, walletId: p.wallet.id, type: p.record?.type ?? 'send' as const, chain: p.wallet.chain,
     isTestnet: p.wallet.isTestnet, network: p.network, fromAddress: p.wallet.address, toAddress: p.to, amount: p.amount.toString(),
     tokenAddress: p.token.address, tokenSymbol: p.token.symbol, tokenDecimals: p.token.decimals, previousHashes: [] as string[],
-    confirmations: 0, resendCount: 0, simulation: false, quoteId: null, metadata: null, feePaid: null, blockNumber: null, blockTimestamp: null,
+    confirmations: 0, resendCount: 0, simulation: false, quoteId: p.record?.quoteId ?? null, metadata: p.record?.metadata ?? null, feePaid: null, blockNumber: null, blockTimestamp: null,
     failureReason: null, createdAt: now, updatedAt: now,
   }
 }

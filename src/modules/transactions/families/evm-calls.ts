@@ -8,10 +8,13 @@ import { privateKeyToAccount } from 'viem/accounts'
 import type { ChainEndpoint, EvmRpc } from '../../../adapters/chain/port'
 import type { Deps } from '../../../deps'
 
+/** What a transaction calls: a send's transfer, or any call another module asks for (a swap, an approval). */
 export interface EvmCall {
   to: Hex
   value: bigint
   data?: Hex
+  /** a gas limit proposed with the call (an aggregator's): the limit used is at least this and the node's estimate + 20% */
+  gasLimit?: bigint
 }
 
 export interface EvmFees {
@@ -63,6 +66,7 @@ export async function estimateEvm(deps: Deps, net: EvmNet, from: string, call: E
     if (typeof estimated !== 'bigint') return estimated
     // Contract calls get a margin: state can change between the estimate and inclusion.
     gas = (estimated * 12n) / 10n
+    if (call.gasLimit && call.gasLimit > gas) gas = call.gasLimit
   }
   const fees = { gas, maxPriorityFeePerGas: tip, maxFeePerGas: (baseFee ?? 0n) * 2n + tip }
   // Nodes refuse a transaction whose worst-case cost exceeds the balance: say so before a nonce is taken.

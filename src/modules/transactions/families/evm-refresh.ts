@@ -29,7 +29,7 @@
  * A resend or replacement the node refuses is undone: the record keeps the hash the node
  * has, so a refused signature is never taken for the send.
  */
-import type { Hex } from 'viem'
+import { parseTransaction, type Hex } from 'viem'
 import type { ChainEndpoint } from '../../../adapters/chain/port'
 import type { Deps } from '../../../deps'
 import * as walletsRepo from '../../wallets/repo'
@@ -276,7 +276,11 @@ async function rebroadcast(deps: Deps, net: EvmNet, head: TransactionRow): Promi
   }
 }
 
-/** The call a send record stands for (as signed at first). */
+/** The call a send record stands for (as signed at first); a swap's or an approval's is the one its signed bytes carry. */
 function callOf(row: TransactionRow): { to: Hex; value: bigint; data?: Hex } {
+  if (row.type !== 'send' && row.rawTx) {
+    const signed = parseTransaction(row.rawTx as Hex)
+    return { to: signed.to!, value: signed.value ?? 0n, data: signed.data }
+  }
   return transferCall(row.tokenAddress, row.toAddress!, BigInt(row.amount))
 }

@@ -39,7 +39,7 @@ import type { ChainFamily, SendPlan, SignedTransaction } from './port'
 /** The chain's view of the send: the network, the call and its fees; a call that would fail answers 400 before anything is stored. */
 async function estimated(ctx: Ctx, p: SendPlan) {
   const net = await evmNet(ctx.deps, p.endpoint)
-  const call = transferCall(p.token.address, p.to, p.amount)
+  const call = p.call ?? transferCall(p.token.address, p.to, p.amount)
   const fees = await estimateEvm(ctx.deps, net, p.wallet.address, call)
   if ('revert' in fees) throw wouldFail(fees.revert)
   return { net, call, fees }

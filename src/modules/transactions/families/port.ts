@@ -13,6 +13,7 @@ import type { StoredSettings } from '../../tenants/settings'
 import type { ownWallet } from '../../wallets/service'
 import type { BroadcastBody, Created } from '../model'
 import type { PreparedRow, TransactionRow } from '../repo'
+import type { EvmCall } from './evm-calls'
 
 /** A wallet as the wallets module answers it. */
 export type WalletRow = Awaited<ReturnType<typeof ownWallet>>
@@ -31,6 +32,13 @@ export interface SendPlan {
   endpoint: ChainEndpoint
   /** a hold placed for this send (holds.ts): the send takes it over instead of holding the amount anew */
   holdId?: string
+  /**
+   * EVM: the call to make instead of transferring `amount` of `token` to `to` (a swap, an
+   * approval). `token` and `amount` are then what the call spends, held like a send's.
+   */
+  call?: EvmCall
+  /** what the record is (default a `send`), with the swap's quote and details */
+  record?: { type: 'swap' | 'approval'; quoteId?: string; metadata?: Record<string, unknown> }
 }
 
 /** A would-be send's network fee, in the native coin's smallest unit; gas fields are null where the family has none. */
