@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
-// The devnet's test stablecoin (scripts/devnet.ts): a 6-decimal ERC-20 with EIP-2612 `permit`
-// and EIP-3009 `transferWithAuthorization` / `receiveWithAuthorization` / `cancelAuthorization`,
-// as USDC has them, and an open `mint` (a sandbox token: anyone may mint it).
+// The devnet's test stablecoins (scripts/devnet.ts): ERC-20s with EIP-2612 `permit` and EIP-3009
+// `transferWithAuthorization` / `receiveWithAuthorization` / `cancelAuthorization`, as USDC has
+// them, and an open `mint` (a sandbox token: anyone may mint it). `SandboxUSD` is the 6-decimal
+// USDC (EIP-712 domain `USDC`, version `2`); `SandboxEURe` the 18-decimal euro stablecoin the
+// registry lists on gnosis (domain `Monerium EURe`, version `2`); both are `SandboxToken`.
 //
-// Its code is placed at the token registry's sandbox addresses, where no constructor runs, so
+// Their code is placed at the token registry's sandbox addresses, where no constructor runs, so
 // nothing depends on a constructor: name, symbol and decimals are constants, and the EIP-712
 // domain is computed from the address the code runs at and the chain id.
 // Compiled for the `paris` EVM (ganache 7 stops at Shanghai) by scripts/devnet/compile.ts.
 pragma solidity 0.8.37;
 
-contract SandboxUSD {
+abstract contract SandboxToken {
     mapping(address => uint256) public balanceOf;
     mapping(address => mapping(address => uint256)) public allowance;
     mapping(address => uint256) public nonces;
@@ -30,15 +32,15 @@ contract SandboxUSD {
     bytes32 public constant CANCEL_AUTHORIZATION_TYPEHASH =
         keccak256("CancelAuthorization(address authorizer,bytes32 nonce)");
 
-    function name() external pure returns (string memory) { return "USDC"; }
-    function symbol() external pure returns (string memory) { return "USDC"; }
-    function decimals() external pure returns (uint8) { return 6; }
+    function name() public pure virtual returns (string memory);
+    function symbol() external pure virtual returns (string memory);
+    function decimals() external pure virtual returns (uint8);
     function version() external pure returns (string memory) { return "2"; }
 
     function DOMAIN_SEPARATOR() public view returns (bytes32) {
         return keccak256(abi.encode(
             keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
-            keccak256("USDC"), keccak256("2"), block.chainid, address(this)
+            keccak256(bytes(name())), keccak256("2"), block.chainid, address(this)
         ));
     }
 
@@ -149,4 +151,16 @@ contract SandboxUSD {
         balanceOf[to] += value;
         emit Transfer(from, to, value);
     }
+}
+
+contract SandboxUSD is SandboxToken {
+    function name() public pure override returns (string memory) { return "USDC"; }
+    function symbol() external pure override returns (string memory) { return "USDC"; }
+    function decimals() external pure override returns (uint8) { return 6; }
+}
+
+contract SandboxEURe is SandboxToken {
+    function name() public pure override returns (string memory) { return "Monerium EURe"; }
+    function symbol() external pure override returns (string memory) { return "EURe"; }
+    function decimals() external pure override returns (uint8) { return 18; }
 }

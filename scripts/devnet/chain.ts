@@ -9,12 +9,23 @@
  * The keys are public and for this devnet only; the chain id is a testnet's, so Slipway's
  * sandbox partners accept it (they refuse mainnets). With `dbPath` the chain survives a
  * restart; the set-up is applied again only where it is missing.
+ *
+ * A second node poses as `gnosis` (chain id 100) for swaps, which the spec refuses on
+ * testnets: the registry's gnosis USDC (SandboxUSD) and EURe (SandboxEURe, 18 decimals) at
+ * their addresses, Multicall3, and the sandbox swap aggregator's router
+ * (SandboxRouter.sol), deployed by a key of its own, given the rates of
+ * src/sandbox/swap-aggregator/market.ts and funded with each token and the native coin. Its
+ * chain id is a mainnet's, so the funded-key sandboxes (bank ramp simulator, faucet) are not
+ * pointed at it; only the devnet's own set-up holds keys there.
  */
 import ganache from 'ganache'
-import { createPublicClient, createWalletClient, defineChain, http, type Address, type Hex } from 'viem'
+import { createPublicClient, createWalletClient, defineChain, getContractAddress, http, type Address, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import sandboxUsd from './SandboxUSD.json'
+import sandboxEure from './SandboxEURe.json'
+import sandboxRouter from './SandboxRouter.json'
 import multicall3 from '../../tests/fixtures/multicall3.json'
+import { marketPairs, NATIVE_TOKEN } from '../../src/sandbox/swap-aggregator/market'
 
 export const DEVNET_CHAIN_ID = 11155111
 /** the token registry's Sepolia USDC address (src/modules/tokens/registry.ts) */
@@ -25,38 +36,69 @@ export const DEVNET_KEYS = {
   funder: '0x4f3edf983ac636a65a842ce7c78d9aa706d3b113bce9c46f30d7d21715b23b1d',
   simulator: '0x6cbed15c793ce57650b9877cf6fa156fbef513c4e6134f022a85b1ffdd59b2a1',
   faucet: '0x6370fd033278c143179d81c5526140625662b8daa446c22ee2d73db3707e620c',
+  /** deploys and owns the swap router on the gnosis node (its first transaction there, so the router's address is fixed) */
+  router: '0x646f1ce2fdad0e6deeeb5c7e8e5543bdde65e86029e2fd9fc169899c440a7913',
 } as const satisfies Record<string, Hex>
+
+/** the gnosis node: chain id 100, a mainnet id, because the swap routes refuse testnets */
+export const DEVNET_GNOSIS_CHAIN_ID = 100
+/** the token registry's gnosis USDC and EURe (src/modules/tokens/registry.ts) */
+export const DEVNET_GNOSIS_USDC: Address = '0xDDAfbb505ad214D7b80b1f830fcCc89B60fb7A83'
+export const DEVNET_GNOSIS_EURE: Address = '0xcB444e90D8198415266c6a2724b7900fb12FC56E'
+/** the sandbox swap router: the router key's first contract on the gnosis node */
+export const DEVNET_SWAP_ROUTER: Address = getContractAddress({ from: privateKeyToAccount(DEVNET_KEYS.router).address, nonce: 0n })
+/** what the router holds of each token to pay swaps out with (1,000,000,000 of the token), and of the native coin */
+const ROUTER_TOKEN_UNITS = 1_000_000_000n
+const ROUTER_NATIVE_WEI = 100_000n * 10n ** 18n
 /** what the simulator holds to pay deposits with: 1,000,000,000 USDC */
 const SIMULATOR_USDC = 1_000_000_000_000_000n
 
 export interface Devnet {
   url: string
   chainId: number
+  /** the node posing as gnosis (chain id 100), for swaps */
+  gnosisUrl: string
   /** the settings that point Slipway at this devnet (written to .env.devnet by scripts/devnet.ts) */
   env: Record<string, string>
   stop(): Promise<void>
 }
 
-export async function startDevnet(opts: { port?: number; host?: string; dbPath?: string; blockTime?: number } = {}): Promise<Devnet> {
-  const balance = `0x${(10n ** 24n).toString(16)}`
-  const server = ganache.server({
-    logging: { quiet: true },
-    chain: { chainId: DEVNET_CHAIN_ID, hardfork: 'shanghai' },
-    miner: { blockTime: opts.blockTime ?? 1 },
-    ...(opts.dbPath ? { database: { dbPath: opts.dbPath } } : {}),
-    wallet: { accounts: Object.values(DEVNET_KEYS).map((secretKey) => ({ secretKey, balance })) },
-  } as never)
-  await server.listen(opts.port ?? 8545, opts.host ?? '127.0.0.1')
-  const url = `http://${opts.host ?? '127.0.0.1'}:${(server.address() as { port: number }).port}`
+/**
+ * Starts both nodes: Sepolia's on `port` (8545), gnosis's on `gnosisPort` (the next port; with
+ * port 0, a free one). `dbPath` keeps Sepolia's chain, `gnosisDbPath` (default `<dbPath>-gnosis`) gnosis's.
+ */
+export async function startDevnet(opts: { port?: number; gnosisPort?: number; host?: string; dbPath?: string; gnosisDbPath?: string; blockTime?: number } = {}): Promise<Devnet> {
+  const host = opts.host ?? '127.0.0.1'
+  const port = opts.port ?? 8545
+  const node = async (chainId: number, listenPort: number, dbPath: string | undefined) => {
+    const balance = `0x${(10n ** 24n).toString(16)}`
+    const server = ganache.server({
+      logging: { quiet: true },
+      chain: { chainId, hardfork: 'shanghai' },
+      miner: { blockTime: opts.blockTime ?? 1 },
+      ...(dbPath ? { database: { dbPath } } : {}),
+      wallet: { accounts: Object.values(DEVNET_KEYS).map((secretKey) => ({ secretKey, balance })) },
+    } as never)
+    await server.listen(listenPort, host)
+    return { server, url: `http://${host}:${(server.address() as { port: number }).port}` }
+  }
+  const sepolia = await node(DEVNET_CHAIN_ID, port, opts.dbPath)
+  let gnosis: Awaited<ReturnType<typeof node>> | undefined
   try {
-    await setUp(url)
+    gnosis = await node(DEVNET_GNOSIS_CHAIN_ID, opts.gnosisPort ?? (port === 0 ? 0 : port + 1), opts.gnosisDbPath ?? (opts.dbPath ? `${opts.dbPath}-gnosis` : undefined))
+    await setUp(sepolia.url)
+    await setUpGnosis(gnosis.url)
   } catch (err) {
-    await server.close()
+    await sepolia.server.close()
+    await gnosis?.server.close()
     throw err
   }
+  const url = sepolia.url
+  const gnosisServer = gnosis.server
   return {
     url,
     chainId: DEVNET_CHAIN_ID,
+    gnosisUrl: gnosis.url,
     env: {
       RPC_URL_SEPOLIA: url,
       BANK_RAMP_SIMULATOR_RPC_URL: url,
@@ -65,8 +107,66 @@ export async function startDevnet(opts: { port?: number; host?: string; dbPath?:
       SANDBOX_FAUCET_RPC_URL: url,
       SANDBOX_FAUCET_PRIVATE_KEY: DEVNET_KEYS.faucet,
       SANDBOX_FAUCET_NETWORK: 'sepolia',
+      RPC_URL_GNOSIS: gnosis.url,
+      SANDBOX_SWAP_ROUTER_ADDRESS: DEVNET_SWAP_ROUTER,
+      SANDBOX_SWAP_CHAINS: String(DEVNET_GNOSIS_CHAIN_ID),
     },
-    stop: () => server.close(),
+    stop: async () => {
+      await sepolia.server.close()
+      await gnosisServer.close()
+    },
+  }
+}
+
+/**
+ * Gas on the gnosis node for any address (a user's wallet before a swap): the faucet stays on
+ * Sepolia, as its key refuses a mainnet chain id and gnosis wallets are not testnet wallets, so
+ * the devnet sets the balance itself (ganache's `evm_setAccountBalance`; the same call works
+ * with curl, docs/sandbox.md).
+ */
+export async function giveGnosisGas(gnosisUrl: string, address: string, wei: bigint) {
+  const res = await fetch(gnosisUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_setAccountBalance', params: [address, `0x${wei.toString(16)}`] }) })
+  const body = await res.json() as { error?: { message: string } }
+  if (body.error) throw new Error(`evm_setAccountBalance: ${body.error.message}`)
+}
+
+/** Puts the tokens, Multicall3 and the router in place on the gnosis node, sets its rates and funds it, where a restarted chain does not have them yet. */
+async function setUpGnosis(url: string) {
+  const chain = defineChain({ id: DEVNET_GNOSIS_CHAIN_ID, name: 'devnet-gnosis', nativeCurrency: { name: 'xDai', symbol: 'xDAI', decimals: 18 }, rpcUrls: { default: { http: [url] } } })
+  const pub = createPublicClient({ chain, transport: http(url) })
+  const rpc = (method: string, params: unknown[]) => pub.request({ method, params } as never)
+  for (const [address, code] of [[DEVNET_GNOSIS_USDC, sandboxUsd.deployedBytecode], [DEVNET_GNOSIS_EURE, sandboxEure.deployedBytecode]] as const) {
+    if ((await pub.getCode({ address })) !== code) await rpc('evm_setAccountCode', [address, code])
+  }
+  if (!(await pub.getCode({ address: MULTICALL3 }))) await rpc('evm_setAccountCode', [MULTICALL3, multicall3.deployedBytecode])
+  const owner = createWalletClient({ chain, transport: http(url), account: privateKeyToAccount(DEVNET_KEYS.router) })
+  const mined = async (hash: Hex) => {
+    const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+    if (receipt.status !== 'success') throw new Error(`devnet set-up transaction ${hash} reverted`)
+  }
+  if (!(await pub.getCode({ address: DEVNET_SWAP_ROUTER }))) {
+    const nonce = await pub.getTransactionCount({ address: owner.account.address })
+    if (nonce !== 0) throw new Error(`the router key has sent ${nonce} transactions on the gnosis node but no router is at ${DEVNET_SWAP_ROUTER}: start afresh with --reset`)
+    await mined(await owner.deployContract({ abi: sandboxRouter.abi, bytecode: sandboxRouter.bytecode as Hex }))
+  } else if ((await pub.getCode({ address: DEVNET_SWAP_ROUTER })) !== sandboxRouter.deployedBytecode) {
+    throw new Error(`the router at ${DEVNET_SWAP_ROUTER} is an older build of SandboxRouter.sol: start afresh with --reset`)
+  }
+  const addr = (a: string) => a as Address
+  for (const pair of marketPairs(DEVNET_GNOSIS_CHAIN_ID)) {
+    const [num, den] = await pub.readContract({ address: DEVNET_SWAP_ROUTER, abi: sandboxRouter.abi, functionName: 'rates', args: [addr(pair.from.address), addr(pair.to.address)] }) as [bigint, bigint]
+    if (num !== pair.num || den !== pair.den) {
+      await mined(await owner.writeContract({ address: DEVNET_SWAP_ROUTER, abi: sandboxRouter.abi, functionName: 'setRate', args: [pair.from.address, pair.to.address, pair.num, pair.den] } as never))
+    }
+  }
+  const tokens = [...new Map(marketPairs(DEVNET_GNOSIS_CHAIN_ID).map((p) => [p.from.address, p.from])).values()]
+  for (const token of tokens) {
+    if (token.address === NATIVE_TOKEN) {
+      if ((await pub.getBalance({ address: DEVNET_SWAP_ROUTER })) < ROUTER_NATIVE_WEI / 2n) await giveGnosisGas(url, DEVNET_SWAP_ROUTER, ROUTER_NATIVE_WEI)
+      continue
+    }
+    const target = ROUTER_TOKEN_UNITS * 10n ** BigInt(token.decimals)
+    const held = await pub.readContract({ address: addr(token.address), abi: sandboxUsd.abi, functionName: 'balanceOf', args: [DEVNET_SWAP_ROUTER] }) as bigint
+    if (held < target / 2n) await mined(await owner.writeContract({ address: addr(token.address), abi: sandboxUsd.abi, functionName: 'mint', args: [DEVNET_SWAP_ROUTER, target] } as never))
   }
 }
 

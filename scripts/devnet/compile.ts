@@ -7,20 +7,27 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import solc from 'solc'
 
-for (const contract of ['SandboxUSD']) {
-  const file = join(import.meta.dir, `${contract}.sol`)
+/** each source file and the contracts written from it (SandboxUSD.sol holds both test stablecoins) */
+const SOURCES: Record<string, string[]> = {
+  'SandboxUSD.sol': ['SandboxUSD', 'SandboxEURe'],
+  'SandboxRouter.sol': ['SandboxRouter'],
+}
+
+for (const [source, contracts] of Object.entries(SOURCES)) {
   const input = {
     language: 'Solidity',
-    sources: { [`${contract}.sol`]: { content: readFileSync(file, 'utf8') } },
+    sources: { [source]: { content: readFileSync(join(import.meta.dir, source), 'utf8') } },
     // ganache 7 stops at Shanghai; paris avoids PUSH0.
     settings: { evmVersion: 'paris', optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } } },
   }
   const out = JSON.parse(solc.compile(JSON.stringify(input)))
   const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === 'error')
   if (errors.length) throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'))
-  const c = out.contracts[`${contract}.sol`][contract]
-  writeFileSync(join(import.meta.dir, `${contract}.json`), JSON.stringify({
-    compiler: solc.version(), evmVersion: 'paris', abi: c.abi, bytecode: `0x${c.evm.bytecode.object}`, deployedBytecode: `0x${c.evm.deployedBytecode.object}`,
-  }, null, 2) + '\n')
-  console.log(`wrote scripts/devnet/${contract}.json`)
+  for (const contract of contracts) {
+    const c = out.contracts[source][contract]
+    writeFileSync(join(import.meta.dir, `${contract}.json`), JSON.stringify({
+      compiler: solc.version(), evmVersion: 'paris', abi: c.abi, bytecode: `0x${c.evm.bytecode.object}`, deployedBytecode: `0x${c.evm.deployedBytecode.object}`,
+    }, null, 2) + '\n')
+    console.log(`wrote scripts/devnet/${contract}.json`)
+  }
 }
