@@ -1212,6 +1212,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/swap/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quote a swap
+         * @description The aggregator's quote for the pair (spec rules 1 to 4): tokens from the registry (the zero address is an EVM native coin; both native SOL forms), the receiver without `toAddress` (same chain: the source wallet; cross-chain: the primary wallet on `toChain`, an EVM fallback, or the user's Solana wallet, created during the call when none exists), `slippage` in percent divided by 100, `isTestnet: true` refused. Routes delivering another token or needing a destination signature are refused. `needsApproval` only when the allowance is exactly 0. Errors: 400 `Unsupported chain: <chain>`, `Token not found: ...`, `Network mismatch: ...`, no route (`SWAP_NO_ROUTE`), the generic unable-to-quote message (`SWAP_QUOTE_REFUSED`), `SWAP_NO_DIRECT_ROUTE`, `SWAP_NEEDS_DESTINATION_SIGNATURE`, `Failed to check token allowance`; 404 `Wallet not found`, no primary wallet for the destination; 503 `SWAP_AGGREGATOR_UNAVAILABLE` when the aggregator is slow or down. The quote is kept 10 minutes for execute.
+         */
+        post: operations["quoteSwap"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/swap/check-allowance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read an ERC-20 allowance
+         * @description The wallet's allowance of `tokenAddress` to `spenderAddress`, read from the wallet's network. `needsApproval`: with `amount`, allowance < amount; without, allowance is exactly 0.
+         */
+        post: operations["checkSwapAllowance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/swap/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a spender for a swap
+         * @description ERC-20 `approve(spenderAddress, amount)` (integer string) from the wallet, recorded as a transaction of type `approval`. Custodial wallets: signed and submitted through the transactions module (nonce lane, balance holds, status job), 201 `{ id, status: pending, txHash }`. Non-custodial wallets: prepared, 201 `{ status: awaiting_signature, requiresClientSigning: true, preparedTransactionId, signingHash, unsignedTransaction, transaction, expiresAt }`; sign as for `POST /v1/transactions/` and call the broadcast route.
+         */
+        post: operations["approveSwapToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/swap/broadcast-approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Broadcast a client-signed approval
+         * @description Body: `transactionId` (the `preparedTransactionId` answered) and exactly one of `signature` or `signedTransaction`, as `POST /v1/transactions/{id}/broadcast`. Works once (409 `PREPARED_TX_ALREADY_USED`, 410 `PREPARED_TX_EXPIRED`, 404 `PREPARED_TX_NOT_FOUND`). 10 per 10 seconds per IP.
+         */
+        post: operations["broadcastSwapApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/swap/execute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Execute a quoted swap
+         * @description Sends the quote's transaction (`quoteId` as `POST /v1/swap/quote` answered it to the caller, within 10 minutes; 404 `SWAP_QUOTE_NOT_FOUND`, 400 `SWAP_QUOTE_EXPIRED`) from the quote's wallet, holding `fromAmount` of the source token like a send; recorded as a transaction of type `swap` (history, unified feed, status job). Custodial wallets: signed and submitted through the transactions module (nonce lane, balance holds, status job), 201 `{ id, status: pending, txHash }`. Non-custodial wallets: prepared, 201 `{ status: awaiting_signature, requiresClientSigning: true, preparedTransactionId, signingHash, unsignedTransaction, transaction, expiresAt }`; sign as for `POST /v1/transactions/` and call the broadcast route. Repeating the call sends a second swap unless it carries the same `Idempotency-Key` (replayed with `idempotency-replayed: true`). Solana sources: 400 `SWAP_SOURCE_UNSUPPORTED`.
+         */
+        post: operations["executeSwap"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/swap/broadcast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Broadcast a client-signed swap
+         * @description A swap (or approval) prepared by execute (or approve). Body: `transactionId` (the `preparedTransactionId` answered) and exactly one of `signature` or `signedTransaction`, as `POST /v1/transactions/{id}/broadcast`. Works once (409 `PREPARED_TX_ALREADY_USED`, 410 `PREPARED_TX_EXPIRED`, 404 `PREPARED_TX_NOT_FOUND`). 10 per 10 seconds per IP.
+         */
+        post: operations["broadcastSwap"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/swap/simulate": {
         parameters: {
             query?: never;
@@ -12281,7 +12401,7 @@ export interface operations {
                             id: string;
                             walletId: string;
                             /** @enum {string} */
-                            type: "send" | "swap";
+                            type: "send" | "swap" | "approval";
                             chain: string;
                             isTestnet: boolean;
                             /** @enum {string} */
@@ -13424,7 +13544,7 @@ export interface operations {
                             /** @description `tx:<transaction id>`, `ramp:deposit:<id>` or `ramp:payout:<id>` */
                             id: string;
                             /** @enum {string} */
-                            kind: "send" | "swap" | "deposit" | "payout";
+                            kind: "send" | "swap" | "approval" | "deposit" | "payout";
                             /** @enum {string} */
                             direction: "out" | "in" | "swap";
                             /** @description `awaiting_signature`, `pending`, `confirmed` or `failed` for chain records */
@@ -13439,7 +13559,7 @@ export interface operations {
                                 symbol: string;
                                 decimals: number;
                             };
-                            /** @description the other address (recipient of a send); null for swaps */
+                            /** @description the other address (recipient of a send, spender of an approval); null for swaps */
                             counterparty: string | null;
                             txHash: string | null;
                             walletId: string | null;
@@ -13557,7 +13677,7 @@ export interface operations {
                         /** @description `tx:<transaction id>`, `ramp:deposit:<id>` or `ramp:payout:<id>` */
                         id: string;
                         /** @enum {string} */
-                        kind: "send" | "swap" | "deposit" | "payout";
+                        kind: "send" | "swap" | "approval" | "deposit" | "payout";
                         /** @enum {string} */
                         direction: "out" | "in" | "swap";
                         /** @description `awaiting_signature`, `pending`, `confirmed` or `failed` for chain records */
@@ -13572,7 +13692,7 @@ export interface operations {
                             symbol: string;
                             decimals: number;
                         };
-                        /** @description the other address (recipient of a send); null for swaps */
+                        /** @description the other address (recipient of a send, spender of an approval); null for swaps */
                         counterparty: string | null;
                         txHash: string | null;
                         walletId: string | null;
@@ -13914,7 +14034,7 @@ export interface operations {
                         id: string;
                         walletId: string;
                         /** @enum {string} */
-                        type: "send" | "swap";
+                        type: "send" | "swap" | "approval";
                         chain: string;
                         isTestnet: boolean;
                         /** @enum {string} */
@@ -14032,6 +14152,1648 @@ export interface operations {
             };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    quoteSwap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description one of the caller's wallets
+                     */
+                    walletId: string;
+                    /** @description one of `ethereum`, `polygon`, `gnosis`, `bsc`, `arbitrum`, `optimism`, `base`, `avalanche`, `celo`, `flowevm`, `solana` (enabled for the tenant); another answers 400 `Unsupported chain: <chain>` */
+                    fromChain: string;
+                    /** @description same set; equal to `fromChain` for a same-chain swap */
+                    toChain: string;
+                    /** @description `0x` and 40 hex characters, or a base58 address of 32 to 44 characters */
+                    fromToken: string;
+                    /** @description `0x` and 40 hex characters, or a base58 address of 32 to 44 characters */
+                    toToken: string;
+                    /** @description forwarded to the aggregator unscaled: send an integer string in the smallest unit */
+                    fromAmount: string;
+                    /**
+                     * @description percent (0.5 = 0.5%), divided by 100 before forwarding
+                     * @default 0.5
+                     */
+                    slippage?: number;
+                    /** @description receiver of the output; default: see rule 2 */
+                    toAddress?: string;
+                    /**
+                     * @description `true` is refused (no testnet chain is supported)
+                     * @default false
+                     */
+                    isTestnet?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the aggregator's quote id; pass it unchanged to `POST /v1/swap/execute` (kept for 10 minutes) */
+                        quoteId: string;
+                        isTestnet: boolean;
+                        /** @enum {string} */
+                        sourceChainType: "evm" | "solana";
+                        fromChain: string;
+                        toChain: string;
+                        /** @description EVM chain id; Solana mainnet 1399811149, devnet 1399811150 */
+                        fromChainId: number;
+                        toChainId: number;
+                        fromToken: {
+                            address: string;
+                            symbol: string;
+                            decimals: number;
+                            name: string;
+                        };
+                        toToken: {
+                            address: string;
+                            symbol: string;
+                            decimals: number;
+                            name: string;
+                        };
+                        /** @description smallest unit, the aggregator's estimate */
+                        fromAmount: string;
+                        /** @description smallest unit, the aggregator's estimate */
+                        toAmount: string;
+                        /** @description smallest unit: the least delivered within the slippage */
+                        toAmountMin: string;
+                        tool: string;
+                        /** @description spender to approve; null for native source tokens, Solana sources, or when none is returned */
+                        approvalAddress: string | null;
+                        /** @description true only when the current allowance to `approvalAddress` is exactly 0 */
+                        needsApproval: boolean;
+                        /** @description gas units; `0` when none is given */
+                        estimatedGas: string;
+                        /** @description gas × the node's max fee per gas, wei */
+                        estimatedGasCostWei?: string;
+                        /** @description `estimatedGasCostWei` in the native coin (decimal text) */
+                        estimatedGasCostNative?: string;
+                        nativeTokenSymbol?: string;
+                        /** @description the transaction's value in the native coin (decimal text) */
+                        transactionValueNative?: string;
+                        /** @description gas cost + value in the native coin (decimal text) */
+                        totalCostRequired?: string;
+                        /** @description the wallet's native balance (decimal text) */
+                        nativeTokenBalance?: string;
+                        /** @description the native balance covers `totalCostRequired` */
+                        sufficientBalance?: boolean;
+                        /** @description the aggregator's estimated duration, seconds */
+                        executionTime: number;
+                        transactionData: {
+                            to: string;
+                            /** @description EVM calldata (hex); for a Solana source a base64 versioned transaction */
+                            data: string;
+                            /** @description wei, integer text */
+                            value: string;
+                            /** @description integer text */
+                            gasLimit: string | null;
+                        };
+                        /** @constant */
+                        requiresDestinationSignature: false;
+                        /** @description declared, never populated */
+                        priceImpact?: number;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    checkSwapAllowance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description one of the caller's wallets
+                     */
+                    walletId: string;
+                    /** @description an ERC-20 active for the tenant on the wallet's network */
+                    tokenAddress: string;
+                    /** @description the quote's `approvalAddress` */
+                    spenderAddress: string;
+                    /** @description integer string in the token's smallest unit; decimals such as `1.5` answer 400 */
+                    amount?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        walletId: string;
+                        chain: string;
+                        tokenAddress: string;
+                        spenderAddress: string;
+                        /** @description smallest unit, integer text, read from the chain */
+                        allowance: string;
+                        /** @description with `amount`: allowance < amount; without: allowance is exactly 0 (as the quote says) */
+                        needsApproval: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    approveSwapToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description one of the caller's wallets
+                     */
+                    walletId: string;
+                    /** @description an ERC-20 active for the tenant on the wallet's network */
+                    tokenAddress: string;
+                    /** @description the quote's `approvalAddress` */
+                    spenderAddress: string;
+                    /** @description integer string in the token's smallest unit; decimals such as `1.5` answer 400 */
+                    amount: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description transaction id */
+                        id: string;
+                        /** @enum {string} */
+                        status: "pending" | "awaiting_signature" | "confirmed" | "failed";
+                        txHash: string | null;
+                        requiresClientSigning: boolean;
+                        chain: string;
+                        isTestnet: boolean;
+                        nonce?: number | null;
+                        /** @description non-custodial: pass to broadcast */
+                        preparedTransactionId?: string;
+                        /** @enum {string} */
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
+                        signingHash?: string;
+                        /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
+                        unsignedTransaction?: string;
+                        /** @description Solana: the serialized message (base64); sign its bytes with ed25519 */
+                        message?: string;
+                        /** @description EVM: the prepared fields, for wallets that sign a transaction object */
+                        transaction?: {
+                            /** @constant */
+                            type: "eip1559";
+                            chainId: number;
+                            nonce: number;
+                            to: string;
+                            /** @description wei, integer text */
+                            value: string;
+                            data: string;
+                            /** @description gas limit, integer text */
+                            gas: string;
+                            /** @description wei per gas, integer text */
+                            maxFeePerGas: string;
+                            /** @description wei per gas, integer text */
+                            maxPriorityFeePerGas: string;
+                        };
+                        lastValidBlockHeight?: number;
+                        /**
+                         * Format: date-time
+                         * @description non-custodial: broadcast before this time
+                         */
+                        expiresAt?: string;
+                        quoteId?: string;
+                        /** @enum {string} */
+                        type?: "swap" | "approval";
+                    };
+                };
+            };
+            /** @description Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    broadcastSwapApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the `preparedTransactionId` (or `id`) that approve or execute answered */
+                    transactionId: string;
+                    signature?: string | {
+                        r: string;
+                        s: string;
+                        /** @description 0 or 1; other values answer SIGNATURE_DECODE_FAILED */
+                        yParity?: string | number;
+                        /** @description 27/28, or EIP-155 (chain id × 2 + 35/36) */
+                        v?: string | number;
+                    };
+                    /** @description the signed EIP-1559 transaction (hex) with exactly the prepared fields */
+                    signedTransaction?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description transaction id */
+                        id: string;
+                        preparedTransactionId: string;
+                        /** @constant */
+                        status: "pending";
+                        txHash: string;
+                    };
+                };
+            };
+            /** @description Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The error envelope; `BlockchainError` adds `retryable` and `suggestedAction` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description The error envelope; `BlockchainError` adds `retryable` and `suggestedAction` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description The error envelope; `BlockchainError` adds `retryable` and `suggestedAction` */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    executeSwap: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description as `POST /v1/swap/quote` answered it, within 10 minutes */
+                    quoteId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description transaction id */
+                        id: string;
+                        /** @enum {string} */
+                        status: "pending" | "awaiting_signature" | "confirmed" | "failed";
+                        txHash: string | null;
+                        requiresClientSigning: boolean;
+                        chain: string;
+                        isTestnet: boolean;
+                        nonce?: number | null;
+                        /** @description non-custodial: pass to broadcast */
+                        preparedTransactionId?: string;
+                        /** @enum {string} */
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
+                        signingHash?: string;
+                        /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
+                        unsignedTransaction?: string;
+                        /** @description Solana: the serialized message (base64); sign its bytes with ed25519 */
+                        message?: string;
+                        /** @description EVM: the prepared fields, for wallets that sign a transaction object */
+                        transaction?: {
+                            /** @constant */
+                            type: "eip1559";
+                            chainId: number;
+                            nonce: number;
+                            to: string;
+                            /** @description wei, integer text */
+                            value: string;
+                            data: string;
+                            /** @description gas limit, integer text */
+                            gas: string;
+                            /** @description wei per gas, integer text */
+                            maxFeePerGas: string;
+                            /** @description wei per gas, integer text */
+                            maxPriorityFeePerGas: string;
+                        };
+                        lastValidBlockHeight?: number;
+                        /**
+                         * Format: date-time
+                         * @description non-custodial: broadcast before this time
+                         */
+                        expiresAt?: string;
+                        quoteId?: string;
+                        /** @enum {string} */
+                        type?: "swap" | "approval";
+                    };
+                };
+            };
+            /** @description Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    broadcastSwap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the `preparedTransactionId` (or `id`) that approve or execute answered */
+                    transactionId: string;
+                    signature?: string | {
+                        r: string;
+                        s: string;
+                        /** @description 0 or 1; other values answer SIGNATURE_DECODE_FAILED */
+                        yParity?: string | number;
+                        /** @description 27/28, or EIP-155 (chain id × 2 + 35/36) */
+                        v?: string | number;
+                    };
+                    /** @description the signed EIP-1559 transaction (hex) with exactly the prepared fields */
+                    signedTransaction?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description transaction id */
+                        id: string;
+                        preparedTransactionId: string;
+                        /** @constant */
+                        status: "pending";
+                        txHash: string;
+                    };
+                };
+            };
+            /** @description Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The error envelope; `BlockchainError` adds `retryable` and `suggestedAction` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description The error envelope; `BlockchainError` adds `retryable` and `suggestedAction` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description The error envelope; `BlockchainError` adds `retryable` and `suggestedAction` */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20785,6 +22547,12 @@ export const operationCredentials: Readonly<Record<string, "tenant" | "bearer">>
     "GET /v1/transactions/aggregated/{id}": "bearer",
     "GET /v1/transactions/{id}/status": "bearer",
     "GET /v1/transactions/{id}": "bearer",
+    "POST /v1/swap/quote": "bearer",
+    "POST /v1/swap/check-allowance": "bearer",
+    "POST /v1/swap/approve": "bearer",
+    "POST /v1/swap/broadcast-approve": "bearer",
+    "POST /v1/swap/execute": "bearer",
+    "POST /v1/swap/broadcast": "bearer",
     "POST /v1/swap/simulate": "bearer",
     "GET /v1/ramp/bank/payin/onboarding-status": "bearer",
     "POST /v1/ramp/bank/payin/onboard-session": "bearer",

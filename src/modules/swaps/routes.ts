@@ -1,17 +1,83 @@
-/** Swaps group: `POST /v1/swap/simulate` for now. */
+/**
+ * Swaps group: quote, allowance, approve, execute, broadcast of client-signed swaps and
+ * approvals, and the simulation. Every route acts on the caller's own wallets, quotes and
+ * transactions; another user's or another tenant's id answers 404. Decisions: docs/swaps.md.
+ */
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
+import { IdempotencyHeaders, idempotency } from '../../http/idempotency'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { lazyService } from '../../lib/lazy'
-import { SimulatedSwap, SimulateSwapBody } from './model'
+import { Broadcast, chainErrors } from '../transactions/model'
+import { AllowanceBody, AllowanceView, ApproveBody, ExecuteBody, QuoteBody, SimulatedSwap, SimulateSwapBody, SwapBroadcastBody, SwapCreated, SwapQuote } from './model'
 
 /** The swap service (it reads wallets, and so the chain libraries) loads with the first swap request. */
-const service = lazyService(() => import('./service'))
+const service = lazyService(() => import('./impl'))
+
+const SIGNING = 'Custodial wallets: signed and submitted through the transactions module (nonce lane, balance holds, status job), 201 `{ id, status: pending, txHash }`. Non-custodial wallets: prepared, 201 `{ status: awaiting_signature, requiresClientSigning: true, preparedTransactionId, signingHash, unsignedTransaction, transaction, expiresAt }`; sign as for `POST /v1/transactions/` and call the broadcast route.'
+const BROADCAST = 'Body: `transactionId` (the `preparedTransactionId` answered) and exactly one of `signature` or `signedTransaction`, as `POST /v1/transactions/{id}/broadcast`. Works once (409 `PREPARED_TX_ALREADY_USED`, 410 `PREPARED_TX_EXPIRED`, 404 `PREPARED_TX_NOT_FOUND`). 10 per 10 seconds per IP.'
 
 export function swapRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/swap', detail: { tags: ['Swaps'] } })
     .use(security(deps))
+    .use(idempotency(deps))
+    .post('/quote', async ({ body, ctx }) => service.quoteSwap(ctx, body), {
+      auth: 'any',
+      body: QuoteBody,
+      response: { 200: SwapQuote, ...errorResponses('standard', 400, 401, 403, 404, 503) },
+      detail: {
+        operationId: 'quoteSwap',
+        summary: 'Quote a swap',
+        description: 'The aggregator\'s quote for the pair (spec rules 1 to 4): tokens from the registry (the zero address is an EVM native coin; both native SOL forms), the receiver without `toAddress` (same chain: the source wallet; cross-chain: the primary wallet on `toChain`, an EVM fallback, or the user\'s Solana wallet, created during the call when none exists), `slippage` in percent divided by 100, `isTestnet: true` refused. Routes delivering another token or needing a destination signature are refused. `needsApproval` only when the allowance is exactly 0. Errors: 400 `Unsupported chain: <chain>`, `Token not found: ...`, `Network mismatch: ...`, no route (`SWAP_NO_ROUTE`), the generic unable-to-quote message (`SWAP_QUOTE_REFUSED`), `SWAP_NO_DIRECT_ROUTE`, `SWAP_NEEDS_DESTINATION_SIGNATURE`, `Failed to check token allowance`; 404 `Wallet not found`, no primary wallet for the destination; 503 `SWAP_AGGREGATOR_UNAVAILABLE` when the aggregator is slow or down. The quote is kept 10 minutes for execute.',
+      },
+    })
+    .post('/check-allowance', async ({ body, ctx }) => service.checkAllowance(ctx, body), {
+      auth: 'any',
+      body: AllowanceBody,
+      response: { 200: AllowanceView, ...errorResponses('standard', 400, 401, 403, 404, 503) },
+      detail: { operationId: 'checkSwapAllowance', summary: 'Read an ERC-20 allowance', description: 'The wallet\'s allowance of `tokenAddress` to `spenderAddress`, read from the wallet\'s network. `needsApproval`: with `amount`, allowance < amount; without, allowance is exactly 0.' },
+    })
+    .post('/approve', async ({ body, ctx, set }) => {
+      const out = await service.approve(ctx, body)
+      set.status = 201
+      return out
+    }, {
+      auth: 'any',
+      body: ApproveBody,
+      response: { 201: SwapCreated, ...errorResponses('standard', 400, 401, 403, 404, 409, 503), ...chainErrors(400) },
+      detail: { operationId: 'approveSwapToken', summary: 'Approve a spender for a swap', description: `ERC-20 \`approve(spenderAddress, amount)\` (integer string) from the wallet, recorded as a transaction of type \`approval\`. ${SIGNING}` },
+    })
+    .post('/broadcast-approve', async ({ body, ctx }) => service.broadcastSwap(ctx, body, ['approval']), {
+      auth: 'any',
+      rateLimit: { max: 10, windowSeconds: 10 },
+      body: SwapBroadcastBody,
+      response: { 200: Broadcast, ...errorResponses('standard', 400, 401, 403, 404, 409, 410, 429, 503), ...chainErrors(400, 404, 409, 410) },
+      detail: { operationId: 'broadcastSwapApproval', summary: 'Broadcast a client-signed approval', description: BROADCAST },
+    })
+    .post('/execute', async ({ body, ctx, set }) => {
+      const out = await service.executeSwap(ctx, body)
+      set.status = 201
+      return out
+    }, {
+      auth: 'any',
+      idempotent: true,
+      headers: IdempotencyHeaders,
+      body: ExecuteBody,
+      response: { 201: SwapCreated, ...errorResponses('standard', 400, 401, 403, 404, 409, 503), ...chainErrors(400) },
+      detail: {
+        operationId: 'executeSwap',
+        summary: 'Execute a quoted swap',
+        description: `Sends the quote's transaction (\`quoteId\` as \`POST /v1/swap/quote\` answered it to the caller, within 10 minutes; 404 \`SWAP_QUOTE_NOT_FOUND\`, 400 \`SWAP_QUOTE_EXPIRED\`) from the quote's wallet, holding \`fromAmount\` of the source token like a send; recorded as a transaction of type \`swap\` (history, unified feed, status job). ${SIGNING} Repeating the call sends a second swap unless it carries the same \`Idempotency-Key\` (replayed with \`idempotency-replayed: true\`). Solana sources: 400 \`SWAP_SOURCE_UNSUPPORTED\`.`,
+      },
+    })
+    .post('/broadcast', async ({ body, ctx }) => service.broadcastSwap(ctx, body, ['swap', 'approval']), {
+      auth: 'any',
+      rateLimit: { max: 10, windowSeconds: 10 },
+      body: SwapBroadcastBody,
+      response: { 200: Broadcast, ...errorResponses('standard', 400, 401, 403, 404, 409, 410, 429, 503), ...chainErrors(400, 404, 409, 410) },
+      detail: { operationId: 'broadcastSwap', summary: 'Broadcast a client-signed swap', description: `A swap (or approval) prepared by execute (or approve). ${BROADCAST}` },
+    })
     .post('/simulate', async ({ body, ctx }) => service.simulateSwap(ctx, body), {
       auth: 'any',
       body: SimulateSwapBody,

@@ -1,0 +1,54 @@
+/**
+ * Who receives a swap's output (rule 2 of the spec's quote). With `toAddress`, that
+ * address (checked for the destination's family). Without it: a same-chain swap pays the
+ * source wallet; a cross-chain swap pays the user's primary wallet on `toChain`; an EVM
+ * destination without one falls back to the source wallet when it is EVM, else to another
+ * EVM wallet of the user (an EVM address is the same on every EVM chain); a Solana
+ * destination uses the user's Solana wallet, created during the call (the wallets module's
+ * own creation, custodial, primary) when the user has none.
+ */
+import type { Ctx } from '../../context'
+import { BadRequestError, ConflictError, NotFoundError } from '../../http/errors'
+import { chainByFamily, type ChainDef } from '../tokens/registry'
+import type { WalletRow } from '../transactions/families/port'
+import { normalizeAddress } from '../wallets/keys'
+import * as walletsRepo from '../wallets/repo'
+import { createWallet } from '../wallets/service'
+
+export async function destinationAddress(ctx: Ctx, tenantId: string, source: WalletRow, from: ChainDef, to: ChainDef, toAddress?: string): Promise<string> {
+  if (toAddress !== undefined) {
+    const a = normalizeAddress(to.family, toAddress)
+    if (!a) throw new BadRequestError(`toAddress is not a valid ${to.id} address`)
+    return a
+  }
+  if (from.id === to.id) return source.address
+  const db = ctx.deps.database.db
+  const userId = ctx.actor.userId
+  const primary = await walletsRepo.findPrimary(db, tenantId, userId, to.id, false)
+  if (primary) return primary.address
+  const isEvm = (w: { chain: string }) => chainByFamily(w.chain)?.family === 'evm'
+  if (to.family === 'evm') {
+    if (isEvm(source)) return source.address
+    const { rows } = await walletsRepo.listUserWallets(db, tenantId, userId, { isTestnet: false })
+    const evm = rows.find((w) => isEvm(w) && w.isPrimary) ?? rows.find(isEvm)
+    if (evm) return evm.address
+    throw new NotFoundError(`No primary wallet found for ${to.id}; pass toAddress`)
+  }
+  const own = await solanaWallet(ctx, tenantId)
+  if (own) return own
+  try {
+    return (await createWallet(ctx, { chain: 'solana', isPrimary: true })).address
+  } catch (err) {
+    // a concurrent quote created it first
+    if (err instanceof ConflictError) {
+      const again = await solanaWallet(ctx, tenantId)
+      if (again) return again
+    }
+    throw err
+  }
+}
+
+async function solanaWallet(ctx: Ctx, tenantId: string) {
+  const { rows } = await walletsRepo.listUserWallets(ctx.deps.database.db, tenantId, ctx.actor.userId, { chain: 'solana', isTestnet: false })
+  return rows[0]?.address
+}

@@ -1,0 +1,85 @@
+/**
+ * Approvals, execution and broadcast of swaps. Nothing here signs: every transaction goes
+ * through the transactions module's `createEvmCall` (custodial wallets: nonce lane, holds
+ * of the spent token and the gas, the status job; non-custodial: prepared for client
+ * signing) and its broadcast, so swaps and approvals show in history and the unified feed.
+ */
+import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
+import type { Ctx } from '../../context'
+import { BadRequestError, NotFoundError } from '../../http/errors'
+import { isUuid } from '../../lib/ids'
+import { callerTenant } from '../tenants/caller'
+import { chainByFamily, endpointFor } from '../tokens/registry'
+import { broadcastTransaction } from '../transactions/broadcast'
+import { preparedNotFound } from '../transactions/errors'
+import { findUserPrepared, findUserTransaction } from '../transactions/repo'
+import { createEvmCall } from '../transactions/service'
+import { ownWallet } from '../wallets/service'
+import type { AllowanceBody, ApproveBody, ExecuteBody, SwapBroadcastBody } from './model'
+import { findUserQuote } from './repo'
+
+async function evmWallet(ctx: Ctx, walletId: string) {
+  const w = await ownWallet(ctx, walletId)
+  if (chainByFamily(w.chain)?.family !== 'evm') throw new BadRequestError(`Approvals are for EVM wallets; this wallet is on ${w.chain}`)
+  return w
+}
+
+export async function checkAllowance(ctx: Ctx, input: AllowanceBody) {
+  const tenant = await callerTenant(ctx)
+  const w = await evmWallet(ctx, input.walletId)
+  const { endpoint } = endpointFor(ctx.deps.config, tenant.settings, w.chain, w.isTestnet)
+  const rpc = await ctx.deps.chain.evmRpc(endpoint)
+  const allowance = await ctx.deps.chain.guard(endpoint, 'allowance', () => rpc.allowance(input.tokenAddress as Hex, w.address as Hex, input.spenderAddress as Hex)).catch((err) => {
+    // a node that answers but cannot read it (not an ERC-20 there) is the spec's 400; an unreachable one stays 503
+    if ((err as { status?: number }).status === 503) throw err
+    throw new BadRequestError('Failed to check token allowance', { code: 'SWAP_ALLOWANCE_CHECK_FAILED' })
+  })
+  const needsApproval = input.amount !== undefined ? allowance < BigInt(input.amount) : allowance === 0n
+  return { walletId: w.id, chain: w.chain, tokenAddress: input.tokenAddress, spenderAddress: input.spenderAddress, allowance: allowance.toString(), needsApproval }
+}
+
+/** ERC-20 `approve(spender, amount)` from the wallet, sent like a send (fee held; no token amount held). */
+export async function approve(ctx: Ctx, input: ApproveBody) {
+  await evmWallet(ctx, input.walletId)
+  const amount = BigInt(input.amount)
+  if (amount >= 2n ** 256n) throw new BadRequestError('amount is too large')
+  const data = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [input.spenderAddress as Hex, amount] })
+  const out = await createEvmCall(ctx, {
+    walletId: input.walletId, tokenAddress: input.tokenAddress, amount: 0n, to: input.spenderAddress,
+    call: { to: input.tokenAddress as Hex, value: 0n, data },
+    record: { type: 'approval', metadata: { spender: input.spenderAddress, allowance: input.amount } },
+  })
+  return { ...out, type: 'approval' as const }
+}
+
+/** The quote's transaction from its wallet: `fromAmount` of the source token held like a send's. */
+export async function executeSwap(ctx: Ctx, input: ExecuteBody) {
+  const tenant = await callerTenant(ctx)
+  const q = await findUserQuote(ctx.deps.database.db, tenant.id, ctx.actor.userId, input.quoteId)
+  if (!q) throw new NotFoundError('Quote not found', { code: 'SWAP_QUOTE_NOT_FOUND' })
+  if (q.expiresAt <= ctx.deps.clock.now()) throw new BadRequestError('The quote has expired: ask for a new one with POST /v1/swap/quote', { code: 'SWAP_QUOTE_EXPIRED' })
+  if (chainByFamily(q.fromChain)?.family !== 'evm') {
+    throw new BadRequestError('Swaps from Solana are not executable on this deployment yet', { code: 'SWAP_SOURCE_UNSUPPORTED' })
+  }
+  const tx = q.transaction
+  const out = await createEvmCall(ctx, {
+    walletId: q.walletId, tokenAddress: q.fromToken, amount: BigInt(q.fromAmount), to: q.toAddress,
+    call: { to: tx.to as Hex, value: BigInt(tx.value), data: tx.data as Hex, gasLimit: tx.gasLimit ? BigInt(tx.gasLimit) : undefined },
+    record: {
+      type: 'swap', quoteId: q.id,
+      metadata: { toChain: q.toChain, toToken: q.toToken, toTokenSymbol: q.toTokenSymbol, toTokenDecimals: q.toTokenDecimals, toAmount: q.toAmount, toAmountMin: q.toAmountMin, tool: q.tool, router: tx.to },
+    },
+  })
+  return { ...out, type: 'swap' as const, quoteId: q.id }
+}
+
+/** A client-signed swap or approval (`types`), broadcast once through the transactions module. */
+export async function broadcastSwap(ctx: Ctx, input: SwapBroadcastBody, types: ReadonlyArray<'swap' | 'approval'>) {
+  const tenant = await callerTenant(ctx)
+  if (!isUuid(input.transactionId)) throw preparedNotFound()
+  const p = await findUserPrepared(ctx.deps.database.db, tenant.id, ctx.actor.userId, input.transactionId)
+  const row = p && (await findUserTransaction(ctx.deps.database.db, tenant.id, ctx.actor.userId, p.transactionId))
+  if (!row || !(types as string[]).includes(row.type)) throw preparedNotFound()
+  const { transactionId: _, ...signature } = input
+  return broadcastTransaction(ctx, p!.id, signature)
+}

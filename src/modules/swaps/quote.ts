@@ -1,0 +1,118 @@
+/**
+ * `POST /v1/swap/quote`: the spec's rules 1 to 4, the aggregator's quote, its refusals,
+ * the allowance, gas and balance read from the source chain, and the quote kept (per
+ * user and tenant, 10 minutes) for `POST /v1/swap/execute`.
+ */
+import { formatUnits, type Hex } from 'viem'
+import type { LiFiStep } from '../../adapters/swap-aggregator/port'
+import type { Ctx } from '../../context'
+import { BadRequestError } from '../../http/errors'
+import { callerTenant } from '../tenants/caller'
+import { endpointFor, type ChainDef } from '../tokens/registry'
+import { ownWallet } from '../wallets/service'
+import { aggregatorQuote } from './aggregator'
+import { aggregatorChainId, answeredChainId, registryToken, sameToken, swapChain } from './chains'
+import { destinationAddress } from './destination'
+import type { QuoteBody } from './model'
+import { saveQuote } from './repo'
+
+export const QUOTE_TTL_MS = 10 * 60_000
+
+const big = (v: string | undefined | null) => {
+  try {
+    return v === undefined || v === null || v === '' ? null : BigInt(v)
+  } catch {
+    return null
+  }
+}
+
+/** A route needs a second signature on the destination chain when it carries no single transaction, or an included step on the destination chain carries its own. */
+function needsDestinationSignature(step: LiFiStep) {
+  if (!step.transactionRequest?.data) return true
+  if (step.typedData?.length) return true
+  const dest = step.action.toChainId
+  return (step.includedSteps ?? []).some((s) => s.action.fromChainId === dest && dest !== step.action.fromChainId && (s.transactionRequest !== undefined || (s.typedData?.length ?? 0) > 0))
+}
+
+export async function quoteSwap(ctx: Ctx, input: QuoteBody) {
+  if (input.isTestnet === true) throw new BadRequestError('Swaps on testnets are not supported: the aggregator supports no testnet chain ids (isTestnet: true)')
+  const tenant = await callerTenant(ctx)
+  const w = await ownWallet(ctx, input.walletId)
+  const from = swapChain(tenant.settings, input.fromChain)
+  const to = swapChain(tenant.settings, input.toChain)
+  if (w.isTestnet || w.chain !== from.id) {
+    throw new BadRequestError(`Network mismatch: the wallet is on ${w.isTestnet ? `${w.chain} testnet` : w.chain} and the swap starts on ${from.id} mainnet`)
+  }
+  const fromToken = registryToken(tenant.settings, from, input.fromToken)
+  const toToken = registryToken(tenant.settings, to, input.toToken)
+  const receiver = await destinationAddress(ctx, tenant.id, w, from, to, input.toAddress)
+  const step = await aggregatorQuote(ctx.deps, {
+    fromChain: aggregatorChainId(from), toChain: aggregatorChainId(to), fromToken: input.fromToken, toToken: input.toToken,
+    fromAmount: input.fromAmount, fromAddress: w.address, toAddress: receiver, slippage: (input.slippage ?? 0.5) / 100,
+  })
+  if (!sameToken(to, step.action.toToken.address, input.toToken)) {
+    throw new BadRequestError(`No direct route: the aggregator would deliver ${step.action.toToken.symbol} (${step.action.toToken.address}) instead of ${input.toToken}`, { code: 'SWAP_NO_DIRECT_ROUTE' })
+  }
+  if (needsDestinationSignature(step)) {
+    throw new BadRequestError('No single-transaction route: this route needs a second signature on the destination chain', { code: 'SWAP_NEEDS_DESTINATION_SIGNATURE' })
+  }
+  const estimate = step.estimate
+  const req = step.transactionRequest!
+  const evm = from.family === 'evm'
+  const approvalAddress = evm && !fromToken.native && estimate?.approvalAddress ? estimate.approvalAddress : null
+  const gasLimit = big(req.gasLimit as string | undefined)
+  const gas = gasLimit ?? (estimate?.gasCosts ?? []).reduce((s, g) => s + (big(g.estimate) ?? 0n), 0n)
+  const value = big(req.value as string | undefined) ?? 0n
+  const chainReads = evm ? await readSourceChain(ctx, tenant.settings, from, w.address as Hex, fromToken.native ? null : input.fromToken as Hex, approvalAddress as Hex | null) : null
+  const now = ctx.deps.clock.now()
+  const transaction = { to: String(req.to ?? ''), data: String(req.data), value: value.toString(), gasLimit: gasLimit?.toString() ?? null }
+  await ctx.deps.database.write((tx) => saveQuote(tx, {
+    tenantId: tenant.id, userId: ctx.actor.userId, id: step.id, walletId: w.id, fromChain: from.id, toChain: to.id,
+    fromToken: fromToken.native ? null : input.fromToken, fromTokenSymbol: fromToken.symbol, fromTokenDecimals: fromToken.decimals,
+    toToken: input.toToken, toTokenSymbol: toToken.symbol, toTokenDecimals: toToken.decimals,
+    fromAmount: estimate?.fromAmount ?? step.action.fromAmount, toAmount: estimate?.toAmount ?? '0', toAmountMin: estimate?.toAmountMin ?? '0',
+    toAddress: receiver, tool: step.tool, approvalAddress, transaction, expiresAt: now + QUOTE_TTL_MS, createdAt: now,
+  }, now))
+  const native = from.nativeToken
+  const fmt = (v: bigint) => formatUnits(v, native.decimals)
+  const gasCost = chainReads?.maxFeePerGas != null && gas > 0n ? gas * chainReads.maxFeePerGas : null
+  const total = gasCost === null ? null : gasCost + value
+  return {
+    quoteId: step.id, isTestnet: false, sourceChainType: from.family, fromChain: from.id, toChain: to.id,
+    fromChainId: answeredChainId(from), toChainId: answeredChainId(to),
+    fromToken: tokenView(fromToken), toToken: tokenView(toToken),
+    fromAmount: estimate?.fromAmount ?? step.action.fromAmount, toAmount: estimate?.toAmount ?? '0', toAmountMin: estimate?.toAmountMin ?? '0',
+    tool: step.tool, approvalAddress, needsApproval: chainReads?.allowance === 0n, estimatedGas: gas.toString(),
+    ...(gasCost !== null && total !== null
+      ? { estimatedGasCostWei: gasCost.toString(), estimatedGasCostNative: fmt(gasCost), nativeTokenSymbol: native.symbol, transactionValueNative: fmt(value), totalCostRequired: fmt(total) }
+      : {}),
+    ...(chainReads?.balance != null ? { nativeTokenBalance: fmt(chainReads.balance), sufficientBalance: chainReads.balance >= (total ?? value) } : {}),
+    executionTime: estimate?.executionDuration ?? 0, transactionData: transaction, requiresDestinationSignature: false as const,
+  }
+}
+
+const tokenView = (tk: { address: string; symbol: string; decimals: number; name: string }) => ({ address: tk.address, symbol: tk.symbol, decimals: tk.decimals, name: tk.name })
+
+/**
+ * The allowance (its failure is the spec's 400 `Failed to check token allowance`), and the
+ * max fee per gas and native balance (either left out when the node does not answer).
+ */
+async function readSourceChain(ctx: Ctx, settings: Parameters<typeof endpointFor>[1], chain: ChainDef, owner: Hex, token: Hex | null, spender: Hex | null) {
+  const { endpoint } = endpointFor(ctx.deps.config, settings, chain.id, false)
+  const rpc = await ctx.deps.chain.evmRpc(endpoint)
+  const guard = <T>(what: string, fn: () => Promise<T>) => ctx.deps.chain.guard(endpoint, what, fn)
+  let allowance: bigint | null = null
+  if (token && spender) {
+    allowance = await guard('allowance', () => rpc.allowance(token, owner, spender)).catch(() => {
+      throw new BadRequestError('Failed to check token allowance', { code: 'SWAP_ALLOWANCE_CHECK_FAILED' })
+    })
+  }
+  const [maxFeePerGas, balance] = await Promise.all([
+    guard('fees', async () => {
+      const [base, tip] = await Promise.all([rpc.latestBaseFee(), rpc.maxPriorityFeePerGas().catch(() => 1_000_000_000n)])
+      return (base ?? 0n) * 2n + tip
+    }).catch(() => null),
+    guard('balance', () => rpc.balance(owner)).catch(() => null),
+  ])
+  return { allowance, maxFeePerGas, balance }
+}

@@ -1,0 +1,164 @@
+/**
+ * POST /v1/swap/quote against the fake LI.FI server (tests/fakes/lifi.ts) and a local EVM
+ * node posing as gnosis (chain id 100) with the test ERC-20 at the registry's EURe address.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { parseEther } from 'viem'
+import { makeApp, type TestApp } from '@tests/helpers/app'
+import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
+import { FakeLifi } from '@tests/fakes/lifi'
+import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { custodialWallet } from '@tests/transactions/helpers'
+
+const EURE = '0xcB444e90D8198415266c6a2724b7900fb12FC56E'
+const USDC = '0xDDAfbb505ad214D7b80b1f830fcCc89B60fb7A83'
+const ZERO = '0x0000000000000000000000000000000000000000'
+
+let t: TestApp
+let f: Factory
+let tenant: Tenant
+let other: Tenant
+let node: LocalChain
+const lifi = new FakeLifi()
+
+beforeAll(async () => {
+  lifi.start()
+  node = await startLocalChain({ chainId: 100 })
+  await node.placeToken(EURE)
+  t = await makeApp({ env: { LIFI_BASE_URL: lifi.baseUrl, SWAP_AGGREGATOR_TIMEOUT_MS: '500', RPC_TIMEOUT_MS: '3000' } })
+  f = new Factory(t)
+  tenant = await f.tenant({ chains: { rpc: { gnosis: node.url } } })
+  other = await f.tenant({ chains: { rpc: { gnosis: node.url } } })
+}, 30_000)
+afterAll(async () => {
+  await t.close()
+  await node.stop()
+  lifi.stop()
+})
+
+const quote = (u: SignedInUser, body: Record<string, unknown>) => f.api.post('/v1/swap/quote', body, { token: u.accessToken })
+async function setup() {
+  const u = await f.user(tenant)
+  const w = await custodialWallet(f.api, u, 'gnosis')
+  return { u, w, body: { walletId: w.id, fromChain: 'gnosis', toChain: 'gnosis', fromToken: EURE, toToken: USDC, fromAmount: '1000000000000000000' } }
+}
+
+describe('POST /v1/swap/quote', () => {
+  test('a same-chain quote pays the source wallet, forwards slippage / 100, and reads allowance, gas and balance from the chain', async () => {
+    const { u, w, body } = await setup()
+    await node.sendNative(w.address, parseEther('1'))
+    lifi.mode = 'ok'
+    const res = await quote(u, { ...body, slippage: 1 })
+    expect(res.status).toBe(200)
+    const sent = lifi.requests.at(-1)!.query
+    expect(sent).toMatchObject({ fromChain: '100', toChain: '100', fromAddress: w.address, toAddress: w.address, slippage: '0.01', fromAmount: body.fromAmount })
+    expect(res.body).toMatchObject({
+      isTestnet: false, sourceChainType: 'evm', fromChain: 'gnosis', toChain: 'gnosis', fromChainId: 100, toChainId: 100,
+      fromToken: { address: EURE, symbol: 'EURe', decimals: 18 }, toToken: { address: USDC, symbol: 'USDC', decimals: 6 },
+      approvalAddress: '0x1231DEB6f5749EF6cE6943a275A1D3E7486F4EaE', needsApproval: true, estimatedGas: '200000',
+      nativeTokenSymbol: 'xDAI', nativeTokenBalance: '1', sufficientBalance: true, requiresDestinationSignature: false,
+      transactionData: { to: '0x1231DEB6f5749EF6cE6943a275A1D3E7486F4EaE', data: '0xdeadbeef', value: '0', gasLimit: '200000' },
+    })
+    expect(res.body.quoteId).toBe(lifi.requests.length ? res.body.quoteId : '')
+    expect(BigInt(res.body.estimatedGasCostWei)).toBeGreaterThan(0n)
+    expect(res.body.priceImpact).toBeUndefined()
+    expect(res.body.gasless).toBeUndefined()
+  })
+
+  test('the zero address is the native coin: no approval address, needsApproval false', async () => {
+    const { u, body } = await setup()
+    const res = await quote(u, { ...body, fromToken: ZERO })
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ fromToken: { address: ZERO, symbol: 'xDAI', decimals: 18 }, approvalAddress: null, needsApproval: false })
+  })
+
+  test('rule 4: isTestnet true answers 400', async () => {
+    const { u, body } = await setup()
+    const res = await quote(u, { ...body, isTestnet: true })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toContain('testnet')
+  })
+
+  test('an unknown chain answers 400 Unsupported chain; a token not in the registry answers Token not found', async () => {
+    const { u, body } = await setup()
+    expect((await quote(u, { ...body, toChain: 'dogechain' })).body.message).toBe('Unsupported chain: dogechain')
+    const missing = '0x1111111111111111111111111111111111111111'
+    const res = await quote(u, { ...body, toToken: missing })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toStartWith(`Token not found: ${missing} on gnosis mainnet.`)
+  })
+
+  test('a wallet on another chain answers Network mismatch', async () => {
+    const { u, body } = await setup()
+    const res = await quote(u, { ...body, fromChain: 'ethereum', fromToken: ZERO })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toStartWith('Network mismatch: ')
+  })
+
+  test('another user\'s wallet and another tenant\'s wallet answer 404 Wallet not found', async () => {
+    const { body } = await setup()
+    const same = await f.user(tenant)
+    const stranger = await f.user(other)
+    for (const u of [same, stranger]) {
+      const res = await quote(u, body)
+      expect(res.status).toBe(404)
+      expect(res.body.message).toBe('Wallet not found')
+    }
+  })
+
+  test('aggregator answers: no route, refused, slow and down', async () => {
+    const { u, body } = await setup()
+    try {
+      lifi.mode = 'no-route'
+      const noRoute = await quote(u, body)
+      expect(noRoute.status).toBe(400)
+      expect(noRoute.body.message).toStartWith('No swap route found')
+      lifi.mode = 'refused'
+      const refused = await quote(u, body)
+      expect(refused.status).toBe(400)
+      expect(refused.body.message).toStartWith('Unable to get a swap quote')
+      for (const mode of ['slow', 'server-error', 'garbage'] as const) {
+        lifi.mode = mode
+        const started = Date.now()
+        const res = await quote(u, body)
+        expect(res.status).toBe(503)
+        expect(res.body.code ?? res.body.details?.code).toBe('SWAP_AGGREGATOR_UNAVAILABLE')
+        expect(Date.now() - started).toBeLessThan(1500)
+      }
+    } finally {
+      lifi.mode = 'ok'
+    }
+  })
+
+  test('rule 2: a cross-chain quote to Solana without toAddress creates the user\'s Solana wallet', async () => {
+    const { u, body } = await setup()
+    const before = await f.api.get('/v1/wallets/?limit=100', { token: u.accessToken })
+    expect(before.body.data.some((w: { chain: string }) => w.chain === 'solana')).toBe(false)
+    const res = await quote(u, { ...body, toChain: 'solana', toToken: 'So11111111111111111111111111111111111111112' })
+    const after = await f.api.get('/v1/wallets/?limit=100', { token: u.accessToken })
+    const sol = after.body.data.find((w: { chain: string }) => w.chain === 'solana')
+    expect(sol).toBeDefined()
+    expect(lifi.requests.at(-1)!.query).toMatchObject({ toChain: '1151111081099710', toAddress: sol.address })
+    // the fake delivers the token asked for, so the quote goes through
+    expect(res.status).toBe(200)
+    expect(res.body.toChainId).toBe(1399811149)
+  })
+})
+
+describe('POST /v1/swap/execute (fake aggregator: its calldata `0xdeadbeef` to an address without code, not a real swap)', () => {
+  test('a custodial execute sends the quote\'s transaction, recorded as a swap that confirms; an unknown quote answers 404', async () => {
+    const { u, w, body } = await setup()
+    await node.sendNative(w.address, parseEther('1'))
+    const q = await quote(u, { ...body, fromToken: ZERO, fromAmount: '0' })
+    expect(q.status).toBe(200)
+    const res = await f.api.post('/v1/swap/execute', { quoteId: q.body.quoteId }, { token: u.accessToken })
+    expect(res.status).toBe(201)
+    expect(res.body).toMatchObject({ status: 'pending', type: 'swap', quoteId: q.body.quoteId, requiresClientSigning: false })
+    const status = await f.api.get(`/v1/transactions/${res.body.id}/status`, { token: u.accessToken })
+    expect(status.body.status).toBe('confirmed')
+    const stored = await f.api.get(`/v1/transactions/${res.body.id}`, { token: u.accessToken })
+    expect(stored.body).toMatchObject({ type: 'swap', quoteId: q.body.quoteId, toAddress: w.address })
+    const stranger = await f.user(other)
+    expect((await f.api.post('/v1/swap/execute', { quoteId: q.body.quoteId }, { token: stranger.accessToken })).status).toBe(404)
+  })
+})
