@@ -26,6 +26,7 @@ import { swapRoutes } from './modules/swaps/routes'
 import { rampRoutes } from './modules/ramp/routes'
 import { EMBEDDED_SIMULATOR_PATH } from './sandbox/bank-ramp/embedded'
 import { faucetRoutes } from './sandbox/faucet/routes'
+import { SANDBOX_SWAP_AGGREGATOR_PATH } from './sandbox/swap-aggregator/embedded'
 
 export interface AppOptions {
   /** the docs UI script; the compiled binary passes its embedded copy */
@@ -83,6 +84,9 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
       ? new Request(request.url, { method: request.method, headers: request.headers, body: stateOf(request).raw as BodyInit | undefined })
       : request), { detail: { hide: true } })
   }
+  // the built-in swap aggregator sandbox (docs/swaps.md): LI.FI's quote API; reads no body
+  const swapSandbox = deps.sandboxSwapAggregator
+  if (swapSandbox) built.all(`${SANDBOX_SWAP_AGGREGATOR_PATH}/*`, ({ request }) => swapSandbox.fetch(request), { detail: { hide: true } })
   styles.build(built.routes)
   withoutBodyParsers(built.routes)
   app = { ...observed(deps, built), routes: built.routes }

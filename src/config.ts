@@ -79,6 +79,17 @@ export const ConfigSchema = T.Object({
   sandboxFaucetPrivateKey: T.Optional(T.String({ pattern: '^0x[0-9a-fA-F]{64}$' })),
   /** registry id of the testnet it pays on */
   sandboxFaucetNetwork: T.String({ minLength: 1 }),
+  /** swaps: `embedded` serves the sandbox swap aggregator under /sandbox/swap-aggregator and quotes from it unless LIFI_BASE_URL is set; `off` does not (default: src/sandbox/policy.ts) */
+  swapAggregator: T.Union([T.Literal('embedded'), T.Literal('off')]),
+  /** swaps: the aggregator's API (LI.FI's `/v1`) when set; unset: the sandbox aggregator where it runs, else LIFI_DEFAULT_BASE_URL */
+  lifiBaseUrl: T.Optional(T.String()),
+  /** sent as `x-lifi-api-key`; a secret: never logged nor printed */
+  lifiApiKey: T.Optional(T.String({ minLength: 1 })),
+  /** swaps: time limit of one call to the aggregator */
+  swapAggregatorTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000 }),
+  /** the sandbox aggregator's router (scripts/devnet/SandboxRouter.sol) and the chain ids it is deployed on (set by `npm run devnet`); unset: every sandbox quote answers that the devnet is needed */
+  sandboxSwapRouterAddress: T.Optional(T.String({ pattern: '^0x[0-9a-fA-F]{40}$' })),
+  sandboxSwapChains: T.Array(T.Integer({ minimum: 1 })),
   /** the largest request body the API reads; larger ones answer 413 */
   maxBodyBytes: T.Integer({ minimum: 1024, maximum: 1024 * 1024 * 1024 }),
 })
@@ -222,6 +233,16 @@ export function loadConfig(env: Env = process.env): Config {
     ? sandboxMode('SANDBOX_FAUCET', faucetSetting, { nodeEnv, sandboxInProduction })
     : { mode: faucetSetting as SandboxMode }
   if (sandboxFaucet.problem) problems.push(sandboxFaucet.problem)
+  const swapSetting = blankToUndefined(env.SWAP_AGGREGATOR)
+  const swapAggregator = swapSetting === undefined || swapSetting === 'embedded' || swapSetting === 'off'
+    ? sandboxMode('SWAP_AGGREGATOR', swapSetting, { nodeEnv, sandboxInProduction })
+    : { mode: swapSetting as SandboxMode }
+  if (swapAggregator.problem) problems.push(swapAggregator.problem)
+  const lifiBaseUrl = blankToUndefined(env.LIFI_BASE_URL)?.replace(/\/+$/, '')
+  if (lifiBaseUrl !== undefined && !isHttpUrl(lifiBaseUrl)) problems.push(`LIFI_BASE_URL: "${lifiBaseUrl}" is not an http(s) URL`)
+  const swapChainsRaw = blankToUndefined(env.SANDBOX_SWAP_CHAINS)
+  const sandboxSwapChains = (swapChainsRaw ?? '').split(',').map((s) => s.trim()).filter(Boolean).map(Number)
+  if (sandboxSwapChains.some((c) => !Number.isSafeInteger(c) || c < 1)) problems.push(`SANDBOX_SWAP_CHAINS: "${swapChainsRaw}" is not a comma-separated list of chain ids`)
   const candidate = {
     nodeEnv,
     port,
@@ -272,6 +293,12 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxFaucetPrivateKey: blankToUndefined(env.SANDBOX_FAUCET_PRIVATE_KEY),
     sandboxFaucetNetwork: blankToUndefined(env.SANDBOX_FAUCET_NETWORK) ?? 'sepolia',
     maxBodyBytes: intVar(env, 'MAX_BODY_BYTES', 1024 * 1024, problems),
+    swapAggregator: swapAggregator.mode,
+    lifiBaseUrl,
+    lifiApiKey: blankToUndefined(env.LIFI_API_KEY),
+    swapAggregatorTimeoutMs: intVar(env, 'SWAP_AGGREGATOR_TIMEOUT_MS', 10_000, problems),
+    sandboxSwapRouterAddress: blankToUndefined(env.SANDBOX_SWAP_ROUTER_ADDRESS),
+    sandboxSwapChains: sandboxSwapChains.filter((c) => Number.isSafeInteger(c) && c >= 1),
   }
   if (candidate.sandboxFaucetRpcUrl && !isHttpUrl(candidate.sandboxFaucetRpcUrl)) problems.push(`SANDBOX_FAUCET_RPC_URL: "${candidate.sandboxFaucetRpcUrl}" is not an http(s) URL`)
   if (candidate.bankRampSimulatorRpcUrl && !isHttpUrl(candidate.bankRampSimulatorRpcUrl)) problems.push(`BANK_RAMP_SIMULATOR_RPC_URL: "${candidate.bankRampSimulatorRpcUrl}" is not an http(s) URL`)
@@ -280,12 +307,15 @@ export function loadConfig(env: Env = process.env): Config {
   }
   for (const err of Value.Errors(ConfigSchema, candidate)) {
     // a private key never goes into the message
-    const shown = err.value === undefined || err.path === '/bankRampSimulatorPrivateKey' || err.path === '/sandboxFaucetPrivateKey' ? '' : ` (got "${String(err.value)}")`
+    const shown = err.value === undefined || SECRET_PATHS.has(err.path) ? '' : ` (got "${String(err.value)}")`
     problems.push(`${envNameOf(err.path)}: ${err.message}${shown}`)
   }
   if (problems.length) throw new ConfigError([...new Set(problems)])
   return candidate as Config
 }
+
+/** values never put in a message */
+const SECRET_PATHS = new Set(['/bankRampSimulatorPrivateKey', '/sandboxFaucetPrivateKey', '/lifiApiKey'])
 
 const ENV_NAMES: Record<string, string> = {
   '/port': 'PORT', '/databaseSyncIntervalMs': 'DATABASE_SYNC_INTERVAL_MS (50-3600000)', '/databaseTimeoutMs': 'DATABASE_TIMEOUT_MS (100-120000)', '/role': 'SLIPWAY_ROLE', '/jwtSecret': 'JWT_SECRET (at least 32 characters)',
@@ -300,6 +330,8 @@ const ENV_NAMES: Record<string, string> = {
   '/bankRampSimulatorTokenAddress': 'BANK_RAMP_SIMULATOR_TOKEN_ADDRESS (0x and 40 hex)', '/bankRampSimulatorPrivateKey': 'BANK_RAMP_SIMULATOR_PRIVATE_KEY (0x and 64 hex; never printed)',
   '/sandboxFaucet': 'SANDBOX_FAUCET (embedded or off)', '/sandboxFaucetPrivateKey': 'SANDBOX_FAUCET_PRIVATE_KEY (0x and 64 hex; never printed)',
   '/maxBodyBytes': 'MAX_BODY_BYTES (1024 to 1073741824)',
+  '/swapAggregator': 'SWAP_AGGREGATOR (embedded or off)', '/lifiApiKey': 'LIFI_API_KEY (never printed)', '/swapAggregatorTimeoutMs': 'SWAP_AGGREGATOR_TIMEOUT_MS (100-120000)',
+  '/sandboxSwapRouterAddress': 'SANDBOX_SWAP_ROUTER_ADDRESS (0x and 40 hex)',
 }
 function envNameOf(path: string) {
   return ENV_NAMES[path] ?? path.replace(/^\//, '')

@@ -30,6 +30,9 @@ import { evmTransferVerifier } from './adapters/chain/transfer-check'
 import { evmFaucet, type Faucet } from './adapters/chain/faucet'
 import { createEmbeddedSimulator, type EmbeddedSimulator } from './sandbox/bank-ramp/embedded'
 import { evmStablecoinSender, MainnetChainRefused } from './adapters/chain/funded-sender'
+import type { AggregatorEndpoint, SwapAggregator } from './adapters/swap-aggregator/port'
+import { LIFI_DEFAULT_BASE_URL, LifiAggregator } from './adapters/swap-aggregator/lifi'
+import { createSandboxSwapAggregator, type SandboxSwapAggregator } from './sandbox/swap-aggregator/embedded'
 
 export interface Deps {
   config: Config
@@ -56,6 +59,12 @@ export interface Deps {
   bankRampSimulator?: EmbeddedSimulator
   /** the sandbox faucet's funded key, where sandboxes run and `npm run devnet` configured it */
   faucet?: Faucet
+  /** LI.FI's quote API client (one per process; pointed at an endpoint per call) */
+  swapAggregator: SwapAggregator
+  /** where quotes are asked: the sandbox aggregator in process (SWAP_AGGREGATOR=embedded and LIFI_BASE_URL unset), else LI.FI at LIFI_BASE_URL */
+  swapAggregatorEndpoint(): AggregatorEndpoint
+  /** the sandbox swap aggregator this process serves under /sandbox/swap-aggregator (SWAP_AGGREGATOR=embedded) */
+  sandboxSwapAggregator?: SandboxSwapAggregator
 }
 
 export interface DepsOverrides {
@@ -89,6 +98,13 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     ? evmStablecoinSender({ rpcUrl: config.bankRampSimulatorRpcUrl, tokenAddress: config.bankRampSimulatorTokenAddress, privateKey: config.bankRampSimulatorPrivateKey })
     : undefined
   if (simChain && config.bankRampSimulator === 'embedded') await checkSimulatorChain(simChain, logger)
+  const sandboxSwapAggregator = config.swapAggregator === 'embedded'
+    ? createSandboxSwapAggregator({ publicBaseUrl: config.publicBaseUrl, routerAddress: config.sandboxSwapRouterAddress, chainIds: config.sandboxSwapChains })
+    : undefined
+  // An explicit LIFI_BASE_URL wins over the sandbox: pointing it at LI.FI is all a deployment changes.
+  const swapEndpoint: AggregatorEndpoint = sandboxSwapAggregator && config.lifiBaseUrl === undefined
+    ? { baseUrl: sandboxSwapAggregator.baseUrl, fetch: ((input: RequestInfo | URL, init?: RequestInit) => sandboxSwapAggregator.fetch(new Request(input, init))) as typeof fetch }
+    : { baseUrl: config.lifiBaseUrl ?? LIFI_DEFAULT_BASE_URL, ...(config.lifiApiKey ? { apiKey: config.lifiApiKey } : {}) }
   return {
     config,
     database,
@@ -123,6 +139,9 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     faucet: config.sandboxFaucet === 'embedded' && config.sandboxFaucetRpcUrl && config.sandboxFaucetPrivateKey
       ? evmFaucet({ rpcUrl: config.sandboxFaucetRpcUrl, privateKey: config.sandboxFaucetPrivateKey })
       : undefined,
+    swapAggregator: new LifiAggregator(config.swapAggregatorTimeoutMs, metrics.fetcher('swap-aggregator')),
+    swapAggregatorEndpoint: () => swapEndpoint,
+    sandboxSwapAggregator,
   }
 }
 

@@ -1,0 +1,77 @@
+/**
+ * A local server speaking LI.FI's quote API (`GET /v1/quote`): a well-formed step by default,
+ * or, by `mode`, each way the real service or the network can fail: slow beyond a time limit,
+ * code 1002 (HTTP 404, no quote), a 400 validation refusal with LI.FI's `{ message, code }`,
+ * a 500, a 429, an answer that is not JSON, or a step missing the fields Slipway reads. It
+ * records each request's query and `x-lifi-api-key` header.
+ */
+export type FakeLifiMode = 'ok' | 'slow' | 'no-route' | 'refused' | 'server-error' | 'rate-limited' | 'garbage' | 'incomplete'
+
+export class FakeLifi {
+  mode: FakeLifiMode = 'ok'
+  /** how long `slow` waits before answering */
+  slowMs = 2000
+  readonly requests: Array<{ path: string; query: Record<string, string>; apiKey: string | null }> = []
+  private server?: ReturnType<typeof Bun.serve>
+
+  start() {
+    this.server = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: async (req) => {
+        const url = new URL(req.url)
+        this.requests.push({ path: url.pathname, query: Object.fromEntries(url.searchParams), apiKey: req.headers.get('x-lifi-api-key') })
+        if (url.pathname !== '/v1/quote') return Response.json({ message: 'Not found', code: 1003 }, { status: 404 })
+        switch (this.mode) {
+          case 'slow':
+            await Bun.sleep(this.slowMs)
+            return Response.json(step(url.searchParams))
+          case 'no-route':
+            return Response.json({ message: 'No available quotes for the requested transfer', code: 1002 }, { status: 404 })
+          case 'refused':
+            return Response.json({ message: 'Invalid fromAddress: not an address', code: 1011 }, { status: 400 })
+          case 'server-error':
+            return Response.json({ message: 'Internal server error', code: 1006 }, { status: 500 })
+          case 'rate-limited':
+            return Response.json({ message: 'Too many requests', code: 1005 }, { status: 429 })
+          case 'garbage':
+            return new Response('<html>upstream hiccup</html>{', { status: 200, headers: { 'content-type': 'application/json' } })
+          case 'incomplete': {
+            const s = step(url.searchParams) as { estimate: Record<string, unknown>; transactionRequest?: unknown }
+            delete s.estimate.toAmountMin
+            delete s.transactionRequest
+            return Response.json(s)
+          }
+          default:
+            return Response.json(step(url.searchParams))
+        }
+      },
+    })
+    return this
+  }
+
+  get baseUrl() {
+    return `http://127.0.0.1:${this.server!.port}/v1`
+  }
+
+  stop() {
+    this.server?.stop(true)
+  }
+}
+
+/** A quote as LI.FI shapes it (abridged to what a same-chain swap carries). */
+function step(q: URLSearchParams) {
+  const token = (address: string, symbol: string, decimals: number) => ({ chainId: Number(q.get('fromChain')), address, symbol, decimals, name: symbol, priceUSD: '1' })
+  const fromToken = token(q.get('fromToken') ?? '', 'USDC', 6)
+  const toToken = token(q.get('toToken') ?? '', 'EURe', 18)
+  const estimate = {
+    tool: 'fakeswap', fromAmount: q.get('fromAmount'), toAmount: '920000000000000000', toAmountMin: '915400000000000000',
+    approvalAddress: '0x1231DEB6f5749EF6cE6943a275A1D3E7486F4EaE', executionDuration: 30,
+    gasCosts: [{ type: 'SEND', price: '1000000000', estimate: '150000', limit: '200000', amount: '150000000000000', amountUSD: '0.00', token: token('0x0000000000000000000000000000000000000000', 'xDAI', 18) }],
+  }
+  const action = { fromChainId: Number(q.get('fromChain')), toChainId: Number(q.get('toChain')), fromToken, toToken, fromAmount: q.get('fromAmount'), fromAddress: q.get('fromAddress'), toAddress: q.get('toAddress'), slippage: Number(q.get('slippage')) }
+  return {
+    type: 'lifi', id: crypto.randomUUID(), tool: 'fakeswap', toolDetails: { key: 'fakeswap', name: 'Fake swap', logoURI: '' }, action, estimate, includedSteps: [],
+    transactionRequest: { to: '0x1231DEB6f5749EF6cE6943a275A1D3E7486F4EaE', data: '0xdeadbeef', value: '0x0', gasLimit: '0x30d40', gasPrice: '0x3b9aca00', chainId: Number(q.get('fromChain')), from: q.get('fromAddress') },
+  }
+}
