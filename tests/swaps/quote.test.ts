@@ -72,6 +72,14 @@ describe('POST /v1/swap/quote', () => {
     expect(res.body).toMatchObject({ fromToken: { address: ZERO, symbol: 'xDAI', decimals: 18 }, approvalAddress: null, needsApproval: false })
   })
 
+  test('no other properties: a body with one more field answers 400 Request validation failed naming it', async () => {
+    const { u, body } = await setup()
+    const res = await quote(u, { ...body, extra: 1 })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toBe('Request validation failed')
+    expect(res.body.details).toContainEqual(expect.objectContaining({ keyword: 'additionalProperties', params: { additionalProperty: 'extra' } }))
+  })
+
   test('rule 4: isTestnet true answers 400', async () => {
     const { u, body } = await setup()
     const res = await quote(u, { ...body, isTestnet: true })

@@ -6,6 +6,7 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { IdempotencyHeaders, idempotency } from '../../http/idempotency'
+import { rejectUnknownProperties } from '../../http/request-state'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { lazyService } from '../../lib/lazy'
@@ -22,7 +23,11 @@ export function swapRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/swap', detail: { tags: ['Swaps'] } })
     .use(security(deps))
     .use(idempotency(deps))
-    .post('/quote', async ({ body, ctx }) => service.quoteSwap(ctx, body), {
+    .post('/quote', async ({ body, ctx, request }) => {
+      // the spec: no other properties in the body (Elysia would drop them silently)
+      rejectUnknownProperties(QuoteBody, request)
+      return service.quoteSwap(ctx, body)
+    }, {
       auth: 'any',
       body: QuoteBody,
       response: { 200: SwapQuote, ...errorResponses('standard', 400, 401, 403, 404, 503) },
