@@ -1,13 +1,16 @@
 /**
- * `npm run devnet`: every sandbox flow on one offline machine. Starts the devnet's chain
- * (scripts/devnet/chain.ts: Sepolia's chain id on 127.0.0.1:8545, the test stablecoin at the
- * registry's Sepolia USDC address, funded keys for the bank ramp simulator and the faucet),
- * writes the settings that point Slipway at it to `.env.devnet` (which `npm start` reads),
- * and runs until Ctrl-C. The chain is kept in `.devnet/chain`, so a restart keeps balances.
+ * `npm run devnet`: every sandbox flow on one offline machine. Starts the devnet's chains
+ * (scripts/devnet/chain.ts): Sepolia's chain id on 127.0.0.1:8545 (the test stablecoin at the
+ * registry's Sepolia USDC address, funded keys for the bank ramp simulator and the faucet) and
+ * gnosis's (chain id 100) on the next port, for swaps (the registry's gnosis USDC and EURe, the
+ * sandbox swap aggregator's router, funded). It writes the settings that point Slipway at them
+ * to `.env.devnet` (which `npm start` reads), and runs until Ctrl-C. The chains are kept in
+ * `.devnet/chain` and `.devnet/chain-gnosis`, so a restart keeps balances.
  *
- *   npm run devnet                  # then, in another terminal: npm start
- *   npm run devnet -- --port 8546   # another port
- *   npm run devnet -- --reset       # forget the chain and start afresh
+ *   npm run devnet                          # then, in another terminal: npm start
+ *   npm run devnet -- --port 8546           # another port (gnosis on the next one)
+ *   npm run devnet -- --gnosis-port 9545    # gnosis's node elsewhere
+ *   npm run devnet -- --reset               # forget both chains and start afresh
  *
  * To go back to the public testnets, stop it and delete `.env.devnet`.
  */
@@ -27,16 +30,21 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`--port: "${value('port')}" is not a port`)
   process.exit(2)
 }
+const gnosisPort = Number(value('gnosis-port') ?? port + 1)
+if (!Number.isInteger(gnosisPort) || gnosisPort < 0 || gnosisPort > 65535) {
+  console.error(`--gnosis-port: "${value('gnosis-port')}" is not a port`)
+  process.exit(2)
+}
 const dir = join(ROOT, '.devnet')
 if (flag('reset')) rmSync(dir, { recursive: true, force: true })
 mkdirSync(join(dir, 'chain'), { recursive: true })
 
 let devnet
 try {
-  devnet = await startDevnet({ port, dbPath: join(dir, 'chain'), blockTime: Number(value('block-time') ?? 1) })
+  devnet = await startDevnet({ port, gnosisPort, dbPath: join(dir, 'chain'), gnosisDbPath: join(dir, 'chain-gnosis'), blockTime: Number(value('block-time') ?? 1) })
 } catch (err) {
   const e = err as { code?: string; message?: string }
-  console.error(e.code === 'EADDRINUSE' || /in use/i.test(e.message ?? '') ? `devnet: port ${port} is in use (another devnet?); try --port` : `devnet: ${e.message ?? err}`)
+  console.error(e.code === 'EADDRINUSE' || /in use/i.test(e.message ?? '') ? `devnet: port ${port} or ${gnosisPort} is in use (another devnet?); try --port or --gnosis-port` : `devnet: ${e.message ?? err}`)
   process.exit(1)
 }
 const envFile = join(ROOT, '.env.devnet')
@@ -48,8 +56,10 @@ writeFileSync(envFile, [
 ].join('\n'))
 console.log(`devnet: chain ${devnet.chainId} (Sepolia's id) at ${devnet.url}${existsSync(join(dir, 'chain')) ? ', kept in .devnet/chain' : ''}`)
 console.log(`devnet: test USDC (permit, transferWithAuthorization, open mint) at ${devnet.env.BANK_RAMP_SIMULATOR_TOKEN_ADDRESS}`)
+console.log(`devnet: chain 100 (posing as gnosis, for swaps) at ${devnet.gnosisUrl}: USDC, EURe, and the sandbox swap router at ${devnet.env.SANDBOX_SWAP_ROUTER_ADDRESS}`)
 console.log('devnet: wrote .env.devnet; start Slipway with `npm start` in another terminal (it reads it)')
 console.log('devnet: gas and test USDC for a sandbox wallet: POST /v1/sandbox/faucet { walletId, stablecoin? }')
+console.log(`devnet: gas on gnosis for an address: curl -s ${devnet.gnosisUrl} -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"evm_setAccountBalance","params":["<address>","0xde0b6b3a7640000"]}'`)
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
     await devnet.stop()
