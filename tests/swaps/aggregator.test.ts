@@ -17,6 +17,7 @@ import { makeApp, type TestApp } from '@tests/helpers/app'
 import { LifiAggregator, LIFI_DEFAULT_BASE_URL } from '@/adapters/swap-aggregator/lifi'
 import { SwapAggregatorError, type AggregatorQuoteRequest } from '@/adapters/swap-aggregator/port'
 import { findToken, rateOf } from '@/sandbox/swap-aggregator/market'
+import { ConfigError, loadConfig } from '@/config'
 
 const dir = mkdtempSync(join(tmpdir(), 'slipway-swap-aggregator-'))
 let devnet: Devnet
@@ -135,6 +136,25 @@ describe('against the embedded sandbox aggregator on the devnet', () => {
   }, 30_000)
 })
 
+describe('configuration', () => {
+  test('SWAP_AGGREGATOR follows the sandbox policy; defaults; bad values named; the API key never printed', () => {
+    expect(loadConfig({})).toMatchObject({ swapAggregator: 'embedded', lifiBaseUrl: undefined, lifiApiKey: undefined, swapAggregatorTimeoutMs: 10_000, sandboxSwapChains: [] })
+    expect(loadConfig({ NODE_ENV: 'production' }).swapAggregator).toBe('off')
+    expect(loadConfig({ NODE_ENV: 'production', SANDBOX_IN_PRODUCTION: 'true' }).swapAggregator).toBe('embedded')
+    expect(loadConfig({ SWAP_AGGREGATOR: 'off', LIFI_BASE_URL: 'https://li.quest/v1/', SANDBOX_SWAP_CHAINS: '100, 10200' })).toMatchObject({ swapAggregator: 'off', lifiBaseUrl: 'https://li.quest/v1', sandboxSwapChains: [100, 10200] })
+    let err: unknown
+    try {
+      loadConfig({ SWAP_AGGREGATOR: 'maybe', LIFI_BASE_URL: 'ftp://x', SANDBOX_SWAP_CHAINS: 'gnosis', SWAP_AGGREGATOR_TIMEOUT_MS: '5', SANDBOX_SWAP_ROUTER_ADDRESS: '0x12', LIFI_API_KEY: 'very-secret-key' })
+    } catch (e) {
+      err = e
+    }
+    expect(err).toBeInstanceOf(ConfigError)
+    const message = (err as Error).message
+    for (const name of ['SWAP_AGGREGATOR (embedded or off)', 'LIFI_BASE_URL', 'SANDBOX_SWAP_CHAINS', 'SWAP_AGGREGATOR_TIMEOUT_MS', 'SANDBOX_SWAP_ROUTER_ADDRESS']) expect(message).toContain(name)
+    expect(message).not.toContain('very-secret-key')
+  })
+})
+
 describe('against a fake LI.FI', () => {
   const adapter = new LifiAggregator(300)
   const at = (apiKey?: string) => ({ baseUrl: lifi.baseUrl, ...(apiKey ? { apiKey } : {}) })
@@ -161,6 +181,13 @@ describe('against a fake LI.FI', () => {
     expect(err.message).toContain('in time')
     expect(took).toBeGreaterThanOrEqual(290)
     expect(took).toBeLessThan(1500)
+  })
+
+  test('an in-process endpoint that never answers (the sandbox reached through AggregatorEndpoint.fetch) is bounded by the same limit', async () => {
+    const started = performance.now()
+    const err = await failure(adapter.quote({ baseUrl: 'http://in-process.test/v1', fetch: (() => new Promise<Response>(() => {})) as unknown as typeof fetch }, request()))
+    expect(err.kind).toBe('unavailable')
+    expect(performance.now() - started).toBeLessThan(1500)
   })
 
   test('down (nothing listening): unavailable', async () => {
