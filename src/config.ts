@@ -90,6 +90,12 @@ export const ConfigSchema = T.Object({
   /** the sandbox aggregator's router (scripts/devnet/SandboxRouter.sol) and the chain ids it is deployed on (set by `npm run devnet`); unset: every sandbox quote answers that the devnet is needed */
   sandboxSwapRouterAddress: T.Optional(T.String({ pattern: '^0x[0-9a-fA-F]{40}$' })),
   sandboxSwapChains: T.Array(T.Integer({ minimum: 1 })),
+  /** gasless swaps (docs/swaps.md "Gasless swaps"): on only with a relayer key; the relayer pays the gas and is repaid in the stablecoin */
+  swapGaslessEnabled: T.Boolean(),
+  /** the relayer's key (a deployment wallet, never a user's); a secret: never logged nor printed */
+  swapGaslessRelayerPrivateKey: T.Optional(T.String({ pattern: '^0x[0-9a-fA-F]{64}$' })),
+  /** the router with `swapWithPermit`; unset: SANDBOX_SWAP_ROUTER_ADDRESS */
+  swapGaslessRouterAddress: T.Optional(T.String({ pattern: '^0x[0-9a-fA-F]{40}$' })),
   /** the largest request body the API reads; larger ones answer 413 */
   maxBodyBytes: T.Integer({ minimum: 1024, maximum: 1024 * 1024 * 1024 }),
 })
@@ -299,7 +305,12 @@ export function loadConfig(env: Env = process.env): Config {
     swapAggregatorTimeoutMs: intVar(env, 'SWAP_AGGREGATOR_TIMEOUT_MS', 10_000, problems),
     sandboxSwapRouterAddress: blankToUndefined(env.SANDBOX_SWAP_ROUTER_ADDRESS),
     sandboxSwapChains: sandboxSwapChains.filter((c) => Number.isSafeInteger(c) && c >= 1),
+    swapGaslessEnabled: boolVar(env, 'SWAP_GASLESS_ENABLED', problems),
+    swapGaslessRelayerPrivateKey: blankToUndefined(env.SWAP_GASLESS_RELAYER_PRIVATE_KEY),
+    swapGaslessRouterAddress: blankToUndefined(env.SWAP_GASLESS_ROUTER_ADDRESS),
   }
+  if (candidate.swapGaslessEnabled && !candidate.swapGaslessRelayerPrivateKey) problems.push('SWAP_GASLESS_ENABLED=true needs SWAP_GASLESS_RELAYER_PRIVATE_KEY (the relayer that pays the gas)')
+  if (candidate.swapGaslessEnabled && !candidate.swapGaslessRouterAddress && !candidate.sandboxSwapRouterAddress) problems.push('SWAP_GASLESS_ENABLED=true needs SWAP_GASLESS_ROUTER_ADDRESS (or SANDBOX_SWAP_ROUTER_ADDRESS): the router with swapWithPermit')
   if (candidate.sandboxFaucetRpcUrl && !isHttpUrl(candidate.sandboxFaucetRpcUrl)) problems.push(`SANDBOX_FAUCET_RPC_URL: "${candidate.sandboxFaucetRpcUrl}" is not an http(s) URL`)
   if (candidate.bankRampSimulatorRpcUrl && !isHttpUrl(candidate.bankRampSimulatorRpcUrl)) problems.push(`BANK_RAMP_SIMULATOR_RPC_URL: "${candidate.bankRampSimulatorRpcUrl}" is not an http(s) URL`)
   for (const [name, url] of [['HIBP_BASE_URL', candidate.hibpBaseUrl], ['GOOGLE_JWKS_URL', candidate.googleJwksUrl], ['APPLE_JWKS_URL', candidate.appleJwksUrl]] as const) {
@@ -315,7 +326,7 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /** values never put in a message */
-const SECRET_PATHS = new Set(['/bankRampSimulatorPrivateKey', '/sandboxFaucetPrivateKey', '/lifiApiKey'])
+const SECRET_PATHS = new Set(['/bankRampSimulatorPrivateKey', '/sandboxFaucetPrivateKey', '/lifiApiKey', '/swapGaslessRelayerPrivateKey'])
 
 const ENV_NAMES: Record<string, string> = {
   '/port': 'PORT', '/databaseSyncIntervalMs': 'DATABASE_SYNC_INTERVAL_MS (50-3600000)', '/databaseTimeoutMs': 'DATABASE_TIMEOUT_MS (100-120000)', '/role': 'SLIPWAY_ROLE', '/jwtSecret': 'JWT_SECRET (at least 32 characters)',
@@ -332,6 +343,7 @@ const ENV_NAMES: Record<string, string> = {
   '/maxBodyBytes': 'MAX_BODY_BYTES (1024 to 1073741824)',
   '/swapAggregator': 'SWAP_AGGREGATOR (embedded or off)', '/lifiApiKey': 'LIFI_API_KEY (never printed)', '/swapAggregatorTimeoutMs': 'SWAP_AGGREGATOR_TIMEOUT_MS (100-120000)',
   '/sandboxSwapRouterAddress': 'SANDBOX_SWAP_ROUTER_ADDRESS (0x and 40 hex)',
+  '/swapGaslessRelayerPrivateKey': 'SWAP_GASLESS_RELAYER_PRIVATE_KEY (0x and 64 hex; never printed)', '/swapGaslessRouterAddress': 'SWAP_GASLESS_ROUTER_ADDRESS (0x and 40 hex)',
 }
 function envNameOf(path: string) {
   return ENV_NAMES[path] ?? path.replace(/^\//, '')

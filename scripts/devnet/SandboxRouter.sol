@@ -8,12 +8,21 @@
 // The native coin is address(0), as in LI.FI's quotes. A rate is `amountOut = amountIn * num / den`
 // in the tokens' smallest units; the owner (the devnet's funder, who deployed it) sets them from
 // the one rate table the sandbox aggregator quotes with (src/sandbox/swap-aggregator/market.ts).
+//
+// `swapWithPermit` is the gasless swap (docs/swaps.md "Gasless swaps"): a relayer the owner allowed
+// (`setRelayer`) submits the payer's EIP-2612 permit for this router and the swap in one call; the
+// router takes `amountIn` of `tokenIn` from the payer, keeps `fee` of it for the relayer (repaid in
+// the stablecoin for the gas it paid) and pays the native coin for `amountIn - fee` to the payer
+// itself. Only allowed relayers may call it and the output goes only to the payer, because a permit
+// signs neither the fee nor the minimum: anyone else holding the signature could set both.
 // Compiled for the `paris` EVM (ganache 7 stops at Shanghai) by scripts/devnet/compile.ts.
 pragma solidity 0.8.37;
 
 interface IERC20Like {
     function transfer(address to, uint256 value) external returns (bool);
     function transferFrom(address from, address to, uint256 value) external returns (bool);
+    function allowance(address owner, address spender) external view returns (uint256);
+    function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s) external;
 }
 
 contract SandboxRouter {
@@ -21,9 +30,12 @@ contract SandboxRouter {
 
     address public owner;
     mapping(address => mapping(address => Rate)) public rates;
+    mapping(address => bool) public relayers;
 
     event Swapped(address indexed payer, address indexed recipient, address fromToken, address toToken, uint256 amountIn, uint256 amountOut);
     event RateSet(address indexed fromToken, address indexed toToken, uint256 num, uint256 den);
+    event RelayerSet(address indexed relayer, bool allowed);
+    event GaslessSwapped(address indexed payer, address indexed relayer, address fromToken, uint256 amountIn, uint256 fee, uint256 amountOut);
 
     constructor() {
         owner = msg.sender;
@@ -62,5 +74,30 @@ contract SandboxRouter {
             require(IERC20Like(toToken).transfer(recipient, amountOut), "transfer");
         }
         emit Swapped(msg.sender, recipient, fromToken, toToken, amountIn, amountOut);
+    }
+
+    function setRelayer(address relayer, bool allowed) external {
+        require(msg.sender == owner, "owner only");
+        relayers[relayer] = allowed;
+        emit RelayerSet(relayer, allowed);
+    }
+
+    function swapWithPermit(
+        address payer, address tokenIn, uint256 amountIn, uint256 fee, uint256 minAmountOut, uint256 deadline, uint8 v, bytes32 r, bytes32 s
+    ) external returns (uint256 amountOut) {
+        require(relayers[msg.sender], "relayer only");
+        require(tokenIn != address(0), "tokenIn");
+        require(amountIn > 0 && fee < amountIn, "amount");
+        // a permit already used (someone submitted the signature first) still leaves the allowance
+        try IERC20Like(tokenIn).permit(payer, address(this), amountIn, deadline, v, r, s) {} catch {
+            require(IERC20Like(tokenIn).allowance(payer, address(this)) >= amountIn, "permit");
+        }
+        amountOut = quote(tokenIn, address(0), amountIn - fee);
+        require(amountOut >= minAmountOut, "slippage: below minAmountOut");
+        require(IERC20Like(tokenIn).transferFrom(payer, address(this), amountIn), "transferFrom");
+        if (fee > 0) require(IERC20Like(tokenIn).transfer(msg.sender, fee), "fee");
+        (bool ok, ) = payable(payer).call{value: amountOut}("");
+        require(ok, "native payout");
+        emit GaslessSwapped(payer, msg.sender, tokenIn, amountIn, fee, amountOut);
     }
 }

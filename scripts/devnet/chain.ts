@@ -38,6 +38,8 @@ export const DEVNET_KEYS = {
   faucet: '0x6370fd033278c143179d81c5526140625662b8daa446c22ee2d73db3707e620c',
   /** deploys and owns the swap router on the gnosis node (its first transaction there, so the router's address is fixed) */
   router: '0x646f1ce2fdad0e6deeeb5c7e8e5543bdde65e86029e2fd9fc169899c440a7913',
+  /** the gasless swaps' relayer on the gnosis node (SWAP_GASLESS_RELAYER_PRIVATE_KEY in .env.devnet), allowed by the router */
+  relayer: '0xadd53f9a7e588d003326d1cbf9e4a43c061aadd9bc938c843a79e7b4fd2ad743',
 } as const satisfies Record<string, Hex>
 
 /** the gnosis node: chain id 100, a mainnet id, because the swap routes refuse testnets */
@@ -50,6 +52,8 @@ export const DEVNET_SWAP_ROUTER: Address = getContractAddress({ from: privateKey
 /** what the router holds of each token to pay swaps out with (1,000,000,000 of the token), and of the native coin */
 const ROUTER_TOKEN_UNITS = 1_000_000_000n
 const ROUTER_NATIVE_WEI = 100_000n * 10n ** 18n
+/** the relayer's gas on the gnosis node (100 xDAI) */
+const RELAYER_NATIVE_WEI = 100n * 10n ** 18n
 /** what the simulator holds to pay deposits with: 1,000,000,000 USDC */
 const SIMULATOR_USDC = 1_000_000_000_000_000n
 
@@ -110,6 +114,8 @@ export async function startDevnet(opts: { port?: number; gnosisPort?: number; ho
       RPC_URL_GNOSIS: gnosis.url,
       SANDBOX_SWAP_ROUTER_ADDRESS: DEVNET_SWAP_ROUTER,
       SANDBOX_SWAP_CHAINS: String(DEVNET_GNOSIS_CHAIN_ID),
+      SWAP_GASLESS_ENABLED: 'true',
+      SWAP_GASLESS_RELAYER_PRIVATE_KEY: DEVNET_KEYS.relayer,
     },
     stop: async () => {
       await sepolia.server.close()
@@ -158,6 +164,11 @@ async function setUpGnosis(url: string) {
       await mined(await owner.writeContract({ address: DEVNET_SWAP_ROUTER, abi: sandboxRouter.abi, functionName: 'setRate', args: [pair.from.address, pair.to.address, pair.num, pair.den] } as never))
     }
   }
+  const relayer = privateKeyToAccount(DEVNET_KEYS.relayer).address
+  if (!(await pub.readContract({ address: DEVNET_SWAP_ROUTER, abi: sandboxRouter.abi, functionName: 'relayers', args: [relayer] }))) {
+    await mined(await owner.writeContract({ address: DEVNET_SWAP_ROUTER, abi: sandboxRouter.abi, functionName: 'setRelayer', args: [relayer, true] } as never))
+  }
+  if ((await pub.getBalance({ address: relayer })) < RELAYER_NATIVE_WEI / 2n) await giveGnosisGas(url, relayer, RELAYER_NATIVE_WEI)
   const tokens = [...new Map(marketPairs(DEVNET_GNOSIS_CHAIN_ID).map((p) => [p.from.address, p.from])).values()]
   for (const token of tokens) {
     if (token.address === NATIVE_TOKEN) {
