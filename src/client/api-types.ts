@@ -1303,9 +1303,29 @@ export interface paths {
         put?: never;
         /**
          * Execute a quoted swap
-         * @description Sends the quote's transaction (`quoteId` as `POST /v1/swap/quote` answered it to the caller, within 10 minutes; 404 `SWAP_QUOTE_NOT_FOUND`, 400 `SWAP_QUOTE_EXPIRED`) from the quote's wallet, holding `fromAmount` of the source token like a send; recorded as a transaction of type `swap` (history, unified feed, status job). Custodial wallets: signed and submitted through the transactions module (nonce lane, balance holds, status job), 201 `{ id, status: pending, txHash }`. Non-custodial wallets: prepared, 201 `{ status: awaiting_signature, requiresClientSigning: true, preparedTransactionId, signingHash, unsignedTransaction, transaction, expiresAt }`; sign as for `POST /v1/transactions/` and call the broadcast route. Repeating the call sends a second swap unless it carries the same `Idempotency-Key` (replayed with `idempotency-replayed: true`). Solana sources: 400 `SWAP_SOURCE_UNSUPPORTED`.
+         * @description Sends the quote's transaction (`quoteId` as `POST /v1/swap/quote` answered it to the caller, within 10 minutes; 404 `SWAP_QUOTE_NOT_FOUND`, 400 `SWAP_QUOTE_EXPIRED`) from the quote's wallet, holding `fromAmount` of the source token like a send; recorded as a transaction of type `swap` (history, unified feed, status job). Custodial wallets: signed and submitted through the transactions module (nonce lane, balance holds, status job), 201 `{ id, status: pending, txHash }`. Non-custodial wallets: prepared, 201 `{ status: awaiting_signature, requiresClientSigning: true, preparedTransactionId, signingHash, unsignedTransaction, transaction, expiresAt }`; sign as for `POST /v1/transactions/` and call the broadcast route. Repeating the call sends a second swap unless it carries the same `Idempotency-Key` (replayed with `idempotency-replayed: true`). Solana sources: 400 `SWAP_SOURCE_UNSUPPORTED` (docs/swaps.md).
          */
         post: operations["executeSwap"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/swap/execute-solana": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Execute a quoted swap (alias of execute)
+         * @description The catalogue's alias of `POST /v1/swap/execute`: the same body, behaviour and answers. A key sent here is its own: it is not shared with execute. Sends the quote's transaction (`quoteId` as `POST /v1/swap/quote` answered it to the caller, within 10 minutes; 404 `SWAP_QUOTE_NOT_FOUND`, 400 `SWAP_QUOTE_EXPIRED`) from the quote's wallet, holding `fromAmount` of the source token like a send; recorded as a transaction of type `swap` (history, unified feed, status job). Custodial wallets: signed and submitted through the transactions module (nonce lane, balance holds, status job), 201 `{ id, status: pending, txHash }`. Non-custodial wallets: prepared, 201 `{ status: awaiting_signature, requiresClientSigning: true, preparedTransactionId, signingHash, unsignedTransaction, transaction, expiresAt }`; sign as for `POST /v1/transactions/` and call the broadcast route. Repeating the call sends a second swap unless it carries the same `Idempotency-Key` (replayed with `idempotency-replayed: true`). Solana sources: 400 `SWAP_SOURCE_UNSUPPORTED` (docs/swaps.md).
+         */
+        post: operations["executeSwapSolana"];
         delete?: never;
         options?: never;
         head?: never;
@@ -15526,6 +15546,279 @@ export interface operations {
             };
         };
     };
+    executeSwapSolana: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description as `POST /v1/swap/quote` answered it, within 10 minutes */
+                    quoteId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description transaction id */
+                        id: string;
+                        /** @enum {string} */
+                        status: "pending" | "awaiting_signature" | "confirmed" | "failed";
+                        txHash: string | null;
+                        requiresClientSigning: boolean;
+                        chain: string;
+                        isTestnet: boolean;
+                        nonce?: number | null;
+                        /** @description non-custodial: pass to broadcast */
+                        preparedTransactionId?: string;
+                        /** @enum {string} */
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
+                        signingHash?: string;
+                        /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
+                        unsignedTransaction?: string;
+                        /** @description Solana: the serialized message (base64); sign its bytes with ed25519 */
+                        message?: string;
+                        /** @description EVM: the prepared fields, for wallets that sign a transaction object */
+                        transaction?: {
+                            /** @constant */
+                            type: "eip1559";
+                            chainId: number;
+                            nonce: number;
+                            to: string;
+                            /** @description wei, integer text */
+                            value: string;
+                            data: string;
+                            /** @description gas limit, integer text */
+                            gas: string;
+                            /** @description wei per gas, integer text */
+                            maxFeePerGas: string;
+                            /** @description wei per gas, integer text */
+                            maxPriorityFeePerGas: string;
+                        };
+                        lastValidBlockHeight?: number;
+                        /**
+                         * Format: date-time
+                         * @description non-custodial: broadcast before this time
+                         */
+                        expiresAt?: string;
+                        quoteId?: string;
+                        /** @enum {string} */
+                        type?: "swap" | "approval";
+                    };
+                };
+            };
+            /** @description Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
     broadcastSwap: {
         parameters: {
             query?: never;
@@ -22552,6 +22845,7 @@ export const operationCredentials: Readonly<Record<string, "tenant" | "bearer">>
     "POST /v1/swap/approve": "bearer",
     "POST /v1/swap/broadcast-approve": "bearer",
     "POST /v1/swap/execute": "bearer",
+    "POST /v1/swap/execute-solana": "bearer",
     "POST /v1/swap/broadcast": "bearer",
     "POST /v1/swap/simulate": "bearer",
     "GET /v1/ramp/bank/payin/onboarding-status": "bearer",

@@ -2,10 +2,17 @@
  * A local server speaking LI.FI's quote API (`GET /v1/quote`): a well-formed step by default,
  * or, by `mode`, each way the real service or the network can fail: slow beyond a time limit,
  * code 1002 (HTTP 404, no quote), a 400 validation refusal with LI.FI's `{ message, code }`,
- * a 500, a 429, an answer that is not JSON, or a step missing the fields Slipway reads. It
- * records each request's query and `x-lifi-api-key` header.
+ * a 500, a 429, an answer that is not JSON, or a step missing the fields Slipway reads; and
+ * the routes the spec refuses: one delivering another token (`other-token`), one that is a
+ * message to sign on the destination chain rather than a transaction (`destination-signature`,
+ * LI.FI's `typedData` without `transactionRequest`), and one whose included step on the
+ * destination chain carries its own transaction (`destination-transaction`). It records each
+ * request's query and `x-lifi-api-key` header.
  */
-export type FakeLifiMode = 'ok' | 'slow' | 'no-route' | 'refused' | 'server-error' | 'rate-limited' | 'garbage' | 'incomplete'
+export type FakeLifiMode = 'ok' | 'slow' | 'no-route' | 'refused' | 'server-error' | 'rate-limited' | 'garbage' | 'incomplete' | 'other-token' | 'destination-signature' | 'destination-transaction'
+
+/** what `other-token` delivers instead of the token asked for (a bridged USDC, as LI.FI may route to) */
+export const FAKE_OTHER_TOKEN = '0x2a22f9c3b484c3629090FeED35F17Ff8F88f76F0'
 
 export class FakeLifi {
   mode: FakeLifiMode = 'ok'
@@ -42,6 +49,32 @@ export class FakeLifi {
             delete s.transactionRequest
             return Response.json(s)
           }
+          case 'other-token': {
+            const s = step(url.searchParams)
+            s.action.toToken = { ...s.action.toToken, address: FAKE_OTHER_TOKEN, symbol: 'USDC.e', decimals: 6 }
+            return Response.json(s)
+          }
+          case 'destination-signature': {
+            const s = step(url.searchParams) as Omit<ReturnType<typeof step>, 'transactionRequest'> & { transactionRequest?: unknown; typedData?: unknown[]; executionType?: string }
+            delete s.transactionRequest
+            s.executionType = 'message'
+            s.typedData = [{
+              primaryType: 'Permit',
+              domain: { name: 'Bridged token', version: '1', chainId: s.action.toChainId, verifyingContract: FAKE_OTHER_TOKEN },
+              types: { Permit: [{ name: 'owner', type: 'address' }, { name: 'spender', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' }] },
+              message: { owner: s.action.toAddress, spender: '0x1231DEB6f5749EF6cE6943a275A1D3E7486F4EaE', value: s.estimate.toAmount, nonce: '0', deadline: '9999999999' },
+            }]
+            return Response.json(s)
+          }
+          case 'destination-transaction': {
+            const s = step(url.searchParams)
+            const dest = s.action.toChainId
+            s.includedSteps = [
+              { type: 'cross', tool: 'fakebridge', action: { ...s.action, toChainId: dest } },
+              { type: 'swap', tool: 'fakeswap', action: { ...s.action, fromChainId: dest }, transactionRequest: { to: FAKE_OTHER_TOKEN, data: '0x01', value: '0x0', chainId: dest } },
+            ] as never
+            return Response.json(s)
+          }
           default:
             return Response.json(step(url.searchParams))
         }
@@ -71,7 +104,7 @@ function step(q: URLSearchParams) {
   }
   const action = { fromChainId: Number(q.get('fromChain')), toChainId: Number(q.get('toChain')), fromToken, toToken, fromAmount: q.get('fromAmount'), fromAddress: q.get('fromAddress'), toAddress: q.get('toAddress'), slippage: Number(q.get('slippage')) }
   return {
-    type: 'lifi', id: crypto.randomUUID(), tool: 'fakeswap', toolDetails: { key: 'fakeswap', name: 'Fake swap', logoURI: '' }, action, estimate, includedSteps: [],
+    type: 'lifi', id: crypto.randomUUID(), tool: 'fakeswap', toolDetails: { key: 'fakeswap', name: 'Fake swap', logoURI: '' }, action, estimate, includedSteps: [] as unknown[],
     transactionRequest: { to: '0x1231DEB6f5749EF6cE6943a275A1D3E7486F4EaE', data: '0xdeadbeef', value: '0x0', gasLimit: '0x30d40', gasPrice: '0x3b9aca00', chainId: Number(q.get('fromChain')), from: q.get('fromAddress') },
   }
 }

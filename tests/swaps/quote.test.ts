@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { parseEther } from 'viem'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
-import { FakeLifi } from '@tests/fakes/lifi'
+import { FAKE_OTHER_TOKEN, FakeLifi } from '@tests/fakes/lifi'
 import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
 import { custodialWallet } from '@tests/transactions/helpers'
 
@@ -138,6 +138,41 @@ describe('POST /v1/swap/quote', () => {
     }
   })
 
+  test('rule 3: a route delivering another token answers 400 no direct route (SWAP_NO_DIRECT_ROUTE), naming both', async () => {
+    const { u, body } = await setup()
+    try {
+      lifi.mode = 'other-token'
+      const res = await quote(u, body)
+      expect(res.status).toBe(400)
+      expect(res.body.code ?? res.body.details?.code).toBe('SWAP_NO_DIRECT_ROUTE')
+      expect(res.body.message).toStartWith('No direct route: the aggregator would deliver USDC.e')
+      expect(res.body.message).toContain(FAKE_OTHER_TOKEN)
+      expect(res.body.message).toContain(USDC)
+    } finally {
+      lifi.mode = 'ok'
+    }
+  })
+
+  test('rule 3: a route needing a signature on the destination chain (typed data, or a second transaction there) answers 400 no single-transaction route, not an outage', async () => {
+    const { u, body } = await setup()
+    const cross = { ...body, toChain: 'ethereum', toToken: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' }
+    try {
+      for (const mode of ['destination-signature', 'destination-transaction'] as const) {
+        lifi.mode = mode
+        const res = await quote(u, cross)
+        expect({ mode, status: res.status, code: res.body.code ?? res.body.details?.code }).toEqual({ mode, status: 400, code: 'SWAP_NEEDS_DESTINATION_SIGNATURE' })
+        expect(res.body.message).toBe('No single-transaction route: this route needs a second signature on the destination chain')
+      }
+      // typed data alone on a same-chain route is not one transaction either
+      lifi.mode = 'destination-signature'
+      const same = await quote(u, body)
+      expect(same.status).toBe(400)
+      expect(same.body.message).toBe('No single-transaction route: this route is a message to sign, not a transaction')
+    } finally {
+      lifi.mode = 'ok'
+    }
+  })
+
   test('rule 2: a cross-chain quote to Solana without toAddress creates the user\'s Solana wallet', async () => {
     const { u, body } = await setup()
     const before = await f.api.get('/v1/wallets/?limit=100', { token: u.accessToken })
@@ -168,5 +203,23 @@ describe('POST /v1/swap/execute (fake aggregator: its calldata `0xdeadbeef` to a
     expect(stored.body).toMatchObject({ type: 'swap', quoteId: q.body.quoteId, toAddress: w.address })
     const stranger = await f.user(other)
     expect((await f.api.post('/v1/swap/execute', { quoteId: q.body.quoteId }, { token: stranger.accessToken })).status).toBe(404)
+  })
+})
+
+describe('Solana sources: execute and its alias execute-solana', () => {
+  test('a quote from a Solana wallet answers on both routes 400 SWAP_SOURCE_UNSUPPORTED; an unknown quote 404 on both', async () => {
+    const u = await f.user(tenant)
+    const sol = await f.api.post('/v1/wallets/', { chain: 'solana' }, { token: u.accessToken })
+    expect(sol.status).toBe(201)
+    const q = await quote(u, { walletId: sol.body.id, fromChain: 'solana', toChain: 'solana', fromToken: 'So11111111111111111111111111111111111111112', toToken: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', fromAmount: '1000000' })
+    expect(q.status).toBe(200)
+    expect(q.body).toMatchObject({ sourceChainType: 'solana', fromChainId: 1399811149, approvalAddress: null, needsApproval: false })
+    for (const path of ['/v1/swap/execute', '/v1/swap/execute-solana']) {
+      const res = await f.api.post(path, { quoteId: q.body.quoteId }, { token: u.accessToken })
+      expect({ path, status: res.status, code: res.body.code ?? res.body.details?.code }).toEqual({ path, status: 400, code: 'SWAP_SOURCE_UNSUPPORTED' })
+      const unknown = await f.api.post(path, { quoteId: 'no-such-quote' }, { token: u.accessToken })
+      expect(unknown.status).toBe(404)
+    }
+    expect((await f.api.get('/v1/transactions/', { token: u.accessToken })).body.pagination.total).toBe(0)
   })
 })

@@ -117,7 +117,8 @@ const isToken = (v: unknown) => !!v && typeof v === 'object' && isText((v as { a
 
 /**
  * The fields the swaps module reads from a quote, by path, that are absent or malformed in `step`.
- * A quote from Solana carries its transaction as serialized `data` only (no `to`, `value`, `gasLimit`).
+ * A quote from Solana carries its transaction as serialized `data` only (no `to`, `value`, `gasLimit`);
+ * a route of typed data to sign (`typedData`, no `transactionRequest`) carries none.
  */
 export function missingFields(step: unknown): string[] {
   const s = (step && typeof step === 'object' ? step : {}) as Record<string, any>
@@ -139,7 +140,11 @@ export function missingFields(step: unknown): string[] {
     ['estimate.gasCosts', Array.isArray(estimate.gasCosts)],
     ['estimate.executionDuration', typeof estimate.executionDuration === 'number'],
   ]
-  if (action.fromChainId === LIFI_SOLANA_CHAIN_ID) checks.push(['transactionRequest.data', isText(tx.data)])
+  // a route that is typed data to sign instead of a transaction (LI.FI's executionType `message`) is
+  // complete as it is: the module refuses it as the spec's no single-transaction route, not as an outage
+  const messageOnly = !s.transactionRequest && Array.isArray(s.typedData) && s.typedData.length > 0
+  if (messageOnly) { /* nothing of transactionRequest is read */ }
+  else if (action.fromChainId === LIFI_SOLANA_CHAIN_ID) checks.push(['transactionRequest.data', isText(tx.data)])
   else {
     checks.push(
       ['transactionRequest.to', isText(tx.to)],

@@ -26,12 +26,21 @@ const big = (v: string | undefined | null) => {
   }
 }
 
-/** A route needs a second signature on the destination chain when it carries no single transaction, or an included step on the destination chain carries its own. */
-function needsDestinationSignature(step: LiFiStep) {
-  if (!step.transactionRequest?.data) return true
-  if (step.typedData?.length) return true
+/**
+ * Why a route is not the one transaction execute sends (rule 3's "second signature"), or null: it
+ * carries no transaction; it carries typed data to sign (on the destination chain, or, as execute
+ * signs nothing else either, on the source chain); or an included step on the destination chain
+ * carries its own transaction or typed data (a second transaction there).
+ */
+function secondSignature(step: LiFiStep): string | null {
+  const from = step.action.fromChainId
   const dest = step.action.toChainId
-  return (step.includedSteps ?? []).some((s) => s.action.fromChainId === dest && dest !== step.action.fromChainId && (s.transactionRequest !== undefined || (s.typedData?.length ?? 0) > 0))
+  const onDest = (chainId: unknown) => dest !== from && Number(chainId) === dest
+  if (step.typedData?.some((d) => onDest(d.domain?.chainId))) return 'this route needs a second signature on the destination chain'
+  if (!step.transactionRequest?.data) return 'this route is a message to sign, not a transaction'
+  if (step.typedData?.length) return 'this route needs a typed-data signature besides its transaction'
+  const second = (step.includedSteps ?? []).some((s) => s.action.fromChainId === dest && dest !== from && (s.transactionRequest !== undefined || (s.typedData?.length ?? 0) > 0))
+  return second ? 'this route needs a second signature on the destination chain' : null
 }
 
 export async function quoteSwap(ctx: Ctx, input: QuoteBody) {
@@ -53,9 +62,8 @@ export async function quoteSwap(ctx: Ctx, input: QuoteBody) {
   if (!sameToken(to, step.action.toToken.address, input.toToken)) {
     throw new BadRequestError(`No direct route: the aggregator would deliver ${step.action.toToken.symbol} (${step.action.toToken.address}) instead of ${input.toToken}`, { code: 'SWAP_NO_DIRECT_ROUTE' })
   }
-  if (needsDestinationSignature(step)) {
-    throw new BadRequestError('No single-transaction route: this route needs a second signature on the destination chain', { code: 'SWAP_NEEDS_DESTINATION_SIGNATURE' })
-  }
+  const why = secondSignature(step)
+  if (why) throw new BadRequestError(`No single-transaction route: ${why}`, { code: 'SWAP_NEEDS_DESTINATION_SIGNATURE' })
   const estimate = step.estimate
   const req = step.transactionRequest!
   const evm = from.family === 'evm'

@@ -19,6 +19,18 @@ const service = lazyService(() => import('./impl'))
 const SIGNING = 'Custodial wallets: signed and submitted through the transactions module (nonce lane, balance holds, status job), 201 `{ id, status: pending, txHash }`. Non-custodial wallets: prepared, 201 `{ status: awaiting_signature, requiresClientSigning: true, preparedTransactionId, signingHash, unsignedTransaction, transaction, expiresAt }`; sign as for `POST /v1/transactions/` and call the broadcast route.'
 const BROADCAST = 'Body: `transactionId` (the `preparedTransactionId` answered) and exactly one of `signature` or `signedTransaction`, as `POST /v1/transactions/{id}/broadcast`. Works once (409 `PREPARED_TX_ALREADY_USED`, 410 `PREPARED_TX_EXPIRED`, 404 `PREPARED_TX_NOT_FOUND`). 10 per 10 seconds per IP.'
 
+const EXECUTE = `Sends the quote's transaction (\`quoteId\` as \`POST /v1/swap/quote\` answered it to the caller, within 10 minutes; 404 \`SWAP_QUOTE_NOT_FOUND\`, 400 \`SWAP_QUOTE_EXPIRED\`) from the quote's wallet, holding \`fromAmount\` of the source token like a send; recorded as a transaction of type \`swap\` (history, unified feed, status job). ${SIGNING} Repeating the call sends a second swap unless it carries the same \`Idempotency-Key\` (replayed with \`idempotency-replayed: true\`). Solana sources: 400 \`SWAP_SOURCE_UNSUPPORTED\` (docs/swaps.md).`
+
+/** execute and its alias execute-solana: one contract, two operation ids */
+const executeOptions = (operationId: string, summary: string, prefix: string) => ({
+  auth: 'any' as const,
+  idempotent: true,
+  headers: IdempotencyHeaders,
+  body: ExecuteBody,
+  response: { 201: SwapCreated, ...errorResponses('standard', 400, 401, 403, 404, 409, 503), ...chainErrors(400) },
+  detail: { operationId, summary, description: `${prefix}${EXECUTE}` },
+})
+
 export function swapRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/swap', detail: { tags: ['Swaps'] } })
     .use(security(deps))
@@ -64,18 +76,13 @@ export function swapRoutes(deps: Deps) {
       const out = await service.executeSwap(ctx, body)
       set.status = 201
       return out
-    }, {
-      auth: 'any',
-      idempotent: true,
-      headers: IdempotencyHeaders,
-      body: ExecuteBody,
-      response: { 201: SwapCreated, ...errorResponses('standard', 400, 401, 403, 404, 409, 503), ...chainErrors(400) },
-      detail: {
-        operationId: 'executeSwap',
-        summary: 'Execute a quoted swap',
-        description: `Sends the quote's transaction (\`quoteId\` as \`POST /v1/swap/quote\` answered it to the caller, within 10 minutes; 404 \`SWAP_QUOTE_NOT_FOUND\`, 400 \`SWAP_QUOTE_EXPIRED\`) from the quote's wallet, holding \`fromAmount\` of the source token like a send; recorded as a transaction of type \`swap\` (history, unified feed, status job). ${SIGNING} Repeating the call sends a second swap unless it carries the same \`Idempotency-Key\` (replayed with \`idempotency-replayed: true\`). Solana sources: 400 \`SWAP_SOURCE_UNSUPPORTED\`.`,
-      },
-    })
+    }, executeOptions('executeSwap', 'Execute a quoted swap', ''))
+    // the catalogue's alias of execute: the same body, behaviour and answers (its own Idempotency-Key scope)
+    .post('/execute-solana', async ({ body, ctx, set }) => {
+      const out = await service.executeSwap(ctx, body)
+      set.status = 201
+      return out
+    }, executeOptions('executeSwapSolana', 'Execute a quoted swap (alias of execute)', 'The catalogue\'s alias of `POST /v1/swap/execute`: the same body, behaviour and answers. A key sent here is its own: it is not shared with execute. '))
     .post('/broadcast', async ({ body, ctx }) => service.broadcastSwap(ctx, body, ['swap', 'approval']), {
       auth: 'any',
       rateLimit: { max: 10, windowSeconds: 10 },
