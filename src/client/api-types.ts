@@ -1212,6 +1212,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/swap/sign-permit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The permit to sign for a gasless swap
+         * @description For a quote of a euro stablecoin to xDAI on gnosis that answered a `gasless` block: the EIP-2612 permit as EIP-712 typed data (`permitDomain`; owner the wallet, spender the router, value the quote's `fromAmount`, nonce the token's `nonces(owner)`, deadline the quote's expiry), with the relayer's fee and the least xDAI received. Sign it with the wallet key (eth_signTypedData_v4) and send the signature to `POST /v1/swap/broadcast-gasless`; custodial wallets call `POST /v1/swap/execute-gasless` instead. Errors as execute-gasless.
+         */
+        post: operations["signSwapPermit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/swap/execute-gasless": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Execute a gasless swap (custodial wallet)
+         * @description The permit of `POST /v1/swap/sign-permit` signed with the custodial wallet's key (a wallet that signs on the client answers 400 `SWAP_GASLESS_CLIENT_SIGNS`). The deployment's relayer submits the router's `swapWithPermit` (the permit and the swap in one transaction), pays the gas and is repaid `relayerFee` of the stablecoin; the wallet receives at least `minAmountOut` of xDAI. Recorded in the wallet's history as a transaction of type `swap` (`metadata.gasless`, `fromAddress` the relayer), followed by the status job. 201 `{ id, status: pending, txHash, relayer, relayerFee, minAmountOut }`. Errors: 404 `SWAP_QUOTE_NOT_FOUND` (another user's or tenant's quote too); 400 `SWAP_GASLESS_DISABLED`, `SWAP_GASLESS_NOT_ELIGIBLE`, `SWAP_QUOTE_EXPIRED`, `SWAP_GASLESS_AMOUNT_TOO_SMALL`, `INSUFFICIENT_BALANCE`, `TRANSACTION_WOULD_FAIL`; 503 `SWAP_RELAYER_LOW_GAS` when the relayer cannot pay the gas (nothing is sent). Repeating the call sends a second swap unless it carries the same `Idempotency-Key`.
+         */
+        post: operations["executeSwapGasless"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/swap/broadcast-gasless": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Relay a client-signed gasless swap
+         * @description `signature`: the wallet's signature of the typed data `POST /v1/swap/sign-permit` answered for the quote (400 `SWAP_PERMIT_SIGNATURE_INVALID` when it is not the wallet's for that permit). The deployment's relayer submits the router's `swapWithPermit` (the permit and the swap in one transaction), pays the gas and is repaid `relayerFee` of the stablecoin; the wallet receives at least `minAmountOut` of xDAI. Recorded in the wallet's history as a transaction of type `swap` (`metadata.gasless`, `fromAddress` the relayer), followed by the status job. 201 `{ id, status: pending, txHash, relayer, relayerFee, minAmountOut }`. Errors: 404 `SWAP_QUOTE_NOT_FOUND` (another user's or tenant's quote too); 400 `SWAP_GASLESS_DISABLED`, `SWAP_GASLESS_NOT_ELIGIBLE`, `SWAP_QUOTE_EXPIRED`, `SWAP_GASLESS_AMOUNT_TOO_SMALL`, `INSUFFICIENT_BALANCE`, `TRANSACTION_WOULD_FAIL`; 503 `SWAP_RELAYER_LOW_GAS` when the relayer cannot pay the gas (nothing is sent). 10 per 10 seconds per IP.
+         */
+        post: operations["broadcastSwapGasless"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/swap/quote": {
         parameters: {
             query?: never;
@@ -14192,6 +14252,805 @@ export interface operations {
             };
         };
     };
+    signSwapPermit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a quote of a euro stablecoin to the native coin on gnosis whose answer carried a `gasless` block, within 10 minutes */
+                    quoteId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        quoteId: string;
+                        walletId: string;
+                        owner: string;
+                        /** @description the router */
+                        spender: string;
+                        value: string;
+                        nonce: number;
+                        /** @description Unix seconds: the quote's expiry */
+                        deadline: number;
+                        /** @description kept by the router for the relayer out of `value`, smallest unit of the stablecoin */
+                        relayerFee: string;
+                        /** @description the least native coin (wei) the wallet receives for `value - relayerFee` */
+                        minAmountOut: string;
+                        /** @description wei */
+                        estimatedGasCost: string;
+                        /** @description EIP-712 typed data of the EIP-2612 permit: sign with eth_signTypedData_v4 (or viem's signTypedData) */
+                        typedData: {
+                            domain: {
+                                name: string;
+                                version: string;
+                                chainId: number;
+                                verifyingContract: string;
+                            };
+                            types: {
+                                Permit: {
+                                    name: string;
+                                    type: string;
+                                }[];
+                            };
+                            /** @constant */
+                            primaryType: "Permit";
+                            message: {
+                                owner: string;
+                                spender: string;
+                                value: string;
+                                nonce: string;
+                                deadline: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    executeSwapGasless: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a quote of a euro stablecoin to the native coin on gnosis whose answer carried a `gasless` block, within 10 minutes */
+                    quoteId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description transaction id */
+                        id: string;
+                        /** @enum {string} */
+                        status: "pending" | "awaiting_signature" | "confirmed" | "failed";
+                        txHash: string | null;
+                        requiresClientSigning: boolean;
+                        chain: string;
+                        isTestnet: boolean;
+                        nonce?: number | null;
+                        /** @description non-custodial: pass to broadcast */
+                        preparedTransactionId?: string;
+                        /** @enum {string} */
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
+                        signingHash?: string;
+                        /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
+                        unsignedTransaction?: string;
+                        /** @description Solana: the serialized message (base64); sign its bytes with ed25519 */
+                        message?: string;
+                        /** @description EVM: the prepared fields, for wallets that sign a transaction object */
+                        transaction?: {
+                            /** @constant */
+                            type: "eip1559";
+                            chainId: number;
+                            nonce: number;
+                            to: string;
+                            /** @description wei, integer text */
+                            value: string;
+                            data: string;
+                            /** @description gas limit, integer text */
+                            gas: string;
+                            /** @description wei per gas, integer text */
+                            maxFeePerGas: string;
+                            /** @description wei per gas, integer text */
+                            maxPriorityFeePerGas: string;
+                        };
+                        lastValidBlockHeight?: number;
+                        /**
+                         * Format: date-time
+                         * @description non-custodial: broadcast before this time
+                         */
+                        expiresAt?: string;
+                        quoteId: string;
+                        /** @constant */
+                        type: "swap";
+                        /** @constant */
+                        gasless: true;
+                        relayer: string;
+                        relayerFee: string;
+                        minAmountOut: string;
+                    };
+                };
+            };
+            /** @description Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    broadcastSwapGasless: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a quote of a euro stablecoin to the native coin on gnosis whose answer carried a `gasless` block, within 10 minutes */
+                    quoteId: string;
+                    /** @description the wallet's EIP-712 signature of `typedData` as `POST /v1/swap/sign-permit` answered it: 65 bytes as 0x-prefixed hex (r ‖ s ‖ v), as viem's signTypedData or eth_signTypedData_v4 answer */
+                    signature: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description transaction id */
+                        id: string;
+                        /** @enum {string} */
+                        status: "pending" | "awaiting_signature" | "confirmed" | "failed";
+                        txHash: string | null;
+                        requiresClientSigning: boolean;
+                        chain: string;
+                        isTestnet: boolean;
+                        nonce?: number | null;
+                        /** @description non-custodial: pass to broadcast */
+                        preparedTransactionId?: string;
+                        /** @enum {string} */
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
+                        signingHash?: string;
+                        /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
+                        unsignedTransaction?: string;
+                        /** @description Solana: the serialized message (base64); sign its bytes with ed25519 */
+                        message?: string;
+                        /** @description EVM: the prepared fields, for wallets that sign a transaction object */
+                        transaction?: {
+                            /** @constant */
+                            type: "eip1559";
+                            chainId: number;
+                            nonce: number;
+                            to: string;
+                            /** @description wei, integer text */
+                            value: string;
+                            data: string;
+                            /** @description gas limit, integer text */
+                            gas: string;
+                            /** @description wei per gas, integer text */
+                            maxFeePerGas: string;
+                            /** @description wei per gas, integer text */
+                            maxPriorityFeePerGas: string;
+                        };
+                        lastValidBlockHeight?: number;
+                        /**
+                         * Format: date-time
+                         * @description non-custodial: broadcast before this time
+                         */
+                        expiresAt?: string;
+                        quoteId: string;
+                        /** @constant */
+                        type: "swap";
+                        /** @constant */
+                        gasless: true;
+                        relayer: string;
+                        relayerFee: string;
+                        minAmountOut: string;
+                    };
+                };
+            };
+            /** @description Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
     quoteSwap: {
         parameters: {
             query?: never;
@@ -14303,6 +15162,24 @@ export interface operations {
                         requiresDestinationSignature: false;
                         /** @description declared, never populated */
                         priceImpact?: number;
+                        /** SwapGasless */
+                        gasless?: {
+                            supported: boolean;
+                            /** @description the owner signs an EIP-2612 permit for the router (POST /v1/swap/sign-permit) */
+                            permitRequired: boolean;
+                            /** @description the relayer's gas at the node's max fee per gas, wei; repaid in the stablecoin */
+                            estimatedGasCost: string;
+                            /** @description `estimatedGasCost` in xDAI (decimal text) */
+                            estimatedGasCostXDAI: string;
+                            /** @description the token's `nonces(owner)`: the nonce the permit signs */
+                            currentNonce: number;
+                            permitDomain: {
+                                name: string;
+                                version: string;
+                                chainId: number;
+                                verifyingContract: string;
+                            };
+                        };
                     };
                 };
             };
@@ -22840,6 +23717,9 @@ export const operationCredentials: Readonly<Record<string, "tenant" | "bearer">>
     "GET /v1/transactions/aggregated/{id}": "bearer",
     "GET /v1/transactions/{id}/status": "bearer",
     "GET /v1/transactions/{id}": "bearer",
+    "POST /v1/swap/sign-permit": "bearer",
+    "POST /v1/swap/execute-gasless": "bearer",
+    "POST /v1/swap/broadcast-gasless": "bearer",
     "POST /v1/swap/quote": "bearer",
     "POST /v1/swap/check-allowance": "bearer",
     "POST /v1/swap/approve": "bearer",

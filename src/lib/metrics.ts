@@ -154,7 +154,8 @@ export class Metrics {
   private readonly deliveries = new Counter('slipway_webhook_deliveries_total', 'Webhook delivery attempts by outcome', ['outcome'])
   private readonly external = new LabelledHistogram('slipway_external_call_duration_seconds', 'Calls to chains and partners by system and outcome', [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], ['system', 'outcome'])
   readonly queueDepth = new Gauge('slipway_queue_depth', 'Jobs waiting, by state', ['state'])
-  private readonly exported: Exported[] = [this.requests, this.jobs, this.deliveries, this.external, this.queueDepth]
+  private readonly relayerLowGas = new Counter('slipway_swap_relayer_low_gas_total', 'Gasless swaps refused because the relayer could not pay the gas, by network', ['network'])
+  private readonly exported: Exported[] = [this.requests, this.jobs, this.deliveries, this.external, this.queueDepth, this.relayerLowGas]
   private collectors: Array<() => Promise<void>> = []
   private registry: Promise<Registry> | undefined
 
@@ -180,6 +181,10 @@ export class Metrics {
   }
   delivery(outcome: string) {
     this.deliveries.inc({ outcome })
+  }
+  /** A gasless swap refused because the relayer's native balance cannot pay its gas (an operator tops it up). */
+  swapRelayerLowGas(network: string) {
+    this.relayerLowGas.inc({ network })
   }
   /** Times a call to an external system, labelled `ok` or `error`. */
   async externalCall<T>(system: string, fn: () => Promise<T>): Promise<T> {

@@ -77,6 +77,7 @@ export class EvmClients {
         throw err
       }),
       allowance: (token, owner, spender) => client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] }),
+      permitNonce: (token, owner) => client.readContract({ address: token, abi: PERMIT_NONCES_ABI, functionName: 'nonces', args: [owner] }),
       transactionCount: (address, blockTag) => client.getTransactionCount({ address, blockTag }),
       receipt: (hash) => client.getTransactionReceipt({ hash }).catch((err: unknown) => {
         if ((err as Error).name === 'TransactionReceiptNotFoundError') return null
@@ -203,3 +204,6 @@ function shortReason(err: unknown): string {
   const detail = links.map((l) => l.details).find((d) => d && d.length < 300) ?? links.at(-1)?.message ?? 'unknown error'
   return detail.replace(/https?:\/\/\S+/g, '<rpc>').slice(0, 300)
 }
+
+/** EIP-2612's nonce read */
+const PERMIT_NONCES_ABI = [{ type: 'function', name: 'nonces', stateMutability: 'view', inputs: [{ name: 'owner', type: 'address' }], outputs: [{ name: '', type: 'uint256' }] }] as const

@@ -79,6 +79,8 @@ export interface EvmRpc {
   estimateGas(call: { from: Hex; to: Hex; value: bigint; data?: Hex }): Promise<bigint | { revert: string }>
   /** ERC-20 `allowance(owner, spender)` at the latest block */
   allowance(token: Hex, owner: Hex, spender: Hex): Promise<bigint>
+  /** EIP-2612 `nonces(owner)` of the token at the latest block (what the owner's next permit signs) */
+  permitNonce(token: Hex, owner: Hex): Promise<bigint>
   transactionCount(address: Hex, blockTag: 'pending' | 'latest'): Promise<number>
   /** null while the node has no receipt for the hash */
   receipt(hash: Hex): Promise<EvmReceipt | null>

@@ -1,6 +1,7 @@
 /** The swaps module's request and response schemas; the service takes `SimulateSwapBody`. */
 import { t } from 'elysia'
 import { BroadcastBody, Created } from '../transactions/model'
+import { GaslessQuote } from './gasless-model'
 
 export const SimulateSwapBody = t.Object({
   walletId: t.String({ format: 'uuid', description: 'must belong to the caller' }),
@@ -85,6 +86,7 @@ export const SwapQuote = t.Object({
   }),
   requiresDestinationSignature: t.Literal(false),
   priceImpact: Opt(t.Number({ description: 'declared, never populated' })),
+  gasless: Opt(GaslessQuote),
 }, { title: 'SwapQuote' })
 
 export const AllowanceBody = t.Object({

@@ -13,6 +13,7 @@ import { ownWallet } from '../wallets/service'
 import { aggregatorQuote } from './aggregator'
 import { aggregatorChainId, answeredChainId, registryToken, sameToken, swapChain } from './chains'
 import { destinationAddress } from './destination'
+import { gaslessQuoteBlock } from './gasless'
 import type { QuoteBody } from './model'
 import { saveQuote } from './repo'
 
@@ -96,6 +97,7 @@ export async function quoteSwap(ctx: Ctx, input: QuoteBody) {
       : {}),
     ...(chainReads?.balance != null ? { nativeTokenBalance: fmt(chainReads.balance), sufficientBalance: chainReads.balance >= (total ?? value) } : {}),
     executionTime: estimate?.executionDuration ?? 0, transactionData: transaction, requiresDestinationSignature: false as const,
+    ...(await gaslessQuoteBlock(ctx, tenant.settings, { fromChain: from.id, toChain: to.id, fromToken: input.fromToken, toToken: input.toToken, owner: w.address })),
   }
 }
 

@@ -11,6 +11,7 @@ import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { lazyService } from '../../lib/lazy'
 import { Broadcast, chainErrors } from '../transactions/model'
+import { gaslessSwapRoutes } from './gasless-routes'
 import { AllowanceBody, AllowanceView, ApproveBody, ExecuteBody, QuoteBody, SimulatedSwap, SimulateSwapBody, SwapBroadcastBody, SwapCreated, SwapQuote } from './model'
 
 /** The swap service (it reads wallets, and so the chain libraries) loads with the first swap request. */
@@ -35,6 +36,7 @@ export function swapRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/swap', detail: { tags: ['Swaps'] } })
     .use(security(deps))
     .use(idempotency(deps))
+    .use(gaslessSwapRoutes(deps))
     .post('/quote', async ({ body, ctx, request }) => {
       // the spec: no other properties in the body (Elysia would drop them silently)
       rejectUnknownProperties(QuoteBody, request)

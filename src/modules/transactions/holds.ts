@@ -73,7 +73,8 @@ export async function ensureSpendable(tx: Executor, k: HoldKey, view: ChainBalan
     else if (sameToken(tokenAddress, spend.tokenAddress)) token += amount
   }
   for (const s of await sendsInFlight(tx, k.tenantId, k.walletId, k.network, Number(view.block))) {
-    native += s.status === 'pending' ? BigInt(s.gasLimit ?? 0) * BigInt(s.maxFeePerGas ?? 0) : BigInt(s.feePaid ?? 0)
+    // a relayed send's gas is the relayer's (metadata.relayer), not the wallet's
+    if (!s.metadata?.relayer) native += s.status === 'pending' ? BigInt(s.gasLimit ?? 0) * BigInt(s.maxFeePerGas ?? 0) : BigInt(s.feePaid ?? 0)
     if (s.status !== 'failed') add(s.tokenAddress, BigInt(s.amount))
   }
   for (const h of await openHolds(tx, k.tenantId, k.walletId, k.network, now, except)) add(h.tokenAddress, BigInt(h.amount))

@@ -119,7 +119,7 @@ export async function setNonceRow(db: Executor, tenantId: string, walletId: stri
 export function sendsInFlight(db: Executor, tenantId: string, walletId: string, network: string, block: number) {
   return db.select({
     status: transactions.status, amount: transactions.amount, tokenAddress: transactions.tokenAddress, gasLimit: transactions.gasLimit,
-    maxFeePerGas: transactions.maxFeePerGas, feePaid: transactions.feePaid,
+    maxFeePerGas: transactions.maxFeePerGas, feePaid: transactions.feePaid, metadata: transactions.metadata,
   }).from(transactions).where(and(
     eq(transactions.tenantId, tenantId), eq(transactions.walletId, walletId), eq(transactions.network, network),
     eq(transactions.requiresClientSigning, false), eq(transactions.simulation, false),

@@ -75,6 +75,8 @@ export interface EvmCallInput {
   to?: string
   call: EvmCall
   record: NonNullable<SendPlan['record']>
+  /** a deployment key that signs and pays the gas instead of the wallet (a gasless swap's relayer; SendPlan.signer): sent as a custodial send, whoever holds the wallet's key */
+  signer?: SendPlan['signer']
 }
 
 /**
@@ -93,10 +95,10 @@ export async function createEvmCall(ctx: Ctx, input: EvmCallInput, opts: { holdI
   const { endpoint } = endpointFor(ctx.deps.config, tenant.settings, w.chain, w.isTestnet)
   const p: SendPlan = {
     tenantId: tenant.id, settings: tenant.settings, wallet: w, token, to: input.to ?? input.call.to, amount: input.amount, network, endpoint,
-    holdId: opts.holdId, call: input.call, record: input.record,
+    holdId: opts.holdId, call: input.call, record: input.record, signer: input.signer,
   }
   const family = familyOf('evm')
-  return isCustodial(w) ? family.send(ctx, p) : family.prepare(ctx, p)
+  return input.signer || isCustodial(w) ? family.send(ctx, p) : family.prepare(ctx, p)
 }
 
 /** Estimated gas and fee in the native coin for a would-be send, read from the chain. */

@@ -122,7 +122,8 @@ async function nonceUsed(deps: Deps, net: EvmNet, row: TransactionRow) {
 }
 
 async function custodialWallet(deps: Deps, row: TransactionRow): Promise<Wallet | null> {
-  if (row.requiresClientSigning) return null
+  // a relayed send (a gasless swap) was signed by the relayer, not the wallet: handed to the node again as it is
+  if (row.requiresClientSigning || row.metadata?.relayer) return null
   const wallet = await walletsRepo.findWallet(deps.database.db, row.tenantId, row.walletId)
   return wallet && isCustodial(wallet) ? wallet : null
 }

@@ -40,7 +40,7 @@ import type { ChainFamily, SendPlan, SignedTransaction } from './port'
 async function estimated(ctx: Ctx, p: SendPlan) {
   const net = await evmNet(ctx.deps, p.endpoint)
   const call = p.call ?? transferCall(p.token.address, p.to, p.amount)
-  const fees = await estimateEvm(ctx.deps, net, p.wallet.address, call)
+  const fees = await estimateEvm(ctx.deps, net, p.signer?.address ?? p.wallet.address, call)
   if ('revert' in fees) throw wouldFail(fees.revert)
   return { net, call, fees }
 }
@@ -48,23 +48,26 @@ async function estimated(ctx: Ctx, p: SendPlan) {
 async function custodialSend(ctx: Ctx, p: SendPlan) {
   const { deps } = ctx
   const { net, call, fees } = await estimated(ctx, p)
-  const key: NonceKey = { tenantId: p.tenantId, walletId: p.wallet.id, network: p.network }
+  const holdKey: NonceKey = { tenantId: p.tenantId, walletId: p.wallet.id, network: p.network }
+  // a relayed send (p.signer) takes the signer's nonce and pays its gas; the wallet's amount is still held
+  const key: NonceKey = p.signer?.nonceKey ?? holdKey
+  const sender = p.signer?.address ?? p.wallet.address
   const laneKey = `${key.tenantId}|${key.walletId}|${key.network}`
-  if (!(await hasNonceRow(deps.database.db, key))) await initNonceRow(deps, key, await pendingCount(deps, net, p.wallet.address))
+  if (!(await hasNonceRow(deps.database.db, key))) await initNonceRow(deps, key, await pendingCount(deps, net, sender))
   const balances = await chainBalances(deps, net, p.wallet.address, p.token.address)
-  const secret = walletSecret(deps, p.wallet)
+  const secret = p.signer ? p.signer.secret() : walletSecret(deps, p.wallet)
   try {
     const now = deps.clock.now()
     let turn: Turn | undefined
     const row = await deps.database.write(async (tx) => {
       // what the wallet holds beside its sends and holds in flight, checked where the send is recorded
-      await ensureSpendable(tx, key, balances, { tokenAddress: p.token.address, amount: p.amount, fee: fees.gas * fees.maxFeePerGas }, now, p.holdId ?? null)
+      await ensureSpendable(tx, holdKey, balances, { tokenAddress: p.token.address, amount: p.amount, fee: p.signer ? 0n : fees.gas * fees.maxFeePerGas }, now, p.holdId ?? null)
       const nonce = await reserveNonce(tx, key, now)
       // Taken in reservation order (writes are serialised), so submissions leave in nonce order.
       turn = takeTurn(laneKey)
       const signed = await signEvm(secret, unsignedEip1559(net.chainId, nonce, call, fees))
       const r = {
-        ...sendRow(ctx, p, now), status: 'pending' as const, requiresClientSigning: false, txHash: signed.hash, rawTx: signed.raw, chainId: net.chainId, nonce,
+        ...sendRow(ctx, p, now), fromAddress: sender, status: 'pending' as const, requiresClientSigning: false, txHash: signed.hash, rawTx: signed.raw, chainId: net.chainId, nonce,
         gasLimit: fees.gas.toString(), maxFeePerGas: fees.maxFeePerGas.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
         initialMaxFeePerGas: fees.maxFeePerGas.toString(), submittedAt: now,
       }
@@ -97,7 +100,7 @@ async function submitCustodial(ctx: Ctx, p: SendPlan, net: EvmNet, call: EvmCall
     if (outcome.kind === 'accepted' || outcome.kind === 'unknown') break
     if (outcome.kind === 'nonce' && attempt < 4) {
       // Resynchronise outside any transaction, then re-sign the same record with a fresh nonce.
-      const pending = await pendingCount(deps, net, p.wallet.address)
+      const pending = await pendingCount(deps, net, p.signer?.address ?? p.wallet.address)
       const next = await deps.database.write(async (tx) => {
         // The status job signed the send again for this nonce meanwhile (its lane waited past
         // TX_DROP_AFTER_MS): that signature may be in a mempool, so never a second nonce.

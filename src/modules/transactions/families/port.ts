@@ -37,8 +37,21 @@ export interface SendPlan {
    * approval). `token` and `amount` are then what the call spends, held like a send's.
    */
   call?: EvmCall
+  /**
+   * A deployment key that signs and pays the gas instead of the wallet (a gasless swap's
+   * relayer): its own nonce lane (`nonceKey`, shared by every tenant) and address; the record
+   * stays the wallet's (its history, its holds of `amount`), with `fromAddress` the signer.
+   */
+  signer?: RelaySigner
   /** what the record is (default a `send`), with the swap's quote and details */
   record?: { type: 'swap' | 'approval'; quoteId?: string; metadata?: Record<string, unknown> }
+}
+
+export interface RelaySigner {
+  address: string
+  nonceKey: { tenantId: string; walletId: string; network: string }
+  /** the key, opened for one send: the caller zeroes it once signed */
+  secret(): Uint8Array
 }
 
 /** A would-be send's network fee, in the native coin's smallest unit; gas fields are null where the family has none. */

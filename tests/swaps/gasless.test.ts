@@ -1,0 +1,262 @@
+/**
+ * Gasless swaps end to end over HTTP on the devnet's gnosis node with the embedded sandbox
+ * aggregator (docs/swaps.md "Gasless swaps"): EURe to xDAI from wallets holding no xDAI, the
+ * permit signed by the custodial key (execute-gasless) or by the client with viem
+ * (sign-permit, broadcast-gasless), the relayer paying the gas and repaid in EURe; the quote's
+ * `gasless` block only under its conditions and never when disabled; a relayer low on gas
+ * (503 and the operator metric, nothing sent); other users' and tenants' quotes (404); the
+ * broadcast's rate limit.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseAbi, type Address } from 'viem'
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
+import { DEVNET_GNOSIS_EURE, DEVNET_GNOSIS_USDC, DEVNET_KEYS, DEVNET_SWAP_ROUTER, giveGnosisGas, startDevnet, type Devnet } from '../../scripts/devnet/chain'
+import { gnosisClients, NATIVE } from '../devnet/gnosis'
+import { systemClock } from '@/lib/clock'
+import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
+import { Api } from '@tests/helpers/client'
+import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
+import { waitFor } from '@tests/transactions/helpers'
+
+const dir = mkdtempSync(join(tmpdir(), 'slipway-swaps-gasless-'))
+const RELAYER = privateKeyToAccount(DEVNET_KEYS.relayer).address
+const EURE = 10n ** 18n
+let devnet: Devnet
+let t: TestApp
+let server: HttpServer
+let api: Api
+let f: Factory
+let tenant: Tenant
+let other: Tenant
+let chain: ReturnType<typeof gnosisClients>
+const mintAbi = parseAbi(['function mint(address to, uint256 amount)'])
+
+beforeAll(async () => {
+  devnet = await startDevnet({ port: 0, dbPath: join(dir, 'chain'), blockTime: 0 })
+  t = await makeApp({ clock: systemClock, env: { ...devnet.env, RPC_TIMEOUT_MS: '3000', TRUSTED_PROXIES: '127.0.0.1' } })
+  server = serve(t)
+  api = new Api(server.url)
+  f = new Factory(t, api)
+  tenant = await f.tenant()
+  other = await f.tenant()
+  chain = gnosisClients(devnet.gnosisUrl)
+  await chain.fund(null, 0n, 10n ** 20n)
+}, 60_000)
+afterAll(async () => {
+  await server.stop()
+  await t.close()
+  await devnet.stop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const auth = (u: SignedInUser, headers?: Record<string, string>) => ({ token: u.accessToken, ...(headers ? { headers } : {}) })
+const mint = async (token: Address, to: Address, amount: bigint) =>
+  chain.mined(await chain.wallet.writeContract({ address: token, abi: mintAbi, functionName: 'mint', args: [to, amount] } as never))
+const gaslessBody = (walletId: string, fromAmount = 10n * EURE, fromToken: Address = DEVNET_GNOSIS_EURE, toToken: Address = NATIVE) =>
+  ({ walletId, fromChain: 'gnosis', toChain: 'gnosis', fromToken, toToken, fromAmount: fromAmount.toString() })
+async function quote(u: SignedInUser, body: Record<string, unknown>, api_ = api) {
+  const res = await api_.post('/v1/swap/quote', body, auth(u))
+  expect(res.status).toBe(200)
+  return res.body
+}
+const confirmed = (u: SignedInUser, id: string) =>
+  waitFor(() => api.get(`/v1/transactions/${id}/status`, auth(u)), (r) => r.body.status === 'confirmed' || r.body.status === 'failed')
+
+/** A custodial gnosis wallet holding `eure` and no xDAI. */
+async function custodial(u: SignedInUser, eure: bigint) {
+  const res = await api.post('/v1/wallets/', { chain: 'gnosis' }, auth(u))
+  expect(res.status).toBe(201)
+  const w = res.body as { id: string; address: Address }
+  if (eure > 0n) await mint(DEVNET_GNOSIS_EURE, w.address, eure)
+  return w
+}
+
+/** `account` registered as the user's non-custodial gnosis wallet. */
+async function clientWallet(u: SignedInUser, account: PrivateKeyAccount) {
+  const c = await api.get(`/v1/wallets/client/challenge?chain=gnosis&address=${account.address}`, auth(u))
+  expect(c.status).toBe(200)
+  const res = await api.post('/v1/wallets/client', { challengeId: c.body.challengeId, signature: await account.signMessage({ message: c.body.message }) }, auth(u))
+  expect(res.status).toBe(201)
+  return res.body as { id: string; address: Address }
+}
+
+/** The typed data sign-permit answers, as viem signs it (integers as bigint). */
+function typedDataOf(p: { typedData: any }) {
+  const td = p.typedData
+  return { ...td, message: { ...td.message, value: BigInt(td.message.value), nonce: BigInt(td.message.nonce), deadline: BigInt(td.message.deadline) } }
+}
+
+describe('the quote\'s gasless block', () => {
+  test('EURe to the zero address on gnosis: present with the permit domain and the token\'s nonce; other pairs: absent', async () => {
+    const u = await f.user(tenant)
+    const w = await custodial(u, 20n * EURE)
+    const q = await quote(u, gaslessBody(w.id))
+    expect(q.gasless).toMatchObject({
+      supported: true, permitRequired: true, currentNonce: 0,
+      permitDomain: { name: 'Monerium EURe', version: '2', chainId: 100, verifyingContract: DEVNET_GNOSIS_EURE },
+    })
+    expect(BigInt(q.gasless.estimatedGasCost)).toBeGreaterThan(0n)
+    expect(Number(q.gasless.estimatedGasCostXDAI)).toBeGreaterThan(0)
+    // not a euro stablecoin, or not to the native coin
+    expect((await quote(u, gaslessBody(w.id, 10_000_000n, DEVNET_GNOSIS_USDC))).gasless).toBeUndefined()
+    expect((await quote(u, gaslessBody(w.id, EURE, DEVNET_GNOSIS_EURE, DEVNET_GNOSIS_USDC))).gasless).toBeUndefined()
+  })
+
+  test('a deployment without gasless swaps: no block, and the gasless routes answer 400 SWAP_GASLESS_DISABLED', async () => {
+    const off = await makeApp({ clock: systemClock, env: { ...devnet.env, SWAP_GASLESS_ENABLED: 'false', RPC_TIMEOUT_MS: '3000' } })
+    const offServer = serve(off)
+    try {
+      const offApi = new Api(offServer.url)
+      const offF = new Factory(off, offApi)
+      const u = await offF.user(await offF.tenant())
+      const res = await offApi.post('/v1/wallets/', { chain: 'gnosis' }, auth(u))
+      const q = await quote(u, gaslessBody(res.body.id), offApi)
+      expect(q.gasless).toBeUndefined()
+      for (const route of ['sign-permit', 'execute-gasless']) {
+        const r = await offApi.post(`/v1/swap/${route}`, { quoteId: q.quoteId }, auth(u))
+        expect(r.status).toBe(400)
+        expect(r.body.code).toBe('SWAP_GASLESS_DISABLED')
+      }
+    } finally {
+      await offServer.stop()
+      await off.close()
+    }
+  }, 30_000)
+})
+
+describe('gasless swaps', () => {
+  test('a custodial wallet holding EURe and no xDAI swaps gaslessly and ends holding xDAI; the relayer is repaid in EURe; history shows the swap', async () => {
+    const u = await f.user(tenant)
+    const w = await custodial(u, 20n * EURE)
+    expect(await chain.balance(NATIVE, w.address)).toBe(0n)
+    const relayerEure = await chain.balance(DEVNET_GNOSIS_EURE, RELAYER)
+    const q = await quote(u, gaslessBody(w.id))
+    const permit = await api.post('/v1/swap/sign-permit', { quoteId: q.quoteId }, auth(u))
+    expect(permit.status).toBe(200)
+    expect(permit.body).toMatchObject({
+      quoteId: q.quoteId, walletId: w.id, owner: w.address, spender: DEVNET_SWAP_ROUTER, value: (10n * EURE).toString(), nonce: 0,
+      typedData: { primaryType: 'Permit', domain: { name: 'Monerium EURe', version: '2', chainId: 100, verifyingContract: DEVNET_GNOSIS_EURE }, message: { owner: w.address, spender: DEVNET_SWAP_ROUTER, nonce: '0' } },
+    })
+
+    const executed = await api.post('/v1/swap/execute-gasless', { quoteId: q.quoteId }, auth(u))
+    expect(executed.status).toBe(201)
+    expect(executed.body).toMatchObject({ type: 'swap', gasless: true, status: 'pending', relayer: RELAYER, quoteId: q.quoteId, requiresClientSigning: false })
+    const status = await confirmed(u, executed.body.id)
+    expect(status.body.status).toBe('confirmed')
+
+    const fee = BigInt(executed.body.relayerFee)
+    expect(fee).toBeGreaterThan(0n)
+    const xdai = await chain.balance(NATIVE, w.address)
+    expect(xdai).toBeGreaterThanOrEqual(BigInt(executed.body.minAmountOut))
+    expect(xdai).toBeGreaterThan(10n * EURE) // EURe is worth more than xDAI in the sandbox market
+    expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(10n * EURE)
+    expect(await chain.balance(DEVNET_GNOSIS_EURE, RELAYER)).toBe(relayerEure + fee)
+
+    const history = await api.get(`/v1/transactions/?walletId=${w.id}`, auth(u))
+    expect(history.status).toBe(200)
+    const row = history.body.data.find((r: { id: string }) => r.id === executed.body.id)
+    expect(row).toMatchObject({ type: 'swap', status: 'confirmed' })
+
+    // the permit's nonce moved on: the next quote says so
+    expect((await quote(u, gaslessBody(w.id))).gasless.currentNonce).toBe(1)
+  }, 60_000)
+
+  test('a client wallet signs the permit with viem and broadcast-gasless relays it; a signature of another key is refused', async () => {
+    const u = await f.user(tenant)
+    const account = privateKeyToAccount(generatePrivateKey())
+    const w = await clientWallet(u, account)
+    await mint(DEVNET_GNOSIS_EURE, w.address, 5n * EURE)
+    const q = await quote(u, gaslessBody(w.id, 5n * EURE))
+    expect(q.gasless.currentNonce).toBe(0)
+
+    // execute-gasless is for custodial wallets
+    const custodialOnly = await api.post('/v1/swap/execute-gasless', { quoteId: q.quoteId }, auth(u))
+    expect(custodialOnly.status).toBe(400)
+    expect(custodialOnly.body.code).toBe('SWAP_GASLESS_CLIENT_SIGNS')
+
+    const permit = await api.post('/v1/swap/sign-permit', { quoteId: q.quoteId }, auth(u))
+    expect(permit.status).toBe(200)
+    const typed = typedDataOf(permit.body)
+
+    const stranger = privateKeyToAccount(generatePrivateKey())
+    const wrong = await api.post('/v1/swap/broadcast-gasless', { quoteId: q.quoteId, signature: await stranger.signTypedData(typed) }, auth(u))
+    expect(wrong.status).toBe(400)
+    expect(wrong.body.code).toBe('SWAP_PERMIT_SIGNATURE_INVALID')
+    const garbage = await api.post('/v1/swap/broadcast-gasless', { quoteId: q.quoteId, signature: '0x1234' }, auth(u))
+    expect(garbage.status).toBe(400)
+
+    const signature = await account.signTypedData(typed)
+    const sent = await api.post('/v1/swap/broadcast-gasless', { quoteId: q.quoteId, signature }, auth(u))
+    expect(sent.status).toBe(201)
+    expect(sent.body).toMatchObject({ type: 'swap', gasless: true, status: 'pending', relayer: RELAYER })
+    expect((await confirmed(u, sent.body.id)).body.status).toBe('confirmed')
+    expect(await chain.balance(NATIVE, w.address)).toBeGreaterThanOrEqual(BigInt(sent.body.minAmountOut))
+    expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(0n)
+  }, 60_000)
+
+  test('a relayer low on gas: 503 SWAP_RELAYER_LOW_GAS and the operator metric, nothing sent', async () => {
+    const u = await f.user(tenant)
+    const w = await custodial(u, 3n * EURE)
+    const q = await quote(u, gaslessBody(w.id, 2n * EURE))
+    const held = await chain.balance(NATIVE, RELAYER)
+    const nonce = await chain.pub.getTransactionCount({ address: RELAYER })
+    await giveGnosisGas(devnet.gnosisUrl, RELAYER, 1000n)
+    try {
+      const res = await api.post('/v1/swap/execute-gasless', { quoteId: q.quoteId }, auth(u))
+      expect(res.status).toBe(503)
+      expect(res.body.code).toBe('SWAP_RELAYER_LOW_GAS')
+      expect(await t.deps.metrics.render()).toContain('slipway_swap_relayer_low_gas_total{network="gnosis"} 1')
+      expect(await chain.pub.getTransactionCount({ address: RELAYER })).toBe(nonce)
+      expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(3n * EURE)
+      const history = await api.get(`/v1/transactions/?walletId=${w.id}`, auth(u))
+      expect(history.body.data).toHaveLength(0)
+    } finally {
+      await giveGnosisGas(devnet.gnosisUrl, RELAYER, held)
+    }
+    // with gas again, the same quote goes through
+    const again = await api.post('/v1/swap/execute-gasless', { quoteId: q.quoteId }, auth(u))
+    expect(again.status).toBe(201)
+    expect((await confirmed(u, again.body.id)).body.status).toBe('confirmed')
+  }, 60_000)
+})
+
+describe('guards', () => {
+  test('another user\'s and another tenant\'s quote: 404 on every gasless route', async () => {
+    const owner = await f.user(tenant)
+    const w = await custodial(owner, 2n * EURE)
+    const q = await quote(owner, gaslessBody(w.id, EURE))
+    for (const intruder of [await f.user(tenant), await f.user(other)]) {
+      for (const [route, body] of [['sign-permit', { quoteId: q.quoteId }], ['execute-gasless', { quoteId: q.quoteId }], ['broadcast-gasless', { quoteId: q.quoteId, signature: `0x${'11'.repeat(65)}` }]] as const) {
+        const res = await api.post(`/v1/swap/${route}`, body, auth(intruder, { 'x-forwarded-for': '10.9.0.1' }))
+        expect(res.status).toBe(404)
+        expect(res.body.code).toBe('SWAP_QUOTE_NOT_FOUND')
+      }
+    }
+    expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(2n * EURE)
+  })
+
+  test('a quote that is not gasless-eligible: 400 SWAP_GASLESS_NOT_ELIGIBLE', async () => {
+    const u = await f.user(tenant)
+    const w = await custodial(u, 0n)
+    await mint(DEVNET_GNOSIS_USDC, w.address, 10_000_000n)
+    const q = await quote(u, gaslessBody(w.id, 10_000_000n, DEVNET_GNOSIS_USDC))
+    const res = await api.post('/v1/swap/sign-permit', { quoteId: q.quoteId }, auth(u))
+    expect(res.status).toBe(400)
+    expect(res.body.code).toBe('SWAP_GASLESS_NOT_ELIGIBLE')
+  })
+
+  test('broadcast-gasless: 10 per 10 seconds per IP', async () => {
+    const u = await f.user(tenant)
+    const statuses: number[] = []
+    for (let i = 0; i < 11; i++) {
+      const res = await api.post('/v1/swap/broadcast-gasless', { quoteId: 'nope', signature: '0x00' }, auth(u, { 'x-forwarded-for': '10.9.0.2' }))
+      statuses.push(res.status)
+    }
+    expect(statuses.slice(0, 10).every((s) => s !== 429)).toBe(true)
+    expect(statuses[10]).toBe(429)
+  })
+})
+
