@@ -37,7 +37,7 @@ const mintAbi = parseAbi(['function mint(address to, uint256 amount)'])
 beforeAll(async () => {
   devnet = await startDevnet({ port: 0, dbPath: join(dir, 'chain'), blockTime: 0 })
   // TRUSTED_PROXIES: each rate-limit test names its own client address (X-Forwarded-For), so its bucket is its own
-  t = await makeApp({ clock: systemClock, env: { ...devnet.env, RPC_TIMEOUT_MS: '3000', TRUSTED_PROXIES: '127.0.0.1' } })
+  t = await makeApp({ clock: systemClock, jobs: true, env: { ...devnet.env, RPC_TIMEOUT_MS: '3000', TRUSTED_PROXIES: '127.0.0.1' } })
   server = serve(t)
   api = new Api(server.url)
   f = new Factory(t, api)
@@ -159,6 +159,23 @@ describe('custodial wallets', () => {
     expect(await chain.balance(DEVNET_GNOSIS_USDC, w.address)).toBe(1_000_000n)
     expect(await chain.balance(NATIVE, w.address)).toBeLessThan(2n * 10n ** 18n)
     expect(await nonceOf(w.address)).toBe(1)
+  }, 60_000)
+
+  test('the status job confirms an approval and a swap with nobody reading their status', async () => {
+    const u = await f.user(tenant)
+    const w = await custodial(u, 10_000_000n)
+    const q = await quote(u, quoteBody(w.id, { fromAmount: '10000000' }))
+    const approval = await api.post('/v1/swap/approve', { walletId: w.id, tokenAddress: DEVNET_GNOSIS_USDC, spenderAddress: q.approvalAddress, amount: '10000000' }, auth(u))
+    expect(approval.status).toBe(201)
+    // the record as stored (GET /v1/transactions/{id} reads no chain): only the status job moves it
+    const stored = (id: string) => waitFor(() => api.get(`/v1/transactions/${id}`, auth(u)), (r) => r.body.status !== 'pending', 20_000)
+    expect((await stored(approval.body.id)).body.status).toBe('confirmed')
+    const executed = await api.post('/v1/swap/execute', { quoteId: q.quoteId }, auth(u))
+    expect(executed.status).toBe(201)
+    const swap = await stored(executed.body.id)
+    expect(swap.body).toMatchObject({ status: 'confirmed', type: 'swap', txHash: executed.body.txHash })
+    expect(swap.body.blockNumber).toBeGreaterThan(0)
+    expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(usdcToEure(10_000_000n))
   }, 60_000)
 
   test('execute-solana, the alias, sends an EVM quote as execute does', async () => {
