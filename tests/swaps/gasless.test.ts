@@ -260,3 +260,19 @@ describe('guards', () => {
   })
 })
 
+
+describe('configuration', () => {
+  test('enabled without a relayer key stops start-up naming it; a malformed key is never printed', async () => {
+    const { loadConfig, ConfigError } = await import('@/config')
+    const base = { ...devnet.env, JWT_SECRET: 'x'.repeat(32) }
+    const missing = (() => { try { loadConfig({ ...base, SWAP_GASLESS_RELAYER_PRIVATE_KEY: '' }) } catch (err) { return err } })()
+    expect(missing).toBeInstanceOf(ConfigError)
+    expect(String((missing as Error).message)).toContain('SWAP_GASLESS_ENABLED=true needs SWAP_GASLESS_RELAYER_PRIVATE_KEY')
+    const bad = `0x${'ab'.repeat(31)}zz`
+    const malformed = (() => { try { loadConfig({ ...base, SWAP_GASLESS_RELAYER_PRIVATE_KEY: bad }) } catch (err) { return err } })()
+    expect(malformed).toBeInstanceOf(ConfigError)
+    expect(String((malformed as Error).message)).toContain('SWAP_GASLESS_RELAYER_PRIVATE_KEY')
+    expect(String((malformed as Error).message)).not.toContain(bad)
+    expect(loadConfig({ ...base, SWAP_GASLESS_ENABLED: 'false' }).swapGaslessEnabled).toBe(false)
+  })
+})
