@@ -9,6 +9,8 @@
  * destination chain carries its own transaction (`destination-transaction`). It records each
  * request's query and `x-lifi-api-key` header.
  */
+import { Keypair, PublicKey, SystemProgram, TransactionMessage, VersionedTransaction } from '@solana/web3.js'
+
 export type FakeLifiMode = 'ok' | 'slow' | 'no-route' | 'refused' | 'server-error' | 'rate-limited' | 'garbage' | 'incomplete' | 'other-token' | 'destination-signature' | 'destination-transaction'
 
 /** what `other-token` delivers instead of the token asked for (a bridged USDC, as LI.FI may route to) */
@@ -92,6 +94,21 @@ export class FakeLifi {
   }
 }
 
+const LIFI_SOLANA = '1151111081099710'
+
+/**
+ * From Solana, LI.FI's `transactionRequest.data` is a base64 versioned transaction to sign:
+ * here a v0 message paying 1000 lamports to a fresh address, its fee payer `fromAddress`.
+ */
+function solanaTransaction(fromAddress: string) {
+  const payer = new PublicKey(fromAddress)
+  const message = new TransactionMessage({
+    payerKey: payer, recentBlockhash: Keypair.generate().publicKey.toBase58(),
+    instructions: [SystemProgram.transfer({ fromPubkey: payer, toPubkey: Keypair.generate().publicKey, lamports: 1000 })],
+  }).compileToV0Message()
+  return Buffer.from(new VersionedTransaction(message).serialize()).toString('base64')
+}
+
 /** A quote as LI.FI shapes it (abridged to what a same-chain swap carries). */
 function step(q: URLSearchParams) {
   const token = (address: string, symbol: string, decimals: number) => ({ chainId: Number(q.get('fromChain')), address, symbol, decimals, name: symbol, priceUSD: '1' })
@@ -105,6 +122,6 @@ function step(q: URLSearchParams) {
   const action = { fromChainId: Number(q.get('fromChain')), toChainId: Number(q.get('toChain')), fromToken, toToken, fromAmount: q.get('fromAmount'), fromAddress: q.get('fromAddress'), toAddress: q.get('toAddress'), slippage: Number(q.get('slippage')) }
   return {
     type: 'lifi', id: crypto.randomUUID(), tool: 'fakeswap', toolDetails: { key: 'fakeswap', name: 'Fake swap', logoURI: '' }, action, estimate, includedSteps: [] as unknown[],
-    transactionRequest: { to: '0x1231DEB6f5749EF6cE6943a275A1D3E7486F4EaE', data: '0xdeadbeef', value: '0x0', gasLimit: '0x30d40', gasPrice: '0x3b9aca00', chainId: Number(q.get('fromChain')), from: q.get('fromAddress') },
+    transactionRequest: q.get('fromChain') === LIFI_SOLANA ? { data: solanaTransaction(q.get('fromAddress')!) } as never : { to: '0x1231DEB6f5749EF6cE6943a275A1D3E7486F4EaE', data: '0xdeadbeef', value: '0x0', gasLimit: '0x30d40', gasPrice: '0x3b9aca00', chainId: Number(q.get('fromChain')), from: q.get('fromAddress') },
   }
 }

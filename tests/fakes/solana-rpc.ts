@@ -3,10 +3,11 @@
  * (`getBalance`, `getTokenAccountsByOwner` with jsonParsed encoding), with balances the
  * test sets, and the send path: `getLatestBlockhash`, `sendTransaction` (signatures are
  * verified; the transaction is kept), `getSignatureStatuses`, `getFeeForMessage`,
- * `getBlockHeight`, `getBlockTime`. It answers in the shapes of the real RPC, so
+ * `getBlockHeight`, `getBlockTime`. Versioned (v0) transactions are received too, in `sentVersioned`. It answers in the shapes of the real RPC, so
  * @solana/web3.js validates them.
  */
-import { Keypair, Transaction } from '@solana/web3.js'
+import { Keypair, Transaction, VersionedTransaction } from '@solana/web3.js'
+import { ed25519 } from '@noble/curves/ed25519'
 import { base58 } from '@scure/base'
 
 const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
@@ -28,6 +29,8 @@ export interface FakeSolana {
   mode: 'ok' | 'error' | 'hang'
   /** transactions received by sendTransaction, in order */
   sent: SentSolanaTx[]
+  /** versioned (v0) transactions received by sendTransaction, in order (signatures verified too) */
+  sentVersioned: Array<{ signature: string; tx: VersionedTransaction }>
   /** confirm received transactions at once (default true); otherwise they stay unknown */
   autoConfirm: boolean
   blockHeight: number
@@ -40,6 +43,7 @@ export function startFakeSolana(): FakeSolana {
   const calls: string[] = []
   const context = { apiVersion: '2.2.0', slot: 1234 }
   const sent: SentSolanaTx[] = []
+  const sentVersioned: Array<{ signature: string; tx: VersionedTransaction }> = []
   const chain = { autoConfirm: true, blockHeight: 1000 }
   const statuses = new Map<string, { slot: number }>()
   const answer = (method: string, params: unknown[]): unknown => {
@@ -53,7 +57,19 @@ export function startFakeSolana(): FakeSolana {
       case 'getBlockTime':
         return 1_790_000_000
       case 'sendTransaction': {
-        const tx = Transaction.from(Buffer.from(params[0] as string, 'base64'))
+        const bytes = Buffer.from(params[0] as string, 'base64')
+        const versioned = VersionedTransaction.deserialize(bytes)
+        if (versioned.version !== 'legacy') {
+          const message = versioned.message.serialize()
+          const signers = versioned.message.header.numRequiredSignatures
+          const ok = Array.from({ length: signers }, (_, i) => ed25519.verify(versioned.signatures[i]!, message, versioned.message.staticAccountKeys[i]!.toBytes())).every(Boolean)
+          if (!ok) return { error: { code: -32003, message: 'Transaction signature verification failure' } }
+          const signature = base58.encode(versioned.signatures[0]!)
+          sentVersioned.push({ signature, tx: versioned })
+          if (chain.autoConfirm) statuses.set(signature, { slot: context.slot + sent.length + sentVersioned.length })
+          return signature
+        }
+        const tx = Transaction.from(bytes)
         if (!tx.verifySignatures()) return { error: { code: -32003, message: 'Transaction signature verification failure' } }
         const signature = base58.encode(tx.signature!)
         sent.push({ signature, tx })
@@ -111,7 +127,7 @@ export function startFakeSolana(): FakeSolana {
     },
   })
   return {
-    url: `http://127.0.0.1:${server.port}`, lamports, tokenAccounts, calls, sent,
+    url: `http://127.0.0.1:${server.port}`, lamports, tokenAccounts, calls, sent, sentVersioned,
     get mode() { return state.mode },
     set mode(m) { state.mode = m },
     get autoConfirm() { return chain.autoConfirm },

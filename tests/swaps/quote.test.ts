@@ -3,10 +3,14 @@
  * node posing as gnosis (chain id 100) with the test ERC-20 at the registry's EURe address.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { ed25519 } from '@noble/curves/ed25519'
+import { base58 } from '@scure/base'
+import { Keypair, VersionedTransaction } from '@solana/web3.js'
 import { parseEther } from 'viem'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { FAKE_OTHER_TOKEN, FakeLifi } from '@tests/fakes/lifi'
+import { startFakeSolana, type FakeSolana } from '@tests/fakes/solana-rpc'
 import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
 import { custodialWallet } from '@tests/transactions/helpers'
 
@@ -19,21 +23,24 @@ let f: Factory
 let tenant: Tenant
 let other: Tenant
 let node: LocalChain
+let solana: FakeSolana
 const lifi = new FakeLifi()
 
 beforeAll(async () => {
   lifi.start()
+  solana = startFakeSolana()
   node = await startLocalChain({ chainId: 100 })
   await node.placeToken(EURE)
   t = await makeApp({ env: { LIFI_BASE_URL: lifi.baseUrl, SWAP_AGGREGATOR_TIMEOUT_MS: '500', RPC_TIMEOUT_MS: '3000' } })
   f = new Factory(t)
-  tenant = await f.tenant({ chains: { rpc: { gnosis: node.url } } })
+  tenant = await f.tenant({ chains: { rpc: { gnosis: node.url, solana: solana.url } } })
   other = await f.tenant({ chains: { rpc: { gnosis: node.url } } })
 }, 30_000)
 afterAll(async () => {
   await t.close()
   await node.stop()
   lifi.stop()
+  solana.stop()
 })
 
 const quote = (u: SignedInUser, body: Record<string, unknown>) => f.api.post('/v1/swap/quote', body, { token: u.accessToken })
@@ -207,18 +214,45 @@ describe('POST /v1/swap/execute (fake aggregator: its calldata `0xdeadbeef` to a
 })
 
 describe('Solana sources: execute and its alias execute-solana', () => {
-  test('a quote from a Solana wallet answers on both routes 400 SWAP_SOURCE_UNSUPPORTED; an unknown quote 404 on both', async () => {
+  test('a custodial Solana wallet: the aggregator\'s versioned transaction signed with its key, sent once, recorded as a swap that confirms; on both routes', async () => {
     const u = await f.user(tenant)
     const sol = await f.api.post('/v1/wallets/', { chain: 'solana' }, { token: u.accessToken })
     expect(sol.status).toBe(201)
-    const q = await quote(u, { walletId: sol.body.id, fromChain: 'solana', toChain: 'solana', fromToken: 'So11111111111111111111111111111111111111112', toToken: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', fromAmount: '1000000' })
+    solana.lamports.set(sol.body.address, 10n ** 10n)
+    const body = { walletId: sol.body.id, fromChain: 'solana', toChain: 'solana', fromToken: 'So11111111111111111111111111111111111111112', toToken: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', fromAmount: '1000000' }
+    for (const path of ['/v1/swap/execute', '/v1/swap/execute-solana']) {
+      const q = await quote(u, body)
+      expect(q.status).toBe(200)
+      expect(q.body).toMatchObject({ sourceChainType: 'solana', fromChainId: 1399811149, approvalAddress: null, needsApproval: false })
+      const res = await f.api.post(path, { quoteId: q.body.quoteId }, { token: u.accessToken, headers: { 'idempotency-key': crypto.randomUUID() } })
+      expect({ path, status: res.status }).toEqual({ path, status: 201 })
+      expect(res.body).toMatchObject({ type: 'swap', quoteId: q.body.quoteId, status: 'pending', requiresClientSigning: false, chain: 'solana' })
+      const got = solana.sentVersioned.find((x) => x.signature === res.body.txHash)
+      expect(got).toBeDefined()
+      // the aggregator's message unchanged, signed by the wallet (the fake verified the signature)
+      expect(Buffer.from(got!.tx.message.serialize()).toString('base64')).toBe(Buffer.from(VersionedTransaction.deserialize(Buffer.from(q.body.transactionData.data, 'base64')).message.serialize()).toString('base64'))
+      expect(got!.tx.message.staticAccountKeys[0]!.toBase58()).toBe(sol.body.address)
+      const status = await f.api.get(`/v1/transactions/${res.body.id}/status`, { token: u.accessToken })
+      expect(status.body.status).toBe('confirmed')
+      const stored = await f.api.get(`/v1/transactions/${res.body.id}`, { token: u.accessToken })
+      expect(stored.body).toMatchObject({ type: 'swap', quoteId: q.body.quoteId, chain: 'solana', amount: '1000000', token: { address: null, symbol: 'SOL' } })
+    }
+    expect(solana.sentVersioned.filter((x) => x.tx.message.staticAccountKeys[0]!.toBase58() === sol.body.address)).toHaveLength(2)
+    const unknown = await f.api.post('/v1/swap/execute-solana', { quoteId: 'no-such-quote' }, { token: u.accessToken })
+    expect(unknown.status).toBe(404)
+  })
+
+  test('a non-custodial Solana wallet: 400 SWAP_SOURCE_UNSUPPORTED on both routes, nothing recorded', async () => {
+    const u = await f.user(tenant)
+    const kp = Keypair.generate()
+    const c = await f.api.get(`/v1/wallets/client/challenge?chain=solana&address=${kp.publicKey.toBase58()}`, { token: u.accessToken })
+    const reg = await f.api.post('/v1/wallets/client', { challengeId: c.body.challengeId, signature: base58.encode(ed25519.sign(new TextEncoder().encode(c.body.message), kp.secretKey.slice(0, 32))) }, { token: u.accessToken })
+    expect(reg.status).toBe(201)
+    const q = await quote(u, { walletId: reg.body.id, fromChain: 'solana', toChain: 'solana', fromToken: 'So11111111111111111111111111111111111111112', toToken: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', fromAmount: '1000000' })
     expect(q.status).toBe(200)
-    expect(q.body).toMatchObject({ sourceChainType: 'solana', fromChainId: 1399811149, approvalAddress: null, needsApproval: false })
     for (const path of ['/v1/swap/execute', '/v1/swap/execute-solana']) {
       const res = await f.api.post(path, { quoteId: q.body.quoteId }, { token: u.accessToken })
       expect({ path, status: res.status, code: res.body.code ?? res.body.details?.code }).toEqual({ path, status: 400, code: 'SWAP_SOURCE_UNSUPPORTED' })
-      const unknown = await f.api.post(path, { quoteId: 'no-such-quote' }, { token: u.accessToken })
-      expect(unknown.status).toBe(404)
     }
     expect((await f.api.get('/v1/transactions/', { token: u.accessToken })).body.pagination.total).toBe(0)
   })

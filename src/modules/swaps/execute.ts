@@ -14,6 +14,8 @@ import { broadcastTransaction } from '../transactions/broadcast'
 import { preparedNotFound } from '../transactions/errors'
 import { findUserPrepared, findUserTransaction } from '../transactions/repo'
 import { createEvmCall } from '../transactions/service'
+import { isCustodial } from '../transactions/shared'
+import { createSolanaCall } from '../transactions/solana-call'
 import { ownWallet } from '../wallets/service'
 import type { AllowanceBody, ApproveBody, ExecuteBody, SwapBroadcastBody } from './model'
 import { findUserQuote } from './repo'
@@ -58,16 +60,26 @@ export async function executeSwap(ctx: Ctx, input: ExecuteBody) {
   const q = await findUserQuote(ctx.deps.database.db, tenant.id, ctx.actor.userId, input.quoteId)
   if (!q) throw new NotFoundError('Quote not found', { code: 'SWAP_QUOTE_NOT_FOUND' })
   if (q.expiresAt <= ctx.deps.clock.now()) throw new BadRequestError('The quote has expired: ask for a new one with POST /v1/swap/quote', { code: 'SWAP_QUOTE_EXPIRED' })
-  if (chainByFamily(q.fromChain)?.family !== 'evm') {
-    throw new BadRequestError('Swaps from Solana are not executable on this deployment yet', { code: 'SWAP_SOURCE_UNSUPPORTED' })
-  }
   const tx = q.transaction
+  const metadata = { toChain: q.toChain, toToken: q.toToken, toTokenSymbol: q.toTokenSymbol, toTokenDecimals: q.toTokenDecimals, toAmount: q.toAmount, toAmountMin: q.toAmountMin, tool: q.tool }
+  if (chainByFamily(q.fromChain)?.family === 'solana') {
+    // the aggregator's versioned transaction, signed with the custodial key; a client-signed one is not supported yet (docs/swaps.md)
+    if (!isCustodial(await ownWallet(ctx, q.walletId))) {
+      throw new BadRequestError('Swaps from a non-custodial Solana wallet are not executable yet: only custodial Solana wallets swap from Solana', { code: 'SWAP_SOURCE_UNSUPPORTED' })
+    }
+    const out = await createSolanaCall(ctx, {
+      walletId: q.walletId, amount: BigInt(q.fromAmount), to: q.toAddress, transaction: tx.data,
+      token: { address: q.fromToken, symbol: q.fromTokenSymbol, decimals: q.fromTokenDecimals, name: q.fromTokenSymbol },
+      record: { type: 'swap', quoteId: q.id, metadata },
+    })
+    return { ...out, type: 'swap' as const, quoteId: q.id }
+  }
   const out = await createEvmCall(ctx, {
     walletId: q.walletId, tokenAddress: q.fromToken, amount: BigInt(q.fromAmount), to: q.toAddress,
     call: { to: tx.to as Hex, value: BigInt(tx.value), data: tx.data as Hex, gasLimit: tx.gasLimit ? BigInt(tx.gasLimit) : undefined },
     record: {
       type: 'swap', quoteId: q.id,
-      metadata: { toChain: q.toChain, toToken: q.toToken, toTokenSymbol: q.toTokenSymbol, toTokenDecimals: q.toTokenDecimals, toAmount: q.toAmount, toAmountMin: q.toAmountMin, tool: q.tool, router: tx.to },
+      metadata: { ...metadata, router: tx.to },
     },
   })
   return { ...out, type: 'swap' as const, quoteId: q.id }

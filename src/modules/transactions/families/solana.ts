@@ -11,7 +11,7 @@
  */
 import { ed25519 } from '@noble/curves/ed25519'
 import { base58, base64 } from '@scure/base'
-import { Keypair, Message, PublicKey, SystemProgram, Transaction, TransactionInstruction } from '@solana/web3.js'
+import { Keypair, Message, PublicKey, SystemProgram, Transaction, TransactionInstruction, type VersionedTransaction } from '@solana/web3.js'
 import type { ChainEndpoint } from '../../../adapters/chain/port'
 import { TOKEN_PROGRAM_ID } from '../../../adapters/chain/solana'
 import type { Deps } from '../../../deps'
@@ -104,8 +104,36 @@ async function send(ctx: Ctx, p: SendPlan) {
   } finally {
     secret.fill(0)
   }
-  const raw = tx.serialize()
-  const hash = base58.encode(tx.signature!)
+  return recordAndSubmit(ctx, p, base, tx.serialize(), base58.encode(tx.signature!), now)
+}
+
+/**
+ * A transaction another module built (a swap from Solana: the aggregator's versioned
+ * transaction, with its own recent blockhash), signed with the custodial wallet's key and sent
+ * as a send is. The blockhash's last valid height is not in the transaction: the node's height
+ * now + 150 bounds it (a blockhash is valid for 150 blocks), so the status job expires it at the latest then.
+ */
+export async function sendVersioned(ctx: Ctx, p: SendPlan, tx: VersionedTransaction) {
+  const { deps } = ctx
+  const rpc = await rpcOf(deps, p.endpoint)
+  const lastValidBlockHeight = (await deps.chain.guard(p.endpoint, 'blockHeight', () => rpc.blockHeight())) + 150
+  const now = deps.clock.now()
+  const base = {
+    ...sendRow(ctx, p, now),
+    chainId: null, nonce: null, gasLimit: null, maxFeePerGas: null, maxPriorityFeePerGas: null, initialMaxFeePerGas: null,
+    metadata: { ...(p.record?.metadata ?? {}), lastValidBlockHeight, recentBlockhash: tx.message.recentBlockhash },
+  }
+  const secret = walletSecret(deps, p.wallet)
+  try {
+    tx.sign([Keypair.fromSeed(secret)])
+  } finally {
+    secret.fill(0)
+  }
+  return recordAndSubmit(ctx, p, base, Buffer.from(tx.serialize()), base58.encode(tx.signatures[0]!), now)
+}
+
+async function recordAndSubmit(ctx: Ctx, p: SendPlan, base: ReturnType<typeof solanaRow>, raw: Buffer, hash: string, now: number) {
+  const { deps } = ctx
   const balances = await solanaBalances(deps, p.endpoint, p.wallet.address, p.token.address)
   await deps.database.write(async (w) => {
     // what the wallet holds beside its sends and holds in flight, checked where the send is recorded (amounts only)
