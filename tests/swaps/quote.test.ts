@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { ed25519 } from '@noble/curves/ed25519'
 import { base58 } from '@scure/base'
-import { Keypair, VersionedTransaction } from '@solana/web3.js'
+import { Keypair, SystemProgram, TransactionMessage, VersionedTransaction } from '@solana/web3.js'
+import { eq } from 'drizzle-orm'
+import { swapQuotes } from '@/modules/swaps/schema'
 import { parseEther } from 'viem'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
@@ -240,6 +242,24 @@ describe('Solana sources: execute and its alias execute-solana', () => {
     expect(solana.sentVersioned.filter((x) => x.tx.message.staticAccountKeys[0]!.toBase58() === sol.body.address)).toHaveLength(2)
     const unknown = await f.api.post('/v1/swap/execute-solana', { quoteId: 'no-such-quote' }, { token: u.accessToken })
     expect(unknown.status).toBe(404)
+  })
+
+  test('a transaction whose fee payer is not the wallet, or that is not a Solana transaction, is refused before anything is signed or recorded', async () => {
+    const u = await f.user(tenant)
+    const sol = await f.api.post('/v1/wallets/', { chain: 'solana' }, { token: u.accessToken })
+    solana.lamports.set(sol.body.address, 10n ** 10n)
+    const q = await quote(u, { walletId: sol.body.id, fromChain: 'solana', toChain: 'solana', fromToken: 'So11111111111111111111111111111111111111112', toToken: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', fromAmount: '1000000' })
+    expect(q.status).toBe(200)
+    const sent = solana.sentVersioned.length
+    const stranger = Keypair.generate().publicKey
+    const other = new TransactionMessage({ payerKey: stranger, recentBlockhash: Keypair.generate().publicKey.toBase58(), instructions: [SystemProgram.transfer({ fromPubkey: stranger, toPubkey: stranger, lamports: 1 })] }).compileToV0Message()
+    for (const [data, code] of [[Buffer.from(new VersionedTransaction(other).serialize()).toString('base64'), 'SOLANA_CALL_WRONG_PAYER'], ['bm90IGEgdHJhbnNhY3Rpb24=', 'SOLANA_CALL_UNREADABLE']] as const) {
+      await t.deps.database.write((tx) => tx.update(swapQuotes).set({ transaction: { to: '', data, value: '0', gasLimit: null } }).where(eq(swapQuotes.id, q.body.quoteId)))
+      const res = await f.api.post('/v1/swap/execute', { quoteId: q.body.quoteId }, { token: u.accessToken })
+      expect({ status: res.status, code: res.body.code ?? res.body.details?.code }).toEqual({ status: 400, code })
+    }
+    expect(solana.sentVersioned.length).toBe(sent)
+    expect((await f.api.get('/v1/transactions/', { token: u.accessToken })).body.pagination.total).toBe(0)
   })
 
   test('a non-custodial Solana wallet: 400 SWAP_SOURCE_UNSUPPORTED on both routes, nothing recorded', async () => {
