@@ -223,6 +223,40 @@ describe('gasless swaps', () => {
   }, 60_000)
 })
 
+describe('the relayer\'s nonce lane', () => {
+  test('gasless swaps of users of two tenants at once: one relayer nonce each, consecutive, all confirmed', async () => {
+    const users = [await f.user(tenant), await f.user(other), await f.user(tenant), await f.user(other)]
+    // one by one: the test's account mints, one nonce at a time
+    const wallets: Array<{ id: string; address: Address }> = []
+    for (const u of users) wallets.push(await custodial(u, 2n * EURE))
+    const quotes = await Promise.all(users.map((u, i) => quote(u, gaslessBody(wallets[i]!.id, EURE))))
+    const first = await chain.pub.getTransactionCount({ address: RELAYER })
+    const sent = await Promise.all(users.map((u, i) => api.post('/v1/swap/execute-gasless', { quoteId: quotes[i].quoteId }, auth(u))))
+    expect(sent.map((r) => r.status)).toEqual([201, 201, 201, 201])
+    expect(sent.map((r) => r.body.nonce as number).sort((a, b) => a - b)).toEqual([first, first + 1, first + 2, first + 3])
+    for (const [i, r] of sent.entries()) expect((await confirmed(users[i]!, r.body.id)).body.status).toBe('confirmed')
+    for (const w of wallets) expect(await chain.balance(NATIVE, w.address)).toBeGreaterThan(0n)
+  }, 60_000)
+
+  test('execute-gasless with the same Idempotency-Key 5 times at once: one swap', async () => {
+    const u = await f.user(tenant)
+    const w = await custodial(u, 2n * EURE)
+    const q = await quote(u, gaslessBody(w.id, EURE))
+    const before = await chain.pub.getTransactionCount({ address: RELAYER })
+    const key = crypto.randomUUID()
+    const answers = await Promise.all(Array.from({ length: 5 }, () => api.post('/v1/swap/execute-gasless', { quoteId: q.quoteId }, auth(u, { 'idempotency-key': key }))))
+    const created = answers.filter((r) => r.status === 201)
+    expect(created.length).toBeGreaterThanOrEqual(1)
+    expect(new Set(created.map((r) => r.body.id)).size).toBe(1)
+    for (const r of answers.filter((x) => x.status !== 201)) expect(r.status).toBe(409)
+    expect((await confirmed(u, created[0]!.body.id)).body.status).toBe('confirmed')
+    expect(await chain.pub.getTransactionCount({ address: RELAYER })).toBe(before + 1)
+    expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(EURE)
+    const history = await api.get(`/v1/transactions/?walletId=${w.id}`, auth(u))
+    expect(history.body.data).toHaveLength(1)
+  }, 60_000)
+})
+
 describe('guards', () => {
   test('another user\'s and another tenant\'s quote: 404 on every gasless route', async () => {
     const owner = await f.user(tenant)
