@@ -18,6 +18,7 @@ import { callerTenant } from '../tenants/caller'
 import { endpointFor } from '../tokens/registry'
 import { evmNet, type EvmNet } from '../transactions/families/evm-calls'
 import type { RelaySigner } from '../transactions/families/port'
+import { relayerNonceKey } from '../transactions/nonces'
 import { createEvmCall } from '../transactions/service'
 import { isCustodial, walletSecret } from '../transactions/shared'
 import { ownWallet } from '../wallets/service'
@@ -174,7 +175,7 @@ export async function broadcastGasless(ctx: Ctx, input: BroadcastGaslessBody) {
 function relayer(config: Config): RelaySigner {
   const key = config.swapGaslessRelayerPrivateKey as Hex
   const address = privateKeyToAccount(key).address
-  return { address, nonceKey: { tenantId: 'deployment', walletId: `swap-relayer:${address.toLowerCase()}`, network: CHAIN }, secret: () => hexToBytes(key) }
+  return { address, nonceKey: relayerNonceKey(address, CHAIN), secret: () => hexToBytes(key) }
 }
 
 function lowGas(ctx: Ctx) {

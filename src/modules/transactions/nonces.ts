@@ -17,6 +17,12 @@ export interface NonceKey {
   network: string
 }
 
+/**
+ * The nonce row of a deployment key that relays sends (SendPlan.signer: a gasless swap's relayer): one per address
+ * and network for the whole deployment, whichever tenant's wallet the send is recorded for.
+ */
+export const relayerNonceKey = (address: string, network: string): NonceKey => ({ tenantId: 'deployment', walletId: `relayer:${address.toLowerCase()}`, network })
+
 const read = (db: Executor, k: NonceKey) => findNonceRow(db, k.tenantId, k.walletId, k.network)
 const save = (tx: Tx, k: NonceKey, set: { nextNonce?: number; freeNonces?: number[] }, now: number) => setNonceRow(tx, k.tenantId, k.walletId, k.network, set, now)
 

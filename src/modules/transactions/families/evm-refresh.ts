@@ -33,7 +33,7 @@ import { parseTransaction, type Hex } from 'viem'
 import type { ChainEndpoint } from '../../../adapters/chain/port'
 import type { Deps } from '../../../deps'
 import * as walletsRepo from '../../wallets/repo'
-import { releaseNonce } from '../nonces'
+import { relayerNonceKey, releaseNonce } from '../nonces'
 import { findTransaction, pendingSendsFrom, updateTransaction, type TransactionRow } from '../repo'
 import { isCustodial, walletSecret } from '../shared'
 import { evmNet, signEvm, transferCall, type EvmNet } from './evm-calls'
@@ -108,7 +108,9 @@ async function markFailed(deps: Deps, row: TransactionRow, reason: string, freeN
   const now = deps.clock.now()
   await deps.database.write(async (tx) => {
     const changed = await updateTransaction(tx, row.tenantId, row.id, { status: 'failed', failureReason: reason, updatedAt: now }, { status: 'pending', txHash: row.txHash! })
-    if (changed && freeNonce && row.nonce !== null) await releaseNonce(tx, { tenantId: row.tenantId, walletId: row.walletId, network: row.network }, row.nonce, now)
+    // a relayed send's nonce is the relayer's (its `fromAddress`), not the wallet's
+    const key = isRelayed(row) ? relayerNonceKey(row.fromAddress, row.network) : { tenantId: row.tenantId, walletId: row.walletId, network: row.network }
+    if (changed && freeNonce && row.nonce !== null) await releaseNonce(tx, key, row.nonce, now)
   })
   return { ...row, status: 'failed' as const, failureReason: reason, updatedAt: now }
 }
@@ -121,9 +123,12 @@ async function nonceUsed(deps: Deps, net: EvmNet, row: TransactionRow) {
   return (await saveMined(deps, net, row)) ?? markFailed(deps, row, 'dropped: its nonce was used by another transaction', false)
 }
 
+/** A send a deployment key signed for the wallet (SendPlan.signer: a gasless swap's relayer). */
+const isRelayed = (row: TransactionRow) => typeof row.metadata?.relayer === 'string'
+
 async function custodialWallet(deps: Deps, row: TransactionRow): Promise<Wallet | null> {
   // a relayed send (a gasless swap) was signed by the relayer, not the wallet: handed to the node again as it is
-  if (row.requiresClientSigning || row.metadata?.relayer) return null
+  if (row.requiresClientSigning || isRelayed(row)) return null
   const wallet = await walletsRepo.findWallet(deps.database.db, row.tenantId, row.walletId)
   return wallet && isCustodial(wallet) ? wallet : null
 }
@@ -133,7 +138,7 @@ async function handleDropped(deps: Deps, net: EvmNet, row: TransactionRow): Prom
   if (row.nonce !== null && used > row.nonce) return nonceUsed(deps, net, row)
   const wallet = await custodialWallet(deps, row)
   if (row.resendCount >= deps.config.txMaxResends) {
-    return markFailed(deps, row, `dropped from the mempool; not mined after ${row.resendCount} resends`, !!wallet)
+    return markFailed(deps, row, `dropped from the mempool; not mined after ${row.resendCount} resends`, !!wallet || isRelayed(row))
   }
   if (!wallet) {
     // A client-signed transaction can only be handed to the node again as it is.
