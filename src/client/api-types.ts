@@ -15162,7 +15162,10 @@ export interface operations {
                         requiresDestinationSignature: false;
                         /** @description declared, never populated */
                         priceImpact?: number;
-                        /** SwapGasless */
+                        /**
+                         * SwapGasless
+                         * @description present only when gasless swaps are enabled on the deployment and the quote is a euro stablecoin with a permit (EURe) to the native coin on gnosis (both chains `gnosis`, `toToken` the zero address); then `POST /v1/swap/sign-permit` and `execute-gasless` or `broadcast-gasless` swap it without gas
+                         */
                         gasless?: {
                             supported: boolean;
                             /** @description the owner signs an EIP-2612 permit for the router (POST /v1/swap/sign-permit) */

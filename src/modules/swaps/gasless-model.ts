@@ -30,7 +30,7 @@ export const GaslessQuote = t.Object({
   estimatedGasCostXDAI: t.String({ description: '`estimatedGasCost` in xDAI (decimal text)' }),
   currentNonce: t.Integer({ description: 'the token\'s `nonces(owner)`: the nonce the permit signs' }),
   permitDomain: PermitDomain,
-}, { title: 'SwapGasless' })
+}, { title: 'SwapGasless', description: 'present only when gasless swaps are enabled on the deployment and the quote is a euro stablecoin with a permit (EURe) to the native coin on gnosis (both chains `gnosis`, `toToken` the zero address); then `POST /v1/swap/sign-permit` and `execute-gasless` or `broadcast-gasless` swap it without gas' })
 
 export const PermitTypedData = t.Object({
   quoteId: t.String(),
