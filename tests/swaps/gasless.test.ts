@@ -19,7 +19,7 @@ import { systemClock } from '@/lib/clock'
 import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
 import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
-import { waitFor } from '@tests/transactions/helpers'
+import { rpcProxy, waitFor } from '@tests/transactions/helpers'
 
 const dir = mkdtempSync(join(tmpdir(), 'slipway-swaps-gasless-'))
 const RELAYER = privateKeyToAccount(DEVNET_KEYS.relayer).address
@@ -254,6 +254,44 @@ describe('the relayer\'s nonce lane', () => {
     expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(EURE)
     const history = await api.get(`/v1/transactions/?walletId=${w.id}`, auth(u))
     expect(history.body.data).toHaveLength(1)
+  }, 60_000)
+})
+
+describe('a relayed send the node drops', () => {
+  test('failed by the status job, its nonce goes back to the relayer\'s counter: the next gasless swap takes it and confirms', async () => {
+    const proxy = rpcProxy(devnet.gnosisUrl)
+    const app = await makeApp({ clock: systemClock, env: { ...devnet.env, RPC_URL_GNOSIS: proxy.url, TX_DROP_AFTER_MS: '1000', TX_MAX_RESENDS: '0', RPC_TIMEOUT_MS: '3000' } })
+    const s = serve(app)
+    try {
+      const a = new Api(s.url)
+      const af = new Factory(app, a)
+      const u = await af.user(await af.tenant())
+      const created = await a.post('/v1/wallets/', { chain: 'gnosis' }, auth(u))
+      const w = created.body as { id: string; address: Address }
+      await mint(DEVNET_GNOSIS_EURE, w.address, 3n * EURE)
+      const q1 = await quote(u, gaslessBody(w.id, EURE), a)
+      const chainNonce = await chain.pub.getTransactionCount({ address: RELAYER })
+      // the node answers the submission and keeps nothing: a dropped transaction
+      proxy.state.onSend = () => 'swallow'
+      const dropped = await a.post('/v1/swap/execute-gasless', { quoteId: q1.quoteId }, auth(u))
+      expect(dropped.status).toBe(201)
+      expect(dropped.body.nonce).toBe(chainNonce)
+      const failed = await waitFor(() => a.get(`/v1/transactions/${dropped.body.id}/status`, auth(u)), (r) => r.body.status !== 'pending')
+      expect(failed.body.status).toBe('failed')
+      expect(failed.body.failureReason).toContain('dropped')
+      proxy.state.onSend = () => 'forward'
+      const q2 = await quote(u, gaslessBody(w.id, EURE), a)
+      const sent = await a.post('/v1/swap/execute-gasless', { quoteId: q2.quoteId }, auth(u))
+      expect(sent.status).toBe(201)
+      expect(sent.body.nonce).toBe(chainNonce)
+      const done = await waitFor(() => a.get(`/v1/transactions/${sent.body.id}/status`, auth(u)), (r) => r.body.status !== 'pending')
+      expect(done.body.status).toBe('confirmed')
+      expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(2n * EURE)
+    } finally {
+      await s.stop()
+      await app.close()
+      proxy.stop()
+    }
   }, 60_000)
 })
 
