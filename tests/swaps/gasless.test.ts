@@ -310,6 +310,18 @@ describe('guards', () => {
     expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(2n * EURE)
   })
 
+  test('a wallet holding less EURe than the quote: 400 before anything is sent (not the relayer\'s low-gas 503)', async () => {
+    const u = await f.user(tenant)
+    const w = await custodial(u, EURE)
+    const q = await quote(u, gaslessBody(w.id, 2n * EURE))
+    const before = await chain.pub.getTransactionCount({ address: RELAYER })
+    const res = await api.post('/v1/swap/execute-gasless', { quoteId: q.quoteId }, auth(u))
+    expect(res.status).toBe(400)
+    expect(res.body.code).toBe('TRANSACTION_WOULD_FAIL')
+    expect(await chain.pub.getTransactionCount({ address: RELAYER })).toBe(before)
+    expect((await api.get(`/v1/transactions/?walletId=${w.id}`, auth(u))).body.data).toHaveLength(0)
+  })
+
   test('a quote that is not gasless-eligible: 400 SWAP_GASLESS_NOT_ELIGIBLE', async () => {
     const u = await f.user(tenant)
     const w = await custodial(u, 0n)
