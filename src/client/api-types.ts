@@ -14568,7 +14568,9 @@ export interface operations {
                         /** @constant */
                         gasless: true;
                         relayer: string;
+                        /** @description the stablecoin kept by the router for the relayer, smallest unit */
                         relayerFee: string;
+                        /** @description the least native coin the wallet receives, in wei */
                         minAmountOut: string;
                     };
                 };
@@ -14846,7 +14848,9 @@ export interface operations {
                         /** @constant */
                         gasless: true;
                         relayer: string;
+                        /** @description the stablecoin kept by the router for the relayer, smallest unit */
                         relayerFee: string;
+                        /** @description the least native coin the wallet receives, in wei */
                         minAmountOut: string;
                     };
                 };
@@ -15160,8 +15164,8 @@ export interface operations {
                         };
                         /** @constant */
                         requiresDestinationSignature: false;
-                        /** @description declared, never populated */
-                        priceImpact?: number;
+                        /** @description declared by the spec, never populated: always absent (were it given, decimal text like every ratio in an answer) */
+                        priceImpact?: string;
                         /**
                          * SwapGasless
                          * @description present only when gasless swaps are enabled on the deployment and the quote is a euro stablecoin with a permit (EURe) to the native coin on gnosis (both chains `gnosis`, `toToken` the zero address); then `POST /v1/swap/sign-permit` and `execute-gasless` or `broadcast-gasless` swap it without gas

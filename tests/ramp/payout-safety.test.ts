@@ -110,14 +110,19 @@ async function payer(units: bigint) {
   return { u, wallet: res.body as { id: string; address: Address } }
 }
 
-/** Moves the app's clock a second at a time (its jobs run on it) until `done` holds for the payout. */
-async function advanced(u: SignedInUser, payoutId: string, done: (p: Record<string, any>) => boolean = (p) => p.rampTransactionId !== null || p.status !== 'pending') {
+/** Moves the app's clock a second at a time (its jobs run on it) until `done` holds for what `read` answers. */
+function ticking<T>(read: () => T | Promise<T>, done: (v: T) => boolean, timeoutMs = 20_000) {
   const clock = w.t.clock as ManualClock
-  const res = await until(async () => {
+  return until(async () => {
     clock.advance(1000)
     await Bun.sleep(40)
-    return get(u, `/v1/ramp/bank/payout/payouts/${payoutId}?isTestnet=true`)
-  }, (r) => done(r.body), 30_000)
+    return read()
+  }, done, timeoutMs)
+}
+
+/** The payout once its job has moved it on (by default: the sell asked for, or the payout ended). */
+async function advanced(u: SignedInUser, payoutId: string, done: (p: Record<string, any>) => boolean = (p) => p.rampTransactionId !== null || p.status !== 'pending') {
+  const res = await ticking(() => get(u, `/v1/ramp/bank/payout/payouts/${payoutId}?isTestnet=true`), (r) => done(r.body), 30_000)
   return res.body as Record<string, any>
 }
 
@@ -249,12 +254,7 @@ describe('an Idempotency-Key with a fault at each step', () => {
       expect(first.status).toBe(200)
       expect(first.body).toMatchObject({ status: 'pending', rampTransactionId: null })
       // the job asked for the sell and was refused; the payout waits
-      const clock = w.t.clock as ManualClock
-      await until(async () => {
-        clock.advance(1000)
-        await Bun.sleep(40)
-        return partner.sells
-      }, (n) => n > sellsBefore, 20_000)
+      await ticking(() => partner.sells, (n) => n > sellsBefore)
       const retry = await initiate(u, wallet.id, 'fault-partner')
       expect(retry.status).toBe(200)
       expect(retry.headers.get('idempotency-replayed')).toBe('true')
@@ -277,12 +277,7 @@ describe('an Idempotency-Key with a fault at each step', () => {
     try {
       first = await initiate(u, wallet.id, 'fault-answer')
       expect(first.status).toBe(200)
-      const clock = w.t.clock as ManualClock
-      await until(async () => {
-        clock.advance(1000)
-        await Bun.sleep(40)
-        return partner.passed
-      }, (n) => n > passedBefore, 20_000)
+      await ticking(() => partner.passed, (n) => n > passedBefore)
     } finally {
       partner.mode = 'forward'
     }

@@ -39,4 +39,5 @@ test('a write transaction that fails on a stopped primary leaves it reported unr
   await sqld.restart()
   await db.write((tx) => tx.run(sql`insert into reach_probe (id) values (3)`))
   expect(db.replica!.status().primaryReachable).toBe(true)
-})
+  // each failed write may wait DATABASE_TIMEOUT_MS (1.5 s here) and sqld restarts: more than bun's 5 s default under a loaded suite
+}, 30_000)

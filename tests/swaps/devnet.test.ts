@@ -8,20 +8,21 @@
  * broadcast routes' guards (record types, owners, garbage signatures, 10 per 10 seconds).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { keccak256, parseAbi, type Address, type Hex } from 'viem'
+import { keccak256, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
-import { DEVNET_GNOSIS_EURE, DEVNET_GNOSIS_USDC, DEVNET_SWAP_ROUTER, giveGnosisGas, startDevnet, type Devnet } from '../../scripts/devnet/chain'
+import { DEVNET_GNOSIS_EURE, DEVNET_GNOSIS_USDC, DEVNET_SWAP_ROUTER, giveGnosisGas, type Devnet } from '../../scripts/devnet/chain'
 import { gnosisClients, NATIVE } from '../devnet/gnosis'
 import { systemClock } from '@/lib/clock'
 import { findToken, rateOf } from '@/sandbox/swap-aggregator/market'
-import { makeApp, serve, TEST_JWT_SECRET, TEST_MASTER_KEY, type HttpServer, type TestApp } from '@tests/helpers/app'
+import { makeApp, TEST_JWT_SECRET, TEST_MASTER_KEY, type HttpServer, type TestApp } from '@tests/helpers/app'
 import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { startProcess } from '@tests/helpers/process'
 import { waitFor } from '@tests/transactions/helpers'
+import { auth, mintTo, swapWorld, type SwapWorld } from './world'
 
 const dir = mkdtempSync(join(tmpdir(), 'slipway-swaps-devnet-'))
 let devnet: Devnet
@@ -32,31 +33,16 @@ let f: Factory
 let tenant: Tenant
 let other: Tenant
 let chain: ReturnType<typeof gnosisClients>
-const mintAbi = parseAbi(['function mint(address to, uint256 amount)'])
+
+let world: SwapWorld
 
 beforeAll(async () => {
-  devnet = await startDevnet({ port: 0, dbPath: join(dir, 'chain'), blockTime: 0 })
-  // TRUSTED_PROXIES: each rate-limit test names its own client address (X-Forwarded-For), so its bucket is its own
-  t = await makeApp({ clock: systemClock, jobs: true, env: { ...devnet.env, RPC_TIMEOUT_MS: '3000', TRUSTED_PROXIES: '127.0.0.1' } })
-  server = serve(t)
-  api = new Api(server.url)
-  f = new Factory(t, api)
-  tenant = await f.tenant()
-  other = await f.tenant()
-  // a funded account of the test's that mints the open-mint tokens to the wallets
-  chain = gnosisClients(devnet.gnosisUrl)
-  await chain.fund(null, 0n, 10n ** 20n)
+  world = await swapWorld(dir, { jobs: true })
+  ;({ devnet, t, server, api, f, tenant, other, chain } = world)
 }, 60_000)
-afterAll(async () => {
-  await server.stop()
-  await t.close()
-  await devnet.stop()
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => world.stop())
 
-const auth = (u: SignedInUser, headers?: Record<string, string>) => ({ token: u.accessToken, ...(headers ? { headers } : {}) })
-const mint = async (token: Address, to: Address, amount: bigint) =>
-  chain.mined(await chain.wallet.writeContract({ address: token, abi: mintAbi, functionName: 'mint', args: [to, amount] } as never))
+const mint = (token: Address, to: Address, amount: bigint) => mintTo(chain, token, to, amount)
 const nonceOf = (a: Address) => chain.pub.getTransactionCount({ address: a })
 
 /** A custodial gnosis wallet with 1 xDAI of gas and `usdc` of USDC. */

@@ -8,18 +8,19 @@
  * broadcast's rate limit.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseAbi, type Address } from 'viem'
+import { type Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
-import { DEVNET_GNOSIS_EURE, DEVNET_GNOSIS_USDC, DEVNET_KEYS, DEVNET_SWAP_ROUTER, giveGnosisGas, startDevnet, type Devnet } from '../../scripts/devnet/chain'
+import { DEVNET_GNOSIS_EURE, DEVNET_GNOSIS_USDC, DEVNET_KEYS, DEVNET_SWAP_ROUTER, giveGnosisGas, type Devnet } from '../../scripts/devnet/chain'
 import { gnosisClients, NATIVE } from '../devnet/gnosis'
 import { systemClock } from '@/lib/clock'
 import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
 import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { rpcProxy, waitFor } from '@tests/transactions/helpers'
+import { auth, mintTo, swapWorld, type SwapWorld } from './world'
 
 const dir = mkdtempSync(join(tmpdir(), 'slipway-swaps-gasless-'))
 const RELAYER = privateKeyToAccount(DEVNET_KEYS.relayer).address
@@ -32,29 +33,16 @@ let f: Factory
 let tenant: Tenant
 let other: Tenant
 let chain: ReturnType<typeof gnosisClients>
-const mintAbi = parseAbi(['function mint(address to, uint256 amount)'])
+
+let world: SwapWorld
 
 beforeAll(async () => {
-  devnet = await startDevnet({ port: 0, dbPath: join(dir, 'chain'), blockTime: 0 })
-  t = await makeApp({ clock: systemClock, env: { ...devnet.env, RPC_TIMEOUT_MS: '3000', TRUSTED_PROXIES: '127.0.0.1' } })
-  server = serve(t)
-  api = new Api(server.url)
-  f = new Factory(t, api)
-  tenant = await f.tenant()
-  other = await f.tenant()
-  chain = gnosisClients(devnet.gnosisUrl)
-  await chain.fund(null, 0n, 10n ** 20n)
+  world = await swapWorld(dir)
+  ;({ devnet, t, server, api, f, tenant, other, chain } = world)
 }, 60_000)
-afterAll(async () => {
-  await server.stop()
-  await t.close()
-  await devnet.stop()
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => world.stop())
 
-const auth = (u: SignedInUser, headers?: Record<string, string>) => ({ token: u.accessToken, ...(headers ? { headers } : {}) })
-const mint = async (token: Address, to: Address, amount: bigint) =>
-  chain.mined(await chain.wallet.writeContract({ address: token, abi: mintAbi, functionName: 'mint', args: [to, amount] } as never))
+const mint = (token: Address, to: Address, amount: bigint) => mintTo(chain, token, to, amount)
 const gaslessBody = (walletId: string, fromAmount = 10n * EURE, fromToken: Address = DEVNET_GNOSIS_EURE, toToken: Address = NATIVE) =>
   ({ walletId, fromChain: 'gnosis', toChain: 'gnosis', fromToken, toToken, fromAmount: fromAmount.toString() })
 async function quote(u: SignedInUser, body: Record<string, unknown>, api_ = api) {

@@ -57,6 +57,6 @@ export const GaslessCreated = t.Object({
   type: t.Literal('swap'),
   gasless: t.Literal(true),
   relayer: Address,
-  relayerFee: t.String(),
-  minAmountOut: t.String(),
+  relayerFee: t.String({ pattern: '^[0-9]{1,78}$', description: 'the stablecoin kept by the router for the relayer, smallest unit' }),
+  minAmountOut: t.String({ pattern: '^[0-9]{1,78}$', description: 'the least native coin the wallet receives, in wei' }),
 }, { title: 'SwapGaslessCreated' })

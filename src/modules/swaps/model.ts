@@ -85,7 +85,7 @@ export const SwapQuote = t.Object({
     value: t.String({ description: 'wei, integer text' }), gasLimit: t.Union([t.String(), t.Null()], { description: 'integer text' }),
   }),
   requiresDestinationSignature: t.Literal(false),
-  priceImpact: Opt(t.Number({ description: 'declared, never populated' })),
+  priceImpact: Opt(t.String({ description: 'declared by the spec, never populated: always absent (were it given, decimal text like every ratio in an answer)' })),
   gasless: Opt(GaslessQuote),
 }, { title: 'SwapQuote' })
 

@@ -1,0 +1,56 @@
+/**
+ * What the swap tests on the devnet share: the devnet's gnosis node started in process on free
+ * ports, a Slipway app served on 127.0.0.1 with the devnet's settings (the embedded sandbox
+ * aggregator quoting for the devnet's router), two tenants, and a funded account of the test's
+ * that mints the open-mint tokens to wallets.
+ */
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseAbi, type Address } from 'viem'
+import { startDevnet, type Devnet } from '../../scripts/devnet/chain'
+import { gnosisClients } from '../devnet/gnosis'
+import { systemClock } from '@/lib/clock'
+import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
+import { Api } from '@tests/helpers/client'
+import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
+
+export interface SwapWorld {
+  devnet: Devnet
+  t: TestApp
+  server: HttpServer
+  api: Api
+  f: Factory
+  tenant: Tenant
+  other: Tenant
+  chain: ReturnType<typeof gnosisClients>
+  stop(): Promise<void>
+}
+
+/** `dir`: the test file's temporary folder (removed by stop). */
+export async function swapWorld(dir: string, opts: { jobs?: boolean } = {}): Promise<SwapWorld> {
+  const devnet = await startDevnet({ port: 0, dbPath: join(dir, 'chain'), blockTime: 0 })
+  // TRUSTED_PROXIES: each rate-limit test names its own client address (X-Forwarded-For), so its bucket is its own
+  const t = await makeApp({ clock: systemClock, jobs: opts.jobs, env: { ...devnet.env, RPC_TIMEOUT_MS: '3000', TRUSTED_PROXIES: '127.0.0.1' } })
+  const server = serve(t)
+  const api = new Api(server.url)
+  const f = new Factory(t, api)
+  const [tenant, other] = [await f.tenant(), await f.tenant()]
+  const chain = gnosisClients(devnet.gnosisUrl)
+  await chain.fund(null, 0n, 10n ** 20n)
+  return {
+    devnet, t, server, api, f, tenant, other, chain,
+    async stop() {
+      await server.stop()
+      await t.close()
+      await devnet.stop()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+export const auth = (u: SignedInUser, headers?: Record<string, string>) => ({ token: u.accessToken, ...(headers ? { headers } : {}) })
+
+const mintAbi = parseAbi(['function mint(address to, uint256 amount)'])
+/** Mints `amount` of an open-mint devnet token to `to`, and waits for it. */
+export const mintTo = async (chain: SwapWorld['chain'], token: Address, to: Address, amount: bigint) =>
+  chain.mined(await chain.wallet.writeContract({ address: token, abi: mintAbi, functionName: 'mint', args: [to, amount] } as never))
