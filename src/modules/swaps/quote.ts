@@ -15,7 +15,12 @@ import { aggregatorChainId, answeredChainId, registryToken, sameToken, swapChain
 import { destinationAddress } from './destination'
 import { gaslessQuoteBlock } from './gasless'
 import type { QuoteBody } from './model'
-import { saveQuote } from './repo'
+import { deleteExpiredQuotes, saveQuote } from './repo'
+
+
+/** Expired quotes are deleted by the process at most this often (deleteExpiredQuotes). */
+const SWEEP_EVERY_MS = 60_000
+let nextSweep = 0
 
 export const QUOTE_TTL_MS = 10 * 60_000
 
@@ -75,13 +80,20 @@ export async function quoteSwap(ctx: Ctx, input: QuoteBody) {
   const chainReads = evm ? await readSourceChain(ctx, tenant.settings, from, w.address as Hex, fromToken.native ? null : input.fromToken as Hex, approvalAddress as Hex | null) : null
   const now = ctx.deps.clock.now()
   const transaction = { to: String(req.to ?? ''), data: String(req.data), value: value.toString(), gasLimit: gasLimit?.toString() ?? null }
-  await ctx.deps.database.write((tx) => saveQuote(tx, {
-    tenantId: tenant.id, userId: ctx.actor.userId, id: step.id, walletId: w.id, fromChain: from.id, toChain: to.id,
-    fromToken: fromToken.native ? null : input.fromToken, fromTokenSymbol: fromToken.symbol, fromTokenDecimals: fromToken.decimals,
-    toToken: input.toToken, toTokenSymbol: toToken.symbol, toTokenDecimals: toToken.decimals,
-    fromAmount: estimate?.fromAmount ?? step.action.fromAmount, toAmount: estimate?.toAmount ?? '0', toAmountMin: estimate?.toAmountMin ?? '0',
-    toAddress: receiver, tool: step.tool, approvalAddress, transaction, expiresAt: now + QUOTE_TTL_MS, createdAt: now,
-  }, now))
+  await ctx.deps.database.write(async (tx) => {
+    // expired quotes are forgotten once a minute, not on every quote: they already answer as expired
+    if (now >= nextSweep) {
+      nextSweep = now + SWEEP_EVERY_MS
+      await deleteExpiredQuotes(tx, now)
+    }
+    await saveQuote(tx, {
+      tenantId: tenant.id, userId: ctx.actor.userId, id: step.id, walletId: w.id, fromChain: from.id, toChain: to.id,
+      fromToken: fromToken.native ? null : input.fromToken, fromTokenSymbol: fromToken.symbol, fromTokenDecimals: fromToken.decimals,
+      toToken: input.toToken, toTokenSymbol: toToken.symbol, toTokenDecimals: toToken.decimals,
+      fromAmount: estimate?.fromAmount ?? step.action.fromAmount, toAmount: estimate?.toAmount ?? '0', toAmountMin: estimate?.toAmountMin ?? '0',
+      toAddress: receiver, tool: step.tool, approvalAddress, transaction, expiresAt: now + QUOTE_TTL_MS, createdAt: now,
+    })
+  })
   const native = from.nativeToken
   const fmt = (v: bigint) => formatUnits(v, native.decimals)
   const gasCost = chainReads?.maxFeePerGas != null && gas > 0n ? gas * chainReads.maxFeePerGas : null

@@ -5,14 +5,18 @@ import { swapQuotes, type SwapQuoteRow } from './schema'
 
 export type { SwapQuoteRow }
 
-/**
- * Stores a quote; the same aggregator id answered again to the same user replaces the earlier one. Expired quotes go
- * (anyone's: by the expiry index, so the delete reads only expired rows; by tenant and user it read every quote the
- * user was answered in the last 10 minutes, and a user quoting 200 times a second slowed down as they piled up).
- */
-export async function saveQuote(db: Executor, row: SwapQuoteRow, now: number) {
-  await db.delete(swapQuotes).where(lt(swapQuotes.expiresAt, now))
+/** Stores a quote; the same aggregator id answered again to the same user replaces the earlier one. */
+export async function saveQuote(db: Executor, row: SwapQuoteRow) {
   await db.insert(swapQuotes).values(row).onConflictDoUpdate({ target: [swapQuotes.tenantId, swapQuotes.userId, swapQuotes.id], set: { ...row } })
+}
+
+/**
+ * Housekeeping, not a read: forgets every tenant's quotes that expired before `now`, by the
+ * expiry index (only expired rows are read). Reads answer an expired quote as expired
+ * whether or not it is still stored (`findUserQuote` callers compare `expiresAt`).
+ */
+export async function deleteExpiredQuotes(db: Executor, now: number) {
+  await db.delete(swapQuotes).where(lt(swapQuotes.expiresAt, now))
 }
 
 export function findUserQuote(db: Executor, tenantId: string, userId: string, id: string) {
