@@ -67,7 +67,12 @@ export async function startSqld(opts: { timeoutMs?: number } = {}): Promise<Sqld
     if (!running) return
     running = false
     proc.kill('SIGTERM')
-    await proc.exited
+    // sqld drains its connections on SIGTERM; a replica's open stream can hold that for long
+    const stopped = await Promise.race([proc.exited.then(() => true), Bun.sleep(3000).then(() => false)])
+    if (!stopped) {
+      proc.kill('SIGKILL')
+      await proc.exited
+    }
   }
   return {
     url, port, dir,

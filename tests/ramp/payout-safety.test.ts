@@ -100,7 +100,7 @@ async function payer(units: bigint) {
   const u = await w.f.user(tenant)
   await onboard(w, u, 'approve')
   const res = await w.f.api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, { token: u.accessToken })
-  expect(res.status).toBe(201)
+  answered(res, 201)
   await chain.sendNative(res.body.address, parseEther('1'))
   if (units > 0n) await chain.sendToken(res.body.address, units, USDC_SEPOLIA)
   if (!channelId) {
@@ -124,6 +124,11 @@ function ticking<T>(read: () => T | Promise<T>, done: (v: T) => boolean, timeout
 async function advanced(u: SignedInUser, payoutId: string, done: (p: Record<string, any>) => boolean = (p) => p.rampTransactionId !== null || p.status !== 'pending') {
   const res = await ticking(() => get(u, `/v1/ramp/bank/payout/payouts/${payoutId}?isTestnet=true`), (r) => done(r.body), 30_000)
   return res.body as Record<string, any>
+}
+
+/** Asserts the status with the body beside it, so a failure under a loaded suite says what was answered. */
+function answered(res: { status: number; body: unknown }, status: number) {
+  expect({ status: res.status, body: res.body }).toMatchObject({ status })
 }
 
 async function rpcCall(method: string, params: unknown[]) {
@@ -231,7 +236,7 @@ describe('an Idempotency-Key with a fault at each step', () => {
   test('after the broadcast (the node took it, its answer was lost): the payout goes on; a retry answers the same payout; one transfer', async () => {
     const { u, wallet } = await payer(50_000_000n)
     const first = await initiateWithRpc('lose', u, wallet.id, 'fault-after')
-    expect(first.status).toBe(200)
+    answered(first, 200)
     expect(first.body).toMatchObject({ status: 'pending', txHash: expect.stringMatching(/^0x/) })
     const retry = await initiate(u, wallet.id, 'fault-after')
     expect(retry.status).toBe(200)
@@ -251,7 +256,7 @@ describe('an Idempotency-Key with a fault at each step', () => {
     let first
     try {
       first = await initiate(u, wallet.id, 'fault-partner')
-      expect(first.status).toBe(200)
+      answered(first, 200)
       expect(first.body).toMatchObject({ status: 'pending', rampTransactionId: null })
       // the job asked for the sell and was refused; the payout waits
       await ticking(() => partner.sells, (n) => n > sellsBefore)
@@ -276,7 +281,7 @@ describe('an Idempotency-Key with a fault at each step', () => {
     let first
     try {
       first = await initiate(u, wallet.id, 'fault-answer')
-      expect(first.status).toBe(200)
+      answered(first, 200)
       await ticking(() => partner.passed, (n) => n > passedBefore)
     } finally {
       partner.mode = 'forward'
@@ -319,7 +324,7 @@ describe('a bound key whose process stopped', () => {
   test('a retry answers the payout it recorded (never runs again); while the first may still run: 409 IDEMPOTENCY_IN_PROGRESS', async () => {
     const { u, wallet } = await payer(30_000_000n)
     const first = await post(u, '/v1/ramp/bank/payout/initiate', { channelId, walletId: wallet.id, cryptoAmount: '10000000', form: filled, isTestnet: true }, 'crashed')
-    expect(first.status).toBe(200)
+    answered(first, 200)
     // as a process that stopped after recording the payout leaves it: bound, still running, no answer kept
     const db = w.t.deps.database
     const clock = w.t.clock as ManualClock

@@ -26,18 +26,24 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
+/** Each step gets its own deadline, so a hang says which step it was. */
+function step<T>(name: string, p: Promise<T>, ms = 8000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  return Promise.race([p, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${name}: no answer within ${ms} ms`)), ms) })]).finally(() => clearTimeout(timer))
+}
+
 test('a write transaction that fails on a stopped primary leaves it reported unreachable (its rollback is not a reach)', async () => {
-  await db.write((tx) => tx.run(sql`create table if not exists reach_probe (id integer primary key)`))
+  await step('first write', db.write((tx) => tx.run(sql`create table if not exists reach_probe (id integer primary key)`)))
   expect(db.replica!.status().primaryReachable).toBe(true)
-  await sqld.halt()
-  const err = await db.write((tx) => tx.run(sql`insert into reach_probe (id) values (1)`)).catch((e) => e)
+  await step('halt', sqld.halt())
+  const err = await step('write on the stopped primary', db.write((tx) => tx.run(sql`insert into reach_probe (id) values (1)`)).catch((e) => e))
   expect(err).toBeInstanceOf(Error)
   expect(db.replica!.status().primaryReachable).toBe(false)
   // and again: a second failed write does not flip it back either
-  await db.write((tx) => tx.run(sql`insert into reach_probe (id) values (2)`)).catch(() => {})
+  await step('second write on the stopped primary', db.write((tx) => tx.run(sql`insert into reach_probe (id) values (2)`)).catch(() => {}))
   expect(db.replica!.status()).toMatchObject({ primaryReachable: false, state: 'stale' })
-  await sqld.restart()
-  await db.write((tx) => tx.run(sql`insert into reach_probe (id) values (3)`))
+  await step('restart', sqld.restart(), 12_000)
+  await step('write after the restart', db.write((tx) => tx.run(sql`insert into reach_probe (id) values (3)`)))
   expect(db.replica!.status().primaryReachable).toBe(true)
   // each failed write may wait DATABASE_TIMEOUT_MS (1.5 s here) and sqld restarts: more than bun's 5 s default under a loaded suite
 }, 30_000)
