@@ -98,6 +98,10 @@ export const ConfigSchema = T.Object({
   swapGaslessRouterAddress: T.Optional(T.String({ pattern: '^0x[0-9a-fA-F]{40}$' })),
   /** the largest request body the API reads; larger ones answer 413 */
   maxBodyBytes: T.Integer({ minimum: 1024, maximum: 1024 * 1024 * 1024 }),
+  /** the MPC relay as the service party reaches it (the worker may run elsewhere): defaults to this process on loopback */
+  mpcRelayUrl: T.String({ minLength: 1 }),
+  /** an MPC relay session (DKG or signing) is refused after this long */
+  mpcSessionTtlSeconds: T.Integer({ minimum: 30, maximum: 3600 }),
 })
 export type Config = Static<typeof ConfigSchema>
 
@@ -299,6 +303,8 @@ export function loadConfig(env: Env = process.env): Config {
     sandboxFaucetPrivateKey: blankToUndefined(env.SANDBOX_FAUCET_PRIVATE_KEY),
     sandboxFaucetNetwork: blankToUndefined(env.SANDBOX_FAUCET_NETWORK) ?? 'sepolia',
     maxBodyBytes: intVar(env, 'MAX_BODY_BYTES', 1024 * 1024, problems),
+    mpcRelayUrl: (blankToUndefined(env.MPC_RELAY_URL) ?? `http://127.0.0.1:${port}`).replace(/\/+$/, ''),
+    mpcSessionTtlSeconds: intVar(env, 'MPC_SESSION_TTL_SECONDS', 300, problems),
     swapAggregator: swapAggregator.mode,
     lifiBaseUrl,
     lifiApiKey: blankToUndefined(env.LIFI_API_KEY),
@@ -311,6 +317,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (candidate.swapGaslessEnabled && !candidate.swapGaslessRelayerPrivateKey) problems.push('SWAP_GASLESS_ENABLED=true needs SWAP_GASLESS_RELAYER_PRIVATE_KEY (the relayer that pays the gas)')
   if (candidate.swapGaslessEnabled && !candidate.swapGaslessRouterAddress && !candidate.sandboxSwapRouterAddress) problems.push('SWAP_GASLESS_ENABLED=true needs SWAP_GASLESS_ROUTER_ADDRESS (or SANDBOX_SWAP_ROUTER_ADDRESS): the router with swapWithPermit')
+  if (!isHttpUrl(candidate.mpcRelayUrl)) problems.push(`MPC_RELAY_URL: "${candidate.mpcRelayUrl}" is not an http(s) URL`)
   if (candidate.sandboxFaucetRpcUrl && !isHttpUrl(candidate.sandboxFaucetRpcUrl)) problems.push(`SANDBOX_FAUCET_RPC_URL: "${candidate.sandboxFaucetRpcUrl}" is not an http(s) URL`)
   if (candidate.bankRampSimulatorRpcUrl && !isHttpUrl(candidate.bankRampSimulatorRpcUrl)) problems.push(`BANK_RAMP_SIMULATOR_RPC_URL: "${candidate.bankRampSimulatorRpcUrl}" is not an http(s) URL`)
   for (const [name, url] of [['HIBP_BASE_URL', candidate.hibpBaseUrl], ['GOOGLE_JWKS_URL', candidate.googleJwksUrl], ['APPLE_JWKS_URL', candidate.appleJwksUrl]] as const) {
@@ -341,6 +348,7 @@ const ENV_NAMES: Record<string, string> = {
   '/bankRampSimulatorTokenAddress': 'BANK_RAMP_SIMULATOR_TOKEN_ADDRESS (0x and 40 hex)', '/bankRampSimulatorPrivateKey': 'BANK_RAMP_SIMULATOR_PRIVATE_KEY (0x and 64 hex; never printed)',
   '/sandboxFaucet': 'SANDBOX_FAUCET (embedded or off)', '/sandboxFaucetPrivateKey': 'SANDBOX_FAUCET_PRIVATE_KEY (0x and 64 hex; never printed)',
   '/maxBodyBytes': 'MAX_BODY_BYTES (1024 to 1073741824)',
+  '/mpcRelayUrl': 'MPC_RELAY_URL', '/mpcSessionTtlSeconds': 'MPC_SESSION_TTL_SECONDS (30 to 3600)',
   '/swapAggregator': 'SWAP_AGGREGATOR (embedded or off)', '/lifiApiKey': 'LIFI_API_KEY (never printed)', '/swapAggregatorTimeoutMs': 'SWAP_AGGREGATOR_TIMEOUT_MS (100-120000)',
   '/sandboxSwapRouterAddress': 'SANDBOX_SWAP_ROUTER_ADDRESS (0x and 40 hex)',
   '/swapGaslessRelayerPrivateKey': 'SWAP_GASLESS_RELAYER_PRIVATE_KEY (0x and 64 hex; never printed)', '/swapGaslessRouterAddress': 'SWAP_GASLESS_ROUTER_ADDRESS (0x and 40 hex)',

@@ -63,6 +63,13 @@ export interface RegistrationCollaborators {
     /** the wallet's answer fields, written in the registration's transaction; undefined when the tenant's wallets are not custodial */
     create(tx: Tx, tenant: SignedTenant, user: UserRow, chain: string): Promise<Record<string, unknown> | undefined>
   }
+  /** on `mpc` tenants the wallet option opens a DKG session instead of making a wallet */
+  mpc: {
+    /** throws the 4xx a chain the DKG cannot use answers, before anything is written */
+    validate(tenant: SignedTenant, chain: string): Promise<void>
+    /** the DKG session's answer (`mpcDkg`), written in the registration's transaction; undefined on other tenants */
+    start(tx: Tx, tenant: SignedTenant, user: UserRow, chain: string): Promise<Record<string, unknown> | undefined>
+  }
 }
 
 /** User ids owning a wallet whose address or id is `q`, for the operators' user search. */

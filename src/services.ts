@@ -7,6 +7,7 @@
 import type { FeedSource, RegistrationCollaborators, WalletOwnerLookup } from './context'
 import type { Deps } from './deps'
 import { registrationBreachCheck } from './modules/auth/breach-check'
+import { lazy } from './lib/lazy'
 import { rampFeedSource } from './modules/ramp/feed'
 import { BalanceCache } from './modules/wallets/balance-cache'
 import { registrationWallets, walletOwnerLookup } from './modules/wallets/registration'
@@ -22,12 +23,19 @@ export interface Services {
   feedSources: FeedSource[]
 }
 
+/** the MPC flows, loaded by the first registration that needs them */
+const mpc = lazy(() => import('./modules/mpc/service'))
+
 export function buildServices(deps: Deps): Services {
   return {
     registration: {
       // the breached-password rule, when the tenant turned it on for registration
       checkPassword: (tenant, password) => registrationBreachCheck(deps, tenant, password),
       wallets: registrationWallets(deps),
+      mpc: {
+        validate: async (tenant, chain) => (await mpc()).validateRegistrationDkg(deps, tenant, chain),
+        start: async (tx, tenant, user, chain) => (await mpc()).registrationDkg(deps, tx, tenant, user, chain),
+      },
     },
     walletOwners: walletOwnerLookup(deps),
     balances: new BalanceCache(deps.clock),

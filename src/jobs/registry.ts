@@ -5,6 +5,7 @@ import { registerPasswordResetJobs } from '../modules/password-reset/jobs'
 import { registerWebhookJobs } from '../modules/webhooks/jobs'
 import { registerTransactionJobs } from '../modules/transactions/jobs'
 import { registerRampJobs } from '../modules/ramp/jobs'
+import { registerMpcJobs } from '../modules/mpc/jobs'
 
 export function registerJobs(runner: JobRunner) {
   // One line per module that has background work, e.g. `registerMailJobs(runner)`.
@@ -13,5 +14,6 @@ export function registerJobs(runner: JobRunner) {
   registerPasswordResetJobs(runner)
   registerTransactionJobs(runner)
   registerRampJobs(runner)
+  registerMpcJobs(runner)
   return runner
 }

@@ -10,6 +10,7 @@
  * - wallets.data_key_wrapped (the per-wallet data key; the private key under it is untouched) `wallet:<tenant>:<id>:dek` modules/wallets/sealed.ts
  * - outbox rows of `mail.send` not yet handed to the queue         `mail:<job id>`                  modules/mail/sealed.ts
  * - ramp_payment_methods.iban (a virtual IBAN)                   `ramp_payment_methods:<tenant>:<id>:iban` modules/ramp/sealed.ts
+ * - mpc_service_shares.share_sealed (the service party's DKLs23 key share) `mpc_share:<tenant>:<dkg session>` modules/mpc/sealed.ts
  * - ramp_payout_quotes.ramp_payment_method_id (a beneficiary's id, `Bank/Sepa/<IBAN>`) `ramp_payout_quotes:<tenant>:<id>:ramp_payment_method_id` modules/ramp/sealed.ts
  *
  * The two ramp columns were written in clear by earlier versions: reseal seals such a value
@@ -25,6 +26,7 @@ import { coreSealedColumns, type Deps } from '../deps'
 import type { SealedColumn } from '../db/sealed-columns'
 import { Sealer } from '../lib/crypto'
 import { sealedColumns as mailColumns } from '../modules/mail/sealed'
+import { sealedColumns as mpcColumns } from '../modules/mpc/sealed'
 import { sealedColumns as rampColumns } from '../modules/ramp/sealed'
 import { sealedColumns as tenantColumns } from '../modules/tenants/sealed'
 import { sealedColumns as walletColumns } from '../modules/wallets/sealed'
@@ -45,7 +47,7 @@ export interface ResealReport extends VersionSummary {
 const BATCH = 100
 
 /** Every sealed column, each listed by the module that owns it (src/db/sealed-columns.ts says how). */
-const COLUMNS: SealedColumn[] = [...coreSealedColumns, ...tenantColumns, ...webhookColumns, ...walletColumns, ...mailColumns, ...rampColumns]
+const COLUMNS: SealedColumn[] = [...coreSealedColumns, ...tenantColumns, ...webhookColumns, ...walletColumns, ...mailColumns, ...rampColumns, ...mpcColumns]
 
 export interface VersionSummary {
   currentVersion: number

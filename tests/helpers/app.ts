@@ -77,9 +77,9 @@ export interface HttpServer {
   stop(): Promise<void>
 }
 
-/** Serves the app over real HTTP on 127.0.0.1 with a free port. */
-export function serve(t: TestApp): HttpServer {
-  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: bunFetch(t.app), maxRequestBodySize: SERVER_MAX_REQUEST_BODY_SIZE })
+/** Serves the app over real HTTP on 127.0.0.1, on `port` or a free one. */
+export function serve(t: TestApp, port = 0): HttpServer {
+  const server = Bun.serve({ hostname: '127.0.0.1', port, fetch: bunFetch(t.app), maxRequestBodySize: SERVER_MAX_REQUEST_BODY_SIZE })
   return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) }
 }
 

@@ -10,13 +10,14 @@ import { recordActivity } from '../activity/repo'
 import { userView } from '../users/view'
 import { startSession } from './sessions'
 
-/** A new user of the signed tenant, with a session (and a custodial wallet when asked). Its collaborators come from src/services.ts. */
+/** A new user of the signed tenant, with a session (and a custodial wallet when asked, or on an `mpc` tenant its DKG session). Its collaborators come from src/services.ts. */
 export async function register(deps: Deps, tenant: SignedTenant, input: Register, collaborators: RegistrationCollaborators) {
   const problems = passwordProblems(input.password).map((message) => ({ path: '/password', message: `Password ${message}` }))
   if (problems.length) throw new ValidationError(problems)
   if (input.wallet) {
     if (!input.wallet.chain) throw new ValidationError([{ path: '/wallet/chain', message: 'chain is required when option is create' }])
     await collaborators.wallets.validate(tenant, input.wallet)
+    await collaborators.mpc.validate(tenant, input.wallet.chain)
   }
   const breach = await collaborators.checkPassword(tenant, input.password)
   if (breach) throw new ValidationError([{ path: '/password', message: breach }])
@@ -30,8 +31,9 @@ export async function register(deps: Deps, tenant: SignedTenant, input: Register
       // A concurrent registration that won the name or the email is refused by the unique indexes (below).
       const user = await usersRepo.insertUser(tx, { id: newId(), tenantId: tenant.id, username: input.username, email: input.email.trim(), passwordHash, role: 'user', now })
       const wallet = input.wallet ? await collaborators.wallets.create(tx, tenant, user, input.wallet.chain!) : undefined
+      const mpcDkg = input.wallet && !wallet ? await collaborators.mpc.start(tx, tenant, user, input.wallet.chain!) : undefined
       const session = await startSession(deps, user, tx)
-      return { ...session, user: userView(user), ...(wallet ? { wallet } : {}) }
+      return { ...session, user: userView(user), ...(wallet ? { wallet } : {}), ...(mpcDkg ? { mpcDkg } : {}) }
     })
   } catch (err) {
     if (usersRepo.isUsernameConflict(err)) throw new ConflictError('Username already taken')

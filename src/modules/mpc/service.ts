@@ -1,0 +1,176 @@
+/**
+ * MPC flows (docs/mpc.md): configuration, DKG start (also at registration), wallet
+ * registration from a finished DKG, signing start for a prepared transaction, the service
+ * party's token and the operators' list. The relay itself is relay.ts.
+ */
+import type { Ctx, SignedTenant } from '../../context'
+import type { Deps } from '../../deps'
+import type { Tx } from '../../db/client'
+import { AppError, BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../http/errors'
+import { scheduleJob } from '../../jobs/outbox'
+import { iso } from '../../lib/clock'
+import { isUuid, newId } from '../../lib/ids'
+import { callerTenant } from '../tenants/caller'
+import { operatorTenant, settingsOf } from '../tenants/service'
+import type { StoredSettings } from '../tenants/settings'
+import { CHAINS, chainEnabled } from '../tokens/registry'
+import * as txRepo from '../transactions/repo'
+import { addWallet, resolveChain } from '../wallets/service'
+import * as walletsRepo from '../wallets/repo'
+import { walletView } from '../wallets/view'
+import { sessionExpired, sessionNotFound } from './access'
+import { BACKUP, DEVICE, MAX_MESSAGE_BYTES, MAX_SESSION_MESSAGES, PARTY_ROLES, ROUNDS, SERVICE, type DkgStartBody, type RegisterWalletBody, type SignStartBody } from './model'
+import * as repo from './repo'
+import { mintServiceToken } from './service-token'
+import { MPC_SERVICE_PARTY_TOPIC } from './topics'
+import { addressOfPublicKey, sessionView } from './views'
+
+export const LIBRARY = '@silencelaboratories/dkls-wasm-ll-node@1.1.2'
+const SWEEP_EVERY_MS = 60_000
+let lastSweep = 0
+
+const notMpcTenant = () => new ForbiddenError('This tenant does not use MPC wallets (walletMode is not `mpc`)', { code: 'MPC_NOT_ENABLED' })
+
+export async function config(ctx: Ctx) {
+  const tenant = await callerTenant(ctx)
+  return {
+    enabled: tenant.settings.walletMode === 'mpc',
+    protocol: 'DKLs23' as const,
+    library: LIBRARY,
+    threshold: 2,
+    participants: 3,
+    parties: PARTY_ROLES.map((role, partyId) => ({ partyId, role, heldBy: ['the user\'s device', 'Slipway (sealed at rest)', 'the user, encrypted to their recovery key'][partyId]! })),
+    chainPath: 'm',
+    chains: CHAINS.filter((c) => c.family === 'evm' && chainEnabled(tenant.settings, c.id)).map((c) => c.id),
+    rounds: { ...ROUNDS },
+    sessionTtlSeconds: ctx.deps.config.mpcSessionTtlSeconds,
+    maxMessageBytes: MAX_MESSAGE_BYTES,
+    maxSessionMessages: MAX_SESSION_MESSAGES,
+  }
+}
+
+function evmNetwork(settings: StoredSettings, chain: string, isTestnet?: boolean) {
+  const net = resolveChain(settings, chain, isTestnet)
+  if (net.chain.family !== 'evm') {
+    throw new BadRequestError(`MPC wallets are EVM only: ${net.chain.id} signs with EdDSA, which needs threshold EdDSA (FROST), not DKLs23 (docs/mpc.md)`, { code: 'MPC_CHAIN_UNSUPPORTED' })
+  }
+  return net
+}
+
+/** Writes a session with its parties' job (the service party's, when it takes part) in `tx`. */
+async function openSession(deps: Deps, tx: Tx, row: Omit<repo.MpcSessionRow, 'id' | 'status' | 'publicKey' | 'txHash' | 'failureReason' | 'registeredWalletId' | 'expiresAt' | 'createdAt' | 'updatedAt' | 'transactionId'> & { transactionId?: string | null }) {
+  const now = deps.clock.now()
+  const s: repo.MpcSessionRow = {
+    ...row, id: newId(), transactionId: row.transactionId ?? null, status: 'open', publicKey: null, txHash: null, failureReason: null, registeredWalletId: null,
+    expiresAt: now + deps.config.mpcSessionTtlSeconds * 1000, createdAt: now, updatedAt: now,
+  }
+  if (now - lastSweep > SWEEP_EVERY_MS) {
+    lastSweep = now
+    await repo.deleteExpiredMessages(tx, now)
+  }
+  await repo.insertSession(tx, s)
+  if (s.parties.includes(SERVICE)) await scheduleJob(tx, { id: `mpc-party:${s.id}`, topic: MPC_SERVICE_PARTY_TOPIC, tenantId: s.tenantId, payload: { sessionId: s.id } }, now)
+  return s
+}
+
+export async function dkgStart(ctx: Ctx, input: DkgStartBody) {
+  const tenant = await callerTenant(ctx)
+  if (tenant.settings.walletMode !== 'mpc') throw notMpcTenant()
+  const net = evmNetwork(tenant.settings, input.chain, input.isTestnet)
+  const s = await ctx.deps.database.write((tx) => openSession(ctx.deps, tx, {
+    tenantId: tenant.id, userId: ctx.actor.userId, kind: 'dkg', chain: net.chain.id, isTestnet: net.network.isTestnet, parties: [DEVICE, SERVICE, BACKUP],
+    walletId: null, preparedId: null, messageHash: null,
+  }))
+  return sessionView(s, [])
+}
+
+/**
+ * Registration on an `mpc` tenant with `wallet: { option: "create", chain }`: the DKG session
+ * the new user's device joins next, opened in the registration's transaction. Undefined
+ * for other tenants (they make custodial wallets, or none).
+ */
+export async function registrationDkg(deps: Deps, tx: Tx, tenant: SignedTenant, user: { id: string }, chain: string) {
+  const settings = settingsOf({ deps }, { settings: tenant.settings, name: tenant.name })
+  if (settings.walletMode !== 'mpc') return undefined
+  const net = evmNetwork(settings, chain)
+  const s = await openSession(deps, tx, {
+    tenantId: tenant.id, userId: user.id, kind: 'dkg', chain: net.chain.id, isTestnet: net.network.isTestnet, parties: [DEVICE, SERVICE, BACKUP],
+    walletId: null, preparedId: null, messageHash: null,
+  })
+  return sessionView(s, [])
+}
+
+/** Checks, before the user is written, that an `mpc` tenant's registration can open its DKG on `chain`. */
+export function validateRegistrationDkg(deps: Deps, tenant: SignedTenant, chain: string) {
+  const settings = settingsOf({ deps }, { settings: tenant.settings, name: tenant.name })
+  if (settings.walletMode === 'mpc') evmNetwork(settings, chain)
+}
+
+export async function registerWallet(ctx: Ctx, input: RegisterWalletBody) {
+  const tenant = await callerTenant(ctx)
+  if (tenant.settings.walletMode !== 'mpc') throw notMpcTenant()
+  const db = ctx.deps.database.db
+  const s = isUuid(input.sessionId) ? await repo.findSession(db, tenant.id, input.sessionId) : undefined
+  if (!s || s.userId !== ctx.actor.userId || s.kind !== 'dkg') throw sessionNotFound()
+  if (s.registeredWalletId) throw new ConflictError('A wallet was already registered from this DKG session', { code: 'MPC_WALLET_ALREADY_REGISTERED', details: { walletId: s.registeredWalletId } })
+  if (s.expiresAt <= ctx.deps.clock.now()) throw sessionExpired()
+  const results = await repo.listResults(db, tenant.id, s.id)
+  const keys = new Set(results.map((r) => r.publicKey))
+  if (keys.size > 1 || s.status === 'failed') throw new ConflictError('The parties reported different public keys: this key generation failed; start a new one', { code: 'MPC_PUBLIC_KEY_MISMATCH', details: { results: results.map((r) => ({ partyId: r.partyId, publicKey: r.publicKey })) } })
+  if (results.length < s.parties.length || s.status !== 'completed' || !s.publicKey) {
+    throw new ConflictError(`Key generation is not finished: ${results.length} of ${s.parties.length} parties reported their public key`, { code: 'MPC_DKG_INCOMPLETE', details: { reported: results.map((r) => r.partyId) } })
+  }
+  const share = await repo.findShareOfSession(db, tenant.id, s.id)
+  if (!share || share.publicKey !== s.publicKey) throw new ConflictError('The service party holds no share of this key', { code: 'MPC_PUBLIC_KEY_MISMATCH' })
+  const net = resolveChain(tenant.settings, s.chain, s.isTestnet)
+  const address = addressOfPublicKey(s.publicKey)
+  const row = await ctx.deps.database.write(async (tx) => {
+    const w = await addWallet(ctx.deps, tx, {
+      tenantId: tenant.id, userId: ctx.actor.userId, net, address, label: input.label ?? null, walletType: 'managed', scheme: 'mpc_tss', isPrimary: input.isPrimary ?? false,
+    })
+    if (!(await repo.markRegistered(tx, tenant.id, s.id, w.id, ctx.deps.clock.now()))) throw new ConflictError('A wallet was already registered from this DKG session', { code: 'MPC_WALLET_ALREADY_REGISTERED' })
+    await repo.bindShare(tx, tenant.id, s.id, w.id)
+    return w
+  })
+  return { ...walletView(row), publicKey: s.publicKey, dkgSessionId: s.id }
+}
+
+export async function signStart(ctx: Ctx, walletId: string, input: SignStartBody) {
+  const tenant = await callerTenant(ctx)
+  const db = ctx.deps.database.db
+  const wallet = isUuid(walletId) ? await walletsRepo.findUserWallet(db, tenant.id, ctx.actor.userId, walletId) : undefined
+  if (!wallet) throw new NotFoundError('Wallet not found')
+  if (wallet.keyManagementScheme !== 'mpc_tss') throw new BadRequestError('This wallet is not an MPC wallet', { code: 'MPC_NOT_AN_MPC_WALLET' })
+  const prepared = isUuid(input.preparedTransactionId) ? await txRepo.findUserPrepared(db, tenant.id, ctx.actor.userId, input.preparedTransactionId) : undefined
+  if (!prepared || prepared.walletId !== wallet.id) throw new NotFoundError('Prepared transaction not found for this wallet', { code: 'PREPARED_TX_NOT_FOUND' })
+  const now = ctx.deps.clock.now()
+  if (prepared.status === 'used') throw new ConflictError('This prepared transaction was already broadcast', { code: 'PREPARED_TX_ALREADY_USED' })
+  if (prepared.expiresAt <= now) throw new AppError(410, 'GoneError', 'This prepared transaction has expired; prepare a new one', { code: 'PREPARED_TX_EXPIRED' })
+  const parties = [...(input.parties ?? [DEVICE, SERVICE])].sort()
+  if (parties.includes(SERVICE) && !(await repo.findShareOfWallet(db, tenant.id, wallet.id))) throw new ConflictError('The service party holds no share of this wallet', { code: 'MPC_NO_SERVICE_SHARE' })
+  const s = await ctx.deps.database.write((tx) => openSession(ctx.deps, tx, {
+    tenantId: tenant.id, userId: ctx.actor.userId, kind: 'sign', chain: wallet.chain, isTestnet: wallet.isTestnet, parties,
+    walletId: wallet.id, preparedId: prepared.id, transactionId: prepared.transactionId, messageHash: prepared.signingPayload,
+  }))
+  return sessionView(s, [])
+}
+
+export function serviceToken(deps: Deps, tenant: SignedTenant) {
+  const t = mintServiceToken(deps.jwtKey, tenant.id, deps.clock.now())
+  return { token: t.token, tokenType: 'Bearer' as const, expiresIn: t.expiresIn, expiresAt: iso(t.expiresAt) }
+}
+
+export async function adminWallets(ctx: Ctx, tenantId: string, q: { limit?: number; offset?: number }) {
+  const tenant = await operatorTenant(ctx, tenantId)
+  const limit = q.limit ?? 50
+  const offset = q.offset ?? 0
+  const db = ctx.deps.database.db
+  const [rows, total] = await Promise.all([repo.listTenantShares(db, tenant.id, limit, offset), repo.countTenantShares(db, tenant.id)])
+  const data = []
+  for (const r of rows) {
+    const w = await walletsRepo.findWallet(db, tenant.id, r.walletId!)
+    if (!w) continue
+    data.push({ walletId: w.id, userId: r.userId, address: w.address, chain: w.chain, isTestnet: w.isTestnet, publicKey: r.publicKey, dkgSessionId: r.sessionId, createdAt: iso(w.createdAt) })
+  }
+  return { data, total, limit, offset, hasMore: offset + rows.length < total }
+}
