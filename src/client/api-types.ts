@@ -1992,6 +1992,266 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mpc/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How MPC wallets work on this tenant
+         * @description Whether the tenant uses MPC wallets, the protocol and the library version every party must run, the parties and who holds each share, the rounds, the session lifetime (MPC_SESSION_TTL_SECONDS) and the relay's limits.
+         */
+        get: operations["mpcConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mpc/wallets/dkg/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start key generation for a new MPC wallet
+         * @description The caller's tenant must use MPC wallets (`walletMode: mpc`): otherwise 403 `MPC_NOT_ENABLED`. Opens a 3-party DKG session (0 the device, 1 Slipway's service party, which joins on its own, 2 the backup) and answers it. The device and the backup run the protocol through the relay (src/client/mpc-party.ts `runDkg`), each reports the joint public key with `POST .../result`, and `POST /v1/mpc/wallets` registers the wallet. EVM chains only: a Solana chain answers 400 `MPC_CHAIN_UNSUPPORTED` (it would need threshold EdDSA). 10 per minute per IP.
+         */
+        post: operations["mpcDkgStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mpc/wallets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register the wallet of a finished key generation
+         * @description The caller's tenant must use MPC wallets (`walletMode: mpc`): otherwise 403 `MPC_NOT_ENABLED`. Once every party of the DKG session reported the same public key, makes the wallet (`keyManagementScheme: mpc_tss`, address from the joint key) and binds the service party's share to it. Once per session: 409 `MPC_WALLET_ALREADY_REGISTERED`; 409 `MPC_DKG_INCOMPLETE` while a party has not reported; 409 `MPC_PUBLIC_KEY_MISMATCH` when reports differ (start a new DKG); 410 `MPC_SESSION_EXPIRED` after the session's lifetime; 404 for another user's or tenant's session. Balances, history and sends then work as for any wallet: a send answers a prepared transaction, signed with `POST /v1/mpc/wallets/{walletId}/sign/start`.
+         */
+        post: operations["mpcRegisterWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mpc/wallets/{walletId}/sign/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start signing a prepared transaction
+         * @description For a transaction prepared with `POST /v1/transactions/` on this MPC wallet: opens a 2-party signing session over its `signingHash` (`messageHash`). Parties default to [0, 1] (device and service; the service party joins on its own and signs only that hash); [0, 2] signs with device and backup, without the service. When a party reports a signature (`POST .../result`) that verifies against the wallet's key, Slipway broadcasts the transaction (`txHash` in the results). 404 for an unknown wallet or prepared transaction (another user's or tenant's too); 400 `MPC_NOT_AN_MPC_WALLET`; 409 `PREPARED_TX_ALREADY_USED`; 410 `PREPARED_TX_EXPIRED`. 30 per minute per IP.
+         */
+        post: operations["mpcSignStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mpc/service/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A short-lived token for a service party process (tenant-signed)
+         * @description Signed with the tenant's API key and secret (HMAC). The token (5 minutes) lets its holder act as party 1 in the relay sessions of this tenant and nothing else; it is not an access token. Slipway's own service party (a job of the worker) mints the same token for itself. 30 per minute per IP.
+         */
+        post: operations["mpcServiceToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mpc/admin/wallets/{tenantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tenant's MPC wallets (operators)
+         * @description Platform admin, or a tenantadmin for its own tenant (another tenant answers 404). Each wallet with its joint public key and DKG session; never a share.
+         */
+        get: operations["mpcAdminWallets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mpc/relay/session/{id}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join a session as a party
+         * @description Relay route. Bearer: the session's user (as party 0, device, or 2, backup) or a service token from `POST /v1/mpc/service/token` (as party 1). Another tenant's or an unknown session answers 404 `MPC_SESSION_NOT_FOUND`; a caller of the tenant who is not a party of the session, or names a party id it cannot hold, 403 `MPC_NOT_A_PARTY`; an expired session 410 `MPC_SESSION_EXPIRED`. Joining again is harmless. A party must join before it sends.
+         */
+        post: operations["mpcRelayJoin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mpc/relay/session/{id}/parties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session's parties and who joined
+         * @description Relay route. Bearer: the session's user (as party 0, device, or 2, backup) or a service token from `POST /v1/mpc/service/token` (as party 1). Another tenant's or an unknown session answers 404 `MPC_SESSION_NOT_FOUND`; a caller of the tenant who is not a party of the session, or names a party id it cannot hold, 403 `MPC_NOT_A_PARTY`; an expired session 410 `MPC_SESSION_EXPIRED`.
+         */
+        get: operations["mpcRelayParties"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mpc/relay/session/{id}/msg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a protocol message
+         * @description Relay route. Bearer: the session's user (as party 0, device, or 2, backup) or a service token from `POST /v1/mpc/service/token` (as party 1). Another tenant's or an unknown session answers 404 `MPC_SESSION_NOT_FOUND`; a caller of the tenant who is not a party of the session, or names a party id it cannot hold, 403 `MPC_NOT_A_PARTY`; an expired session 410 `MPC_SESSION_EXPIRED`. `from` is the caller's party (joined); `to` another party, or null to broadcast. A party sends its rounds in order: a round below its last, or past the next, answers 409 `MPC_MESSAGE_OUT_OF_ORDER`; the same round, sender and receiver again 409 `MPC_MESSAGE_REPLAYED`. Payloads up to 131072 bytes (413 `MPC_MESSAGE_TOO_LARGE`), 64 messages per session (409 `MPC_SESSION_FULL`).
+         */
+        post: operations["mpcRelayMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mpc/relay/session/{id}/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Messages for a party
+         * @description Relay route. Bearer: the session's user (as party 0, device, or 2, backup) or a service token from `POST /v1/mpc/service/token` (as party 1). Another tenant's or an unknown session answers 404 `MPC_SESSION_NOT_FOUND`; a caller of the tenant who is not a party of the session, or names a party id it cannot hold, 403 `MPC_NOT_A_PARTY`; an expired session 410 `MPC_SESSION_EXPIRED`. Messages addressed to `partyId` or broadcast by another party, in the order the relay took them (`seq`), after `after`, optionally of one `round`; at most 50 per call. Poll with `after` = the answer's `last`.
+         */
+        get: operations["mpcRelayInbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mpc/relay/session/{id}/msghash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The hash a signing session signs
+         * @description Relay route. Bearer: the session's user (as party 0, device, or 2, backup) or a service token from `POST /v1/mpc/service/token` (as party 1). Another tenant's or an unknown session answers 404 `MPC_SESSION_NOT_FOUND`; a caller of the tenant who is not a party of the session, or names a party id it cannot hold, 403 `MPC_NOT_A_PARTY`; an expired session 410 `MPC_SESSION_EXPIRED`. keccak256 of the prepared transaction's unsigned serialization (its `signingHash`). 400 `MPC_NOT_A_SIGNING_SESSION` for a DKG session.
+         */
+        get: operations["mpcRelayMessageHash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mpc/relay/session/{id}/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a party's result
+         * @description Relay route. Bearer: the session's user (as party 0, device, or 2, backup) or a service token from `POST /v1/mpc/service/token` (as party 1). Another tenant's or an unknown session answers 404 `MPC_SESSION_NOT_FOUND`; a caller of the tenant who is not a party of the session, or names a party id it cannot hold, 403 `MPC_NOT_A_PARTY`; an expired session 410 `MPC_SESSION_EXPIRED`. DKG: `publicKey` (compressed); when every party reported, the session completes if they agree and fails if not. Signing: `signature` { r, s }; it must sign the session's hash with the wallet's key (400 `MPC_SIGNATURE_INVALID`), and the first such report broadcasts the prepared transaction (the answer's `txHash`; the transactions routes' broadcast errors apply). A party reporting a different result again: 409 `MPC_RESULT_CONFLICT`. Answers the session's results.
+         */
+        post: operations["mpcRelayResult"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mpc/relay/session/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session's results
+         * @description Relay route. Bearer: the session's user (as party 0, device, or 2, backup) or a service token from `POST /v1/mpc/service/token` (as party 1). Another tenant's or an unknown session answers 404 `MPC_SESSION_NOT_FOUND`; a caller of the tenant who is not a party of the session, or names a party id it cannot hold, 403 `MPC_NOT_A_PARTY`; an expired session 410 `MPC_SESSION_EXPIRED`. Each party's report, the session's status, and for a DKG the agreed key, its address and the wallet registered; for a signature the transaction broadcast.
+         */
+        get: operations["mpcRelayResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/faucet": {
         parameters: {
             query?: never;
@@ -2271,7 +2531,7 @@ export interface operations {
                     email: string;
                     /** @description at least 8 characters with an upper-case letter, a lower-case letter and a digit (the last three checked with 422) */
                     password: string;
-                    /** @description `option: create` requires `chain`; never creates a wallet on MPC tenants */
+                    /** @description `option: create` requires `chain`; on MPC tenants it creates no wallet but opens the DKG session for one (`mpcDkg` in the answer) */
                     wallet?: {
                         /** @constant */
                         option: "create";
@@ -2316,6 +2576,10 @@ export interface operations {
                         };
                         /** @description only when a wallet was created during registration */
                         wallet?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description registration on an `mpc` tenant with `wallet: { option: create }`: the DKG session opened for the new wallet (an MpcSession, as `POST /v1/mpc/wallets/dkg/start` answers); the device joins it as party 0 */
+                        mpcDkg?: {
                             [key: string]: unknown;
                         };
                     };
@@ -2590,6 +2854,10 @@ export interface operations {
                         };
                         /** @description only when a wallet was created during registration */
                         wallet?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description registration on an `mpc` tenant with `wallet: { option: create }`: the DKG session opened for the new wallet (an MpcSession, as `POST /v1/mpc/wallets/dkg/start` answers); the device joins it as party 0 */
+                        mpcDkg?: {
                             [key: string]: unknown;
                         };
                     };
@@ -2991,6 +3259,10 @@ export interface operations {
                         };
                         /** @description only when a wallet was created during registration */
                         wallet?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description registration on an `mpc` tenant with `wallet: { option: create }`: the DKG session opened for the new wallet (an MpcSession, as `POST /v1/mpc/wallets/dkg/start` answers); the device joins it as party 0 */
+                        mpcDkg?: {
                             [key: string]: unknown;
                         };
                     };
@@ -11906,6 +12178,10 @@ export interface operations {
                         wallet?: {
                             [key: string]: unknown;
                         };
+                        /** @description registration on an `mpc` tenant with `wallet: { option: create }`: the DKG session opened for the new wallet (an MpcSession, as `POST /v1/mpc/wallets/dkg/start` answers); the device joins it as party 0 */
+                        mpcDkg?: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -12207,6 +12483,10 @@ export interface operations {
                         };
                         /** @description only when a wallet was created during registration */
                         wallet?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description registration on an `mpc` tenant with `wallet: { option: create }`: the DKG session opened for the new wallet (an MpcSession, as `POST /v1/mpc/wallets/dkg/start` answers); the device joins it as party 0 */
+                        mpcDkg?: {
                             [key: string]: unknown;
                         };
                     };
@@ -23416,6 +23696,2712 @@ export interface operations {
             };
         };
     };
+    mpcConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description true when the caller's tenant uses MPC wallets (`walletMode: mpc`) */
+                        enabled: boolean;
+                        /** @constant */
+                        protocol: "DKLs23";
+                        /**
+                         * @description the threshold ECDSA library and version every party must run
+                         * @example @silencelaboratories/dkls-wasm-ll-node@1.1.2
+                         */
+                        library: string;
+                        /** @example 2 */
+                        threshold: number;
+                        /** @example 3 */
+                        participants: number;
+                        parties: {
+                            /** @description 0 device, 1 service, 2 backup */
+                            partyId: number;
+                            /** @enum {string} */
+                            role: "device" | "service" | "backup";
+                            heldBy: string;
+                        }[];
+                        /**
+                         * @description the derivation path every SignSession uses
+                         * @example m
+                         */
+                        chainPath: string;
+                        /**
+                         * @description family chain ids MPC wallets can be made on (EVM)
+                         * @example [
+                         *       "ethereum",
+                         *       "polygon"
+                         *     ]
+                         */
+                        chains: string[];
+                        rounds: {
+                            dkg: number;
+                            sign: number;
+                        };
+                        sessionTtlSeconds: number;
+                        /** @description the largest message payload the relay keeps (decoded bytes) */
+                        messageLimitBytes: number;
+                        /** @description messages one session may hold in all */
+                        messagesPerSession: number;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    mpcDkgStart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description an EVM chain (family or registry id, e.g. `ethereum`, `sepolia`)
+                     * @example ethereum
+                     */
+                    chain: string;
+                    /** @default false */
+                    isTestnet?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        sessionId: string;
+                        /** @enum {string} */
+                        kind: "dkg" | "sign";
+                        /** @enum {string} */
+                        status: "open" | "completed" | "failed";
+                        chain: string;
+                        isTestnet: boolean;
+                        threshold: number;
+                        participants: number;
+                        parties: {
+                            /** @description 0 device, 1 service, 2 backup */
+                            partyId: number;
+                            /** @enum {string} */
+                            role: "device" | "service" | "backup";
+                            joined: boolean;
+                            /** Format: date-time */
+                            joinedAt: string | null;
+                        }[];
+                        /** @description protocol rounds of this session */
+                        rounds: number;
+                        /**
+                         * Format: uuid
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        walletId: string | null;
+                        /**
+                         * Format: uuid
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        preparedTransactionId: string | null;
+                        /**
+                         * @description signing: the hash signed (keccak256 of the unsigned transaction)
+                         * @example 0xabababababababababababababababababababababababababababababababab
+                         */
+                        messageHash: string | null;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    mpcRegisterWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                     */
+                    sessionId: string;
+                    label?: string;
+                    /** @default false */
+                    isPrimary?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        userId: string;
+                        /**
+                         * @description family chain id
+                         * @example ethereum
+                         */
+                        chain: string;
+                        address: string;
+                        /** @description from the `name` request field */
+                        label: string | null;
+                        /** @enum {string} */
+                        walletType: "managed" | "imported" | "client";
+                        isPrimary: boolean;
+                        isWatchOnly: boolean;
+                        isTestnet: boolean;
+                        /** @enum {string} */
+                        keyManagementScheme: "aes_single" | "sss_2of2_akv" | "client_side" | "client_side_pending" | "mpc_tss";
+                        /** Format: date-time */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description same as `createdAt` (both spellings appear in the spec)
+                         */
+                        created_at: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description the joint public key (compressed secp256k1, 0x hex) */
+                        publicKey: string;
+                        /**
+                         * Format: uuid
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        dkgSessionId: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Error */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    mpcSignStart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                walletId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description from `POST /v1/transactions/` on this wallet (the transaction id is accepted too) */
+                    preparedTransactionId: string;
+                    /** @description which two shares sign: [0, 1] device and service (default), [0, 2] device and backup, [1, 2] service and backup */
+                    parties?: (string | number)[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        sessionId: string;
+                        /** @enum {string} */
+                        kind: "dkg" | "sign";
+                        /** @enum {string} */
+                        status: "open" | "completed" | "failed";
+                        chain: string;
+                        isTestnet: boolean;
+                        threshold: number;
+                        participants: number;
+                        parties: {
+                            /** @description 0 device, 1 service, 2 backup */
+                            partyId: number;
+                            /** @enum {string} */
+                            role: "device" | "service" | "backup";
+                            joined: boolean;
+                            /** Format: date-time */
+                            joinedAt: string | null;
+                        }[];
+                        /** @description protocol rounds of this session */
+                        rounds: number;
+                        /**
+                         * Format: uuid
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        walletId: string | null;
+                        /**
+                         * Format: uuid
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        preparedTransactionId: string | null;
+                        /**
+                         * @description signing: the hash signed (keccak256 of the unsigned transaction)
+                         * @example 0xabababababababababababababababababababababababababababababababab
+                         */
+                        messageHash: string | null;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Error */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    mpcServiceToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description send as `Authorization: Bearer <token>` on the relay routes, as party 1 */
+                        token: string;
+                        /** @constant */
+                        tokenType: "Bearer";
+                        expiresIn: number;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    mpcAdminWallets: {
+        parameters: {
+            query?: {
+                limit?: string | number;
+                offset?: string | number;
+            };
+            header?: never;
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                             */
+                            walletId: string;
+                            /**
+                             * Format: uuid
+                             * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                             */
+                            userId: string;
+                            address: string;
+                            chain: string;
+                            isTestnet: boolean;
+                            publicKey: string;
+                            /**
+                             * Format: uuid
+                             * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                             */
+                            dkgSessionId: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    mpcRelayJoin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 0 device, 1 service, 2 backup */
+                    partyId: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        sessionId: string;
+                        /** @enum {string} */
+                        kind: "dkg" | "sign";
+                        /** @enum {string} */
+                        status: "open" | "completed" | "failed";
+                        chain: string;
+                        isTestnet: boolean;
+                        threshold: number;
+                        participants: number;
+                        parties: {
+                            /** @description 0 device, 1 service, 2 backup */
+                            partyId: number;
+                            /** @enum {string} */
+                            role: "device" | "service" | "backup";
+                            joined: boolean;
+                            /** Format: date-time */
+                            joinedAt: string | null;
+                        }[];
+                        /** @description protocol rounds of this session */
+                        rounds: number;
+                        /**
+                         * Format: uuid
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        walletId: string | null;
+                        /**
+                         * Format: uuid
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        preparedTransactionId: string | null;
+                        /**
+                         * @description signing: the hash signed (keccak256 of the unsigned transaction)
+                         * @example 0xabababababababababababababababababababababababababababababababab
+                         */
+                        messageHash: string | null;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Error */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    mpcRelayParties: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        sessionId: string;
+                        parties: {
+                            /** @description 0 device, 1 service, 2 backup */
+                            partyId: number;
+                            /** @enum {string} */
+                            role: "device" | "service" | "backup";
+                            joined: boolean;
+                            /** Format: date-time */
+                            joinedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    mpcRelayMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 0 device, 1 service, 2 backup */
+                    from: string | number;
+                    /** @description the receiving party; omitted or null: broadcast to every other party */
+                    to?: (string | number) | null;
+                    /** @description DKG 1 to 5, signing 1 to 4; a party sends its rounds in order */
+                    round: string | number;
+                    /** @description the library's message bytes, base64 (at most 131072 bytes decoded) */
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the message's place in the session */
+                        seq: number;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Error */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    mpcRelayInbox: {
+        parameters: {
+            query: {
+                partyId: string | number;
+                after?: string | number;
+                round?: string | number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        sessionId: string;
+                        messages: {
+                            seq: number;
+                            /** @description 0 device, 1 service, 2 backup */
+                            from: number;
+                            to: number | null;
+                            round: number;
+                            payload: string;
+                        }[];
+                        /** @description the greatest `seq` answered (or `after`): pass it as `after` next */
+                        last: number;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Error */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    mpcRelayMessageHash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        sessionId: string;
+                        /**
+                         * @description what the parties sign
+                         * @example 0xabababababababababababababababababababababababababababababababab
+                         */
+                        messageHash: string;
+                        chainPath: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    mpcRelayResult: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 0 device, 1 service, 2 backup */
+                    partyId: string | number;
+                    /** @description DKG: the joint public key, compressed (33 bytes) */
+                    publicKey?: string;
+                    /** @description signing: R and S as the library combines them */
+                    signature?: {
+                        r: string;
+                        s: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        sessionId: string;
+                        /** @enum {string} */
+                        kind: "dkg" | "sign";
+                        /** @enum {string} */
+                        status: "open" | "completed" | "failed";
+                        results: {
+                            /** @description 0 device, 1 service, 2 backup */
+                            partyId: number;
+                            publicKey: string | null;
+                            signature: {
+                                r: string;
+                                s: string;
+                            } | null;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                        /** @description DKG: the key every party reported, once all agree */
+                        publicKey: string | null;
+                        /** @description DKG: the wallet address of that key */
+                        address: string | null;
+                        /**
+                         * Format: uuid
+                         * @description DKG: the wallet registered from it; signing: the wallet signed for
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        walletId: string | null;
+                        /**
+                         * Format: uuid
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        transactionId: string | null;
+                        /** @description signing: the broadcast transaction, once a signature verified */
+                        txHash: string | null;
+                        failureReason: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Error */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    mpcRelayResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        sessionId: string;
+                        /** @enum {string} */
+                        kind: "dkg" | "sign";
+                        /** @enum {string} */
+                        status: "open" | "completed" | "failed";
+                        results: {
+                            /** @description 0 device, 1 service, 2 backup */
+                            partyId: number;
+                            publicKey: string | null;
+                            signature: {
+                                r: string;
+                                s: string;
+                            } | null;
+                            /** Format: date-time */
+                            at: string;
+                        }[];
+                        /** @description DKG: the key every party reported, once all agree */
+                        publicKey: string | null;
+                        /** @description DKG: the wallet address of that key */
+                        address: string | null;
+                        /**
+                         * Format: uuid
+                         * @description DKG: the wallet registered from it; signing: the wallet signed for
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        walletId: string | null;
+                        /**
+                         * Format: uuid
+                         * @example 3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10
+                         */
+                        transactionId: string | null;
+                        /** @description signing: the broadcast transaction, once a signature verified */
+                        txHash: string | null;
+                        failureReason: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
     sandboxFaucet: {
         parameters: {
             query?: never;
@@ -23762,5 +26748,18 @@ export const operationCredentials: Readonly<Record<string, "tenant" | "bearer">>
     "POST /v1/ramp/bank/addresses/verify": "bearer",
     "GET /v1/ramp/bank/addresses": "bearer",
     "DELETE /v1/ramp/bank/addresses/{id}": "bearer",
+    "GET /v1/mpc/config": "bearer",
+    "POST /v1/mpc/wallets/dkg/start": "bearer",
+    "POST /v1/mpc/wallets": "bearer",
+    "POST /v1/mpc/wallets/{walletId}/sign/start": "bearer",
+    "POST /v1/mpc/service/token": "tenant",
+    "GET /v1/mpc/admin/wallets/{tenantId}": "bearer",
+    "POST /v1/mpc/relay/session/{id}/join": "bearer",
+    "GET /v1/mpc/relay/session/{id}/parties": "bearer",
+    "POST /v1/mpc/relay/session/{id}/msg": "bearer",
+    "GET /v1/mpc/relay/session/{id}/inbox": "bearer",
+    "GET /v1/mpc/relay/session/{id}/msghash": "bearer",
+    "POST /v1/mpc/relay/session/{id}/result": "bearer",
+    "GET /v1/mpc/relay/session/{id}/results": "bearer",
     "POST /v1/sandbox/faucet": "bearer",
 };

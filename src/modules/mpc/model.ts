@@ -35,8 +35,8 @@ export const Config = t.Object({
   chains: t.Array(t.String(), { description: 'family chain ids MPC wallets can be made on (EVM)', examples: [['ethereum', 'polygon']] }),
   rounds: t.Object({ dkg: t.Integer(), sign: t.Integer() }),
   sessionTtlSeconds: t.Integer(),
-  maxMessageBytes: t.Integer(),
-  maxSessionMessages: t.Integer(),
+  messageLimitBytes: t.Integer({ description: 'the largest message payload the relay keeps (decoded bytes)' }),
+  messagesPerSession: t.Integer({ description: 'messages one session may hold in all' }),
 }, { title: 'MpcConfig' })
 
 export const DkgStartBody = t.Object({
@@ -77,7 +77,7 @@ export const RegisteredWallet = t.Object({
 export const SignStartBody = t.Object({
   preparedTransactionId: t.String({ minLength: 1, maxLength: 64, description: 'from `POST /v1/transactions/` on this wallet (the transaction id is accepted too)' }),
   parties: t.Optional(t.Array(PartyId, { minItems: 2, maxItems: 2, uniqueItems: true, description: 'which two shares sign: [0, 1] device and service (default), [0, 2] device and backup, [1, 2] service and backup' })),
-}, { title: 'MpcSignStartBody', examples: [{ preparedTransactionId: '9b0e6a34-1f7c-4d52-8e61-2c3d4b5a6f70' }, { preparedTransactionId: '9b0e6a34-1f7c-4d52-8e61-2c3d4b5a6f70', parties: [0, 2] }] })
+}, { title: 'MpcSignStartBody', examples: [{ preparedTransactionId: '9b0e6a34-1f7c-4d52-8e61-2c3d4b5a6f70', parties: [0, 1] }] })
 
 export const ServiceToken = t.Object({
   token: t.String({ description: 'send as `Authorization: Bearer <token>` on the relay routes, as party 1' }),
@@ -95,7 +95,7 @@ export const MessageBody = t.Object({
   to: t.Optional(t.Union([PartyId, t.Null()], { description: 'the receiving party; omitted or null: broadcast to every other party' })),
   round: t.Integer({ minimum: 1, maximum: 5, description: 'DKG 1 to 5, signing 1 to 4; a party sends its rounds in order' }),
   payload: t.String({ minLength: 1, maxLength: Math.ceil(MAX_MESSAGE_BYTES / 3) * 4, pattern: '^[A-Za-z0-9+/]+={0,2}$', description: `the library's message bytes, base64 (at most ${MAX_MESSAGE_BYTES} bytes decoded)` }),
-}, { title: 'MpcMessageBody', examples: [{ from: 0, to: null, round: 1, payload: 'AAECAwQ=' }, { from: 0, to: 1, round: 2, payload: 'BQYHCAk=' }] })
+}, { title: 'MpcMessageBody', examples: [{ from: 0, to: 1, round: 2, payload: 'BQYHCAk=' }] })
 
 export const MessageAccepted = t.Object({ seq: t.Integer({ description: 'the message\'s place in the session' }) }, { title: 'MpcMessageAccepted' })
 
@@ -114,7 +114,7 @@ export const ResultBody = t.Object({
   partyId: PartyId,
   publicKey: t.Optional(t.String({ pattern: '^0x0[23][0-9a-fA-F]{64}$', description: 'DKG: the joint public key, compressed (33 bytes)' })),
   signature: t.Optional(t.Object({ r: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }), s: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }) }, { description: 'signing: R and S as the library combines them' })),
-}, { title: 'MpcResultBody', examples: [{ partyId: 0, publicKey: `0x02${'ab'.repeat(32)}` }, { partyId: 0, signature: { r: `0x${'ab'.repeat(32)}`, s: `0x${'cd'.repeat(32)}` } }] })
+}, { title: 'MpcResultBody', examples: [{ partyId: 0, publicKey: `0x02${'ab'.repeat(32)}` }] })
 
 const ResultItem = t.Object({
   partyId: PartyId,

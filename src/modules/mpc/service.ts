@@ -44,8 +44,8 @@ export async function config(ctx: Ctx) {
     chains: CHAINS.filter((c) => c.family === 'evm' && chainEnabled(tenant.settings, c.id)).map((c) => c.id),
     rounds: { ...ROUNDS },
     sessionTtlSeconds: ctx.deps.config.mpcSessionTtlSeconds,
-    maxMessageBytes: MAX_MESSAGE_BYTES,
-    maxSessionMessages: MAX_SESSION_MESSAGES,
+    messageLimitBytes: MAX_MESSAGE_BYTES,
+    messagesPerSession: MAX_SESSION_MESSAGES,
   }
 }
 
