@@ -12,8 +12,8 @@ export const BACKUP = 2
 export const ROUNDS = { dkg: 5, sign: 4 } as const
 /** The largest message payload the relay keeps (decoded bytes; DKG's largest, round 4, is about 71 KB). */
 export const MAX_MESSAGE_BYTES = 128 * 1024
-/** Messages a session may hold in all (a 3-party DKG sends 21, a signature 8). */
-export const MAX_SESSION_MESSAGES = 64
+/** Messages a session may hold in all (a 3-party DKG sends 21, a signature 8; rounds × senders × receivers would allow 45). */
+export const MAX_SESSION_MESSAGES = 32
 
 const Hex = (bytes: number, description: string) => t.String({ pattern: `^0x[0-9a-fA-F]{${bytes * 2}}$`, description, examples: [`0x${'ab'.repeat(bytes)}`] })
 const Uuid = t.String({ format: 'uuid', examples: ['3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10'] })

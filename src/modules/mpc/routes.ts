@@ -36,13 +36,12 @@ export function mpcRoutes(deps: Deps) {
     })
     .post('/wallets/dkg/start', ({ ctx, body }) => flows.dkgStart(ctx, body), {
       auth: 'any',
-      rateLimit: { max: 10, windowSeconds: 60 },
       body: M.DkgStartBody,
       response: { 200: M.Session, ...errorResponses('standard', 400, 401, 403, 429) },
       detail: {
         operationId: 'mpcDkgStart',
         summary: 'Start key generation for a new MPC wallet',
-        description: `${MPC_ONLY} Opens a 3-party DKG session (0 the device, 1 Slipway's service party, which joins on its own, 2 the backup) and answers it. The device and the backup run the protocol through the relay (src/client/mpc-party.ts \`runDkg\`), each reports the joint public key with \`POST .../result\`, and \`POST /v1/mpc/wallets\` registers the wallet. EVM chains only: a Solana chain answers 400 \`MPC_CHAIN_UNSUPPORTED\` (it would need threshold EdDSA). 10 per minute per IP.`,
+        description: `${MPC_ONLY} Opens a 3-party DKG session (0 the device, 1 Slipway's service party, which joins on its own, 2 the backup) and answers it. The device and the backup run the protocol through the relay (src/client/mpc-party.ts \`runDkg\`), each reports the joint public key with \`POST .../result\`, and \`POST /v1/mpc/wallets\` registers the wallet. EVM chains only: a Solana chain answers 400 \`MPC_CHAIN_UNSUPPORTED\` (it would need threshold EdDSA). Each DKG costs the service party about a second of CPU, so a user may start 20 per minute (429 with \`retry-after\`).`,
       },
     })
     .post('/wallets', ({ ctx, body }) => flows.registerWallet(ctx, body), {

@@ -6,7 +6,7 @@
 import type { Ctx, SignedTenant } from '../../context'
 import type { Deps } from '../../deps'
 import type { Tx } from '../../db/client'
-import { AppError, BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../http/errors'
+import { AppError, BadRequestError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '../../http/errors'
 import { scheduleJob } from '../../jobs/outbox'
 import { iso } from '../../lib/clock'
 import { isUuid, newId } from '../../lib/ids'
@@ -73,9 +73,14 @@ async function openSession(deps: Deps, tx: Tx, row: Omit<repo.MpcSessionRow, 'id
   return s
 }
 
+/** DKG starts a user may make per minute: each costs the service party about a second of CPU. */
+export const DKG_STARTS_PER_MINUTE = 20
+
 export async function dkgStart(ctx: Ctx, input: DkgStartBody) {
   const tenant = await callerTenant(ctx)
   if (tenant.settings.walletMode !== 'mpc') throw notMpcTenant()
+  const limit = ctx.deps.rateLimiter.hit(`mpc-dkg|${tenant.id}|${ctx.actor.userId}`, DKG_STARTS_PER_MINUTE, 60_000)
+  if (!limit.allowed) throw new TooManyRequestsError(limit.resetSeconds)
   const net = evmNetwork(tenant.settings, input.chain, input.isTestnet)
   const s = await ctx.deps.database.write((tx) => openSession(ctx.deps, tx, {
     tenantId: tenant.id, userId: ctx.actor.userId, kind: 'dkg', chain: net.chain.id, isTestnet: net.network.isTestnet, parties: [DEVICE, SERVICE, BACKUP],
