@@ -6,6 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { parseEther, type Address } from 'viem'
+import { Keyshare } from '@silencelaboratories/dkls-wasm-ll-node'
+import { mpcMessages, mpcResults, mpcServiceShares, mpcSessions } from '@/modules/mpc/schema'
+import { wallets } from '@/modules/wallets/schema'
+import { eq } from 'drizzle-orm'
 import { reader } from '@tests/transactions/helpers'
 import type { SignedInUser } from '@tests/helpers/factories'
 import { mpcSend, mpcWallet, mpcWorld, until, type MpcWorld } from './world'
@@ -49,6 +53,57 @@ describe('an MPC wallet from DKG to a confirmed send', () => {
     const history = await w.api.get(`/v1/transactions/?walletId=${made.wallet.id}`, { token: u.accessToken })
     expect(history.body.data.map((x: { id: string }) => x.id)).toContain(sent.results.transactionId)
   }, 60_000)
+
+  test('a signature that does not sign the hash with the wallet\'s key: 400 MPC_SIGNATURE_INVALID, nothing broadcast; a used prepared transaction cannot be signed again', async () => {
+    const prep = await w.api.post('/v1/transactions/', { walletId: made.wallet.id, chain: 'sepolia', toAddress: TO, amount: '1000' }, { token: u.accessToken })
+    const start = await w.api.post(`/v1/mpc/wallets/${made.wallet.id}/sign/start`, { preparedTransactionId: prep.body.preparedTransactionId, parties: [0, 2] }, { token: u.accessToken })
+    expect(start.status).toBe(200)
+    expect(start.body.messageHash).toBe(prep.body.signingHash)
+    const hash = await w.api.get(`/v1/mpc/relay/session/${start.body.sessionId}/msghash`, { token: u.accessToken })
+    expect(hash.body).toMatchObject({ messageHash: prep.body.signingHash, chainPath: 'm' })
+    await w.api.post(`/v1/mpc/relay/session/${start.body.sessionId}/join`, { partyId: 0 }, { token: u.accessToken })
+    const bad = await w.api.post(`/v1/mpc/relay/session/${start.body.sessionId}/result`, { partyId: 0, signature: { r: `0x${'12'.repeat(32)}`, s: `0x${'34'.repeat(32)}` } }, { token: u.accessToken })
+    expect(bad.status).toBe(400)
+    expect(bad.body.code).toBe('MPC_SIGNATURE_INVALID')
+    expect((await w.api.get(`/v1/transactions/${prep.body.id}`, { token: u.accessToken })).body).toMatchObject({ status: 'awaiting_signature', txHash: null })
+    // the send of the test before: its prepared transaction is spent
+    const history = await w.api.get(`/v1/transactions/?walletId=${made.wallet.id}&status=confirmed`, { token: u.accessToken })
+    const spent = history.body.data[0]
+    const again = await w.api.post(`/v1/mpc/wallets/${made.wallet.id}/sign/start`, { preparedTransactionId: spent.id }, { token: u.accessToken })
+    expect(again.status).toBe(409)
+    expect(again.body.code).toBe('PREPARED_TX_ALREADY_USED')
+  }, 60_000)
+
+  test('the service party\'s share is sealed at rest, and neither it nor the device\'s share is in the database, the logs or an answer', async () => {
+    const db = w.t.deps.database.db
+    const [row] = await db.select().from(mpcServiceShares).where(eq(mpcServiceShares.walletId, made.wallet.id))
+    expect(row!.shareSealed).toMatch(/^v1\./)
+    const clear = w.t.deps.sealer.openBytes(row!.shareSealed, `mpc_share:${w.tenant.id}:${made.sessionId}`)
+    const share = Keyshare.fromBytes(new Uint8Array(clear))
+    expect({ partyId: share.partyId, publicKey: `0x${Buffer.from(share.publicKey).toString('hex')}` }).toEqual({ partyId: 1, publicKey: made.wallet.publicKey })
+    share.free()
+    // pieces of each share in the encodings a leak would take
+    const pieces = (bytes: Uint8Array) => [0.25, 0.5, 0.75].flatMap((at) => {
+      const slice = Buffer.from(bytes).subarray(Math.floor(bytes.length * at), Math.floor(bytes.length * at) + 48)
+      return [slice.toString('base64').slice(4, 40), slice.toString('hex'), slice.toString('base64url').slice(4, 40)]
+    })
+    const secrets = [...pieces(new Uint8Array(clear)), ...pieces(made.device.keyshare), ...pieces(made.backup.keyshare)]
+    const stored = JSON.stringify(await Promise.all([mpcSessions, mpcMessages, mpcResults, mpcServiceShares, wallets].map((table) => db.select().from(table as never))))
+    const admin = await w.f.tenantAdmin(w.tenant)
+    const answers = JSON.stringify(await Promise.all([
+      w.api.get(`/v1/mpc/relay/session/${made.sessionId}/results`, { token: u.accessToken }),
+      w.api.get(`/v1/mpc/admin/wallets/${w.tenant.id}`, { token: admin.accessToken }),
+      w.api.get(`/v1/wallets/${made.wallet.id}`, { token: u.accessToken }),
+    ].map(async (r) => (await r).body)))
+    expect(answers).toContain(made.wallet.publicKey)
+    const logs = w.t.logs.join('\n')
+    for (const piece of secrets) {
+      expect(stored.includes(piece)).toBe(false)
+      expect(answers.includes(piece)).toBe(false)
+      expect(logs.includes(piece)).toBe(false)
+    }
+    expect(logs).toContain('mpc service party: key generated')
+  })
 
   test('device + backup sign without the service party', async () => {
     const before = await reader(w.chain.url).balance(TO)
