@@ -14,6 +14,8 @@ import { Sealer } from '@/lib/crypto'
 import { mailAad, queueMail } from '@/modules/mail/service'
 import { openKey } from '@/modules/wallets/keys'
 import { wallets } from '@/modules/wallets/schema'
+import { findShareOfSession, insertShare } from '@/modules/mpc/repo'
+import { shareAad } from '@/modules/mpc/sealed'
 import { openSecret } from '@/modules/webhooks/secrets'
 import { webhooks } from '@/modules/webhooks/schema'
 import { reseal, sealedVersions } from '@/ops/reseal'
@@ -41,12 +43,14 @@ interface Plain {
   webhookSecret: string
   walletKey: Uint8Array
   mailTemplate: string
+  mpcShare: string
 }
 
 let tenant: Tenant
 let user: SignedInUser
 let walletId: string
 let mailId: string
+const mpcSessionId = crypto.randomUUID()
 let before: Plain
 
 async function plainOf(t: TestApp): Promise<Plain> {
@@ -56,6 +60,7 @@ async function plainOf(t: TestApp): Promise<Plain> {
   const row = (await db.select().from(tenants).where(eq(tenants.id, tenant.id)).get())!
   const ramp = (row.settings.bankRamp as { sandbox: { apiKeySealed: string } }).sandbox
   const mail = (await db.select().from(outbox).where(eq(outbox.id, mailId)).get())!
+  const share = (await findShareOfSession(db, tenant.id, mpcSessionId))!
   return {
     jwtKey: t.deps.jwtKey,
     apiSecret: t.deps.sealer.open(row.apiSecretSealed, `tenant:${tenant.id}:api_secret`),
@@ -63,6 +68,7 @@ async function plainOf(t: TestApp): Promise<Plain> {
     webhookSecret: openSecret(t.deps, hook),
     walletKey: openKey(t.deps.sealer, { tenantId: w.tenantId, walletId: w.id, address: w.address }, { dataKeyWrapped: w.dataKeyWrapped!, keySealed: w.keySealed! }),
     mailTemplate: t.deps.sealer.open(String(mail.payload.sealed), mailAad(mailId)),
+    mpcShare: t.deps.sealer.openBytes(share.shareSealed, shareAad(tenant.id, mpcSessionId)).toString('base64'),
   }
 }
 
@@ -80,8 +86,13 @@ beforeAll(async () => {
     expect(w.status).toBe(201)
     walletId = w.body.id
     mailId = await t.deps.database.write((tx) => queueMail(t.deps, tx, { tenantId: tenant.id, to: user.email, senderName: 'Rotation', locale: 'en', template: { kind: 'password-changed', at: 1 } }, Date.now()))
+    // a service party's key share (stands for a DKLs23 share: reseal moves opaque bytes)
+    await t.deps.database.write((tx) => insertShare(tx, {
+      sessionId: mpcSessionId, tenantId: tenant.id, userId: user.id, walletId: null, publicKey: `0x02${'ab'.repeat(32)}`,
+      shareSealed: t.deps.sealer.seal(crypto.getRandomValues(new Uint8Array(2048)), shareAad(tenant.id, mpcSessionId)), createdAt: Date.now(),
+    }))
     before = await plainOf(t)
-    expect(await sealedVersions(t.deps)).toEqual({ currentVersion: 1, byVersion: { '1': 7 }, remaining: 0 })
+    expect(await sealedVersions(t.deps)).toEqual({ currentVersion: 1, byVersion: { '1': 8 }, remaining: 0 })
   } finally {
     await t.close()
   }
@@ -114,8 +125,9 @@ describe('rotating MASTER_KEY', () => {
       // sealed and in-clear ramp bank details: tests/ramp/sealed-bank-details.test.ts
       'ramp_payment_methods.iban': { resealed: 0, failed: 0 },
       'ramp_payout_quotes.ramp_payment_method_id': { resealed: 0, failed: 0 },
+      'mpc_service_shares.share_sealed': { resealed: 1, failed: 0 },
     })
-    expect(report.byVersion).toEqual({ '2': 7 })
+    expect(report.byVersion).toEqual({ '2': 8 })
     expect(report.remaining).toBe(0)
   })
 
