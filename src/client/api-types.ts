@@ -2023,7 +2023,7 @@ export interface paths {
         put?: never;
         /**
          * Start key generation for a new MPC wallet
-         * @description The caller's tenant must use MPC wallets (`walletMode: mpc`): otherwise 403 `MPC_NOT_ENABLED`. Opens a 3-party DKG session (0 the device, 1 Slipway's service party, which joins on its own, 2 the backup) and answers it. The device and the backup run the protocol through the relay (src/client/mpc-party.ts `runDkg`), each reports the joint public key with `POST .../result`, and `POST /v1/mpc/wallets` registers the wallet. EVM chains only: a Solana chain answers 400 `MPC_CHAIN_UNSUPPORTED` (it would need threshold EdDSA). 10 per minute per IP.
+         * @description The caller's tenant must use MPC wallets (`walletMode: mpc`): otherwise 403 `MPC_NOT_ENABLED`. Opens a 3-party DKG session (0 the device, 1 Slipway's service party, which joins on its own, 2 the backup) and answers it. The device and the backup run the protocol through the relay (src/client/mpc-party.ts `runDkg`), each reports the joint public key with `POST .../result`, and `POST /v1/mpc/wallets` registers the wallet. EVM chains only: a Solana chain answers 400 `MPC_CHAIN_UNSUPPORTED` (it would need threshold EdDSA). Each DKG costs the service party about a second of CPU, so a user may start 20 per minute (429 with `retry-after`).
          */
         post: operations["mpcDkgStart"];
         delete?: never;
@@ -2163,7 +2163,7 @@ export interface paths {
         put?: never;
         /**
          * Send a protocol message
-         * @description Relay route. Bearer: the session's user (as party 0, device, or 2, backup) or a service token from `POST /v1/mpc/service/token` (as party 1). Another tenant's or an unknown session answers 404 `MPC_SESSION_NOT_FOUND`; a caller of the tenant who is not a party of the session, or names a party id it cannot hold, 403 `MPC_NOT_A_PARTY`; an expired session 410 `MPC_SESSION_EXPIRED`. `from` is the caller's party (joined); `to` another party, or null to broadcast. A party sends its rounds in order: a round below its last, or past the next, answers 409 `MPC_MESSAGE_OUT_OF_ORDER`; the same round, sender and receiver again 409 `MPC_MESSAGE_REPLAYED`. Payloads up to 131072 bytes (413 `MPC_MESSAGE_TOO_LARGE`), 64 messages per session (409 `MPC_SESSION_FULL`).
+         * @description Relay route. Bearer: the session's user (as party 0, device, or 2, backup) or a service token from `POST /v1/mpc/service/token` (as party 1). Another tenant's or an unknown session answers 404 `MPC_SESSION_NOT_FOUND`; a caller of the tenant who is not a party of the session, or names a party id it cannot hold, 403 `MPC_NOT_A_PARTY`; an expired session 410 `MPC_SESSION_EXPIRED`. `from` is the caller's party (joined); `to` another party, or null to broadcast. A party sends its rounds in order: a round below its last, or past the next, answers 409 `MPC_MESSAGE_OUT_OF_ORDER`; the same round, sender and receiver again 409 `MPC_MESSAGE_REPLAYED`. Payloads up to 131072 bytes (413 `MPC_MESSAGE_TOO_LARGE`), 32 messages per session (409 `MPC_SESSION_FULL`).
          */
         post: operations["mpcRelayMessage"];
         delete?: never;

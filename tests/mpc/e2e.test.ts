@@ -45,6 +45,9 @@ describe('an MPC wallet from DKG to a confirmed send', () => {
 
   test('device + service sign a send; Slipway broadcasts it and it confirms on chain', async () => {
     await w.chain.sendNative(made.wallet.address, parseEther('1'))
+    const balance = await w.api.get(`/v1/wallets/${made.wallet.id}/balance`, { token: u.accessToken })
+    expect(balance.status).toBe(200)
+    expect(JSON.stringify(balance.body)).toContain('1000000000000000000')
     const before = await reader(w.chain.url).balance(TO)
     const sent = await mpcSend(w, u, made.wallet.id, { 0: made.device.keyshare }, [0, 1], TO, '1000000000000000')
     expect(sent.results).toMatchObject({ status: 'completed', txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) })
