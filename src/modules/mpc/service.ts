@@ -114,49 +114,52 @@ export function validateRegistrationDkg(deps: Deps, tenant: SignedTenant, chain:
 export async function registerWallet(ctx: Ctx, input: RegisterWalletBody) {
   const tenant = await callerTenant(ctx)
   if (tenant.settings.walletMode !== 'mpc') throw notMpcTenant()
-  const db = ctx.deps.database.db
-  const s = isUuid(input.sessionId) ? await repo.findSession(db, tenant.id, input.sessionId) : undefined
-  if (!s || s.userId !== ctx.actor.userId || s.kind !== 'dkg') throw sessionNotFound()
-  if (s.registeredWalletId) throw new ConflictError('A wallet was already registered from this DKG session', { code: 'MPC_WALLET_ALREADY_REGISTERED', details: { walletId: s.registeredWalletId } })
-  if (s.expiresAt <= ctx.deps.clock.now()) throw sessionExpired()
-  const results = await repo.listResults(db, tenant.id, s.id)
-  const keys = new Set(results.map((r) => r.publicKey))
-  if (keys.size > 1 || s.status === 'failed') throw new ConflictError('The parties reported different public keys: this key generation failed; start a new one', { code: 'MPC_PUBLIC_KEY_MISMATCH', details: { results: results.map((r) => ({ partyId: r.partyId, publicKey: r.publicKey })) } })
-  if (results.length < s.parties.length || s.status !== 'completed' || !s.publicKey) {
-    throw new ConflictError(`Key generation is not finished: ${results.length} of ${s.parties.length} parties reported their public key`, { code: 'MPC_DKG_INCOMPLETE', details: { reported: results.map((r) => r.partyId) } })
-  }
-  const share = await repo.findShareOfSession(db, tenant.id, s.id)
-  if (!share || share.publicKey !== s.publicKey) throw new ConflictError('The service party holds no share of this key', { code: 'MPC_PUBLIC_KEY_MISMATCH' })
-  const net = resolveChain(tenant.settings, s.chain, s.isTestnet)
-  const address = addressOfPublicKey(s.publicKey)
-  const row = await ctx.deps.database.write(async (tx) => {
+  if (!isUuid(input.sessionId)) throw sessionNotFound()
+  // Every read that decides is made in the write transaction, on the primary: on an edge the
+  // replica may not have the other processes' reports yet, and two registrations race here.
+  const { row, publicKey, sessionId } = await ctx.deps.database.write(async (tx) => {
+    const s = await repo.findSession(tx, tenant.id, input.sessionId)
+    if (!s || s.userId !== ctx.actor.userId || s.kind !== 'dkg') throw sessionNotFound()
+    if (s.registeredWalletId) throw new ConflictError('A wallet was already registered from this DKG session', { code: 'MPC_WALLET_ALREADY_REGISTERED', details: { walletId: s.registeredWalletId } })
+    if (s.expiresAt <= ctx.deps.clock.now()) throw sessionExpired()
+    const results = await repo.listResults(tx, tenant.id, s.id)
+    const keys = new Set(results.map((r) => r.publicKey))
+    if (keys.size > 1 || s.status === 'failed') throw new ConflictError('The parties reported different public keys: this key generation failed; start a new one', { code: 'MPC_PUBLIC_KEY_MISMATCH', details: { results: results.map((r) => ({ partyId: r.partyId, publicKey: r.publicKey })) } })
+    if (results.length < s.parties.length || s.status !== 'completed' || !s.publicKey) {
+      throw new ConflictError(`Key generation is not finished: ${results.length} of ${s.parties.length} parties reported their public key`, { code: 'MPC_DKG_INCOMPLETE', details: { reported: results.map((r) => r.partyId) } })
+    }
+    const share = await repo.findShareOfSession(tx, tenant.id, s.id)
+    if (!share || share.publicKey !== s.publicKey) throw new ConflictError('The service party holds no share of this key', { code: 'MPC_PUBLIC_KEY_MISMATCH' })
+    const net = resolveChain(tenant.settings, s.chain, s.isTestnet)
     const w = await addWallet(ctx.deps, tx, {
-      tenantId: tenant.id, userId: ctx.actor.userId, net, address, label: input.label ?? null, walletType: 'managed', scheme: 'mpc_tss', isPrimary: input.isPrimary ?? false,
+      tenantId: tenant.id, userId: ctx.actor.userId, net, address: addressOfPublicKey(s.publicKey), label: input.label ?? null, walletType: 'managed', scheme: 'mpc_tss', isPrimary: input.isPrimary ?? false,
     })
     if (!(await repo.markRegistered(tx, tenant.id, s.id, w.id, ctx.deps.clock.now()))) throw new ConflictError('A wallet was already registered from this DKG session', { code: 'MPC_WALLET_ALREADY_REGISTERED' })
     await repo.bindShare(tx, tenant.id, s.id, w.id)
-    return w
+    return { row: w, publicKey: s.publicKey, sessionId: s.id }
   })
-  return { ...walletView(row), publicKey: s.publicKey, dkgSessionId: s.id }
+  return { ...walletView(row), publicKey, dkgSessionId: sessionId }
 }
 
 export async function signStart(ctx: Ctx, walletId: string, input: SignStartBody) {
   const tenant = await callerTenant(ctx)
-  const db = ctx.deps.database.db
-  const wallet = isUuid(walletId) ? await walletsRepo.findUserWallet(db, tenant.id, ctx.actor.userId, walletId) : undefined
-  if (!wallet) throw new NotFoundError('Wallet not found')
-  if (wallet.keyManagementScheme !== 'mpc_tss') throw new BadRequestError('This wallet is not an MPC wallet', { code: 'MPC_NOT_AN_MPC_WALLET' })
-  const prepared = isUuid(input.preparedTransactionId) ? await txRepo.findUserPrepared(db, tenant.id, ctx.actor.userId, input.preparedTransactionId) : undefined
-  if (!prepared || prepared.walletId !== wallet.id) throw new NotFoundError('Prepared transaction not found for this wallet', { code: 'PREPARED_TX_NOT_FOUND' })
-  const now = ctx.deps.clock.now()
-  if (prepared.status === 'used') throw new ConflictError('This prepared transaction was already broadcast', { code: 'PREPARED_TX_ALREADY_USED' })
-  if (prepared.expiresAt <= now) throw new AppError(410, 'GoneError', 'This prepared transaction has expired; prepare a new one', { code: 'PREPARED_TX_EXPIRED' })
+  if (!isUuid(walletId)) throw new NotFoundError('Wallet not found')
   const parties = [...(input.parties ?? [DEVICE, SERVICE])].sort()
-  if (parties.includes(SERVICE) && !(await repo.findShareOfWallet(db, tenant.id, wallet.id))) throw new ConflictError('The service party holds no share of this wallet', { code: 'MPC_NO_SERVICE_SHARE' })
-  const s = await ctx.deps.database.write((tx) => openSession(ctx.deps, tx, {
-    tenantId: tenant.id, userId: ctx.actor.userId, kind: 'sign', chain: wallet.chain, isTestnet: wallet.isTestnet, parties,
-    walletId: wallet.id, preparedId: prepared.id, transactionId: prepared.transactionId, messageHash: prepared.signingPayload,
-  }))
+  // read in the write transaction (the primary): the send may have been prepared on another process a moment ago
+  const s = await ctx.deps.database.write(async (tx) => {
+    const wallet = await walletsRepo.findUserWallet(tx, tenant.id, ctx.actor.userId, walletId)
+    if (!wallet) throw new NotFoundError('Wallet not found')
+    if (wallet.keyManagementScheme !== 'mpc_tss') throw new BadRequestError('This wallet is not an MPC wallet', { code: 'MPC_NOT_AN_MPC_WALLET' })
+    const prepared = isUuid(input.preparedTransactionId) ? await txRepo.findUserPrepared(tx, tenant.id, ctx.actor.userId, input.preparedTransactionId) : undefined
+    if (!prepared || prepared.walletId !== wallet.id) throw new NotFoundError('Prepared transaction not found for this wallet', { code: 'PREPARED_TX_NOT_FOUND' })
+    if (prepared.status === 'used') throw new ConflictError('This prepared transaction was already broadcast', { code: 'PREPARED_TX_ALREADY_USED' })
+    if (prepared.expiresAt <= ctx.deps.clock.now()) throw new AppError(410, 'GoneError', 'This prepared transaction has expired; prepare a new one', { code: 'PREPARED_TX_EXPIRED' })
+    if (parties.includes(SERVICE) && !(await repo.findShareOfWallet(tx, tenant.id, wallet.id))) throw new ConflictError('The service party holds no share of this wallet', { code: 'MPC_NO_SERVICE_SHARE' })
+    return openSession(ctx.deps, tx, {
+      tenantId: tenant.id, userId: ctx.actor.userId, kind: 'sign', chain: wallet.chain, isTestnet: wallet.isTestnet, parties,
+      walletId: wallet.id, preparedId: prepared.id, transactionId: prepared.transactionId, messageHash: prepared.signingPayload,
+    })
+  })
   return sessionView(s, [])
 }
 
