@@ -3,7 +3,8 @@
  *
  * - No header: the request runs. Every answer carries `idempotency-replayed` (`true`/`false`).
  * - A key is up to 255 letters, digits, `-`, `_` (400 `IDEMPOTENCY_KEY_INVALID` otherwise, nothing runs).
- * - A key belongs to one user and one endpoint (`METHOD route`). The first request claims it by
+ * - A key belongs to one user and one endpoint (`METHOD route`; an alias names its operation's, as
+ *   `POST /v1/swap/execute-solana` shares `POST /v1/swap/execute`'s keys). The first request claims it by
  *   inserting a `running` row: the primary key lets exactly one request win, in this process or
  *   any other sharing the database. A second request with the key while it runs: 409
  *   `IDEMPOTENCY_IN_PROGRESS`; with another body (compared as canonical JSON, so field order does
@@ -113,7 +114,8 @@ export function idempotency(deps: Deps) {
   }
   return new Elysia({ name: 'slipway-idempotency', seed: deps.config.publicBaseUrl })
     .macro({
-      idempotent: (on: boolean) => ({
+      // `{ endpoint }`: routes that are one operation under two paths (an alias) share their keys
+      idempotent: (on: boolean | { endpoint: string }) => ({
         detail: on ? { 'x-idempotent': true } as Record<string, unknown> : {},
         async beforeHandle(ctx) {
           if (!on) return
@@ -126,7 +128,7 @@ export function idempotency(deps: Deps) {
           }
           const actor = (ctx as unknown as { actor?: Actor }).actor
           if (!actor) throw new AppError(500, 'InternalServerError', 'Internal server error')
-          const endpoint = `${request.method} ${route}`
+          const endpoint = typeof on === 'object' ? on.endpoint : `${request.method} ${route}`
           const hash = bodyHash(request)
           const now = deps.clock.now()
           const found = await db().write(async (tx) => {

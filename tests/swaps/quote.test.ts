@@ -262,18 +262,52 @@ describe('Solana sources: execute and its alias execute-solana', () => {
     expect((await f.api.get('/v1/transactions/', { token: u.accessToken })).body.pagination.total).toBe(0)
   })
 
-  test('a non-custodial Solana wallet: 400 SWAP_SOURCE_UNSUPPORTED on both routes, nothing recorded', async () => {
+  test('a non-custodial Solana wallet: prepared on both routes, signed here, broadcast once; a signature by another key is refused', async () => {
     const u = await f.user(tenant)
     const kp = Keypair.generate()
     const c = await f.api.get(`/v1/wallets/client/challenge?chain=solana&address=${kp.publicKey.toBase58()}`, { token: u.accessToken })
     const reg = await f.api.post('/v1/wallets/client', { challengeId: c.body.challengeId, signature: base58.encode(ed25519.sign(new TextEncoder().encode(c.body.message), kp.secretKey.slice(0, 32))) }, { token: u.accessToken })
     expect(reg.status).toBe(201)
-    const q = await quote(u, { walletId: reg.body.id, fromChain: 'solana', toChain: 'solana', fromToken: 'So11111111111111111111111111111111111111112', toToken: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', fromAmount: '1000000' })
-    expect(q.status).toBe(200)
+    solana.lamports.set(kp.publicKey.toBase58(), 10n ** 10n)
     for (const path of ['/v1/swap/execute', '/v1/swap/execute-solana']) {
+      const q = await quote(u, { walletId: reg.body.id, fromChain: 'solana', toChain: 'solana', fromToken: 'So11111111111111111111111111111111111111112', toToken: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', fromAmount: '1000000' })
+      expect(q.status).toBe(200)
       const res = await f.api.post(path, { quoteId: q.body.quoteId }, { token: u.accessToken })
-      expect({ path, status: res.status, code: res.body.code ?? res.body.details?.code }).toEqual({ path, status: 400, code: 'SWAP_SOURCE_UNSUPPORTED' })
+      expect({ path, status: res.status }).toEqual({ path, status: 201 })
+      expect(res.body).toMatchObject({ type: 'swap', status: 'awaiting_signature', requiresClientSigning: true, txHash: null, signingScheme: 'solana-ed25519-message', chain: 'solana' })
+      // what to sign is the aggregator's message, unchanged
+      const aggregator = VersionedTransaction.deserialize(Buffer.from(q.body.transactionData.data, 'base64'))
+      expect(res.body.message).toBe(Buffer.from(aggregator.message.serialize()).toString('base64'))
+      const sentBefore = solana.sentVersioned.length
+      const stranger = Keypair.generate()
+      const wrong = await f.api.post('/v1/swap/broadcast', { transactionId: res.body.preparedTransactionId, signature: base58.encode(ed25519.sign(Buffer.from(res.body.message, 'base64'), stranger.secretKey.slice(0, 32))) }, { token: u.accessToken })
+      expect({ status: wrong.status, code: wrong.body.code }).toEqual({ status: 400, code: 'WRONG_SIGNER' })
+      const sig = ed25519.sign(Buffer.from(res.body.message, 'base64'), kp.secretKey.slice(0, 32))
+      const sent = await f.api.post('/v1/swap/broadcast', { transactionId: res.body.preparedTransactionId, signature: base58.encode(sig) }, { token: u.accessToken })
+      expect(sent.status).toBe(200)
+      expect(sent.body).toMatchObject({ id: res.body.id, status: 'pending', txHash: base58.encode(sig) })
+      expect(solana.sentVersioned.length).toBe(sentBefore + 1)
+      expect(solana.sentVersioned.at(-1)!.signature).toBe(base58.encode(sig))
+      const again = await f.api.post('/v1/swap/broadcast', { transactionId: res.body.preparedTransactionId, signature: base58.encode(sig) }, { token: u.accessToken })
+      expect(again.status).toBe(409)
+      const status = await f.api.get(`/v1/transactions/${res.body.id}/status`, { token: u.accessToken })
+      expect(status.body.status).toBe('confirmed')
     }
-    expect((await f.api.get('/v1/transactions/', { token: u.accessToken })).body.pagination.total).toBe(0)
+  })
+
+  test('execute and execute-solana are one operation: one Idempotency-Key sent to both sends once', async () => {
+    const u = await f.user(tenant)
+    const sol = await f.api.post('/v1/wallets/', { chain: 'solana' }, { token: u.accessToken })
+    solana.lamports.set(sol.body.address, 10n ** 10n)
+    const q = await quote(u, { walletId: sol.body.id, fromChain: 'solana', toChain: 'solana', fromToken: 'So11111111111111111111111111111111111111112', toToken: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', fromAmount: '1000000' })
+    const key = { 'idempotency-key': crypto.randomUUID() }
+    const first = await f.api.post('/v1/swap/execute', { quoteId: q.body.quoteId }, { token: u.accessToken, headers: key })
+    expect(first.status).toBe(201)
+    const second = await f.api.post('/v1/swap/execute-solana', { quoteId: q.body.quoteId }, { token: u.accessToken, headers: key })
+    expect(second.status).toBe(201)
+    expect(second.headers.get('idempotency-replayed')).toBe('true')
+    expect(second.body.id).toBe(first.body.id)
+    expect(solana.sentVersioned.filter((x) => x.tx.message.staticAccountKeys[0]!.toBase58() === sol.body.address)).toHaveLength(1)
+    expect((await f.api.get('/v1/transactions/', { token: u.accessToken })).body.pagination.total).toBe(1)
   })
 })

@@ -14,7 +14,6 @@ import { broadcastTransaction } from '../transactions/broadcast'
 import { preparedNotFound } from '../transactions/errors'
 import { findUserPrepared, findUserTransaction } from '../transactions/repo'
 import { createEvmCall } from '../transactions/service'
-import { isCustodial } from '../transactions/shared'
 import { createSolanaCall } from '../transactions/solana-call'
 import { ownWallet } from '../wallets/service'
 import type { AllowanceBody, ApproveBody, ExecuteBody, SwapBroadcastBody } from './model'
@@ -63,10 +62,7 @@ export async function executeSwap(ctx: Ctx, input: ExecuteBody) {
   const tx = q.transaction
   const metadata = { toChain: q.toChain, toToken: q.toToken, toTokenSymbol: q.toTokenSymbol, toTokenDecimals: q.toTokenDecimals, toAmount: q.toAmount, toAmountMin: q.toAmountMin, tool: q.tool }
   if (chainByFamily(q.fromChain)?.family === 'solana') {
-    // the aggregator's versioned transaction, signed with the custodial key; a client-signed one is not supported yet (docs/swaps.md)
-    if (!isCustodial(await ownWallet(ctx, q.walletId))) {
-      throw new BadRequestError('Swaps from a non-custodial Solana wallet are not executable yet: only custodial Solana wallets swap from Solana', { code: 'SWAP_SOURCE_UNSUPPORTED' })
-    }
+    // the aggregator's versioned transaction: signed with a custodial key and sent, or prepared for the client to sign
     const out = await createSolanaCall(ctx, {
       walletId: q.walletId, amount: BigInt(q.fromAmount), to: q.toAddress, transaction: tx.data,
       token: { address: q.fromToken, symbol: q.fromTokenSymbol, decimals: q.fromTokenDecimals, name: q.fromTokenSymbol },

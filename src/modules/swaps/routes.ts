@@ -20,12 +20,13 @@ const service = lazyService(() => import('./impl'))
 const SIGNING = 'Custodial wallets: signed and submitted through the transactions module (nonce lane, balance holds, status job), 201 `{ id, status: pending, txHash }`. Non-custodial wallets: prepared, 201 `{ status: awaiting_signature, requiresClientSigning: true, preparedTransactionId, signingHash, unsignedTransaction, transaction, expiresAt }`; sign as for `POST /v1/transactions/` and call the broadcast route.'
 const BROADCAST = 'Body: `transactionId` (the `preparedTransactionId` answered) and exactly one of `signature` or `signedTransaction`, as `POST /v1/transactions/{id}/broadcast`. Works once (409 `PREPARED_TX_ALREADY_USED`, 410 `PREPARED_TX_EXPIRED`, 404 `PREPARED_TX_NOT_FOUND`). 10 per 10 seconds per IP.'
 
-const EXECUTE = `Sends the quote's transaction (\`quoteId\` as \`POST /v1/swap/quote\` answered it to the caller, within 10 minutes; 404 \`SWAP_QUOTE_NOT_FOUND\`, 400 \`SWAP_QUOTE_EXPIRED\`) from the quote's wallet, holding \`fromAmount\` of the source token like a send; recorded as a transaction of type \`swap\` (history, unified feed, status job). ${SIGNING} Repeating the call sends a second swap unless it carries the same \`Idempotency-Key\` (replayed with \`idempotency-replayed: true\`). Solana sources: the aggregator's base64 versioned transaction, signed with a custodial Solana wallet's key and sent (201 \`{ id, status: pending, txHash }\`); a non-custodial Solana wallet answers 400 \`SWAP_SOURCE_UNSUPPORTED\` (docs/swaps.md).`
+const EXECUTE = `Sends the quote's transaction (\`quoteId\` as \`POST /v1/swap/quote\` answered it to the caller, within 10 minutes; 404 \`SWAP_QUOTE_NOT_FOUND\`, 400 \`SWAP_QUOTE_EXPIRED\`) from the quote's wallet, holding \`fromAmount\` of the source token like a send; recorded as a transaction of type \`swap\` (history, unified feed, status job). ${SIGNING} Repeating the call sends a second swap unless it carries the same \`Idempotency-Key\` (replayed with \`idempotency-replayed: true\`). Solana sources: the aggregator's base64 versioned transaction, signed with a custodial Solana wallet's key and sent (201 \`{ id, status: pending, txHash }\`), or for a non-custodial Solana wallet prepared (201 \`{ status: awaiting_signature, requiresClientSigning: true, preparedTransactionId, message, signingScheme: solana-ed25519-message, expiresAt, lastValidBlockHeight }\`: sign \`message\`, the versioned message's bytes, with ed25519 and call \`POST /v1/swap/broadcast\` before the blockhash expires). \`execute\` and \`execute-solana\` are one operation: an \`Idempotency-Key\` sent to either is the same key (docs/swaps.md).`
 
 /** execute and its alias execute-solana: one contract, two operation ids */
 const executeOptions = (operationId: string, summary: string, prefix: string) => ({
   auth: 'any' as const,
-  idempotent: true,
+  // one operation under two paths: a key sent to either is the same key
+  idempotent: { endpoint: 'POST /v1/swap/execute' },
   headers: IdempotencyHeaders,
   body: ExecuteBody,
   response: { 201: SwapCreated, ...errorResponses('standard', 400, 401, 403, 404, 409, 503), ...chainErrors(400) },

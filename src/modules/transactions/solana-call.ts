@@ -1,9 +1,12 @@
 /**
- * Another module's Solana transaction from one of the caller's custodial Solana wallets (a swap
- * from Solana: the aggregator's base64 versioned transaction), signed with the wallet's key and
- * sent as a send is (families/solana.ts `sendVersioned`): the spent amount held against the
- * wallet's balances, the record written and the `Idempotency-Key` bound before it reaches the
- * network, the status job following it by signature. Its fee payer must be the wallet.
+ * Another module's Solana transaction from one of the caller's Solana wallets (a swap from
+ * Solana: the aggregator's base64 versioned transaction). Its fee payer must be the wallet.
+ * - custodial: signed with the wallet's key and sent as a send is (families/solana.ts
+ *   `sendVersioned`): the spent amount held against the wallet's balances, the record written
+ *   and the `Idempotency-Key` bound before it reaches the network;
+ * - non-custodial: prepared for the client to sign its message and broadcast once
+ *   (`prepareVersioned`), as a prepared send is.
+ * The status job follows either by signature.
  */
 import { VersionedTransaction } from '@solana/web3.js'
 import type { Ctx } from '../../context'
@@ -11,7 +14,7 @@ import { BadRequestError } from '../../http/errors'
 import { callerTenant } from '../tenants/caller'
 import { chainByFamily, endpointFor, type TokenDef } from '../tokens/registry'
 import { ownWallet } from '../wallets/service'
-import { sendVersioned } from './families/solana'
+import { prepareVersioned, sendVersioned } from './families/solana'
 import type { SendPlan } from './families/port'
 import { isCustodial } from './shared'
 
@@ -32,7 +35,6 @@ export async function createSolanaCall(ctx: Ctx, input: SolanaCallInput) {
   const w = await ownWallet(ctx, input.walletId)
   const chain = chainByFamily(w.chain)!
   if (chain.family !== 'solana') throw new BadRequestError(`The wallet is on ${w.chain}, not Solana`)
-  if (!isCustodial(w)) throw new BadRequestError('Only custodial Solana wallets can send another module\'s transaction', { code: 'SOLANA_CALL_NOT_CUSTODIAL' })
   let tx: VersionedTransaction
   try {
     tx = VersionedTransaction.deserialize(Buffer.from(input.transaction, 'base64'))
@@ -46,5 +48,5 @@ export async function createSolanaCall(ctx: Ctx, input: SolanaCallInput) {
     tenantId: tenant.id, settings: tenant.settings, wallet: w, token: input.token, to: input.to, amount: input.amount,
     network: w.isTestnet ? chain.testnet.id : w.chain, endpoint, record: input.record,
   }
-  return sendVersioned(ctx, p, tx)
+  return isCustodial(w) ? sendVersioned(ctx, p, tx) : prepareVersioned(ctx, p, tx)
 }

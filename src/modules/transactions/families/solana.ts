@@ -11,14 +11,14 @@
  */
 import { ed25519 } from '@noble/curves/ed25519'
 import { base58, base64 } from '@scure/base'
-import { Keypair, Message, PublicKey, SystemProgram, Transaction, TransactionInstruction, type VersionedTransaction } from '@solana/web3.js'
+import { Keypair, Message, PublicKey, SystemProgram, Transaction, TransactionInstruction, VersionedMessage, VersionedTransaction } from '@solana/web3.js'
 import type { ChainEndpoint } from '../../../adapters/chain/port'
 import { TOKEN_PROGRAM_ID } from '../../../adapters/chain/solana'
 import type { Deps } from '../../../deps'
 import { iso } from '../../../lib/clock'
 import { newId } from '../../../lib/ids'
 import type { Ctx } from '../../../context'
-import { ConflictError } from '../../../http/errors'
+import { BadRequestError, ConflictError } from '../../../http/errors'
 import { blockchainError, signatureDecodeFailed } from '../errors'
 import { attachHold, ensureSpendable, solanaBalances } from '../holds'
 import { insertPrepared, insertTransaction, updateTransaction, type PreparedRow, type TransactionRow } from '../repo'
@@ -132,6 +132,40 @@ export async function sendVersioned(ctx: Ctx, p: SendPlan, tx: VersionedTransact
   return recordAndSubmit(ctx, p, base, Buffer.from(tx.serialize()), base58.encode(tx.signatures[0]!), now)
 }
 
+/**
+ * The same transaction from a non-custodial wallet: prepared for the client to sign its
+ * message (the versioned message's bytes, base64) and broadcast once, as a prepared send is.
+ * Only the fee payer's signature may be missing: one that needs others is refused.
+ */
+export async function prepareVersioned(ctx: Ctx, p: SendPlan, tx: VersionedTransaction) {
+  const { deps } = ctx
+  if (tx.message.header.numRequiredSignatures !== 1) {
+    throw new BadRequestError(`The transaction needs ${tx.message.header.numRequiredSignatures} signatures; only the wallet's can be asked for`, { code: 'SOLANA_CALL_UNSUPPORTED' })
+  }
+  const rpc = await rpcOf(deps, p.endpoint)
+  const lastValidBlockHeight = (await deps.chain.guard(p.endpoint, 'blockHeight', () => rpc.blockHeight())) + 150
+  const now = deps.clock.now()
+  const base = {
+    ...sendRow(ctx, p, now),
+    chainId: null, nonce: null, gasLimit: null, maxFeePerGas: null, maxPriorityFeePerGas: null, initialMaxFeePerGas: null,
+    metadata: { ...(p.record?.metadata ?? {}), lastValidBlockHeight, recentBlockhash: tx.message.recentBlockhash },
+  }
+  const message = Buffer.from(tx.message.serialize()).toString('base64')
+  const preparedId = newId()
+  const expiresAt = now + deps.config.preparedTxTtlSeconds * 1000
+  await deps.database.write(async (w) => {
+    await insertTransaction(w, { ...base, status: 'awaiting_signature', requiresClientSigning: true, txHash: null, rawTx: null, submittedAt: null })
+    await insertPrepared(w, {
+      id: preparedId, tenantId: p.tenantId, userId: ctx.actor.userId, walletId: p.wallet.id, transactionId: base.id, family: 'solana',
+      unsigned: message, signingPayload: message, status: 'prepared', expiresAt, usedAt: null, createdAt: now,
+    })
+  })
+  return {
+    id: base.id, status: 'awaiting_signature' as const, txHash: null, requiresClientSigning: true, preparedTransactionId: preparedId, chain: base.chain,
+    isTestnet: base.isTestnet, message, signingScheme: 'solana-ed25519-message' as const, expiresAt: iso(expiresAt), lastValidBlockHeight,
+  }
+}
+
 async function recordAndSubmit(ctx: Ctx, p: SendPlan, base: ReturnType<typeof solanaRow>, raw: Buffer, hash: string, now: number) {
   const { deps } = ctx
   const balances = await solanaBalances(deps, p.endpoint, p.wallet.address, p.token.address)
@@ -179,22 +213,36 @@ async function prepare(ctx: Ctx, p: SendPlan) {
   }
 }
 
-/** The signed transaction from a client's signature or signed transaction, and its signer. */
+/**
+ * The signed transaction from a client's signature or signed transaction, and its signer.
+ * The prepared message is a legacy message (a send) or a versioned one (another module's
+ * transaction, such as a swap): the first byte's high bit tells them apart.
+ */
 function signed(p: PreparedRow, input: { signature?: unknown; signedTransaction?: string }): SignedTransaction {
   const messageBytes = Buffer.from(p.unsigned, 'base64')
-  const message = Message.from(messageBytes)
-  const feePayer = message.accountKeys[0]!
+  const versioned = (messageBytes[0]! & 0x80) !== 0
+  const message = versioned ? VersionedMessage.deserialize(messageBytes) : Message.from(messageBytes)
+  const feePayer = message.staticAccountKeys[0]!
   let sig: Uint8Array
   if (input.signedTransaction !== undefined) {
-    let signedTx: Transaction
+    let signedMessage: Buffer
+    let first: Uint8Array | null | undefined
     try {
-      signedTx = Transaction.from(Buffer.from(input.signedTransaction, 'base64'))
+      const raw = Buffer.from(input.signedTransaction, 'base64')
+      if (versioned) {
+        const vt = VersionedTransaction.deserialize(raw)
+        signedMessage = Buffer.from(vt.message.serialize())
+        first = vt.signatures[0]
+      } else {
+        const lt = Transaction.from(raw)
+        signedMessage = lt.serializeMessage()
+        first = lt.signatures[0]?.signature
+      }
     } catch {
       throw signatureDecodeFailed('signedTransaction is not a base64 Solana transaction')
     }
-    if (!signedTx.serializeMessage().equals(messageBytes)) throw signatureDecodeFailed('the signed transaction differs from the prepared one')
-    const first = signedTx.signatures[0]?.signature
-    if (!first) throw signatureDecodeFailed('the transaction is not signed')
+    if (!signedMessage.equals(messageBytes)) throw signatureDecodeFailed('the signed transaction differs from the prepared one')
+    if (!first || first.every((b) => b === 0)) throw signatureDecodeFailed('the transaction is not signed')
     sig = first
   } else {
     const text = input.signature
@@ -212,8 +260,10 @@ function signed(p: PreparedRow, input: { signature?: unknown; signedTransaction?
   } catch { /* malformed point: not the wallet's signature */ }
   // A signature that does not verify against the fee payer (the wallet) was made by another key.
   const signer = valid ? feePayer.toBase58() : 'unknown'
-  const tx = Transaction.populate(message, [base58.encode(sig)])
-  return { raw: tx.serialize({ verifySignatures: false }).toString('base64'), signer, hash: base58.encode(sig) }
+  const raw = versioned
+    ? Buffer.from(new VersionedTransaction(message as VersionedMessage, [sig]).serialize())
+    : Transaction.populate(message as Message, [base58.encode(sig)]).serialize({ verifySignatures: false })
+  return { raw: raw.toString('base64'), signer, hash: base58.encode(sig) }
 }
 
 async function refresh(deps: Deps, endpoint: ChainEndpoint, row: TransactionRow): Promise<TransactionRow> {
