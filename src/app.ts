@@ -25,8 +25,10 @@ import { transactionRoutes } from './modules/transactions/routes'
 import { swapRoutes } from './modules/swaps/routes'
 import { rampRoutes } from './modules/ramp/routes'
 import { mpcRoutes } from './modules/mpc/routes'
+import { cardOnrampRoutes } from './modules/card-onramp/routes'
 import { EMBEDDED_SIMULATOR_PATH } from './sandbox/bank-ramp/embedded'
 import { faucetRoutes } from './sandbox/faucet/routes'
+import { CARD_SANDBOX_PATH } from './sandbox/card-onramp/provider'
 import { SANDBOX_SWAP_AGGREGATOR_PATH } from './sandbox/swap-aggregator/embedded'
 
 export interface AppOptions {
@@ -76,6 +78,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(swapRoutes(deps))
     .use(rampRoutes(deps))
     .use(mpcRoutes(deps))
+    .use(cardOnrampRoutes(deps))
   // the sandbox faucet, where sandboxes run (src/sandbox/policy.ts)
   if (deps.config.sandboxFaucet === 'embedded') built.use(faucetRoutes(deps, deps.faucet))
   // the built-in bank ramp sandbox (docs/bank-ramp.md): hosted pages and the partner API, raw requests
@@ -89,10 +92,18 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
   // the built-in swap aggregator sandbox (docs/swaps.md): LI.FI's quote API; reads no body
   const swapSandbox = deps.sandboxSwapAggregator
   if (swapSandbox) built.all(`${SANDBOX_SWAP_AGGREGATOR_PATH}/*`, ({ request }) => swapSandbox.fetch(request), { detail: { hide: true } })
+  // the built-in card onramp sandbox (docs/card-onramp.md): Stripe's onramp API and the hosted page
+  const cardSandbox = deps.cardOnrampSandbox
+  if (cardSandbox) {
+    built.all(`${CARD_SANDBOX_PATH}/*`, ({ request }) => cardSandbox.fetch(request.bodyUsed
+      ? new Request(request.url, { method: request.method, headers: request.headers, body: stateOf(request).raw as BodyInit | undefined })
+      : request), { detail: { hide: true } })
+  }
   styles.build(built.routes)
   withoutBodyParsers(built.routes)
   app = { ...observed(deps, built), routes: built.routes }
   sim?.attach((r) => app!.handle(r))
+  cardSandbox?.attach((r) => app!.handle(r))
   return app
 }
 

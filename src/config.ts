@@ -81,6 +81,9 @@ export const ConfigSchema = T.Object({
   sandboxFaucetNetwork: T.String({ minLength: 1 }),
   /** swaps: `embedded` serves the sandbox swap aggregator under /sandbox/swap-aggregator and quotes from it unless LIFI_BASE_URL is set; `off` does not (default: src/sandbox/policy.ts) */
   swapAggregator: T.Union([T.Literal('embedded'), T.Literal('off')]),
+  /** the embedded sandbox card onramp provider (Stripe's crypto onramp protocol) under /sandbox/card-onramp */
+  cardOnrampSandbox: T.Union([T.Literal('embedded'), T.Literal('off')]),
+  cardOnrampTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000 }),
   /** swaps: the aggregator's API (LI.FI's `/v1`) when set; unset: the sandbox aggregator where it runs, else LIFI_DEFAULT_BASE_URL */
   lifiBaseUrl: T.Optional(T.String()),
   /** sent as `x-lifi-api-key`; a secret: never logged nor printed */
@@ -248,6 +251,11 @@ export function loadConfig(env: Env = process.env): Config {
     ? sandboxMode('SWAP_AGGREGATOR', swapSetting, { nodeEnv, sandboxInProduction })
     : { mode: swapSetting as SandboxMode }
   if (swapAggregator.problem) problems.push(swapAggregator.problem)
+  const cardSetting = blankToUndefined(env.CARD_ONRAMP_SANDBOX)
+  const cardOnrampSandbox = cardSetting === undefined || cardSetting === 'embedded' || cardSetting === 'off'
+    ? sandboxMode('CARD_ONRAMP_SANDBOX', cardSetting, { nodeEnv, sandboxInProduction })
+    : { mode: cardSetting as SandboxMode }
+  if (cardOnrampSandbox.problem) problems.push(cardOnrampSandbox.problem)
   const lifiBaseUrl = blankToUndefined(env.LIFI_BASE_URL)?.replace(/\/+$/, '')
   if (lifiBaseUrl !== undefined && !isHttpUrl(lifiBaseUrl)) problems.push(`LIFI_BASE_URL: "${lifiBaseUrl}" is not an http(s) URL`)
   const swapChainsRaw = blankToUndefined(env.SANDBOX_SWAP_CHAINS)
@@ -306,6 +314,8 @@ export function loadConfig(env: Env = process.env): Config {
     mpcRelayUrl: (blankToUndefined(env.MPC_RELAY_URL) ?? `http://127.0.0.1:${port}`).replace(/\/+$/, ''),
     mpcSessionTtlSeconds: intVar(env, 'MPC_SESSION_TTL_SECONDS', 300, problems),
     swapAggregator: swapAggregator.mode,
+    cardOnrampSandbox: cardOnrampSandbox.mode,
+    cardOnrampTimeoutMs: intVar(env, 'CARD_ONRAMP_TIMEOUT_MS', 10_000, problems),
     lifiBaseUrl,
     lifiApiKey: blankToUndefined(env.LIFI_API_KEY),
     swapAggregatorTimeoutMs: intVar(env, 'SWAP_AGGREGATOR_TIMEOUT_MS', 10_000, problems),
@@ -349,6 +359,7 @@ const ENV_NAMES: Record<string, string> = {
   '/sandboxFaucet': 'SANDBOX_FAUCET (embedded or off)', '/sandboxFaucetPrivateKey': 'SANDBOX_FAUCET_PRIVATE_KEY (0x and 64 hex; never printed)',
   '/maxBodyBytes': 'MAX_BODY_BYTES (1024 to 1073741824)',
   '/mpcRelayUrl': 'MPC_RELAY_URL', '/mpcSessionTtlSeconds': 'MPC_SESSION_TTL_SECONDS (30 to 3600)',
+  '/cardOnrampSandbox': 'CARD_ONRAMP_SANDBOX (embedded or off)', '/cardOnrampTimeoutMs': 'CARD_ONRAMP_TIMEOUT_MS (100-120000)',
   '/swapAggregator': 'SWAP_AGGREGATOR (embedded or off)', '/lifiApiKey': 'LIFI_API_KEY (never printed)', '/swapAggregatorTimeoutMs': 'SWAP_AGGREGATOR_TIMEOUT_MS (100-120000)',
   '/sandboxSwapRouterAddress': 'SANDBOX_SWAP_ROUTER_ADDRESS (0x and 40 hex)',
   '/swapGaslessRelayerPrivateKey': 'SWAP_GASLESS_RELAYER_PRIVATE_KEY (0x and 64 hex; never printed)', '/swapGaslessRouterAddress': 'SWAP_GASLESS_ROUTER_ADDRESS (0x and 40 hex)',

@@ -29,6 +29,8 @@ import { HttpBankRamp } from './adapters/bank-ramp/http'
 import { evmTransferVerifier } from './adapters/chain/transfer-check'
 import { evmFaucet, type Faucet } from './adapters/chain/faucet'
 import { createEmbeddedSimulator, type EmbeddedSimulator } from './sandbox/bank-ramp/embedded'
+import { StripeOnramp } from './adapters/card-onramp/stripe'
+import { createCardSandbox, type CardSandbox } from './sandbox/card-onramp/provider'
 import { evmStablecoinSender, MainnetChainRefused } from './adapters/chain/funded-sender'
 import type { AggregatorEndpoint, SwapAggregator } from './adapters/swap-aggregator/port'
 import { LIFI_DEFAULT_BASE_URL, LifiAggregator } from './adapters/swap-aggregator/lifi'
@@ -65,6 +67,10 @@ export interface Deps {
   swapAggregatorEndpoint(): AggregatorEndpoint
   /** the sandbox swap aggregator this process serves under /sandbox/swap-aggregator (SWAP_AGGREGATOR=embedded) */
   sandboxSwapAggregator?: SandboxSwapAggregator
+  /** the card onramp provider's client (Stripe's crypto onramp protocol) */
+  cardOnramp: StripeOnramp
+  /** the embedded sandbox card onramp provider, where sandboxes run */
+  cardOnrampSandbox?: CardSandbox
 }
 
 export interface DepsOverrides {
@@ -142,6 +148,8 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     swapAggregator: new LifiAggregator(config.swapAggregatorTimeoutMs, metrics.fetcher('swap-aggregator')),
     swapAggregatorEndpoint: () => swapEndpoint,
     sandboxSwapAggregator,
+    cardOnramp: new StripeOnramp(config.cardOnrampTimeoutMs),
+    cardOnrampSandbox: config.cardOnrampSandbox === 'embedded' ? createCardSandbox({ secret: jwtKey, publicBaseUrl: config.publicBaseUrl, chain: simChain }) : undefined,
   }
 }
 

@@ -2252,6 +2252,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ramp/card/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's card onramp sessions
+         * @description The catalogue shows no paths for card onramp sessions: these are Slipway's. Newest first; `limit` (default 20, max 100) and `offset`, answered as `{ sessions, total, limit, offset }` like the bank ramp's lists. Read from Slipway's record.
+         */
+        get: operations["cardOnrampListSessions"];
+        put?: never;
+        /**
+         * Open a card onramp session for one of the caller's wallets
+         * @description The catalogue shows no paths for card onramp sessions: these are Slipway's. Opens a session with the card provider (Stripe's crypto onramp protocol) delivering to the wallet's address, locked; the wallet's network decides the environment (testnet: sandbox). `sourceAmount` or `destinationAmount`, not both; currencies default to the provider's (`usdc` delivered). Chains: ethereum, polygon, base, avalanche, solana (else 400 `CARD_ONRAMP_CHAIN_UNSUPPORTED`). The provider's client secret is never stored or answered: send the user to `redirectUrl` (the provider's hosted onramp), answered by the create call only. Its status then follows the provider's events; each change from `initialized` posts `ramp.card_session.updated`. The tenant must have `cardOnramp.enabled` and the environment `cardOnramp.<environment>.connected` (403 `CARD_ONRAMP_NOT_ENABLED`); production needs the provider's `baseUrl`, `apiKey` and `webhookKey` (503 `CARD_ONRAMP_NOT_CONFIGURED`); the sandbox without `baseUrl` uses the embedded sandbox provider. Provider failures: 503 `CARD_ONRAMP_UNAVAILABLE` or `CARD_ONRAMP_RATE_LIMITED`, 502 `CARD_ONRAMP_AUTHENTICATION_FAILED`, 400 `CARD_ONRAMP_REFUSED` with the provider's reason. 404 for another user's wallet. 20 per minute per IP.
+         */
+        post: operations["cardOnrampCreateSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ramp/card/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One card onramp session of the caller
+         * @description The catalogue shows no paths for card onramp sessions: these are Slipway's. The session as `ramp.card_session.updated` carries it. Another user's or tenant's id answers 404 `CARD_ONRAMP_SESSION_NOT_FOUND`.
+         */
+        get: operations["cardOnrampGetSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ramp/card/tenant/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's own-wallet sessions (tenant-signed)
+         * @description The catalogue shows no paths for card onramp sessions: these are Slipway's. Newest first, optionally of one `externalId`; `limit` (default 20, max 100), `offset`.
+         */
+        get: operations["cardOnrampListTenantSessions"];
+        put?: never;
+        /**
+         * Open a card onramp session for the tenant's own wallet (tenant-signed)
+         * @description The catalogue shows no paths for card onramp sessions: these are Slipway's. For a tenant that keeps its own wallets: the crypto goes to `walletAddress` on `chain`, on behalf of the end user `externalId` (answered as `customer`). `isTestnet: true` (or a testnet chain id) is the sandbox. The provider's client secret is never stored or answered: send the user to `redirectUrl` (the provider's hosted onramp), answered by the create call only. The tenant must have `cardOnramp.enabled` and the environment `cardOnramp.<environment>.connected` (403 `CARD_ONRAMP_NOT_ENABLED`); production needs the provider's `baseUrl`, `apiKey` and `webhookKey` (503 `CARD_ONRAMP_NOT_CONFIGURED`); the sandbox without `baseUrl` uses the embedded sandbox provider. Provider failures: 503 `CARD_ONRAMP_UNAVAILABLE` or `CARD_ONRAMP_RATE_LIMITED`, 502 `CARD_ONRAMP_AUTHENTICATION_FAILED`, 400 `CARD_ONRAMP_REFUSED` with the provider's reason. 60 per minute per IP.
+         */
+        post: operations["cardOnrampCreateTenantSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ramp/card/tenant/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the tenant's own-wallet sessions (tenant-signed)
+         * @description The catalogue shows no paths for card onramp sessions: these are Slipway's. Another tenant's id, or a user's session, answers 404.
+         */
+        get: operations["cardOnrampGetTenantSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ramp/card/webhooks/{environment}/{tenantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Inbound events of the card onramp provider
+         * @description Called by the provider, not by apps; give it `{PUBLIC_BASE_URL}/v1/ramp/card/webhooks/<environment>/<tenantId>`. `Stripe-Signature: t=<Unix seconds>,v1=<hex HMAC-SHA256(webhook secret, t + "." + raw body)>` within 300 seconds, checked by the `stripe` package (the tenant's `cardOnramp.<environment>.webhookKey`; derived for the embedded sandbox provider). 401 `CARD_ONRAMP_EVENT_SIGNATURE` for a bad or stale signature, and alike for a tenant unknown or not connected; 413 over 64 KiB. Repeated events, events older than the last applied and moves the session cannot make answer 200 with `applied: false` and change nothing.
+         */
+        post: operations["cardOnrampProviderWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/faucet": {
         parameters: {
             query?: never;
@@ -3506,6 +3614,18 @@ export interface operations {
                                 };
                                 cardOnramp: {
                                     enabled: boolean;
+                                    sandbox: {
+                                        connected: boolean;
+                                        baseUrl: string | null;
+                                        apiKeySet: boolean;
+                                        webhookKeySet: boolean;
+                                    };
+                                    production: {
+                                        connected: boolean;
+                                        baseUrl: string | null;
+                                        apiKeySet: boolean;
+                                        webhookKeySet: boolean;
+                                    };
                                 };
                             };
                             /** Format: date-time */
@@ -3696,6 +3816,24 @@ export interface operations {
                         };
                         cardOnramp?: {
                             enabled?: boolean;
+                            sandbox?: {
+                                connected?: boolean;
+                                /** @description the provider's API base (Stripe: `https://api.stripe.com`); null in the sandbox: the embedded sandbox provider */
+                                baseUrl?: string | null;
+                                /** @description write-only: the provider's secret key */
+                                apiKey?: string | null;
+                                /** @description write-only: the provider's webhook signing secret (`whsec_...`) */
+                                webhookKey?: string | null;
+                            };
+                            production?: {
+                                connected?: boolean;
+                                /** @description the provider's API base (Stripe: `https://api.stripe.com`); null in the sandbox: the embedded sandbox provider */
+                                baseUrl?: string | null;
+                                /** @description write-only: the provider's secret key */
+                                apiKey?: string | null;
+                                /** @description write-only: the provider's webhook signing secret (`whsec_...`) */
+                                webhookKey?: string | null;
+                            };
                         };
                     };
                 };
@@ -3781,6 +3919,18 @@ export interface operations {
                             };
                             cardOnramp: {
                                 enabled: boolean;
+                                sandbox: {
+                                    connected: boolean;
+                                    baseUrl: string | null;
+                                    apiKeySet: boolean;
+                                    webhookKeySet: boolean;
+                                };
+                                production: {
+                                    connected: boolean;
+                                    baseUrl: string | null;
+                                    apiKeySet: boolean;
+                                    webhookKeySet: boolean;
+                                };
                             };
                         };
                         /** Format: date-time */
@@ -4020,6 +4170,18 @@ export interface operations {
                             };
                             cardOnramp: {
                                 enabled: boolean;
+                                sandbox: {
+                                    connected: boolean;
+                                    baseUrl: string | null;
+                                    apiKeySet: boolean;
+                                    webhookKeySet: boolean;
+                                };
+                                production: {
+                                    connected: boolean;
+                                    baseUrl: string | null;
+                                    apiKeySet: boolean;
+                                    webhookKeySet: boolean;
+                                };
                             };
                         };
                         /** Format: date-time */
@@ -4227,6 +4389,24 @@ export interface operations {
                         };
                         cardOnramp?: {
                             enabled?: boolean;
+                            sandbox?: {
+                                connected?: boolean;
+                                /** @description the provider's API base (Stripe: `https://api.stripe.com`); null in the sandbox: the embedded sandbox provider */
+                                baseUrl?: string | null;
+                                /** @description write-only: the provider's secret key */
+                                apiKey?: string | null;
+                                /** @description write-only: the provider's webhook signing secret (`whsec_...`) */
+                                webhookKey?: string | null;
+                            };
+                            production?: {
+                                connected?: boolean;
+                                /** @description the provider's API base (Stripe: `https://api.stripe.com`); null in the sandbox: the embedded sandbox provider */
+                                baseUrl?: string | null;
+                                /** @description write-only: the provider's secret key */
+                                apiKey?: string | null;
+                                /** @description write-only: the provider's webhook signing secret (`whsec_...`) */
+                                webhookKey?: string | null;
+                            };
                         };
                     };
                     refreshTokenRotation?: boolean;
@@ -4293,6 +4473,24 @@ export interface operations {
                     };
                     cardOnramp?: {
                         enabled?: boolean;
+                        sandbox?: {
+                            connected?: boolean;
+                            /** @description the provider's API base (Stripe: `https://api.stripe.com`); null in the sandbox: the embedded sandbox provider */
+                            baseUrl?: string | null;
+                            /** @description write-only: the provider's secret key */
+                            apiKey?: string | null;
+                            /** @description write-only: the provider's webhook signing secret (`whsec_...`) */
+                            webhookKey?: string | null;
+                        };
+                        production?: {
+                            connected?: boolean;
+                            /** @description the provider's API base (Stripe: `https://api.stripe.com`); null in the sandbox: the embedded sandbox provider */
+                            baseUrl?: string | null;
+                            /** @description write-only: the provider's secret key */
+                            apiKey?: string | null;
+                            /** @description write-only: the provider's webhook signing secret (`whsec_...`) */
+                            webhookKey?: string | null;
+                        };
                     };
                 };
             };
@@ -4377,6 +4575,18 @@ export interface operations {
                             };
                             cardOnramp: {
                                 enabled: boolean;
+                                sandbox: {
+                                    connected: boolean;
+                                    baseUrl: string | null;
+                                    apiKeySet: boolean;
+                                    webhookKeySet: boolean;
+                                };
+                                production: {
+                                    connected: boolean;
+                                    baseUrl: string | null;
+                                    apiKeySet: boolean;
+                                    webhookKeySet: boolean;
+                                };
                             };
                         };
                         /** Format: date-time */
@@ -26402,6 +26612,1563 @@ export interface operations {
             };
         };
     };
+    cardOnrampListSessions: {
+        parameters: {
+            query?: {
+                limit?: string | number;
+                offset?: string | number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sessions: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            environment: "sandbox" | "production";
+                            /** @enum {string} */
+                            status: "initialized" | "failed" | "rejected" | "fulfillment_processing" | "fulfillment_complete";
+                            /** @description the provider's own status (Stripe: initialized, rejected, requires_payment, fulfillment_processing, fulfillment_complete) */
+                            providerStatus: string;
+                            /** @example cos_0MYvmj589O8KAxCGp14dTjiw */
+                            providerSessionId: string;
+                            pair: {
+                                sourceCurrency: string | null;
+                                destinationCurrency: string;
+                                destinationNetwork: string;
+                            };
+                            destination: {
+                                walletId: string | null;
+                                address: string;
+                                chain: string;
+                            };
+                            /** @description the end user's `externalId` when opened for the tenant's own wallet, else null */
+                            customer: string | null;
+                            requested: {
+                                /**
+                                 * @description fiat asked for; decimal text
+                                 * @example 50.00
+                                 */
+                                sourceAmount: string | null;
+                                /**
+                                 * @description crypto asked for; decimal text
+                                 * @example 50.00
+                                 */
+                                destinationAmount: string | null;
+                            };
+                            /** @description as the provider last reported them */
+                            amounts: {
+                                /**
+                                 * @description fiat charged; decimal text
+                                 * @example 50.00
+                                 */
+                                sourceAmount: string | null;
+                                sourceCurrency: string | null;
+                                /**
+                                 * @description crypto delivered; decimal text
+                                 * @example 50.00
+                                 */
+                                destinationAmount: string | null;
+                                destinationCurrency: string | null;
+                                /**
+                                 * @description network fee, in the source currency; decimal text
+                                 * @example 50.00
+                                 */
+                                networkFee: string | null;
+                                /**
+                                 * @description the provider's fee, in the source currency; decimal text
+                                 * @example 50.00
+                                 */
+                                transactionFee: string | null;
+                            } | null;
+                            /** @description the crypto transaction on the destination chain, once delivered */
+                            transactionId: string | null;
+                            failureCode: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    cardOnrampCreateSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description one of the caller's wallets; its network decides the environment (testnet: sandbox)
+                     */
+                    walletId: string;
+                    /**
+                     * @description lower case, as the provider names it (`usdc`, `eth`, `sol`; `eur`, `usd`)
+                     * @example usdc
+                     */
+                    sourceCurrency?: string;
+                    /**
+                     * @description fiat to spend; decimal text
+                     * @example 50.00
+                     */
+                    sourceAmount?: string;
+                    /**
+                     * @description crypto to receive; decimal text
+                     * @example 50.00
+                     */
+                    destinationAmount?: string;
+                    /**
+                     * @description lower case, as the provider names it (`usdc`, `eth`, `sol`; `eur`, `usd`)
+                     * @example usdc
+                     */
+                    destinationCurrency?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        environment: "sandbox" | "production";
+                        /** @enum {string} */
+                        status: "initialized" | "failed" | "rejected" | "fulfillment_processing" | "fulfillment_complete";
+                        /** @description the provider's own status (Stripe: initialized, rejected, requires_payment, fulfillment_processing, fulfillment_complete) */
+                        providerStatus: string;
+                        /** @example cos_0MYvmj589O8KAxCGp14dTjiw */
+                        providerSessionId: string;
+                        pair: {
+                            sourceCurrency: string | null;
+                            destinationCurrency: string;
+                            destinationNetwork: string;
+                        };
+                        destination: {
+                            walletId: string | null;
+                            address: string;
+                            chain: string;
+                        };
+                        /** @description the end user's `externalId` when opened for the tenant's own wallet, else null */
+                        customer: string | null;
+                        requested: {
+                            /**
+                             * @description fiat asked for; decimal text
+                             * @example 50.00
+                             */
+                            sourceAmount: string | null;
+                            /**
+                             * @description crypto asked for; decimal text
+                             * @example 50.00
+                             */
+                            destinationAmount: string | null;
+                        };
+                        /** @description as the provider last reported them */
+                        amounts: {
+                            /**
+                             * @description fiat charged; decimal text
+                             * @example 50.00
+                             */
+                            sourceAmount: string | null;
+                            sourceCurrency: string | null;
+                            /**
+                             * @description crypto delivered; decimal text
+                             * @example 50.00
+                             */
+                            destinationAmount: string | null;
+                            destinationCurrency: string | null;
+                            /**
+                             * @description network fee, in the source currency; decimal text
+                             * @example 50.00
+                             */
+                            networkFee: string | null;
+                            /**
+                             * @description the provider's fee, in the source currency; decimal text
+                             * @example 50.00
+                             */
+                            transactionFee: string | null;
+                        } | null;
+                        /** @description the crypto transaction on the destination chain, once delivered */
+                        transactionId: string | null;
+                        failureCode: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description the provider's hosted onramp page for this session: send the user there (answered here only) */
+                        redirectUrl: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A service the API calls failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    cardOnrampGetSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        environment: "sandbox" | "production";
+                        /** @enum {string} */
+                        status: "initialized" | "failed" | "rejected" | "fulfillment_processing" | "fulfillment_complete";
+                        /** @description the provider's own status (Stripe: initialized, rejected, requires_payment, fulfillment_processing, fulfillment_complete) */
+                        providerStatus: string;
+                        /** @example cos_0MYvmj589O8KAxCGp14dTjiw */
+                        providerSessionId: string;
+                        pair: {
+                            sourceCurrency: string | null;
+                            destinationCurrency: string;
+                            destinationNetwork: string;
+                        };
+                        destination: {
+                            walletId: string | null;
+                            address: string;
+                            chain: string;
+                        };
+                        /** @description the end user's `externalId` when opened for the tenant's own wallet, else null */
+                        customer: string | null;
+                        requested: {
+                            /**
+                             * @description fiat asked for; decimal text
+                             * @example 50.00
+                             */
+                            sourceAmount: string | null;
+                            /**
+                             * @description crypto asked for; decimal text
+                             * @example 50.00
+                             */
+                            destinationAmount: string | null;
+                        };
+                        /** @description as the provider last reported them */
+                        amounts: {
+                            /**
+                             * @description fiat charged; decimal text
+                             * @example 50.00
+                             */
+                            sourceAmount: string | null;
+                            sourceCurrency: string | null;
+                            /**
+                             * @description crypto delivered; decimal text
+                             * @example 50.00
+                             */
+                            destinationAmount: string | null;
+                            destinationCurrency: string | null;
+                            /**
+                             * @description network fee, in the source currency; decimal text
+                             * @example 50.00
+                             */
+                            networkFee: string | null;
+                            /**
+                             * @description the provider's fee, in the source currency; decimal text
+                             * @example 50.00
+                             */
+                            transactionFee: string | null;
+                        } | null;
+                        /** @description the crypto transaction on the destination chain, once delivered */
+                        transactionId: string | null;
+                        failureCode: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    cardOnrampListTenantSessions: {
+        parameters: {
+            query?: {
+                limit?: string | number;
+                offset?: string | number;
+                externalId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sessions: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            environment: "sandbox" | "production";
+                            /** @enum {string} */
+                            status: "initialized" | "failed" | "rejected" | "fulfillment_processing" | "fulfillment_complete";
+                            /** @description the provider's own status (Stripe: initialized, rejected, requires_payment, fulfillment_processing, fulfillment_complete) */
+                            providerStatus: string;
+                            /** @example cos_0MYvmj589O8KAxCGp14dTjiw */
+                            providerSessionId: string;
+                            pair: {
+                                sourceCurrency: string | null;
+                                destinationCurrency: string;
+                                destinationNetwork: string;
+                            };
+                            destination: {
+                                walletId: string | null;
+                                address: string;
+                                chain: string;
+                            };
+                            /** @description the end user's `externalId` when opened for the tenant's own wallet, else null */
+                            customer: string | null;
+                            requested: {
+                                /**
+                                 * @description fiat asked for; decimal text
+                                 * @example 50.00
+                                 */
+                                sourceAmount: string | null;
+                                /**
+                                 * @description crypto asked for; decimal text
+                                 * @example 50.00
+                                 */
+                                destinationAmount: string | null;
+                            };
+                            /** @description as the provider last reported them */
+                            amounts: {
+                                /**
+                                 * @description fiat charged; decimal text
+                                 * @example 50.00
+                                 */
+                                sourceAmount: string | null;
+                                sourceCurrency: string | null;
+                                /**
+                                 * @description crypto delivered; decimal text
+                                 * @example 50.00
+                                 */
+                                destinationAmount: string | null;
+                                destinationCurrency: string | null;
+                                /**
+                                 * @description network fee, in the source currency; decimal text
+                                 * @example 50.00
+                                 */
+                                networkFee: string | null;
+                                /**
+                                 * @description the provider's fee, in the source currency; decimal text
+                                 * @example 50.00
+                                 */
+                                transactionFee: string | null;
+                            } | null;
+                            /** @description the crypto transaction on the destination chain, once delivered */
+                            transactionId: string | null;
+                            failureCode: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    cardOnrampCreateTenantSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the tenant's id of its end user, answered as `customer` */
+                    externalId: string;
+                    /** @description the tenant's own wallet that receives the crypto */
+                    walletAddress: string;
+                    /** @description family chain id (`ethereum`, `polygon`, `base`, `solana`) */
+                    chain: string;
+                    /**
+                     * @description true: the sandbox environment
+                     * @default false
+                     */
+                    isTestnet?: boolean;
+                    /**
+                     * @description lower case, as the provider names it (`usdc`, `eth`, `sol`; `eur`, `usd`)
+                     * @example usdc
+                     */
+                    sourceCurrency?: string;
+                    /**
+                     * @description fiat to spend; decimal text
+                     * @example 50.00
+                     */
+                    sourceAmount?: string;
+                    /**
+                     * @description crypto to receive; decimal text
+                     * @example 50.00
+                     */
+                    destinationAmount?: string;
+                    /**
+                     * @description lower case, as the provider names it (`usdc`, `eth`, `sol`; `eur`, `usd`)
+                     * @example usdc
+                     */
+                    destinationCurrency?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        environment: "sandbox" | "production";
+                        /** @enum {string} */
+                        status: "initialized" | "failed" | "rejected" | "fulfillment_processing" | "fulfillment_complete";
+                        /** @description the provider's own status (Stripe: initialized, rejected, requires_payment, fulfillment_processing, fulfillment_complete) */
+                        providerStatus: string;
+                        /** @example cos_0MYvmj589O8KAxCGp14dTjiw */
+                        providerSessionId: string;
+                        pair: {
+                            sourceCurrency: string | null;
+                            destinationCurrency: string;
+                            destinationNetwork: string;
+                        };
+                        destination: {
+                            walletId: string | null;
+                            address: string;
+                            chain: string;
+                        };
+                        /** @description the end user's `externalId` when opened for the tenant's own wallet, else null */
+                        customer: string | null;
+                        requested: {
+                            /**
+                             * @description fiat asked for; decimal text
+                             * @example 50.00
+                             */
+                            sourceAmount: string | null;
+                            /**
+                             * @description crypto asked for; decimal text
+                             * @example 50.00
+                             */
+                            destinationAmount: string | null;
+                        };
+                        /** @description as the provider last reported them */
+                        amounts: {
+                            /**
+                             * @description fiat charged; decimal text
+                             * @example 50.00
+                             */
+                            sourceAmount: string | null;
+                            sourceCurrency: string | null;
+                            /**
+                             * @description crypto delivered; decimal text
+                             * @example 50.00
+                             */
+                            destinationAmount: string | null;
+                            destinationCurrency: string | null;
+                            /**
+                             * @description network fee, in the source currency; decimal text
+                             * @example 50.00
+                             */
+                            networkFee: string | null;
+                            /**
+                             * @description the provider's fee, in the source currency; decimal text
+                             * @example 50.00
+                             */
+                            transactionFee: string | null;
+                        } | null;
+                        /** @description the crypto transaction on the destination chain, once delivered */
+                        transactionId: string | null;
+                        failureCode: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description the provider's hosted onramp page for this session: send the user there (answered here only) */
+                        redirectUrl: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A service the API calls failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    cardOnrampGetTenantSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        environment: "sandbox" | "production";
+                        /** @enum {string} */
+                        status: "initialized" | "failed" | "rejected" | "fulfillment_processing" | "fulfillment_complete";
+                        /** @description the provider's own status (Stripe: initialized, rejected, requires_payment, fulfillment_processing, fulfillment_complete) */
+                        providerStatus: string;
+                        /** @example cos_0MYvmj589O8KAxCGp14dTjiw */
+                        providerSessionId: string;
+                        pair: {
+                            sourceCurrency: string | null;
+                            destinationCurrency: string;
+                            destinationNetwork: string;
+                        };
+                        destination: {
+                            walletId: string | null;
+                            address: string;
+                            chain: string;
+                        };
+                        /** @description the end user's `externalId` when opened for the tenant's own wallet, else null */
+                        customer: string | null;
+                        requested: {
+                            /**
+                             * @description fiat asked for; decimal text
+                             * @example 50.00
+                             */
+                            sourceAmount: string | null;
+                            /**
+                             * @description crypto asked for; decimal text
+                             * @example 50.00
+                             */
+                            destinationAmount: string | null;
+                        };
+                        /** @description as the provider last reported them */
+                        amounts: {
+                            /**
+                             * @description fiat charged; decimal text
+                             * @example 50.00
+                             */
+                            sourceAmount: string | null;
+                            sourceCurrency: string | null;
+                            /**
+                             * @description crypto delivered; decimal text
+                             * @example 50.00
+                             */
+                            destinationAmount: string | null;
+                            destinationCurrency: string | null;
+                            /**
+                             * @description network fee, in the source currency; decimal text
+                             * @example 50.00
+                             */
+                            networkFee: string | null;
+                            /**
+                             * @description the provider's fee, in the source currency; decimal text
+                             * @example 50.00
+                             */
+                            transactionFee: string | null;
+                        } | null;
+                        /** @description the crypto transaction on the destination chain, once delivered */
+                        transactionId: string | null;
+                        failureCode: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    cardOnrampProviderWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environment: "sandbox" | "production";
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        /** @description the provider's event `{ id, type: crypto.onramp_session_updated, created, data: { object: crypto.onramp_session } }` */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        received: true;
+                        applied: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
     sandboxFaucet: {
         parameters: {
             query?: never;
@@ -26761,5 +28528,11 @@ export const operationCredentials: Readonly<Record<string, "tenant" | "bearer">>
     "GET /v1/mpc/relay/session/{id}/msghash": "bearer",
     "POST /v1/mpc/relay/session/{id}/result": "bearer",
     "GET /v1/mpc/relay/session/{id}/results": "bearer",
+    "POST /v1/ramp/card/sessions": "bearer",
+    "GET /v1/ramp/card/sessions": "bearer",
+    "GET /v1/ramp/card/sessions/{id}": "bearer",
+    "POST /v1/ramp/card/tenant/sessions": "tenant",
+    "GET /v1/ramp/card/tenant/sessions": "tenant",
+    "GET /v1/ramp/card/tenant/sessions/{id}": "tenant",
     "POST /v1/sandbox/faucet": "bearer",
 };

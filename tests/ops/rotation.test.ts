@@ -119,6 +119,7 @@ describe('rotating MASTER_KEY', () => {
       'app_meta.jwt_secret': { resealed: 1, failed: 0 },
       'tenants.api_secret_sealed': { resealed: 1, failed: 0 },
       'tenants.settings bankRamp credentials': { resealed: 2, failed: 0 },
+      'tenants.settings cardOnramp credentials': { resealed: 0, failed: 0 },
       'webhooks.secret_sealed': { resealed: 1, failed: 0 },
       'wallets.data_key_wrapped': { resealed: 1, failed: 0 },
       'outbox mail.send (not yet queued)': { resealed: 1, failed: 0 },

@@ -32,6 +32,8 @@ function idKind(path: string, param: string): string | null {
   if (param === 'deliveryId') return 'delivery'
   if (path.startsWith('/v1/admin/tenants/{id}') || path.startsWith('/v1/ramp/bank/webhooks/') || param === 'tenantId') return 'tenant'
   if (path.startsWith('/v1/mpc/relay/session/{id}')) return 'mpcSession'
+  if (path.startsWith('/v1/ramp/card/sessions/{id}')) return 'cardSession'
+  if (path.startsWith('/v1/ramp/card/tenant/sessions/{id}')) return 'cardTenantSession'
   if (param === 'walletId') return 'wallet'
   if (path.startsWith('/v1/users/{id}')) return 'user'
   if (path.startsWith('/v1/wallets/{id}')) return 'wallet'
@@ -58,6 +60,8 @@ const query = (path: string) => (path.startsWith('/v1/ramp/bank/payout/') || pat
 const OWNER_REFUSALS: Record<string, number> = {
   // a DKG session (the one made here) signs nothing: found, and answered 400 MPC_NOT_A_SIGNING_SESSION
   '/v1/mpc/relay/session/{id}/msghash': 400,
+  // tenant-signed: a bearer token is no credential here (tests/card-onramp/e2e.test.ts signs as the other tenant: 404)
+  '/v1/ramp/card/tenant/sessions/{id}': 401,
 }
 const USDC_SEPOLIA = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238' as const
 
@@ -94,8 +98,22 @@ beforeAll(async () => {
   const deliveries = await f.api.get(`/v1/admin/tenants/${a.id}/webhooks/sandbox/deliveries`, { token: admin })
   ids.delivery = deliveries.body.data[0].id
   await payoutRecords()
+  await cardSessions()
   await mpcSession()
 }, 60_000)
+
+/** A card onramp session of the user and one of the tenant's own wallet, with the embedded sandbox provider. */
+async function cardSessions() {
+  const patch = await f.api.patch(`/v1/admin/tenants/${a.id}`, { cardOnramp: { enabled: true, sandbox: { connected: true } } }, { token: await f.adminToken() })
+  expect(patch.status).toBe(200)
+  const w = await f.api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, { token: own.user.accessToken })
+  const s = await f.api.post('/v1/ramp/card/sessions', { walletId: w.body.id, sourceAmount: '20.00' }, { token: own.user.accessToken })
+  expect(s.status).toBe(201)
+  ids.cardSession = s.body.id
+  const ts = await f.api.post('/v1/ramp/card/tenant/sessions', { externalId: 'c-1', walletAddress: w.body.address, chain: 'ethereum', isTestnet: true }, { signedBy: a })
+  expect(ts.status).toBe(201)
+  ids.cardTenantSession = ts.body.id
+}
 
 /** A DKG session of the user, once the tenant uses MPC wallets (its service party, with no relay to reach here, just gives up). */
 async function mpcSession() {

@@ -25,6 +25,7 @@ type Operation = {
 const UNTYPED_BODIES: Record<string, string> = {
   rampPayinCheckout: 'not read: card top-up is switched off',
   rampPartnerWebhook: 'the bank partner\'s own event format, checked by its signature',
+  cardOnrampProviderWebhook: 'the card provider\'s own event format (Stripe\'s), checked by its signature',
 }
 
 let t: TestApp

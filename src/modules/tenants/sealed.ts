@@ -1,6 +1,6 @@
 /**
  * The tenants' sealed values, for `slipway reseal` (src/ops/reseal.ts): the API secret,
- * and the bank ramp credentials kept inside the settings JSON. Read and written through
+ * and the bank ramp and card onramp credentials kept inside the settings JSON. Read and written through
  * tenants/repo.ts. The scan pages through the platform-wide tenant list (newest first),
  * its cursor the offset: a tenant created meanwhile shifts later pages by one, so a row
  * may be read twice (then already under the current version, and skipped) but never
@@ -11,7 +11,7 @@ import type { SealedColumn, SealedItem } from '../../db/sealed-columns'
 import { Sealer } from '../../lib/crypto'
 import { findTenant, listTenants, updateTenant, type TenantRow } from './repo'
 import { secretAad } from './repo'
-import { bankRampAad } from './settings'
+import { bankRampAad, cardOnrampAad } from './settings'
 
 type Ramp = { apiKeySealed?: string | null; webhookKeySealed?: string | null }
 const RAMP_FIELDS = [['apiKeySealed', 'apiKey'], ['webhookKeySealed', 'webhookKey']] as const
@@ -49,10 +49,11 @@ const apiSecretColumn: SealedColumn = {
   },
 }
 
-/** Bank ramp credentials live inside the tenant's settings JSON: each sealed field is one item, its key `<tenant>|<env>|<field>`. */
-function rampSealedOf(settings: Record<string, unknown>) {
+/** Partner credentials live inside the tenant's settings JSON (`bankRamp`, `cardOnramp`): each sealed field is one item, its key `<tenant>|<env>|<field>`. */
+type Group = 'bankRamp' | 'cardOnramp'
+function sealedOf(settings: Record<string, unknown>, group: Group) {
   const out: Array<{ env: 'sandbox' | 'production'; field: (typeof RAMP_FIELDS)[number]; value: string }> = []
-  const ramp = (settings.bankRamp ?? {}) as Record<string, Ramp | undefined>
+  const ramp = (settings[group] ?? {}) as Record<string, Ramp | undefined>
   for (const env of ['sandbox', 'production'] as const) {
     for (const field of RAMP_FIELDS) {
       const value = ramp[env]?.[field[0]]
@@ -62,28 +63,34 @@ function rampSealedOf(settings: Record<string, unknown>) {
   return out
 }
 
-const bankRampColumn: SealedColumn = {
-  name: 'tenants.settings bankRamp credentials',
-  async scan(db, current, after, limit) {
-    const { rows, last } = await tenantsAfter(db, after, limit)
-    const items: SealedItem[] = rows.flatMap((r) => rampSealedOf(r.settings)
-      .filter((s) => Sealer.versionOf(s.value) !== current)
-      .map((s) => ({ key: `${r.id}|${s.env}|${s.field[0]}`, sealed: s.value, aad: bankRampAad(r.id, s.env, s.field[1]) })))
-    return { items, last }
-  },
-  write(database, item, next) {
-    const [tenantId, env, field] = item.key.split('|') as [string, 'sandbox' | 'production', 'apiKeySealed' | 'webhookKeySealed']
-    return database.write(async (tx) => {
-      const row = await findTenant(tx, tenantId)
-      const ramp = (row?.settings.bankRamp ?? {}) as Record<string, Ramp | undefined>
-      if (!row || ramp[env]?.[field] !== item.sealed) return false
-      await updateTenant(tx, tenantId, { settings: { ...row.settings, bankRamp: { ...ramp, [env]: { ...ramp[env], [field]: next } } } })
-      return true
-    })
-  },
-  async all(db) {
-    return (await everyTenant(db)).flatMap((r) => rampSealedOf(r.settings).map((s) => s.value))
-  },
+function settingsColumn(group: Group, name: string, aadOf: (tenantId: string, env: string, field: string) => string): SealedColumn {
+  return {
+    name,
+    async scan(db, current, after, limit) {
+      const { rows, last } = await tenantsAfter(db, after, limit)
+      const items: SealedItem[] = rows.flatMap((r) => sealedOf(r.settings, group)
+        .filter((s) => Sealer.versionOf(s.value) !== current)
+        .map((s) => ({ key: `${r.id}|${s.env}|${s.field[0]}`, sealed: s.value, aad: aadOf(r.id, s.env, s.field[1]) })))
+      return { items, last }
+    },
+    write(database, item, next) {
+      const [tenantId, env, field] = item.key.split('|') as [string, 'sandbox' | 'production', 'apiKeySealed' | 'webhookKeySealed']
+      return database.write(async (tx) => {
+        const row = await findTenant(tx, tenantId)
+        const ramp = (row?.settings[group] ?? {}) as Record<string, Ramp | undefined>
+        if (!row || ramp[env]?.[field] !== item.sealed) return false
+        await updateTenant(tx, tenantId, { settings: { ...row.settings, [group]: { ...ramp, [env]: { ...ramp[env], [field]: next } } } })
+        return true
+      })
+    },
+    async all(db) {
+      return (await everyTenant(db)).flatMap((r) => sealedOf(r.settings, group).map((s) => s.value))
+    },
+  }
 }
 
-export const sealedColumns: SealedColumn[] = [apiSecretColumn, bankRampColumn]
+export const sealedColumns: SealedColumn[] = [
+  apiSecretColumn,
+  settingsColumn('bankRamp', 'tenants.settings bankRamp credentials', bankRampAad),
+  settingsColumn('cardOnramp', 'tenants.settings cardOnramp credentials', cardOnrampAad),
+]

@@ -23,6 +23,14 @@ const RampEnvView = t.Object({
   functions: RampFunctions,
 })
 
+const CardEnvInput = t.Partial(t.Object({
+  connected: t.Boolean(),
+  baseUrl: t.Union([Url, t.Null()], { description: 'the provider\'s API base (Stripe: `https://api.stripe.com`); null in the sandbox: the embedded sandbox provider' }),
+  apiKey: t.Union([t.String({ minLength: 1, maxLength: 512, description: 'write-only: the provider\'s secret key' }), t.Null()]),
+  webhookKey: t.Union([t.String({ minLength: 1, maxLength: 512, description: 'write-only: the provider\'s webhook signing secret (`whsec_...`)' }), t.Null()]),
+}))
+const CardEnvView = t.Object({ connected: t.Boolean(), baseUrl: t.Union([t.String(), t.Null()]), apiKeySet: t.Boolean(), webhookKeySet: t.Boolean() })
+
 /** A token a tenant adds to a network (by registry id) beyond the seeded list. */
 export const CustomToken = t.Object({
   symbol: t.String({ minLength: 1, maxLength: 20 }),
@@ -54,7 +62,7 @@ export const TenantSettingsPatch = t.Partial(t.Object({
     customTokens: t.Record(t.String({ pattern: '^[a-z0-9-]{1,64}$' }), t.Union([t.Array(CustomToken, { maxItems: 100 }), t.Null()])),
   })),
   bankRamp: t.Partial(t.Object({ sandbox: RampEnvInput, production: RampEnvInput })),
-  cardOnramp: t.Partial(t.Object({ enabled: t.Boolean() })),
+  cardOnramp: t.Partial(t.Object({ enabled: t.Boolean(), sandbox: CardEnvInput, production: CardEnvInput })),
 }), { additionalProperties: false })
 export type TenantSettingsPatch = typeof TenantSettingsPatch.static
 
@@ -71,7 +79,7 @@ export const TenantSettingsView = t.Object({
     customTokens: t.Record(t.String(), t.Array(CustomToken), { description: 'per network registry id: tokens added beyond the seeded list (also subject to `tokens`)' }),
   }),
   bankRamp: t.Object({ sandbox: RampEnvView, production: RampEnvView }),
-  cardOnramp: t.Object({ enabled: t.Boolean() }),
+  cardOnramp: t.Object({ enabled: t.Boolean(), sandbox: CardEnvView, production: CardEnvView }),
 })
 export type TenantSettingsView = typeof TenantSettingsView.static
 
@@ -83,7 +91,17 @@ export interface StoredRampEnv {
   webhookKeySealed: string | null
   functions: { kyc: boolean; payin: boolean; payout: boolean }
 }
-export type StoredSettings = Omit<TenantSettingsView, 'bankRamp'> & { bankRamp: { sandbox: StoredRampEnv; production: StoredRampEnv } }
+export interface StoredCardEnv {
+  connected: boolean
+  baseUrl: string | null
+  apiKeySealed: string | null
+  webhookKeySealed: string | null
+}
+export type StoredSettings = Omit<TenantSettingsView, 'bankRamp' | 'cardOnramp'> & {
+  bankRamp: { sandbox: StoredRampEnv; production: StoredRampEnv }
+  cardOnramp: { enabled: boolean; sandbox: StoredCardEnv; production: StoredCardEnv }
+}
+const cardDefaults = (): StoredCardEnv => ({ connected: false, baseUrl: null, apiKeySealed: null, webhookKeySealed: null })
 
 const rampDefaults = (): StoredRampEnv => ({
   connected: false, baseUrl: null, apiKeySealed: null, webhookKeySealed: null, functions: { kyc: false, payin: false, payout: false },
@@ -98,7 +116,7 @@ export function defaultSettings(tenantName: string, publicBaseUrl: string): Stor
     social: { googleClientIds: [], appleClientIds: [] },
     chains: { enabled: null, rpc: {}, tokens: {}, customTokens: {} },
     bankRamp: { sandbox: rampDefaults(), production: rampDefaults() },
-    cardOnramp: { enabled: false },
+    cardOnramp: { enabled: false, sandbox: cardDefaults(), production: cardDefaults() },
   }
 }
 
@@ -109,10 +127,28 @@ export function readSettings(raw: unknown, tenantName: string, publicBaseUrl: st
 
 /** Associated data of a sealed bank ramp credential (`field`: apiKey or webhookKey). */
 export const bankRampAad = (tenantId: string, env: string, field: string) => `tenant:${tenantId}:bankRamp:${env}:${field}`
+/** Associated data of a sealed card onramp credential (`field`: apiKey or webhookKey). */
+export const cardOnrampAad = (tenantId: string, env: string, field: string) => `tenant:${tenantId}:cardOnramp:${env}:${field}`
 
 export function applyPatch(current: StoredSettings, patch: TenantSettingsPatch, sealer: Sealer, tenantId: string): StoredSettings {
-  const { bankRamp, chains, ...rest } = patch
+  const { bankRamp, chains, cardOnramp, ...rest } = patch
   let next = deepMerge(current, rest as Record<string, unknown>) as StoredSettings
+  if (cardOnramp) {
+    next = { ...next, cardOnramp: { ...next.cardOnramp, enabled: cardOnramp.enabled ?? next.cardOnramp.enabled } }
+    for (const env of ['sandbox', 'production'] as const) {
+      const p = cardOnramp[env]
+      if (!p) continue
+      const cur = next.cardOnramp[env]
+      const seal = (v: string | null | undefined, field: string, old: string | null) =>
+        v === undefined ? old : v === null ? null : sealer.seal(v, cardOnrampAad(tenantId, env, field))
+      next.cardOnramp[env] = {
+        connected: p.connected ?? cur.connected,
+        baseUrl: p.baseUrl === undefined ? cur.baseUrl : p.baseUrl,
+        apiKeySealed: seal(p.apiKey, 'apiKey', cur.apiKeySealed),
+        webhookKeySealed: seal(p.webhookKey, 'webhookKey', cur.webhookKeySealed),
+      }
+    }
+  }
   if (chains) {
     const rpc = { ...next.chains.rpc }
     for (const [id, url] of Object.entries(chains.rpc ?? {})) {
@@ -147,7 +183,12 @@ export function viewSettings(s: StoredSettings): TenantSettingsView {
   const ramp = (e: StoredRampEnv) => ({
     connected: e.connected, baseUrl: e.baseUrl, apiKeySet: e.apiKeySealed !== null, webhookKeySet: e.webhookKeySealed !== null, functions: e.functions,
   })
-  return { ...s, bankRamp: { sandbox: ramp(s.bankRamp.sandbox), production: ramp(s.bankRamp.production) } }
+  const card = (e: StoredCardEnv) => ({ connected: e.connected, baseUrl: e.baseUrl, apiKeySet: e.apiKeySealed !== null, webhookKeySet: e.webhookKeySealed !== null })
+  return {
+    ...s,
+    bankRamp: { sandbox: ramp(s.bankRamp.sandbox), production: ramp(s.bankRamp.production) },
+    cardOnramp: { enabled: s.cardOnramp.enabled, sandbox: card(s.cardOnramp.sandbox), production: card(s.cardOnramp.production) },
+  }
 }
 
 /** Names of the settings a patch touches, for the activity log (values of secrets never logged). */

@@ -70,8 +70,11 @@ async function devHostsFor(ctx: CommandCtx, tenantId: string, environment: Webho
 /** `saveWebhook` for a tenant already found (the route's operator check done, or an operator's command). */
 export async function saveTenantWebhook(ctx: CommandCtx, tenant: TenantRow, environment: WebhookEnvironment, input: SaveWebhook) {
   const { deps } = ctx
-  if (!settingsOf(ctx, tenant).bankRamp[environment].connected) {
-    throw new AppError(503, 'RampApiError', `The bank ramp is not connected for this tenant in ${environment}`, { details: { code: 'RAMP_NOT_CONFIGURED', environment } })
+  // events come from the bank ramp and the card onramp: one of them must be connected in the environment
+  const settings = settingsOf(ctx, tenant)
+  const card = settings.cardOnramp.enabled && settings.cardOnramp[environment].connected
+  if (!settings.bankRamp[environment].connected && !card) {
+    throw new AppError(503, 'RampApiError', `Neither the bank ramp nor the card onramp is connected for this tenant in ${environment}`, { details: { code: 'RAMP_NOT_CONFIGURED', environment } })
   }
   let url: string | undefined
   if (input.url !== undefined) {
