@@ -3,6 +3,7 @@
  * generator: one thread keeps up with 100k+ req/s, where a Node one needs a core of its
  * own and caps both sides), printing ratios, and sampling resident memory.
  */
+import { createHash, createHmac } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -237,4 +238,32 @@ export async function rssDuring<T>(pid: number, during: Promise<T>): Promise<{ r
   await sampler
   if (process.env.BENCH_RSS_TRACE) console.log(`rss samples: ${samples.map((v) => v.toFixed(0)).join(' ')}`)
   return { result, median: samples.length ? median(samples) : NaN, peak: samples.length ? Math.max(...samples) : NaN }
+}
+
+/** Slipway's settings for a benchmark: a fresh file database in `dir`, fixed keys, the bench admin; `extra` beside (a devnet's). */
+export function benchEnv(dir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...extra,
+    DATABASE_URL: `file:${join(dir, 'bench.db')}`,
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
+    MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
+    BOOTSTRAP_ADMIN_USERNAME: 'bench',
+    BOOTSTRAP_ADMIN_PASSWORD: 'Bench-passw0rd',
+    LOG_LEVEL: 'warn',
+  }
+}
+
+/** A tenant made by the bench admin (with `settings`) and a user registered with a tenant-signed request. */
+export async function benchUser(url: string, name: string, settings: Record<string, unknown> = {}) {
+  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    (await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })).json() as Promise<any>
+  const admin = await post('/v1/auth/admin/login', { username: 'bench', password: 'Bench-passw0rd' })
+  const tenant = await post('/v1/admin/tenants', { name, settings }, { authorization: `Bearer ${admin.accessToken}` })
+  const body = JSON.stringify({ username: `${name.replace(/[^A-Za-z0-9_]/g, '_')}_user`, email: `${name}@example.com`, password: 'Bench-passw0rd' })
+  const ts = String(Math.floor(Date.now() / 1000))
+  const signature = createHmac('sha256', tenant.apiSecret).update(`POST\n/v1/auth/register\n${ts}\n${createHash('sha256').update(body).digest('hex')}`).digest('hex')
+  const user = await (await fetch(url + '/v1/auth/register', {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-tenant-api-key': tenant.apiKey, 'x-timestamp': ts, 'x-signature': signature }, body,
+  })).json() as any
+  return { tenant, user: user as { accessToken: string; user: { id: string } } }
 }

@@ -12,27 +12,18 @@
  *
  *   bun scripts/bench/mpc.ts           (BENCH_MPC_RUNS=5 DKGs, twice as many signatures)
  */
-import { createHash, createHmac } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KeygenSession, Keyshare, Message, SignSession } from '@silencelaboratories/dkls-wasm-ll-node'
 import { startDevnet } from '../devnet/chain'
 import { runDkg, runSign } from '../../src/client/mpc-party'
-import { cpuMs, median, spawnServer } from './lib'
+import { benchEnv, benchUser, cpuMs, median, spawnServer } from './lib'
 
 const RUNS = Math.max(1, Number(process.env.BENCH_MPC_RUNS ?? 5))
 const dir = mkdtempSync(join(tmpdir(), 'slipway-bench-mpc-'))
 const devnet = await startDevnet({ port: 0, dbPath: join(dir, 'chain'), blockTime: 0 })
-const env = {
-  ...devnet.env,
-  DATABASE_URL: `file:${join(dir, 'bench.db')}`,
-  JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
-  MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
-  BOOTSTRAP_ADMIN_USERNAME: 'bench',
-  BOOTSTRAP_ADMIN_PASSWORD: 'Bench-passw0rd',
-  LOG_LEVEL: 'warn',
-}
+const env = benchEnv(dir, devnet.env)
 const slipway = await spawnServer(['src/index.ts'], env)
 const ms = (a: number, b: number) => b - a
 const cpuHere = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
@@ -70,14 +61,7 @@ try {
     return out
   }
   const get = async (path: string, token: string) => (await fetch(slipway.url + path, { headers: { authorization: `Bearer ${token}` } })).json() as Promise<any>
-  const admin = await post('/v1/auth/admin/login', { username: 'bench', password: 'Bench-passw0rd' })
-  const tenant = await post('/v1/admin/tenants', { name: 'bench-mpc', settings: { walletMode: 'mpc' } }, { authorization: `Bearer ${admin.accessToken}` })
-  const regBody = JSON.stringify({ username: 'bench_mpc', email: 'bench-mpc@example.com', password: 'Bench-passw0rd' })
-  const ts = String(Math.floor(Date.now() / 1000))
-  const signature = createHmac('sha256', tenant.apiSecret).update(`POST\n/v1/auth/register\n${ts}\n${createHash('sha256').update(regBody).digest('hex')}`).digest('hex')
-  const user = await (await fetch(slipway.url + '/v1/auth/register', {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-tenant-api-key': tenant.apiKey, 'x-timestamp': ts, 'x-signature': signature }, body: regBody,
-  })).json() as any
+  const { user } = await benchUser(slipway.url, 'bench-mpc', { walletMode: 'mpc' })
   const token = user.accessToken as string
   const auth = { authorization: `Bearer ${token}` }
   const relay = { baseUrl: slipway.url, token, pollMs: 10 }

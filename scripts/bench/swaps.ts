@@ -15,25 +15,16 @@
  *
  *   bun scripts/bench/swaps.ts           (BENCH_SECONDS=5, BENCH_ROUNDS=3)
  */
-import { createHash, createHmac } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DEVNET_GNOSIS_EURE, DEVNET_GNOSIS_USDC, startDevnet } from '../devnet/chain'
-import { cpuMs, generatorVerdict, load, median, medianOf, medianWithMemory, report, requireWrk, rssDuring, rssMiB, spawnServer, type Result } from './lib'
+import { benchEnv, benchUser, cpuMs, generatorVerdict, load, median, medianOf, medianWithMemory, report, requireWrk, rssDuring, rssMiB, spawnServer, type Result } from './lib'
 
 requireWrk()
 const dir = mkdtempSync(join(tmpdir(), 'slipway-bench-swaps-'))
 const devnet = await startDevnet({ port: 0, dbPath: join(dir, 'chain'), blockTime: 0 })
-const env = {
-  ...devnet.env,
-  DATABASE_URL: `file:${join(dir, 'bench.db')}`,
-  JWT_SECRET: 'bench-secret-bench-secret-bench-secret',
-  MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
-  BOOTSTRAP_ADMIN_USERNAME: 'bench',
-  BOOTSTRAP_ADMIN_PASSWORD: 'Bench-passw0rd',
-  LOG_LEVEL: 'warn',
-}
+const env = benchEnv(dir, devnet.env)
 const slipway = await spawnServer(['src/index.ts'], env)
 const bare = await spawnServer(['scripts/bench/servers/bare.ts'], env)
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3))
@@ -44,14 +35,7 @@ try {
     const res = await fetch(slipway.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
     return res.json() as Promise<any>
   }
-  const admin = await post('/v1/auth/admin/login', { username: 'bench', password: 'Bench-passw0rd' })
-  const tenant = await post('/v1/admin/tenants', { name: 'bench' }, { authorization: `Bearer ${admin.accessToken}` })
-  const regBody = JSON.stringify({ username: 'bench_user', email: 'bench@example.com', password: 'Bench-passw0rd' })
-  const ts = String(Math.floor(Date.now() / 1000))
-  const signature = createHmac('sha256', tenant.apiSecret).update(`POST\n/v1/auth/register\n${ts}\n${createHash('sha256').update(regBody).digest('hex')}`).digest('hex')
-  const user = await (await fetch(slipway.url + '/v1/auth/register', {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-tenant-api-key': tenant.apiKey, 'x-timestamp': ts, 'x-signature': signature }, body: regBody,
-  })).json() as any
+  const { user } = await benchUser(slipway.url, 'bench')
   const auth = { authorization: `Bearer ${user.accessToken}`, 'content-type': 'application/json' }
   const rssIdle = await rssMiB(slipway.proc.pid)
   const wallet = await post('/v1/wallets/', { chain: 'gnosis' }, auth)

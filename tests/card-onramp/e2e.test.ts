@@ -17,6 +17,7 @@ import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/ap
 import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { WebhookReceiver } from '@tests/fakes/webhook-receiver'
+import { until } from '@tests/helpers/until'
 import { reader } from '@tests/transactions/helpers'
 import { FUNDER_KEY, startLocalChain, type LocalChain } from '@tests/wallets/ganache'
 
@@ -36,15 +37,6 @@ let walletId: string
 let walletAddress: Address
 const receiver = new WebhookReceiver()
 
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000) {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = await read()
-    if (ok(v)) return v
-    if (Date.now() > end) throw new Error(`condition not met: ${JSON.stringify(v)?.slice(0, 400)}`)
-    await Bun.sleep(40)
-  }
-}
 const cardEvents = () => receiver.received.map((r) => ({ r, e: JSON.parse(r.body) })).filter((x) => x.e.type === 'ramp.card_session.updated')
 const sandbox = () => t.deps.cardOnrampSandbox!
 /** The provider's own record of a session, read with the tenant's sandbox key (it holds the client secret). */

@@ -12,6 +12,7 @@ import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { freePort } from '@tests/helpers/process'
 import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { until as waitUntil } from '@tests/helpers/until'
 
 export interface MpcWorld {
   chain: LocalChain
@@ -72,12 +73,4 @@ export async function mpcSend(w: MpcWorld, u: SignedInUser, walletId: string, sh
   return { prepared: prep.body, sessionId, results: done.body }
 }
 
-export async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs
-  for (;;) {
-    const v = await read()
-    if (ok(v)) return v
-    if (Date.now() > end) throw new Error(`condition not met: ${JSON.stringify(v)?.slice(0, 500)}`)
-    await Bun.sleep(50)
-  }
-}
+export const until = <T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000) => waitUntil(read, ok, timeoutMs)

@@ -84,15 +84,7 @@ export function events(receiver: WebhookReceiver, type?: string) {
   return receiver.received.map((r) => JSON.parse(r.body)).filter((e) => !type || e.type === type)
 }
 
-export async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs
-  for (;;) {
-    const v = await read()
-    if (ok(v)) return v
-    if (Date.now() > end) throw new Error(`condition not met: ${JSON.stringify(v)?.slice(0, 500)}`)
-    await Bun.sleep(25)
-  }
-}
+export { until } from '@tests/helpers/until'
 
 /** Onboards `user` on the simulator's hosted page with `decision`; answers the session URL. */
 export async function onboard(w: RampWorld, user: SignedInUser, decision: 'approve' | 'decline' | 'more_info' = 'approve') {

@@ -150,7 +150,12 @@ export async function prepareVersioned(ctx: Ctx, p: SendPlan, tx: VersionedTrans
     chainId: null, nonce: null, gasLimit: null, maxFeePerGas: null, maxPriorityFeePerGas: null, initialMaxFeePerGas: null,
     metadata: { ...(p.record?.metadata ?? {}), lastValidBlockHeight, recentBlockhash: tx.message.recentBlockhash },
   }
-  const message = Buffer.from(tx.message.serialize()).toString('base64')
+  return recordPrepared(ctx, p, base, Buffer.from(tx.message.serialize()).toString('base64'), lastValidBlockHeight, now)
+}
+
+/** A send prepared for the client to sign `message` (base64): its record and the prepared transaction, in one write. */
+async function recordPrepared(ctx: Ctx, p: SendPlan, base: ReturnType<typeof solanaRow>, message: string, lastValidBlockHeight: number, now: number) {
+  const { deps } = ctx
   const preparedId = newId()
   const expiresAt = now + deps.config.preparedTxTtlSeconds * 1000
   await deps.database.write(async (w) => {
@@ -196,21 +201,7 @@ async function prepare(ctx: Ctx, p: SendPlan) {
   const { deps } = ctx
   const { tx, lastValidBlockHeight } = await build(deps, p)
   const now = deps.clock.now()
-  const base = solanaRow(ctx, p, now, tx, lastValidBlockHeight)
-  const message = tx.serializeMessage().toString('base64')
-  const preparedId = newId()
-  const expiresAt = now + deps.config.preparedTxTtlSeconds * 1000
-  await deps.database.write(async (w) => {
-    await insertTransaction(w, { ...base, status: 'awaiting_signature', requiresClientSigning: true, txHash: null, rawTx: null, submittedAt: null })
-    await insertPrepared(w, {
-      id: preparedId, tenantId: p.tenantId, userId: ctx.actor.userId, walletId: p.wallet.id, transactionId: base.id, family: 'solana',
-      unsigned: message, signingPayload: message, status: 'prepared', expiresAt, usedAt: null, createdAt: now,
-    })
-  })
-  return {
-    id: base.id, status: 'awaiting_signature' as const, txHash: null, requiresClientSigning: true, preparedTransactionId: preparedId, chain: base.chain,
-    isTestnet: base.isTestnet, message, signingScheme: 'solana-ed25519-message' as const, expiresAt: iso(expiresAt), lastValidBlockHeight,
-  }
+  return recordPrepared(ctx, p, solanaRow(ctx, p, now, tx, lastValidBlockHeight), tx.serializeMessage().toString('base64'), lastValidBlockHeight, now)
 }
 
 /**
