@@ -25,6 +25,7 @@ import { transactionRoutes } from './modules/transactions/routes'
 import { swapRoutes } from './modules/swaps/routes'
 import { rampRoutes } from './modules/ramp/routes'
 import { mpcRoutes } from './modules/mpc/routes'
+import { notificationRoutes } from './modules/notifications/routes'
 import { EMBEDDED_SIMULATOR_PATH } from './sandbox/bank-ramp/embedded'
 import { faucetRoutes } from './sandbox/faucet/routes'
 import { SANDBOX_SWAP_AGGREGATOR_PATH } from './sandbox/swap-aggregator/embedded'
@@ -76,6 +77,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(swapRoutes(deps))
     .use(rampRoutes(deps))
     .use(mpcRoutes(deps))
+    .use(notificationRoutes(deps))
   // the sandbox faucet, where sandboxes run (src/sandbox/policy.ts)
   if (deps.config.sandboxFaucet === 'embedded') built.use(faucetRoutes(deps, deps.faucet))
   // the built-in bank ramp sandbox (docs/bank-ramp.md): hosted pages and the partner API, raw requests

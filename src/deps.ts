@@ -33,6 +33,8 @@ import { evmStablecoinSender, MainnetChainRefused } from './adapters/chain/funde
 import type { AggregatorEndpoint, SwapAggregator } from './adapters/swap-aggregator/port'
 import { LIFI_DEFAULT_BASE_URL, LifiAggregator } from './adapters/swap-aggregator/lifi'
 import { createSandboxSwapAggregator, type SandboxSwapAggregator } from './sandbox/swap-aggregator/embedded'
+import type { PushSender } from './adapters/push/port'
+import { FcmPush } from './adapters/push/fcm'
 
 export interface Deps {
   config: Config
@@ -65,6 +67,8 @@ export interface Deps {
   swapAggregatorEndpoint(): AggregatorEndpoint
   /** the sandbox swap aggregator this process serves under /sandbox/swap-aggregator (SWAP_AGGREGATOR=embedded) */
   sandboxSwapAggregator?: SandboxSwapAggregator
+  /** FCM HTTP v1 (docs/notifications.md) when a service account is configured; unset: notifications fill the inbox and nothing is pushed */
+  push?: PushSender
 }
 
 export interface DepsOverrides {
@@ -142,6 +146,9 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     swapAggregator: new LifiAggregator(config.swapAggregatorTimeoutMs, metrics.fetcher('swap-aggregator')),
     swapAggregatorEndpoint: () => swapEndpoint,
     sandboxSwapAggregator,
+    push: config.fcmServiceAccount && config.fcmProjectId
+      ? new FcmPush({ serviceAccount: config.fcmServiceAccount, projectId: config.fcmProjectId, baseUrl: config.fcmBaseUrl, timeoutMs: config.fcmTimeoutMs, fetch: metrics.fetcher('fcm') })
+      : undefined,
   }
 }
 
