@@ -84,11 +84,11 @@ export class FakeFcm {
     return `http://127.0.0.1:${this.server!.port}`
   }
 
-  /** A service account key file whose `token_uri` is this fake, as FCM_SERVICE_ACCOUNT_JSON takes it. */
-  serviceAccountJson() {
+  /** A service account key file whose `token_uri` is this fake (or `tokenUri`), as FCM_SERVICE_ACCOUNT_JSON takes it. */
+  serviceAccountJson(tokenUri = `${this.url}/token`) {
     return JSON.stringify({
       type: 'service_account', project_id: this.projectId, private_key_id: randomBytes(20).toString('hex'), private_key: this.privateKeyPem,
-      client_email: this.clientEmail, client_id: '1', auth_uri: 'https://accounts.google.com/o/oauth2/auth', token_uri: `${this.url}/token`,
+      client_email: this.clientEmail, client_id: '1', auth_uri: 'https://accounts.google.com/o/oauth2/auth', token_uri: tokenUri,
     })
   }
 
