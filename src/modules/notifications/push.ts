@@ -20,7 +20,7 @@ import { findNotification, markPushed } from './repo'
 import { localeOf, renderNotification } from './templates'
 import { pushJob } from './topics'
 
-/** Sends of one push before it is given up (about 17 minutes of delays with the defaults). */
+/** Sends of one push before it is given up (2 + 4 + … + 128 s: about 4 minutes of delays when FCM asks for no longer). */
 export const PUSH_ATTEMPTS = 8
 const MAX_DELAY_MS = 600_000
 /** How long FCM may ask us to wait (`Retry-After`) before the next attempt. */
