@@ -25,7 +25,7 @@ export interface PushedMessage {
   data: Record<string, string>
 }
 
-type Fate = 'unregistered' | 'malformed' | { status: 503 | 429 | 500; times: number; retryAfter?: string }
+type Fate = 'unregistered' | 'malformed' | { status: 503 | 429 | 500 | 403; times: number; retryAfter?: string }
 
 const b64url = (s: string) => Buffer.from(s, 'base64url')
 
@@ -90,6 +90,11 @@ export class FakeFcm {
       type: 'service_account', project_id: this.projectId, private_key_id: randomBytes(20).toString('hex'), private_key: this.privateKeyPem,
       client_email: this.clientEmail, client_id: '1', auth_uri: 'https://accounts.google.com/o/oauth2/auth', token_uri: tokenUri,
     })
+  }
+
+  /** Every access token issued so far stops working (as a revoked key's would): the next send with one answers 401. */
+  revokeAccessTokens() {
+    this.issued.clear()
   }
 
   deliveredTo(token: string) {
@@ -166,7 +171,9 @@ export class FakeFcm {
     if (fate === 'malformed') return answer(fcmError(400, 'INVALID_ARGUMENT', 'The registration token is not a valid FCM registration token', 'INVALID_ARGUMENT', 'message.token'))
     if (fate && typeof fate === 'object' && fate.times > 0) {
       fate.times--
-      const res = fcmError(fate.status, fate.status === 429 ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE', 'Try again later', fate.status === 429 ? 'QUOTA_EXCEEDED' : 'UNAVAILABLE')
+      const res = fate.status === 403
+        ? fcmError(403, 'PERMISSION_DENIED', 'SenderId mismatch', 'SENDER_ID_MISMATCH')
+        : fcmError(fate.status, fate.status === 429 ? 'RESOURCE_EXHAUSTED' : 'UNAVAILABLE', 'Try again later', fate.status === 429 ? 'QUOTA_EXCEEDED' : 'UNAVAILABLE')
       if (fate.retryAfter) res.headers.set('retry-after', fate.retryAfter)
       return answer(res)
     }

@@ -216,10 +216,33 @@ describe('FCM unavailable', () => {
   }, 40_000)
 })
 
+describe('other answers', () => {
+  test('a refusal that is not about the token (403) is not tried again and keeps the token', async () => {
+    const u = await person(a, 'other-project-device', 'en')
+    fcm.fate('other-project-device', { status: 403, times: 5 })
+    await a.t.deps.database.write((tx) => notify(a.t.deps, tx, { tenantId: a.tenant.id, userId: u.id, kind: 'ramp.kyc', data: { environment: 'sandbox', kycStatus: 'approved' } }))
+    await waitFor(async () => fcm.attempts.filter((x) => x.token === 'other-project-device').length, (n) => n >= 1)
+    await Bun.sleep(2500)
+    expect(fcm.attempts.filter((x) => x.token === 'other-project-device').map((x) => x.status)).toEqual([403])
+    expect((await a.t.deps.database.db.select({ fcmToken: users.fcmToken }).from(users).where(eq(users.id, u.id)).get())!.fcmToken).toBe('other-project-device')
+    expect(a.t.logs.some((l) => l.includes('push refused by FCM'))).toBe(true)
+  }, 20_000)
+
+  test('an access token FCM stops taking (401) is replaced by a new one from the token endpoint, and the push goes through', async () => {
+    const u = await person(a, 'revoked-device', 'en')
+    const grants = fcm.tokenRequests.filter((r) => r.status === 200).length
+    fcm.revokeAccessTokens()
+    await a.t.deps.database.write((tx) => notify(a.t.deps, tx, { tenantId: a.tenant.id, userId: u.id, kind: 'ramp.kyc', data: { environment: 'sandbox', kycStatus: 'approved' } }))
+    await waitFor(async () => fcm.deliveredTo('revoked-device').length, (n) => n >= 1, 15_000)
+    expect(fcm.attempts.filter((x) => x.token === 'revoked-device').map((x) => x.status)).toEqual([401, 200])
+    expect(fcm.tokenRequests.filter((r) => r.status === 200).length).toBe(grants + 1)
+  }, 20_000)
+})
+
 describe('never logged', () => {
   test('no log line holds a device token, the service account key or an access token', () => {
     const text = a.t.logs.join('\n')
-    for (const secret of ['alice-device', 'bob-device', 'gone-device', 'garbled-device', 'flaky-device', 'ya29.fake-', 'PRIVATE KEY', fcm.privateKeyPem.split('\n')[1]!]) expect(text).not.toContain(secret)
+    for (const secret of ['alice-device', 'bob-device', 'gone-device', 'garbled-device', 'flaky-device', 'other-project-device', 'revoked-device', 'ya29.fake-', 'PRIVATE KEY', fcm.privateKeyPem.split('\n')[1]!]) expect(text).not.toContain(secret)
     expect(text).toContain('push sent')
     expect(text).toContain('push token dropped')
   })
