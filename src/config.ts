@@ -4,6 +4,8 @@
  */
 import { Type as T, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { readFileSync } from 'node:fs'
+import { FCM_DEFAULT_BASE_URL } from './adapters/push/fcm'
 import { ClientIpResolver } from './http/client-ip'
 import { ENGINE_RAM_DEFAULT_MIB, ENGINE_RAM_MAX_MIB } from './lib/engine-memory'
 import { LOG_LEVELS } from './lib/logger'
@@ -105,6 +107,14 @@ export const ConfigSchema = T.Object({
   mpcRelayUrl: T.String({ minLength: 1 }),
   /** an MPC relay session (DKG or signing) is refused after this long */
   mpcSessionTtlSeconds: T.Integer({ minimum: 30, maximum: 3600 }),
+  /** push notifications (docs/notifications.md): the FCM service account, from FCM_SERVICE_ACCOUNT_JSON or _FILE; unset: nothing is pushed. Its private key is a secret: never logged nor printed */
+  fcmServiceAccount: T.Optional(T.Object({ clientEmail: T.String({ minLength: 3 }), privateKey: T.String({ minLength: 1 }), tokenUri: T.String({ minLength: 1 }) })),
+  /** the Firebase project pushes are sent through: FCM_PROJECT_ID, else the service account's `project_id` */
+  fcmProjectId: T.Optional(T.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9:._-]+$' })),
+  /** FCM's HTTP v1 API (tests point it at a local fake) */
+  fcmBaseUrl: T.String({ minLength: 1 }),
+  /** time limit of one call to FCM or to the OAuth token endpoint */
+  fcmTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000 }),
 })
 export type Config = Static<typeof ConfigSchema>
 
@@ -171,6 +181,54 @@ function parsePreviousKeys(raw: string | undefined, current: number, problems: s
     else out[String(Number(m[1]))] = m[2]!
   }
   return out
+}
+
+/**
+ * The FCM service account: FCM_SERVICE_ACCOUNT_JSON (the key file's content) or
+ * FCM_SERVICE_ACCOUNT_FILE (its path), never both. Its content never goes into a message: the
+ * problems name the variable and the missing field only.
+ */
+function parseFcm(env: Env, problems: string[]): { serviceAccount?: Config['fcmServiceAccount']; projectId?: string } {
+  const inline = blankToUndefined(env.FCM_SERVICE_ACCOUNT_JSON)
+  const file = blankToUndefined(env.FCM_SERVICE_ACCOUNT_FILE)
+  const projectId = blankToUndefined(env.FCM_PROJECT_ID)
+  if (inline && file) {
+    problems.push('FCM_SERVICE_ACCOUNT_JSON and FCM_SERVICE_ACCOUNT_FILE are both set: set one')
+    return {}
+  }
+  const name = inline ? 'FCM_SERVICE_ACCOUNT_JSON' : 'FCM_SERVICE_ACCOUNT_FILE'
+  let text = inline
+  if (file) {
+    try {
+      text = readFileSync(file, 'utf8')
+    } catch (err) {
+      problems.push(`FCM_SERVICE_ACCOUNT_FILE: cannot read "${file}" (${(err as NodeJS.ErrnoException).code ?? 'error'})`)
+      return {}
+    }
+  }
+  if (!text) {
+    if (projectId) problems.push('FCM_PROJECT_ID needs FCM_SERVICE_ACCOUNT_JSON or FCM_SERVICE_ACCOUNT_FILE')
+    return {}
+  }
+  let key: Record<string, unknown>
+  try {
+    key = JSON.parse(text) as Record<string, unknown>
+    if (!key || typeof key !== 'object' || Array.isArray(key)) throw new Error('not an object')
+  } catch {
+    problems.push(`${name}: not a JSON service account key (its content is not shown)`)
+    return {}
+  }
+  const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v : undefined)
+  const clientEmail = str(key.client_email)
+  const privateKey = str(key.private_key)
+  const tokenUri = str(key.token_uri) ?? 'https://oauth2.googleapis.com/token'
+  const missing = [!clientEmail && 'client_email', !(privateKey && /PRIVATE KEY-----/.test(privateKey)) && 'private_key (PEM)'].filter(Boolean)
+  if (missing.length) problems.push(`${name}: the service account key lacks ${missing.join(' and ')}`)
+  if (!isHttpUrl(tokenUri)) problems.push(`${name}: token_uri is not an http(s) URL`)
+  const project = projectId ?? str(key.project_id)
+  if (!project) problems.push(`${name}: the key has no project_id; set FCM_PROJECT_ID`)
+  if (missing.length || !isHttpUrl(tokenUri) || !project) return {}
+  return { serviceAccount: { clientEmail: clientEmail!, privateKey: privateKey!, tokenUri }, projectId: project }
 }
 
 function boolVar(env: Env, name: string, problems: string[]): boolean {
@@ -261,6 +319,9 @@ export function loadConfig(env: Env = process.env): Config {
   const swapChainsRaw = blankToUndefined(env.SANDBOX_SWAP_CHAINS)
   const sandboxSwapChains = (swapChainsRaw ?? '').split(',').map((s) => s.trim()).filter(Boolean).map(Number)
   if (sandboxSwapChains.some((c) => !Number.isSafeInteger(c) || c < 1)) problems.push(`SANDBOX_SWAP_CHAINS: "${swapChainsRaw}" is not a comma-separated list of chain ids`)
+  const fcm = parseFcm(env, problems)
+  const fcmBaseUrl = (blankToUndefined(env.FCM_BASE_URL) ?? FCM_DEFAULT_BASE_URL).replace(/\/+$/, '')
+  if (!isHttpUrl(fcmBaseUrl)) problems.push(`FCM_BASE_URL: "${fcmBaseUrl}" is not an http(s) URL`)
   const candidate = {
     nodeEnv,
     port,
@@ -324,6 +385,10 @@ export function loadConfig(env: Env = process.env): Config {
     swapGaslessEnabled: boolVar(env, 'SWAP_GASLESS_ENABLED', problems),
     swapGaslessRelayerPrivateKey: blankToUndefined(env.SWAP_GASLESS_RELAYER_PRIVATE_KEY),
     swapGaslessRouterAddress: blankToUndefined(env.SWAP_GASLESS_ROUTER_ADDRESS),
+    fcmServiceAccount: fcm.serviceAccount,
+    fcmProjectId: fcm.projectId,
+    fcmBaseUrl,
+    fcmTimeoutMs: intVar(env, 'FCM_TIMEOUT_MS', 10_000, problems),
   }
   if (candidate.swapGaslessEnabled && !candidate.swapGaslessRelayerPrivateKey) problems.push('SWAP_GASLESS_ENABLED=true needs SWAP_GASLESS_RELAYER_PRIVATE_KEY (the relayer that pays the gas)')
   if (candidate.swapGaslessEnabled && !candidate.swapGaslessRouterAddress && !candidate.sandboxSwapRouterAddress) problems.push('SWAP_GASLESS_ENABLED=true needs SWAP_GASLESS_ROUTER_ADDRESS (or SANDBOX_SWAP_ROUTER_ADDRESS): the router with swapWithPermit')
@@ -343,7 +408,7 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /** values never put in a message */
-const SECRET_PATHS = new Set(['/bankRampSimulatorPrivateKey', '/sandboxFaucetPrivateKey', '/lifiApiKey', '/swapGaslessRelayerPrivateKey'])
+const SECRET_PATHS = new Set(['/bankRampSimulatorPrivateKey', '/sandboxFaucetPrivateKey', '/lifiApiKey', '/swapGaslessRelayerPrivateKey', '/fcmServiceAccount', '/fcmServiceAccount/privateKey', '/fcmServiceAccount/clientEmail', '/fcmServiceAccount/tokenUri'])
 
 const ENV_NAMES: Record<string, string> = {
   '/port': 'PORT', '/databaseSyncIntervalMs': 'DATABASE_SYNC_INTERVAL_MS (50-3600000)', '/databaseTimeoutMs': 'DATABASE_TIMEOUT_MS (100-120000)', '/role': 'SLIPWAY_ROLE', '/jwtSecret': 'JWT_SECRET (at least 32 characters)',
@@ -363,6 +428,8 @@ const ENV_NAMES: Record<string, string> = {
   '/swapAggregator': 'SWAP_AGGREGATOR (embedded or off)', '/lifiApiKey': 'LIFI_API_KEY (never printed)', '/swapAggregatorTimeoutMs': 'SWAP_AGGREGATOR_TIMEOUT_MS (100-120000)',
   '/sandboxSwapRouterAddress': 'SANDBOX_SWAP_ROUTER_ADDRESS (0x and 40 hex)',
   '/swapGaslessRelayerPrivateKey': 'SWAP_GASLESS_RELAYER_PRIVATE_KEY (0x and 64 hex; never printed)', '/swapGaslessRouterAddress': 'SWAP_GASLESS_ROUTER_ADDRESS (0x and 40 hex)',
+  '/fcmProjectId': 'FCM_PROJECT_ID (letters, digits, and : . _ -)', '/fcmTimeoutMs': 'FCM_TIMEOUT_MS (100-120000)',
+  '/fcmServiceAccount/clientEmail': 'FCM_SERVICE_ACCOUNT_JSON or _FILE: client_email', '/fcmServiceAccount/privateKey': 'FCM_SERVICE_ACCOUNT_JSON or _FILE: private_key (never printed)',
 }
 function envNameOf(path: string) {
   return ENV_NAMES[path] ?? path.replace(/^\//, '')

@@ -35,6 +35,8 @@ import { evmStablecoinSender, MainnetChainRefused } from './adapters/chain/funde
 import type { AggregatorEndpoint, SwapAggregator } from './adapters/swap-aggregator/port'
 import { LIFI_DEFAULT_BASE_URL, LifiAggregator } from './adapters/swap-aggregator/lifi'
 import { createSandboxSwapAggregator, type SandboxSwapAggregator } from './sandbox/swap-aggregator/embedded'
+import type { PushSender } from './adapters/push/port'
+import { FcmPush } from './adapters/push/fcm'
 
 export interface Deps {
   config: Config
@@ -71,6 +73,8 @@ export interface Deps {
   cardOnramp: StripeOnramp
   /** the embedded sandbox card onramp provider, where sandboxes run */
   cardOnrampSandbox?: CardSandbox
+  /** FCM HTTP v1 (docs/notifications.md) when a service account is configured; unset: notifications fill the inbox and nothing is pushed */
+  push?: PushSender
 }
 
 export interface DepsOverrides {
@@ -150,6 +154,9 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     sandboxSwapAggregator,
     cardOnramp: new StripeOnramp(config.cardOnrampTimeoutMs),
     cardOnrampSandbox: config.cardOnrampSandbox === 'embedded' ? createCardSandbox({ secret: jwtKey, publicBaseUrl: config.publicBaseUrl, chain: simChain }) : undefined,
+    push: config.fcmServiceAccount && config.fcmProjectId
+      ? new FcmPush({ serviceAccount: config.fcmServiceAccount, projectId: config.fcmProjectId, baseUrl: config.fcmBaseUrl, timeoutMs: config.fcmTimeoutMs, fetch: metrics.fetcher('fcm') })
+      : undefined,
   }
 }
 

@@ -353,7 +353,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Set the push notification device token */
+        /**
+         * Set the push notification device token (and the notifications' language)
+         * @description One token per user: a new one replaces the last (the device the user signed in on last gets the pushes). `locale` sets the language the inbox (`GET /v1/notifications/inbox`) and the pushes are written in; a device sends its language with its token. A token FCM reports unregistered is removed by Slipway (docs/notifications.md).
+         */
         patch: operations["setFcmToken"];
         trace?: never;
     };
@@ -2354,6 +2357,52 @@ export interface paths {
          * @description Called by the provider, not by apps; give it `{PUBLIC_BASE_URL}/v1/ramp/card/webhooks/<environment>/<tenantId>`. `Stripe-Signature: t=<Unix seconds>,v1=<hex HMAC-SHA256(webhook secret, t + "." + raw body)>` within 300 seconds, checked by the `stripe` package (the tenant's `cardOnramp.<environment>.webhookKey`; derived for the embedded sandbox provider). 401 `CARD_ONRAMP_EVENT_SIGNATURE` for a bad or stale signature, and alike for a tenant unknown or not connected; 413 over 64 KiB. Repeated events, events older than the last applied and moves the session cannot make answer 200 with `applied: false` and change nothing.
          */
         post: operations["cardOnrampProviderWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's notifications, newest first
+         * @description Bearer; a user of a tenant (a platform admin has no inbox: 403). Only the caller's own notifications. `limit` (default 20, 1 to 100) and `skip` (default 0) page through them; out of bounds or not an integer: 400. `total` counts all of the caller's notifications, `unread` those not marked read.
+         *
+         *     Kinds: `transaction.confirmed` and `transaction.failed` (a send or swap of the caller that the status job saw mined or failed, once per change), `transfer.incoming` (a confirmed send of another user of the tenant to a wallet of the caller), `ramp.kyc`, `ramp.deposit`, `ramp.payout` (a bank ramp status the caller sees changed), `card_onramp.updated`.
+         *
+         *     `title` and `body` are rendered when read, in the caller's language: `locale` set with `PATCH /v1/users/me/fcm-token` (`en` or `it`, default `en`), so changing it changes the whole inbox. `data` keeps what the words were made from: ids, chain, statuses, and amounts as strings (integer text in the smallest unit with `decimals`, or decimal text), never JSON numbers.
+         *
+         *     Each notification is also pushed once to the device token of `PATCH /v1/users/me/fcm-token` when the deployment configures FCM (docs/notifications.md).
+         */
+        get: operations["notificationInbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/inbox/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark the caller's notifications read
+         * @description Bearer; a user of a tenant (a platform admin has no inbox: 403). Only the caller's own notifications. With `ids` (at most 100): those of the caller's unread notifications; without: every unread notification of the caller created up to now (one written after the call stays unread). Ids that are unknown, already read, or another user's change nothing and are not an error: `updated` counts what this call marked. Marking read is for good (there is no unread marker).
+         */
+        post: operations["markNotificationsRead"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6119,6 +6168,8 @@ export interface operations {
                 "application/json": {
                     /** @description FCM device token; `null` removes it */
                     token: string | null;
+                    /** @enum {string} */
+                    locale?: "en" | "it";
                 };
             };
         };
@@ -28169,6 +28220,329 @@ export interface operations {
             };
         };
     };
+    notificationInbox: {
+        parameters: {
+            query?: {
+                limit?: string | number;
+                skip?: string | number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description newest first */
+                        notifications: {
+                            /** @description notification id (UUID) */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "transaction.confirmed" | "transaction.failed" | "transfer.incoming" | "ramp.kyc" | "ramp.deposit" | "ramp.payout" | "card_onramp.updated";
+                            /** @description in the user's language (`en` or `it`, set with `PATCH /v1/users/me/fcm-token`), rendered when read */
+                            title: string;
+                            /** @description in the user's language, rendered when read */
+                            body: string;
+                            /**
+                             * @description what the notification is about, every value a string or null: ids (`transactionId`, `walletId`, `depositId`, `payoutId`, `sessionId`), `chain`, `network`, `status`, amounts as integer text in the smallest unit with `decimals` (`amount`) or as decimal text (`fiatAmount`, `destinationAmount`), never JSON numbers
+                             * @example {
+                             *       "transactionId": "0b9f3c4e-6a1d-4f0e-9c2b-7d5e8a1f2c3b",
+                             *       "type": "send",
+                             *       "chain": "ethereum",
+                             *       "network": "sepolia",
+                             *       "amount": "1230000000000000000",
+                             *       "decimals": "18",
+                             *       "symbol": "ETH"
+                             *     }
+                             */
+                            data: {
+                                [key: string]: string | null;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description when the user marked it read; null while unread
+                             */
+                            readAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        /** @description the caller's notifications in all */
+                        total: number;
+                        /** @description of those, how many are unread */
+                        unread: number;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    markNotificationsRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description notifications to mark read (at most 100); omitted: every notification of the caller created up to now. Ids that are not the caller's unread notifications change nothing */
+                    ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description notifications this call marked read (already read ones are not counted) */
+                        updated: number;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
     sandboxFaucet: {
         parameters: {
             query?: never;
@@ -28534,5 +28908,7 @@ export const operationCredentials: Readonly<Record<string, "tenant" | "bearer">>
     "POST /v1/ramp/card/tenant/sessions": "tenant",
     "GET /v1/ramp/card/tenant/sessions": "tenant",
     "GET /v1/ramp/card/tenant/sessions/{id}": "tenant",
+    "GET /v1/notifications/inbox": "bearer",
+    "POST /v1/notifications/inbox/read": "bearer",
     "POST /v1/sandbox/faucet": "bearer",
 };

@@ -41,6 +41,8 @@ export const users = sqliteTable('users', {
   role: text('role', { enum: ['user', 'tenantadmin', 'admin'] }).notNull(),
   status: text('status', { enum: ['active', 'deleted'] }).notNull().default('active'),
   fcmToken: text('fcm_token'),
+  /** language of the user's notifications (`en`, `it`); null reads as `en` (docs/notifications.md) */
+  locale: text('locale', { enum: ['en', 'it'] }),
   /** refresh tokens created before this instant are refused */
   passwordChangedAt: integer('password_changed_at').notNull(),
   createdAt: integer('created_at').notNull(),

@@ -20,7 +20,7 @@ export const BODY_EXAMPLES: Record<string, unknown> = {
   updateTenant: { name: 'Acme Wallet', settings: { passwordReset: { enabled: true, senderName: 'Acme Wallet', resetLinkBaseUrl: 'https://wallet.acme.example/reset' } } },
   createUser: { username: 'bob', password: 'Passw0rd-bob', email: 'bob@example.com', role: 'user' },
   updateMe: { displayName: 'Alice A.' },
-  setFcmToken: { token: 'fcm-device-token-123' },
+  setFcmToken: { token: 'fcm-device-token-123', locale: 'it' },
   updateUser: { password: 'N3w-Passw0rd', currentPassword: 'Str0ng-Passw0rd' },
   createWallet: { chain: 'sepolia', name: 'Main', isPrimary: true },
   importWallet: { chain: 'ethereum', mnemonic: 'test test test test test test test test test test test junk', accountIndex: 0, name: 'Imported', isTestnet: true },

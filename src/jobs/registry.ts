@@ -6,6 +6,7 @@ import { registerWebhookJobs } from '../modules/webhooks/jobs'
 import { registerTransactionJobs } from '../modules/transactions/jobs'
 import { registerRampJobs } from '../modules/ramp/jobs'
 import { registerMpcJobs } from '../modules/mpc/jobs'
+import { registerNotificationJobs } from '../modules/notifications/jobs'
 
 export function registerJobs(runner: JobRunner) {
   // One line per module that has background work, e.g. `registerMailJobs(runner)`.
@@ -15,5 +16,6 @@ export function registerJobs(runner: JobRunner) {
   registerTransactionJobs(runner)
   registerRampJobs(runner)
   registerMpcJobs(runner)
+  registerNotificationJobs(runner)
   return runner
 }

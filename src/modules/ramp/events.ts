@@ -8,16 +8,23 @@
  * customer event that brings a region's verification Slipway does not know yet, which is
  * applied for that region and sent. Event ids are derived from the partner event and the type,
  * so a repeat that raced past the check is still delivered once.
+ *
+ * The user is told (notifications/notify.ts, same transaction) when what they see changes: the
+ * KYC status (`kycStatus`), a new deposit or its status, a payout's status. An event that only
+ * adds a region, an agreement or a sub-status reaches the tenant's webhook and not the user.
  */
 import { createHash } from 'node:crypto'
 import type { Tx } from '../../db/client'
+import type { Deps } from '../../deps'
 import type { PartnerEvent } from '../../adapters/bank-ramp/port'
 import { isUuid, newId } from '../../lib/ids'
+import { notify } from '../notifications/notify'
 import { publishEvent } from '../webhooks/publish'
 import * as repo from './repo'
 import type { AgreementView, RampEnv, RegionView, RequestForInformation } from './schema'
 import { chainOfNetwork, currencyOfCrypto } from './pairs'
-import { decimalText, depositEventData, kycEventData, payoutEventData, subStatus, transactionEventData } from './views'
+import { decimalText, depositEventData, kycEventData, kycStatusOf, payoutEventData, subStatus, transactionEventData } from './views'
+import { depositNotice, payoutNotice } from './notices'
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length ? v : null)
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
@@ -75,7 +82,7 @@ export function customerPatch(data: Record<string, unknown>, known: RegionView[]
 
 export type ApplyOutcome = 'applied' | 'stale' | 'unknown_record' | 'ignored'
 
-export async function applyPartnerEvent(tx: Tx, tenantId: string, env: RampEnv, e: PartnerEvent, now: number): Promise<ApplyOutcome> {
+export async function applyPartnerEvent(deps: Deps, tx: Tx, tenantId: string, env: RampEnv, e: PartnerEvent, now: number): Promise<ApplyOutcome> {
   const occurredAt = time(e.Occurred) ?? now
   const publish = (type: string, recordId: string, data: Record<string, unknown>, idType = type) =>
     publishEvent(tx, { tenantId, environment: env, type, data, occurredAt, id: eventId(tenantId, env, e, recordId, idType) }, now)
@@ -98,6 +105,8 @@ export async function applyPartnerEvent(tx: Tx, tenantId: string, env: RampEnv, 
     const patch = { ...customerPatch(data, c.regions), eventVersion: e.EventVersion, updatedAt: now }
     await repo.updateCustomer(tx, tenantId, c.id, patch)
     await publish('ramp.kyc.updated', c.id, kycEventData(env, { ...c, ...patch }))
+    const kycStatus = kycStatusOf({ ...c, ...patch })
+    if (kycStatus !== kycStatusOf(c)) await notify(deps, tx, { tenantId, userId: c.userId, kind: 'ramp.kyc', data: { environment: env, kycStatus } })
     return 'applied'
   }
 
@@ -109,6 +118,7 @@ export async function applyPartnerEvent(tx: Tx, tenantId: string, env: RampEnv, 
     if (!method) return 'unknown_record'
     let d = await repo.findDepositByRampId(tx, tenantId, env, rampId)
     if (d && e.EventVersion <= d.eventVersion) return 'stale'
+    const statusBefore = d?.status
     const fields = {
       status: statusOf(data.Status),
       rampStatus: str(data.Status),
@@ -132,6 +142,7 @@ export async function applyPartnerEvent(tx: Tx, tenantId: string, env: RampEnv, 
       await repo.fillDepositByRampId(tx, tenantId, env, rampId, d.id)
     }
     await publish('ramp.deposit.updated', rampId, depositEventData(d))
+    if (d.status !== statusBefore) await notify(deps, tx, { tenantId, userId: d.userId, kind: 'ramp.deposit', data: depositNotice(d) })
     return 'applied'
   }
 
@@ -209,7 +220,10 @@ export async function applyPartnerEvent(tx: Tx, tenantId: string, env: RampEnv, 
       const patch = { status, rampTransactionId: rampId, updatedAt: now, ...(status === 'failed' && changed ? { failureReason: 'The bank ramp reported the payout failed' } : {}) }
       await repo.updatePayout(tx, tenantId, ownPayout.id, patch)
       // rule 6: the payout's own event only when its status changed
-      if (changed) await publish('ramp.payout.updated', rampId, payoutEventData({ ...ownPayout, ...patch }))
+      if (changed) {
+        await publish('ramp.payout.updated', rampId, payoutEventData({ ...ownPayout, ...patch }))
+        await notify(deps, tx, { tenantId, userId: ownPayout.userId, kind: 'ramp.payout', data: payoutNotice({ ...ownPayout, ...patch }) })
+      }
     }
     return 'applied'
   }

@@ -29,6 +29,7 @@ import type { Ctx } from '../../context'
 import { scheduleJob } from '../../jobs/outbox'
 import { findTenant, settingsOf } from '../tenants/service'
 import { activeTokens, chainByFamily } from '../tokens/registry'
+import { notify } from '../notifications/notify'
 import { publishEvent } from '../webhooks/publish'
 import { findUserWallet } from '../wallets/repo'
 import { decimalOf } from './amounts'
@@ -36,6 +37,7 @@ import { availablePairs, partnerCrypto } from './pairs'
 import * as repo from './repo'
 import type { RampEnv } from './schema'
 import { partnerClient, type RampAccess } from './service'
+import { payoutNotice } from './notices'
 import { PAYOUT_ADVANCE_TOPIC } from './topics'
 import { payoutEventData } from './views'
 
@@ -136,6 +138,7 @@ async function failPayout(deps: Deps, tenantId: string, env: RampEnv, payoutId: 
     await holds.releaseHold(w, tenantId, payoutId, now)
     const eventId = `evt_${createHash('sha256').update(`${tenantId}|${env}|payout-failed|${payoutId}`).digest('hex').slice(0, 32)}`
     await publishEvent(w, { tenantId, environment: env, type: 'ramp.payout.updated', data: payoutEventData({ ...p, ...patch }), occurredAt: now, id: eventId }, now)
+    await notify(deps, w, { tenantId, userId: p.userId, kind: 'ramp.payout', data: payoutNotice({ ...p, ...patch }) })
   })
 }
 

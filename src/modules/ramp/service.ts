@@ -326,6 +326,6 @@ export async function receivePartnerWebhook(deps: Deps, input: PartnerDelivery) 
     || typeof e.Data !== 'object' || e.Data === null || Array.isArray(e.Data)) {
     throw new BadRequestError('Not a partner event: EventType, EventVersion (a positive integer) and Data are required')
   }
-  const outcome = await deps.database.write((tx) => applyPartnerEvent(tx, row.id, input.environment, e as never, deps.clock.now()))
+  const outcome = await deps.database.write((tx) => applyPartnerEvent(deps, tx, row.id, input.environment, e as never, deps.clock.now()))
   return { received: true as const, outcome }
 }

@@ -99,6 +99,7 @@ export async function insertUser(db: Executor, u: NewUser): Promise<UserRow> {
     role: u.role,
     status: 'active',
     fcmToken: null,
+    locale: null,
     passwordChangedAt: u.now,
     createdAt: u.now,
     updatedAt: u.now,
@@ -167,10 +168,21 @@ export function findByUsernamePrefix(db: Executor, tenantId: string, q: string, 
     .limit(limit)
 }
 
-export type UserChanges = Partial<Pick<UserRow, 'username' | 'usernameKey' | 'email' | 'emailKey' | 'displayName' | 'passwordHash' | 'passwordChangedAt' | 'status' | 'deletedAt' | 'fcmToken' | 'updatedAt'>>
+export type UserChanges = Partial<Pick<UserRow, 'username' | 'usernameKey' | 'email' | 'emailKey' | 'displayName' | 'passwordHash' | 'passwordChangedAt' | 'status' | 'deletedAt' | 'fcmToken' | 'locale' | 'updatedAt'>>
 
 export async function updateUser(db: Executor, tenantId: string | null, id: string, set: UserChanges) {
   await db.update(users).set(set).where(and(eq(users.scope, scopeOf(tenantId)), eq(users.id, id)))
+}
+
+/**
+ * Forgets the user's push token, only while it is still `token`: the device may have
+ * registered a new one since the push that found this one unregistered was sent.
+ */
+export async function dropFcmToken(db: Executor, tenantId: string, id: string, token: string, now: number): Promise<boolean> {
+  const changed = await db.update(users).set({ fcmToken: null, updatedAt: now })
+    .where(and(eq(users.scope, tenantId), eq(users.id, id), eq(users.fcmToken, token)))
+    .returning({ id: users.id })
+  return changed.length === 1
 }
 
 /** A new password for an active user; false when the user is gone or no longer active. */

@@ -69,11 +69,18 @@ export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup) {
       response: { 200: UserProfile, ...errorResponses('standard', 400, 401, 409) },
       detail: { operationId: 'updateMe', summary: 'Change one\'s username and/or display name' },
     })
-    .patch('/me/fcm-token', ({ body, ctx }) => usersService.setFcmToken(ctx, body.token), {
+    .patch('/me/fcm-token', ({ body, ctx }) => usersService.setFcmToken(ctx, body.token, body.locale), {
       auth: 'any',
-      body: t.Object({ token: t.Union([t.String({ minLength: 1, maxLength: 4096 }), t.Null()], { description: 'FCM device token; `null` removes it' }) }),
+      body: t.Object({
+        token: t.Union([t.String({ minLength: 1, maxLength: 4096 }), t.Null()], { description: 'FCM device token; `null` removes it' }),
+        locale: t.Optional(t.Union([t.Literal('en'), t.Literal('it')], { description: 'language of the notifications (inbox and pushes): `en` or `it`; omitted: kept as it is (`en` until set)' })),
+      }),
       response: { 200: Ok, ...errorResponses('standard', 400, 401) },
-      detail: { operationId: 'setFcmToken', summary: 'Set the push notification device token' },
+      detail: {
+        operationId: 'setFcmToken',
+        summary: 'Set the push notification device token (and the notifications\' language)',
+        description: 'One token per user: a new one replaces the last (the device the user signed in on last gets the pushes). `locale` sets the language the inbox (`GET /v1/notifications/inbox`) and the pushes are written in; a device sends its language with its token. A token FCM reports unregistered is removed by Slipway (docs/notifications.md).',
+      },
     })
     .get('/:id', ({ params, query, ctx }) => usersService.getUser(ctx, params.id, query.tenantId), {
       auth: 'any',

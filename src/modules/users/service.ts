@@ -167,10 +167,11 @@ export async function updateMe(ctx: Ctx, input: UpdateMe) {
   }
 }
 
-export async function setFcmToken(ctx: Ctx, token: string | null) {
+/** The device token for pushes, and optionally the language of the user's notifications (kept when omitted). */
+export async function setFcmToken(ctx: Ctx, token: string | null, locale?: 'en' | 'it') {
   const { deps, actor } = ctx
   await deps.database.write((tx) =>
-    repo.updateUser(tx, actor.tenantId, actor.userId, { fcmToken: token, updatedAt: deps.clock.now() }),
+    repo.updateUser(tx, actor.tenantId, actor.userId, { fcmToken: token, ...(locale ? { locale } : {}), updatedAt: deps.clock.now() }),
   )
   return { ok: true as const }
 }

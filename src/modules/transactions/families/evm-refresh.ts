@@ -33,6 +33,7 @@ import { parseTransaction, type Hex } from 'viem'
 import type { ChainEndpoint } from '../../../adapters/chain/port'
 import type { Deps } from '../../../deps'
 import * as walletsRepo from '../../wallets/repo'
+import { noticeSettled } from '../notices'
 import { relayerNonceKey, releaseNonce } from '../nonces'
 import { findTransaction, pendingSendsFrom, updateTransaction, type TransactionRow } from '../repo'
 import { isCustodial, walletSecret } from '../shared'
@@ -99,7 +100,12 @@ async function saveMined(deps: Deps, net: EvmNet, row: TransactionRow): Promise<
   if (row.status !== 'pending' && set.confirmations === row.confirmations && row.txHash === hash) return row
   const now = deps.clock.now()
   // Only over the row as read: a replacement signed meanwhile adds a hash, and is looked at again.
-  const changed = await deps.database.write((tx) => updateTransaction(tx, row.tenantId, row.id, { ...set, updatedAt: now }, { status: row.status, txHash: row.txHash! }))
+  const changed = await deps.database.write(async (tx) => {
+    const n = await updateTransaction(tx, row.tenantId, row.id, { ...set, updatedAt: now }, { status: row.status, txHash: row.txHash! })
+    // told once: only the write that moved it out of `pending`
+    if (n && row.status === 'pending') await noticeSettled(deps, tx, { ...row, ...set, updatedAt: now })
+    return n
+  })
   if (!changed) return (await findTransaction(deps.database.db, row.tenantId, row.id)) ?? row
   return { ...row, ...set, updatedAt: now }
 }
@@ -108,6 +114,7 @@ async function markFailed(deps: Deps, row: TransactionRow, reason: string, freeN
   const now = deps.clock.now()
   await deps.database.write(async (tx) => {
     const changed = await updateTransaction(tx, row.tenantId, row.id, { status: 'failed', failureReason: reason, updatedAt: now }, { status: 'pending', txHash: row.txHash! })
+    if (changed) await noticeSettled(deps, tx, { ...row, status: 'failed', failureReason: reason, updatedAt: now })
     // a relayed send's nonce is the relayer's (its `fromAddress`), not the wallet's
     const key = isRelayed(row) ? relayerNonceKey(row.fromAddress, row.network) : { tenantId: row.tenantId, walletId: row.walletId, network: row.network }
     if (changed && freeNonce && row.nonce !== null) await releaseNonce(tx, key, row.nonce, now)

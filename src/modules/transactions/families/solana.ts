@@ -20,6 +20,7 @@ import { newId } from '../../../lib/ids'
 import type { Ctx } from '../../../context'
 import { BadRequestError, ConflictError } from '../../../http/errors'
 import { blockchainError, signatureDecodeFailed } from '../errors'
+import { noticeSettled } from '../notices'
 import { attachHold, ensureSpendable, solanaBalances } from '../holds'
 import { insertPrepared, insertTransaction, updateTransaction, type PreparedRow, type TransactionRow } from '../repo'
 import { scheduleRefresh, sendRow, walletSecret } from '../shared'
@@ -272,7 +273,11 @@ async function refresh(deps: Deps, endpoint: ChainEndpoint, row: TransactionRow)
     }
     if (row.status === 'pending' || set.confirmations !== row.confirmations) {
       const now = deps.clock.now()
-      await deps.database.write((tx) => updateTransaction(tx, row.tenantId, row.id, { ...set, updatedAt: now }, { status: row.status }))
+      await deps.database.write(async (tx) => {
+        const changed = await updateTransaction(tx, row.tenantId, row.id, { ...set, updatedAt: now }, { status: row.status })
+        // told once: only the write that moved it out of `pending`
+        if (changed && row.status === 'pending') await noticeSettled(deps, tx, { ...row, ...set, updatedAt: now })
+      })
       return { ...row, ...set, updatedAt: now }
     }
     return row
@@ -283,7 +288,10 @@ async function refresh(deps: Deps, endpoint: ChainEndpoint, row: TransactionRow)
   if (height <= lastValid) return row
   const now = deps.clock.now()
   const reason = 'expired: its recent blockhash expired before the network confirmed it'
-  await deps.database.write((tx) => updateTransaction(tx, row.tenantId, row.id, { status: 'failed', failureReason: reason, updatedAt: now }, { status: 'pending' }))
+  await deps.database.write(async (tx) => {
+    const changed = await updateTransaction(tx, row.tenantId, row.id, { status: 'failed', failureReason: reason, updatedAt: now }, { status: 'pending' })
+    if (changed) await noticeSettled(deps, tx, { ...row, status: 'failed', failureReason: reason, updatedAt: now })
+  })
   return { ...row, status: 'failed', failureReason: reason, updatedAt: now }
 }
 
