@@ -17,6 +17,7 @@ import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/ap
 import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { WebhookReceiver } from '@tests/fakes/webhook-receiver'
+import { FakeFcm } from '@tests/fakes/fcm'
 import { until } from '@tests/helpers/until'
 import { reader } from '@tests/transactions/helpers'
 import { FUNDER_KEY, startLocalChain, type LocalChain } from '@tests/wallets/ganache'
@@ -36,6 +37,7 @@ let u: SignedInUser
 let walletId: string
 let walletAddress: Address
 const receiver = new WebhookReceiver()
+const fcm = new FakeFcm()
 
 const cardEvents = () => receiver.received.map((r) => ({ r, e: JSON.parse(r.body) })).filter((x) => x.e.type === 'ramp.card_session.updated')
 const sandbox = () => t.deps.cardOnrampSandbox!
@@ -53,12 +55,14 @@ async function postEvent(tenantId: string, event: Record<string, unknown>, at = 
 
 beforeAll(async () => {
   receiver.start()
+  fcm.start()
   chain = await startLocalChain({ chainId: 11155111 })
   await chain.placeToken(USDC_SEPOLIA)
   t = await makeApp({
     clock: systemClock, jobs: true,
     env: {
       WEBHOOK_DEV_ROUTES: `hooks.slipway.test=${receiver.origin}`, RPC_URL_SEPOLIA: chain.url,
+      FCM_SERVICE_ACCOUNT_JSON: fcm.serviceAccountJson(), FCM_BASE_URL: fcm.url,
       BANK_RAMP_SIMULATOR_RPC_URL: chain.url, BANK_RAMP_SIMULATOR_TOKEN_ADDRESS: USDC_SEPOLIA, BANK_RAMP_SIMULATOR_PRIVATE_KEY: FUNDER_KEY,
     },
   })
@@ -76,12 +80,14 @@ beforeAll(async () => {
   expect(w.status).toBe(201)
   walletId = w.body.id
   walletAddress = w.body.address
+  expect((await api.patch('/v1/users/me/fcm-token', { token: 'card-user-device', locale: 'it' }, { token: u.accessToken })).status).toBeLessThan(300)
 }, 30_000)
 afterAll(async () => {
   await server?.stop()
   await t?.close()
   await chain?.stop()
   receiver.stop()
+  fcm.stop()
 })
 
 describe('a card onramp session from start to delivery', () => {
@@ -121,6 +127,15 @@ describe('a card onramp session from start to delivery', () => {
       expect(e.id).toMatch(/^evt_[0-9a-f]{32}$/)
     }
     expect(got[1]!.e.data).toEqual(read.body)
+    // the user's inbox shows both changes, in Italian; one push each to the user's device
+    const inbox = await until(() => api.get('/v1/notifications/inbox', { token: u.accessToken }), (r) => r.body.notifications?.filter((n: { kind: string }) => n.kind === 'card_onramp.updated').length >= 2)
+    const notices = inbox.body.notifications.filter((n: { kind: string }) => n.kind === 'card_onramp.updated')
+    expect(notices.map((n: { data: { status: string; sessionId: string } }) => `${n.data.sessionId === session.id}:${n.data.status}`)).toEqual(['true:fulfillment_complete', 'true:fulfillment_processing'])
+    expect(notices[0].data).toMatchObject({ destinationCurrency: 'usdc', destinationAmount: '48.50' })
+    await until(async () => fcm.deliveredTo('card-user-device').length, (n) => n >= 2)
+    await Bun.sleep(300)
+    expect(fcm.deliveredTo('card-user-device')).toHaveLength(2)
+    expect(fcm.deliveredTo('card-user-device').map((m) => m.notification.title)).toEqual(notices.map((n: { title: string }) => n.title).reverse())
   }, 60_000)
 
   test('the provider\'s client secret is in no answer, event, log line or row', async () => {

@@ -10,13 +10,15 @@
  *   `fulfillment_processing` or `fulfillment_complete`; processing on to complete or failed)
  *   changes nothing and sends nothing.
  * - A status change is written with `ramp.card_session.updated` (the session as the read
- *   endpoint answers it, never the client secret; one event id per session and status) in one
- *   write transaction.
+ *   endpoint answers it, never the client secret; one event id per session and status) and,
+ *   for a user's session, a `card_onramp.updated` notification (inbox and push), in one write
+ *   transaction.
  */
 import { createHash } from 'node:crypto'
 import type { Deps } from '../../deps'
 import { AppError, UnauthorizedError } from '../../http/errors'
 import { MAX_EVENT_BYTES, type OnrampSession } from '../../adapters/card-onramp/stripe'
+import { notify } from '../notifications/notify'
 import { publishEvent } from '../webhooks/publish'
 import type { CardAmounts, CardStatus } from './schema'
 import * as repo from './repo'
@@ -101,6 +103,13 @@ export async function receiveEvent(deps: Deps, env: Env, tenantId: string, raw: 
     if (!(await repo.updateSession(tx, row, set))) return false
     if (moves) {
       await publishEvent(tx, { tenantId: tenant.id, environment: env, type: 'ramp.card_session.updated', data: sessionView({ ...row, ...set }), occurredAt: eventAt, id: eventIdOf(tenant.id, env, row.id, next.status) }, now)
+      // the user whose wallet it is hears of it too (a tenant-signed session has no user here)
+      if (row.userId) {
+        await notify(deps, tx, {
+          tenantId: tenant.id, userId: row.userId, kind: 'card_onramp.updated',
+          data: { sessionId: row.id, status: next.status, destinationCurrency: set.amounts.destinationCurrency ?? row.destinationCurrency, destinationAmount: set.amounts.destinationAmount },
+        })
+      }
     }
     return moves
   })
