@@ -41,3 +41,14 @@ test('a production app does not serve /sandbox/bank-ramp', async () => {
   const res = await t.handle(new Request('http://slipway.test/sandbox/bank-ramp/v1/customers/c1', { headers: { 'x-api-key': 'anything' } }))
   expect(res.status).toBe(404)
 })
+
+test('the card onramp sandbox provider: on outside production, off under it unless opted in, and then not served', async () => {
+  expect(loadConfig(base).cardOnrampSandbox).toBe('embedded')
+  expect(loadConfig({ ...base, NODE_ENV: 'production' }).cardOnrampSandbox).toBe('off')
+  expect(() => loadConfig({ ...base, NODE_ENV: 'production', CARD_ONRAMP_SANDBOX: 'embedded' })).toThrow('SANDBOX_IN_PRODUCTION=true')
+  expect(loadConfig({ ...base, NODE_ENV: 'production', SANDBOX_IN_PRODUCTION: 'true' }).cardOnrampSandbox).toBe('embedded')
+  const t = await makeApp({ env: { NODE_ENV: 'production' } })
+  apps.push(t)
+  expect(t.deps.cardOnrampSandbox).toBeUndefined()
+  expect((await t.handle(new Request('http://slipway.test/sandbox/card-onramp/v1/crypto/onramp_sessions', { method: 'POST' }))).status).toBe(404)
+})
