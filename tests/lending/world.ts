@@ -79,13 +79,14 @@ let ipCounter = 0
 export const freshIp = () => `198.51.100.${++ipCounter}`
 
 let signed = 0
+const signedFrom = Math.floor(Date.now() / 1000)
 /**
  * Both credentials: the tenant's signature and the user's bearer token, from `ip`. A signature
  * is accepted once (the spec), and a test repeats identical requests within a second (a
- * position read after each step), so each request is signed with its own timestamp in the
- * past 300 seconds unless the test names one.
+ * position read after each step), so each request is signed with a timestamp of its own,
+ * counting back from the file's start (inside the 300-second window while the file runs).
  */
 export const both = (tenant: Tenant, u: SignedInUser, ip: string, extra: { headers?: Record<string, string>; timestamp?: string } = {}) => ({
   signedBy: tenant, token: u.accessToken, headers: { 'x-forwarded-for': ip, ...extra.headers },
-  timestamp: extra.timestamp ?? String(Math.floor(Date.now() / 1000) - (++signed % 250)),
+  timestamp: extra.timestamp ?? String(signedFrom - (++signed % 240)),
 })

@@ -105,10 +105,10 @@ export const Positions = t.Object({
 
 export const RateHistory = t.Object({
   chain: t.String(), isTestnet: t.Boolean(), network: t.String(), asset: t.String(), pool: t.String(),
-  current: t.Object({ liquidityRate: t.String(), supplyApr: t.String(), supplyApy: t.String(), readAt: t.String({ format: 'date-time' }) }, { description: 'read from the pool for this request (and recorded)' }),
+  current: t.Object({ liquidityRate: IntText('`currentLiquidityRate` in ray (1e27)'), supplyApr: t.String({ description: 'decimal text' }), supplyApy: t.String({ description: 'decimal text, compounded every second' }), readAt: t.String({ format: 'date-time' }) }, { description: 'read from the pool for this request (and recorded)' }),
   samples: t.Array(t.Object({
     sampledAt: t.String({ format: 'date-time' }),
     liquidityRate: IntText('ray'),
-    supplyApr: t.String(), supplyApy: t.String(),
+    supplyApr: t.String({ description: 'decimal text' }), supplyApy: t.String({ description: 'decimal text, compounded every second' }),
   }), { description: 'oldest first; one per `AAVE_RATE_SAMPLE_SECONDS` slot at most' }),
 }, { title: 'LendingRateHistory' })
