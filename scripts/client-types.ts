@@ -36,8 +36,9 @@ type Security = Record<string, string[]>[]
 
 /**
  * `export const operationCredentials`: `'METHOD /path/{param}'` to `tenant` (the three
- * tenant-signature headers) or `bearer` (an access token; also for an operation that takes
- * either a token or an operator's password), from each operation's `security`. Operations
+ * tenant-signature headers), `bearer` (an access token; also for an operation that takes
+ * either a token or an operator's password) or `both` (one requirement naming both schemes),
+ * from each operation's `security`. Operations
  * that take neither are left out.
  */
 export function operationCredentials(doc: Record<string, unknown>): string {
@@ -46,13 +47,14 @@ export function operationCredentials(doc: Record<string, unknown>): string {
   for (const [path, item] of Object.entries(paths)) {
     for (const [method, op] of Object.entries(item)) {
       const security = op.security ?? (doc.security as Security | undefined) ?? []
-      const kind = security.some((s) => 'tenantSignature' in s) ? 'tenant' : security.some((s) => 'bearerAuth' in s) ? 'bearer' : undefined
+      const kind = security.some((s) => 'tenantSignature' in s && 'bearerAuth' in s) ? 'both'
+        : security.some((s) => 'tenantSignature' in s) ? 'tenant' : security.some((s) => 'bearerAuth' in s) ? 'bearer' : undefined
       if (kind) lines.push(`    ${JSON.stringify(`${method.toUpperCase()} ${path}`)}: "${kind}",`)
     }
   }
   return [
-    '/** The credentials each operation takes, from its `security` in the document: `tenant` (signed with the API secret) or `bearer` (an access token). */',
-    'export const operationCredentials: Readonly<Record<string, "tenant" | "bearer">> = {',
+    '/** The credentials each operation takes, from its `security` in the document: `tenant` (signed with the API secret), `bearer` (an access token), or `both` (one requirement with both: the lending routes). */',
+    'export const operationCredentials: Readonly<Record<string, "tenant" | "bearer" | "both">> = {',
     ...lines,
     '};',
     '',

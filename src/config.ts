@@ -51,6 +51,10 @@ export const ConfigSchema = T.Object({
   appleJwksUrl: T.String(),
   webhookDevRoutes: T.Record(T.String(), T.String()),
   rpcUrls: T.Record(T.String(), T.String()),
+  /** `AAVE_POOL_<REGISTRY ID>`: an Aave v3 Pool address per network, over the address book's (modules/lending/pools.ts) */
+  aavePools: T.Record(T.String(), T.String({ pattern: '^0x[0-9a-fA-F]{40}$' })),
+  /** lending rate history: one supply-rate sample per reserve and tenant per this many seconds (docs/lending.md) */
+  aaveRateSampleSeconds: T.Integer({ minimum: 1, maximum: 86_400 }),
   metricsToken: T.Optional(T.String({ minLength: 16 })),
   shutdownGraceMs: T.Integer({ minimum: 0, maximum: 600_000 }),
   /** Bun: the memory the engine paces its garbage collection for, in MiB (0: the machine's RAM); applied at start, see src/lib/engine-memory.ts */
@@ -165,6 +169,16 @@ function parseRpcUrls(env: Env, problems: string[]): Record<string, string> {
     const id = key.slice('RPC_URL_'.length).toLowerCase().replace(/_/g, '-')
     if (!isHttpUrl(value) && !/^wss?:\/\//.test(value)) problems.push(`${key}: "${value}" is not an http(s) or ws(s) URL`)
     else out[id] = value
+  }
+  return out
+}
+
+/** `AAVE_POOL_<REGISTRY ID>` variables, keyed by registry id (`AAVE_POOL_BASE_SEPOLIA` → `base-sepolia`); the schema checks each address. */
+function parseAavePools(env: Env): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(env)) {
+    if (!key.startsWith('AAVE_POOL_') || !value) continue
+    out[key.slice('AAVE_POOL_'.length).toLowerCase().replace(/_/g, '-')] = value
   }
   return out
 }
@@ -353,6 +367,8 @@ export function loadConfig(env: Env = process.env): Config {
     appleJwksUrl: blankToUndefined(env.APPLE_JWKS_URL) ?? 'https://appleid.apple.com/auth/keys',
     webhookDevRoutes,
     rpcUrls: parseRpcUrls(env, problems),
+    aavePools: parseAavePools(env),
+    aaveRateSampleSeconds: intVar(env, 'AAVE_RATE_SAMPLE_SECONDS', 3600, problems),
     metricsToken: blankToUndefined(env.METRICS_TOKEN),
     shutdownGraceMs: intVar(env, 'SHUTDOWN_GRACE_MS', 10_000, problems),
     engineRamMib: intVar(env, 'ENGINE_RAM_MIB', ENGINE_RAM_DEFAULT_MIB, problems),
@@ -432,6 +448,7 @@ const ENV_NAMES: Record<string, string> = {
   '/fcmServiceAccount/clientEmail': 'FCM_SERVICE_ACCOUNT_JSON or _FILE: client_email', '/fcmServiceAccount/privateKey': 'FCM_SERVICE_ACCOUNT_JSON or _FILE: private_key (never printed)',
 }
 function envNameOf(path: string) {
+  if (path.startsWith('/aavePools/')) return `AAVE_POOL_${path.slice('/aavePools/'.length).toUpperCase().replace(/-/g, '_')} (0x and 40 hex)`
   return ENV_NAMES[path] ?? path.replace(/^\//, '')
 }
 

@@ -2,7 +2,8 @@
  * The devnet's chain: a ganache node posing as Sepolia (chain id 11155111) on 127.0.0.1, with
  * the test stablecoin (SandboxUSD.sol: 6 decimals, EIP-2612 permit, EIP-3009
  * transferWithAuthorization, open mint) at the token registry's Sepolia USDC address, a
- * Multicall3 at its canonical address, and three funded keys: a funder, the bank ramp
+ * Multicall3 at its canonical address, a minimal Aave v3 pool (SandboxAavePool.sol) at Aave's
+ * Sepolia Pool address with the test stablecoin listed as a reserve, and three funded keys: a funder, the bank ramp
  * simulator's (which pays converted deposits in the stablecoin) and the sandbox faucet's
  * (gas for sandbox wallets). Blocks are mined every `blockTime` seconds, as on a real chain.
  *
@@ -24,6 +25,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import sandboxUsd from './SandboxUSD.json'
 import sandboxEure from './SandboxEURe.json'
 import sandboxRouter from './SandboxRouter.json'
+import sandboxAavePool from './SandboxAavePool.json'
 import multicall3 from '../../tests/fixtures/multicall3.json'
 import { marketPairs, NATIVE_TOKEN } from '../../src/sandbox/swap-aggregator/market'
 
@@ -31,6 +33,10 @@ export const DEVNET_CHAIN_ID = 11155111
 /** the token registry's Sepolia USDC address (src/modules/tokens/registry.ts) */
 export const DEVNET_USDC: Address = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'
 export const MULTICALL3: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
+/** Aave v3's Sepolia Pool address (bgd-labs/aave-address-book AaveV3Sepolia.POOL): the devnet's SandboxAavePool.sol is placed there */
+export const DEVNET_AAVE_POOL: Address = '0x6Ae43d3271ff6888e7Fc43Fd7321a503ff738951'
+/** the supply rate the devnet pool lists the test USDC with: 3.5% a year, in ray (1e27) */
+export const DEVNET_AAVE_USDC_RATE = 35n * 10n ** 24n
 /** public, devnet-only keys (well-known test keys: never hold value with them anywhere) */
 export const DEVNET_KEYS = {
   funder: '0x4f3edf983ac636a65a842ce7c78d9aa706d3b113bce9c46f30d7d21715b23b1d',
@@ -188,6 +194,7 @@ async function setUp(url: string) {
   const rpc = (method: string, params: unknown[]) => pub.request({ method, params } as never)
   if ((await pub.getCode({ address: DEVNET_USDC })) !== sandboxUsd.deployedBytecode) await rpc('evm_setAccountCode', [DEVNET_USDC, sandboxUsd.deployedBytecode])
   if (!(await pub.getCode({ address: MULTICALL3 }))) await rpc('evm_setAccountCode', [MULTICALL3, multicall3.deployedBytecode])
+  await setUpAavePool(url, pub, rpc)
   const simulator = privateKeyToAccount(DEVNET_KEYS.simulator).address
   const held = await pub.readContract({ address: DEVNET_USDC, abi: sandboxUsd.abi, functionName: 'balanceOf', args: [simulator] }) as bigint
   if (held < SIMULATOR_USDC / 2n) {
@@ -195,4 +202,21 @@ async function setUp(url: string) {
     const hash = await funder.writeContract({ address: DEVNET_USDC, abi: sandboxUsd.abi, functionName: 'mint', args: [simulator, SIMULATOR_USDC] })
     await pub.waitForTransactionReceipt({ hash, pollingInterval: 100 })
   }
+}
+
+/**
+ * The devnet's Aave pool: SandboxAavePool.sol's code copied to Aave's Sepolia Pool address (no
+ * constructor runs there, so the contract keeps none of its state in a constructor), then the
+ * test USDC listed as a reserve by the funder (`listReserve` deploys its aToken), where a
+ * restarted chain does not have it yet.
+ */
+async function setUpAavePool(url: string, pub: ReturnType<typeof createPublicClient>, rpc: (method: string, params: unknown[]) => Promise<unknown>) {
+  if ((await pub.getCode({ address: DEVNET_AAVE_POOL })) !== sandboxAavePool.deployedBytecode) await rpc('evm_setAccountCode', [DEVNET_AAVE_POOL, sandboxAavePool.deployedBytecode])
+  const reserve = await pub.readContract({ address: DEVNET_AAVE_POOL, abi: sandboxAavePool.abi, functionName: 'getReserveData', args: [DEVNET_USDC] }) as { aTokenAddress: Address }
+  if (!/^0x0{40}$/.test(reserve.aTokenAddress)) return
+  const chain = defineChain({ id: DEVNET_CHAIN_ID, name: 'devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } })
+  const funder = createWalletClient({ chain, transport: http(url), account: privateKeyToAccount(DEVNET_KEYS.funder) })
+  const hash = await funder.writeContract({ address: DEVNET_AAVE_POOL, abi: sandboxAavePool.abi, functionName: 'listReserve', args: [DEVNET_USDC, 'Aave Ethereum Sepolia USDC (devnet)', 'aEthUSDC', DEVNET_AAVE_USDC_RATE, 100_000_000n] } as never)
+  const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 100 })
+  if (receipt.status !== 'success') throw new Error(`devnet set-up: listing USDC on the Aave pool reverted (${hash})`)
 }

@@ -4,13 +4,25 @@
  * ./node_modules/.bin/bun scripts/devnet/compile.ts
  */
 import { readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import solc from 'solc'
+
+const require = createRequire(import.meta.url)
+/** imports from npm packages (SandboxAavePool.sol takes Aave's DataTypes from @aave/core-v3) */
+function findImports(path: string) {
+  try {
+    return { contents: readFileSync(require.resolve(path), 'utf8') }
+  } catch {
+    return { error: `not found: ${path}` }
+  }
+}
 
 /** each source file and the contracts written from it (SandboxUSD.sol holds both test stablecoins) */
 const SOURCES: Record<string, string[]> = {
   'SandboxUSD.sol': ['SandboxUSD', 'SandboxEURe'],
   'SandboxRouter.sol': ['SandboxRouter'],
+  'SandboxAavePool.sol': ['SandboxAavePool'],
 }
 
 for (const [source, contracts] of Object.entries(SOURCES)) {
@@ -20,7 +32,7 @@ for (const [source, contracts] of Object.entries(SOURCES)) {
     // ganache 7 stops at Shanghai; paris avoids PUSH0.
     settings: { evmVersion: 'paris', optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } } },
   }
-  const out = JSON.parse(solc.compile(JSON.stringify(input)))
+  const out = JSON.parse(solc.compile(JSON.stringify(input), { import: findImports }))
   const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === 'error')
   if (errors.length) throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'))
   for (const contract of contracts) {

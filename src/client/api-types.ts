@@ -2409,6 +2409,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/aave/positions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Aave positions of the caller's wallets
+         * @description Per EVM wallet on a network with an Aave v3 pool: the pool's `getUserAccountData` (base currency amounts, health factor) and, for each of the tenant's active tokens that the pool lists and the wallet has supplied, the aToken (from `getReserveData`), its balance and the supply rate (`currentLiquidityRate` in ray, as APR and APY decimal text). `walletId` reads one wallet (400 `AAVE_NETWORK_UNSUPPORTED` when its network has no pool). Each reserve read is also a rate-history sample. Needs the tenant signature (`x-tenant-api-key`, `x-timestamp`, `x-signature`) and the bearer token of a user of that tenant (401 otherwise).
+         */
+        get: operations["listAavePositions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/aave/rate-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Supply-rate history of an Aave reserve
+         * @description The reserve's current supply rate, read now, and the samples recorded for the tenant (oldest first): a sample is recorded whenever a lending route reads the reserve, at most one per `AAVE_RATE_SAMPLE_SECONDS` (default 3600), and a background job keeps sampling every reserve read in the last 30 days once per interval. There is no history from before a reserve was first read. Needs the tenant signature (`x-tenant-api-key`, `x-timestamp`, `x-signature`) and the bearer token of a user of that tenant (401 otherwise).
+         */
+        get: operations["getAaveRateHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/aave/supply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Supply a token to Aave
+         * @description `Pool.supply(asset, amount, wallet, 0)`. When the wallet's allowance to the pool is below `amount`, an ERC-20 `approve(pool, amount)` is sent first (answered as `approval`, recorded as a transaction of type `approval`), and the supply right after it with a fixed gas limit of 350,000 (it cannot be estimated before the approval is mined). The supplied amount and the gas are held like a send's. Sent from a custodial wallet through the transactions module (nonce lane, balance holds, status job); recorded in `GET /v1/transactions/` and the unified feed. A wallet that signs on the client answers 400 `AAVE_CLIENT_SIGNED_WALLET` (use the prepare routes). Repeating the call supplies again unless it carries the same `Idempotency-Key`. Errors: 400 `AAVE_NETWORK_UNSUPPORTED` (no pool on the wallet's network), `AAVE_RESERVE_NOT_LISTED`, `Token not found` (not an active token of the tenant), `INSUFFICIENT_BALANCE`; 404 `Wallet not found`; 503 when the network cannot be reached. Needs the tenant signature (`x-tenant-api-key`, `x-timestamp`, `x-signature`) and the bearer token of a user of that tenant (401 otherwise). 5 per minute per client IP.
+         */
+        post: operations["supplyAave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/aave/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a token from Aave
+         * @description `Pool.withdraw(asset, amount, wallet)` back to the wallet; 400 `AAVE_INSUFFICIENT_SUPPLY` when the wallet's aToken balance is below `amount`. Recorded as a transaction of type `withdraw` whose `amount` is 0 (nothing of the wallet's is spent; only the gas is held) and `metadata.amount` the withdrawal. Sent from a custodial wallet through the transactions module (nonce lane, balance holds, status job); recorded in `GET /v1/transactions/` and the unified feed. A wallet that signs on the client answers 400 `AAVE_CLIENT_SIGNED_WALLET` (use the prepare routes). Same `Idempotency-Key` rules as supply. Errors: 400 `AAVE_NETWORK_UNSUPPORTED` (no pool on the wallet's network), `AAVE_RESERVE_NOT_LISTED`, `Token not found` (not an active token of the tenant), `INSUFFICIENT_BALANCE`; 404 `Wallet not found`; 503 when the network cannot be reached. Needs the tenant signature (`x-tenant-api-key`, `x-timestamp`, `x-signature`) and the bearer token of a user of that tenant (401 otherwise). 5 per minute per client IP.
+         */
+        post: operations["withdrawAave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/aave/prepare-supply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prepare a supply for client signing
+         * @description The approval first when needed: while the wallet's allowance to the pool is below `amount`, answers a prepared `approve(pool, amount)` (`type: approval`, `nextStep: broadcast_then_prepare_again`); once it is confirmed, the same call answers the prepared supply (`type: supply`, `nextStep: broadcast`). For a wallet that signs on the client (a custodial wallet answers 400 `AAVE_CUSTODIAL_WALLET`): the transaction prepared as `POST /v1/transactions/` prepares one (sign `signingHash`, or the whole `transaction`), then `POST /v1/aave/broadcast`. Errors: 400 `AAVE_NETWORK_UNSUPPORTED` (no pool on the wallet's network), `AAVE_RESERVE_NOT_LISTED`, `Token not found` (not an active token of the tenant), `INSUFFICIENT_BALANCE`; 404 `Wallet not found`; 503 when the network cannot be reached. Needs the tenant signature (`x-tenant-api-key`, `x-timestamp`, `x-signature`) and the bearer token of a user of that tenant (401 otherwise). 5 per minute per client IP.
+         */
+        post: operations["prepareAaveSupply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/aave/prepare-withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prepare a withdrawal for client signing
+         * @description A prepared `Pool.withdraw(asset, amount, wallet)` (400 `AAVE_INSUFFICIENT_SUPPLY` above the aToken balance). For a wallet that signs on the client (a custodial wallet answers 400 `AAVE_CUSTODIAL_WALLET`): the transaction prepared as `POST /v1/transactions/` prepares one (sign `signingHash`, or the whole `transaction`), then `POST /v1/aave/broadcast`. Errors: 400 `AAVE_NETWORK_UNSUPPORTED` (no pool on the wallet's network), `AAVE_RESERVE_NOT_LISTED`, `Token not found` (not an active token of the tenant), `INSUFFICIENT_BALANCE`; 404 `Wallet not found`; 503 when the network cannot be reached. Needs the tenant signature (`x-tenant-api-key`, `x-timestamp`, `x-signature`) and the bearer token of a user of that tenant (401 otherwise). 5 per minute per client IP.
+         */
+        post: operations["prepareAaveWithdraw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/aave/broadcast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Broadcast a client-signed lending transaction
+         * @description A transaction prepare-supply or prepare-withdraw prepared (an approval, supply or withdraw; other prepared transactions answer 404 `PREPARED_TX_NOT_FOUND`). Body: `transactionId` (the `preparedTransactionId` answered) and exactly one of `signature` or `signedTransaction`, as `POST /v1/transactions/{id}/broadcast`. Works once (409 `PREPARED_TX_ALREADY_USED`, 410 `PREPARED_TX_EXPIRED`). Needs the tenant signature (`x-tenant-api-key`, `x-timestamp`, `x-signature`) and the bearer token of a user of that tenant (401 otherwise). 5 per minute per client IP.
+         */
+        post: operations["broadcastAave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/faucet": {
         parameters: {
             query?: never;
@@ -13022,7 +13162,7 @@ export interface operations {
                             id: string;
                             walletId: string;
                             /** @enum {string} */
-                            type: "send" | "swap" | "approval";
+                            type: "send" | "swap" | "approval" | "supply" | "withdraw";
                             chain: string;
                             isTestnet: boolean;
                             /** @enum {string} */
@@ -14165,7 +14305,7 @@ export interface operations {
                             /** @description `tx:<transaction id>`, `ramp:deposit:<id>` or `ramp:payout:<id>` */
                             id: string;
                             /** @enum {string} */
-                            kind: "send" | "swap" | "approval" | "deposit" | "payout";
+                            kind: "send" | "swap" | "approval" | "supply" | "withdraw" | "deposit" | "payout";
                             /** @enum {string} */
                             direction: "out" | "in" | "swap";
                             /** @description `awaiting_signature`, `pending`, `confirmed` or `failed` for chain records */
@@ -14298,7 +14438,7 @@ export interface operations {
                         /** @description `tx:<transaction id>`, `ramp:deposit:<id>` or `ramp:payout:<id>` */
                         id: string;
                         /** @enum {string} */
-                        kind: "send" | "swap" | "approval" | "deposit" | "payout";
+                        kind: "send" | "swap" | "approval" | "supply" | "withdraw" | "deposit" | "payout";
                         /** @enum {string} */
                         direction: "out" | "in" | "swap";
                         /** @description `awaiting_signature`, `pending`, `confirmed` or `failed` for chain records */
@@ -14655,7 +14795,7 @@ export interface operations {
                         id: string;
                         walletId: string;
                         /** @enum {string} */
-                        type: "send" | "swap" | "approval";
+                        type: "send" | "swap" | "approval" | "supply" | "withdraw";
                         chain: string;
                         isTestnet: boolean;
                         /** @enum {string} */
@@ -28543,6 +28683,2282 @@ export interface operations {
             };
         };
     };
+    listAavePositions: {
+        parameters: {
+            query?: {
+                walletId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        positions: {
+                            walletId: string;
+                            address: string;
+                            chain: string;
+                            isTestnet: boolean;
+                            /** @description registry id */
+                            network: string;
+                            pool: string;
+                            /** @description the pool's `getUserAccountData` */
+                            account: {
+                                /** @description the pool's base currency (USD with 8 decimals on Aave v3) */
+                                totalCollateralBase: string;
+                                /** @description base currency */
+                                totalDebtBase: string;
+                                /** @description base currency */
+                                availableBorrowsBase: string;
+                                /** @description basis points */
+                                currentLiquidationThreshold: string;
+                                /** @description basis points */
+                                ltv: string;
+                                /** @description wad (1e18); 2^256 − 1 without debt */
+                                healthFactor: string;
+                            };
+                            /** @description the tenant's active tokens on the network that the pool lists and the wallet has supplied */
+                            reserves: {
+                                asset: string;
+                                symbol: string;
+                                decimals: number;
+                                aTokenAddress: string;
+                                /** @description what the wallet has supplied (with interest), smallest unit of the asset */
+                                aTokenBalance: string;
+                                /** @description `currentLiquidityRate` in ray (1e27): the yearly supply rate */
+                                liquidityRate: string;
+                                /** @description the supply rate as decimal text (0.035 = 3.5%) */
+                                supplyApr: string;
+                                /** @description compounded every second, decimal text (18 decimals at most) */
+                                supplyApy: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Passed schema validation but failed the endpoint's checks */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 422;
+                        /** @example Validation Error */
+                        error: string;
+                        /** @example Request validation failed */
+                        message: string;
+                        details: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A required contract is not available on the network */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A service the API calls failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    getAaveRateHistory: {
+        parameters: {
+            query: {
+                chain: string;
+                isTestnet?: boolean;
+                asset: string;
+                from?: string;
+                to?: string;
+                limit?: string | number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        chain: string;
+                        isTestnet: boolean;
+                        network: string;
+                        asset: string;
+                        pool: string;
+                        /** @description read from the pool for this request (and recorded) */
+                        current: {
+                            /** @description `currentLiquidityRate` in ray (1e27) */
+                            liquidityRate: string;
+                            /** @description decimal text */
+                            supplyApr: string;
+                            /** @description decimal text, compounded every second */
+                            supplyApy: string;
+                            /** Format: date-time */
+                            readAt: string;
+                        };
+                        /** @description oldest first; one per `AAVE_RATE_SAMPLE_SECONDS` slot at most */
+                        samples: {
+                            /** Format: date-time */
+                            sampledAt: string;
+                            /** @description ray */
+                            liquidityRate: string;
+                            /** @description decimal text */
+                            supplyApr: string;
+                            /** @description decimal text, compounded every second */
+                            supplyApy: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Passed schema validation but failed the endpoint's checks */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 422;
+                        /** @example Validation Error */
+                        error: string;
+                        /** @example Request validation failed */
+                        message: string;
+                        details: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A required contract is not available on the network */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A service the API calls failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    supplyAave: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description one of the caller's EVM wallets; its network (`isTestnet`) picks the pool */
+                    walletId: string;
+                    /** @description the reserve's underlying ERC-20: one of the tenant's active tokens on the wallet's network, listed by the pool */
+                    asset: string;
+                    /** @description integer string in the asset's smallest unit (25 USDC = `25000000`), greater than 0 */
+                    amount: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description transaction id */
+                        id: string;
+                        /** @enum {string} */
+                        status: "pending" | "awaiting_signature" | "confirmed" | "failed";
+                        txHash: string | null;
+                        requiresClientSigning: boolean;
+                        chain: string;
+                        isTestnet: boolean;
+                        nonce?: number | null;
+                        /** @description non-custodial: pass to broadcast */
+                        preparedTransactionId?: string;
+                        /** @enum {string} */
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
+                        signingHash?: string;
+                        /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
+                        unsignedTransaction?: string;
+                        /** @description Solana: the serialized message (base64); sign its bytes with ed25519 */
+                        message?: string;
+                        /** @description EVM: the prepared fields, for wallets that sign a transaction object */
+                        transaction?: {
+                            /** @constant */
+                            type: "eip1559";
+                            chainId: number;
+                            nonce: number;
+                            to: string;
+                            /** @description wei, integer text */
+                            value: string;
+                            data: string;
+                            /** @description gas limit, integer text */
+                            gas: string;
+                            /** @description wei per gas, integer text */
+                            maxFeePerGas: string;
+                            /** @description wei per gas, integer text */
+                            maxPriorityFeePerGas: string;
+                        };
+                        lastValidBlockHeight?: number;
+                        /**
+                         * Format: date-time
+                         * @description non-custodial: broadcast before this time
+                         */
+                        expiresAt?: string;
+                        /** @constant */
+                        type: "supply";
+                        /** @description the Aave Pool called (or approved as spender) */
+                        pool: string;
+                        asset: string;
+                        /** @description smallest unit of the asset, integer text */
+                        amount: string;
+                        /**
+                         * LendingTransactionCreated
+                         * @description the ERC-20 approval of the pool sent first (same nonce lane, the nonce before the supply) when the allowance was short; null otherwise
+                         */
+                        approval: {
+                            /** @description transaction id */
+                            id: string;
+                            /** @enum {string} */
+                            status: "pending" | "awaiting_signature" | "confirmed" | "failed";
+                            txHash: string | null;
+                            requiresClientSigning: boolean;
+                            chain: string;
+                            isTestnet: boolean;
+                            nonce?: number | null;
+                            /** @description non-custodial: pass to broadcast */
+                            preparedTransactionId?: string;
+                            /** @enum {string} */
+                            signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                            /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
+                            signingHash?: string;
+                            /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
+                            unsignedTransaction?: string;
+                            /** @description Solana: the serialized message (base64); sign its bytes with ed25519 */
+                            message?: string;
+                            /** @description EVM: the prepared fields, for wallets that sign a transaction object */
+                            transaction?: {
+                                /** @constant */
+                                type: "eip1559";
+                                chainId: number;
+                                nonce: number;
+                                to: string;
+                                /** @description wei, integer text */
+                                value: string;
+                                data: string;
+                                /** @description gas limit, integer text */
+                                gas: string;
+                                /** @description wei per gas, integer text */
+                                maxFeePerGas: string;
+                                /** @description wei per gas, integer text */
+                                maxPriorityFeePerGas: string;
+                            };
+                            lastValidBlockHeight?: number;
+                            /**
+                             * Format: date-time
+                             * @description non-custodial: broadcast before this time
+                             */
+                            expiresAt?: string;
+                            /** @enum {string} */
+                            type: "approval" | "supply" | "withdraw";
+                            /** @description the Aave Pool called (or approved as spender) */
+                            pool: string;
+                            asset: string;
+                            /** @description smallest unit of the asset, integer text */
+                            amount: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Passed schema validation but failed the endpoint's checks */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 422;
+                        /** @example Validation Error */
+                        error: string;
+                        /** @example Request validation failed */
+                        message: string;
+                        details: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A required contract is not available on the network */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A service the API calls failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    withdrawAave: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description one of the caller's EVM wallets; its network (`isTestnet`) picks the pool */
+                    walletId: string;
+                    /** @description the reserve's underlying ERC-20: one of the tenant's active tokens on the wallet's network, listed by the pool */
+                    asset: string;
+                    /** @description integer string in the asset's smallest unit, greater than 0 and at most the wallet's aToken balance */
+                    amount: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description transaction id */
+                        id: string;
+                        /** @enum {string} */
+                        status: "pending" | "awaiting_signature" | "confirmed" | "failed";
+                        txHash: string | null;
+                        requiresClientSigning: boolean;
+                        chain: string;
+                        isTestnet: boolean;
+                        nonce?: number | null;
+                        /** @description non-custodial: pass to broadcast */
+                        preparedTransactionId?: string;
+                        /** @enum {string} */
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
+                        signingHash?: string;
+                        /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
+                        unsignedTransaction?: string;
+                        /** @description Solana: the serialized message (base64); sign its bytes with ed25519 */
+                        message?: string;
+                        /** @description EVM: the prepared fields, for wallets that sign a transaction object */
+                        transaction?: {
+                            /** @constant */
+                            type: "eip1559";
+                            chainId: number;
+                            nonce: number;
+                            to: string;
+                            /** @description wei, integer text */
+                            value: string;
+                            data: string;
+                            /** @description gas limit, integer text */
+                            gas: string;
+                            /** @description wei per gas, integer text */
+                            maxFeePerGas: string;
+                            /** @description wei per gas, integer text */
+                            maxPriorityFeePerGas: string;
+                        };
+                        lastValidBlockHeight?: number;
+                        /**
+                         * Format: date-time
+                         * @description non-custodial: broadcast before this time
+                         */
+                        expiresAt?: string;
+                        /** @constant */
+                        type: "withdraw";
+                        /** @description the Aave Pool called (or approved as spender) */
+                        pool: string;
+                        asset: string;
+                        /** @description smallest unit of the asset, integer text */
+                        amount: string;
+                    };
+                };
+            };
+            /** @description Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Passed schema validation but failed the endpoint's checks */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 422;
+                        /** @example Validation Error */
+                        error: string;
+                        /** @example Request validation failed */
+                        message: string;
+                        details: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A required contract is not available on the network */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A service the API calls failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    prepareAaveSupply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description one of the caller's EVM wallets; its network (`isTestnet`) picks the pool */
+                    walletId: string;
+                    /** @description the reserve's underlying ERC-20: one of the tenant's active tokens on the wallet's network, listed by the pool */
+                    asset: string;
+                    /** @description integer string in the asset's smallest unit (25 USDC = `25000000`), greater than 0 */
+                    amount: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description transaction id */
+                        id: string;
+                        /** @enum {string} */
+                        status: "pending" | "awaiting_signature" | "confirmed" | "failed";
+                        txHash: string | null;
+                        requiresClientSigning: boolean;
+                        chain: string;
+                        isTestnet: boolean;
+                        nonce?: number | null;
+                        /** @description non-custodial: pass to broadcast */
+                        preparedTransactionId?: string;
+                        /** @enum {string} */
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
+                        signingHash?: string;
+                        /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
+                        unsignedTransaction?: string;
+                        /** @description Solana: the serialized message (base64); sign its bytes with ed25519 */
+                        message?: string;
+                        /** @description EVM: the prepared fields, for wallets that sign a transaction object */
+                        transaction?: {
+                            /** @constant */
+                            type: "eip1559";
+                            chainId: number;
+                            nonce: number;
+                            to: string;
+                            /** @description wei, integer text */
+                            value: string;
+                            data: string;
+                            /** @description gas limit, integer text */
+                            gas: string;
+                            /** @description wei per gas, integer text */
+                            maxFeePerGas: string;
+                            /** @description wei per gas, integer text */
+                            maxPriorityFeePerGas: string;
+                        };
+                        lastValidBlockHeight?: number;
+                        /**
+                         * Format: date-time
+                         * @description non-custodial: broadcast before this time
+                         */
+                        expiresAt?: string;
+                        /** @enum {string} */
+                        type: "approval" | "supply" | "withdraw";
+                        /** @description the Aave Pool called (or approved as spender) */
+                        pool: string;
+                        asset: string;
+                        /** @description smallest unit of the asset, integer text */
+                        amount: string;
+                        /** @enum {string} */
+                        nextStep: "broadcast" | "broadcast_then_prepare_again";
+                    };
+                };
+            };
+            /** @description Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Passed schema validation but failed the endpoint's checks */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 422;
+                        /** @example Validation Error */
+                        error: string;
+                        /** @example Request validation failed */
+                        message: string;
+                        details: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A required contract is not available on the network */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A service the API calls failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    prepareAaveWithdraw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description one of the caller's EVM wallets; its network (`isTestnet`) picks the pool */
+                    walletId: string;
+                    /** @description the reserve's underlying ERC-20: one of the tenant's active tokens on the wallet's network, listed by the pool */
+                    asset: string;
+                    /** @description integer string in the asset's smallest unit, greater than 0 and at most the wallet's aToken balance */
+                    amount: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description transaction id */
+                        id: string;
+                        /** @enum {string} */
+                        status: "pending" | "awaiting_signature" | "confirmed" | "failed";
+                        txHash: string | null;
+                        requiresClientSigning: boolean;
+                        chain: string;
+                        isTestnet: boolean;
+                        nonce?: number | null;
+                        /** @description non-custodial: pass to broadcast */
+                        preparedTransactionId?: string;
+                        /** @enum {string} */
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
+                        signingHash?: string;
+                        /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
+                        unsignedTransaction?: string;
+                        /** @description Solana: the serialized message (base64); sign its bytes with ed25519 */
+                        message?: string;
+                        /** @description EVM: the prepared fields, for wallets that sign a transaction object */
+                        transaction?: {
+                            /** @constant */
+                            type: "eip1559";
+                            chainId: number;
+                            nonce: number;
+                            to: string;
+                            /** @description wei, integer text */
+                            value: string;
+                            data: string;
+                            /** @description gas limit, integer text */
+                            gas: string;
+                            /** @description wei per gas, integer text */
+                            maxFeePerGas: string;
+                            /** @description wei per gas, integer text */
+                            maxPriorityFeePerGas: string;
+                        };
+                        lastValidBlockHeight?: number;
+                        /**
+                         * Format: date-time
+                         * @description non-custodial: broadcast before this time
+                         */
+                        expiresAt?: string;
+                        /** @enum {string} */
+                        type: "approval" | "supply" | "withdraw";
+                        /** @description the Aave Pool called (or approved as spender) */
+                        pool: string;
+                        asset: string;
+                        /** @description smallest unit of the asset, integer text */
+                        amount: string;
+                        /** @enum {string} */
+                        nextStep: "broadcast" | "broadcast_then_prepare_again";
+                    };
+                };
+            };
+            /** @description Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Passed schema validation but failed the endpoint's checks */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 422;
+                        /** @example Validation Error */
+                        error: string;
+                        /** @example Request validation failed */
+                        message: string;
+                        details: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A required contract is not available on the network */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A service the API calls failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    broadcastAave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the `preparedTransactionId` (or `id`) that prepare-supply or prepare-withdraw answered */
+                    transactionId: string;
+                    signature?: string | {
+                        r: string;
+                        s: string;
+                        /** @description 0 or 1; other values answer SIGNATURE_DECODE_FAILED */
+                        yParity?: string | number;
+                        /** @description 27/28, or EIP-155 (chain id × 2 + 35/36) */
+                        v?: string | number;
+                    };
+                    /** @description the signed EIP-1559 transaction (hex) with exactly the prepared fields */
+                    signedTransaction?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description transaction id */
+                        id: string;
+                        preparedTransactionId: string;
+                        /** @constant */
+                        status: "pending";
+                        txHash: string;
+                    };
+                };
+            };
+            /** @description Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The error envelope; `BlockchainError` adds `retryable` and `suggestedAction` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description The error envelope; `BlockchainError` adds `retryable` and `suggestedAction` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description The error envelope; `BlockchainError` adds `retryable` and `suggestedAction` */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
     sandboxFaucet: {
         parameters: {
             query?: never;
@@ -28787,8 +31203,8 @@ export interface operations {
         };
     };
 }
-/** The credentials each operation takes, from its `security` in the document: `tenant` (signed with the API secret) or `bearer` (an access token). */
-export const operationCredentials: Readonly<Record<string, "tenant" | "bearer">> = {
+/** The credentials each operation takes, from its `security` in the document: `tenant` (signed with the API secret), `bearer` (an access token), or `both` (one requirement with both: the lending routes). */
+export const operationCredentials: Readonly<Record<string, "tenant" | "bearer" | "both">> = {
     "GET /metrics": "bearer",
     "POST /v1/auth/register": "tenant",
     "POST /v1/auth/login": "tenant",
@@ -28910,5 +31326,12 @@ export const operationCredentials: Readonly<Record<string, "tenant" | "bearer">>
     "GET /v1/ramp/card/tenant/sessions/{id}": "tenant",
     "GET /v1/notifications/inbox": "bearer",
     "POST /v1/notifications/inbox/read": "bearer",
+    "GET /v1/aave/positions": "both",
+    "GET /v1/aave/rate-history": "both",
+    "POST /v1/aave/supply": "both",
+    "POST /v1/aave/withdraw": "both",
+    "POST /v1/aave/prepare-supply": "both",
+    "POST /v1/aave/prepare-withdraw": "both",
+    "POST /v1/aave/broadcast": "both",
     "POST /v1/sandbox/faucet": "bearer",
 };

@@ -89,7 +89,8 @@ export async function signRequest(request: Request, tenant: TenantCredentials, t
 export function tenantSignature(tenant: TenantCredentials, now: () => number = Date.now): Middleware {
   return {
     async onRequest({ request, schemaPath }) {
-      if (credentialsOf(request.method, schemaPath) !== 'tenant' || request.headers.has('x-signature')) return
+      const kind = credentialsOf(request.method, schemaPath)
+      if ((kind !== 'tenant' && kind !== 'both') || request.headers.has('x-signature')) return
       return signRequest(request, tenant, String(Math.floor(now() / 1000)))
     },
   }
@@ -249,7 +250,8 @@ export class SlipwayClient {
     const bodies = new Map<string, ArrayBuffer | undefined>()
     return {
       onRequest: async ({ request, schemaPath, id }) => {
-        if (credentialsOf(request.method, schemaPath) !== 'bearer' || !this.session || request.headers.has('authorization')) return
+        const kind = credentialsOf(request.method, schemaPath)
+        if ((kind !== 'bearer' && kind !== 'both') || !this.session || request.headers.has('authorization')) return
         request.headers.set('authorization', `Bearer ${await this.accessToken()}`)
         bodies.set(id, request.body ? await request.clone().arrayBuffer() : undefined)
         return request

@@ -4,6 +4,9 @@
  *   `ctx`, the service context `{ deps, actor, requestId }` that routes pass to one service verb
  * - `tenantSigned`: the tenant signature (HMAC); resolves `tenant`. It runs after body
  *   validation, as the spec orders.
+ * - `signedUser`: both credentials on one route (the lending group): the tenant signature and
+ *   the bearer token of a user of that same tenant; resolves `tenant`, `actor` and `ctx`, and
+ *   documents one security requirement holding both schemes.
  * - `rateLimit`: per-route, per-IP limit with the spec's headers; counted before validation.
  * - `errorStyle`: how the route writes its errors (see http/errors.ts).
  * - `adminBasic`: operator pages a browser loads (the queue dashboard): a platform admin by
@@ -103,19 +106,37 @@ export function security(deps: Deps) {
       tenantSigned: (on: boolean) => ({
         detail: on ? { security: [{ tenantApiKey: [], tenantTimestamp: [], tenantSignature: [] }] } : {},
         async resolve({ request }): Promise<{ tenant: SignedTenant }> {
-          // The path and query exactly as in the request line, without scheme or host.
-          const url = request.url
-          const pathWithQuery = url.slice(url.indexOf('/', url.indexOf('//') + 2))
-          const tenant = await verifyTenantSignature(deps, {
-            method: request.method,
-            pathWithQuery,
-            headers: request.headers,
-            raw: stateOf(request).raw ?? new Uint8Array(),
-          })
-          return { tenant }
+          return { tenant: await signedTenant(deps, request) }
+        },
+      }),
+      signedUser: (on: boolean) => ({
+        // one requirement object: OpenAPI reads it as "all of these", where two objects would mean "either"
+        detail: on ? { security: [{ bearerAuth: [], tenantApiKey: [], tenantTimestamp: [], tenantSignature: [] }] } : {},
+        async resolve({ request }): Promise<{ tenant: SignedTenant; actor: Actor; ctx: Ctx }> {
+          const tenant = await signedTenant(deps, request)
+          const actor = await actorFromBearer(deps, request.headers.get('authorization'))
+          if (!actor) throw new UnauthorizedError()
+          // Both credentials name a tenant. A bearer of another tenant's user (or of a platform
+          // admin, who has none) must not act under this signature, or one tenant's API secret
+          // would reach every tenant's users: the same 401 as any other bearer problem.
+          if (actor.tenantId !== tenant.id) throw new UnauthorizedError()
+          return { tenant, actor, ctx: { deps, actor, requestId: stateOf(request).id } }
         },
       }),
     })
+}
+
+/** The tenant whose signature the request carries (http/auth.ts checks it). */
+function signedTenant(deps: Deps, request: Request): Promise<SignedTenant> {
+  // The path and query exactly as in the request line, without scheme or host.
+  const url = request.url
+  const pathWithQuery = url.slice(url.indexOf('/', url.indexOf('//') + 2))
+  return verifyTenantSignature(deps, {
+    method: request.method,
+    pathWithQuery,
+    headers: request.headers,
+    raw: stateOf(request).raw ?? new Uint8Array(),
+  })
 }
 
 export type { Actor, SignedTenant, Role }

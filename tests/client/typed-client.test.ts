@@ -70,7 +70,8 @@ describe('over HTTP on 127.0.0.1', () => {
     const doc = await (await fetch(`${server.url}/v1/docs/json`)).json() as { paths: Record<string, Record<string, { security?: Record<string, unknown>[] }>> }
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
-        const kind = op.security?.some((s) => 'tenantSignature' in s) ? 'tenant' : op.security?.some((s) => 'bearerAuth' in s) ? 'bearer' : undefined
+        const kind = op.security?.some((s) => 'tenantSignature' in s && 'bearerAuth' in s) ? 'both'
+          : op.security?.some((s) => 'tenantSignature' in s) ? 'tenant' : op.security?.some((s) => 'bearerAuth' in s) ? 'bearer' : undefined
         expect(`${method} ${path} ${operationCredentials[`${method.toUpperCase()} ${path}`]}`).toBe(`${method} ${path} ${kind}`)
       }
     }

@@ -32,7 +32,7 @@ interface Operation {
   body?: Schema
   responses: Record<string, { content?: Record<string, { schema?: Schema }> }>
   /** bearer, tenant signature, or neither (read from `security`) */
-  security: 'bearer' | 'signed' | 'none'
+  security: 'bearer' | 'signed' | 'both' | 'none'
 }
 
 let t: TestApp
@@ -99,7 +99,8 @@ function operations(d: Schema): Operation[] {
         params: op.parameters ?? [],
         body: op.requestBody?.content?.['application/json']?.schema,
         responses: op.responses ?? {},
-        security: names.includes('bearerAuth') ? 'bearer' : names.includes('tenantSignature') ? 'signed' : 'none',
+        // one requirement naming both schemes: the lending routes take the signature and the token
+        security: sec.some((s) => 'bearerAuth' in s && 'tenantSignature' in s) ? 'both' : names.includes('bearerAuth') ? 'bearer' : names.includes('tenantSignature') ? 'signed' : 'none',
       })
     }
   }
@@ -168,7 +169,7 @@ function bodyArb(op: Operation): fc.Arbitrary<{ bytes: Uint8Array | null; conten
   return fc.oneof(...options)
 }
 
-type Credential = 'none' | 'garbage' | 'admin' | 'operator' | 'user' | 'otherUser' | 'signed' | 'signedOther'
+type Credential = 'none' | 'garbage' | 'admin' | 'operator' | 'user' | 'otherUser' | 'signed' | 'signedOther' | 'signedUser'
 
 function pathValue(op: Operation, name: string, schema: Schema | undefined): fc.Arbitrary<string> {
   const own = [world.tenant.id, world.user.id, world.walletId, world.other.id, world.otherUser.id]
@@ -183,8 +184,8 @@ function requestArb(op: Operation) {
     Object.fromEntries(op.params.filter((p) => p.in === 'query').map((p) => [p.name, fc.oneof(near(p.schema).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))), nasty)])),
     { requiredKeys: [] },
   )
-  const natural: Credential[] = op.security === 'bearer' ? ['admin', 'operator', 'user'] : op.security === 'signed' ? ['signed'] : ['none']
-  const credential = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...natural) }, { weight: 1, arbitrary: fc.constantFrom<Credential>('none', 'garbage', 'admin', 'operator', 'user', 'otherUser', 'signed', 'signedOther') })
+  const natural: Credential[] = op.security === 'bearer' ? ['admin', 'operator', 'user'] : op.security === 'signed' ? ['signed'] : op.security === 'both' ? ['signedUser'] : ['none']
+  const credential = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...natural) }, { weight: 1, arbitrary: fc.constantFrom<Credential>('none', 'garbage', 'admin', 'operator', 'user', 'otherUser', 'signed', 'signedOther', 'signedUser') })
   const body = ['GET', 'DELETE'].includes(op.method) ? fc.constant({ bytes: null, contentType: null }) : bodyArb(op)
   return fc.record({ path, query, credential, body })
 }
@@ -199,14 +200,14 @@ function toRequest(op: Operation, input: SweepInput) {
   const headers: Record<string, string> = {}
   if (input.body.contentType) headers['content-type'] = input.body.contentType
   const cred = input.credential
-  const bearer: Partial<Record<Credential, string>> = { admin: world.admin, operator: world.operator.accessToken, user: world.user.accessToken, otherUser: world.otherUser.accessToken, garbage: 'not.a.token' }
+  const bearer: Partial<Record<Credential, string>> = { admin: world.admin, operator: world.operator.accessToken, user: world.user.accessToken, otherUser: world.otherUser.accessToken, garbage: 'not.a.token', signedUser: world.user.accessToken }
   if (bearer[cred]) headers.authorization = `Bearer ${bearer[cred]}`
-  if (cred === 'signed' || cred === 'signedOther') {
+  if (cred === 'signed' || cred === 'signedOther' || cred === 'signedUser') {
     const bodyText = input.body.bytes ? Buffer.from(input.body.bytes).toString('latin1') : ''
     // signed over the exact bytes: hash them as sent
     const ts = String(Math.floor(t.clock.now() / 1000))
-    Object.assign(headers, signedHeaders(cred === 'signed' ? world.tenant : world.other, op.method, pathWithQuery, bodyText, ts))
-    if (input.body.bytes) headers['x-signature'] = signBytes(cred === 'signed' ? world.tenant : world.other, op.method, pathWithQuery, input.body.bytes, ts)
+    Object.assign(headers, signedHeaders(cred === 'signedOther' ? world.other : world.tenant, op.method, pathWithQuery, bodyText, ts))
+    if (input.body.bytes) headers['x-signature'] = signBytes(cred === 'signedOther' ? world.other : world.tenant, op.method, pathWithQuery, input.body.bytes, ts)
   }
   return { request: new Request(`http://slipway.test${pathWithQuery}`, { method: op.method, headers, body: (input.body.bytes ?? undefined) as BodyInit | undefined }), pathWithQuery, headers }
 }

@@ -16,7 +16,7 @@ import type { Logger } from '../../lib/logger'
 import { lazy } from '../../lib/lazy'
 import type { EvmClients } from './evm'
 import type { SolanaClients } from './solana'
-import type { ChainEndpoint, ChainReader, EvmRpc, RawBalances, SolanaRpc } from './port'
+import type { AavePoolRpc, ChainEndpoint, ChainReader, EvmRpc, RawBalances, SolanaRpc } from './port'
 
 export class ChainGateway implements ChainReader {
   /** viem and @solana/web3.js are loaded on the first chain call (see lib/lazy.ts). */
@@ -43,6 +43,12 @@ export class ChainGateway implements ChainReader {
   /** The port's EvmRpc for the network (viem loads with the first call). */
   async evmRpc(endpoint: ChainEndpoint): Promise<EvmRpc> {
     return (await this.evm()).rpc(endpoint)
+  }
+
+  /** Reads of an Aave v3 Pool on the EVM network (Aave's IPool ABI loads with the first call); run them inside `guard`. */
+  async aavePool(endpoint: ChainEndpoint): Promise<AavePoolRpc> {
+    const [{ aavePoolRpc }, evm] = await Promise.all([import('./aave'), this.evm()])
+    return aavePoolRpc(evm.client(endpoint, 'batched'))
   }
 
   /** The port's SolanaRpc for the network (@solana/web3.js loads with the first call). */
@@ -81,4 +87,4 @@ export function chainError(endpoint: ChainEndpoint, err: unknown): AppError {
   return new ServiceUnavailableError(`The ${endpoint.registryId} network is temporarily unavailable`)
 }
 
-export type { ChainEndpoint, ChainReader, EvmRpc, RawBalances, SolanaRpc, SubmitOutcome } from './port'
+export type { AavePoolRpc, ChainEndpoint, ChainReader, EvmRpc, RawBalances, SolanaRpc, SubmitOutcome } from './port'

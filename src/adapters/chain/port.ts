@@ -92,6 +92,34 @@ export interface EvmRpc {
   sendRaw(raw: Hex): Promise<SubmitOutcome>
 }
 
+/** An Aave v3 Pool's `getUserAccountData`: amounts in the pool's base currency (USD, 8 decimals), ratios in basis points, the health factor in wad */
+export interface AaveUserAccountData {
+  totalCollateralBase: bigint
+  totalDebtBase: bigint
+  availableBorrowsBase: bigint
+  currentLiquidationThreshold: bigint
+  ltv: bigint
+  healthFactor: bigint
+}
+
+/** What Slipway reads of an Aave v3 Pool's `getReserveData` (DataTypes.ReserveData); an unlisted asset has the zero aToken */
+export interface AaveReserveData {
+  aTokenAddress: Hex
+  /** the supply rate, a yearly rate in ray (1e27) */
+  currentLiquidityRate: bigint
+  liquidityIndex: bigint
+  /** Unix seconds */
+  lastUpdateTimestamp: number
+}
+
+/** Reads of an Aave v3 Pool at the latest block (modules/lending). */
+export interface AavePoolRpc {
+  userAccountData(pool: Hex, user: Hex): Promise<AaveUserAccountData>
+  reserveData(pool: Hex, asset: Hex): Promise<AaveReserveData>
+  /** ERC-20 `balanceOf` (an aToken's balance is what is supplied) */
+  tokenBalance(token: Hex, owner: Hex): Promise<bigint>
+}
+
 export interface SolanaSignatureStatus {
   slot: number
   confirmations: number | null

@@ -44,7 +44,8 @@ export function feedItem(r: TransactionRow) {
   return {
     id: `tx:${r.id}`,
     kind: r.type,
-    direction: r.type === 'swap' ? 'swap' as const : 'out' as const,
+    // a lending withdraw brings the token back to the wallet
+    direction: r.type === 'swap' ? 'swap' as const : r.type === 'withdraw' ? 'in' as const : 'out' as const,
     status: r.status,
     chain: r.chain,
     isTestnet: r.isTestnet,

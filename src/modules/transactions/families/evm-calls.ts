@@ -15,6 +15,12 @@ export interface EvmCall {
   data?: Hex
   /** a gas limit proposed with the call (an aggregator's): the limit used is at least this and the node's estimate + 20% */
   gasLimit?: bigint
+  /**
+   * a gas limit used as is, without asking the node: for a call that only succeeds once an
+   * earlier call of the same wallet is mined (a lending supply sent right after its approval,
+   * in the same nonce lane), which no node can estimate yet
+   */
+  fixedGasLimit?: bigint
 }
 
 export interface EvmFees {
@@ -61,7 +67,9 @@ export async function estimateEvm(deps: Deps, net: EvmNet, from: string, call: E
   ]))
   let gas = 21_000n
   // A plain transfer to an address without code costs exactly 21000 gas: no estimate needed.
-  if (call.data || (code && code !== '0x')) {
+  if (call.fixedGasLimit) {
+    gas = call.fixedGasLimit
+  } else if (call.data || (code && code !== '0x')) {
     const estimated = await deps.chain.guard(net.endpoint, 'estimate', () => net.rpc.estimateGas({ from: from as Hex, to: call.to, value: call.value, data: call.data }))
     if (typeof estimated !== 'bigint') return estimated
     // Contract calls get a margin: state can change between the estimate and inclusion.

@@ -44,7 +44,7 @@ export interface SendPlan {
    */
   signer?: RelaySigner
   /** what the record is (default a `send`), with the swap's quote and details */
-  record?: { type: 'swap' | 'approval'; quoteId?: string; metadata?: Record<string, unknown> }
+  record?: { type: 'swap' | 'approval' | 'supply' | 'withdraw'; quoteId?: string; metadata?: Record<string, unknown> }
 }
 
 export interface RelaySigner {

@@ -1,0 +1,126 @@
+/**
+ * Supply and withdraw on an Aave v3 Pool from one of the caller's EVM wallets. Nothing here
+ * signs: every transaction goes through the transactions module's `createEvmCall` (custodial
+ * wallets: nonce lane, holds of the supplied token and the gas, the status job, history;
+ * non-custodial: prepared for client signing) and its broadcast, as swaps do.
+ *
+ * A supply needs the pool's allowance. Custodial: when it is short, an ERC-20 approval of
+ * exactly the amount is sent first and the supply right after it in the wallet's nonce lane;
+ * no node can estimate a supply whose approval is not mined yet, so that supply carries a
+ * fixed gas limit (SUPPLY_GAS_AFTER_APPROVAL). Non-custodial: prepare-supply answers the
+ * approval alone when it is short (`nextStep: broadcast_then_prepare_again`), and the supply
+ * once the approval is mined, so each prepared transaction is estimated against the chain
+ * as it will be.
+ */
+import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
+import { AAVE_POOL_ABI } from '../../adapters/chain/aave'
+import type { Ctx } from '../../context'
+import { BadRequestError } from '../../http/errors'
+import { isUuid } from '../../lib/ids'
+import { callerTenant } from '../tenants/caller'
+import { chainByFamily } from '../tokens/registry'
+import { broadcastTransaction } from '../transactions/broadcast'
+import { preparedNotFound } from '../transactions/errors'
+import { insufficientBalance } from '../transactions/holds'
+import { findUserPrepared, findUserTransaction } from '../transactions/repo'
+import { createEvmCall } from '../transactions/service'
+import { isCustodial } from '../transactions/shared'
+import { ownWallet } from '../wallets/service'
+import type { LendingBroadcastBody, SupplyBody, WithdrawBody } from './model'
+import { requirePool } from './pools'
+import { listedReserve, marketFor } from './reserves'
+
+/** Gas of a supply sent before its approval is mined (Aave v3's supply takes about 150,000 to 250,000). */
+export const SUPPLY_GAS_AFTER_APPROVAL = 350_000n
+const PROTOCOL = 'aave'
+
+type Mode = 'send' | 'prepare'
+
+async function plan(ctx: Ctx, input: SupplyBody | WithdrawBody, mode: Mode) {
+  const tenant = await callerTenant(ctx)
+  const w = await ownWallet(ctx, input.walletId)
+  const chain = chainByFamily(w.chain)
+  if (chain?.family !== 'evm') throw new BadRequestError(`Aave is on EVM chains; this wallet is on ${w.chain}`, { code: 'AAVE_NETWORK_UNSUPPORTED' })
+  if (mode === 'send' && !isCustodial(w)) throw new BadRequestError('This wallet signs on the client: use POST /v1/aave/prepare-supply or /prepare-withdraw and then /v1/aave/broadcast', { code: 'AAVE_CLIENT_SIGNED_WALLET' })
+  if (mode === 'prepare' && isCustodial(w)) throw new BadRequestError('Slipway signs for this wallet: use POST /v1/aave/supply or /withdraw', { code: 'AAVE_CUSTODIAL_WALLET' })
+  const amount = BigInt(input.amount)
+  if (amount <= 0n) throw new BadRequestError('amount must be greater than 0')
+  if (amount >= 2n ** 256n - 1n) throw new BadRequestError('amount is too large')
+  const network = w.isTestnet ? chain.testnet.id : chain.mainnet.id
+  requirePool(ctx.deps.config, network)
+  const m = (await marketFor(ctx.deps, tenant.id, tenant.settings, w.chain, w.isTestnet))!
+  const reserve = await listedReserve(ctx.deps, m, input.asset)
+  return { w, m, reserve, amount, owner: w.address as Hex, asset: input.asset as Hex }
+}
+
+const view = <T extends object>(created: T, type: 'approval' | 'supply' | 'withdraw', p: { m: { pool: string }; asset: string; amount: bigint }) =>
+  ({ ...created, type, pool: p.m.pool, asset: p.asset, amount: p.amount.toString() })
+
+const approvalCall = (p: Awaited<ReturnType<typeof plan>>) => ({
+  walletId: p.w.id, tokenAddress: p.asset, amount: 0n, to: p.m.pool,
+  call: { to: p.asset, value: 0n, data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [p.m.pool, p.amount] }) },
+  record: { type: 'approval' as const, metadata: { protocol: PROTOCOL, spender: p.m.pool, allowance: p.amount.toString() } },
+})
+
+const supplyCall = (p: Awaited<ReturnType<typeof plan>>, fixedGasLimit?: bigint) => ({
+  walletId: p.w.id, tokenAddress: p.asset, amount: p.amount, to: p.m.pool,
+  call: { to: p.m.pool, value: 0n, data: encodeFunctionData({ abi: AAVE_POOL_ABI, functionName: 'supply', args: [p.asset, p.amount, p.owner, 0] }), fixedGasLimit },
+  record: { type: 'supply' as const, metadata: { protocol: PROTOCOL, pool: p.m.pool, asset: p.asset, aToken: p.reserve.aTokenAddress } },
+})
+
+/** The wallet's aToken balance must cover the withdrawal: a withdraw above it would revert on chain. */
+async function withdrawCall(ctx: Ctx, p: Awaited<ReturnType<typeof plan>>) {
+  const supplied = await ctx.deps.chain.guard(p.m.endpoint, 'aave aToken balance', () => p.m.rpc.tokenBalance(p.reserve.aTokenAddress, p.owner))
+  if (supplied < p.amount) throw new BadRequestError(`The wallet has ${supplied} of this asset supplied to the pool (smallest unit), less than ${p.amount}`, { code: 'AAVE_INSUFFICIENT_SUPPLY' })
+  return {
+    // nothing of the wallet's token is spent: only the gas is held; the record's `amount` is 0 and `metadata.amount` the withdrawal
+    walletId: p.w.id, tokenAddress: p.asset, amount: 0n, to: p.m.pool,
+    call: { to: p.m.pool, value: 0n, data: encodeFunctionData({ abi: AAVE_POOL_ABI, functionName: 'withdraw', args: [p.asset, p.amount, p.owner] }) },
+    record: { type: 'withdraw' as const, metadata: { protocol: PROTOCOL, pool: p.m.pool, asset: p.asset, aToken: p.reserve.aTokenAddress, amount: p.amount.toString() } },
+  }
+}
+
+async function allowanceOf(ctx: Ctx, p: Awaited<ReturnType<typeof plan>>) {
+  const rpc = await ctx.deps.chain.evmRpc(p.m.endpoint)
+  return ctx.deps.chain.guard(p.m.endpoint, 'allowance', () => rpc.allowance(p.asset, p.owner, p.m.pool))
+}
+
+export async function supply(ctx: Ctx, input: SupplyBody) {
+  const p = await plan(ctx, input, 'send')
+  // refused before an approval is sent for a supply that could not go on (the holds check again where the supply is recorded)
+  const held = await ctx.deps.chain.guard(p.m.endpoint, 'balance', () => p.m.rpc.tokenBalance(p.asset, p.owner))
+  if (held < p.amount) throw insufficientBalance('token', held)
+  const allowance = await allowanceOf(ctx, p)
+  const approval = allowance < p.amount ? view(await createEvmCall(ctx, approvalCall(p)), 'approval', p) : null
+  const sent = await createEvmCall(ctx, supplyCall(p, approval ? SUPPLY_GAS_AFTER_APPROVAL : undefined))
+  return { ...view(sent, 'supply', p), type: 'supply' as const, approval }
+}
+
+export async function withdraw(ctx: Ctx, input: WithdrawBody) {
+  const p = await plan(ctx, input, 'send')
+  return { ...view(await createEvmCall(ctx, await withdrawCall(ctx, p)), 'withdraw', p), type: 'withdraw' as const }
+}
+
+export async function prepareSupply(ctx: Ctx, input: SupplyBody) {
+  const p = await plan(ctx, input, 'prepare')
+  const allowance = await allowanceOf(ctx, p)
+  if (allowance < p.amount) return { ...view(await createEvmCall(ctx, approvalCall(p)), 'approval', p), nextStep: 'broadcast_then_prepare_again' as const }
+  return { ...view(await createEvmCall(ctx, supplyCall(p)), 'supply', p), nextStep: 'broadcast' as const }
+}
+
+export async function prepareWithdraw(ctx: Ctx, input: WithdrawBody) {
+  const p = await plan(ctx, input, 'prepare')
+  return { ...view(await createEvmCall(ctx, await withdrawCall(ctx, p)), 'withdraw', p), nextStep: 'broadcast' as const }
+}
+
+/** A client-signed lending transaction (its approval, supply or withdraw), broadcast once through the transactions module. */
+export async function broadcastLending(ctx: Ctx, input: LendingBroadcastBody) {
+  const tenant = await callerTenant(ctx)
+  if (!isUuid(input.transactionId)) throw preparedNotFound()
+  const prepared = await findUserPrepared(ctx.deps.database.db, tenant.id, ctx.actor.userId, input.transactionId)
+  const row = prepared && (await findUserTransaction(ctx.deps.database.db, tenant.id, ctx.actor.userId, prepared.transactionId))
+  // only what this group prepared: another group's prepared transaction is not found here
+  if (!row || !['approval', 'supply', 'withdraw'].includes(row.type) || row.metadata?.protocol !== PROTOCOL) throw preparedNotFound()
+  const { transactionId: _, ...signature } = input
+  return broadcastTransaction(ctx, prepared!.id, signature)
+}
