@@ -27,6 +27,7 @@ import { rampRoutes } from './modules/ramp/routes'
 import { mpcRoutes } from './modules/mpc/routes'
 import { cardOnrampRoutes } from './modules/card-onramp/routes'
 import { notificationRoutes } from './modules/notifications/routes'
+import { dappRoutes } from './modules/dapps/routes'
 import { EMBEDDED_SIMULATOR_PATH } from './sandbox/bank-ramp/embedded'
 import { faucetRoutes } from './sandbox/faucet/routes'
 import { CARD_SANDBOX_PATH } from './sandbox/card-onramp/provider'
@@ -81,6 +82,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(mpcRoutes(deps))
     .use(cardOnrampRoutes(deps))
     .use(notificationRoutes(deps))
+    .use(dappRoutes(deps))
   // the sandbox faucet, where sandboxes run (src/sandbox/policy.ts)
   if (deps.config.sandboxFaucet === 'embedded') built.use(faucetRoutes(deps, deps.faucet))
   // the built-in bank ramp sandbox (docs/bank-ramp.md): hosted pages and the partner API, raw requests
