@@ -15,7 +15,7 @@
 import { ed25519 } from '@noble/curves/ed25519'
 import { base58, base64 } from '@scure/base'
 import { SystemProgram, VersionedTransaction } from '@solana/web3.js'
-import { keccak256, parseTransaction, recoverTransactionAddress, type Hex } from 'viem'
+import { getAddress, keccak256, parseTransaction, recoverTransactionAddress, type Hex } from 'viem'
 import type { Family } from '../../adapters/chain/port'
 import type { Ctx } from '../../context'
 import { BadRequestError } from '../../http/errors'
@@ -69,7 +69,7 @@ async function decodeEvm(text: string): Promise<Decoded> {
     ? { maxFeePerGas: tx.gasPrice?.toString() ?? null, maxPriorityFeePerGas: tx.gasPrice?.toString() ?? null }
     : { maxFeePerGas: tx.maxFeePerGas?.toString() ?? null, maxPriorityFeePerGas: tx.maxPriorityFeePerGas?.toString() ?? null }
   return {
-    raw, txHash: keccak256(raw), signer, chainId: tx.chainId, toAddress: tx.to ?? null, amount: tx.value ?? 0n, nonce: tx.nonce ?? 0,
+    raw, txHash: keccak256(raw), signer, chainId: tx.chainId, toAddress: tx.to ? getAddress(tx.to) : null, amount: tx.value ?? 0n, nonce: tx.nonce ?? 0,
     gasLimit: tx.gas?.toString() ?? null, ...fees,
     metadata: { transactionType: tx.type, methodSelector: tx.data && tx.data.length >= 10 ? tx.data.slice(0, 10) : null },
   }
