@@ -42,6 +42,12 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/
 /** the smallest serialized Solana message: header (3), one key (1 + 32), blockhash (32), no instruction (1) */
 const MIN_SOLANA_BYTES = 69
+/**
+ * Base58 text of a Solana transaction (at most 1232 bytes, the network's packet size) is at most
+ * about 1,700 characters; base58 decoding is quadratic (16,384 characters take half a second), so
+ * longer text is not read as base58: it cannot be a Solana transaction.
+ */
+const MAX_BASE58_CHARS = 1_700
 
 function isEvmTransaction(bytes: Uint8Array): boolean {
   if (bytes.length < 3) return false
@@ -119,7 +125,7 @@ function readings(bytes: Uint8Array, text: string | null): Reading[] {
       out.push({ bytes: base64.decode(v), as: 'the message\'s base64', hashLike: false })
     } catch { /* not base64 */ }
   }
-  if (v.length >= 64 && BASE58.test(v)) {
+  if (v.length >= 64 && v.length <= MAX_BASE58_CHARS && BASE58.test(v)) {
     try {
       out.push({ bytes: base58.decode(v), as: 'the message\'s base58', hashLike: false })
     } catch { /* not base58 */ }
