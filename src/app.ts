@@ -28,6 +28,7 @@ import { mpcRoutes } from './modules/mpc/routes'
 import { cardOnrampRoutes } from './modules/card-onramp/routes'
 import { notificationRoutes } from './modules/notifications/routes'
 import { lendingRoutes } from './modules/lending/routes'
+import { dappRoutes } from './modules/dapps/routes'
 import { EMBEDDED_SIMULATOR_PATH } from './sandbox/bank-ramp/embedded'
 import { faucetRoutes } from './sandbox/faucet/routes'
 import { CARD_SANDBOX_PATH } from './sandbox/card-onramp/provider'
@@ -83,6 +84,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(cardOnrampRoutes(deps))
     .use(notificationRoutes(deps))
     .use(lendingRoutes(deps))
+    .use(dappRoutes(deps))
   // the sandbox faucet, where sandboxes run (src/sandbox/policy.ts)
   if (deps.config.sandboxFaucet === 'embedded') built.use(faucetRoutes(deps, deps.faucet))
   // the built-in bank ramp sandbox (docs/bank-ramp.md): hosted pages and the partner API, raw requests

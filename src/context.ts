@@ -78,7 +78,7 @@ export type WalletOwnerLookup = (tenantId: string, q: string) => Promise<string[
 /** One item of the unified feed (`GET /v1/transactions/aggregated/`), whichever module it comes from. */
 export interface FeedItemView {
   id: string
-  kind: 'send' | 'swap' | 'approval' | 'supply' | 'withdraw' | 'deposit' | 'payout'
+  kind: 'send' | 'swap' | 'approval' | 'supply' | 'withdraw' | 'dapp' | 'deposit' | 'payout'
   direction: 'out' | 'in' | 'swap'
   status: string
   chain: string

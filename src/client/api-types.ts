@@ -2549,6 +2549,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/dapps/nonce": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A single-use nonce for a dApp sign-in message
+         * @description Bearer; a user of a tenant (a platform admin has no wallets: 403). 32 lower-case hex characters (128 random bits), bound to the caller, valid 10 minutes, for one use. Only its SHA-256 is stored. Put it in the message to sign (a SIWE (EIP-4361) message's `Nonce:` line) and send it as `nonce` to `POST /v1/dapps/sign-personal-message`: that signature spends it. A spent nonce answers 409 `DAPP_NONCE_USED`, an expired one 400 `DAPP_NONCE_EXPIRED`, another user's or an unknown one 400 `DAPP_NONCE_INVALID`. So Slipway signs at most one message per nonce, and a dApp that checks the nonce it handed out knows the signature is fresh.
+         *
+         *     Answered with `cache-control: no-store`. 30 per minute per IP.
+         */
+        get: operations["dappNonce"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/dapps/sign-personal-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign a personal message with a custodial wallet
+         * @description Bearer; a user of a tenant (a platform admin has no wallets: 403). The caller's custodial wallet (`walletId`) signs `message` (at most 16384 characters; UTF-8 text, or `0x` hex with `encoding: hex`). EVM: EIP-191 `personal_sign` (viem's `verifyMessage` verifies it), signature 65-byte hex. Solana: ed25519 over the bytes themselves, as wallet adapters' `signMessage`, signature base58. The answer shows what was signed: `message` (the text; null when the bytes are not UTF-8) and `messageHex`.
+         *
+         *     Refused, 400 with `code`, before any key is opened: `DAPP_MESSAGE_IS_TRANSACTION` when the bytes, or the text read as hex, base64 or base58, are a serialized transaction: a Solana transaction or message (its signature is ed25519 over exactly those bytes: signing it would sign the transaction) or an EVM transaction (RLP legacy or an EIP-2718 typed envelope, signed or not); `DAPP_MESSAGE_IS_TYPED_DATA` for EIP-712 typed data (JSON with `types`, `primaryType`, `domain`, `message`, or a permit's fields such as `spender` with `deadline`, and the `0x1901` signing pre-image): permits authorise spending, and no typed data is signed here; `DAPP_MESSAGE_IS_HASH` for a bare 32-byte value that is not readable text (or 64 hex digits); `DAPP_MESSAGE_INVALID` for `encoding: hex` with a message that is not hex.
+         *
+         *     Wallets: another user's or tenant's answers 404 `Wallet not found`; a non-custodial (`client_side`) or MPC (`mpc_tss`) wallet answers 400 `DAPP_WALLET_NOT_CUSTODIAL` (they sign on their side).
+         *
+         *     `nonce` (optional): one of `GET /v1/dapps/nonce`, which the message must contain (400 `DAPP_NONCE_NOT_IN_MESSAGE`); it is spent by this call, before the signature, once: 409 `DAPP_NONCE_USED` the second time, 400 `DAPP_NONCE_EXPIRED`, 400 `DAPP_NONCE_INVALID` (unknown or another user's). A refused message or wallet does not spend it. Nothing is stored about the signature. 20 per minute per IP.
+         */
+        post: operations["dappSignPersonalMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/dapps/broadcast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Broadcast a transaction the caller's wallet signed
+         * @description Bearer; a user of a tenant (a platform admin has no wallets: 403). A transaction a dApp had one of the caller's wallets sign (typically a non-custodial one), submitted as it is: EVM `0x` hex of a signed legacy (with an EIP-155 chain id), EIP-2930, EIP-1559 or EIP-7702 transaction; Solana base64 of a signed legacy or v0 transaction. It is recorded in the caller's history as type `dapp` (`GET /v1/transactions/{id}`, the aggregated feed), submitted through the transactions module, and followed by the status job (a dropped one is handed to the node again unchanged; a Solana one fails once its blockhash expires). `amount` of the record is the native coin it moves from the wallet (EVM `value`; Solana: System program transfers from the fee payer), `toAddress` its recipient (EVM `to`; Solana: the one transfer recipient, else null).
+         *
+         *     `chain`: a family id (`ethereum`) or a testnet's registry id (`sepolia`). The sender (EVM: recovered from the signature; Solana: the fee payer) must be one of the caller's wallets on that chain, any custody; with a family id and the address on both networks, an EVM transaction's chain id picks the network, and a Solana one goes to mainnet (name `solana-devnet` for devnet).
+         *
+         *     Errors (`error: BlockchainError`, `code`, `retryable`, `suggestedAction`): 400 `SIGNATURE_DECODE_FAILED` (not a signed transaction of the chain's family, unsigned, a signature missing, no signer recoverable); 400 `SIGNATURE_INVALID` (Solana: a signature that does not verify); 400 `WRONG_SIGNER` (signed by an address that is not one of the caller's wallets on that chain); 400 `CHAIN_ID_MISMATCH` (EVM: signed for another chain id than the network's RPC reports, or for none); 400 `TRANSACTION_TYPE_UNSUPPORTED` (EIP-4844); 400 `TRANSACTION_REJECTED` (the node refused it: nonce, fees, balance; recorded `failed`); 409 `TRANSACTION_ALREADY_BROADCAST` with `details.transactionId` (the same signed transaction again); 400 `Unsupported chain`. 503 when the network cannot be reached (nothing was submitted: broadcast the same bytes again). 10 per 10 seconds per IP.
+         */
+        post: operations["dappBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/faucet": {
         parameters: {
             query?: never;
@@ -13162,7 +13234,7 @@ export interface operations {
                             id: string;
                             walletId: string;
                             /** @enum {string} */
-                            type: "send" | "swap" | "approval" | "supply" | "withdraw";
+                            type: "send" | "swap" | "approval" | "supply" | "withdraw" | "dapp";
                             chain: string;
                             isTestnet: boolean;
                             /** @enum {string} */
@@ -14305,7 +14377,7 @@ export interface operations {
                             /** @description `tx:<transaction id>`, `ramp:deposit:<id>` or `ramp:payout:<id>` */
                             id: string;
                             /** @enum {string} */
-                            kind: "send" | "swap" | "approval" | "supply" | "withdraw" | "deposit" | "payout";
+                            kind: "send" | "swap" | "approval" | "supply" | "withdraw" | "dapp" | "deposit" | "payout";
                             /** @enum {string} */
                             direction: "out" | "in" | "swap";
                             /** @description `awaiting_signature`, `pending`, `confirmed` or `failed` for chain records */
@@ -14438,7 +14510,7 @@ export interface operations {
                         /** @description `tx:<transaction id>`, `ramp:deposit:<id>` or `ramp:payout:<id>` */
                         id: string;
                         /** @enum {string} */
-                        kind: "send" | "swap" | "approval" | "supply" | "withdraw" | "deposit" | "payout";
+                        kind: "send" | "swap" | "approval" | "supply" | "withdraw" | "dapp" | "deposit" | "payout";
                         /** @enum {string} */
                         direction: "out" | "in" | "swap";
                         /** @description `awaiting_signature`, `pending`, `confirmed` or `failed` for chain records */
@@ -14795,7 +14867,7 @@ export interface operations {
                         id: string;
                         walletId: string;
                         /** @enum {string} */
-                        type: "send" | "swap" | "approval" | "supply" | "withdraw";
+                        type: "send" | "swap" | "approval" | "supply" | "withdraw" | "dapp";
                         chain: string;
                         isTestnet: boolean;
                         /** @enum {string} */
@@ -30959,6 +31031,654 @@ export interface operations {
             };
         };
     };
+    dappNonce: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description 128 random bits as 32 lower-case hex characters (alphanumeric, so a SIWE (EIP-4361) `Nonce:` line takes it as it is) */
+                        nonce: string;
+                        /** Format: date-time */
+                        issuedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description 10 minutes after `issuedAt`
+                         */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    dappSignPersonalMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description one of the caller's custodial wallets (another user's or tenant's answers 404)
+                     */
+                    walletId: string;
+                    /** @description the message: UTF-8 text, or with `encoding: hex` its bytes as `0x`-prefixed hex */
+                    message: string;
+                    /** @enum {string} */
+                    encoding?: "utf8" | "hex";
+                    /** @description a nonce of `GET /v1/dapps/nonce` issued to the caller: spent by this signature (once), and the message must contain it */
+                    nonce?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        walletId: string;
+                        /** @description family chain id of the wallet */
+                        chain: string;
+                        isTestnet: boolean;
+                        /** @description the wallet's address: what the signature recovers to (EVM) or verifies against (Solana) */
+                        address: string;
+                        /** @enum {string} */
+                        signingScheme: "eip191-personal-sign" | "solana-ed25519";
+                        /** @description the signed bytes as UTF-8 text; null when they are not UTF-8 (read `messageHex`) */
+                        message: string | null;
+                        /** @description the signed bytes, `0x` hex */
+                        messageHex: string;
+                        /** @description EVM: 65 bytes `r ‖ s ‖ v` as `0x` hex (v 27 or 28); Solana: 64 bytes, base58 */
+                        signature: string;
+                        /** @description the nonce this signature spent, or null */
+                        nonce: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    dappBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the network: a family id (`ethereum`, `solana`: mainnet or testnet, see below) or a testnet's registry id (`sepolia`, `solana-devnet`) */
+                    chain: string;
+                    /** @description EVM: the signed raw transaction, `0x` hex (legacy with an EIP-155 chain id, EIP-2930, EIP-1559 or EIP-7702); Solana: the signed transaction (legacy or v0), base64 */
+                    signedTransaction: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description the transaction record: `GET /v1/transactions/{id}` and `/status`
+                         */
+                        id: string;
+                        /** @constant */
+                        type: "dapp";
+                        /** @constant */
+                        status: "pending";
+                        /** @description EVM: keccak256 of the signed bytes; Solana: the first signature, base58 */
+                        txHash: string;
+                        /**
+                         * Format: uuid
+                         * @description the caller's wallet that signed it
+                         */
+                        walletId: string;
+                        fromAddress: string;
+                        /** @description family chain id */
+                        chain: string;
+                        isTestnet: boolean;
+                        /** @description registry id of the network it was sent to (`sepolia`) */
+                        network: string;
+                    };
+                };
+            };
+            /** @description Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The error envelope; `BlockchainError` adds `retryable` and `suggestedAction` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                        retryable?: boolean;
+                        suggestedAction?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
     sandboxFaucet: {
         parameters: {
             query?: never;
@@ -31333,5 +32053,8 @@ export const operationCredentials: Readonly<Record<string, "tenant" | "bearer" |
     "POST /v1/aave/prepare-supply": "both",
     "POST /v1/aave/prepare-withdraw": "both",
     "POST /v1/aave/broadcast": "both",
+    "GET /v1/dapps/nonce": "bearer",
+    "POST /v1/dapps/sign-personal-message": "bearer",
+    "POST /v1/dapps/broadcast": "bearer",
     "POST /v1/sandbox/faucet": "bearer",
 };

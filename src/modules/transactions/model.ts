@@ -103,7 +103,7 @@ export const TokenRef = t.Object({
 export const Transaction = t.Object({
   id: t.String({ format: 'uuid' }),
   walletId: t.String(),
-  type: t.Union([t.Literal('send'), t.Literal('swap'), t.Literal('approval'), t.Literal('supply'), t.Literal('withdraw')], { description: '`approval`: an ERC-20 approval sent for a swap (`POST /v1/swap/approve`) or before a lending supply; `supply`, `withdraw`: a lending pool\'s (`POST /v1/aave/supply`, `/withdraw`; a withdraw\'s `amount` is 0 and `metadata.amount` what is withdrawn)' }),
+  type: t.Union([t.Literal('send'), t.Literal('swap'), t.Literal('approval'), t.Literal('supply'), t.Literal('withdraw'), t.Literal('dapp')], { description: '`approval`: an ERC-20 approval sent for a swap (`POST /v1/swap/approve`) or before a lending supply; `supply`, `withdraw`: a lending pool\'s (`POST /v1/aave/supply`, `/withdraw`; a withdraw\'s `amount` is 0 and `metadata.amount` what is withdrawn); `dapp`: a transaction the client signed and broadcast with `POST /v1/dapps/broadcast`' }),
   chain: t.String(),
   isTestnet: t.Boolean(),
   status: t.Union([t.Literal('awaiting_signature'), t.Literal('pending'), t.Literal('confirmed'), t.Literal('failed')]),
@@ -145,7 +145,7 @@ export const TransactionStatus = t.Object({
  */
 export const FeedItem = t.Object({
   id: t.String({ description: '`tx:<transaction id>`, `ramp:deposit:<id>` or `ramp:payout:<id>`' }),
-  kind: t.Union([t.Literal('send'), t.Literal('swap'), t.Literal('approval'), t.Literal('supply'), t.Literal('withdraw'), t.Literal('deposit'), t.Literal('payout')]),
+  kind: t.Union([t.Literal('send'), t.Literal('swap'), t.Literal('approval'), t.Literal('supply'), t.Literal('withdraw'), t.Literal('dapp'), t.Literal('deposit'), t.Literal('payout')]),
   direction: t.Union([t.Literal('out'), t.Literal('in'), t.Literal('swap')]),
   status: t.String({ description: '`awaiting_signature`, `pending`, `confirmed` or `failed` for chain records' }),
   chain: t.String(),

@@ -26,6 +26,11 @@ export function findUserTransaction(db: Executor, tenantId: string, userId: stri
   return db.select().from(transactions).where(and(txWhere(tenantId, id), eq(transactions.userId, userId))).get()
 }
 
+/** A user's transactions recorded with this hash (a client-signed transaction broadcast again finds its record). */
+export function findUserTransactionsByHash(db: Executor, tenantId: string, userId: string, txHash: string) {
+  return db.select().from(transactions).where(and(eq(transactions.tenantId, tenantId), eq(transactions.userId, userId), eq(transactions.txHash, txHash)))
+}
+
 export interface TransactionFilter {
   walletId?: string
   /** family chain id, lower case */

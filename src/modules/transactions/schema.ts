@@ -8,14 +8,14 @@ import { tenants, users } from '../../db/schema'
 
 export const TX_STATUSES = ['awaiting_signature', 'pending', 'confirmed', 'failed'] as const
 export type TxStatus = (typeof TX_STATUSES)[number]
-export const TX_TYPES = ['send', 'swap', 'approval', 'supply', 'withdraw'] as const
+export const TX_TYPES = ['send', 'swap', 'approval', 'supply', 'withdraw', 'dapp'] as const
 
 export const transactions = sqliteTable('transactions', {
   id: text('id').primaryKey(),
   tenantId: text('tenant_id').notNull().references(() => tenants.id),
   userId: text('user_id').notNull().references(() => users.id),
   walletId: text('wallet_id').notNull(),
-  /** `send`, `swap` (simulated or executed), `approval` (an ERC-20 approval for a swap or a lending supply), `supply` or `withdraw` (a lending pool's, modules/lending) */
+  /** `send`, `swap` (simulated or executed), `approval` (an ERC-20 approval for a swap or a lending supply), `supply` or `withdraw` (a lending pool's, modules/lending), `dapp` (a client-signed transaction broadcast with `POST /v1/dapps/broadcast`) */
   type: text('type', { enum: TX_TYPES }).notNull(),
   /** family chain id */
   chain: text('chain').notNull(),
