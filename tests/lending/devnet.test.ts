@@ -15,6 +15,8 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { DEVNET_AAVE_POOL, DEVNET_AAVE_USDC_RATE, DEVNET_USDC } from '../../scripts/devnet/chain'
 import type { SignedInUser } from '@tests/helpers/factories'
 import { waitFor } from '@tests/transactions/helpers'
+import { eq } from 'drizzle-orm'
+import { lendingRateSamples } from '@/modules/lending/schema'
 import { both, freshIp, lendingWorld, type LendingWorld } from './world'
 
 const dir = mkdtempSync(join(tmpdir(), 'slipway-lending-devnet-'))
@@ -232,6 +234,17 @@ describe('rate history', () => {
     const theirs = await w.api.get(q, both(w.other, stranger, freshIp()))
     expect(theirs.body.samples.map((s: { supplyApr: string }) => s.supplyApr)).toEqual(['0.05'])
     await w.chain.setRate(DEVNET_AAVE_USDC_RATE)
+  }, 30_000)
+
+  test('once a reserve was read, the sampling job keeps recording it without further reads (a sample per AAVE_RATE_SAMPLE_SECONDS slot, 1 s here)', async () => {
+    const lone = await w.f.tenant()
+    const u = await w.f.user(lone)
+    expect((await w.api.get(`/v1/aave/rate-history?chain=sepolia&asset=${DEVNET_USDC}`, both(lone, u, freshIp()))).status).toBe(200)
+    const count = async () => (await w.t.deps.database.db.select().from(lendingRateSamples).where(eq(lendingRateSamples.tenantId, lone.id))).length
+    const after = await count()
+    // no read from here on: only the job adds samples
+    const grown = await waitFor(count, (n) => n >= after + 2, 10_000)
+    expect(grown).toBeGreaterThanOrEqual(after + 2)
   }, 30_000)
 
   test('an unlisted asset and a network without a pool answer 400 with their codes', async () => {
