@@ -7,6 +7,7 @@ import { registerTransactionJobs } from '../modules/transactions/jobs'
 import { registerRampJobs } from '../modules/ramp/jobs'
 import { registerMpcJobs } from '../modules/mpc/jobs'
 import { registerNotificationJobs } from '../modules/notifications/jobs'
+import { registerPortfolioJobs } from '../modules/portfolio/jobs'
 
 export function registerJobs(runner: JobRunner) {
   // One line per module that has background work, e.g. `registerMailJobs(runner)`.
@@ -17,5 +18,6 @@ export function registerJobs(runner: JobRunner) {
   registerRampJobs(runner)
   registerMpcJobs(runner)
   registerNotificationJobs(runner)
+  registerPortfolioJobs(runner)
   return runner
 }
