@@ -209,8 +209,14 @@ describe('isolation', () => {
 
   test('a day recorded under another tenant for the same user id is not read', async () => {
     // only the tenant filter keeps this row out of alice's answer
-    await t.deps.database.write((tx) => tx.insert(portfolioDays).values({ tenantId: other.id, userId: alice.id, day: '2026-11-04', recordedAt: DAY0 + 3 * DAY, totalEur: '999999.00', totalUsd: '999999.00', unpriced: 0, unreadWallets: 0 }))
+    // (one inside the period, one between the period's start and alice's own baseline)
+    const foreign = { tenantId: other.id, userId: alice.id, totalEur: '999999.00', totalUsd: '999999.00', unpriced: 0, unreadWallets: 0 }
+    await t.deps.database.write((tx) => tx.insert(portfolioDays).values([
+      { ...foreign, day: '2026-11-04', recordedAt: DAY0 + 3 * DAY },
+      { ...foreign, day: '2026-11-01', recordedAt: DAY0 + 1800_000 },
+    ]))
     const res = await performance(alice, '?period=7d')
+    expect(res.body.baselineAt).toBe(new Date(DAY0).toISOString())
     expect(res.body.points.map((p: { totalEur: string }) => p.totalEur)).toEqual(['3000.00', '3190.00', '4890.00', '5090.00'])
     await t.deps.database.write((tx) => tx.delete(portfolioDays).where(and(eq(portfolioDays.tenantId, other.id), eq(portfolioDays.userId, alice.id))))
   })
@@ -298,6 +304,28 @@ describe('when a partner is down', () => {
     } finally {
       await f.api.patch(`/v1/admin/tenants/${tenant.id}`, { settings: { chains: { rpc: { ethereum: node.url } } } }, { token: admin })
     }
+  })
+})
+
+describe('prices', () => {
+  test('a tenant\'s own token is listed as unpriced and left out of the totals, even named USDC', async () => {
+    const own = await f.tenant({ chains: { rpc: { ethereum: node.url }, customTokens: { ethereum: [{ symbol: 'USDC', name: 'Not USD Coin', decimals: 6, address: node.tokenAddress }] } } })
+    const frank = await userOf(own)
+    const w = await wallet(frank, 'ethereum')
+    await node.sendToken(w.address, 5_000_000n)
+    await node.sendNative(w.address, parseEther('0.1'))
+    clock().advance(60_000)
+    cg.updatedAt = t.clock.now() / 1000
+    cg.prices = { 'ethereum': { eur: 3000, usd: 3240 }, 'usd-coin': { eur: 0.9, usd: 1 } }
+    const res = await performance(frank)
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ totalEur: 300, totalUsd: 324, unpriced: [{ chain: 'ethereum', token: node.tokenAddress, symbol: 'USDC' }] })
+    // the day's record keeps its amount, with no price
+    await recordDay(own)
+    const rows = await t.deps.database.db.select().from(portfolioSnapshots).where(and(eq(portfolioSnapshots.tenantId, own.id), eq(portfolioSnapshots.userId, frank.id))).all()
+    expect(rows.find((r) => r.token === node.tokenAddress)).toMatchObject({ amount: '5000000', coinId: null, priceEur: null, priceUsd: null })
+    const [day] = await t.deps.database.db.select().from(portfolioDays).where(and(eq(portfolioDays.tenantId, own.id), eq(portfolioDays.userId, frank.id))).all()
+    expect(day).toMatchObject({ totalEur: '300.00', unpriced: 1 })
   })
 })
 
