@@ -28663,7 +28663,7 @@ export interface operations {
                              */
                             balancesAsOf: string | null;
                         };
-                        /** @description true when the current value is not current: a price older than 15 minutes was used, or a wallet's network could not be read */
+                        /** @description true when the current value is not current: a price older than 15 minutes was used, a coin Slipway prices had no price yet (it is in `unpriced`), or a wallet's network could not be read */
                         stale: boolean;
                         /** @description tokens held but left out of the totals for want of a price: a tenant's own tokens, or coins the provider has never priced */
                         unpriced: {

@@ -62,6 +62,18 @@ async function userOf(tn: Tenant) {
 
 const performance = async (u: SignedInUser, query = '') => f.api.get(`/v1/portfolio/performance${query}`, { token: await tokenOf(u) })
 
+/** runs `fn` while the tenant's ethereum RPC address points at a closed port */
+async function withRpcDown(fn: () => Promise<void>) {
+  const admin = await f.adminToken()
+  const patched = await f.api.patch(`/v1/admin/tenants/${tenant.id}`, { settings: { chains: { rpc: { ethereum: 'http://127.0.0.1:9' } } } }, { token: admin })
+  expect(patched.status).toBe(200)
+  try {
+    await fn()
+  } finally {
+    await f.api.patch(`/v1/admin/tenants/${tenant.id}`, { settings: { chains: { rpc: { ethereum: node.url } } } }, { token: await f.adminToken() })
+  }
+}
+
 /** the daily job's work for one tenant, at the clock's time */
 const recordDay = (tn: Tenant) => recordTenantDay(t.deps, tn.id)
 
@@ -280,10 +292,7 @@ describe('when a partner is down', () => {
     await recordDay(tenant)
     const recordedAt = t.clock.now()
     // the node goes away for this tenant: its RPC address now points at a closed port
-    const admin = await f.adminToken()
-    const patched = await f.api.patch(`/v1/admin/tenants/${tenant.id}`, { settings: { chains: { rpc: { ethereum: 'http://127.0.0.1:9' } } } }, { token: admin })
-    expect(patched.status).toBe(200)
-    try {
+    await withRpcDown(async () => {
       clock().advance(60_000)
       const res = await performance(dave)
       expect(res.status).toBe(200)
@@ -301,8 +310,47 @@ describe('when a partner is down', () => {
       expect(days.at(-1)).toMatchObject({ totalEur: '3100.00', unreadWallets: 1 })
       const carried = await t.deps.database.db.select().from(portfolioSnapshots).where(and(eq(portfolioSnapshots.tenantId, tenant.id), eq(portfolioSnapshots.userId, dave.id), eq(portfolioSnapshots.day, days.at(-1)!.day))).all()
       expect(carried.map((r) => ({ amount: r.amount, carried: r.carried }))).toEqual([{ amount: '1000000000000000000', carried: true }])
+    })
+  })
+})
+
+describe('empty wallets and missing prices', () => {
+  test('a wallet recorded empty, then unreadable, counts as empty, not as its older, fuller record', async () => {
+    const gus = await userOf(tenant)
+    const w = await wallet(gus, 'ethereum')
+    await node.sendNative(w.address, parseEther('2'))
+    clock().advance(DAY)
+    cg.updatedAt = t.clock.now() / 1000
+    await recordDay(tenant)
+    // the wallet is emptied, and the next day records it so
+    await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_setAccountBalance', params: [w.address, '0x0'] }) })
+    clock().advance(DAY)
+    cg.updatedAt = t.clock.now() / 1000
+    await recordDay(tenant)
+    const rows = (await t.deps.database.db.select().from(portfolioSnapshots).where(and(eq(portfolioSnapshots.tenantId, tenant.id), eq(portfolioSnapshots.walletId, w.id))).all())
+      .sort((a, b) => a.day.localeCompare(b.day))
+    expect(rows.map((r) => [r.token, r.amount])).toEqual([['native', '2000000000000000000'], ['native', '0']])
+    await withRpcDown(async () => {
+      clock().advance(60_000)
+      const res = await performance(gus)
+      expect(res.status).toBe(200)
+      expect(res.body).toMatchObject({ totalEur: 0, stale: true, wallets: { count: 1, readNow: 0, fromSnapshot: 1 }, unpriced: [] })
+    })
+  })
+
+  test('no price ever obtained: the holdings are listed as unpriced, the totals leave them out, and the answer is stale', async () => {
+    const lone = await makeApp({ clock: new ManualClock(t.clock.now()), env: { PRICES_BASE_URL: 'http://127.0.0.1:9/api/v3', PRICES_TIMEOUT_MS: '1000' } })
+    try {
+      const lf = new Factory(lone)
+      const tn = await lf.tenant({ chains: { rpc: { ethereum: node.url } } })
+      const u = await lf.user(tn)
+      const w = await lf.api.post('/v1/wallets/', { chain: 'ethereum' }, { token: u.accessToken })
+      await node.sendNative(w.body.address, parseEther('1'))
+      const res = await lf.api.get('/v1/portfolio/performance', { token: u.accessToken })
+      expect(res.status).toBe(200)
+      expect(res.body).toMatchObject({ totalEur: 0, totalUsd: 0, changeEur: 0, stale: true, prices: { asOf: null, ageSeconds: null }, unpriced: [{ chain: 'ethereum', token: 'native', symbol: 'ETH' }] })
     } finally {
-      await f.api.patch(`/v1/admin/tenants/${tenant.id}`, { settings: { chains: { rpc: { ethereum: node.url } } } }, { token: admin })
+      await lone.close()
     }
   })
 })

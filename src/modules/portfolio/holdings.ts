@@ -1,7 +1,6 @@
 /**
  * Holdings: what a wallet holds of each token (native coin included), read from its network
- * or from its last snapshot, and their value at given prices. Only holdings with a balance
- * count; a token the wallet does not hold is not a holding.
+ * or from its last snapshot, and their value at given prices.
  */
 import type { readWallet } from '../wallets/balances'
 import { coinIdOf } from './coins'
@@ -23,11 +22,15 @@ export interface Holding {
 
 export const NATIVE = 'native'
 
-/** The non-zero holdings of a wallet's balances as the wallets module reads them. */
+/**
+ * A wallet's holdings from its balances as the wallets module reads them: the native coin
+ * always (0 included, so a wallet recorded empty has its row that day, and its last record is
+ * never an older, fuller one), every other token only when held.
+ */
 export function holdingsOf(b: Awaited<ReturnType<typeof readWallet>>): Holding[] {
   const out: Holding[] = []
   const native = BigInt(b.nativeBalance.rawBalance)
-  if (native > 0n) out.push({ walletId: b.walletId, chain: b.chain, token: NATIVE, symbol: b.nativeBalance.symbol, decimals: b.nativeBalance.decimals, amount: native, coinId: coinIdOf(b.chain, null) })
+  out.push({ walletId: b.walletId, chain: b.chain, token: NATIVE, symbol: b.nativeBalance.symbol, decimals: b.nativeBalance.decimals, amount: native, coinId: coinIdOf(b.chain, null) })
   for (const tk of b.tokens) {
     const amount = BigInt(tk.rawBalance)
     if (amount > 0n) out.push({ walletId: b.walletId, chain: b.chain, token: tk.address, symbol: tk.symbol, decimals: tk.decimals, amount, coinId: coinIdOf(b.chain, tk.address) })
@@ -44,7 +47,7 @@ export interface Valuation {
   /** at 18 decimals of the currency */
   eur: bigint
   usd: bigint
-  /** holdings left out for want of a price */
+  /** holdings with a balance left out for want of a price */
   unpriced: Holding[]
   /** the oldest price used (Unix ms); null when no price was used */
   oldestPriceAt: number | null
@@ -56,7 +59,7 @@ export function valueHoldings(holdings: Holding[], prices: ReadonlyMap<string, P
   for (const h of holdings) {
     const p = h.coinId ? prices.get(h.coinId) : undefined
     if (!p) {
-      v.unpriced.push(h)
+      if (h.amount > 0n) v.unpriced.push(h)
       continue
     }
     v.eur += valueOf(h.amount, h.decimals, p.eur)

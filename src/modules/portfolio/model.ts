@@ -45,7 +45,7 @@ export const Performance = t.Object({
     unavailable: t.Integer({ description: 'wallets whose network could not be read and that have no snapshot yet: left out of the totals' }),
     balancesAsOf: NullableInstant('when the oldest balance counted was read'),
   }),
-  stale: t.Boolean({ description: 'true when the current value is not current: a price older than 15 minutes was used, or a wallet\'s network could not be read' }),
+  stale: t.Boolean({ description: 'true when the current value is not current: a price older than 15 minutes was used, a coin Slipway prices had no price yet (it is in `unpriced`), or a wallet\'s network could not be read' }),
   unpriced: t.Array(t.Object({
     chain: t.String(),
     token: t.String({ description: 'contract or mint, or `native`' }),

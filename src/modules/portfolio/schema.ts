@@ -1,9 +1,10 @@
 /**
  * Portfolio tables (docs/portfolio.md).
  *
- * - `portfolio_snapshots`: what each mainnet wallet of a tenant user held on a day, one row per
- *   token with a balance, as the daily job read it: the amount as an integer string in the
- *   token's smallest unit and the token's price at recording time as decimal text. Never a float.
+ * - `portfolio_snapshots`: what each mainnet wallet of a tenant user held on a day, as the daily
+ *   job read it: one row for the native coin (0 included, so each recorded wallet has its day)
+ *   and one per other token held; the amount as an integer string in the token's smallest unit
+ *   and the token's price at recording time as decimal text. Never a float.
  * - `portfolio_days`: one row per user and day with the day's total in EUR and USD (decimal text,
  *   2 decimals), written in the same transaction as the day's snapshot rows: the performance
  *   route reads a year of history from it without summing snapshots, and a day whose balances

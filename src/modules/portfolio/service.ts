@@ -95,7 +95,8 @@ export async function performance(ctx: Ctx, query: PerformanceQuery, cache: Bala
     ],
     prices: { asOf: value.oldestPriceAt === null ? null : iso(value.oldestPriceAt), ageSeconds: priceAge },
     wallets: { count: wallets.length, ...counts, balancesAsOf: readAt.length ? iso(Math.min(...readAt)) : null },
-    stale: (priceAge !== null && priceAge * 1000 > PRICE_STALE_MS) || counts.fromSnapshot > 0 || counts.unavailable > 0,
+    // a coin Slipway prices but has no price for (the provider never answered for it) leaves the value short too
+    stale: (priceAge !== null && priceAge * 1000 > PRICE_STALE_MS) || counts.fromSnapshot > 0 || counts.unavailable > 0 || value.unpriced.some((h) => h.coinId !== null),
     unpriced: [...unpriced.values()],
   }
 }

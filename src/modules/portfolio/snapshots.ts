@@ -108,7 +108,7 @@ export async function recordUserDay(deps: Deps, cache: BalanceCache, tenantId: s
     if (p) {
       eur += valueOf(h.amount, h.decimals, p.eur)
       usd += valueOf(h.amount, h.decimals, p.usd)
-    } else unpriced++
+    } else if (h.amount > 0n) unpriced++
     return {
       id: newId(), tenantId, userId, walletId: h.walletId, day, recordedAt: now, chain: h.chain, token: h.token, symbol: h.symbol, decimals: h.decimals,
       amount: h.amount.toString(), coinId: h.coinId, priceEur: p?.eur ?? null, priceUsd: p?.usd ?? null, priceAsOf: p?.asOf ?? null, carried,
