@@ -29,10 +29,12 @@ import { cardOnrampRoutes } from './modules/card-onramp/routes'
 import { notificationRoutes } from './modules/notifications/routes'
 import { lendingRoutes } from './modules/lending/routes'
 import { dappRoutes } from './modules/dapps/routes'
+import { portfolioRoutes } from './modules/portfolio/routes'
 import { EMBEDDED_SIMULATOR_PATH } from './sandbox/bank-ramp/embedded'
 import { faucetRoutes } from './sandbox/faucet/routes'
 import { CARD_SANDBOX_PATH } from './sandbox/card-onramp/provider'
 import { SANDBOX_SWAP_AGGREGATOR_PATH } from './sandbox/swap-aggregator/embedded'
+import { SANDBOX_PRICES_PATH } from './sandbox/prices/provider'
 
 export interface AppOptions {
   /** the docs UI script; the compiled binary passes its embedded copy */
@@ -85,6 +87,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(notificationRoutes(deps))
     .use(lendingRoutes(deps))
     .use(dappRoutes(deps))
+    .use(portfolioRoutes(deps, services.balances))
   // the sandbox faucet, where sandboxes run (src/sandbox/policy.ts)
   if (deps.config.sandboxFaucet === 'embedded') built.use(faucetRoutes(deps, deps.faucet))
   // the built-in bank ramp sandbox (docs/bank-ramp.md): hosted pages and the partner API, raw requests
@@ -98,6 +101,9 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
   // the built-in swap aggregator sandbox (docs/swaps.md): LI.FI's quote API; reads no body
   const swapSandbox = deps.sandboxSwapAggregator
   if (swapSandbox) built.all(`${SANDBOX_SWAP_AGGREGATOR_PATH}/*`, ({ request }) => swapSandbox.fetch(request), { detail: { hide: true } })
+  // the built-in price provider sandbox (docs/portfolio.md): CoinGecko's simple/price; reads no body
+  const pricesSandbox = deps.sandboxPrices
+  if (pricesSandbox) built.all(`${SANDBOX_PRICES_PATH}/*`, ({ request }) => pricesSandbox.fetch(request), { detail: { hide: true } })
   // the built-in card onramp sandbox (docs/card-onramp.md): Stripe's onramp API and the hosted page
   const cardSandbox = deps.cardOnrampSandbox
   if (cardSandbox) {

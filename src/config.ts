@@ -119,6 +119,18 @@ export const ConfigSchema = T.Object({
   fcmBaseUrl: T.String({ minLength: 1 }),
   /** time limit of one call to FCM or to the OAuth token endpoint */
   fcmTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000 }),
+  /** portfolio prices (docs/portfolio.md): `embedded` serves the sandbox price provider (CoinGecko's simple/price protocol) under /sandbox/prices and prices come from it while PRICES_BASE_URL is unset; `off` does not (default: src/sandbox/policy.ts) */
+  pricesSandbox: T.Union([T.Literal('embedded'), T.Literal('off')]),
+  /** the price provider's API (CoinGecko's `/api/v3`) when set; unset: the sandbox provider where it runs, else PRICES_DEFAULT_BASE_URL */
+  pricesBaseUrl: T.Optional(T.String()),
+  /** the provider's key; a secret: never logged nor printed */
+  pricesApiKey: T.Optional(T.String({ minLength: 1 })),
+  /** the header the key is sent in (CoinGecko: `x-cg-demo-api-key`, or `x-cg-pro-api-key` for its pro API) */
+  pricesApiKeyHeader: T.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9-]+$' }),
+  /** time limit of one call to the price provider */
+  pricesTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000 }),
+  /** `daily`: the worker records every tenant user's balances once a day (00:00 UTC, and at its start when today's record is missing); `off`: it does not */
+  portfolioSnapshots: T.Union([T.Literal('daily'), T.Literal('off')]),
 })
 export type Config = Static<typeof ConfigSchema>
 
@@ -333,6 +345,13 @@ export function loadConfig(env: Env = process.env): Config {
   const swapChainsRaw = blankToUndefined(env.SANDBOX_SWAP_CHAINS)
   const sandboxSwapChains = (swapChainsRaw ?? '').split(',').map((s) => s.trim()).filter(Boolean).map(Number)
   if (sandboxSwapChains.some((c) => !Number.isSafeInteger(c) || c < 1)) problems.push(`SANDBOX_SWAP_CHAINS: "${swapChainsRaw}" is not a comma-separated list of chain ids`)
+  const pricesSetting = blankToUndefined(env.PRICES_SANDBOX)
+  const pricesSandbox = pricesSetting === undefined || pricesSetting === 'embedded' || pricesSetting === 'off'
+    ? sandboxMode('PRICES_SANDBOX', pricesSetting, { nodeEnv, sandboxInProduction })
+    : { mode: pricesSetting as SandboxMode }
+  if (pricesSandbox.problem) problems.push(pricesSandbox.problem)
+  const pricesBaseUrl = blankToUndefined(env.PRICES_BASE_URL)?.replace(/\/+$/, '')
+  if (pricesBaseUrl !== undefined && !isHttpUrl(pricesBaseUrl)) problems.push(`PRICES_BASE_URL: "${pricesBaseUrl}" is not an http(s) URL`)
   const fcm = parseFcm(env, problems)
   const fcmBaseUrl = (blankToUndefined(env.FCM_BASE_URL) ?? FCM_DEFAULT_BASE_URL).replace(/\/+$/, '')
   if (!isHttpUrl(fcmBaseUrl)) problems.push(`FCM_BASE_URL: "${fcmBaseUrl}" is not an http(s) URL`)
@@ -405,6 +424,12 @@ export function loadConfig(env: Env = process.env): Config {
     fcmProjectId: fcm.projectId,
     fcmBaseUrl,
     fcmTimeoutMs: intVar(env, 'FCM_TIMEOUT_MS', 10_000, problems),
+    pricesSandbox: pricesSandbox.mode,
+    pricesBaseUrl,
+    pricesApiKey: blankToUndefined(env.PRICES_API_KEY),
+    pricesApiKeyHeader: blankToUndefined(env.PRICES_API_KEY_HEADER)?.toLowerCase() ?? 'x-cg-demo-api-key',
+    pricesTimeoutMs: intVar(env, 'PRICES_TIMEOUT_MS', 5000, problems),
+    portfolioSnapshots: blankToUndefined(env.PORTFOLIO_SNAPSHOTS)?.toLowerCase() ?? 'daily',
   }
   if (candidate.swapGaslessEnabled && !candidate.swapGaslessRelayerPrivateKey) problems.push('SWAP_GASLESS_ENABLED=true needs SWAP_GASLESS_RELAYER_PRIVATE_KEY (the relayer that pays the gas)')
   if (candidate.swapGaslessEnabled && !candidate.swapGaslessRouterAddress && !candidate.sandboxSwapRouterAddress) problems.push('SWAP_GASLESS_ENABLED=true needs SWAP_GASLESS_ROUTER_ADDRESS (or SANDBOX_SWAP_ROUTER_ADDRESS): the router with swapWithPermit')
@@ -424,7 +449,7 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /** values never put in a message */
-const SECRET_PATHS = new Set(['/bankRampSimulatorPrivateKey', '/sandboxFaucetPrivateKey', '/lifiApiKey', '/swapGaslessRelayerPrivateKey', '/fcmServiceAccount', '/fcmServiceAccount/privateKey', '/fcmServiceAccount/clientEmail', '/fcmServiceAccount/tokenUri'])
+const SECRET_PATHS = new Set(['/pricesApiKey', '/bankRampSimulatorPrivateKey', '/sandboxFaucetPrivateKey', '/lifiApiKey', '/swapGaslessRelayerPrivateKey', '/fcmServiceAccount', '/fcmServiceAccount/privateKey', '/fcmServiceAccount/clientEmail', '/fcmServiceAccount/tokenUri'])
 
 const ENV_NAMES: Record<string, string> = {
   '/port': 'PORT', '/databaseSyncIntervalMs': 'DATABASE_SYNC_INTERVAL_MS (50-3600000)', '/databaseTimeoutMs': 'DATABASE_TIMEOUT_MS (100-120000)', '/role': 'SLIPWAY_ROLE', '/jwtSecret': 'JWT_SECRET (at least 32 characters)',
@@ -444,6 +469,8 @@ const ENV_NAMES: Record<string, string> = {
   '/swapAggregator': 'SWAP_AGGREGATOR (embedded or off)', '/lifiApiKey': 'LIFI_API_KEY (never printed)', '/swapAggregatorTimeoutMs': 'SWAP_AGGREGATOR_TIMEOUT_MS (100-120000)',
   '/sandboxSwapRouterAddress': 'SANDBOX_SWAP_ROUTER_ADDRESS (0x and 40 hex)',
   '/swapGaslessRelayerPrivateKey': 'SWAP_GASLESS_RELAYER_PRIVATE_KEY (0x and 64 hex; never printed)', '/swapGaslessRouterAddress': 'SWAP_GASLESS_ROUTER_ADDRESS (0x and 40 hex)',
+  '/pricesSandbox': 'PRICES_SANDBOX (embedded or off)', '/pricesApiKey': 'PRICES_API_KEY (never printed)', '/pricesApiKeyHeader': 'PRICES_API_KEY_HEADER (a header name: letters, digits and -)',
+  '/pricesTimeoutMs': 'PRICES_TIMEOUT_MS (100-120000)', '/portfolioSnapshots': 'PORTFOLIO_SNAPSHOTS (daily or off)',
   '/fcmProjectId': 'FCM_PROJECT_ID (letters, digits, and : . _ -)', '/fcmTimeoutMs': 'FCM_TIMEOUT_MS (100-120000)',
   '/fcmServiceAccount/clientEmail': 'FCM_SERVICE_ACCOUNT_JSON or _FILE: client_email', '/fcmServiceAccount/privateKey': 'FCM_SERVICE_ACCOUNT_JSON or _FILE: private_key (never printed)',
 }

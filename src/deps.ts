@@ -37,6 +37,9 @@ import { LIFI_DEFAULT_BASE_URL, LifiAggregator } from './adapters/swap-aggregato
 import { createSandboxSwapAggregator, type SandboxSwapAggregator } from './sandbox/swap-aggregator/embedded'
 import type { PushSender } from './adapters/push/port'
 import { FcmPush } from './adapters/push/fcm'
+import type { PriceEndpoint, PriceProvider } from './adapters/prices/port'
+import { CoinGeckoPrices, PRICES_DEFAULT_BASE_URL } from './adapters/prices/coingecko'
+import { createSandboxPrices, type SandboxPrices } from './sandbox/prices/provider'
 
 export interface Deps {
   config: Config
@@ -75,6 +78,12 @@ export interface Deps {
   cardOnrampSandbox?: CardSandbox
   /** FCM HTTP v1 (docs/notifications.md) when a service account is configured; unset: notifications fill the inbox and nothing is pushed */
   push?: PushSender
+  /** the price provider's client (CoinGecko's simple/price protocol; one per process, pointed at an endpoint per call) */
+  prices: PriceProvider
+  /** where prices are asked: the sandbox provider in process (PRICES_SANDBOX=embedded and PRICES_BASE_URL unset), else PRICES_BASE_URL or CoinGecko's public API */
+  pricesEndpoint(): PriceEndpoint
+  /** the sandbox price provider this process serves under /sandbox/prices (PRICES_SANDBOX=embedded) */
+  sandboxPrices?: SandboxPrices
 }
 
 export interface DepsOverrides {
@@ -115,6 +124,11 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
   const swapEndpoint: AggregatorEndpoint = sandboxSwapAggregator && config.lifiBaseUrl === undefined
     ? { baseUrl: sandboxSwapAggregator.baseUrl, fetch: ((input: RequestInfo | URL, init?: RequestInit) => sandboxSwapAggregator.fetch(new Request(input, init))) as typeof fetch }
     : { baseUrl: config.lifiBaseUrl ?? LIFI_DEFAULT_BASE_URL, ...(config.lifiApiKey ? { apiKey: config.lifiApiKey } : {}) }
+  const sandboxPrices = config.pricesSandbox === 'embedded' ? createSandboxPrices({ publicBaseUrl: config.publicBaseUrl, now: () => clock.now() }) : undefined
+  // As for swaps: an explicit PRICES_BASE_URL wins over the sandbox.
+  const pricesEndpoint: PriceEndpoint = sandboxPrices && config.pricesBaseUrl === undefined
+    ? { baseUrl: sandboxPrices.baseUrl, fetch: ((input: RequestInfo | URL, init?: RequestInit) => sandboxPrices.fetch(new Request(input, init))) as typeof fetch }
+    : { baseUrl: config.pricesBaseUrl ?? PRICES_DEFAULT_BASE_URL, ...(config.pricesApiKey ? { apiKey: config.pricesApiKey, apiKeyHeader: config.pricesApiKeyHeader } : {}) }
   return {
     config,
     database,
@@ -157,6 +171,9 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     push: config.fcmServiceAccount && config.fcmProjectId
       ? new FcmPush({ serviceAccount: config.fcmServiceAccount, projectId: config.fcmProjectId, baseUrl: config.fcmBaseUrl, timeoutMs: config.fcmTimeoutMs, fetch: metrics.fetcher('fcm') })
       : undefined,
+    prices: new CoinGeckoPrices(config.pricesTimeoutMs, metrics.fetcher('prices')),
+    pricesEndpoint: () => pricesEndpoint,
+    sandboxPrices,
   }
 }
 

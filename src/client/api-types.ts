@@ -2621,6 +2621,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/portfolio/performance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The value of the caller's wallets now and its change over a period, in EUR and USD
+         * @description The caller's mainnet wallets (testnet coins are worth nothing): their balances read now from their networks, valued at the current prices of the price provider; and the daily snapshots the worker records at 00:00 UTC, each valued at the prices of its day. `period` (`24h`, `7d`, `30d`, `90d`, `1y`; default `7d`) ends now; the change is measured from the last snapshot at or before its start (`baselineAt`), or from the first snapshot when the history is shorter (`historyComplete: false`). Any other `period` answers 400. `totalEur`, `totalUsd` and `changeEur` are JSON numbers, rounded to the cent, because the spec fixes them so; the points' amounts are decimal text with 2 decimals. Never a 5xx for a partner: when the price provider is down the last known prices answer (`prices.asOf`, `prices.ageSeconds`), and a wallet whose network cannot be read counts with its last snapshot (`wallets.fromSnapshot`); either marks the answer `stale`. Tokens with no price (a tenant's own tokens) are listed in `unpriced` and left out of the totals. Stablecoins are priced by the provider like any coin, never assumed at 1. Platform admins have no wallets: 403. Rate limit: 20 per minute per client IP.
+         */
+        get: operations["portfolioPerformance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/faucet": {
         parameters: {
             query?: never;
@@ -31679,6 +31699,236 @@ export interface operations {
             };
         };
     };
+    portfolioPerformance: {
+        parameters: {
+            query?: {
+                period?: "24h" | "7d" | "30d" | "90d" | "1y";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        period: "24h" | "7d" | "30d" | "90d" | "1y";
+                        /**
+                         * Format: date-time
+                         * @description the start of the period: now less the period
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description now
+                         */
+                        to: string;
+                        /**
+                         * @description JSON number (the spec fixes it so): the value of the caller's mainnet wallets now in EUR, at the current prices, rounded to the cent. Testnet wallets are worth nothing and left out.
+                         * @example 1234.56
+                         */
+                        totalEur: number;
+                        /**
+                         * @description JSON number (the spec fixes it so): the same in USD, rounded to the cent
+                         * @example 1333.32
+                         */
+                        totalUsd: number;
+                        /**
+                         * @description JSON number (the spec fixes it so): `totalEur` less the value the period starts from (`baselineAt`), rounded to the cent; 0 when no day was recorded yet
+                         * @example 84.31
+                         */
+                        changeEur: number;
+                        /**
+                         * @description `changeEur` over the starting value, in percent with 2 decimals; null when there is none to compare with (no history, or it was worth 0)
+                         * @example 7.33
+                         */
+                        changePercent: number | null;
+                        /**
+                         * Format: date-time
+                         * @description when the value the change is measured from was recorded: the last daily snapshot at or before `from`, or, when the history is shorter than the period, its first snapshot; null when none was recorded
+                         */
+                        baselineAt: string | null;
+                        /** @description true when a snapshot at or before `from` exists, so the change covers the whole period */
+                        historyComplete: boolean;
+                        /** @description the value over the period, oldest first: the starting snapshot, every daily snapshot after it, and now. A snapshot is valued at the prices of its day; now at the current ones */
+                        points: {
+                            /**
+                             * Format: date-time
+                             * @description when the balances were recorded (the daily snapshots), or now for the last point
+                             */
+                            at: string;
+                            /**
+                             * @description the wallets' value in EUR then, at the prices of then: decimal text with 2 decimals, rounded to the cent
+                             * @example 1234.56
+                             */
+                            totalEur: string;
+                            /**
+                             * @description the same in USD: decimal text with 2 decimals, rounded to the cent
+                             * @example 1234.56
+                             */
+                            totalUsd: string;
+                        }[];
+                        /** @description the prices behind `totalEur` and `totalUsd` */
+                        prices: {
+                            /**
+                             * Format: date-time
+                             * @description when the oldest price used for the current value was current; null when no price was needed
+                             */
+                            asOf: string | null;
+                            /** @description how old that price is, in seconds. When the price provider cannot be reached the last known prices are used, and this says how old they are */
+                            ageSeconds: number | null;
+                        };
+                        wallets: {
+                            /** @description the caller's mainnet wallets */
+                            count: number;
+                            /** @description wallets whose balances were read from their network for this answer (kept 15 seconds) */
+                            readNow: number;
+                            /** @description wallets whose network could not be read: their last recorded balances count instead */
+                            fromSnapshot: number;
+                            /** @description wallets whose network could not be read and that have no snapshot yet: left out of the totals */
+                            unavailable: number;
+                            /**
+                             * Format: date-time
+                             * @description when the oldest balance counted was read
+                             */
+                            balancesAsOf: string | null;
+                        };
+                        /** @description true when the current value is not current: a price older than 15 minutes was used, a coin Slipway prices had no price yet (it is in `unpriced`), or a wallet's network could not be read */
+                        stale: boolean;
+                        /** @description tokens held but left out of the totals for want of a price: a tenant's own tokens, or coins the provider has never priced */
+                        unpriced: {
+                            chain: string;
+                            /** @description contract or mint, or `native` */
+                            token: string;
+                            symbol: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
     sandboxFaucet: {
         parameters: {
             query?: never;
@@ -32056,5 +32306,6 @@ export const operationCredentials: Readonly<Record<string, "tenant" | "bearer" |
     "GET /v1/dapps/nonce": "bearer",
     "POST /v1/dapps/sign-personal-message": "bearer",
     "POST /v1/dapps/broadcast": "bearer",
+    "GET /v1/portfolio/performance": "bearer",
     "POST /v1/sandbox/faucet": "bearer",
 };

@@ -8,6 +8,7 @@ import { registerRampJobs } from '../modules/ramp/jobs'
 import { registerMpcJobs } from '../modules/mpc/jobs'
 import { registerNotificationJobs } from '../modules/notifications/jobs'
 import { registerLendingJobs } from '../modules/lending/jobs'
+import { registerPortfolioJobs } from '../modules/portfolio/jobs'
 
 export function registerJobs(runner: JobRunner) {
   // One line per module that has background work, e.g. `registerMailJobs(runner)`.
@@ -19,5 +20,6 @@ export function registerJobs(runner: JobRunner) {
   registerMpcJobs(runner)
   registerNotificationJobs(runner)
   registerLendingJobs(runner)
+  registerPortfolioJobs(runner)
   return runner
 }

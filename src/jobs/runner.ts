@@ -54,6 +54,7 @@ interface QueuedJob {
 
 export class JobRunner {
   private readonly defs = new Map<string, JobDefinition>()
+  private readonly startHooks: Array<(deps: Deps) => Promise<void>> = []
   private queue?: Queue<QueuedJob>
   private worker?: Worker<QueuedJob>
   private opening?: Promise<void>
@@ -74,6 +75,15 @@ export class JobRunner {
     return this
   }
 
+  /**
+   * Work to do when the runner starts, such as scheduling the first run of a periodic job
+   * (which then schedules its next run itself). A failure is logged; the start goes on.
+   */
+  onStart(fn: (deps: Deps) => Promise<void>) {
+    this.startHooks.push(fn)
+    return this
+  }
+
   /** Jobs by state: the outbox rows not yet queued, and bunqueue's own counts. */
   async counts(): Promise<Record<string, number>> {
     const pending = await pendingCount(this.deps.database.db)
@@ -88,6 +98,7 @@ export class JobRunner {
     if (hasUnfinishedJobs(this.opts.dataPath)) this.open().catch((err) => this.deps.logger.error('job queue failed to open', errorSummary(err)))
     this.timer = setInterval(() => void this.pump(), this.opts.pollMs ?? 500)
     this.unsubscribe = onJobScheduled(() => void this.pump())
+    for (const hook of this.startHooks) hook(this.deps).catch((err) => this.deps.logger.error('job runner start hook failed', errorSummary(err)))
     void this.pump()
   }
 

@@ -44,6 +44,8 @@ export async function makeApp(opts: TestAppOptions = {}): Promise<TestApp> {
     PUBLIC_BASE_URL: 'http://slipway.test',
     JWT_SECRET: TEST_JWT_SECRET,
     MASTER_KEY: TEST_MASTER_KEY,
+    // the daily portfolio run reads every tenant's mainnet wallets: only the tests that want it turn it on
+    PORTFOLIO_SNAPSHOTS: 'off',
     ...opts.env,
   })
   const logs: string[] = []

@@ -17,8 +17,12 @@ const NOT_MONEY: Record<string, string> = {
   total: 'number of items in a list (pagination)',
   totalPages: 'number of pages in a list (pagination)',
 }
-/** Answer fields the spec fixes as JSON numbers (`operationId path`), and where it says so; none today. */
-const SPEC_NUMBERS: Record<string, string> = {}
+/** Answer fields the spec fixes as JSON numbers (`operationId path`), and where it says so. */
+const SPEC_NUMBERS: Record<string, string> = {
+  'portfolioPerformance .totalEur': 'spec, Amount formats: "Portfolio performance `changeEur`, `totalEur`, `totalUsd` | JSON numbers."',
+  'portfolioPerformance .totalUsd': 'spec, Amount formats: "Portfolio performance `changeEur`, `totalEur`, `totalUsd` | JSON numbers."',
+  'portfolioPerformance .changeEur': 'spec, Amount formats: "Portfolio performance `changeEur`, `totalEur`, `totalUsd` | JSON numbers."',
+}
 
 type Schema = {
   $ref?: string
@@ -109,6 +113,7 @@ describe('money in the answers of the OpenAPI document', () => {
       'GET /v1/ramp/bank/payout/transactions 200 .payouts[].fiatAmount',
       'GET /v1/wallets/{id}/balance 200 .tokens[].balance',
       'POST /v1/transactions/quote 200 .estimatedFee',
+      'GET /v1/portfolio/performance 200 .points[].totalEur',
     ]) expect(names.has(at), at).toBe(true)
     expect(found.length).toBeGreaterThanOrEqual(60)
   })
@@ -119,6 +124,13 @@ describe('money in the answers of the OpenAPI document', () => {
       .filter((f) => !SPEC_NUMBERS[`${f.where.split(' ')[0]} ${f.where.split(' ').pop()}`])
       .map((f) => `${f.where}: ${f.types.join(' | ')}`)
     expect(numbers).toEqual([])
+  })
+
+  test('every SPEC_NUMBERS entry names an answer field the sweep finds, and it is a number', () => {
+    for (const key of Object.keys(SPEC_NUMBERS)) {
+      const f = found.find((x) => `${x.where.split(' ')[0]} ${x.where.split(' ').pop()}` === key)
+      expect(f?.types, key).toEqual(['number'])
+    }
   })
 
   test('every money string says its format, with a pattern or a description', () => {

@@ -19,7 +19,12 @@ import { ownWallet } from './service'
 
 const amount = (raw: bigint, decimals: number) => ({ balance: formatUnits(raw, decimals), rawBalance: raw.toString(), decimals })
 
-async function readWallet(deps: Deps, cache: BalanceCache, settings: StoredSettings, w: WalletRow) {
+/**
+ * One wallet's native and token balances (every token active for the tenant on its network).
+ * Also read by the portfolio module, for its daily snapshots and a user's current value.
+ * Throws the chain adapter's AppError when the network cannot be read.
+ */
+export async function readWallet(deps: Deps, cache: BalanceCache, settings: StoredSettings, w: WalletRow) {
   const chain = chainByFamily(w.chain)!
   const { endpoint, tokens } = endpointFor(deps.config, settings, w.chain, w.isTestnet)
   const contracts = tokens.filter((t) => t.address !== null)

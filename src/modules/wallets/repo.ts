@@ -3,7 +3,7 @@
  * and the devices keys are handed to. This is the only file that reads or writes them.
  * Every function takes the tenant first and filters by it; deleted wallets are never returned.
  */
-import { and, asc, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
 import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
 import { walletChallenges, walletDevices, walletExportTokens, wallets, type WalletRow } from './schema'
@@ -36,6 +36,14 @@ export async function listUserWallets(db: Executor, tenantId: string, userId: st
   if (opts.limit !== undefined) q = q.limit(opts.limit).offset(opts.offset ?? 0)
   const [rows, [count]] = await Promise.all([q, db.select({ n: sql<number>`count(*)` }).from(wallets).where(where)])
   return { rows, total: Number(count?.n ?? 0) }
+}
+
+/** Up to `limit` owners of live wallets on mainnets (`isTestnet` false) or testnets, in id order after `afterUserId`: pages for the portfolio's daily job. */
+export async function ownersWithWallets(db: Executor, tenantId: string, isTestnet: boolean, afterUserId: string, limit: number): Promise<string[]> {
+  const rows = await db.selectDistinct({ userId: wallets.userId }).from(wallets)
+    .where(and(live(tenantId), eq(wallets.isTestnet, isTestnet), gt(wallets.userId, afterUserId)))
+    .orderBy(asc(wallets.userId)).limit(limit)
+  return rows.map((r) => r.userId)
 }
 
 export function findPrimary(db: Executor, tenantId: string, userId: string, chain: string, isTestnet: boolean) {
