@@ -190,6 +190,7 @@ describe('a send the node keeps but does not mine', () => {
 
   test('with fees the node accepts: it is handed to the node again with the sends queued behind it, and all confirm', async () => {
     const { u, w } = await fundedUser(a)
+    const sentBefore = proxy.state.sent.length
     keepFirst(w.address)
     const first = await send(a, u, w.id, '1000')
     expect(first.status).toBe(201)
@@ -200,7 +201,14 @@ describe('a send the node keeps but does not mine', () => {
     const [one, two] = [await settled(a, u, first.body.id), await settled(a, u, second.body.id)]
     expect(one.body).toMatchObject({ status: 'confirmed', txHash: first.body.txHash, resendCount: 0, replacedHashes: [] })
     expect(two.body).toMatchObject({ status: 'confirmed', txHash: second.body.txHash })
-    expect(await chain.nonce(w.address)).toBe(2)
+    // Slipway signed two transactions, nonces 0 and 1, and handed only those to the node (some
+    // twice: the job and a status read may both hand the kept ones over). The chain's count is
+    // not the check: ganache sometimes mines a known transaction handed to it again a second
+    // time (counted 3 in about one run of three, with only these two hashes ever sent).
+    const sent = new Map(proxy.state.sent.slice(sentBefore).map((raw) => [keccak256(raw as Hex), parseTransaction(raw as Hex).nonce]))
+    expect([...sent.keys()].sort()).toEqual([first.body.txHash, second.body.txHash].sort())
+    expect([...sent.values()].sort()).toEqual([0, 1])
+    expect(await chain.nonce(w.address)).toBeGreaterThanOrEqual(2)
   }, 30_000)
 
   test('with fees under what the node now accepts: it is replaced for the same nonce, within the ceiling, and the first is shown replaced', async () => {
