@@ -37,11 +37,6 @@ const PAGE = 100
 const USERS_AT_ONCE = 4
 
 /** Schedules today's daily run, unless it was scheduled already (a worker's start). */
-export async function scheduleToday(deps: Deps) {
-  const now = deps.clock.now()
-  await deps.database.write((tx) => scheduleJob(tx, dailyJob(dayOf(now), now), now))
-}
-
 export async function runDailyRun(deps: Deps) {
   const now = deps.clock.now()
   const day = dayOf(now)

@@ -59,6 +59,12 @@ export function findByAddress(db: Executor, tenantId: string, chain: string, isT
 }
 
 /** Owners of live wallets whose id or address (any chain) is `q`. */
+/** Whether any tenant has a live wallet: an operational check (the portfolio's first daily run), across tenants on purpose. */
+export async function anyLiveWallet(db: Executor): Promise<boolean> {
+  const row = await db.select({ id: wallets.id }).from(wallets).where(isNull(wallets.deletedAt)).limit(1).get()
+  return !!row
+}
+
 export async function ownersMatching(db: Executor, tenantId: string, q: string): Promise<string[]> {
   const rows = await db.selectDistinct({ userId: wallets.userId }).from(wallets)
     .where(and(live(tenantId), sql`(${wallets.id} = ${q} or ${wallets.addressKey} = ${q} or ${wallets.addressKey} = ${q.toLowerCase()})`))
