@@ -30,6 +30,7 @@ import { notificationRoutes } from './modules/notifications/routes'
 import { lendingRoutes } from './modules/lending/routes'
 import { dappRoutes } from './modules/dapps/routes'
 import { portfolioRoutes } from './modules/portfolio/routes'
+import { agentPaymentRoutes } from './modules/agent-payments/routes'
 import { EMBEDDED_SIMULATOR_PATH } from './sandbox/bank-ramp/embedded'
 import { faucetRoutes } from './sandbox/faucet/routes'
 import { CARD_SANDBOX_PATH } from './sandbox/card-onramp/provider'
@@ -88,6 +89,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(lendingRoutes(deps))
     .use(dappRoutes(deps))
     .use(portfolioRoutes(deps, services.balances))
+    .use(agentPaymentRoutes(deps))
   // the sandbox faucet, where sandboxes run (src/sandbox/policy.ts)
   if (deps.config.sandboxFaucet === 'embedded') built.use(faucetRoutes(deps, deps.faucet))
   // the built-in bank ramp sandbox (docs/bank-ramp.md): hosted pages and the partner API, raw requests

@@ -31,6 +31,10 @@ function idKind(path: string, param: string): string | null {
   if (path.startsWith('/v1/ramp/bank/addresses/{id}')) return 'provenAddress'
   if (param === 'deliveryId') return 'delivery'
   if (path.startsWith('/v1/admin/tenants/{id}') || path.startsWith('/v1/ramp/bank/webhooks/') || param === 'tenantId') return 'tenant'
+  if (param === 'agentId') return 'apAgent'
+  if (param === 'policyId') return 'apPolicy'
+  if (param === 'merchantId') return 'apMerchant'
+  if (param === 'keyId') return path.startsWith('/v1/agent-payments/agents/') ? 'apAgentKey' : 'apMerchantKey'
   if (path.startsWith('/v1/mpc/relay/session/{id}')) return 'mpcSession'
   if (path.startsWith('/v1/ramp/card/sessions/{id}')) return 'cardSession'
   if (path.startsWith('/v1/ramp/card/tenant/sessions/{id}')) return 'cardTenantSession'
@@ -53,6 +57,12 @@ const BODIES: Record<string, unknown> = {
   'POST /v1/mpc/relay/session/{id}/join': { partyId: 0 },
   'POST /v1/mpc/relay/session/{id}/msg': { from: 0, to: 1, round: 1, payload: 'AAEC' },
   'POST /v1/mpc/relay/session/{id}/result': { partyId: 0, publicKey: `0x02${'ab'.repeat(32)}` },
+  'PATCH /v1/agent-payments/agents/{agentId}': { name: 'renamed' },
+  'POST /v1/agent-payments/agents/{agentId}/api-keys': { name: 'k' },
+  'PATCH /v1/agent-payments/policies/{policyId}': { name: 'renamed' },
+  'POST /v1/agent-payments/policies/{policyId}/simulate': { agentId: '00000000-0000-4000-8000-000000000000', amount: '1', currency: 'USDC', rail: 'onchain' },
+  'PATCH /v1/agent-payments/merchants/{merchantId}': { name: 'renamed' },
+  'POST /v1/agent-payments/merchants/{merchantId}/api-keys': { name: 'k', scopes: ['shoppers:read'] },
 }
 /** Payout records live in the sandbox (production payouts are refused before any lookup). */
 const query = (path: string) => (path.startsWith('/v1/ramp/bank/payout/') || path.startsWith('/v1/ramp/bank/addresses/') ? '?isTestnet=true' : path.endsWith('/inbox') ? '?partyId=0' : '')
@@ -99,8 +109,26 @@ beforeAll(async () => {
   ids.delivery = deliveries.body.data[0].id
   await payoutRecords()
   await cardSessions()
+  await agentPayments()
   await mpcSession()
 }, 60_000)
+
+/** One of each agent payments record: an agent with a key, a policy, a merchant with a key. */
+async function agentPayments() {
+  const token = own.operator.accessToken
+  const wallet = await f.api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, { token: own.user.accessToken })
+  const policy = await f.api.post('/v1/agent-payments/policies', { name: 'p', currency: 'USDC', limits: [] }, { token })
+  expect(policy.status).toBe(201)
+  ids.apPolicy = policy.body.id
+  const agent = await f.api.post('/v1/agent-payments/agents', { name: 'a', walletId: wallet.body.id }, { token })
+  expect(agent.status).toBe(201)
+  ids.apAgent = agent.body.id
+  ids.apAgentKey = (await f.api.post(`/v1/agent-payments/agents/${ids.apAgent}/api-keys`, { name: 'k' }, { token })).body.id
+  const merchant = await f.api.post('/v1/agent-payments/merchants', { name: 'm', payTo: { network: 'sepolia', address: privateKeyToAccount(generatePrivateKey()).address } }, { token })
+  expect(merchant.status).toBe(201)
+  ids.apMerchant = merchant.body.id
+  ids.apMerchantKey = (await f.api.post(`/v1/agent-payments/merchants/${ids.apMerchant}/api-keys`, { name: 'k', scopes: ['shoppers:read'] }, { token })).body.id
+}
 
 /** A card onramp session of the user and one of the tenant's own wallet, with the embedded sandbox provider. */
 async function cardSessions() {
@@ -214,7 +242,7 @@ describe('another tenant\'s ids answer exactly like unknown ids', () => {
     const admin = await f.adminToken()
     for (const route of await routesWithIds()) {
       if (route.method !== 'GET') continue
-      const token = route.path.startsWith('/v1/admin/') || route.path.startsWith('/v1/mpc/admin/') ? admin : route.path.startsWith('/v1/users/{id}') ? own.operator.accessToken : own.user.accessToken
+      const token = route.path.startsWith('/v1/admin/') || route.path.startsWith('/v1/mpc/admin/') ? admin : route.path.startsWith('/v1/users/{id}') || route.path.startsWith('/v1/agent-payments/') ? own.operator.accessToken : own.user.accessToken
       const res = await f.api.get(url(route, true), { token })
       expect({ route: route.path, status: res.status }).toEqual({ route: route.path, status: OWNER_REFUSALS[route.path] ?? 200 })
     }

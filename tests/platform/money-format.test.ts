@@ -16,6 +16,7 @@ const MONEY_WORDS = new Set(['amount', 'amounts', 'fee', 'fees', 'rate', 'rates'
 const NOT_MONEY: Record<string, string> = {
   total: 'number of items in a list (pagination)',
   totalPages: 'number of pages in a list (pagination)',
+  maxExecutionsPerDay: 'agent payments policy: a count of executions (the spec names the field)',
 }
 /** Answer fields the spec fixes as JSON numbers (`operationId path`), and where it says so. */
 const SPEC_NUMBERS: Record<string, string> = {
@@ -120,7 +121,7 @@ describe('money in the answers of the OpenAPI document', () => {
 
   test('no money is a JSON number: every amount, fee, rate, balance and limit is a string', () => {
     const numbers = found.filter((f) => f.types.some((ty) => ty === 'number' || ty === 'integer'))
-      .filter((f) => !(NOT_MONEY[f.name] && f.types.every((ty) => ty === 'integer')))
+      .filter((f) => !(NOT_MONEY[f.name] && f.types.every((ty) => ty === 'integer' || ty === 'null')))
       .filter((f) => !SPEC_NUMBERS[`${f.where.split(' ')[0]} ${f.where.split(' ').pop()}`])
       .map((f) => `${f.where}: ${f.types.join(' | ')}`)
     expect(numbers).toEqual([])

@@ -1,6 +1,7 @@
 /** The events' vocabulary: the types a webhook can ask for, event ids, and the body every attempt sends. */
 import { randomBytes } from 'node:crypto'
 import { iso } from '../../lib/clock'
+import { AGENT_PAYMENTS_EVENT_TYPES } from '../agent-payments/event-types'
 
 /** Every type a webhook can ask for (spec, Event types). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -9,6 +10,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'ramp.transaction.updated',
   'ramp.payout.updated',
   'ramp.card_session.updated',
+  ...AGENT_PAYMENTS_EVENT_TYPES,
 ] as const
 
 export const TEST_EVENT_TYPE = 'webhook.test'

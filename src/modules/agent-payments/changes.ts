@@ -1,0 +1,44 @@
+/**
+ * Every change of the group goes through `recordChange`, inside the write transaction that
+ * makes it: one audit entry (who, what, before and after) and one tenant webhook event
+ * `agent_payments.<resource>.<change>` per environment it concerns, so none exists without
+ * the others. The views passed in never hold a secret or a key hash (views.ts).
+ */
+import type { Tx } from '../../db/client'
+import { newId } from '../../lib/ids'
+import { publishEvent } from '../webhooks/publish'
+import type { Scope } from './credentials'
+import { insertAudit } from './repo'
+import type { ApEnvironment } from './schema'
+
+export { AGENT_PAYMENTS_EVENT_TYPES } from './event-types'
+
+export type ResourceType = 'agent' | 'agent_api_key' | 'policy' | 'merchant' | 'merchant_api_key'
+
+
+/**
+ * Where events go: agents and merchants (and their keys) to the environment of their money
+ * (their `environment`); a policy is not bound to one, so its events go to both.
+ */
+export const BOTH_ENVIRONMENTS: ApEnvironment[] = ['production', 'sandbox']
+
+export interface Change {
+  resourceType: ResourceType
+  resourceId: string
+  change: string
+  before: Record<string, unknown> | null
+  after: Record<string, unknown> | null
+  environments: ApEnvironment[]
+}
+
+export async function recordChange(tx: Tx, scope: Scope, c: Change, now: number) {
+  const action = `${c.resourceType}.${c.change}`
+  await insertAudit(tx, {
+    id: newId(), tenantId: scope.tenantId, actorType: scope.actor.type, actorId: scope.actor.id, action,
+    resourceType: c.resourceType, resourceId: c.resourceId, before: c.before, after: c.after, requestId: scope.requestId, createdAt: now,
+  })
+  const data = { ...(c.after ?? c.before ?? {}), actor: { type: scope.actor.type, id: scope.actor.id } }
+  for (const environment of c.environments) {
+    await publishEvent(tx, { tenantId: scope.tenantId, environment, type: `agent_payments.${action}`, data, occurredAt: now }, now)
+  }
+}

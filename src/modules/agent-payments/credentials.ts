@@ -1,0 +1,106 @@
+/**
+ * Who calls an agent payments route, as the route option `apAuth` resolves it:
+ * - a tenantadmin's bearer token, or a platform admin's naming `tenantId` (the `J` of
+ *   the spec's table): `{ kind: 'operator' }`, held to its tenant by `operatorTenantId`;
+ * - an agent API key (`Authorization: Bearer sk_agent_…`) on the routes that take one:
+ *   `{ kind: 'agent' }`, acting only as its own agent.
+ * A merchant key (`sk_merch_…`) is checked the same way; no route of this part accepts it yet.
+ *
+ * A key's checks, in order: an unknown, revoked or mismatched key, or one of a tenant that is
+ * not active, answers 401; then the request counts toward the key's 120 per minute (beyond:
+ * 403 `Rate limit exceeded`, the spec's answer); then a key on a route it may not use answers 403.
+ * The limit is counted in this process's memory, as every limit of the spec ("counters are
+ * kept in memory by each API instance").
+ */
+import { Elysia } from 'elysia'
+import type { Ctx } from '../../context'
+import type { Deps } from '../../deps'
+import { actorFromBearer, bearerToken } from '../../http/auth'
+import { ForbiddenError, UnauthorizedError } from '../../http/errors'
+import { stateOf } from '../../http/request-state'
+import { safeEqual, sha256Hex } from '../../lib/crypto'
+import { findTenant, operatorTenantId } from '../tenants/service'
+import { findKeyByHash, touchKey } from './repo'
+import type { ApiKeyRow } from './schema'
+
+export const KEY_PREFIX = { agent: 'sk_agent_', merchant: 'sk_merch_' } as const
+export const KEY_RATE_LIMIT = 120
+const KEY_WINDOW_MS = 60_000
+/** `lastUsedAt` is written at most once per key and minute: a write per request would double every key request's cost. */
+export const LAST_USED_EVERY_MS = 60_000
+
+export type Caller =
+  | { kind: 'operator'; ctx: Ctx }
+  | { kind: 'agent'; deps: Deps; tenantId: string; agentId: string; keyId: string; requestId: string }
+
+/** Who did a change, as the audit log records it. */
+export interface AuditActor { type: 'user' | 'agent' | 'merchant' | 'system'; id: string | null }
+
+/** What every service verb of the group gets: the tenant acted on, who acts, the request. Never the HTTP context. */
+export interface Scope {
+  deps: Deps
+  tenantId: string
+  actor: AuditActor
+  requestId: string
+  /** set when an agent key calls: the only agent it may see */
+  agentId?: string
+}
+
+/** The scope of a call: an operator's tenant (a platform admin names it), or the key's own tenant. */
+export async function scopeOf(caller: Caller, requestedTenant: string | undefined): Promise<Scope> {
+  if (caller.kind === 'agent') {
+    return { deps: caller.deps, tenantId: caller.tenantId, actor: { type: 'agent', id: caller.agentId }, requestId: caller.requestId, agentId: caller.agentId }
+  }
+  const { ctx } = caller
+  const tenantId = await operatorTenantId(ctx, requestedTenant)
+  return { deps: ctx.deps, tenantId, actor: { type: 'user', id: ctx.actor.userId }, requestId: ctx.requestId }
+}
+
+const kindOf = (token: string): ApiKeyRow['kind'] | null =>
+  token.startsWith(KEY_PREFIX.agent) ? 'agent' : token.startsWith(KEY_PREFIX.merchant) ? 'merchant' : null
+
+async function keyCaller(deps: Deps, token: string, kind: ApiKeyRow['kind']): Promise<ApiKeyRow> {
+  const hash = sha256Hex(token)
+  const row = await findKeyByHash(deps.database.db, hash)
+  // the lookup is by hash; the constant-time compare keeps the check itself free of early exits
+  if (!row || !safeEqual(row.keyHash, hash) || row.kind !== kind || row.revokedAt !== null) throw new UnauthorizedError('Invalid API key')
+  const tenant = await findTenant(deps.database.db, row.tenantId)
+  if (!tenant || tenant.status !== 'active') throw new UnauthorizedError('Invalid API key')
+  if (!deps.rateLimiter.hit(`agent-payments-key|${row.id}`, KEY_RATE_LIMIT, KEY_WINDOW_MS).allowed) throw new ForbiddenError('Rate limit exceeded')
+  const now = deps.clock.now()
+  if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_EVERY_MS || now < row.lastUsedAt) {
+    await deps.database.write((tx) => touchKey(tx, row.tenantId, row.id, now))
+  }
+  return row
+}
+
+export type ApAuth = 'operator' | 'operatorOrAgent'
+
+async function resolveCaller(deps: Deps, request: Request, allow: ApAuth): Promise<Caller> {
+  const header = request.headers.get('authorization')
+  const token = bearerToken(header)
+  const keyKind = token ? kindOf(token) : null
+  const requestId = stateOf(request).id
+  if (token && keyKind) {
+    const key = await keyCaller(deps, token, keyKind)
+    if (keyKind !== 'agent' || allow !== 'operatorOrAgent') throw new ForbiddenError('This API key cannot be used on this route')
+    return { kind: 'agent', deps, tenantId: key.tenantId, agentId: key.ownerId, keyId: key.id, requestId }
+  }
+  const actor = await actorFromBearer(deps, header)
+  if (!actor) throw new UnauthorizedError()
+  if (actor.role === 'user') throw new ForbiddenError()
+  return { kind: 'operator', ctx: { deps, actor, requestId } }
+}
+
+/** The route option `apAuth`: `'operator'` (J) or `'operatorOrAgent'` (J or A); resolves `caller`. */
+export function apSecurity(deps: Deps) {
+  return new Elysia({ name: 'agent-payments-security', seed: deps.config.publicBaseUrl })
+    .macro({
+      apAuth: (allow: ApAuth) => ({
+        detail: { security: [{ bearerAuth: [] }] },
+        async resolve({ request }): Promise<{ caller: Caller }> {
+          return { caller: await resolveCaller(deps, request, allow) }
+        },
+      }),
+    })
+}

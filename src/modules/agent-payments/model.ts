@@ -1,0 +1,292 @@
+/** Request and answer shapes of the agent payments group (`/v1/agent-payments`); the services take `typeof X.static`. */
+import { t } from 'elysia'
+import { Limit, Offset } from '../../http/schemas'
+import { DECIMAL_PATTERN } from './policy'
+
+export const Uuid = t.String({ format: 'uuid' })
+const Amount = (description: string) => t.String({ pattern: DECIMAL_PATTERN, description: `${description}; a decimal string in the currency's units (\`"12.50"\`)`, examples: ['25.00'] })
+const Currency = t.String({ pattern: '^[A-Za-z0-9]{2,12}$', description: 'an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case' })
+const When = t.String({ format: 'date-time' })
+const MaybeWhen = t.Union([When, t.Null()])
+const Network = t.String({ pattern: '^[a-z0-9-]{1,64}$', description: 'a registry id of a network (`base`, `ethereum`, `sepolia`, `solana-devnet`)' })
+const Category = t.String({ pattern: '^[a-z0-9][a-z0-9_.-]{0,63}$', description: 'lower-case, as the tenant names them (`travel`, `saas`)' })
+const Metadata = t.Record(t.String({ minLength: 1, maxLength: 64 }), t.String({ maxLength: 500 }), { maxProperties: 50, description: 'the tenant\'s own labels: up to 50 string values' })
+const Jwk = t.Object({ kty: t.String({ minLength: 1, maxLength: 16 }) }, { additionalProperties: true, description: 'the agent\'s public key as a JWK (RFC 7517); a key with private parts (`d`, `p`, `q`, `k`...) is refused' })
+const TenantIdField = t.Optional(t.String({ format: 'uuid', description: 'platform admins: the tenant acted on (also accepted in the query); a tenantadmin may leave it out' }))
+
+export const ENVIRONMENT_NOTE = 'the webhook environment of its events: `sandbox` when its money is on a testnet, else `production`'
+
+export const TenantQuery = t.Object({ tenantId: TenantIdField })
+export const PageQuery = t.Object({ tenantId: TenantIdField, limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset) })
+export const AgentListQuery = t.Object({ tenantId: TenantIdField, status: t.Optional(t.Union([t.Literal('active'), t.Literal('paused'), t.Literal('archived')])), limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset) })
+export const MerchantListQuery = t.Object({ tenantId: TenantIdField, status: t.Optional(t.Union([t.Literal('active'), t.Literal('disabled')])), limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset) })
+
+export const RESOURCE_TYPES = ['agent', 'agent_api_key', 'policy', 'merchant', 'merchant_api_key'] as const
+export const AuditQuery = t.Object({
+  tenantId: TenantIdField,
+  resourceType: t.Optional(t.Union(RESOURCE_TYPES.map((r) => t.Literal(r)))),
+  resourceId: t.Optional(Uuid),
+  actorType: t.Optional(t.Union([t.Literal('user'), t.Literal('agent'), t.Literal('merchant'), t.Literal('system')])),
+  limit: t.Optional(Limit(200, 50)),
+  offset: t.Optional(Offset),
+})
+
+export const AgentParams = t.Object({ agentId: Uuid })
+export const AgentKeyParams = t.Object({ agentId: Uuid, keyId: Uuid })
+export const PolicyParams = t.Object({ policyId: Uuid })
+export const MerchantParams = t.Object({ merchantId: Uuid })
+export const MerchantKeyParams = t.Object({ merchantId: Uuid, keyId: Uuid })
+
+const list = <T extends ReturnType<typeof t.Object>>(item: T, title: string) =>
+  t.Object({ data: t.Array(item), total: t.Integer({ description: 'number of items matching, all pages' }) }, { title })
+
+// agents
+
+export const CreateAgent = t.Object({
+  tenantId: TenantIdField,
+  name: t.String({ minLength: 1, maxLength: 100 }),
+  description: t.Optional(t.String({ maxLength: 1000 })),
+  walletId: t.String({ format: 'uuid', description: 'a custodial wallet of the tenant (any of its users) the agent pays from' }),
+  policyId: t.Optional(t.String({ format: 'uuid', description: 'the policy that judges its payments; without one every execution will be refused' })),
+  publicKeyJwk: t.Optional(Jwk),
+  metadata: t.Optional(Metadata),
+}, {
+  additionalProperties: false,
+  examples: [{ name: 'Travel booker', description: 'Books trains under 200 EUR', walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80', policyId: '5d1c8e2a-3f4b-4c6d-9e7f-1a2b3c4d5e6f', metadata: { team: 'ops' } }],
+})
+export type CreateAgent = typeof CreateAgent.static
+
+export const UpdateAgent = t.Object({
+  name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
+  description: t.Optional(t.Union([t.String({ maxLength: 1000 }), t.Null()])),
+  walletId: t.Optional(t.String({ format: 'uuid' })),
+  policyId: t.Optional(t.Union([t.String({ format: 'uuid' }), t.Null()], { description: 'null: no policy (executions refused)' })),
+  metadata: t.Optional(Metadata),
+}, { additionalProperties: false, minProperties: 1, examples: [{ name: 'Travel booker (EU)', policyId: '5d1c8e2a-3f4b-4c6d-9e7f-1a2b3c4d5e6f' }] })
+export type UpdateAgent = typeof UpdateAgent.static
+
+export const Agent = t.Object({
+  id: Uuid,
+  name: t.String(),
+  description: t.Union([t.String(), t.Null()]),
+  walletId: Uuid,
+  policyId: t.Union([Uuid, t.Null()]),
+  publicKeyJwk: t.Union([t.Record(t.String(), t.Any()), t.Null()]),
+  metadata: t.Record(t.String(), t.String()),
+  status: t.Union([t.Literal('active'), t.Literal('paused'), t.Literal('archived')], { description: '`active ⇄ paused`; any → `archived` (final)' }),
+  environment: t.Union([t.Literal('production'), t.Literal('sandbox')], { description: `${ENVIRONMENT_NOTE} (its wallet's network)` }),
+  createdAt: When,
+  updatedAt: When,
+  archivedAt: MaybeWhen,
+}, { title: 'Agent' })
+
+export const SpendWindow = t.Object({
+  interval: t.Union([t.Literal('per_transaction'), t.Literal('daily'), t.Literal('weekly'), t.Literal('monthly'), t.Literal('all_time')]),
+  limitAmount: t.String({ description: 'the policy\'s limit, a decimal string' }),
+  spentAmount: t.String({ description: 'spent in the window so far, a decimal string (always `"0"` until executions are built; `"0"` for `per_transaction`)' }),
+  remainingAmount: t.String({ description: 'what is left of the limit, a decimal string' }),
+  windowStart: MaybeWhen,
+  windowEnd: MaybeWhen,
+}, { title: 'AgentSpendWindow' })
+
+export const AgentWithSpend = t.Composite([Agent, t.Object({
+  spend: t.Union([t.Object({
+    policyId: Uuid,
+    policyVersion: t.Integer(),
+    currency: t.String(),
+    timeZone: t.String({ description: 'the zone the windows are counted in: the policy\'s active hours\' zone, else UTC' }),
+    executionsToday: t.Integer({ description: '0 until executions are built' }),
+    windows: t.Array(SpendWindow),
+  }), t.Null()], { description: 'per limit of its policy: spent in the window containing now; null without a policy' }),
+})], { title: 'AgentWithSpend' })
+
+export const AgentList = list(Agent, 'AgentList')
+
+// keys
+
+export const KeyName = t.String({ minLength: 1, maxLength: 100 })
+export const CreateAgentKey = t.Object({ tenantId: TenantIdField, name: KeyName }, { additionalProperties: false, examples: [{ name: 'booking worker' }] })
+export type CreateAgentKey = typeof CreateAgentKey.static
+
+export const MERCHANT_SCOPES = ['shoppers:read', 'shoppers:write', 'mandates:read', 'executions:read'] as const
+export const CreateMerchantKey = t.Object({
+  tenantId: TenantIdField,
+  name: KeyName,
+  scopes: t.Array(t.Union(MERCHANT_SCOPES.map((s) => t.Literal(s))), { minItems: 1, maxItems: 4, uniqueItems: true }),
+}, { additionalProperties: false, examples: [{ name: 'checkout backend', scopes: ['shoppers:read', 'shoppers:write'] }] })
+export type CreateMerchantKey = typeof CreateMerchantKey.static
+
+export const ApiKey = t.Object({
+  id: Uuid,
+  name: t.String(),
+  prefix: t.String({ description: 'the key\'s first characters (`sk_agent_AbCd`), to recognise it' }),
+  scopes: t.Array(t.String(), { description: 'merchant keys: what they may do; agent keys: `[]` (an agent key acts as its agent)' }),
+  lastUsedAt: t.Union([When, t.Null()], { description: 'updated at most once a minute' }),
+  revokedAt: MaybeWhen,
+  createdAt: When,
+}, { title: 'AgentPaymentsApiKey' })
+export const ApiKeyWithSecret = t.Composite([ApiKey, t.Object({ key: t.String({ description: 'the key, shown only now: Slipway keeps only its SHA-256' }) })], { title: 'AgentPaymentsApiKeyWithSecret' })
+export const ApiKeyList = list(ApiKey, 'AgentPaymentsApiKeyList')
+
+// policies
+
+const Limits = t.Array(t.Object({
+  interval: t.Union([t.Literal('per_transaction'), t.Literal('daily'), t.Literal('weekly'), t.Literal('monthly'), t.Literal('all_time')]),
+  amount: Amount('the most that may be paid in the interval'),
+}, { additionalProperties: false }), { maxItems: 5, description: 'each interval at most once; windows are local days, weeks from Monday and calendar months in the policy\'s time zone' })
+const ActiveHoursSchema = t.Object({
+  timeZone: t.String({ minLength: 1, maxLength: 64, description: 'an IANA zone (`Europe/Berlin`)' }),
+  days: t.Array(t.Union([t.Literal('mon'), t.Literal('tue'), t.Literal('wed'), t.Literal('thu'), t.Literal('fri'), t.Literal('sat'), t.Literal('sun')]), { minItems: 1, maxItems: 7, uniqueItems: true }),
+  start: t.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'local time `HH:MM`, included' }),
+  end: t.String({ pattern: '^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$', description: 'local time `HH:MM`, excluded; after `start` (no window across midnight)' }),
+}, { additionalProperties: false, description: 'payments only on these local weekdays, from `start` to `end`' })
+const IdList = t.Array(Uuid, { maxItems: 500, uniqueItems: true })
+const policyFields = {
+  name: t.String({ minLength: 1, maxLength: 100 }),
+  currency: Currency,
+  limits: Limits,
+  allowedMerchantIds: IdList,
+  blockedMerchantIds: IdList,
+  allowedCategories: t.Array(Category, { maxItems: 100, uniqueItems: true }),
+  allowedRails: t.Array(t.Union([t.Literal('onchain'), t.Literal('x402')]), { minItems: 1, maxItems: 2, uniqueItems: true }),
+  allowedNetworks: t.Array(Network, { maxItems: 50, uniqueItems: true }),
+  approvalMode: t.Union([t.Literal('auto'), t.Literal('threshold'), t.Literal('always')], { description: '`auto`: no approval; `threshold`: above `approvalThreshold`; `always`: every payment' }),
+  approvalThreshold: Amount('with `approvalMode: threshold` (and only then): payments above it need an approval'),
+  maxExecutionsPerDay: t.Integer({ minimum: 1, maximum: 100000 }),
+  activeHours: ActiveHoursSchema,
+}
+export const CreatePolicy = t.Object({
+  tenantId: TenantIdField,
+  name: policyFields.name,
+  currency: policyFields.currency,
+  limits: policyFields.limits,
+  allowedMerchantIds: t.Optional(policyFields.allowedMerchantIds),
+  blockedMerchantIds: t.Optional(policyFields.blockedMerchantIds),
+  allowedCategories: t.Optional(policyFields.allowedCategories),
+  allowedRails: t.Optional(policyFields.allowedRails),
+  allowedNetworks: t.Optional(policyFields.allowedNetworks),
+  approvalMode: t.Optional({ ...policyFields.approvalMode, default: 'auto' }),
+  approvalThreshold: t.Optional(policyFields.approvalThreshold),
+  maxExecutionsPerDay: t.Optional(policyFields.maxExecutionsPerDay),
+  activeHours: t.Optional(policyFields.activeHours),
+}, {
+  additionalProperties: false,
+  examples: [{
+    name: 'Travel', currency: 'USDC',
+    limits: [{ interval: 'per_transaction', amount: '200' }, { interval: 'daily', amount: '500' }, { interval: 'monthly', amount: '3000' }],
+    allowedCategories: ['travel'], allowedRails: ['onchain', 'x402'], allowedNetworks: ['base'],
+    approvalMode: 'threshold', approvalThreshold: '100', maxExecutionsPerDay: 20,
+    activeHours: { timeZone: 'Europe/Berlin', days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '08:00', end: '20:00' },
+  }],
+})
+export type CreatePolicy = typeof CreatePolicy.static
+
+const nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Optional(t.Union([s, t.Null()]))
+export const UpdatePolicy = t.Object({
+  name: t.Optional(policyFields.name),
+  currency: t.Optional(policyFields.currency),
+  limits: t.Optional(policyFields.limits),
+  allowedMerchantIds: nullable(policyFields.allowedMerchantIds),
+  blockedMerchantIds: nullable(policyFields.blockedMerchantIds),
+  allowedCategories: nullable(policyFields.allowedCategories),
+  allowedRails: nullable(policyFields.allowedRails),
+  allowedNetworks: nullable(policyFields.allowedNetworks),
+  approvalMode: t.Optional(policyFields.approvalMode),
+  approvalThreshold: nullable(policyFields.approvalThreshold),
+  maxExecutionsPerDay: nullable(policyFields.maxExecutionsPerDay),
+  activeHours: nullable(policyFields.activeHours),
+}, { additionalProperties: false, minProperties: 1, examples: [{ limits: [{ interval: 'per_transaction', amount: '150' }, { interval: 'daily', amount: '400' }], maxExecutionsPerDay: null }] })
+export type UpdatePolicy = typeof UpdatePolicy.static
+
+export const Policy = t.Object({
+  id: Uuid,
+  name: t.String(),
+  currency: t.String(),
+  limits: t.Array(t.Object({ interval: t.String(), amount: t.String({ description: 'a decimal string' }) })),
+  allowedMerchantIds: t.Union([t.Array(Uuid), t.Null()], { description: 'null: any merchant' }),
+  blockedMerchantIds: t.Union([t.Array(Uuid), t.Null()]),
+  allowedCategories: t.Union([t.Array(t.String()), t.Null()], { description: 'null: any category' }),
+  allowedRails: t.Union([t.Array(t.String()), t.Null()], { description: 'null: any rail' }),
+  allowedNetworks: t.Union([t.Array(t.String()), t.Null()], { description: 'null: any network' }),
+  approvalMode: t.String(),
+  approvalThreshold: t.Union([t.String({ description: 'a decimal string' }), t.Null()]),
+  maxExecutionsPerDay: t.Union([t.Integer(), t.Null()]),
+  activeHours: t.Union([t.Object({ timeZone: t.String(), days: t.Array(t.String()), start: t.String(), end: t.String() }), t.Null()]),
+  version: t.Integer({ description: '1 at creation, + 1 on each change' }),
+  createdAt: When,
+  updatedAt: When,
+}, { title: 'AgentPolicy' })
+export const PolicyList = list(Policy, 'AgentPolicyList')
+
+export const SimulateBody = t.Object({
+  tenantId: TenantIdField,
+  agentId: t.String({ format: 'uuid', description: 'an agent of the tenant (it need not use this policy: the simulation asks "what if")' }),
+  merchantId: t.Optional(t.String({ format: 'uuid' })),
+  amount: Amount('the payment'),
+  currency: Currency,
+  rail: t.Union([t.Literal('onchain'), t.Literal('x402')]),
+  network: t.Optional(Network),
+}, { additionalProperties: false, examples: [{ agentId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', merchantId: '3fa85f64-5717-4562-b3fc-2c963f66afa6', amount: '120.00', currency: 'USDC', rail: 'onchain' }] })
+export type SimulateBody = typeof SimulateBody.static
+
+export const Simulation = t.Object({
+  decision: t.Union([t.Literal('allow'), t.Literal('require_approval'), t.Literal('deny')]),
+  reasons: t.Array(t.Object({ code: t.String(), message: t.String(), interval: t.Optional(t.String()) }), { description: 'every deny reason, or the approval reason; empty on `allow`' }),
+  policyId: Uuid,
+  policyVersion: t.Integer(),
+  evaluatedAt: When,
+}, { title: 'AgentPolicySimulation' })
+
+// merchants
+
+const PayTo = t.Object({
+  network: Network,
+  address: t.String({ minLength: 1, maxLength: 64, description: 'an address of the network\'s family: EVM `0x…` (stored EIP-55), Solana base58' }),
+}, { additionalProperties: false })
+const Website = t.String({ maxLength: 2048, pattern: '^https?://[^\\s]+$' })
+export const CreateMerchant = t.Object({
+  tenantId: TenantIdField,
+  name: t.String({ minLength: 1, maxLength: 100 }),
+  website: t.Optional(Website),
+  category: t.Optional(Category),
+  payTo: PayTo,
+}, { additionalProperties: false, examples: [{ name: 'Rail Europe', website: 'https://rail.example.com', category: 'travel', payTo: { network: 'base', address: '0x5a1E5A1e5a1E5a1e5A1E5a1e5A1e5a1E5A1E0001' } }] })
+export type CreateMerchant = typeof CreateMerchant.static
+
+export const UpdateMerchant = t.Object({
+  name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
+  website: t.Optional(t.Union([Website, t.Null()])),
+  category: t.Optional(t.Union([Category, t.Null()])),
+  payTo: t.Optional(PayTo),
+}, { additionalProperties: false, minProperties: 1, examples: [{ category: 'rail', website: 'https://rail.example.com/eu' }] })
+export type UpdateMerchant = typeof UpdateMerchant.static
+
+export const Merchant = t.Object({
+  id: Uuid,
+  name: t.String(),
+  website: t.Union([t.String(), t.Null()]),
+  category: t.Union([t.String(), t.Null()]),
+  payTo: t.Object({ network: t.String(), address: t.String() }),
+  environment: t.Union([t.Literal('production'), t.Literal('sandbox')], { description: `${ENVIRONMENT_NOTE} (its payTo network)` }),
+  status: t.Union([t.Literal('active'), t.Literal('disabled')], { description: '`disabled` (final): executions to it refused' }),
+  createdAt: When,
+  updatedAt: When,
+  disabledAt: MaybeWhen,
+}, { title: 'AgentMerchant' })
+export const MerchantList = list(Merchant, 'AgentMerchantList')
+
+// audit
+
+export const AuditEntry = t.Object({
+  id: Uuid,
+  actorType: t.Union([t.Literal('user'), t.Literal('agent'), t.Literal('merchant'), t.Literal('system')], { description: '`user`: a tenantadmin or platform admin (`actorId` their user id); `agent`, `merchant`: a key\'s owner' }),
+  actorId: t.Union([t.String(), t.Null()]),
+  action: t.String({ description: '`<resource>.<change>`: the webhook event type without `agent_payments.`' }),
+  resourceType: t.String(),
+  resourceId: Uuid,
+  before: t.Union([t.Record(t.String(), t.Any()), t.Null()]),
+  after: t.Union([t.Record(t.String(), t.Any()), t.Null()]),
+  requestId: t.Union([t.String(), t.Null()]),
+  createdAt: When,
+}, { title: 'AgentPaymentsAuditEntry' })
+export const AuditList = list(AuditEntry, 'AgentPaymentsAuditList')

@@ -1,0 +1,151 @@
+/**
+ * The only file that reads or writes the agent payments tables. Every function takes the
+ * tenant after the executor and filters by it, except `findKeyByHash`: a presented key is
+ * what tells which tenant it belongs to (its hash is unique across tenants).
+ */
+import { and, desc, eq, isNull, ne, sql, type SQL } from 'drizzle-orm'
+import type { Executor } from '../../db/client'
+import {
+  apAgents, apApiKeys, apAuditLog, apMerchants, apPolicies,
+  type AgentRow, type AgentStatus, type ApiKeyRow, type AuditRow, type MerchantRow, type PolicyRow,
+} from './schema'
+
+export type { AgentRow, ApiKeyRow, AuditRow, MerchantRow, PolicyRow }
+
+async function paged<T>(rows: Promise<T[]>, count: Promise<Array<{ n: number }>>) {
+  const [data, [c]] = await Promise.all([rows, count])
+  return { rows: data, total: Number(c?.n ?? 0) }
+}
+const countOf = (db: Executor, table: typeof apAgents | typeof apPolicies | typeof apMerchants | typeof apApiKeys | typeof apAuditLog, where: SQL | undefined) =>
+  db.select({ n: sql<number>`count(*)` }).from(table).where(where)
+
+// agents
+
+export async function insertAgent(db: Executor, row: AgentRow) {
+  await db.insert(apAgents).values(row)
+}
+
+export function findAgent(db: Executor, tenantId: string, id: string) {
+  return db.select().from(apAgents).where(and(eq(apAgents.tenantId, tenantId), eq(apAgents.id, id))).get()
+}
+
+export function listAgents(db: Executor, tenantId: string, f: { status?: AgentStatus; limit: number; offset: number }) {
+  const where = and(eq(apAgents.tenantId, tenantId), f.status ? eq(apAgents.status, f.status) : undefined)
+  return paged(db.select().from(apAgents).where(where).orderBy(desc(apAgents.createdAt), desc(apAgents.id)).limit(f.limit).offset(f.offset), countOf(db, apAgents, where))
+}
+
+export async function updateAgent(db: Executor, tenantId: string, id: string, changes: Partial<Omit<AgentRow, 'id' | 'tenantId' | 'createdAt'>>) {
+  await db.update(apAgents).set(changes).where(and(eq(apAgents.tenantId, tenantId), eq(apAgents.id, id)))
+}
+
+/** Whether an agent that is not archived uses the policy. */
+export async function policyInUse(db: Executor, tenantId: string, policyId: string): Promise<boolean> {
+  const row = await db.select({ id: apAgents.id }).from(apAgents)
+    .where(and(eq(apAgents.tenantId, tenantId), eq(apAgents.policyId, policyId), ne(apAgents.status, 'archived'))).limit(1).get()
+  return !!row
+}
+
+// policies
+
+export async function insertPolicy(db: Executor, row: PolicyRow) {
+  await db.insert(apPolicies).values(row)
+}
+
+export function findPolicy(db: Executor, tenantId: string, id: string) {
+  return db.select().from(apPolicies).where(and(eq(apPolicies.tenantId, tenantId), eq(apPolicies.id, id), isNull(apPolicies.deletedAt))).get()
+}
+
+export function listPolicies(db: Executor, tenantId: string, f: { limit: number; offset: number }) {
+  const where = and(eq(apPolicies.tenantId, tenantId), isNull(apPolicies.deletedAt))
+  return paged(db.select().from(apPolicies).where(where).orderBy(desc(apPolicies.createdAt), desc(apPolicies.id)).limit(f.limit).offset(f.offset), countOf(db, apPolicies, where))
+}
+
+export async function updatePolicy(db: Executor, tenantId: string, id: string, changes: Partial<Omit<PolicyRow, 'id' | 'tenantId' | 'createdAt'>>) {
+  await db.update(apPolicies).set(changes).where(and(eq(apPolicies.tenantId, tenantId), eq(apPolicies.id, id)))
+}
+
+// merchants
+
+export async function insertMerchant(db: Executor, row: MerchantRow) {
+  await db.insert(apMerchants).values(row)
+}
+
+export function findMerchant(db: Executor, tenantId: string, id: string) {
+  return db.select().from(apMerchants).where(and(eq(apMerchants.tenantId, tenantId), eq(apMerchants.id, id))).get()
+}
+
+/** The ids among `ids` that are merchants of the tenant (enabled or not). */
+export async function existingMerchantIds(db: Executor, tenantId: string, ids: string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set()
+  const rows = await db.select({ id: apMerchants.id }).from(apMerchants)
+    .where(and(eq(apMerchants.tenantId, tenantId), sql`${apMerchants.id} in (select value from json_each(${JSON.stringify(ids)}))`))
+  return new Set(rows.map((r) => r.id))
+}
+
+export function listMerchants(db: Executor, tenantId: string, f: { status?: MerchantRow['status']; limit: number; offset: number }) {
+  const where = and(eq(apMerchants.tenantId, tenantId), f.status ? eq(apMerchants.status, f.status) : undefined)
+  return paged(db.select().from(apMerchants).where(where).orderBy(desc(apMerchants.createdAt), desc(apMerchants.id)).limit(f.limit).offset(f.offset), countOf(db, apMerchants, where))
+}
+
+export async function updateMerchant(db: Executor, tenantId: string, id: string, changes: Partial<Omit<MerchantRow, 'id' | 'tenantId' | 'createdAt'>>) {
+  await db.update(apMerchants).set(changes).where(and(eq(apMerchants.tenantId, tenantId), eq(apMerchants.id, id)))
+}
+
+// API keys
+
+export async function insertKey(db: Executor, row: ApiKeyRow) {
+  await db.insert(apApiKeys).values(row)
+}
+
+/** The key with this hash, in any tenant (see the file comment). */
+export function findKeyByHash(db: Executor, keyHash: string) {
+  return db.select().from(apApiKeys).where(eq(apApiKeys.keyHash, keyHash)).get()
+}
+
+export function findKey(db: Executor, tenantId: string, kind: ApiKeyRow['kind'], ownerId: string, id: string) {
+  return db.select().from(apApiKeys)
+    .where(and(eq(apApiKeys.tenantId, tenantId), eq(apApiKeys.kind, kind), eq(apApiKeys.ownerId, ownerId), eq(apApiKeys.id, id))).get()
+}
+
+export function listKeys(db: Executor, tenantId: string, kind: ApiKeyRow['kind'], ownerId: string, f: { limit: number; offset: number }) {
+  const where = and(eq(apApiKeys.tenantId, tenantId), eq(apApiKeys.kind, kind), eq(apApiKeys.ownerId, ownerId))
+  return paged(db.select().from(apApiKeys).where(where).orderBy(desc(apApiKeys.createdAt), desc(apApiKeys.id)).limit(f.limit).offset(f.offset), countOf(db, apApiKeys, where))
+}
+
+/** Revokes one key; true when it was live. */
+export async function revokeKey(db: Executor, tenantId: string, id: string, now: number): Promise<boolean> {
+  const changed = await db.update(apApiKeys).set({ revokedAt: now })
+    .where(and(eq(apApiKeys.tenantId, tenantId), eq(apApiKeys.id, id), isNull(apApiKeys.revokedAt))).returning({ id: apApiKeys.id })
+  return changed.length > 0
+}
+
+/** Revokes every live key of an owner; answers the revoked keys' ids. */
+export async function revokeOwnerKeys(db: Executor, tenantId: string, kind: ApiKeyRow['kind'], ownerId: string, now: number): Promise<string[]> {
+  const changed = await db.update(apApiKeys).set({ revokedAt: now })
+    .where(and(eq(apApiKeys.tenantId, tenantId), eq(apApiKeys.kind, kind), eq(apApiKeys.ownerId, ownerId), isNull(apApiKeys.revokedAt)))
+    .returning({ id: apApiKeys.id })
+  return changed.map((r) => r.id)
+}
+
+export async function touchKey(db: Executor, tenantId: string, id: string, now: number) {
+  await db.update(apApiKeys).set({ lastUsedAt: now }).where(and(eq(apApiKeys.tenantId, tenantId), eq(apApiKeys.id, id)))
+}
+
+// audit log
+
+export async function insertAudit(db: Executor, row: AuditRow) {
+  await db.insert(apAuditLog).values(row)
+}
+
+export function listAudit(db: Executor, tenantId: string, f: { resourceType?: string; resourceId?: string; actorType?: AuditRow['actorType']; limit: number; offset: number }) {
+  const where = and(
+    eq(apAuditLog.tenantId, tenantId),
+    f.resourceType ? eq(apAuditLog.resourceType, f.resourceType) : undefined,
+    f.resourceId ? eq(apAuditLog.resourceId, f.resourceId) : undefined,
+    f.actorType ? eq(apAuditLog.actorType, f.actorType) : undefined,
+  )
+  return paged(
+    db.select().from(apAuditLog).where(where).orderBy(desc(apAuditLog.createdAt), desc(sql`rowid`)).limit(f.limit).offset(f.offset),
+    countOf(db, apAuditLog, where),
+  )
+}

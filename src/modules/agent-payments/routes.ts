@@ -1,0 +1,30 @@
+/**
+ * The agent payments group (`/v1/agent-payments`), part 1: agents, policies, merchants,
+ * their API keys and the audit log (routes 1-24 and 54 of the spec's table). Executions,
+ * mandates, approvals, shoppers and the group's own webhooks come later. Decisions:
+ * docs/agent-payments.md.
+ */
+import { Elysia } from 'elysia'
+import type { Deps } from '../../deps'
+import { errorResponses } from '../../http/schemas'
+import { agentRoutes, J } from './agent-routes'
+import { listAudit } from './audit'
+import { apSecurity, scopeOf } from './credentials'
+import { merchantRoutes } from './merchant-routes'
+import { AuditList, AuditQuery } from './model'
+import { policyRoutes } from './policy-routes'
+
+export function agentPaymentRoutes(deps: Deps) {
+  return new Elysia({ detail: { tags: ['Agent payments'] } })
+    .use(agentRoutes(deps))
+    .use(policyRoutes(deps))
+    .use(merchantRoutes(deps))
+    .use(new Elysia({ prefix: '/v1/agent-payments', detail: { tags: ['Agent payments'] } })
+      .use(apSecurity(deps))
+      .get('/audit-log', async ({ query, caller }) => listAudit(await scopeOf(caller, query.tenantId), query), {
+        apAuth: 'operator',
+        query: AuditQuery,
+        response: { 200: AuditList, ...errorResponses('standard', 401, 403, 404) },
+        detail: { operationId: 'agentPaymentsAuditLog', summary: 'The group\'s audit log', description: `${J} Every change (who, what, the resource before and after, never a key or its hash), newest first; \`?resourceType&resourceId&actorType\` filter.` },
+      }))
+}

@@ -1,0 +1,142 @@
+/**
+ * Agent payments, part 1 (docs/agent-payments.md): agents, their spending policies,
+ * merchants, the API keys of agents and merchants, and the group's audit log. Only
+ * ./repo.ts reads and writes these tables. Every row carries its tenant; ids are UUIDs,
+ * so the later tables (executions, mandates, approvals) join on `(tenant_id, id)`.
+ */
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { tenants } from '../../db/schema'
+
+export const AGENT_STATUSES = ['active', 'paused', 'archived'] as const
+export type AgentStatus = (typeof AGENT_STATUSES)[number]
+export const MERCHANT_STATUSES = ['active', 'disabled'] as const
+export type MerchantStatus = (typeof MERCHANT_STATUSES)[number]
+export const ENVIRONMENTS = ['production', 'sandbox'] as const
+export type ApEnvironment = (typeof ENVIRONMENTS)[number]
+
+export const LIMIT_INTERVALS = ['per_transaction', 'daily', 'weekly', 'monthly', 'all_time'] as const
+export type LimitInterval = (typeof LIMIT_INTERVALS)[number]
+export const RAILS = ['onchain', 'x402'] as const
+export type Rail = (typeof RAILS)[number]
+export const APPROVAL_MODES = ['auto', 'threshold', 'always'] as const
+export type ApprovalMode = (typeof APPROVAL_MODES)[number]
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const
+export type Weekday = (typeof WEEKDAYS)[number]
+
+export interface PolicyLimit { interval: LimitInterval; amount: string }
+export interface ActiveHours { timeZone: string; days: Weekday[]; start: string; end: string }
+
+export const apPolicies = sqliteTable('ap_policies', {
+  id: text('id').primaryKey(),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id),
+  name: text('name').notNull(),
+  /** ISO code or token symbol, as sent (compared without case) */
+  currency: text('currency').notNull(),
+  limits: text('limits', { mode: 'json' }).$type<PolicyLimit[]>().notNull(),
+  allowedMerchantIds: text('allowed_merchant_ids', { mode: 'json' }).$type<string[] | null>(),
+  blockedMerchantIds: text('blocked_merchant_ids', { mode: 'json' }).$type<string[] | null>(),
+  allowedCategories: text('allowed_categories', { mode: 'json' }).$type<string[] | null>(),
+  allowedRails: text('allowed_rails', { mode: 'json' }).$type<Rail[] | null>(),
+  allowedNetworks: text('allowed_networks', { mode: 'json' }).$type<string[] | null>(),
+  approvalMode: text('approval_mode', { enum: APPROVAL_MODES }).notNull(),
+  /** decimal string in `currency`; set exactly when approvalMode is `threshold` */
+  approvalThreshold: text('approval_threshold'),
+  maxExecutionsPerDay: integer('max_executions_per_day'),
+  activeHours: text('active_hours', { mode: 'json' }).$type<ActiveHours | null>(),
+  /** 1 at creation, + 1 on each change: executions record the version that judged them */
+  version: integer('version').notNull(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+  /** deleted policies stay for the executions judged by them; every read skips them */
+  deletedAt: integer('deleted_at'),
+}, (t) => [index('ap_policies_tenant_idx').on(t.tenantId, t.createdAt)])
+
+export const apAgents = sqliteTable('ap_agents', {
+  id: text('id').primaryKey(),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id),
+  name: text('name').notNull(),
+  description: text('description'),
+  /** a custodial wallet of the tenant that pays for the agent */
+  walletId: text('wallet_id').notNull(),
+  /** the wallet's network kind: where the agent's webhook events go */
+  environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
+  policyId: text('policy_id'),
+  /** the agent's public key (a JWK without private parts), for signed requests later */
+  publicKeyJwk: text('public_key_jwk', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  metadata: text('metadata', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+  status: text('status', { enum: AGENT_STATUSES }).notNull(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+  archivedAt: integer('archived_at'),
+}, (t) => [
+  index('ap_agents_tenant_idx').on(t.tenantId, t.status, t.createdAt),
+  // POLICY_IN_USE: does an agent use this policy
+  index('ap_agents_policy_idx').on(t.tenantId, t.policyId),
+])
+
+export const apMerchants = sqliteTable('ap_merchants', {
+  id: text('id').primaryKey(),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id),
+  name: text('name').notNull(),
+  website: text('website'),
+  category: text('category'),
+  /** registry id of the network paid on (`base`, `sepolia`) */
+  payToNetwork: text('pay_to_network').notNull(),
+  /** display form: EIP-55 (EVM) or base58 (Solana) */
+  payToAddress: text('pay_to_address').notNull(),
+  environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
+  status: text('status', { enum: MERCHANT_STATUSES }).notNull(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+  disabledAt: integer('disabled_at'),
+}, (t) => [index('ap_merchants_tenant_idx').on(t.tenantId, t.createdAt)])
+
+/**
+ * API keys of agents (`sk_agent_…`) and merchants (`sk_merch_…`). Only the SHA-256 of a
+ * key is kept: the key itself is answered once, at creation.
+ */
+export const apApiKeys = sqliteTable('ap_api_keys', {
+  id: text('id').primaryKey(),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id),
+  kind: text('kind', { enum: ['agent', 'merchant'] }).notNull(),
+  /** the agent's id for `agent` keys, the merchant's for `merchant` keys */
+  ownerId: text('owner_id').notNull(),
+  name: text('name').notNull(),
+  /** the key's first characters, to recognise it in lists */
+  prefix: text('prefix').notNull(),
+  /** lower-case hex SHA-256 of the whole key */
+  keyHash: text('key_hash').notNull(),
+  scopes: text('scopes', { mode: 'json' }).$type<string[]>().notNull(),
+  lastUsedAt: integer('last_used_at'),
+  revokedAt: integer('revoked_at'),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [
+  uniqueIndex('ap_api_keys_hash_uq').on(t.keyHash),
+  index('ap_api_keys_owner_idx').on(t.tenantId, t.kind, t.ownerId, t.createdAt),
+])
+
+/** Every change of the group: who, what, before and after (views without secrets or key hashes). */
+export const apAuditLog = sqliteTable('ap_audit_log', {
+  id: text('id').primaryKey(),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id),
+  /** `user` (a tenantadmin or platform admin), `agent`, `merchant` (a merchant key), `system` */
+  actorType: text('actor_type', { enum: ['user', 'agent', 'merchant', 'system'] }).notNull(),
+  actorId: text('actor_id'),
+  /** `<resource>.<change>`, the webhook event type without its `agent_payments.` prefix */
+  action: text('action').notNull(),
+  resourceType: text('resource_type').notNull(),
+  resourceId: text('resource_id').notNull(),
+  before: text('before', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  after: text('after', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  requestId: text('request_id'),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [
+  index('ap_audit_tenant_idx').on(t.tenantId, t.createdAt),
+  index('ap_audit_resource_idx').on(t.tenantId, t.resourceType, t.resourceId, t.createdAt),
+])
+
+export type PolicyRow = typeof apPolicies.$inferSelect
+export type AgentRow = typeof apAgents.$inferSelect
+export type MerchantRow = typeof apMerchants.$inferSelect
+export type ApiKeyRow = typeof apApiKeys.$inferSelect
+export type AuditRow = typeof apAuditLog.$inferSelect

@@ -1,0 +1,35 @@
+/** Rows as the API answers them: ISO dates, no key hash ever. Audit entries and webhook events use the same views. */
+import { iso } from '../../lib/clock'
+import type { AgentRow, ApiKeyRow, AuditRow, MerchantRow, PolicyRow } from './schema'
+
+const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms))
+
+export const agentView = (r: AgentRow) => ({
+  id: r.id, name: r.name, description: r.description, walletId: r.walletId, policyId: r.policyId,
+  publicKeyJwk: r.publicKeyJwk, metadata: r.metadata, status: r.status, environment: r.environment,
+  createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt), archivedAt: isoOrNull(r.archivedAt),
+})
+
+export const policyView = (r: PolicyRow) => ({
+  id: r.id, name: r.name, currency: r.currency, limits: r.limits,
+  allowedMerchantIds: r.allowedMerchantIds, blockedMerchantIds: r.blockedMerchantIds, allowedCategories: r.allowedCategories,
+  allowedRails: r.allowedRails, allowedNetworks: r.allowedNetworks, approvalMode: r.approvalMode, approvalThreshold: r.approvalThreshold,
+  maxExecutionsPerDay: r.maxExecutionsPerDay, activeHours: r.activeHours, version: r.version,
+  createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt),
+})
+
+export const merchantView = (r: MerchantRow) => ({
+  id: r.id, name: r.name, website: r.website, category: r.category, payTo: { network: r.payToNetwork, address: r.payToAddress },
+  environment: r.environment, status: r.status, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt), disabledAt: isoOrNull(r.disabledAt),
+})
+
+/** A key without its hash: the key itself is answered once by the create verb, outside this view. */
+export const keyView = (r: ApiKeyRow) => ({
+  id: r.id, name: r.name, prefix: r.prefix, scopes: r.scopes,
+  lastUsedAt: isoOrNull(r.lastUsedAt), revokedAt: isoOrNull(r.revokedAt), createdAt: iso(r.createdAt),
+})
+
+export const auditView = (r: AuditRow) => ({
+  id: r.id, actorType: r.actorType, actorId: r.actorId, action: r.action, resourceType: r.resourceType, resourceId: r.resourceId,
+  before: r.before, after: r.after, requestId: r.requestId, createdAt: iso(r.createdAt),
+})
