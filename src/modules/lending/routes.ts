@@ -27,6 +27,8 @@ const ERRORS = 'Errors: 400 `AAVE_NETWORK_UNSUPPORTED` (no pool on the wallet\'s
 
 /** both credentials, and the bearer's user a user of the signing tenant (http/security.ts) */
 const both = { signedUser: true } as const
+/** supply and withdraw: both credentials, an optional Idempotency-Key, 5 per minute per IP */
+const write = { ...both, idempotent: true, rateLimit: { max: 5, windowSeconds: 60 }, headers: IdempotencyHeaders } as const
 const writeErrors = { ...errorResponses('standard', 400, 401, 403, 404, 409, 422, 429, 501, 502, 503), ...chainErrors(400) }
 
 export function lendingRoutes(deps: Deps) {
@@ -63,10 +65,7 @@ export function lendingRoutes(deps: Deps) {
       set.status = 201
       return out
     }, {
-      ...both,
-      idempotent: true,
-      rateLimit: { max: 5, windowSeconds: 60 },
-      headers: IdempotencyHeaders,
+      ...write,
       body: SupplyBody,
       response: { 201: SupplySent, ...writeErrors },
       detail: {
@@ -81,10 +80,7 @@ export function lendingRoutes(deps: Deps) {
       set.status = 201
       return out
     }, {
-      ...both,
-      idempotent: true,
-      rateLimit: { max: 5, windowSeconds: 60 },
-      headers: IdempotencyHeaders,
+      ...write,
       body: WithdrawBody,
       response: { 201: WithdrawSent, ...writeErrors },
       detail: {

@@ -24,6 +24,11 @@ export async function noticeSettled(deps: Deps, tx: Tx, row: TransactionRow): Pr
   if (row.status !== 'confirmed' && row.status !== 'failed') return
   if (row.type !== 'send' && row.type !== 'swap') return
   const meta = row.metadata ?? {}
+  // what the sender and a recipient are both told of the movement
+  const moved = {
+    chain: row.chain, network: row.network, txHash: row.txHash, amount: row.amount,
+    decimals: String(row.tokenDecimals), symbol: row.tokenSymbol, tokenAddress: row.tokenAddress,
+  }
   await notify(deps, tx, {
     tenantId: row.tenantId,
     userId: row.userId,
@@ -31,13 +36,7 @@ export async function noticeSettled(deps: Deps, tx: Tx, row: TransactionRow): Pr
     data: {
       transactionId: row.id,
       type: row.type,
-      chain: row.chain,
-      network: row.network,
-      txHash: row.txHash,
-      amount: row.amount,
-      decimals: String(row.tokenDecimals),
-      symbol: row.tokenSymbol,
-      tokenAddress: row.tokenAddress,
+      ...moved,
       toAddress: row.type === 'send' ? row.toAddress : null,
       ...(row.type === 'swap' ? { toSymbol: text(meta.toTokenSymbol), toAmount: text(meta.toAmount), toDecimals: text(meta.toTokenDecimals) } : {}),
       failureReason: row.failureReason,
@@ -55,13 +54,7 @@ export async function noticeSettled(deps: Deps, tx: Tx, row: TransactionRow): Pr
     kind: 'transfer.incoming',
     data: {
       walletId: recipient.id,
-      chain: row.chain,
-      network: row.network,
-      txHash: row.txHash,
-      amount: row.amount,
-      decimals: String(row.tokenDecimals),
-      symbol: row.tokenSymbol,
-      tokenAddress: row.tokenAddress,
+      ...moved,
       fromAddress: row.fromAddress,
     },
   })

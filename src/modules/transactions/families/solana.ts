@@ -108,6 +108,19 @@ async function send(ctx: Ctx, p: SendPlan) {
   return recordAndSubmit(ctx, p, base, tx.serialize(), base58.encode(tx.signature!), now)
 }
 
+/** The record of another module's versioned transaction: its blockhash's last valid height is the node's height now + 150. */
+async function versionedRow(ctx: Ctx, p: SendPlan, tx: VersionedTransaction) {
+  const rpc = await rpcOf(ctx.deps, p.endpoint)
+  const lastValidBlockHeight = (await ctx.deps.chain.guard(p.endpoint, 'blockHeight', () => rpc.blockHeight())) + 150
+  const now = ctx.deps.clock.now()
+  const base = {
+    ...sendRow(ctx, p, now),
+    chainId: null, nonce: null, gasLimit: null, maxFeePerGas: null, maxPriorityFeePerGas: null, initialMaxFeePerGas: null,
+    metadata: { ...(p.record?.metadata ?? {}), lastValidBlockHeight, recentBlockhash: tx.message.recentBlockhash },
+  }
+  return { base, lastValidBlockHeight, now }
+}
+
 /**
  * A transaction another module built (a swap from Solana: the aggregator's versioned
  * transaction, with its own recent blockhash), signed with the custodial wallet's key and sent
@@ -115,16 +128,8 @@ async function send(ctx: Ctx, p: SendPlan) {
  * now + 150 bounds it (a blockhash is valid for 150 blocks), so the status job expires it at the latest then.
  */
 export async function sendVersioned(ctx: Ctx, p: SendPlan, tx: VersionedTransaction) {
-  const { deps } = ctx
-  const rpc = await rpcOf(deps, p.endpoint)
-  const lastValidBlockHeight = (await deps.chain.guard(p.endpoint, 'blockHeight', () => rpc.blockHeight())) + 150
-  const now = deps.clock.now()
-  const base = {
-    ...sendRow(ctx, p, now),
-    chainId: null, nonce: null, gasLimit: null, maxFeePerGas: null, maxPriorityFeePerGas: null, initialMaxFeePerGas: null,
-    metadata: { ...(p.record?.metadata ?? {}), lastValidBlockHeight, recentBlockhash: tx.message.recentBlockhash },
-  }
-  const secret = walletSecret(deps, p.wallet)
+  const { base, now } = await versionedRow(ctx, p, tx)
+  const secret = walletSecret(ctx.deps, p.wallet)
   try {
     tx.sign([Keypair.fromSeed(secret)])
   } finally {
@@ -139,18 +144,10 @@ export async function sendVersioned(ctx: Ctx, p: SendPlan, tx: VersionedTransact
  * Only the fee payer's signature may be missing: one that needs others is refused.
  */
 export async function prepareVersioned(ctx: Ctx, p: SendPlan, tx: VersionedTransaction) {
-  const { deps } = ctx
   if (tx.message.header.numRequiredSignatures !== 1) {
     throw new BadRequestError(`The transaction needs ${tx.message.header.numRequiredSignatures} signatures; only the wallet's can be asked for`, { code: 'SOLANA_CALL_UNSUPPORTED' })
   }
-  const rpc = await rpcOf(deps, p.endpoint)
-  const lastValidBlockHeight = (await deps.chain.guard(p.endpoint, 'blockHeight', () => rpc.blockHeight())) + 150
-  const now = deps.clock.now()
-  const base = {
-    ...sendRow(ctx, p, now),
-    chainId: null, nonce: null, gasLimit: null, maxFeePerGas: null, maxPriorityFeePerGas: null, initialMaxFeePerGas: null,
-    metadata: { ...(p.record?.metadata ?? {}), lastValidBlockHeight, recentBlockhash: tx.message.recentBlockhash },
-  }
+  const { base, lastValidBlockHeight, now } = await versionedRow(ctx, p, tx)
   return recordPrepared(ctx, p, base, Buffer.from(tx.message.serialize()).toString('base64'), lastValidBlockHeight, now)
 }
 
