@@ -2,13 +2,16 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { errorResponses } from '../../http/schemas'
-import * as agents from './agents'
 import { apSecurity, KEY_RATE_LIMIT, scopeOf } from './credentials'
-import * as keys from './keys'
 import {
   Agent, AgentKeyParams, AgentList, AgentListQuery, AgentParams, AgentWithSpend, ApiKey, ApiKeyList, ApiKeyWithSecret,
   CreateAgent, CreateAgentKey, PageQuery, TenantQuery, UpdateAgent,
 } from './model'
+import { lazyService } from '../../lib/lazy'
+/** loaded with the first request that needs it (it brings the chain libraries) */
+const agents = lazyService(() => import('./agents'))
+/** loaded with the first request that needs it (it brings the chain libraries) */
+const keys = lazyService(() => import('./keys'))
 
 export const J = 'A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant\'s ids answer 404, a plain user 403.'
 const A = `Also an agent API key (\`Authorization: Bearer sk_agent_…\`), for its own agent only (another agent's id answers 404); a revoked key 401; ${KEY_RATE_LIMIT} requests per minute per key, beyond that 403 \`Rate limit exceeded\`.`

@@ -4,12 +4,15 @@ import type { Deps } from '../../deps'
 import { errorResponses } from '../../http/schemas'
 import { J } from './agent-routes'
 import { apSecurity, scopeOf } from './credentials'
-import * as keys from './keys'
-import * as merchants from './merchants'
 import {
   ApiKey, ApiKeyList, ApiKeyWithSecret, CreateMerchant, CreateMerchantKey, Merchant, MerchantKeyParams, MerchantList,
   MerchantListQuery, MerchantParams, PageQuery, TenantQuery, UpdateMerchant,
 } from './model'
+import { lazyService } from '../../lib/lazy'
+/** loaded with the first request that needs it (it brings the chain libraries) */
+const keys = lazyService(() => import('./keys'))
+/** loaded with the first request that needs it (it brings the chain libraries) */
+const merchants = lazyService(() => import('./merchants'))
 
 const PAY_TO = '`payTo.network`: a registry id (`base`, `sepolia`); `payTo.address` an address of its family (EVM stored EIP-55; Solana base58); anything else answers 400 `MERCHANT_PAY_TO_INVALID`. A testnet makes `environment` `sandbox`.'
 

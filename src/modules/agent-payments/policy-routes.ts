@@ -5,7 +5,9 @@ import { errorResponses } from '../../http/schemas'
 import { J } from './agent-routes'
 import { apSecurity, scopeOf } from './credentials'
 import { CreatePolicy, PageQuery, Policy, PolicyList, PolicyParams, SimulateBody, Simulation, TenantQuery, UpdatePolicy } from './model'
-import * as policies from './policies'
+import { lazyService } from '../../lib/lazy'
+/** loaded with the first request that needs it (it brings the chain libraries) */
+const policies = lazyService(() => import('./policies'))
 
 const CHECKS = 'Refused with 400 `POLICY_INVALID`: an interval given twice, a limit of 0, `approvalThreshold` without `approvalMode: threshold` or the reverse, an unknown network or time zone, `activeHours.end` not after `start`, a merchant both allowed and blocked, or a merchant id that is not the tenant\'s.'
 
