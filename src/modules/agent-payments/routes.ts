@@ -1,7 +1,7 @@
 /**
  * The agent payments group (`/v1/agent-payments`), part 1: agents, policies, merchants,
- * their API keys and the audit log (routes 1-24 and 54 of the spec's table). Executions,
- * mandates, approvals, shoppers and the group's own webhooks come later. Decisions:
+ * their API keys, the audit log and mandates (routes 1-24, 32-36 and 54 of the spec's table). Executions,
+ * approvals, shoppers and the group's own webhooks come later. Decisions:
  * docs/agent-payments.md.
  */
 import { Elysia } from 'elysia'
@@ -10,6 +10,7 @@ import { errorResponses } from '../../http/schemas'
 import { agentRoutes, J } from './agent-routes'
 import { listAudit } from './audit'
 import { apSecurity, scopeOf } from './credentials'
+import { mandateRoutes } from './mandate-routes'
 import { merchantRoutes } from './merchant-routes'
 import { AuditList, AuditQuery } from './model'
 import { policyRoutes } from './policy-routes'
@@ -19,6 +20,7 @@ export function agentPaymentRoutes(deps: Deps) {
     .use(agentRoutes(deps))
     .use(policyRoutes(deps))
     .use(merchantRoutes(deps))
+    .use(mandateRoutes(deps))
     .use(new Elysia({ prefix: '/v1/agent-payments', detail: { tags: ['Agent payments'] } })
       .use(apSecurity(deps))
       .get('/audit-log', async ({ query, caller }) => listAudit(await scopeOf(caller, query.tenantId), query), {

@@ -140,3 +140,4 @@ export type AgentRow = typeof apAgents.$inferSelect
 export type MerchantRow = typeof apMerchants.$inferSelect
 export type ApiKeyRow = typeof apApiKeys.$inferSelect
 export type AuditRow = typeof apAuditLog.$inferSelect
+export * from './mandate-schema'
