@@ -34,6 +34,7 @@ function idKind(path: string, param: string): string | null {
   if (param === 'agentId') return 'apAgent'
   if (param === 'policyId') return 'apPolicy'
   if (param === 'merchantId') return 'apMerchant'
+  if (param === 'mandateId') return 'apMandate'
   if (param === 'keyId') return path.startsWith('/v1/agent-payments/agents/') ? 'apAgentKey' : 'apMerchantKey'
   if (path.startsWith('/v1/mpc/relay/session/{id}')) return 'mpcSession'
   if (path.startsWith('/v1/ramp/card/sessions/{id}')) return 'cardSession'
@@ -113,7 +114,7 @@ beforeAll(async () => {
   await mpcSession()
 }, 60_000)
 
-/** One of each agent payments record: an agent with a key, a policy, a merchant with a key. */
+/** One of each agent payments record: an agent with a key, a policy, a merchant with a key, a mandate. */
 async function agentPayments() {
   const token = own.operator.accessToken
   const wallet = await f.api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, { token: own.user.accessToken })
@@ -128,6 +129,9 @@ async function agentPayments() {
   expect(merchant.status).toBe(201)
   ids.apMerchant = merchant.body.id
   ids.apMerchantKey = (await f.api.post(`/v1/agent-payments/merchants/${ids.apMerchant}/api-keys`, { name: 'k', scopes: ['shoppers:read'] }, { token })).body.id
+  const mandate = await f.api.post('/v1/agent-payments/mandates', { type: 'intent', agentId: ids.apAgent, constraints: { maxAmount: '5', currency: 'USDC' }, expiresAt: new Date(Date.now() + 86_400_000).toISOString(), humanPresent: false }, { token })
+  expect(mandate.status).toBe(201)
+  ids.apMandate = mandate.body.id
 }
 
 /** A card onramp session of the user and one of the tenant's own wallet, with the embedded sandbox provider. */
