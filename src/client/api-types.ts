@@ -2945,6 +2945,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agent-payments/mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List mandates
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Newest first; `?type&status&agentId` filter.
+         */
+        get: operations["agentPaymentsListMandates"];
+        put?: never;
+        /**
+         * Create a mandate
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. An AP2-style mandate for an agent, `pending_authorization` until a tenant admin authorizes it; expired by a job at `expiresAt`. `intent`: payments within `constraints`; `cart`: one payment of exactly `cart.total` to `cart.merchantId` (`cart` required, and its `total` the exact sum of quantity × unitPrice). 400 codes: `MANDATE_INVALID`, `MANDATE_CART_REQUIRED`, `MANDATE_CART_NOT_ALLOWED`, `MANDATE_CART_TOTAL_MISMATCH`, `SHOPPERS_NOT_SUPPORTED_YET`. An unknown agent or merchant 404; an archived agent 409 `AGENT_ARCHIVED`.
+         */
+        post: operations["agentPaymentsCreateMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent-payments/mandates/{mandateId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One mandate
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403.
+         */
+        get: operations["agentPaymentsGetMandate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent-payments/mandates/{mandateId}/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Authorize a mandate
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. The caller's approval: `pending_authorization → active`, storing who, when and the SHA-256 of the content approved. `userAuthorization` (a shopper's JWS) answers 400 `SHOPPER_JWS_NOT_SUPPORTED_YET`. Past `expiresAt`: 409 `MANDATE_EXPIRED`. Wrong states answer 409 `MANDATE_STATE_INVALID`.
+         */
+        post: operations["agentPaymentsAuthorizeMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent-payments/mandates/{mandateId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a mandate
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. `active → revoked`; a mandate still `pending_authorization` is declined: `→ rejected`. Wrong states answer 409 `MANDATE_STATE_INVALID`.
+         */
+        post: operations["agentPaymentsRevokeMandate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agent-payments/audit-log": {
         parameters: {
             query?: never;
@@ -7673,7 +7757,7 @@ export interface operations {
                 "application/json": {
                     /** @description required on creation; https on 443, public DNS name, at most 2048 characters */
                     url?: string;
-                    /** @description types received; empty means every type, including types published later. Known: ramp.kyc.updated, ramp.deposit.updated, ramp.transaction.updated, ramp.payout.updated, ramp.card_session.updated, agent_payments.agent.created, agent_payments.agent.updated, agent_payments.agent.paused, agent_payments.agent.resumed, agent_payments.agent.archived, agent_payments.agent_api_key.created, agent_payments.agent_api_key.revoked, agent_payments.policy.created, agent_payments.policy.updated, agent_payments.policy.deleted, agent_payments.merchant.created, agent_payments.merchant.updated, agent_payments.merchant.disabled, agent_payments.merchant_api_key.created, agent_payments.merchant_api_key.revoked */
+                    /** @description types received; empty means every type, including types published later. Known: ramp.kyc.updated, ramp.deposit.updated, ramp.transaction.updated, ramp.payout.updated, ramp.card_session.updated, agent_payments.agent.created, agent_payments.agent.updated, agent_payments.agent.paused, agent_payments.agent.resumed, agent_payments.agent.archived, agent_payments.agent_api_key.created, agent_payments.agent_api_key.revoked, agent_payments.policy.created, agent_payments.policy.updated, agent_payments.policy.deleted, agent_payments.merchant.created, agent_payments.merchant.updated, agent_payments.merchant.disabled, agent_payments.merchant_api_key.created, agent_payments.merchant_api_key.revoked, agent_payments.mandate.created, agent_payments.mandate.authorized, agent_payments.mandate.rejected, agent_payments.mandate.revoked, agent_payments.mandate.expired, agent_payments.mandate.consumed, agent_payments.mandate.exhausted */
                     eventTypes?: string[];
                     /** @enum {string} */
                     status?: "active" | "disabled";
@@ -37024,11 +37108,1373 @@ export interface operations {
             };
         };
     };
+    agentPaymentsListMandates: {
+        parameters: {
+            query?: {
+                tenantId?: string;
+                type?: "intent" | "cart";
+                status?: "pending_authorization" | "active" | "rejected" | "expired" | "consumed" | "exhausted" | "revoked";
+                agentId?: string;
+                limit?: string | number;
+                offset?: string | number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            type: "intent" | "cart";
+                            /** Format: uuid */
+                            agentId: string;
+                            shopperId: string | null;
+                            /** @enum {string} */
+                            status: "pending_authorization" | "active" | "rejected" | "expired" | "consumed" | "exhausted" | "revoked";
+                            /** @enum {string} */
+                            environment: "production" | "sandbox";
+                            constraints: {
+                                /**
+                                 * @description the most one payment may be; a decimal string in the currency's units (`"12.50"`)
+                                 * @example 25.00
+                                 */
+                                maxAmount: string;
+                                /** @description an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case */
+                                currency: string;
+                                /**
+                                 * @description the most all payments under the mandate may add up to; a decimal string in the currency's units (`"12.50"`)
+                                 * @example 25.00
+                                 */
+                                budget?: string;
+                                /** @description merchants of the tenant it may pay; any when absent */
+                                merchantIds?: string[];
+                                /** @description merchant categories it may pay; any when absent */
+                                categories?: string[];
+                                recurrence?: {
+                                    /** @enum {string} */
+                                    frequency: "daily" | "weekly" | "monthly";
+                                    /** @description payments in all; at most one per period (UTC day, week from Monday, calendar month) */
+                                    maxOccurrences: number;
+                                };
+                                /** Format: date-time */
+                                notBefore?: string;
+                                /** Format: date-time */
+                                notAfter?: string;
+                            };
+                            cart: {
+                                items: {
+                                    name: string;
+                                    quantity: number;
+                                    /**
+                                     * @description the price of one; a decimal string in the currency's units (`"12.50"`)
+                                     * @example 25.00
+                                     */
+                                    unitPrice: string;
+                                }[];
+                                /**
+                                 * @description the sum of quantity × unitPrice of the items, exactly; a decimal string in the currency's units (`"12.50"`)
+                                 * @example 25.00
+                                 */
+                                total: string;
+                                /** @description an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case */
+                                currency: string;
+                                /** Format: uuid */
+                                merchantId: string;
+                            } | null;
+                            description: string | null;
+                            humanPresent: boolean;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            authorization: {
+                                /**
+                                 * Format: uuid
+                                 * @description the user who approved it
+                                 */
+                                authorizedBy: string | null;
+                                /** Format: date-time */
+                                authorizedAt: string;
+                                /** @description lower-case hex SHA-256 of the mandate's content approved (docs/agent-payments.md, "Mandates") */
+                                contentHash: string;
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /**
+                             * Format: date-time
+                             * @description when it reached a final state
+                             */
+                            endedAt: string | null;
+                        }[];
+                        /** @description number of items matching, all pages */
+                        total: number;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    agentPaymentsCreateMandate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description platform admins: the tenant acted on (also accepted in the query); a tenantadmin may leave it out
+                     */
+                    tenantId?: string;
+                    /** @enum {string} */
+                    type: "intent" | "cart";
+                    /** Format: uuid */
+                    agentId: string;
+                    /** @description shoppers are not built yet: answers 400 `SHOPPERS_NOT_SUPPORTED_YET` */
+                    shopperId?: string;
+                    constraints: {
+                        /**
+                         * @description the most one payment may be; a decimal string in the currency's units (`"12.50"`)
+                         * @example 25.00
+                         */
+                        maxAmount: string;
+                        /** @description an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case */
+                        currency: string;
+                        /**
+                         * @description the most all payments under the mandate may add up to; a decimal string in the currency's units (`"12.50"`)
+                         * @example 25.00
+                         */
+                        budget?: string;
+                        /** @description merchants of the tenant it may pay; any when absent */
+                        merchantIds?: string[];
+                        /** @description merchant categories it may pay; any when absent */
+                        categories?: string[];
+                        recurrence?: {
+                            /** @enum {string} */
+                            frequency: "daily" | "weekly" | "monthly";
+                            /** @description payments in all; at most one per period (UTC day, week from Monday, calendar month) */
+                            maxOccurrences: string | number;
+                        };
+                        /** Format: date-time */
+                        notBefore?: string;
+                        /** Format: date-time */
+                        notAfter?: string;
+                    };
+                    cart?: {
+                        items: {
+                            name: string;
+                            quantity: string | number;
+                            /**
+                             * @description the price of one; a decimal string in the currency's units (`"12.50"`)
+                             * @example 25.00
+                             */
+                            unitPrice: string;
+                        }[];
+                        /**
+                         * @description the sum of quantity × unitPrice of the items, exactly; a decimal string in the currency's units (`"12.50"`)
+                         * @example 25.00
+                         */
+                        total: string;
+                        /** @description an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case */
+                        currency: string;
+                        /** Format: uuid */
+                        merchantId: string;
+                    };
+                    description?: string;
+                    /** Format: date-time */
+                    expiresAt: string;
+                    /** @description whether a human confirms each payment (the executions will ask for the confirmation) */
+                    humanPresent: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        type: "intent" | "cart";
+                        /** Format: uuid */
+                        agentId: string;
+                        shopperId: string | null;
+                        /** @enum {string} */
+                        status: "pending_authorization" | "active" | "rejected" | "expired" | "consumed" | "exhausted" | "revoked";
+                        /** @enum {string} */
+                        environment: "production" | "sandbox";
+                        constraints: {
+                            /**
+                             * @description the most one payment may be; a decimal string in the currency's units (`"12.50"`)
+                             * @example 25.00
+                             */
+                            maxAmount: string;
+                            /** @description an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case */
+                            currency: string;
+                            /**
+                             * @description the most all payments under the mandate may add up to; a decimal string in the currency's units (`"12.50"`)
+                             * @example 25.00
+                             */
+                            budget?: string;
+                            /** @description merchants of the tenant it may pay; any when absent */
+                            merchantIds?: string[];
+                            /** @description merchant categories it may pay; any when absent */
+                            categories?: string[];
+                            recurrence?: {
+                                /** @enum {string} */
+                                frequency: "daily" | "weekly" | "monthly";
+                                /** @description payments in all; at most one per period (UTC day, week from Monday, calendar month) */
+                                maxOccurrences: number;
+                            };
+                            /** Format: date-time */
+                            notBefore?: string;
+                            /** Format: date-time */
+                            notAfter?: string;
+                        };
+                        cart: {
+                            items: {
+                                name: string;
+                                quantity: number;
+                                /**
+                                 * @description the price of one; a decimal string in the currency's units (`"12.50"`)
+                                 * @example 25.00
+                                 */
+                                unitPrice: string;
+                            }[];
+                            /**
+                             * @description the sum of quantity × unitPrice of the items, exactly; a decimal string in the currency's units (`"12.50"`)
+                             * @example 25.00
+                             */
+                            total: string;
+                            /** @description an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case */
+                            currency: string;
+                            /** Format: uuid */
+                            merchantId: string;
+                        } | null;
+                        description: string | null;
+                        humanPresent: boolean;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        authorization: {
+                            /**
+                             * Format: uuid
+                             * @description the user who approved it
+                             */
+                            authorizedBy: string | null;
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            /** @description lower-case hex SHA-256 of the mandate's content approved (docs/agent-payments.md, "Mandates") */
+                            contentHash: string;
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description when it reached a final state
+                         */
+                        endedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    agentPaymentsGetMandate: {
+        parameters: {
+            query?: {
+                tenantId?: string;
+            };
+            header?: never;
+            path: {
+                mandateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        type: "intent" | "cart";
+                        /** Format: uuid */
+                        agentId: string;
+                        shopperId: string | null;
+                        /** @enum {string} */
+                        status: "pending_authorization" | "active" | "rejected" | "expired" | "consumed" | "exhausted" | "revoked";
+                        /** @enum {string} */
+                        environment: "production" | "sandbox";
+                        constraints: {
+                            /**
+                             * @description the most one payment may be; a decimal string in the currency's units (`"12.50"`)
+                             * @example 25.00
+                             */
+                            maxAmount: string;
+                            /** @description an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case */
+                            currency: string;
+                            /**
+                             * @description the most all payments under the mandate may add up to; a decimal string in the currency's units (`"12.50"`)
+                             * @example 25.00
+                             */
+                            budget?: string;
+                            /** @description merchants of the tenant it may pay; any when absent */
+                            merchantIds?: string[];
+                            /** @description merchant categories it may pay; any when absent */
+                            categories?: string[];
+                            recurrence?: {
+                                /** @enum {string} */
+                                frequency: "daily" | "weekly" | "monthly";
+                                /** @description payments in all; at most one per period (UTC day, week from Monday, calendar month) */
+                                maxOccurrences: number;
+                            };
+                            /** Format: date-time */
+                            notBefore?: string;
+                            /** Format: date-time */
+                            notAfter?: string;
+                        };
+                        cart: {
+                            items: {
+                                name: string;
+                                quantity: number;
+                                /**
+                                 * @description the price of one; a decimal string in the currency's units (`"12.50"`)
+                                 * @example 25.00
+                                 */
+                                unitPrice: string;
+                            }[];
+                            /**
+                             * @description the sum of quantity × unitPrice of the items, exactly; a decimal string in the currency's units (`"12.50"`)
+                             * @example 25.00
+                             */
+                            total: string;
+                            /** @description an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case */
+                            currency: string;
+                            /** Format: uuid */
+                            merchantId: string;
+                        } | null;
+                        description: string | null;
+                        humanPresent: boolean;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        authorization: {
+                            /**
+                             * Format: uuid
+                             * @description the user who approved it
+                             */
+                            authorizedBy: string | null;
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            /** @description lower-case hex SHA-256 of the mandate's content approved (docs/agent-payments.md, "Mandates") */
+                            contentHash: string;
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description when it reached a final state
+                         */
+                        endedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    agentPaymentsAuthorizeMandate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mandateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description platform admins: the tenant acted on (also accepted in the query); a tenantadmin may leave it out
+                     */
+                    tenantId?: string;
+                    /** @description a JWS signed by the shopper's key: not supported yet (400 `SHOPPER_JWS_NOT_SUPPORTED_YET`) */
+                    userAuthorization?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        type: "intent" | "cart";
+                        /** Format: uuid */
+                        agentId: string;
+                        shopperId: string | null;
+                        /** @enum {string} */
+                        status: "pending_authorization" | "active" | "rejected" | "expired" | "consumed" | "exhausted" | "revoked";
+                        /** @enum {string} */
+                        environment: "production" | "sandbox";
+                        constraints: {
+                            /**
+                             * @description the most one payment may be; a decimal string in the currency's units (`"12.50"`)
+                             * @example 25.00
+                             */
+                            maxAmount: string;
+                            /** @description an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case */
+                            currency: string;
+                            /**
+                             * @description the most all payments under the mandate may add up to; a decimal string in the currency's units (`"12.50"`)
+                             * @example 25.00
+                             */
+                            budget?: string;
+                            /** @description merchants of the tenant it may pay; any when absent */
+                            merchantIds?: string[];
+                            /** @description merchant categories it may pay; any when absent */
+                            categories?: string[];
+                            recurrence?: {
+                                /** @enum {string} */
+                                frequency: "daily" | "weekly" | "monthly";
+                                /** @description payments in all; at most one per period (UTC day, week from Monday, calendar month) */
+                                maxOccurrences: number;
+                            };
+                            /** Format: date-time */
+                            notBefore?: string;
+                            /** Format: date-time */
+                            notAfter?: string;
+                        };
+                        cart: {
+                            items: {
+                                name: string;
+                                quantity: number;
+                                /**
+                                 * @description the price of one; a decimal string in the currency's units (`"12.50"`)
+                                 * @example 25.00
+                                 */
+                                unitPrice: string;
+                            }[];
+                            /**
+                             * @description the sum of quantity × unitPrice of the items, exactly; a decimal string in the currency's units (`"12.50"`)
+                             * @example 25.00
+                             */
+                            total: string;
+                            /** @description an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case */
+                            currency: string;
+                            /** Format: uuid */
+                            merchantId: string;
+                        } | null;
+                        description: string | null;
+                        humanPresent: boolean;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        authorization: {
+                            /**
+                             * Format: uuid
+                             * @description the user who approved it
+                             */
+                            authorizedBy: string | null;
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            /** @description lower-case hex SHA-256 of the mandate's content approved (docs/agent-payments.md, "Mandates") */
+                            contentHash: string;
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description when it reached a final state
+                         */
+                        endedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    agentPaymentsRevokeMandate: {
+        parameters: {
+            query?: {
+                tenantId?: string;
+            };
+            header?: never;
+            path: {
+                mandateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** @enum {string} */
+                        type: "intent" | "cart";
+                        /** Format: uuid */
+                        agentId: string;
+                        shopperId: string | null;
+                        /** @enum {string} */
+                        status: "pending_authorization" | "active" | "rejected" | "expired" | "consumed" | "exhausted" | "revoked";
+                        /** @enum {string} */
+                        environment: "production" | "sandbox";
+                        constraints: {
+                            /**
+                             * @description the most one payment may be; a decimal string in the currency's units (`"12.50"`)
+                             * @example 25.00
+                             */
+                            maxAmount: string;
+                            /** @description an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case */
+                            currency: string;
+                            /**
+                             * @description the most all payments under the mandate may add up to; a decimal string in the currency's units (`"12.50"`)
+                             * @example 25.00
+                             */
+                            budget?: string;
+                            /** @description merchants of the tenant it may pay; any when absent */
+                            merchantIds?: string[];
+                            /** @description merchant categories it may pay; any when absent */
+                            categories?: string[];
+                            recurrence?: {
+                                /** @enum {string} */
+                                frequency: "daily" | "weekly" | "monthly";
+                                /** @description payments in all; at most one per period (UTC day, week from Monday, calendar month) */
+                                maxOccurrences: number;
+                            };
+                            /** Format: date-time */
+                            notBefore?: string;
+                            /** Format: date-time */
+                            notAfter?: string;
+                        };
+                        cart: {
+                            items: {
+                                name: string;
+                                quantity: number;
+                                /**
+                                 * @description the price of one; a decimal string in the currency's units (`"12.50"`)
+                                 * @example 25.00
+                                 */
+                                unitPrice: string;
+                            }[];
+                            /**
+                             * @description the sum of quantity × unitPrice of the items, exactly; a decimal string in the currency's units (`"12.50"`)
+                             * @example 25.00
+                             */
+                            total: string;
+                            /** @description an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case */
+                            currency: string;
+                            /** Format: uuid */
+                            merchantId: string;
+                        } | null;
+                        description: string | null;
+                        humanPresent: boolean;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        authorization: {
+                            /**
+                             * Format: uuid
+                             * @description the user who approved it
+                             */
+                            authorizedBy: string | null;
+                            /** Format: date-time */
+                            authorizedAt: string;
+                            /** @description lower-case hex SHA-256 of the mandate's content approved (docs/agent-payments.md, "Mandates") */
+                            contentHash: string;
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description when it reached a final state
+                         */
+                        endedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
     agentPaymentsAuditLog: {
         parameters: {
             query?: {
                 tenantId?: string;
-                resourceType?: "agent" | "agent_api_key" | "policy" | "merchant" | "merchant_api_key";
+                resourceType?: "agent" | "agent_api_key" | "policy" | "merchant" | "merchant_api_key" | "mandate";
                 resourceId?: string;
                 actorType?: "user" | "agent" | "merchant" | "system";
                 limit?: string | number;
@@ -37593,6 +39039,11 @@ export const operationCredentials: Readonly<Record<string, "tenant" | "bearer" |
     "POST /v1/agent-payments/merchants/{merchantId}/api-keys": "bearer",
     "GET /v1/agent-payments/merchants/{merchantId}/api-keys": "bearer",
     "DELETE /v1/agent-payments/merchants/{merchantId}/api-keys/{keyId}": "bearer",
+    "POST /v1/agent-payments/mandates": "bearer",
+    "GET /v1/agent-payments/mandates": "bearer",
+    "GET /v1/agent-payments/mandates/{mandateId}": "bearer",
+    "POST /v1/agent-payments/mandates/{mandateId}/authorize": "bearer",
+    "POST /v1/agent-payments/mandates/{mandateId}/revoke": "bearer",
     "GET /v1/agent-payments/audit-log": "bearer",
     "POST /v1/sandbox/faucet": "bearer",
 };

@@ -17,6 +17,7 @@ const NOT_MONEY: Record<string, string> = {
   total: 'number of items in a list (pagination)',
   totalPages: 'number of pages in a list (pagination)',
   maxExecutionsPerDay: 'agent payments policy: a count of executions (the spec names the field)',
+  maxOccurrences: 'agent payments mandate recurrence: a count of payments (the spec names the field)',
 }
 /** Answer fields the spec fixes as JSON numbers (`operationId path`), and where it says so. */
 const SPEC_NUMBERS: Record<string, string> = {

@@ -63,7 +63,7 @@ export type CreateMandate = typeof CreateMandate.static
 export const AuthorizeMandate = t.Object({
   tenantId: TenantIdField,
   userAuthorization: t.Optional(t.String({ maxLength: 20000, description: 'a JWS signed by the shopper\'s key: not supported yet (400 `SHOPPER_JWS_NOT_SUPPORTED_YET`)' })),
-}, { additionalProperties: false })
+}, { additionalProperties: false, examples: [{}] })
 export type AuthorizeMandate = typeof AuthorizeMandate.static
 
 export const MandateListQuery = t.Object({

@@ -1,6 +1,6 @@
 /** A mandate as the API, its audit entries and its webhook events answer it. */
 import { iso } from '../../lib/clock'
-import type { MandateRow } from './mandate-schema'
+import type { MandateRow } from './schema'
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms))
 

@@ -12,8 +12,7 @@ import { newId } from '../../lib/ids'
 import { recordChange } from './changes'
 import type { Scope } from './credentials'
 import type { AuthorizeMandate, CreateMandate } from './mandate-model'
-import * as mrepo from './mandate-repo'
-import type { MandateConstraints, MandateRow, MandateStatus, MandateType } from './mandate-schema'
+import type { MandateConstraints, MandateRow, MandateStatus, MandateType } from './schema'
 import { MANDATE_EXPIRE_TOPIC, mandateExpireJobId } from './mandate-topics'
 import { mandateView } from './mandate-views'
 import { fromUnits, toUnits } from './policy'
@@ -42,7 +41,7 @@ export function mandateContent(r: Pick<MandateRow, 'id' | 'type' | 'agentId' | '
 }
 
 export async function visibleMandate(scope: Scope, mandateId: string): Promise<MandateRow> {
-  const row = await mrepo.findMandate(scope.deps.database.db, scope.tenantId, mandateId)
+  const row = await repo.findMandate(scope.deps.database.db, scope.tenantId, mandateId)
   if (!row) throw new NotFoundError('Mandate not found')
   return row
 }
@@ -97,7 +96,7 @@ export async function createMandate(scope: Scope, input: CreateMandate) {
     authorizedBy: null, authorizedAt: null, authorizationHash: null, createdAt: now, updatedAt: now, endedAt: null,
   }
   await scope.deps.database.write(async (tx) => {
-    await mrepo.insertMandate(tx, row)
+    await repo.insertMandate(tx, row)
     await recordChange(tx, scope, { resourceType: 'mandate', resourceId: row.id, change: 'created', before: null, after: mandateView(row), environments: [row.environment] }, now)
     await scheduleJob(tx, { id: mandateExpireJobId(row.id), topic: MANDATE_EXPIRE_TOPIC, tenantId: scope.tenantId, payload: { mandateId: row.id }, runAt: expiresAt }, now)
   })
@@ -105,7 +104,7 @@ export async function createMandate(scope: Scope, input: CreateMandate) {
 }
 
 export async function listMandates(scope: Scope, q: { type?: MandateType; status?: MandateStatus; agentId?: string; limit?: number; offset?: number }) {
-  const { rows, total } = await mrepo.listMandates(scope.deps.database.db, scope.tenantId, { type: q.type, status: q.status, agentId: q.agentId, limit: q.limit ?? 50, offset: q.offset ?? 0 })
+  const { rows, total } = await repo.listMandates(scope.deps.database.db, scope.tenantId, { type: q.type, status: q.status, agentId: q.agentId, limit: q.limit ?? 50, offset: q.offset ?? 0 })
   return { data: rows.map(mandateView), total }
 }
 
@@ -126,7 +125,7 @@ const FINAL: readonly MandateStatus[] = ['rejected', 'revoked', 'expired', 'cons
 export async function transitionMandate(tx: Tx, scope: Scope, before: MandateRow, to: MandateStatus, now: number, extra: Partial<MandateRow> = {}): Promise<MandateRow | null> {
   const change = CHANGE_OF[to]
   if (!change || before.status === to) return null
-  const after = await mrepo.moveMandate(tx, scope.tenantId, before.id, [before.status], { ...extra, status: to, updatedAt: now, endedAt: FINAL.includes(to) ? now : null })
+  const after = await repo.moveMandate(tx, scope.tenantId, before.id, [before.status], { ...extra, status: to, updatedAt: now, endedAt: FINAL.includes(to) ? now : null })
   if (!after) return null
   await recordChange(tx, scope, { resourceType: 'mandate', resourceId: before.id, change, before: mandateView(before), after: mandateView(after), environments: [after.environment] }, now)
   return after
@@ -163,7 +162,7 @@ export async function expireMandate(deps: Deps, tenantId: string | null, payload
   const mandateId = typeof payload.mandateId === 'string' ? payload.mandateId : null
   if (!tenantId || !mandateId) return
   const scope: Scope = { deps, tenantId, actor: { type: 'system', id: null }, requestId: `job:${jobId}` }
-  const before = await mrepo.findMandate(deps.database.db, tenantId, mandateId)
+  const before = await repo.findMandate(deps.database.db, tenantId, mandateId)
   if (!before || (before.status !== 'pending_authorization' && before.status !== 'active')) return
   const now = deps.clock.now()
   if (now < before.expiresAt) {

@@ -3,11 +3,11 @@
  * tenant after the executor and filters by it, except `findKeyByHash`: a presented key is
  * what tells which tenant it belongs to (its hash is unique across tenants).
  */
-import { and, desc, eq, isNull, ne, sql, type SQL } from 'drizzle-orm'
+import { and, desc, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
 import {
-  apAgents, apApiKeys, apAuditLog, apMerchants, apPolicies,
-  type AgentRow, type AgentStatus, type ApiKeyRow, type AuditRow, type MerchantRow, type PolicyRow,
+  apAgents, apApiKeys, apAuditLog, apMandates, apMerchants, apPolicies,
+  type AgentRow, type AgentStatus, type ApiKeyRow, type AuditRow, type MandateRow, type MandateStatus, type MandateType, type MerchantRow, type PolicyRow,
 } from './schema'
 
 export type { AgentRow, ApiKeyRow, AuditRow, MerchantRow, PolicyRow }
@@ -148,4 +148,35 @@ export function listAudit(db: Executor, tenantId: string, f: { resourceType?: st
     db.select().from(apAuditLog).where(where).orderBy(desc(apAuditLog.createdAt), desc(sql`rowid`)).limit(f.limit).offset(f.offset),
     countOf(db, apAuditLog, where),
   )
+}
+
+// mandates
+
+export async function insertMandate(db: Executor, row: MandateRow) {
+  await db.insert(apMandates).values(row)
+}
+
+export function findMandate(db: Executor, tenantId: string, id: string) {
+  return db.select().from(apMandates).where(and(eq(apMandates.tenantId, tenantId), eq(apMandates.id, id))).get()
+}
+
+export async function listMandates(db: Executor, tenantId: string, f: { type?: MandateType; status?: MandateStatus; agentId?: string; limit: number; offset: number }) {
+  const where = and(
+    eq(apMandates.tenantId, tenantId),
+    f.type ? eq(apMandates.type, f.type) : undefined,
+    f.status ? eq(apMandates.status, f.status) : undefined,
+    f.agentId ? eq(apMandates.agentId, f.agentId) : undefined,
+  )
+  const [rows, [c]] = await Promise.all([
+    db.select().from(apMandates).where(where).orderBy(desc(apMandates.createdAt), desc(apMandates.id)).limit(f.limit).offset(f.offset),
+    db.select({ n: sql<number>`count(*)` }).from(apMandates).where(where),
+  ])
+  return { rows, total: Number(c?.n ?? 0) }
+}
+
+/** Moves the mandate only from one of `from`; answers the row after, or null when it was in another state. */
+export async function moveMandate(db: Executor, tenantId: string, id: string, from: readonly MandateStatus[], changes: Partial<Omit<MandateRow, 'id' | 'tenantId' | 'createdAt'>>) {
+  const rows = await db.update(apMandates).set(changes)
+    .where(and(eq(apMandates.tenantId, tenantId), eq(apMandates.id, id), inArray(apMandates.status, [...from]))).returning()
+  return rows[0] ?? null
 }
