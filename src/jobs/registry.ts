@@ -9,6 +9,7 @@ import { registerMpcJobs } from '../modules/mpc/jobs'
 import { registerNotificationJobs } from '../modules/notifications/jobs'
 import { registerLendingJobs } from '../modules/lending/jobs'
 import { registerPortfolioJobs } from '../modules/portfolio/jobs'
+import { registerAgentPaymentJobs } from '../modules/agent-payments/jobs'
 
 export function registerJobs(runner: JobRunner) {
   // One line per module that has background work, e.g. `registerMailJobs(runner)`.
@@ -21,5 +22,6 @@ export function registerJobs(runner: JobRunner) {
   registerNotificationJobs(runner)
   registerLendingJobs(runner)
   registerPortfolioJobs(runner)
+  registerAgentPaymentJobs(runner)
   return runner
 }

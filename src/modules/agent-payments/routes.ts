@@ -10,6 +10,7 @@ import { errorResponses } from '../../http/schemas'
 import { agentRoutes, J } from './agent-routes'
 import { listAudit } from './audit'
 import { apSecurity, scopeOf } from './credentials'
+import { executionRoutes } from './execution-routes'
 import { merchantRoutes } from './merchant-routes'
 import { AuditList, AuditQuery } from './model'
 import { policyRoutes } from './policy-routes'
@@ -19,6 +20,7 @@ export function agentPaymentRoutes(deps: Deps) {
     .use(agentRoutes(deps))
     .use(policyRoutes(deps))
     .use(merchantRoutes(deps))
+    .use(executionRoutes(deps))
     .use(new Elysia({ prefix: '/v1/agent-payments', detail: { tags: ['Agent payments'] } })
       .use(apSecurity(deps))
       .get('/audit-log', async ({ query, caller }) => listAudit(await scopeOf(caller, query.tenantId), query), {
