@@ -103,7 +103,8 @@ describe('executions on the onchain rail', () => {
     expect(receipt.body).toMatchObject({ executionId: r.body.id, txHash: done.body.txHash, amount: '1.5', to: merchant.payTo.address })
     // the agent's spend now shows it
     const a = await f.api.get(`${BASE}/agents/${agent.id}`, as(admin))
-    expect(a.status).toBe(200)
+    expect(a.body.spend.windows.find((x: { interval: string }) => x.interval === 'daily').spentAmount).toBe('1.5')
+    expect(a.body.spend.executionsToday).toBe(1)
     const audit = await f.api.get(`${BASE}/audit-log?resourceType=execution&resourceId=${r.body.id}`, as(admin))
     expect(audit.body.data.map((e: { action: string }) => e.action).sort()).toEqual(['execution.created', 'execution.succeeded'])
   }, 60_000)
@@ -169,7 +170,7 @@ describe('executions on the onchain rail', () => {
     expect(r.body.transactionId).toBeNull()
     // a failed execution does not count: the agent's daily spend is still 0
     const a = await f.api.get(`${BASE}/agents/${second.id}`, as(admin))
-    expect(a.status).toBe(200)
+    expect(a.body.spend.windows.find((x: { interval: string }) => x.interval === 'daily').spentAmount).toBe('0')
   })
 
   test('an agent key: only its own agent; mandates and x402 not yet', async () => {
