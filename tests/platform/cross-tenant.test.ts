@@ -34,6 +34,8 @@ function idKind(path: string, param: string): string | null {
   if (param === 'agentId') return 'apAgent'
   if (param === 'policyId') return 'apPolicy'
   if (param === 'merchantId') return 'apMerchant'
+  if (param === 'executionId') return 'apExecution'
+  if (param === 'approvalId') return 'apApproval'
   if (param === 'keyId') return path.startsWith('/v1/agent-payments/agents/') ? 'apAgentKey' : 'apMerchantKey'
   if (path.startsWith('/v1/mpc/relay/session/{id}')) return 'mpcSession'
   if (path.startsWith('/v1/ramp/card/sessions/{id}')) return 'cardSession'
@@ -72,6 +74,8 @@ const OWNER_REFUSALS: Record<string, number> = {
   '/v1/mpc/relay/session/{id}/msghash': 400,
   // tenant-signed: a bearer token is no credential here (tests/card-onramp/e2e.test.ts signs as the other tenant: 404)
   '/v1/ramp/card/tenant/sessions/{id}': 401,
+  // the execution made here is rejected (its agent had no policy): found, and no receipt (404 RECEIPT_NOT_READY)
+  '/v1/agent-payments/executions/{executionId}/receipt': 404,
 }
 const USDC_SEPOLIA = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238' as const
 
@@ -128,6 +132,16 @@ async function agentPayments() {
   expect(merchant.status).toBe(201)
   ids.apMerchant = merchant.body.id
   ids.apMerchantKey = (await f.api.post(`/v1/agent-payments/merchants/${ids.apMerchant}/api-keys`, { name: 'k', scopes: ['shoppers:read'] }, { token })).body.id
+  // an execution judged without a policy (rejected: nothing is sent), then one that waits for an approval
+  const pay = { agentId: ids.apAgent, merchantId: ids.apMerchant, amount: '1', currency: 'USDC', rail: 'onchain' }
+  const rejected = await f.api.post('/v1/agent-payments/executions', pay, { token })
+  expect(rejected.body.status).toBe('rejected')
+  ids.apExecution = rejected.body.id
+  const always = await f.api.post('/v1/agent-payments/policies', { name: 'ask', currency: 'USDC', limits: [], approvalMode: 'always' }, { token })
+  expect((await f.api.patch(`/v1/agent-payments/agents/${ids.apAgent}`, { policyId: always.body.id }, { token })).status).toBe(200)
+  const waiting = await f.api.post('/v1/agent-payments/executions', pay, { token })
+  expect(waiting.body.status).toBe('requires_approval')
+  ids.apApproval = (await f.api.get('/v1/agent-payments/approvals?status=pending', { token })).body.data[0].id
 }
 
 /** A card onramp session of the user and one of the tenant's own wallet, with the embedded sandbox provider. */

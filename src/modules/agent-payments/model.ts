@@ -313,14 +313,14 @@ export type CreateExecution = typeof CreateExecution.static
 
 export const Execution = t.Object({
   id: Uuid, agentId: Uuid, merchantId: t.Union([Uuid, t.Null()]), mandateId: t.Union([Uuid, t.Null()]),
-  amount: t.String(), currency: t.String(), rail: t.String(), network: t.Union([t.String(), t.Null()]), payToAddress: t.Union([t.String(), t.Null()]),
+  amount: Amount('the payment'), currency: t.String(), rail: t.String(), network: t.Union([t.String(), t.Null()]), payToAddress: t.Union([t.String(), t.Null()]),
   description: t.Union([t.String(), t.Null()]), idempotencyKey: t.Union([t.String(), t.Null()]), environment: t.String({ description: ENVIRONMENT_NOTE }),
   status: ExecutionStatus,
   decision: t.Union([t.Literal('allow'), t.Literal('require_approval'), t.Literal('deny')]),
   reasons: t.Array(t.Object({ code: t.String(), message: t.String(), interval: t.Optional(t.String()) }), { description: 'the policy\'s deny or approval reasons' }),
   policyId: t.Union([Uuid, t.Null()]), policyVersion: t.Union([t.Integer(), t.Null()]),
   transactionId: t.Union([t.String(), t.Null()]), txHash: t.Union([t.String(), t.Null()]), failureReason: t.Union([t.String(), t.Null()]),
-  refundedAmount: t.String(), createdAt: When, updatedAt: When, completedAt: MaybeWhen,
+  refundedAmount: Amount('what the merchant refunded ("0" before a refund)'), createdAt: When, updatedAt: When, completedAt: MaybeWhen,
 }, { title: 'AgentPaymentsExecution' })
 export const ExecutionList = list(Execution, 'AgentPaymentsExecutionList')
 export const ExecutionParams = t.Object({ executionId: Uuid })
@@ -334,11 +334,11 @@ export const ExecutionListQuery = t.Object({
   offset: t.Optional(Offset),
 })
 export type ExecutionListQuery = typeof ExecutionListQuery.static
-export const RefundBody = t.Object({ tenantId: TenantIdField, amount: t.Optional(Amount('the refund; default what is left') ) }, { additionalProperties: false })
+export const RefundBody = t.Object({ tenantId: TenantIdField, amount: t.Optional(Amount('the refund; default what is left')) }, { additionalProperties: false, examples: [{ amount: '5.00' }] })
 export const Receipt = t.Object({
-  executionId: Uuid, agentId: Uuid, merchantId: t.Union([Uuid, t.Null()]), amount: t.String(), currency: t.String(), rail: t.String(),
+  executionId: Uuid, agentId: Uuid, merchantId: t.Union([Uuid, t.Null()]), amount: Amount('the payment'), currency: t.String(), rail: t.String(),
   network: t.String(), from: t.Union([t.String(), t.Null()]), to: t.String(), transactionId: t.String(), txHash: t.String(), status: ExecutionStatus,
-  refundedAmount: t.String(), policyId: t.Union([Uuid, t.Null()]), policyVersion: t.Union([t.Integer(), t.Null()]), paidAt: When,
+  refundedAmount: Amount('what the merchant refunded'), policyId: t.Union([Uuid, t.Null()]), policyVersion: t.Union([t.Integer(), t.Null()]), paidAt: When,
 }, { title: 'AgentPaymentsReceipt' })
 
 export const Approval = t.Object({
@@ -348,5 +348,5 @@ export const Approval = t.Object({
 export const ApprovalList = list(Approval, 'AgentPaymentsApprovalList')
 export const ApprovalParams = t.Object({ approvalId: Uuid })
 export const ApprovalListQuery = t.Object({ tenantId: TenantIdField, status: t.Optional(ApprovalStatus), limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset) })
-export const ApproveBody = t.Object({ tenantId: TenantIdField, note: t.Optional(t.String({ maxLength: 500 })) }, { additionalProperties: false })
-export const RejectBody = t.Object({ tenantId: TenantIdField, reason: t.Optional(t.String({ maxLength: 500 })) }, { additionalProperties: false })
+export const ApproveBody = t.Object({ tenantId: TenantIdField, note: t.Optional(t.String({ maxLength: 500 })) }, { additionalProperties: false, examples: [{ note: 'booked with the client' }] })
+export const RejectBody = t.Object({ tenantId: TenantIdField, reason: t.Optional(t.String({ maxLength: 500 })) }, { additionalProperties: false, examples: [{ reason: 'not this hotel' }] })
