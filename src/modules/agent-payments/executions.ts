@@ -18,7 +18,7 @@ import { toUnits, fromUnits } from './policy'
 import { judgeIn } from './judging'
 import * as repo from './repo'
 import type { ApprovalRow, ApprovalStatus, ExecutionRow, ExecutionStatus } from './schema'
-import { APPROVAL_EXPIRE_TOPIC, APPROVAL_TTL_MS } from './topics'
+import { APPROVAL_EXPIRE_TOPIC } from './topics'
 import { approvalView, executionView } from './views'
 
 const executionNotFound = () => new NotFoundError('Execution not found')
@@ -97,7 +97,7 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
       await repo.insertExecution(tx, r)
       await recordChange(tx, scope, { resourceType: 'execution', resourceId: r.id, change: 'created', before: null, after: executionView(r), environments: [r.environment] }, now)
       if (status === 'requires_approval') {
-        const a: ApprovalRow = { id: newId(), tenantId: scope.tenantId, executionId: r.id, agentId: r.agentId, status: 'pending', reasons: j.reasons, note: null, decidedBy: null, expiresAt: now + APPROVAL_TTL_MS, createdAt: now, decidedAt: null }
+        const a: ApprovalRow = { id: newId(), tenantId: scope.tenantId, executionId: r.id, agentId: r.agentId, status: 'pending', reasons: j.reasons, note: null, decidedBy: null, expiresAt: now + scope.deps.config.agentPaymentsApprovalTtlMs, createdAt: now, decidedAt: null }
         await repo.insertApproval(tx, a)
         await recordChange(tx, scope, { resourceType: 'approval', resourceId: a.id, change: 'created', before: null, after: approvalView(a), environments: [r.environment] }, now)
         await scheduleJob(tx, { id: `ap-approval-expire:${a.id}`, topic: APPROVAL_EXPIRE_TOPIC, tenantId: scope.tenantId, payload: { approvalId: a.id }, runAt: a.expiresAt }, now)
