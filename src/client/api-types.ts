@@ -38461,7 +38461,7 @@ export interface operations {
                         currency: string;
                         rail: string;
                         network: string;
-                        from: string | null;
+                        /** @description the merchant's payTo address */
                         to: string;
                         transactionId: string;
                         txHash: string;

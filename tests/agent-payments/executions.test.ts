@@ -200,6 +200,10 @@ describe('concurrency', () => {
     expect(again.status).toBe(200)
     expect(again.body.id).toBe(all[0]!.body.id)
     expect(again.body.amount).toBe('0.25')
+    // another agent's key never reads it: the key is taken
+    const theirs = await execute({ agentId: second.id, amount: '0.25', idempotencyKey: 'order-1' }, second.key)
+    expect(theirs.status).toBe(409)
+    expect(theirs.body.code).toBe('IDEMPOTENCY_KEY_IN_USE')
     await final(all[0]!.body.id)
   }, 60_000)
 

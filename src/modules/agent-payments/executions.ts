@@ -39,7 +39,8 @@ async function moveApproval(tx: Tx, scope: Scope, before: ApprovalRow, changes: 
   return after
 }
 
-const FINAL: ExecutionStatus[] = ['succeeded', 'failed', 'rejected', 'canceled', 'expired', 'refunded', 'partially_refunded']
+/** the statuses with a receipt: paid (refunds are merchant-side records) */
+const PAID: ExecutionStatus[] = ['succeeded', 'refunded', 'partially_refunded']
 
 /**
  * Route 37. `{ execution, created }`: `created` false when the tenant already has an execution
@@ -165,12 +166,12 @@ export async function refundExecution(scope: Scope, id: string, input: { amount?
 /** Route 43: a final execution's receipt; 404 `RECEIPT_NOT_READY` before. */
 export async function receiptOf(scope: Scope, id: string) {
   const row = await visibleExecution(scope, id)
-  if (!FINAL.includes(row.status) || row.status === 'rejected' || row.status === 'canceled' || row.status === 'expired' || row.status === 'failed') {
+  if (!PAID.includes(row.status) || !row.transactionId || !row.txHash) {
     throw new NotFoundError('No receipt: the execution has not been paid', { code: 'RECEIPT_NOT_READY' })
   }
   return {
     executionId: row.id, agentId: row.agentId, merchantId: row.merchantId, amount: row.amount, currency: row.currency, rail: row.rail,
-    network: row.network!, from: null as string | null, to: row.payToAddress!, transactionId: row.transactionId!, txHash: row.txHash!,
+    network: row.network!, to: row.payToAddress!, transactionId: row.transactionId, txHash: row.txHash,
     status: row.status, refundedAmount: row.refundedAmount, policyId: row.policyId, policyVersion: row.policyVersion,
     paidAt: new Date(row.completedAt ?? row.updatedAt).toISOString(),
   }

@@ -337,7 +337,7 @@ export type ExecutionListQuery = typeof ExecutionListQuery.static
 export const RefundBody = t.Object({ tenantId: TenantIdField, amount: t.Optional(Amount('the refund; default what is left')) }, { additionalProperties: false, examples: [{ amount: '5.00' }] })
 export const Receipt = t.Object({
   executionId: Uuid, agentId: Uuid, merchantId: t.Union([Uuid, t.Null()]), amount: Amount('the payment'), currency: t.String(), rail: t.String(),
-  network: t.String(), from: t.Union([t.String(), t.Null()]), to: t.String(), transactionId: t.String(), txHash: t.String(), status: ExecutionStatus,
+  network: t.String(), to: t.String({ description: 'the merchant\'s payTo address' }), transactionId: t.String(), txHash: t.String(), status: ExecutionStatus,
   refundedAmount: Amount('what the merchant refunded'), policyId: t.Union([Uuid, t.Null()]), policyVersion: t.Union([t.Integer(), t.Null()]), paidAt: When,
 }, { title: 'AgentPaymentsReceipt' })
 
