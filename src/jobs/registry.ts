@@ -9,7 +9,8 @@ import { registerMpcJobs } from '../modules/mpc/jobs'
 import { registerNotificationJobs } from '../modules/notifications/jobs'
 import { registerLendingJobs } from '../modules/lending/jobs'
 import { registerPortfolioJobs } from '../modules/portfolio/jobs'
-import { registerAgentPaymentJobs } from '../modules/agent-payments/mandate-jobs'
+import { registerMandateJobs } from '../modules/agent-payments/mandate-jobs'
+import { registerAgentPaymentJobs } from '../modules/agent-payments/jobs'
 
 export function registerJobs(runner: JobRunner) {
   // One line per module that has background work, e.g. `registerMailJobs(runner)`.
@@ -23,5 +24,6 @@ export function registerJobs(runner: JobRunner) {
   registerLendingJobs(runner)
   registerPortfolioJobs(runner)
   registerAgentPaymentJobs(runner)
+  registerMandateJobs(runner)
   return runner
 }

@@ -35,6 +35,8 @@ function idKind(path: string, param: string): string | null {
   if (param === 'policyId') return 'apPolicy'
   if (param === 'merchantId') return 'apMerchant'
   if (param === 'mandateId') return 'apMandate'
+  if (param === 'executionId') return 'apExecution'
+  if (param === 'approvalId') return 'apApproval'
   if (param === 'keyId') return path.startsWith('/v1/agent-payments/agents/') ? 'apAgentKey' : 'apMerchantKey'
   if (path.startsWith('/v1/mpc/relay/session/{id}')) return 'mpcSession'
   if (path.startsWith('/v1/ramp/card/sessions/{id}')) return 'cardSession'
@@ -73,6 +75,8 @@ const OWNER_REFUSALS: Record<string, number> = {
   '/v1/mpc/relay/session/{id}/msghash': 400,
   // tenant-signed: a bearer token is no credential here (tests/card-onramp/e2e.test.ts signs as the other tenant: 404)
   '/v1/ramp/card/tenant/sessions/{id}': 401,
+  // the execution made here is rejected (its agent had no policy): found, and no receipt (404 RECEIPT_NOT_READY)
+  '/v1/agent-payments/executions/{executionId}/receipt': 404,
 }
 const USDC_SEPOLIA = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238' as const
 
@@ -132,6 +136,16 @@ async function agentPayments() {
   const mandate = await f.api.post('/v1/agent-payments/mandates', { type: 'intent', agentId: ids.apAgent, constraints: { maxAmount: '5', currency: 'USDC' }, expiresAt: new Date(Date.now() + 86_400_000).toISOString(), humanPresent: false }, { token })
   expect(mandate.status).toBe(201)
   ids.apMandate = mandate.body.id
+  // an execution judged without a policy (rejected: nothing is sent), then one that waits for an approval
+  const pay = { agentId: ids.apAgent, merchantId: ids.apMerchant, amount: '1', currency: 'USDC', rail: 'onchain' }
+  const rejected = await f.api.post('/v1/agent-payments/executions', pay, { token })
+  expect(rejected.body.status).toBe('rejected')
+  ids.apExecution = rejected.body.id
+  const always = await f.api.post('/v1/agent-payments/policies', { name: 'ask', currency: 'USDC', limits: [], approvalMode: 'always' }, { token })
+  expect((await f.api.patch(`/v1/agent-payments/agents/${ids.apAgent}`, { policyId: always.body.id }, { token })).status).toBe(200)
+  const waiting = await f.api.post('/v1/agent-payments/executions', pay, { token })
+  expect(waiting.body.status).toBe('requires_approval')
+  ids.apApproval = (await f.api.get('/v1/agent-payments/approvals?status=pending', { token })).body.data[0].id
 }
 
 /** A card onramp session of the user and one of the tenant's own wallet, with the embedded sandbox provider. */

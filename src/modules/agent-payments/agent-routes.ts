@@ -47,7 +47,7 @@ export function agentRoutes(deps: Deps) {
       detail: {
         operationId: 'agentPaymentsGetAgent',
         summary: 'One agent, with its spend per limit window',
-        description: `${J} ${A} \`spend\`: per limit of its policy, what was spent in the window containing now (local days, weeks from Monday and calendar months in the policy's time zone). Executions are not built yet: every \`spentAmount\` is "0".`,
+        description: `${J} ${A} \`spend\`: per limit of its policy, what was spent in the window containing now (local days, weeks from Monday and calendar months in the policy's time zone). What counts: the amounts of its executions \`processing\`, \`succeeded\`, \`refunded\` or \`partially_refunded\` created in the window.`,
       },
     })
     .patch('/:agentId', async ({ params, query, body, caller }) => agents.updateAgent(await scopeOf(caller, query.tenantId), params.agentId, body), {

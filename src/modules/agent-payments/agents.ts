@@ -7,6 +7,7 @@ import { findWallet } from '../wallets/repo'
 import { recordChange } from './changes'
 import type { Scope } from './credentials'
 import type { CreateAgent, UpdateAgent } from './model'
+import { spendOf } from './judging'
 import { fromUnits, policyTimeZone, toUnits, windowOf } from './policy'
 import * as repo from './repo'
 import type { AgentRow, AgentStatus, ApEnvironment } from './schema'
@@ -65,9 +66,8 @@ export async function listAgents(scope: Scope, q: { status?: AgentStatus; limit?
 }
 
 /**
- * One agent with what it spent in each limit window of its policy. Executions are not built
- * yet, so every `spentAmount` is "0" and `executionsToday` 0; the windows are the ones
- * executions will count in.
+ * One agent with what it spent in each limit window of its policy: the amounts of its
+ * executions that count (processing, succeeded, refunded, partially refunded), as judging does.
  */
 export async function getAgent(scope: Scope, agentId: string) {
   const row = await visibleAgent(scope, agentId)
@@ -75,11 +75,12 @@ export async function getAgent(scope: Scope, agentId: string) {
   if (!policy) return { ...agentView(row), spend: null }
   const now = scope.deps.clock.now()
   const timeZone = policyTimeZone(policy)
-  // what executions reserved or paid in each window: none until executions exist
-  const used = 0n
+  // what executions reserved or paid in each window
+  const { spent, executionsToday } = await spendOf(scope.deps.database.db, scope.tenantId, row.id, policy, now)
   const windows = policy.limits.map((l) => {
     if (l.interval === 'per_transaction') return { interval: l.interval, limitAmount: l.amount, spentAmount: '0', remainingAmount: l.amount, windowStart: null, windowEnd: null }
     const w = windowOf(l.interval, now, timeZone)
+    const used = toUnits(spent[l.interval] ?? '0')
     const left = toUnits(l.amount) - used
     return {
       interval: l.interval, limitAmount: l.amount, spentAmount: fromUnits(used), remainingAmount: fromUnits(left > 0n ? left : 0n),
@@ -88,7 +89,7 @@ export async function getAgent(scope: Scope, agentId: string) {
   })
   return {
     ...agentView(row),
-    spend: { policyId: policy.id, policyVersion: policy.version, currency: policy.currency, timeZone, executionsToday: 0, windows },
+    spend: { policyId: policy.id, policyVersion: policy.version, currency: policy.currency, timeZone, executionsToday, windows },
   }
 }
 

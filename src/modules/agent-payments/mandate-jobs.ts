@@ -5,7 +5,7 @@ import { MANDATE_EXPIRE_TOPIC } from './mandate-topics'
 
 const run = lazy(() => import('./mandates'))
 
-export function registerAgentPaymentJobs(runner: JobRunner) {
+export function registerMandateJobs(runner: JobRunner) {
   runner.register(MANDATE_EXPIRE_TOPIC, {
     attempts: 3,
     backoffMs: 1000,

@@ -21,7 +21,7 @@ export const PageQuery = t.Object({ tenantId: TenantIdField, limit: t.Optional(L
 export const AgentListQuery = t.Object({ tenantId: TenantIdField, status: t.Optional(t.Union([t.Literal('active'), t.Literal('paused'), t.Literal('archived')])), limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset) })
 export const MerchantListQuery = t.Object({ tenantId: TenantIdField, status: t.Optional(t.Union([t.Literal('active'), t.Literal('disabled')])), limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset) })
 
-export const RESOURCE_TYPES = ['agent', 'agent_api_key', 'policy', 'merchant', 'merchant_api_key', 'mandate'] as const
+export const RESOURCE_TYPES = ['agent', 'agent_api_key', 'policy', 'merchant', 'merchant_api_key', 'mandate', 'execution', 'approval'] as const
 export const AuditQuery = t.Object({
   tenantId: TenantIdField,
   resourceType: t.Optional(t.Union(RESOURCE_TYPES.map((r) => t.Literal(r)))),
@@ -290,3 +290,63 @@ export const AuditEntry = t.Object({
   createdAt: When,
 }, { title: 'AgentPaymentsAuditEntry' })
 export const AuditList = list(AuditEntry, 'AgentPaymentsAuditList')
+
+// executions and approvals (routes 37-39, 41-47)
+
+const ExecutionStatus = t.Union([t.Literal('pending'), t.Literal('rejected'), t.Literal('requires_approval'), t.Literal('requires_confirmation'), t.Literal('processing'), t.Literal('succeeded'), t.Literal('failed'), t.Literal('canceled'), t.Literal('expired'), t.Literal('refunded'), t.Literal('partially_refunded')])
+const ApprovalStatus = t.Union([t.Literal('pending'), t.Literal('approved'), t.Literal('rejected'), t.Literal('expired'), t.Literal('canceled')])
+const Reasons = t.Array(t.Object({ code: t.String(), message: t.String(), interval: t.Optional(t.String()) }))
+
+export const CreateExecution = t.Object({
+  tenantId: TenantIdField,
+  agentId: t.String({ format: 'uuid', description: 'an agent of the tenant; with an agent key, its own agent' }),
+  merchantId: t.Optional(t.String({ format: 'uuid', description: 'required on the onchain rail: paid at its `payTo`' })),
+  mandateId: t.Optional(t.String({ format: 'uuid', description: 'not supported yet: 400 `MANDATE_NOT_SUPPORTED_YET`' })),
+  amount: Amount('the payment'),
+  currency: Currency,
+  rail: t.Union([t.Literal('onchain'), t.Literal('x402')], { description: '`x402` answers 400 `RAIL_NOT_SUPPORTED_YET` for now' }),
+  network: t.Optional(Network),
+  description: t.Optional(t.String({ maxLength: 500 })),
+  idempotencyKey: t.Optional(t.String({ minLength: 1, maxLength: 255, description: 'when the tenant already has an execution with this key, it is answered unchanged (200), nothing else compared' })),
+}, { additionalProperties: false, examples: [{ agentId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', merchantId: '3fa85f64-5717-4562-b3fc-2c963f66afa6', amount: '12.50', currency: 'USDC', rail: 'onchain', idempotencyKey: 'order-1042' }] })
+export type CreateExecution = typeof CreateExecution.static
+
+export const Execution = t.Object({
+  id: Uuid, agentId: Uuid, merchantId: t.Union([Uuid, t.Null()]), mandateId: t.Union([Uuid, t.Null()]),
+  amount: Amount('the payment'), currency: t.String(), rail: t.String(), network: t.Union([t.String(), t.Null()]), payToAddress: t.Union([t.String(), t.Null()]),
+  description: t.Union([t.String(), t.Null()]), idempotencyKey: t.Union([t.String(), t.Null()]), environment: t.String({ description: ENVIRONMENT_NOTE }),
+  status: ExecutionStatus,
+  decision: t.Union([t.Literal('allow'), t.Literal('require_approval'), t.Literal('deny')]),
+  reasons: t.Array(t.Object({ code: t.String(), message: t.String(), interval: t.Optional(t.String()) }), { description: 'the policy\'s deny or approval reasons' }),
+  policyId: t.Union([Uuid, t.Null()]), policyVersion: t.Union([t.Integer(), t.Null()]),
+  transactionId: t.Union([t.String(), t.Null()]), txHash: t.Union([t.String(), t.Null()]), failureReason: t.Union([t.String(), t.Null()]),
+  refundedAmount: Amount('what the merchant refunded ("0" before a refund)'), createdAt: When, updatedAt: When, completedAt: MaybeWhen,
+}, { title: 'AgentPaymentsExecution' })
+export const ExecutionList = list(Execution, 'AgentPaymentsExecutionList')
+export const ExecutionParams = t.Object({ executionId: Uuid })
+export const ExecutionListQuery = t.Object({
+  tenantId: TenantIdField,
+  status: t.Optional(ExecutionStatus),
+  agentId: t.Optional(Uuid),
+  merchantId: t.Optional(Uuid),
+  mandateId: t.Optional(Uuid),
+  limit: t.Optional(Limit(200, 50)),
+  offset: t.Optional(Offset),
+})
+export type ExecutionListQuery = typeof ExecutionListQuery.static
+export const RefundBody = t.Object({ tenantId: TenantIdField, amount: t.Optional(Amount('the refund; default what is left')) }, { additionalProperties: false, examples: [{ amount: '5.00' }] })
+export const Receipt = t.Object({
+  executionId: Uuid, agentId: Uuid, merchantId: t.Union([Uuid, t.Null()]), amount: Amount('the payment'), currency: t.String(), rail: t.String(),
+  network: t.String(), to: t.String({ description: 'the merchant\'s payTo address' }), transactionId: t.String(), txHash: t.String(), status: ExecutionStatus,
+  refundedAmount: Amount('what the merchant refunded'), policyId: t.Union([Uuid, t.Null()]), policyVersion: t.Union([t.Integer(), t.Null()]), paidAt: When,
+}, { title: 'AgentPaymentsReceipt' })
+
+export const Approval = t.Object({
+  id: Uuid, executionId: Uuid, agentId: Uuid, status: ApprovalStatus, reasons: Reasons, note: t.Union([t.String(), t.Null()]),
+  decidedBy: t.Union([t.String(), t.Null()]), expiresAt: When, createdAt: When, decidedAt: MaybeWhen,
+}, { title: 'AgentPaymentsApproval' })
+export const ApprovalList = list(Approval, 'AgentPaymentsApprovalList')
+export const ApprovalParams = t.Object({ approvalId: Uuid })
+export const ApprovalListQuery = t.Object({ tenantId: TenantIdField, status: t.Optional(ApprovalStatus), limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset) })
+export const ApproveBody = t.Object({ tenantId: TenantIdField, note: t.Optional(t.String({ maxLength: 500 })) }, { additionalProperties: false, examples: [{ note: 'booked with the client' }] })
+export const RejectBody = t.Object({ tenantId: TenantIdField, reason: t.Optional(t.String({ maxLength: 500 })) }, { additionalProperties: false, examples: [{ reason: 'not this hotel' }] })

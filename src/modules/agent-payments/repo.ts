@@ -3,20 +3,20 @@
  * tenant after the executor and filters by it, except `findKeyByHash`: a presented key is
  * what tells which tenant it belongs to (its hash is unique across tenants).
  */
-import { and, desc, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm'
+import { and, desc, eq, gte, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
 import {
-  apAgents, apApiKeys, apAuditLog, apMandates, apMerchants, apPolicies,
-  type AgentRow, type AgentStatus, type ApiKeyRow, type AuditRow, type MandateRow, type MandateStatus, type MandateType, type MerchantRow, type PolicyRow,
+  apAgents, apApiKeys, apApprovals, apAuditLog, apExecutions, apMandates, apMerchants, apPolicies, COUNTED_STATUSES,
+  type AgentRow, type AgentStatus, type ApiKeyRow, type ApprovalRow, type ApprovalStatus, type AuditRow, type ExecutionRow, type ExecutionStatus, type MandateRow, type MandateStatus, type MandateType, type MerchantRow, type PolicyRow,
 } from './schema'
 
-export type { AgentRow, ApiKeyRow, AuditRow, MerchantRow, PolicyRow }
+export type { AgentRow, ApiKeyRow, ApprovalRow, AuditRow, ExecutionRow, MerchantRow, PolicyRow }
 
 async function paged<T>(rows: Promise<T[]>, count: Promise<Array<{ n: number }>>) {
   const [data, [c]] = await Promise.all([rows, count])
   return { rows: data, total: Number(c?.n ?? 0) }
 }
-const countOf = (db: Executor, table: typeof apAgents | typeof apPolicies | typeof apMerchants | typeof apApiKeys | typeof apAuditLog, where: SQL | undefined) =>
+const countOf = (db: Executor, table: typeof apAgents | typeof apPolicies | typeof apMerchants | typeof apApiKeys | typeof apAuditLog | typeof apExecutions | typeof apApprovals, where: SQL | undefined) =>
   db.select({ n: sql<number>`count(*)` }).from(table).where(where)
 
 // agents
@@ -179,4 +179,62 @@ export async function moveMandate(db: Executor, tenantId: string, id: string, fr
   const rows = await db.update(apMandates).set(changes)
     .where(and(eq(apMandates.tenantId, tenantId), eq(apMandates.id, id), inArray(apMandates.status, [...from]))).returning()
   return rows[0] ?? null
+}
+
+// executions
+
+export async function insertExecution(db: Executor, row: ExecutionRow) {
+  await db.insert(apExecutions).values(row)
+}
+
+export function findExecution(db: Executor, tenantId: string, id: string) {
+  return db.select().from(apExecutions).where(and(eq(apExecutions.tenantId, tenantId), eq(apExecutions.id, id))).get()
+}
+
+export function findExecutionByKey(db: Executor, tenantId: string, idempotencyKey: string) {
+  return db.select().from(apExecutions).where(and(eq(apExecutions.tenantId, tenantId), eq(apExecutions.idempotencyKey, idempotencyKey))).get()
+}
+
+export function listExecutions(db: Executor, tenantId: string, f: { status?: ExecutionStatus; agentId?: string; merchantId?: string; mandateId?: string; limit: number; offset: number }) {
+  const where = and(
+    eq(apExecutions.tenantId, tenantId),
+    f.status ? eq(apExecutions.status, f.status) : undefined,
+    f.agentId ? eq(apExecutions.agentId, f.agentId) : undefined,
+    f.merchantId ? eq(apExecutions.merchantId, f.merchantId) : undefined,
+    f.mandateId ? eq(apExecutions.mandateId, f.mandateId) : undefined,
+  )
+  return paged(db.select().from(apExecutions).where(where).orderBy(desc(apExecutions.createdAt), desc(apExecutions.id)).limit(f.limit).offset(f.offset), countOf(db, apExecutions, where))
+}
+
+export async function updateExecution(db: Executor, tenantId: string, id: string, changes: Partial<Omit<ExecutionRow, 'id' | 'tenantId' | 'createdAt'>>) {
+  await db.update(apExecutions).set(changes).where(and(eq(apExecutions.tenantId, tenantId), eq(apExecutions.id, id)))
+}
+
+/** The amounts and times of the agent's executions that count against its limits (reserved or paid), created at or after `since`. */
+export function countedExecutions(db: Executor, tenantId: string, agentId: string, since: number) {
+  return db.select({ id: apExecutions.id, amount: apExecutions.amount, createdAt: apExecutions.createdAt }).from(apExecutions)
+    .where(and(eq(apExecutions.tenantId, tenantId), eq(apExecutions.agentId, agentId), inArray(apExecutions.status, COUNTED_STATUSES), gte(apExecutions.createdAt, since)))
+}
+
+// approvals
+
+export async function insertApproval(db: Executor, row: ApprovalRow) {
+  await db.insert(apApprovals).values(row)
+}
+
+export function findApproval(db: Executor, tenantId: string, id: string) {
+  return db.select().from(apApprovals).where(and(eq(apApprovals.tenantId, tenantId), eq(apApprovals.id, id))).get()
+}
+
+export function approvalOfExecution(db: Executor, tenantId: string, executionId: string) {
+  return db.select().from(apApprovals).where(and(eq(apApprovals.tenantId, tenantId), eq(apApprovals.executionId, executionId))).get()
+}
+
+export function listApprovals(db: Executor, tenantId: string, f: { status?: ApprovalStatus; limit: number; offset: number }) {
+  const where = and(eq(apApprovals.tenantId, tenantId), f.status ? eq(apApprovals.status, f.status) : undefined)
+  return paged(db.select().from(apApprovals).where(where).orderBy(desc(apApprovals.createdAt), desc(apApprovals.id)).limit(f.limit).offset(f.offset), countOf(db, apApprovals, where))
+}
+
+export async function updateApproval(db: Executor, tenantId: string, id: string, changes: Partial<Omit<ApprovalRow, 'id' | 'tenantId' | 'createdAt'>>) {
+  await db.update(apApprovals).set(changes).where(and(eq(apApprovals.tenantId, tenantId), eq(apApprovals.id, id)))
 }

@@ -11,6 +11,7 @@ import { agentRoutes, J } from './agent-routes'
 import { listAudit } from './audit'
 import { apSecurity, scopeOf } from './credentials'
 import { mandateRoutes } from './mandate-routes'
+import { executionRoutes } from './execution-routes'
 import { merchantRoutes } from './merchant-routes'
 import { AuditList, AuditQuery } from './model'
 import { policyRoutes } from './policy-routes'
@@ -21,6 +22,7 @@ export function agentPaymentRoutes(deps: Deps) {
     .use(policyRoutes(deps))
     .use(merchantRoutes(deps))
     .use(mandateRoutes(deps))
+    .use(executionRoutes(deps))
     .use(new Elysia({ prefix: '/v1/agent-payments', detail: { tags: ['Agent payments'] } })
       .use(apSecurity(deps))
       .get('/audit-log', async ({ query, caller }) => listAudit(await scopeOf(caller, query.tenantId), query), {

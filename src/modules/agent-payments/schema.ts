@@ -195,3 +195,72 @@ export const apMandates = sqliteTable('ap_mandates', {
 ])
 
 export type MandateRow = typeof apMandates.$inferSelect
+// executions and approvals (part 2: routes 37-47; docs/agent-payments.md "Executions")
+
+export const EXECUTION_STATUSES = ['pending', 'rejected', 'requires_approval', 'requires_confirmation', 'processing', 'succeeded', 'failed', 'canceled', 'expired', 'refunded', 'partially_refunded'] as const
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number]
+/** the statuses whose amount counts against the policy's windows (reserved or paid) */
+export const COUNTED_STATUSES: ExecutionStatus[] = ['processing', 'succeeded', 'refunded', 'partially_refunded']
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired', 'canceled'] as const
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number]
+
+export interface ExecutionReason { code: string; message: string; interval?: string }
+
+export const apExecutions = sqliteTable('ap_executions', {
+  id: text('id').primaryKey(),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id),
+  agentId: text('agent_id').notNull(),
+  merchantId: text('merchant_id'),
+  /** AP2 mandates are not built yet: always null for now */
+  mandateId: text('mandate_id'),
+  /** the policy and the version that judged it (null: the agent had none) */
+  policyId: text('policy_id'),
+  policyVersion: integer('policy_version'),
+  /** decimal string in `currency` */
+  amount: text('amount').notNull(),
+  currency: text('currency').notNull(),
+  rail: text('rail', { enum: RAILS }).notNull(),
+  network: text('network'),
+  payToAddress: text('pay_to_address'),
+  description: text('description'),
+  idempotencyKey: text('idempotency_key'),
+  environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
+  status: text('status', { enum: EXECUTION_STATUSES }).notNull(),
+  decision: text('decision', { enum: ['allow', 'require_approval', 'deny'] }).notNull(),
+  reasons: text('reasons', { mode: 'json' }).$type<ExecutionReason[]>().notNull(),
+  /** the transactions module's send (onchain rail) */
+  transactionId: text('transaction_id'),
+  txHash: text('tx_hash'),
+  failureReason: text('failure_reason'),
+  /** decimal string: what the merchant refunded so far ("0" before) */
+  refundedAmount: text('refunded_amount').notNull(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+  /** when it reached succeeded, failed, rejected, canceled or expired */
+  completedAt: integer('completed_at'),
+}, (t) => [
+  uniqueIndex('ap_executions_idem_uq').on(t.tenantId, t.idempotencyKey),
+  index('ap_executions_tenant_idx').on(t.tenantId, t.createdAt),
+  // the windows' sums: this agent's executions by status since a time
+  index('ap_executions_agent_idx').on(t.tenantId, t.agentId, t.status, t.createdAt),
+])
+
+export const apApprovals = sqliteTable('ap_approvals', {
+  id: text('id').primaryKey(),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id),
+  executionId: text('execution_id').notNull(),
+  agentId: text('agent_id').notNull(),
+  status: text('status', { enum: APPROVAL_STATUSES }).notNull(),
+  reasons: text('reasons', { mode: 'json' }).$type<ExecutionReason[]>().notNull(),
+  note: text('note'),
+  decidedBy: text('decided_by'),
+  expiresAt: integer('expires_at').notNull(),
+  createdAt: integer('created_at').notNull(),
+  decidedAt: integer('decided_at'),
+}, (t) => [
+  uniqueIndex('ap_approvals_execution_uq').on(t.tenantId, t.executionId),
+  index('ap_approvals_tenant_idx').on(t.tenantId, t.status, t.createdAt),
+])
+
+export type ExecutionRow = typeof apExecutions.$inferSelect
+export type ApprovalRow = typeof apApprovals.$inferSelect

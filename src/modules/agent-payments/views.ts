@@ -1,6 +1,6 @@
 /** Rows as the API answers them: ISO dates, no key hash ever. Audit entries and webhook events use the same views. */
 import { iso } from '../../lib/clock'
-import type { AgentRow, ApiKeyRow, AuditRow, MerchantRow, PolicyRow } from './schema'
+import type { AgentRow, ApiKeyRow, ApprovalRow, AuditRow, ExecutionRow, MerchantRow, PolicyRow } from './schema'
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms))
 
@@ -32,4 +32,17 @@ export const keyView = (r: ApiKeyRow) => ({
 export const auditView = (r: AuditRow) => ({
   id: r.id, actorType: r.actorType, actorId: r.actorId, action: r.action, resourceType: r.resourceType, resourceId: r.resourceId,
   before: r.before, after: r.after, requestId: r.requestId, createdAt: iso(r.createdAt),
+})
+
+export const executionView = (r: ExecutionRow) => ({
+  id: r.id, agentId: r.agentId, merchantId: r.merchantId, mandateId: r.mandateId, amount: r.amount, currency: r.currency, rail: r.rail,
+  network: r.network, payToAddress: r.payToAddress, description: r.description, idempotencyKey: r.idempotencyKey, environment: r.environment,
+  status: r.status, decision: r.decision, reasons: r.reasons, policyId: r.policyId, policyVersion: r.policyVersion,
+  transactionId: r.transactionId, txHash: r.txHash, failureReason: r.failureReason, refundedAmount: r.refundedAmount,
+  createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt), completedAt: isoOrNull(r.completedAt),
+})
+
+export const approvalView = (r: ApprovalRow) => ({
+  id: r.id, executionId: r.executionId, agentId: r.agentId, status: r.status, reasons: r.reasons, note: r.note, decidedBy: r.decidedBy,
+  expiresAt: iso(r.expiresAt), createdAt: iso(r.createdAt), decidedAt: isoOrNull(r.decidedAt),
 })

@@ -1,0 +1,95 @@
+/** Routes 37-39 and 41-47: executions (paid on the onchain rail) and their approvals. Route 40 (human-present confirmation) is not built: no mandate makes `requires_confirmation` yet. */
+import { Elysia } from 'elysia'
+import type { Deps } from '../../deps'
+import { errorResponses } from '../../http/schemas'
+import { lazyService } from '../../lib/lazy'
+import { J } from './agent-routes'
+import { apSecurity, KEY_RATE_LIMIT, scopeOf } from './credentials'
+import {
+  Approval, ApprovalList, ApprovalListQuery, ApprovalParams, ApproveBody, CreateExecution, Execution, ExecutionList, ExecutionListQuery,
+  ExecutionParams, Receipt, RefundBody, RejectBody, TenantQuery,
+} from './model'
+/** loaded with the first request that needs it (it brings the chain libraries) */
+const executions = lazyService(() => import('./executions'))
+
+const A = `Also an agent API key (\`Authorization: Bearer sk_agent_…\`), for its own agent only (another agent's execution answers 404); ${KEY_RATE_LIMIT} requests per minute per key.`
+
+export function executionRoutes(deps: Deps) {
+  return new Elysia({ prefix: '/v1/agent-payments', detail: { tags: ['Agent payments'] } })
+    .use(apSecurity(deps))
+    .post('/executions', async ({ body, caller, set }) => {
+      const out = await executions.createExecution(await scopeOf(caller, body.tenantId), body)
+      set.status = out.created ? 201 : 200
+      return out.execution
+    }, {
+      apAuth: 'operatorOrAgent',
+      body: CreateExecution,
+      response: { 200: Execution, 201: Execution, ...errorResponses('standard', 400, 401, 403, 404, 409) },
+      detail: {
+        operationId: 'agentPaymentsCreateExecution',
+        summary: 'An agent pays a merchant',
+        description: `${J} ${A} The policy judges the payment and reserves its amount against the limits in one write transaction: \`rejected\` (with \`reasons\`), \`requires_approval\` (with an approval), or \`processing\`, and then the onchain rail sends \`currency\` (a token of the registry on \`network\`, default the merchant's \`payTo\` network, which must be the agent's wallet's network) from the agent's custodial wallet to the merchant's \`payTo\`; a job follows the send to \`succeeded\` or \`failed\`. A send refused at once (e.g. INSUFFICIENT_BALANCE) answers the execution \`failed\`. 201 for a new execution; 200 with the same execution when the tenant already has one with this \`idempotencyKey\` (nothing else compared). \`mandateId\` answers 400 \`MANDATE_NOT_SUPPORTED_YET\` and \`rail: x402\` 400 \`RAIL_NOT_SUPPORTED_YET\` for now; 400 \`MERCHANT_REQUIRED\`, \`NETWORK_MISMATCH\`, \`NETWORK_UNKNOWN\`, \`CURRENCY_NOT_ON_NETWORK\`, \`AMOUNT_PRECISION\`.`,
+      },
+    })
+    .get('/executions', async ({ query, caller }) => executions.listExecutions(await scopeOf(caller, query.tenantId), query), {
+      apAuth: 'operator',
+      query: ExecutionListQuery,
+      response: { 200: ExecutionList, ...errorResponses('standard', 401, 403, 404) },
+      detail: { operationId: 'agentPaymentsListExecutions', summary: 'List executions', description: `${J} Newest first; \`?status&agentId&merchantId&mandateId\` filter.` },
+    })
+    .get('/executions/:executionId', async ({ params, query, caller }) => executions.getExecution(await scopeOf(caller, query.tenantId), params.executionId), {
+      apAuth: 'operatorOrAgent',
+      params: ExecutionParams,
+      query: TenantQuery,
+      response: { 200: Execution, ...errorResponses('standard', 401, 403, 404) },
+      detail: { operationId: 'agentPaymentsGetExecution', summary: 'One execution, with the policy decision and its reasons', description: `${J} ${A}` },
+    })
+    .post('/executions/:executionId/cancel', async ({ params, query, caller }) => executions.cancelExecution(await scopeOf(caller, query.tenantId), params.executionId), {
+      apAuth: 'operator',
+      params: ExecutionParams,
+      query: TenantQuery,
+      response: { 200: Execution, ...errorResponses('standard', 401, 403, 404, 409) },
+      detail: { operationId: 'agentPaymentsCancelExecution', summary: 'Cancel an execution', description: `${J} From \`pending\`, \`requires_approval\` or \`requires_confirmation\`; its pending approval is canceled with it. From another status 409 \`EXECUTION_STATE_INVALID\`.` },
+    })
+    .post('/executions/:executionId/refund', async ({ params, body, caller }) => executions.refundExecution(await scopeOf(caller, body.tenantId), params.executionId, body), {
+      apAuth: 'operator',
+      params: ExecutionParams,
+      body: RefundBody,
+      response: { 200: Execution, ...errorResponses('standard', 400, 401, 403, 404, 409) },
+      detail: { operationId: 'agentPaymentsRefundExecution', summary: 'Record a merchant-side refund', description: `${J} No money moves here: the merchant refunded \`amount\` (default what is left). \`refunded\` when the whole amount is refunded, else \`partially_refunded\`; from \`succeeded\` or \`partially_refunded\` only (409 \`EXECUTION_STATE_INVALID\`); more than is left 400 \`REFUND_TOO_LARGE\`. A refunded execution still counts against the limits.` },
+    })
+    .get('/executions/:executionId/receipt', async ({ params, query, caller }) => executions.receiptOf(await scopeOf(caller, query.tenantId), params.executionId), {
+      apAuth: 'operatorOrAgent',
+      params: ExecutionParams,
+      query: TenantQuery,
+      response: { 200: Receipt, ...errorResponses('standard', 401, 403, 404) },
+      detail: { operationId: 'agentPaymentsExecutionReceipt', summary: 'The receipt of a paid execution', description: `${J} ${A} With the transaction hash; 404 \`RECEIPT_NOT_READY\` until the execution is \`succeeded\` (or refunded).` },
+    })
+    .get('/approvals', async ({ query, caller }) => executions.listApprovals(await scopeOf(caller, query.tenantId), query), {
+      apAuth: 'operator',
+      query: ApprovalListQuery,
+      response: { 200: ApprovalList, ...errorResponses('standard', 401, 403, 404) },
+      detail: { operationId: 'agentPaymentsListApprovals', summary: 'List approvals', description: `${J} Newest first; \`?status\` filters.` },
+    })
+    .get('/approvals/:approvalId', async ({ params, query, caller }) => executions.getApproval(await scopeOf(caller, query.tenantId), params.approvalId), {
+      apAuth: 'operator',
+      params: ApprovalParams,
+      query: TenantQuery,
+      response: { 200: Approval, ...errorResponses('standard', 401, 403, 404) },
+      detail: { operationId: 'agentPaymentsGetApproval', summary: 'One approval', description: J },
+    })
+    .post('/approvals/:approvalId/approve', async ({ params, body, caller }) => executions.approve(await scopeOf(caller, body.tenantId), params.approvalId, body), {
+      apAuth: 'operator',
+      params: ApprovalParams,
+      body: ApproveBody,
+      response: { 200: Approval, ...errorResponses('standard', 401, 403, 404, 409) },
+      detail: { operationId: 'agentPaymentsApprove', summary: 'Approve: the execution proceeds and pays', description: `${J} The policy's limits are judged again in the approving transaction: if the payment no longer passes, 409 \`APPROVAL_LIMIT_EXCEEDED\` with the reasons and the approval stays pending; else the execution is reserved (\`processing\`) and paid. Not pending: 409 \`APPROVAL_STATE_INVALID\`.` },
+    })
+    .post('/approvals/:approvalId/reject', async ({ params, body, caller }) => executions.reject(await scopeOf(caller, body.tenantId), params.approvalId, body), {
+      apAuth: 'operator',
+      params: ApprovalParams,
+      body: RejectBody,
+      response: { 200: Approval, ...errorResponses('standard', 401, 403, 404, 409) },
+      detail: { operationId: 'agentPaymentsReject', summary: 'Reject: the execution is rejected', description: `${J} Not pending: 409 \`APPROVAL_STATE_INVALID\`.` },
+    })
+}

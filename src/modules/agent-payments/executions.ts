@@ -1,0 +1,237 @@
+/**
+ * Executions and approvals (routes 37-39, 41-47): an agent's payment judged by its policy and
+ * reserved against its limits in one write transaction (judging.ts), then paid on the
+ * `onchain` rail (pay.ts). Decisions: docs/agent-payments.md, "Executions".
+ */
+import { uniqueViolation, type Tx } from '../../db/client'
+import { scheduleJob } from '../../jobs/outbox'
+import { BadRequestError, ConflictError, NotFoundError } from '../../http/errors'
+import { newId } from '../../lib/ids'
+import { lookupChain } from '../tokens/registry'
+import { findWallet } from '../wallets/repo'
+import { visibleAgent } from './agents'
+import { recordChange } from './changes'
+import type { Scope } from './credentials'
+import type { CreateExecution, ExecutionListQuery } from './model'
+import { moveExecution, payExecution } from './pay'
+import { toUnits, fromUnits } from './policy'
+import { judgeIn } from './judging'
+import * as repo from './repo'
+import type { ApprovalRow, ApprovalStatus, ExecutionRow, ExecutionStatus } from './schema'
+import { APPROVAL_EXPIRE_TOPIC } from './topics'
+import { approvalView, executionView } from './views'
+
+const executionNotFound = () => new NotFoundError('Execution not found')
+const approvalNotFound = () => new NotFoundError('Approval not found')
+const bad = (code: string, message: string) => new BadRequestError(message, { code })
+
+/** The execution, when the scope may see it: an agent key sees only its own agent's. */
+async function visibleExecution(scope: Scope, id: string): Promise<ExecutionRow> {
+  const row = await repo.findExecution(scope.deps.database.db, scope.tenantId, id)
+  if (!row || (scope.agentId !== undefined && row.agentId !== scope.agentId)) throw executionNotFound()
+  return row
+}
+
+async function moveApproval(tx: Tx, scope: Scope, before: ApprovalRow, changes: Partial<ApprovalRow>, change: ApprovalStatus, environment: ExecutionRow['environment'], now: number) {
+  const after: ApprovalRow = { ...before, ...changes, status: change }
+  await repo.updateApproval(tx, scope.tenantId, before.id, { ...changes, status: change })
+  await recordChange(tx, scope, { resourceType: 'approval', resourceId: before.id, change, before: approvalView(before), after: approvalView(after), environments: [environment] }, now)
+  return after
+}
+
+/** the statuses with a receipt: paid (refunds are merchant-side records) */
+const PAID: ExecutionStatus[] = ['succeeded', 'refunded', 'partially_refunded']
+
+/**
+ * Route 37. `{ execution, created }`: `created` false when the tenant already has an execution
+ * with this `idempotencyKey` (answered unchanged, nothing else compared).
+ */
+export async function createExecution(scope: Scope, input: CreateExecution): Promise<{ execution: ReturnType<typeof executionView>; created: boolean }> {
+  const db = scope.deps.database.db
+  const key = input.idempotencyKey
+  const replay = async () => {
+    const row = key ? await repo.findExecutionByKey(scope.deps.database.db, scope.tenantId, key) : undefined
+    // an agent key never reads another agent's execution, even by its key
+    if (row && scope.agentId !== undefined && row.agentId !== scope.agentId) throw new ConflictError('This idempotencyKey is used by another agent\'s execution', { code: 'IDEMPOTENCY_KEY_IN_USE' })
+    return row
+  }
+  const seen = await replay()
+  if (seen) return { execution: executionView(seen), created: false }
+  const agent0 = await visibleAgent(scope, input.agentId)
+  // MANDATE CHECK: AP2 mandates (routes 32-36) are built separately; until they join, an execution under a mandate is refused here
+  if (input.mandateId !== undefined) throw bad('MANDATE_NOT_SUPPORTED_YET', 'Executions under a mandate are not supported yet')
+  if (input.rail === 'x402') throw bad('RAIL_NOT_SUPPORTED_YET', 'The x402 rail is not supported yet: use onchain')
+  if (!input.merchantId) throw bad('MERCHANT_REQUIRED', 'An onchain execution pays a merchant: merchantId is required')
+  const merchant0 = await repo.findMerchant(db, scope.tenantId, input.merchantId)
+  if (!merchant0) throw new NotFoundError('Merchant not found', { code: 'MERCHANT_NOT_FOUND' })
+  const network = input.network ?? merchant0.payToNetwork
+  const resolved = lookupChain(network)
+  if (!resolved || resolved.network.id !== network) throw bad('NETWORK_UNKNOWN', `Unknown network ${network}`)
+  if (network !== merchant0.payToNetwork) throw bad('NETWORK_MISMATCH', `The merchant is paid on ${merchant0.payToNetwork}, not ${network}`)
+  const wallet = await findWallet(db, scope.tenantId, agent0.walletId)
+  const walletNetwork = wallet && lookupChain(wallet.chain) ? (wallet.isTestnet ? lookupChain(wallet.chain)!.chain.testnet.id : wallet.chain) : null
+  if (walletNetwork !== network) throw bad('NETWORK_MISMATCH', `The agent's wallet is on ${walletNetwork ?? 'no network'}, not ${network}`)
+  const token = resolved.network.tokens.find((tk) => tk.symbol.toUpperCase() === input.currency.toUpperCase() && tk.address !== null)
+  if (!token) throw bad('CURRENCY_NOT_ON_NETWORK', `${input.currency} is not a token of ${network} in the registry`)
+  const units = toUnits(input.amount)
+  if (units % 10n ** BigInt(18 - token.decimals) !== 0n) throw bad('AMOUNT_PRECISION', `${token.symbol} has ${token.decimals} decimals`)
+
+  const now = scope.deps.clock.now()
+  let out: { row: ExecutionRow; fresh: boolean }
+  try {
+    out = await scope.deps.database.write(async (tx) => {
+      if (key) {
+        const again = await repo.findExecutionByKey(tx, scope.tenantId, key)
+        if (again) return { row: again, fresh: false }
+      }
+      // judge and reserve: the agent, policy, merchant and the windows' sums read in this transaction
+      const agent = (await repo.findAgent(tx, scope.tenantId, agent0.id))!
+      const merchant = await repo.findMerchant(tx, scope.tenantId, merchant0.id)
+      const j = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: input.amount, currency: input.currency, rail: input.rail, network, now })
+      const status: ExecutionStatus = j.decision === 'deny' ? 'rejected' : j.decision === 'require_approval' ? 'requires_approval' : 'processing'
+      const r: ExecutionRow = {
+        id: newId(), tenantId: scope.tenantId, agentId: agent.id, merchantId: merchant0.id, mandateId: null, policyId: j.policy?.id ?? null, policyVersion: j.policy?.version ?? null,
+        amount: fromUnits(units), currency: token.symbol, rail: input.rail, network, payToAddress: merchant0.payToAddress, description: input.description ?? null,
+        idempotencyKey: key ?? null, environment: agent.environment, status, decision: j.decision, reasons: j.reasons,
+        transactionId: null, txHash: null, failureReason: null, refundedAmount: '0', createdAt: now, updatedAt: now, completedAt: status === 'rejected' ? now : null,
+      }
+      await repo.insertExecution(tx, r)
+      await recordChange(tx, scope, { resourceType: 'execution', resourceId: r.id, change: 'created', before: null, after: executionView(r), environments: [r.environment] }, now)
+      if (status === 'requires_approval') {
+        const a: ApprovalRow = { id: newId(), tenantId: scope.tenantId, executionId: r.id, agentId: r.agentId, status: 'pending', reasons: j.reasons, note: null, decidedBy: null, expiresAt: now + scope.deps.config.agentPaymentsApprovalTtlMs, createdAt: now, decidedAt: null }
+        await repo.insertApproval(tx, a)
+        await recordChange(tx, scope, { resourceType: 'approval', resourceId: a.id, change: 'created', before: null, after: approvalView(a), environments: [r.environment] }, now)
+        await scheduleJob(tx, { id: `ap-approval-expire:${a.id}`, topic: APPROVAL_EXPIRE_TOPIC, tenantId: scope.tenantId, payload: { approvalId: a.id }, runAt: a.expiresAt }, now)
+      }
+      return { row: r, fresh: true }
+    })
+  } catch (err) {
+    // another process inserted the same key between our read and our insert
+    if (key && uniqueViolation(err).includes('idempotency_key')) {
+      const other = await replay()
+      if (other) return { execution: executionView(other), created: false }
+    }
+    throw err
+  }
+  let row = out.row
+  if (!out.fresh) {
+    if (scope.agentId !== undefined && row.agentId !== scope.agentId) throw new ConflictError('This idempotencyKey is used by another agent\'s execution', { code: 'IDEMPOTENCY_KEY_IN_USE' })
+    return { execution: executionView(row), created: false }
+  }
+  if (row.status === 'processing') row = await payExecution(scope.deps, scope.tenantId, row.id, scope)
+  return { execution: executionView(row), created: true }
+}
+
+export async function listExecutions(scope: Scope, q: ExecutionListQuery) {
+  const { rows, total } = await repo.listExecutions(scope.deps.database.db, scope.tenantId, { ...q, limit: q.limit ?? 50, offset: q.offset ?? 0 })
+  return { data: rows.map(executionView), total }
+}
+
+export async function getExecution(scope: Scope, id: string) {
+  return executionView(await visibleExecution(scope, id))
+}
+
+/** Route 41: from `pending`, `requires_approval` or `requires_confirmation`; its pending approval is canceled with it. */
+export async function cancelExecution(scope: Scope, id: string) {
+  await visibleExecution(scope, id)
+  const now = scope.deps.clock.now()
+  const after = await scope.deps.database.write(async (tx) => {
+    const row = (await repo.findExecution(tx, scope.tenantId, id))!
+    if (!['pending', 'requires_approval', 'requires_confirmation'].includes(row.status)) throw new ConflictError(`An execution ${row.status} cannot be canceled`, { code: 'EXECUTION_STATE_INVALID' })
+    const approval = await repo.approvalOfExecution(tx, scope.tenantId, id)
+    if (approval?.status === 'pending') await moveApproval(tx, scope, approval, { decidedAt: now, decidedBy: scope.actor.id }, 'canceled', row.environment, now)
+    return moveExecution(tx, scope, row, { status: 'canceled', completedAt: now }, 'canceled', now)
+  })
+  return executionView(after)
+}
+
+/** Route 42: a merchant-side refund record (no money moves here): `refunded` when the whole amount is refunded, else `partially_refunded`. */
+export async function refundExecution(scope: Scope, id: string, input: { amount?: string }) {
+  await visibleExecution(scope, id)
+  const now = scope.deps.clock.now()
+  const after = await scope.deps.database.write(async (tx) => {
+    const row = (await repo.findExecution(tx, scope.tenantId, id))!
+    if (!['succeeded', 'partially_refunded'].includes(row.status)) throw new ConflictError(`An execution ${row.status} cannot be refunded`, { code: 'EXECUTION_STATE_INVALID' })
+    const left = toUnits(row.amount) - toUnits(row.refundedAmount)
+    const amount = input.amount === undefined ? left : toUnits(input.amount)
+    if (amount === 0n) throw bad('AMOUNT_INVALID', 'A refund must be more than 0')
+    if (amount > left) throw bad('REFUND_TOO_LARGE', `At most ${fromUnits(left)} ${row.currency} is left to refund`)
+    const refunded = toUnits(row.refundedAmount) + amount
+    const status: ExecutionStatus = refunded === toUnits(row.amount) ? 'refunded' : 'partially_refunded'
+    return moveExecution(tx, scope, row, { status, refundedAmount: fromUnits(refunded) }, 'refunded', now)
+  })
+  return executionView(after)
+}
+
+/** Route 43: a final execution's receipt; 404 `RECEIPT_NOT_READY` before. */
+export async function receiptOf(scope: Scope, id: string) {
+  const row = await visibleExecution(scope, id)
+  if (!PAID.includes(row.status) || !row.transactionId || !row.txHash) {
+    throw new NotFoundError('No receipt: the execution has not been paid', { code: 'RECEIPT_NOT_READY' })
+  }
+  return {
+    executionId: row.id, agentId: row.agentId, merchantId: row.merchantId, amount: row.amount, currency: row.currency, rail: row.rail,
+    network: row.network!, to: row.payToAddress!, transactionId: row.transactionId, txHash: row.txHash,
+    status: row.status, refundedAmount: row.refundedAmount, policyId: row.policyId, policyVersion: row.policyVersion,
+    paidAt: new Date(row.completedAt ?? row.updatedAt).toISOString(),
+  }
+}
+
+// approvals (routes 44-47)
+
+async function visibleApproval(scope: Scope, id: string) {
+  const row = await repo.findApproval(scope.deps.database.db, scope.tenantId, id)
+  if (!row) throw approvalNotFound()
+  return row
+}
+
+export async function listApprovals(scope: Scope, q: { status?: ApprovalStatus; limit?: number; offset?: number }) {
+  const { rows, total } = await repo.listApprovals(scope.deps.database.db, scope.tenantId, { status: q.status, limit: q.limit ?? 50, offset: q.offset ?? 0 })
+  return { data: rows.map(approvalView), total }
+}
+
+export async function getApproval(scope: Scope, id: string) {
+  return approvalView(await visibleApproval(scope, id))
+}
+
+/**
+ * Route 46: the execution proceeds. The limits are judged again in the approving transaction
+ * (what was spent since may have used the room): a deny now answers 409 `APPROVAL_LIMIT_EXCEEDED`
+ * with the reasons and leaves the approval pending; else the execution is reserved
+ * (`processing`) and paid.
+ */
+export async function approve(scope: Scope, id: string, input: { note?: string }) {
+  await visibleApproval(scope, id)
+  const now = scope.deps.clock.now()
+  const { approval, execution } = await scope.deps.database.write(async (tx) => {
+    const a = (await repo.findApproval(tx, scope.tenantId, id))!
+    if (a.status !== 'pending') throw new ConflictError(`The approval is ${a.status}`, { code: 'APPROVAL_STATE_INVALID' })
+    const row = (await repo.findExecution(tx, scope.tenantId, a.executionId))!
+    const agent = (await repo.findAgent(tx, scope.tenantId, row.agentId))!
+    const merchant = row.merchantId ? await repo.findMerchant(tx, scope.tenantId, row.merchantId) : undefined
+    const j = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: row.amount, currency: row.currency, rail: row.rail, network: row.network, now, excludeId: row.id })
+    if (j.decision === 'deny') throw new ConflictError('The payment no longer passes its policy', { code: 'APPROVAL_LIMIT_EXCEEDED', details: { reasons: j.reasons } })
+    const approval = await moveApproval(tx, scope, a, { note: input.note ?? null, decidedBy: scope.actor.id, decidedAt: now }, 'approved', row.environment, now)
+    const execution = await moveExecution(tx, scope, row, { status: 'processing', policyId: j.policy?.id ?? null, policyVersion: j.policy?.version ?? null }, 'processing', now)
+    return { approval, execution }
+  })
+  await payExecution(scope.deps, scope.tenantId, execution.id, scope)
+  return approvalView(approval)
+}
+
+/** Route 47: the execution is `rejected`. */
+export async function reject(scope: Scope, id: string, input: { reason?: string }) {
+  await visibleApproval(scope, id)
+  const now = scope.deps.clock.now()
+  const approval = await scope.deps.database.write(async (tx) => {
+    const a = (await repo.findApproval(tx, scope.tenantId, id))!
+    if (a.status !== 'pending') throw new ConflictError(`The approval is ${a.status}`, { code: 'APPROVAL_STATE_INVALID' })
+    const row = (await repo.findExecution(tx, scope.tenantId, a.executionId))!
+    const out = await moveApproval(tx, scope, a, { note: input.reason ?? null, decidedBy: scope.actor.id, decidedAt: now }, 'rejected', row.environment, now)
+    await moveExecution(tx, scope, row, {
+      status: 'rejected', completedAt: now, reasons: [...row.reasons, { code: 'APPROVAL_REJECTED', message: input.reason ?? 'Rejected by a tenant admin' }],
+    }, 'rejected', now)
+    return out
+  })
+  return approvalView(approval)
+}

@@ -1,0 +1,129 @@
+/**
+ * The `onchain` rail: an execution in `processing` sends its stablecoin from the agent's
+ * custodial wallet to the merchant's `payTo` through the transactions module (nonce lock,
+ * balance holds, status refresh), as the wallet's owner. The send's id and hash are stored;
+ * the `agent_payments.execution.follow` job reads the send until it is mined: `succeeded`
+ * with its hash, or `failed` with the reason (a failed execution no longer counts against
+ * the limits, so its reservation is released). A send the module refuses at once
+ * (INSUFFICIENT_BALANCE, a 4xx) makes the execution `failed` right away.
+ */
+import type { Ctx } from '../../context'
+import type { Tx } from '../../db/client'
+import type { Deps } from '../../deps'
+import { AppError } from '../../http/errors'
+import { scheduleJob } from '../../jobs/outbox'
+import { errorSummary } from '../../lib/logger'
+import { lookupChain } from '../tokens/registry'
+import { findActor } from '../users/repo'
+import { findWallet } from '../wallets/repo'
+import type { Scope } from './credentials'
+import { toUnits } from './policy'
+import * as repo from './repo'
+import type { ExecutionRow } from './schema'
+import { APPROVAL_EXPIRE_TOPIC, EXECUTION_FOLLOW_TOPIC } from './topics'
+import { approvalView, executionView } from './views'
+import { recordChange } from './changes'
+
+void APPROVAL_EXPIRE_TOPIC
+
+/** An execution's move, audited and published in the transaction that makes it. */
+export async function moveExecution(tx: Tx, scope: Scope, before: ExecutionRow, changes: Partial<ExecutionRow>, change: string, now: number): Promise<ExecutionRow> {
+  const after: ExecutionRow = { ...before, ...changes, updatedAt: now }
+  await repo.updateExecution(tx, scope.tenantId, before.id, { ...changes, updatedAt: now })
+  await recordChange(tx, scope, { resourceType: 'execution', resourceId: before.id, change, before: executionView(before), after: executionView(after), environments: [before.environment] }, now)
+  return after
+}
+
+const systemScope = (deps: Deps, tenantId: string, requestId: string): Scope => ({ deps, tenantId, actor: { type: 'system', id: null }, requestId })
+
+const followJob = (tenantId: string, executionId: string, attempt: number, runAt: number) =>
+  ({ id: `ap-execution-follow:${executionId}:${attempt}`, topic: EXECUTION_FOLLOW_TOPIC, tenantId, payload: { executionId, attempt }, runAt })
+
+async function fail(deps: Deps, scope: Scope, id: string, reason: string): Promise<ExecutionRow> {
+  const now = deps.clock.now()
+  return deps.database.write(async (tx) => {
+    const row = (await repo.findExecution(tx, scope.tenantId, id))!
+    if (row.status !== 'processing') return row
+    return moveExecution(tx, scope, row, { status: 'failed', failureReason: reason, completedAt: now }, 'failed', now)
+  })
+}
+
+/** Sends an execution in `processing` that has no send yet; answers the execution as it is after. */
+export async function payExecution(deps: Deps, tenantId: string, id: string, scope: Scope = systemScope(deps, tenantId, `ap-execution:${id}`)): Promise<ExecutionRow> {
+  const db = deps.database.db
+  const row = (await repo.findExecution(db, tenantId, id))!
+  if (row.status !== 'processing' || row.transactionId) return row
+  const agent = await repo.findAgent(db, tenantId, row.agentId)
+  const wallet = agent ? await findWallet(db, tenantId, agent.walletId) : undefined
+  const owner = wallet ? await findActor(deps.database, wallet.userId) : undefined
+  if (!wallet || !owner) return fail(deps, scope, id, 'The agent\'s wallet or its owner is gone')
+  const token = lookupChain(row.network ?? '')?.network.tokens.find((tk) => tk.symbol === row.currency && tk.address !== null)
+  if (!token || !row.payToAddress) return fail(deps, scope, id, `${row.currency} is not a token of ${row.network}`)
+  const amount = toUnits(row.amount) / 10n ** BigInt(18 - token.decimals)
+  const ctx: Ctx = { deps, actor: { userId: owner.user.id, tenantId: owner.user.tenantId, role: owner.user.role, user: owner.user }, requestId: `ap-execution:${id}` }
+  const { createTransaction } = await import('../transactions/service')
+  let sent: { id: string; txHash: string | null }
+  try {
+    sent = await createTransaction(ctx, { walletId: wallet.id, chain: row.network!, toAddress: row.payToAddress, amount: amount.toString(), tokenAddress: token.address })
+  } catch (err) {
+    if (err instanceof AppError && err.status < 500) return fail(deps, scope, id, `${err.code ?? err.label}: ${err.message}`)
+    // the send may or may not have gone out: the execution stays `processing` (its amount stays reserved) for a person to look at
+    deps.logger.warn('agent payment send outcome unknown', { executionId: id, ...errorSummary(err) })
+    const now = deps.clock.now()
+    await deps.database.write((tx) => repo.updateExecution(tx, tenantId, id, { failureReason: 'The send\'s outcome is unknown: the amount stays reserved', updatedAt: now }))
+    return (await repo.findExecution(db, tenantId, id))!
+  }
+  const now = deps.clock.now()
+  await deps.database.write(async (tx) => {
+    await repo.updateExecution(tx, tenantId, id, { transactionId: sent.id, txHash: sent.txHash, updatedAt: now })
+    await scheduleJob(tx, followJob(tenantId, id, 1, now + 1000), now)
+  })
+  return (await repo.findExecution(db, tenantId, id))!
+}
+
+/** The `agent_payments.execution.follow` job: the send's status, until it is mined. */
+export async function followExecution(deps: Deps, tenantId: string | null | undefined, payload: Record<string, unknown>): Promise<void> {
+  const id = String(payload.executionId)
+  const attempt = Number(payload.attempt ?? 1)
+  const row = tenantId ? await repo.findExecution(deps.database.db, tenantId, id) : undefined
+  if (!tenantId || !row || row.status !== 'processing' || !row.transactionId) return
+  const scope = systemScope(deps, tenantId, `job:${EXECUTION_FOLLOW_TOPIC}:${id}`)
+  const again = async () => {
+    const now = deps.clock.now()
+    await deps.database.write((tx) => scheduleJob(tx, followJob(tenantId, id, attempt + 1, now + Math.min(1000 * attempt, 15_000)), now))
+  }
+  const { refreshedTransaction } = await import('../transactions/refresh')
+  let send
+  try {
+    send = await refreshedTransaction(deps, tenantId, row.transactionId)
+  } catch (err) {
+    if (!(err instanceof AppError)) deps.logger.warn('agent payment send status unreadable', { executionId: id, ...errorSummary(err) })
+    return again()
+  }
+  if (!send) { await fail(deps, scope, id, 'The send was not found'); return }
+  if (send.status === 'pending' || send.status === 'awaiting_signature') return again()
+  if (send.status !== 'confirmed') { await fail(deps, scope, id, `The send failed: ${send.failureReason ?? send.status}`); return }
+  const now = deps.clock.now()
+  await deps.database.write(async (tx) => {
+    const cur = (await repo.findExecution(tx, tenantId, id))!
+    if (cur.status !== 'processing') return
+    await moveExecution(tx, scope, cur, { status: 'succeeded', txHash: send.txHash, completedAt: now }, 'succeeded', now)
+  })
+}
+
+/** The `agent_payments.approval.expire` job: an approval still pending at its `expiresAt` expires, and its execution with it. */
+export async function expireApproval(deps: Deps, tenantId: string | null | undefined, payload: Record<string, unknown>) {
+  if (!tenantId) return
+  const id = String(payload.approvalId)
+  const scope = systemScope(deps, tenantId, `job:${APPROVAL_EXPIRE_TOPIC}:${id}`)
+  const now = deps.clock.now()
+  await deps.database.write(async (tx) => {
+    const a = await repo.findApproval(tx, tenantId, id)
+    if (!a || a.status !== 'pending' || now < a.expiresAt) return
+    const row = (await repo.findExecution(tx, tenantId, a.executionId))!
+    const after = { ...a, status: 'expired' as const, decidedAt: now }
+    await repo.updateApproval(tx, tenantId, id, { status: 'expired', decidedAt: now })
+    await recordChange(tx, scope, { resourceType: 'approval', resourceId: id, change: 'expired', before: approvalView(a), after: approvalView(after), environments: [row.environment] }, now)
+    if (row.status === 'requires_approval') await moveExecution(tx, scope, row, { status: 'expired', completedAt: now }, 'expired', now)
+  })
+}

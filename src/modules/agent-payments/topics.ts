@@ -1,0 +1,3 @@
+/** The group's job topics; imports nothing, so jobs.ts registers them without loading the services. */
+export const EXECUTION_FOLLOW_TOPIC = 'agent_payments.execution.follow'
+export const APPROVAL_EXPIRE_TOPIC = 'agent_payments.approval.expire'
