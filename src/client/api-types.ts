@@ -3044,7 +3044,7 @@ export interface paths {
         put?: never;
         /**
          * An agent pays a merchant
-         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Also an agent API key (`Authorization: Bearer sk_agent_…`), for its own agent only (another agent's execution answers 404); 120 requests per minute per key. The policy judges the payment and reserves its amount against the limits in one write transaction: `rejected` (with `reasons`), `requires_approval` (with an approval), or `processing`, and then the onchain rail sends `currency` (a token of the registry on `network`, default the merchant's `payTo` network, which must be the agent's wallet's network) from the agent's custodial wallet to the merchant's `payTo`; a job follows the send to `succeeded` or `failed`. A send refused at once (e.g. INSUFFICIENT_BALANCE) answers the execution `failed`. 201 for a new execution; 200 with the same execution when the tenant already has one with this `idempotencyKey` (nothing else compared). `mandateId` answers 400 `MANDATE_NOT_SUPPORTED_YET` and `rail: x402` 400 `RAIL_NOT_SUPPORTED_YET` for now; 400 `MERCHANT_REQUIRED`, `NETWORK_MISMATCH`, `NETWORK_UNKNOWN`, `CURRENCY_NOT_ON_NETWORK`, `AMOUNT_PRECISION`.
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Also an agent API key (`Authorization: Bearer sk_agent_…`), for its own agent only (another agent's execution answers 404); 120 requests per minute per key. The policy judges the payment and reserves its amount against the limits in one write transaction: `rejected` (with `reasons`), `requires_approval` (with an approval), or `processing`, and then the onchain rail sends `currency` (a token of the registry on `network`, default the merchant's `payTo` network, which must be the agent's wallet's network) from the agent's custodial wallet to the merchant's `payTo`; a job follows the send to `succeeded` or `failed`. A send refused at once (e.g. INSUFFICIENT_BALANCE) answers the execution `failed`. 201 for a new execution; 200 with the same execution when the tenant already has one with this `idempotencyKey` (nothing else compared). With `mandateId` (404 `MANDATE_NOT_FOUND`), the mandate is judged with the policy in the same transaction (a refusal is a `rejected` execution with the mandate's reason codes first; what its counted executions used counts against its budget and occurrences), and a paid execution consumes a cart mandate or exhausts a used-up one; a human-present mandate answers 400 `MANDATE_HUMAN_PRESENT_NOT_SUPPORTED_YET` (route 40 is not built). `rail: x402` answers 400 `RAIL_NOT_SUPPORTED_YET` for now; 400 `MERCHANT_REQUIRED`, `NETWORK_MISMATCH`, `NETWORK_UNKNOWN`, `CURRENCY_NOT_ON_NETWORK`, `AMOUNT_PRECISION`.
          */
         post: operations["agentPaymentsCreateExecution"];
         delete?: never;
@@ -38878,7 +38878,7 @@ export interface operations {
                     merchantId?: string;
                     /**
                      * Format: uuid
-                     * @description not supported yet: 400 `MANDATE_NOT_SUPPORTED_YET`
+                     * @description an active mandate of the tenant the payment is made under; judged with the policy (404 `MANDATE_NOT_FOUND`)
                      */
                     mandateId?: string;
                     /**

@@ -173,16 +173,42 @@ describe('executions on the onchain rail', () => {
     expect(a.body.spend.windows.find((x: { interval: string }) => x.interval === 'daily').spentAmount).toBe('0')
   })
 
-  test('an agent key: only its own agent; mandates and x402 not yet', async () => {
+  test('a cart mandate pays once: the execution under it succeeds, the mandate is consumed, a second execution under it is rejected with the mandate\'s reasons', async () => {
+    const body = {
+      type: 'cart', agentId: agent.id, constraints: { maxAmount: '3', currency: 'USDC', merchantIds: [merchant.id] },
+      cart: { items: [{ name: 'ticket', quantity: 2, unitPrice: '1.25' }], total: '2.5', currency: 'USDC', merchantId: merchant.id },
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(), humanPresent: false,
+    }
+    const created = await f.api.post(`${BASE}/mandates`, body, as(admin))
+    expect(created.status).toBe(201)
+    // not authorized yet: refused with the mandate's reason, nothing sent
+    const early = await execute({ amount: '2.5', mandateId: created.body.id })
+    expect({ status: early.body.status, codes: early.body.reasons.map((r: { code: string }) => r.code) }).toEqual({ status: 'rejected', codes: ['MANDATE_NOT_ACTIVE'] })
+    expect((await f.api.post(`${BASE}/mandates/${created.body.id}/authorize`, {}, as(admin))).status).toBe(200)
+    // another amount than the cart's
+    const off = await execute({ amount: '2', mandateId: created.body.id })
+    expect(off.body.status).toBe('rejected')
+    const before = await balanceOf(merchant.payTo.address)
+    const paid = await execute({ amount: '2.5', mandateId: created.body.id })
+    expect(paid.body).toMatchObject({ status: 'processing', mandateId: created.body.id })
+    expect((await final(paid.body.id)).body.status).toBe('succeeded')
+    expect(await balanceOf(merchant.payTo.address)).toBe(before + 2_500_000n)
+    const m = await until(() => f.api.get(`${BASE}/mandates/${created.body.id}`, as(admin)), (r) => r.body.status !== 'active')
+    expect(m.body.status).toBe('consumed')
+    const again = await execute({ amount: '2.5', mandateId: created.body.id })
+    expect(again.body.status).toBe('rejected')
+    expect(again.body.reasons.map((r: { code: string }) => r.code)).toContain('MANDATE_NOT_ACTIVE')
+    const unknown = await execute({ amount: '1', mandateId: '00000000-0000-4000-8000-000000000000' })
+    expect({ status: unknown.status, code: unknown.body.code }).toEqual({ status: 404, code: 'MANDATE_NOT_FOUND' })
+  }, 60_000)
+
+  test('an agent key: only its own agent; x402 not yet', async () => {
     const mine = await execute({ amount: '0.5' })
     expect((await f.api.get(`${BASE}/executions/${mine.body.id}`, as(second.key))).status).toBe(404)
     expect((await f.api.get(`${BASE}/executions/${mine.body.id}/receipt`, as(second.key))).status).toBe(404)
     expect((await f.api.get(`${BASE}/executions/${mine.body.id}`, as(otherAdmin))).status).toBe(404)
     expect((await execute({ amount: '1' }, second.key)).status).toBe(404)
     expect((await f.api.get(`${BASE}/executions`, as(agent.key))).status).toBe(403)
-    const mandate = await execute({ amount: '1', mandateId: '00000000-0000-4000-8000-000000000000' })
-    expect(mandate.status).toBe(400)
-    expect(mandate.body.code).toBe('MANDATE_NOT_SUPPORTED_YET')
     const x402 = await execute({ amount: '1', rail: 'x402' })
     expect(x402.body.code).toBe('RAIL_NOT_SUPPORTED_YET')
     await final(mine.body.id)

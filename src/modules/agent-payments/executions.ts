@@ -15,7 +15,8 @@ import type { Scope } from './credentials'
 import type { CreateExecution, ExecutionListQuery } from './model'
 import { moveExecution, payExecution } from './pay'
 import { toUnits, fromUnits } from './policy'
-import { judgeIn } from './judging'
+import { judgeIn, type Judged } from './judging'
+import { judgeMandate, type MandatePaymentRequest } from './mandate-check'
 import * as repo from './repo'
 import type { ApprovalRow, ApprovalStatus, ExecutionRow, ExecutionStatus } from './schema'
 import { APPROVAL_EXPIRE_TOPIC } from './topics'
@@ -58,8 +59,10 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
   const seen = await replay()
   if (seen) return { execution: executionView(seen), created: false }
   const agent0 = await visibleAgent(scope, input.agentId)
-  // MANDATE CHECK: AP2 mandates (routes 32-36) are built separately; until they join, an execution under a mandate is refused here
-  if (input.mandateId !== undefined) throw bad('MANDATE_NOT_SUPPORTED_YET', 'Executions under a mandate are not supported yet')
+  // an execution under a mandate: found here (404), judged with the policy in the reserving transaction below
+  const mandate0 = input.mandateId === undefined ? undefined : await repo.findMandate(db, scope.tenantId, input.mandateId)
+  if (input.mandateId !== undefined && !mandate0) throw new NotFoundError('Mandate not found', { code: 'MANDATE_NOT_FOUND' })
+  if (mandate0?.humanPresent) throw bad('MANDATE_HUMAN_PRESENT_NOT_SUPPORTED_YET', 'A human-present mandate needs the confirmation step (route 40), not built yet')
   if (input.rail === 'x402') throw bad('RAIL_NOT_SUPPORTED_YET', 'The x402 rail is not supported yet: use onchain')
   if (!input.merchantId) throw bad('MERCHANT_REQUIRED', 'An onchain execution pays a merchant: merchantId is required')
   const merchant0 = await repo.findMerchant(db, scope.tenantId, input.merchantId)
@@ -87,10 +90,11 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
       // judge and reserve: the agent, policy, merchant and the windows' sums read in this transaction
       const agent = (await repo.findAgent(tx, scope.tenantId, agent0.id))!
       const merchant = await repo.findMerchant(tx, scope.tenantId, merchant0.id)
-      const j = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: input.amount, currency: input.currency, rail: input.rail, network, now })
+      const policyJudgement = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: input.amount, currency: input.currency, rail: input.rail, network, now })
+      const j = mandate0 ? (await withMandate(tx, scope.tenantId, mandate0.id, policyJudgement, { agentId: agent.id, merchantId: merchant0.id, merchantCategory: merchant?.category ?? null, amount: input.amount, currency: input.currency, now })) : policyJudgement
       const status: ExecutionStatus = j.decision === 'deny' ? 'rejected' : j.decision === 'require_approval' ? 'requires_approval' : 'processing'
       const r: ExecutionRow = {
-        id: newId(), tenantId: scope.tenantId, agentId: agent.id, merchantId: merchant0.id, mandateId: null, policyId: j.policy?.id ?? null, policyVersion: j.policy?.version ?? null,
+        id: newId(), tenantId: scope.tenantId, agentId: agent.id, merchantId: merchant0.id, mandateId: mandate0?.id ?? null, policyId: j.policy?.id ?? null, policyVersion: j.policy?.version ?? null,
         amount: fromUnits(units), currency: token.symbol, rail: input.rail, network, payToAddress: merchant0.payToAddress, description: input.description ?? null,
         idempotencyKey: key ?? null, environment: agent.environment, status, decision: j.decision, reasons: j.reasons,
         transactionId: null, txHash: null, failureReason: null, refundedAmount: '0', createdAt: now, updatedAt: now, completedAt: status === 'rejected' ? now : null,
@@ -120,6 +124,21 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
   }
   if (row.status === 'processing') row = await payExecution(scope.deps, scope.tenantId, row.id, scope)
   return { execution: executionView(row), created: true }
+}
+
+/**
+ * The mandate's judgement joined to the policy's, read in the reserving transaction: the
+ * mandate as it is now and what its counted executions used (so concurrent executions under
+ * one cart mandate cannot both pass). A mandate that refuses denies, with its reasons first.
+ */
+async function withMandate(tx: Tx, tenantId: string, mandateId: string, policy: Judged, req: Omit<MandatePaymentRequest, 'spentUnderMandate' | 'occurrencesUsed' | 'lastPaymentAt'>): Promise<Judged> {
+  const mandate = (await repo.findMandate(tx, tenantId, mandateId))!
+  const used = await repo.mandateExecutions(tx, tenantId, mandateId)
+  const spent = used.reduce((sum, e) => sum + toUnits(e.amount), 0n)
+  const m = judgeMandate(mandate, { ...req, spentUnderMandate: fromUnits(spent), occurrencesUsed: used.length, lastPaymentAt: used.length ? Math.max(...used.map((e) => e.createdAt)) : null })
+  if (m.ok) return policy
+  const refused = m.reasons.map((code) => ({ code, message: `The mandate refuses this payment (${code})` }))
+  return { ...policy, decision: 'deny', reasons: [...refused, ...policy.reasons] }
 }
 
 export async function listExecutions(scope: Scope, q: ExecutionListQuery) {

@@ -301,7 +301,7 @@ export const CreateExecution = t.Object({
   tenantId: TenantIdField,
   agentId: t.String({ format: 'uuid', description: 'an agent of the tenant; with an agent key, its own agent' }),
   merchantId: t.Optional(t.String({ format: 'uuid', description: 'required on the onchain rail: paid at its `payTo`' })),
-  mandateId: t.Optional(t.String({ format: 'uuid', description: 'not supported yet: 400 `MANDATE_NOT_SUPPORTED_YET`' })),
+  mandateId: t.Optional(t.String({ format: 'uuid', description: 'an active mandate of the tenant the payment is made under; judged with the policy (404 `MANDATE_NOT_FOUND`)' })),
   amount: Amount('the payment'),
   currency: Currency,
   rail: t.Union([t.Literal('onchain'), t.Literal('x402')], { description: '`x402` answers 400 `RAIL_NOT_SUPPORTED_YET` for now' }),

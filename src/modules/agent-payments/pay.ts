@@ -17,7 +17,9 @@ import { lookupChain } from '../tokens/registry'
 import { findActor } from '../users/repo'
 import { findWallet } from '../wallets/repo'
 import type { Scope } from './credentials'
-import { toUnits } from './policy'
+import { mandateAfterPayment } from './mandate-check'
+import { transitionMandate } from './mandates'
+import { fromUnits, toUnits } from './policy'
 import * as repo from './repo'
 import type { ExecutionRow } from './schema'
 import { APPROVAL_EXPIRE_TOPIC, EXECUTION_FOLLOW_TOPIC } from './topics'
@@ -108,7 +110,17 @@ export async function followExecution(deps: Deps, tenantId: string | null | unde
     const cur = (await repo.findExecution(tx, tenantId, id))!
     if (cur.status !== 'processing') return
     await moveExecution(tx, scope, cur, { status: 'succeeded', txHash: send.txHash, completedAt: now }, 'succeeded', now)
+    if (cur.mandateId) await afterMandatePayment(tx, scope, cur.mandateId, now)
   })
+}
+
+/** A paid execution under a mandate: a cart mandate is consumed, a budget or occurrences used up exhausts it (in the payment's transaction). */
+async function afterMandatePayment(tx: Tx, scope: Scope, mandateId: string, now: number) {
+  const mandate = await repo.findMandate(tx, scope.tenantId, mandateId)
+  if (!mandate || mandate.status !== 'active') return
+  const used = await repo.mandateExecutions(tx, scope.tenantId, mandateId)
+  const next = mandateAfterPayment(mandate, { spentUnderMandate: fromUnits(used.reduce((sum, e) => sum + toUnits(e.amount), 0n)), occurrencesUsed: used.length })
+  if (next !== mandate.status) await transitionMandate(tx, scope, mandate, next, now)
 }
 
 /** The `agent_payments.approval.expire` job: an approval still pending at its `expiresAt` expires, and its execution with it. */

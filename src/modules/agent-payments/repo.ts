@@ -216,6 +216,12 @@ export function countedExecutions(db: Executor, tenantId: string, agentId: strin
     .where(and(eq(apExecutions.tenantId, tenantId), eq(apExecutions.agentId, agentId), inArray(apExecutions.status, COUNTED_STATUSES), gte(apExecutions.createdAt, since)))
 }
 
+/** The amounts and times of the executions under a mandate that count (reserved or paid): what the mandate's budget and occurrences have used. */
+export function mandateExecutions(db: Executor, tenantId: string, mandateId: string) {
+  return db.select({ amount: apExecutions.amount, createdAt: apExecutions.createdAt }).from(apExecutions)
+    .where(and(eq(apExecutions.tenantId, tenantId), eq(apExecutions.mandateId, mandateId), inArray(apExecutions.status, COUNTED_STATUSES)))
+}
+
 // approvals
 
 export async function insertApproval(db: Executor, row: ApprovalRow) {
