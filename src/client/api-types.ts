@@ -3044,7 +3044,7 @@ export interface paths {
         put?: never;
         /**
          * An agent pays a merchant
-         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Also an agent API key (`Authorization: Bearer sk_agent_…`), for its own agent only (another agent's execution answers 404); 120 requests per minute per key. The policy judges the payment and reserves its amount against the limits in one write transaction: `rejected` (with `reasons`), `requires_approval` (with an approval), or `processing`, and then the onchain rail sends `currency` (a token of the registry on `network`, default the merchant's `payTo` network, which must be the agent's wallet's network) from the agent's custodial wallet to the merchant's `payTo`; a job follows the send to `succeeded` or `failed`. A send refused at once (e.g. INSUFFICIENT_BALANCE) answers the execution `failed`. 201 for a new execution; 200 with the same execution when the tenant already has one with this `idempotencyKey` (nothing else compared). With `mandateId` (404 `MANDATE_NOT_FOUND`), the mandate is judged with the policy in the same transaction (a refusal is a `rejected` execution with the mandate's reason codes first; what its counted executions used counts against its budget and occurrences), and a paid execution consumes a cart mandate or exhausts a used-up one; a human-present mandate answers 400 `MANDATE_HUMAN_PRESENT_NOT_SUPPORTED_YET` (route 40 is not built). `rail: x402` answers 400 `RAIL_NOT_SUPPORTED_YET` for now; 400 `MERCHANT_REQUIRED`, `NETWORK_MISMATCH`, `NETWORK_UNKNOWN`, `CURRENCY_NOT_ON_NETWORK`, `AMOUNT_PRECISION`.
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Also an agent API key (`Authorization: Bearer sk_agent_…`), for its own agent only (another agent's execution answers 404); 120 requests per minute per key. The policy judges the payment and reserves its amount against the limits in one write transaction: `rejected` (with `reasons`), `requires_approval` (with an approval), or `processing`, and then the onchain rail sends `currency` (a token of the registry on `network`, default the merchant's `payTo` network, which must be the agent's wallet's network) from the agent's custodial wallet to the merchant's `payTo`; a job follows the send to `succeeded` or `failed`. A send refused at once (e.g. INSUFFICIENT_BALANCE) answers the execution `failed`. 201 for a new execution; 200 with the same execution when the tenant already has one with this `idempotencyKey` (nothing else compared). With `mandateId` (404 `MANDATE_NOT_FOUND`), the mandate is judged with the policy in the same transaction (a refusal is a `rejected` execution with the mandate's reason codes first; what its counted executions used counts against its budget and occurrences), and a paid execution consumes a cart mandate or exhausts a used-up one; under a human-present mandate an allowed payment waits in `requires_confirmation` for route 40. `rail: x402` answers 400 `RAIL_NOT_SUPPORTED_YET` for now; 400 `MERCHANT_REQUIRED`, `NETWORK_MISMATCH`, `NETWORK_UNKNOWN`, `CURRENCY_NOT_ON_NETWORK`, `AMOUNT_PRECISION`.
          */
         post: operations["agentPaymentsCreateExecution"];
         delete?: never;
@@ -3067,6 +3067,26 @@ export interface paths {
         get: operations["agentPaymentsGetExecution"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent-payments/executions/{executionId}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Human-present confirmation
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. An execution under a human-present mandate waits in `requires_confirmation` (after its approval, when it needed one) until this call: the policy and the mandate are judged again in the confirming transaction, then `processing` and paid as any execution. 409 `CONFIRMATION_LIMIT_EXCEEDED` (with the reasons; it keeps waiting) when it no longer passes, `EXECUTION_STATE_INVALID` from another status. An execution nobody confirms expires after AGENT_PAYMENTS_APPROVAL_TTL_MS.
+         */
+        post: operations["agentPaymentsConfirmExecution"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7941,7 +7961,7 @@ export interface operations {
                 "application/json": {
                     /** @description required on creation; https on 443, public DNS name, at most 2048 characters */
                     url?: string;
-                    /** @description types received; empty means every type, including types published later. Known: ramp.kyc.updated, ramp.deposit.updated, ramp.transaction.updated, ramp.payout.updated, ramp.card_session.updated, agent_payments.agent.created, agent_payments.agent.updated, agent_payments.agent.paused, agent_payments.agent.resumed, agent_payments.agent.archived, agent_payments.agent_api_key.created, agent_payments.agent_api_key.revoked, agent_payments.policy.created, agent_payments.policy.updated, agent_payments.policy.deleted, agent_payments.merchant.created, agent_payments.merchant.updated, agent_payments.merchant.disabled, agent_payments.merchant_api_key.created, agent_payments.merchant_api_key.revoked, agent_payments.mandate.created, agent_payments.mandate.authorized, agent_payments.mandate.rejected, agent_payments.mandate.revoked, agent_payments.mandate.expired, agent_payments.mandate.consumed, agent_payments.mandate.exhausted, agent_payments.execution.created, agent_payments.execution.processing, agent_payments.execution.succeeded, agent_payments.execution.failed, agent_payments.execution.rejected, agent_payments.execution.canceled, agent_payments.execution.expired, agent_payments.execution.refunded, agent_payments.approval.created, agent_payments.approval.approved, agent_payments.approval.rejected, agent_payments.approval.expired, agent_payments.approval.canceled */
+                    /** @description types received; empty means every type, including types published later. Known: ramp.kyc.updated, ramp.deposit.updated, ramp.transaction.updated, ramp.payout.updated, ramp.card_session.updated, agent_payments.agent.created, agent_payments.agent.updated, agent_payments.agent.paused, agent_payments.agent.resumed, agent_payments.agent.archived, agent_payments.agent_api_key.created, agent_payments.agent_api_key.revoked, agent_payments.policy.created, agent_payments.policy.updated, agent_payments.policy.deleted, agent_payments.merchant.created, agent_payments.merchant.updated, agent_payments.merchant.disabled, agent_payments.merchant_api_key.created, agent_payments.merchant_api_key.revoked, agent_payments.mandate.created, agent_payments.mandate.authorized, agent_payments.mandate.rejected, agent_payments.mandate.revoked, agent_payments.mandate.expired, agent_payments.mandate.consumed, agent_payments.mandate.exhausted, agent_payments.execution.created, agent_payments.execution.processing, agent_payments.execution.succeeded, agent_payments.execution.failed, agent_payments.execution.rejected, agent_payments.execution.requires_confirmation, agent_payments.execution.canceled, agent_payments.execution.expired, agent_payments.execution.refunded, agent_payments.approval.created, agent_payments.approval.approved, agent_payments.approval.rejected, agent_payments.approval.expired, agent_payments.approval.canceled */
                     eventTypes?: string[];
                     /** @enum {string} */
                     status?: "active" | "disabled";
@@ -39382,6 +39402,235 @@ export interface operations {
             };
         };
     };
+    agentPaymentsConfirmExecution: {
+        parameters: {
+            query?: {
+                tenantId?: string;
+            };
+            header?: never;
+            path: {
+                executionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        agentId: string;
+                        /** Format: uuid */
+                        merchantId: string | null;
+                        /** Format: uuid */
+                        mandateId: string | null;
+                        /**
+                         * @description the payment; a decimal string in the currency's units (`"12.50"`)
+                         * @example 25.00
+                         */
+                        amount: string;
+                        currency: string;
+                        rail: string;
+                        network: string | null;
+                        payToAddress: string | null;
+                        description: string | null;
+                        idempotencyKey: string | null;
+                        /** @description the webhook environment of its events: `sandbox` when its money is on a testnet, else `production` */
+                        environment: string;
+                        /** @enum {string} */
+                        status: "pending" | "rejected" | "requires_approval" | "requires_confirmation" | "processing" | "succeeded" | "failed" | "canceled" | "expired" | "refunded" | "partially_refunded";
+                        /** @enum {string} */
+                        decision: "allow" | "require_approval" | "deny";
+                        /** @description the policy's deny or approval reasons */
+                        reasons: {
+                            code: string;
+                            message: string;
+                            interval?: string;
+                        }[];
+                        /** Format: uuid */
+                        policyId: string | null;
+                        policyVersion: number | null;
+                        transactionId: string | null;
+                        txHash: string | null;
+                        failureReason: string | null;
+                        /**
+                         * @description what the merchant refunded ("0" before a refund); a decimal string in the currency's units (`"12.50"`)
+                         * @example 25.00
+                         */
+                        refundedAmount: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** Format: date-time */
+                        completedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
     agentPaymentsCancelExecution: {
         parameters: {
             query?: {
@@ -41412,6 +41661,7 @@ export const operationCredentials: Readonly<Record<string, "tenant" | "bearer" |
     "POST /v1/agent-payments/executions": "bearer",
     "GET /v1/agent-payments/executions": "bearer",
     "GET /v1/agent-payments/executions/{executionId}": "bearer",
+    "POST /v1/agent-payments/executions/{executionId}/confirm": "bearer",
     "POST /v1/agent-payments/executions/{executionId}/cancel": "bearer",
     "POST /v1/agent-payments/executions/{executionId}/refund": "bearer",
     "GET /v1/agent-payments/executions/{executionId}/receipt": "bearer",

@@ -45,3 +45,17 @@ test('a pending approval expires with its execution', async () => {
   const audit = await f.api.get(`${BASE}/audit-log?actorType=system`, token)
   expect(audit.body.data.map((e: { action: string }) => e.action).sort()).toEqual(['approval.expired', 'execution.expired'])
 }, 30_000)
+
+test('an execution waiting for its human\'s confirmation expires; confirming it afterwards answers 409', async () => {
+  const token = { token: admin.accessToken }
+  const policy = await f.api.post(`${BASE}/policies`, { name: 'free', currency: 'USDC', limits: [], approvalMode: 'auto' }, token)
+  const agent = await f.api.post(`${BASE}/agents`, { name: 'h', walletId, policyId: policy.body.id }, token)
+  const merchant = await f.api.post(`${BASE}/merchants`, { name: 'm2', payTo: { network: 'sepolia', address: privateKeyToAccount(generatePrivateKey()).address } }, token)
+  const mandate = await f.api.post(`${BASE}/mandates`, { type: 'intent', agentId: agent.body.id, constraints: { maxAmount: '5', currency: 'USDC' }, expiresAt: new Date(Date.now() + 3_600_000).toISOString(), humanPresent: true }, token)
+  expect((await f.api.post(`${BASE}/mandates/${mandate.body.id}/authorize`, {}, token)).status).toBe(200)
+  const ex = await f.api.post(`${BASE}/executions`, { agentId: agent.body.id, merchantId: merchant.body.id, mandateId: mandate.body.id, amount: '2', currency: 'USDC', rail: 'onchain' }, token)
+  expect(ex.body.status).toBe('requires_confirmation')
+  const done = await until(() => f.api.get(`${BASE}/executions/${ex.body.id}`, token), (r) => r.body.status !== 'requires_confirmation', 15_000)
+  expect(done.body.status).toBe('expired')
+  expect((await f.api.post(`${BASE}/executions/${ex.body.id}/confirm`, {}, token)).body.code).toBe('EXECUTION_STATE_INVALID')
+}, 30_000)

@@ -202,6 +202,32 @@ describe('executions on the onchain rail', () => {
     expect({ status: unknown.status, code: unknown.body.code }).toEqual({ status: 404, code: 'MANDATE_NOT_FOUND' })
   }, 60_000)
 
+  test('a human-present mandate: the execution waits in requires_confirmation until a tenant admin confirms, then pays; another waits and is canceled', async () => {
+    const created = await f.api.post(`${BASE}/mandates`, {
+      type: 'intent', agentId: agent.id, constraints: { maxAmount: '2', currency: 'USDC', budget: '3' },
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(), humanPresent: true,
+    }, as(admin))
+    expect(created.status).toBe(201)
+    expect((await f.api.post(`${BASE}/mandates/${created.body.id}/authorize`, {}, as(admin))).status).toBe(200)
+    const before = await balanceOf(merchant.payTo.address)
+    const waiting = await execute({ amount: '1', mandateId: created.body.id })
+    expect(waiting.body).toMatchObject({ status: 'requires_confirmation', transactionId: null })
+    // the agent cannot confirm for the human
+    expect((await f.api.post(`${BASE}/executions/${waiting.body.id}/confirm`, {}, as(agent.key))).status).toBe(403)
+    const confirmed = await f.api.post(`${BASE}/executions/${waiting.body.id}/confirm`, {}, as(admin))
+    expect(confirmed.status).toBe(200)
+    expect(confirmed.body.status).toBe('processing')
+    expect((await final(waiting.body.id)).body.status).toBe('succeeded')
+    expect(await balanceOf(merchant.payTo.address)).toBe(before + 1_000_000n)
+    expect((await f.api.post(`${BASE}/executions/${waiting.body.id}/confirm`, {}, as(admin))).body.code).toBe('EXECUTION_STATE_INVALID')
+    // over the mandate's per-payment maximum: rejected, never waits
+    expect((await execute({ amount: '2.5', mandateId: created.body.id })).body.status).toBe('rejected')
+    const second = await execute({ amount: '1', mandateId: created.body.id })
+    expect(second.body.status).toBe('requires_confirmation')
+    expect((await f.api.post(`${BASE}/executions/${second.body.id}/cancel`, {}, as(admin))).body.status).toBe('canceled')
+    expect((await f.api.post(`${BASE}/executions/${second.body.id}/confirm`, {}, as(admin))).status).toBe(409)
+  }, 60_000)
+
   test('an agent key: only its own agent; x402 not yet', async () => {
     const mine = await execute({ amount: '0.5' })
     expect((await f.api.get(`${BASE}/executions/${mine.body.id}`, as(second.key))).status).toBe(404)

@@ -1,4 +1,4 @@
-/** Routes 37-39 and 41-47: executions (paid on the onchain rail) and their approvals. Route 40 (human-present confirmation) is not built: no mandate makes `requires_confirmation` yet. */
+/** Routes 37-47: executions (paid on the onchain rail), human-present confirmation and approvals. */
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { errorResponses } from '../../http/schemas'
@@ -28,7 +28,7 @@ export function executionRoutes(deps: Deps) {
       detail: {
         operationId: 'agentPaymentsCreateExecution',
         summary: 'An agent pays a merchant',
-        description: `${J} ${A} The policy judges the payment and reserves its amount against the limits in one write transaction: \`rejected\` (with \`reasons\`), \`requires_approval\` (with an approval), or \`processing\`, and then the onchain rail sends \`currency\` (a token of the registry on \`network\`, default the merchant's \`payTo\` network, which must be the agent's wallet's network) from the agent's custodial wallet to the merchant's \`payTo\`; a job follows the send to \`succeeded\` or \`failed\`. A send refused at once (e.g. INSUFFICIENT_BALANCE) answers the execution \`failed\`. 201 for a new execution; 200 with the same execution when the tenant already has one with this \`idempotencyKey\` (nothing else compared). With \`mandateId\` (404 \`MANDATE_NOT_FOUND\`), the mandate is judged with the policy in the same transaction (a refusal is a \`rejected\` execution with the mandate's reason codes first; what its counted executions used counts against its budget and occurrences), and a paid execution consumes a cart mandate or exhausts a used-up one; a human-present mandate answers 400 \`MANDATE_HUMAN_PRESENT_NOT_SUPPORTED_YET\` (route 40 is not built). \`rail: x402\` answers 400 \`RAIL_NOT_SUPPORTED_YET\` for now; 400 \`MERCHANT_REQUIRED\`, \`NETWORK_MISMATCH\`, \`NETWORK_UNKNOWN\`, \`CURRENCY_NOT_ON_NETWORK\`, \`AMOUNT_PRECISION\`.`,
+        description: `${J} ${A} The policy judges the payment and reserves its amount against the limits in one write transaction: \`rejected\` (with \`reasons\`), \`requires_approval\` (with an approval), or \`processing\`, and then the onchain rail sends \`currency\` (a token of the registry on \`network\`, default the merchant's \`payTo\` network, which must be the agent's wallet's network) from the agent's custodial wallet to the merchant's \`payTo\`; a job follows the send to \`succeeded\` or \`failed\`. A send refused at once (e.g. INSUFFICIENT_BALANCE) answers the execution \`failed\`. 201 for a new execution; 200 with the same execution when the tenant already has one with this \`idempotencyKey\` (nothing else compared). With \`mandateId\` (404 \`MANDATE_NOT_FOUND\`), the mandate is judged with the policy in the same transaction (a refusal is a \`rejected\` execution with the mandate's reason codes first; what its counted executions used counts against its budget and occurrences), and a paid execution consumes a cart mandate or exhausts a used-up one; under a human-present mandate an allowed payment waits in \`requires_confirmation\` for route 40. \`rail: x402\` answers 400 \`RAIL_NOT_SUPPORTED_YET\` for now; 400 \`MERCHANT_REQUIRED\`, \`NETWORK_MISMATCH\`, \`NETWORK_UNKNOWN\`, \`CURRENCY_NOT_ON_NETWORK\`, \`AMOUNT_PRECISION\`.`,
       },
     })
     .get('/executions', async ({ query, caller }) => executions.listExecutions(await scopeOf(caller, query.tenantId), query), {
@@ -43,6 +43,13 @@ export function executionRoutes(deps: Deps) {
       query: TenantQuery,
       response: { 200: Execution, ...errorResponses('standard', 401, 403, 404) },
       detail: { operationId: 'agentPaymentsGetExecution', summary: 'One execution, with the policy decision and its reasons', description: `${J} ${A}` },
+    })
+    .post('/executions/:executionId/confirm', async ({ params, query, caller }) => executions.confirmExecution(await scopeOf(caller, query.tenantId), params.executionId), {
+      apAuth: 'operator',
+      params: ExecutionParams,
+      query: TenantQuery,
+      response: { 200: Execution, ...errorResponses('standard', 401, 403, 404, 409) },
+      detail: { operationId: 'agentPaymentsConfirmExecution', summary: 'Human-present confirmation', description: `${J} An execution under a human-present mandate waits in \`requires_confirmation\` (after its approval, when it needed one) until this call: the policy and the mandate are judged again in the confirming transaction, then \`processing\` and paid as any execution. 409 \`CONFIRMATION_LIMIT_EXCEEDED\` (with the reasons; it keeps waiting) when it no longer passes, \`EXECUTION_STATE_INVALID\` from another status. An execution nobody confirms expires after AGENT_PAYMENTS_APPROVAL_TTL_MS.` },
     })
     .post('/executions/:executionId/cancel', async ({ params, query, caller }) => executions.cancelExecution(await scopeOf(caller, query.tenantId), params.executionId), {
       apAuth: 'operator',

@@ -13,7 +13,7 @@ import { visibleAgent } from './agents'
 import { recordChange } from './changes'
 import type { Scope } from './credentials'
 import type { CreateExecution, ExecutionListQuery } from './model'
-import { moveExecution, payExecution } from './pay'
+import { awaitConfirmation, moveExecution, payExecution } from './pay'
 import { toUnits, fromUnits } from './policy'
 import { judgeIn, type Judged } from './judging'
 import { judgeMandate, type MandatePaymentRequest } from './mandate-check'
@@ -62,7 +62,6 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
   // an execution under a mandate: found here (404), judged with the policy in the reserving transaction below
   const mandate0 = input.mandateId === undefined ? undefined : await repo.findMandate(db, scope.tenantId, input.mandateId)
   if (input.mandateId !== undefined && !mandate0) throw new NotFoundError('Mandate not found', { code: 'MANDATE_NOT_FOUND' })
-  if (mandate0?.humanPresent) throw bad('MANDATE_HUMAN_PRESENT_NOT_SUPPORTED_YET', 'A human-present mandate needs the confirmation step (route 40), not built yet')
   if (input.rail === 'x402') throw bad('RAIL_NOT_SUPPORTED_YET', 'The x402 rail is not supported yet: use onchain')
   if (!input.merchantId) throw bad('MERCHANT_REQUIRED', 'An onchain execution pays a merchant: merchantId is required')
   const merchant0 = await repo.findMerchant(db, scope.tenantId, input.merchantId)
@@ -92,7 +91,8 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
       const merchant = await repo.findMerchant(tx, scope.tenantId, merchant0.id)
       const policyJudgement = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: input.amount, currency: input.currency, rail: input.rail, network, now })
       const j = mandate0 ? (await withMandate(tx, scope.tenantId, mandate0.id, policyJudgement, { agentId: agent.id, merchantId: merchant0.id, merchantCategory: merchant?.category ?? null, amount: input.amount, currency: input.currency, now })) : policyJudgement
-      const status: ExecutionStatus = j.decision === 'deny' ? 'rejected' : j.decision === 'require_approval' ? 'requires_approval' : 'processing'
+      // a human-present mandate: allowed payments wait for that human's confirmation (route 40)
+      const status: ExecutionStatus = j.decision === 'deny' ? 'rejected' : j.decision === 'require_approval' ? 'requires_approval' : mandate0?.humanPresent ? 'requires_confirmation' : 'processing'
       const r: ExecutionRow = {
         id: newId(), tenantId: scope.tenantId, agentId: agent.id, merchantId: merchant0.id, mandateId: mandate0?.id ?? null, policyId: j.policy?.id ?? null, policyVersion: j.policy?.version ?? null,
         amount: fromUnits(units), currency: token.symbol, rail: input.rail, network, payToAddress: merchant0.payToAddress, description: input.description ?? null,
@@ -101,6 +101,7 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
       }
       await repo.insertExecution(tx, r)
       await recordChange(tx, scope, { resourceType: 'execution', resourceId: r.id, change: 'created', before: null, after: executionView(r), environments: [r.environment] }, now)
+      if (status === 'requires_confirmation') await awaitConfirmation(tx, scope.deps, scope.tenantId, r.id, now)
       if (status === 'requires_approval') {
         const a: ApprovalRow = { id: newId(), tenantId: scope.tenantId, executionId: r.id, agentId: r.agentId, status: 'pending', reasons: j.reasons, note: null, decidedBy: null, expiresAt: now + scope.deps.config.agentPaymentsApprovalTtlMs, createdAt: now, decidedAt: null }
         await repo.insertApproval(tx, a)
@@ -231,11 +232,37 @@ export async function approve(scope: Scope, id: string, input: { note?: string }
     const j = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: row.amount, currency: row.currency, rail: row.rail, network: row.network, now, excludeId: row.id })
     if (j.decision === 'deny') throw new ConflictError('The payment no longer passes its policy', { code: 'APPROVAL_LIMIT_EXCEEDED', details: { reasons: j.reasons } })
     const approval = await moveApproval(tx, scope, a, { note: input.note ?? null, decidedBy: scope.actor.id, decidedAt: now }, 'approved', row.environment, now)
-    const execution = await moveExecution(tx, scope, row, { status: 'processing', policyId: j.policy?.id ?? null, policyVersion: j.policy?.version ?? null }, 'processing', now)
+    // under a human-present mandate, an approved payment still waits for that human's confirmation
+    const human = row.mandateId ? (await repo.findMandate(tx, scope.tenantId, row.mandateId))?.humanPresent === true : false
+    const next = human ? 'requires_confirmation' as const : 'processing' as const
+    const execution = await moveExecution(tx, scope, row, { status: next, policyId: j.policy?.id ?? null, policyVersion: j.policy?.version ?? null }, next, now)
+    if (human) await awaitConfirmation(tx, scope.deps, scope.tenantId, row.id, now)
     return { approval, execution }
   })
-  await payExecution(scope.deps, scope.tenantId, execution.id, scope)
+  if (execution.status === 'processing') await payExecution(scope.deps, scope.tenantId, execution.id, scope)
   return approvalView(approval)
+}
+
+/**
+ * Route 40: the human of a human-present mandate confirms: `requires_confirmation →
+ * processing`, the limits and the mandate judged again in the confirming transaction (409
+ * `CONFIRMATION_LIMIT_EXCEEDED` with the reasons when the payment no longer passes; it keeps
+ * waiting), then paid.
+ */
+export async function confirmExecution(scope: Scope, id: string) {
+  await visibleExecution(scope, id)
+  const now = scope.deps.clock.now()
+  const execution = await scope.deps.database.write(async (tx) => {
+    const row = (await repo.findExecution(tx, scope.tenantId, id))!
+    if (row.status !== 'requires_confirmation') throw new ConflictError(`An execution ${row.status} cannot be confirmed`, { code: 'EXECUTION_STATE_INVALID' })
+    const agent = (await repo.findAgent(tx, scope.tenantId, row.agentId))!
+    const merchant = row.merchantId ? await repo.findMerchant(tx, scope.tenantId, row.merchantId) : undefined
+    let j = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: row.amount, currency: row.currency, rail: row.rail, network: row.network, now, excludeId: row.id })
+    if (row.mandateId) j = await withMandate(tx, scope.tenantId, row.mandateId, j, { agentId: row.agentId, merchantId: row.merchantId, merchantCategory: merchant?.category ?? null, amount: row.amount, currency: row.currency, now })
+    if (j.decision === 'deny') throw new ConflictError('The payment no longer passes its policy or mandate', { code: 'CONFIRMATION_LIMIT_EXCEEDED', details: { reasons: j.reasons } })
+    return moveExecution(tx, scope, row, { status: 'processing' }, 'processing', now)
+  })
+  return executionView(await payExecution(scope.deps, scope.tenantId, execution.id, scope))
 }
 
 /** Route 47: the execution is `rejected`. */

@@ -1,11 +1,12 @@
 /**
  * The group's background jobs: `agent_payments.execution.follow` follows an execution's
  * onchain send until it is mined (then `succeeded` or `failed`); `agent_payments.approval.expire`
- * expires an approval nobody decided (and its execution). The code loads with the first job.
+ * expires an approval nobody decided (and its execution); `agent_payments.confirmation.expire` an
+ * execution a human never confirmed. The code loads with the first job.
  */
 import type { JobRunner } from '../../jobs/runner'
 import { lazy } from '../../lib/lazy'
-import { APPROVAL_EXPIRE_TOPIC, EXECUTION_FOLLOW_TOPIC } from './topics'
+import { APPROVAL_EXPIRE_TOPIC, CONFIRMATION_EXPIRE_TOPIC, EXECUTION_FOLLOW_TOPIC } from './topics'
 
 const run = lazy(() => import('./pay'))
 
@@ -19,6 +20,11 @@ export function registerAgentPaymentJobs(runner: JobRunner) {
     attempts: 3,
     backoffMs: 1000,
     handler: async (payload, ctx) => (await run()).expireApproval(ctx.deps, ctx.tenantId, payload),
+  })
+  runner.register(CONFIRMATION_EXPIRE_TOPIC, {
+    attempts: 3,
+    backoffMs: 1000,
+    handler: async (payload, ctx) => (await run()).expireConfirmation(ctx.deps, ctx.tenantId, payload),
   })
   return runner
 }

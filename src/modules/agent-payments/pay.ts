@@ -22,7 +22,7 @@ import { transitionMandate } from './mandates'
 import { fromUnits, toUnits } from './policy'
 import * as repo from './repo'
 import type { ExecutionRow } from './schema'
-import { APPROVAL_EXPIRE_TOPIC, EXECUTION_FOLLOW_TOPIC } from './topics'
+import { APPROVAL_EXPIRE_TOPIC, CONFIRMATION_EXPIRE_TOPIC, EXECUTION_FOLLOW_TOPIC } from './topics'
 import { approvalView, executionView } from './views'
 import { recordChange } from './changes'
 
@@ -138,4 +138,22 @@ export async function expireApproval(deps: Deps, tenantId: string | null | undef
     await recordChange(tx, scope, { resourceType: 'approval', resourceId: id, change: 'expired', before: approvalView(a), after: approvalView(after), environments: [row.environment] }, now)
     if (row.status === 'requires_approval') await moveExecution(tx, scope, row, { status: 'expired', completedAt: now }, 'expired', now)
   })
+}
+
+/** The `agent_payments.confirmation.expire` job: an execution still waiting for its human's confirmation at its deadline expires. */
+export async function expireConfirmation(deps: Deps, tenantId: string | null | undefined, payload: Record<string, unknown>) {
+  if (!tenantId) return
+  const id = String(payload.executionId)
+  const scope = systemScope(deps, tenantId, `job:${CONFIRMATION_EXPIRE_TOPIC}:${id}`)
+  const now = deps.clock.now()
+  await deps.database.write(async (tx) => {
+    const row = await repo.findExecution(tx, tenantId, id)
+    if (!row || row.status !== 'requires_confirmation') return
+    await moveExecution(tx, scope, row, { status: 'expired', completedAt: now }, 'expired', now)
+  })
+}
+
+/** Schedules the expiry of an execution that now waits for its human's confirmation (in `tx`). */
+export async function awaitConfirmation(tx: Tx, deps: Deps, tenantId: string, executionId: string, now: number) {
+  await scheduleJob(tx, { id: `ap-confirm-expire:${executionId}`, topic: CONFIRMATION_EXPIRE_TOPIC, tenantId, payload: { executionId }, runAt: now + deps.config.agentPaymentsApprovalTtlMs }, now)
 }
