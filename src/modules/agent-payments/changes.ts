@@ -2,18 +2,19 @@
  * Every change of the group goes through `recordChange`, inside the write transaction that
  * makes it: one audit entry (who, what, before and after) and one tenant webhook event
  * `agent_payments.<resource>.<change>` per environment it concerns, so none exists without
- * the others. The views passed in never hold a secret or a key hash (views.ts).
+ * the others; the group's own enabled subscriptions whose types match get it as well
+ * (publishToOwned). A subscription's own changes (`webhook`) are audited only. The views passed in never hold a secret or a key hash (views.ts).
  */
 import type { Tx } from '../../db/client'
 import { newId } from '../../lib/ids'
-import { publishEvent } from '../webhooks/publish'
+import { publishEvent, publishToOwned } from '../webhooks/publish'
 import type { Scope } from './credentials'
 import { insertAudit } from './repo'
 import type { ApEnvironment } from './schema'
 
 export { AGENT_PAYMENTS_EVENT_TYPES } from './event-types'
 
-export type ResourceType = 'agent' | 'agent_api_key' | 'policy' | 'merchant' | 'merchant_api_key' | 'mandate' | 'execution' | 'approval'
+export type ResourceType = 'agent' | 'agent_api_key' | 'policy' | 'merchant' | 'merchant_api_key' | 'mandate' | 'execution' | 'approval' | 'webhook'
 
 
 /**
@@ -39,6 +40,9 @@ export async function recordChange(tx: Tx, scope: Scope, c: Change, now: number)
   })
   const data = { ...(c.after ?? c.before ?? {}), actor: { type: scope.actor.type, id: scope.actor.id } }
   for (const environment of c.environments) {
-    await publishEvent(tx, { tenantId: scope.tenantId, environment, type: `agent_payments.${action}`, data, occurredAt: now }, now)
+    const event = { tenantId: scope.tenantId, environment, type: `agent_payments.${action}`, data, occurredAt: now }
+    await publishEvent(tx, event, now)
+    // the group's own subscriptions (routes 48-53) get it too, same transaction
+    await publishToOwned(tx, 'agent_payments', event, now)
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The agent payments group (`/v1/agent-payments`), part 1: agents, policies, merchants,
  * their API keys, the audit log and mandates (routes 1-24, 32-36 and 54 of the spec's table). Executions,
- * approvals, shoppers and the group's own webhooks come later. Decisions:
+ * approvals and shoppers come later; the group's own webhooks: webhook-routes.ts. Decisions:
  * docs/agent-payments.md.
  */
 import { Elysia } from 'elysia'
@@ -15,6 +15,7 @@ import { executionRoutes } from './execution-routes'
 import { merchantRoutes } from './merchant-routes'
 import { AuditList, AuditQuery } from './model'
 import { policyRoutes } from './policy-routes'
+import { webhookSubscriptionRoutes } from './webhook-routes'
 
 export function agentPaymentRoutes(deps: Deps) {
   return new Elysia({ detail: { tags: ['Agent payments'] } })
@@ -23,6 +24,7 @@ export function agentPaymentRoutes(deps: Deps) {
     .use(merchantRoutes(deps))
     .use(mandateRoutes(deps))
     .use(executionRoutes(deps))
+    .use(webhookSubscriptionRoutes(deps))
     .use(new Elysia({ prefix: '/v1/agent-payments', detail: { tags: ['Agent payments'] } })
       .use(apSecurity(deps))
       .get('/audit-log', async ({ query, caller }) => listAudit(await scopeOf(caller, query.tenantId), query), {

@@ -7,9 +7,9 @@
  */
 import type { Tx } from '../../db/client'
 import { EVENT_ID, eventBody, newEventId } from './events'
-import { findWebhook } from './repo'
+import { activeOwnedWebhooks, findWebhook } from './repo'
 import { MAX_ATTEMPTS, queueDelivery } from './schedule'
-import type { WebhookEnvironment } from './schema'
+import type { WebhookEnvironment, WebhookOwner } from './schema'
 
 export { WEBHOOK_EVENT_TYPES } from './events'
 
@@ -47,4 +47,26 @@ export async function publishEvent(tx: Tx, event: PublishedEvent, now: number): 
   }, now)
   // A repeated event id is a repeat of a delivery: nothing is sent again, and the id is answered.
   return id
+}
+
+/**
+ * Fans an event out to the tenant's active webhooks of another owner (the agent payments
+ * group's subscriptions) whose types match (empty: every type), in the caller's
+ * transaction: one delivery per subscription, each with its own event id (the delivery
+ * id is the `X-Webhook-Id`), delivered, signed, retried and logged like the platform's.
+ * Answers the event ids queued.
+ */
+export async function publishToOwned(tx: Tx, owner: Exclude<WebhookOwner, 'platform'>, event: Omit<PublishedEvent, 'id'>, now: number): Promise<string[]> {
+  const hooks = await activeOwnedWebhooks(tx, event.tenantId, owner)
+  const ids: string[] = []
+  for (const hook of hooks) {
+    if (hook.eventTypes.length && !hook.eventTypes.includes(event.type)) continue
+    const id = newEventId()
+    await queueDelivery(tx, event.tenantId, {
+      id, environment: event.environment, owner, webhookId: hook.id, type: event.type,
+      body: eventBody(id, event.type, event.environment, event.occurredAt, now, event.data), maxAttempts: MAX_ATTEMPTS,
+    }, now)
+    ids.push(id)
+  }
+  return ids
 }

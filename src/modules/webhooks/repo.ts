@@ -9,18 +9,50 @@ import { preparedOnce } from '../../db/prepared'
 import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
 import { newId } from '../../lib/ids'
 import { secretAad } from './secrets'
-import { webhookDeliveries, webhookDeliveryAttempts, webhookDevRoutes, webhooks, type WebhookEnvironment } from './schema'
+import { webhookDeliveries, webhookDeliveryAttempts, webhookDevRoutes, webhooks, type WebhookEnvironment, type WebhookOwner } from './schema'
 
 export type WebhookRow = typeof webhooks.$inferSelect
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect
 export type AttemptRow = typeof webhookDeliveryAttempts.$inferSelect
 export type DevRouteRow = typeof webhookDevRoutes.$inferSelect
 
+/** The tenant's platform webhook in that environment (never a group subscription). */
 export function findWebhook(db: Executor, tenantId: string, environment: WebhookEnvironment) {
-  return db.select().from(webhooks).where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.environment, environment))).get()
+  return db.select().from(webhooks).where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.owner, 'platform'), eq(webhooks.environment, environment))).get()
 }
 
-export async function insertWebhook(db: Executor, tenantId: string, row: Omit<WebhookRow, 'tenantId'>) {
+/** One of the tenant's webhooks of that owner by id. */
+export function findOwnedWebhook(db: Executor, tenantId: string, owner: WebhookOwner, id: string) {
+  return db.select().from(webhooks).where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.owner, owner), eq(webhooks.id, id))).get()
+}
+
+/** One page of the tenant's webhooks of that owner, newest first, and the total. */
+export async function listOwnedWebhooks(db: Executor, tenantId: string, owner: WebhookOwner, limit: number, offset: number) {
+  const where = and(eq(webhooks.tenantId, tenantId), eq(webhooks.owner, owner))
+  const [rows, [count]] = await Promise.all([
+    db.select().from(webhooks).where(where).orderBy(desc(webhooks.createdAt), desc(webhooks.id)).limit(limit).offset(offset),
+    db.select({ n: sql<number>`count(*)` }).from(webhooks).where(where),
+  ])
+  return { rows, total: Number(count?.n ?? 0) }
+}
+
+/** The tenant's active webhooks of that owner (the fan-out of an event). */
+export function activeOwnedWebhooks(db: Executor, tenantId: string, owner: WebhookOwner) {
+  return db.select().from(webhooks).where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.owner, owner), eq(webhooks.status, 'active')))
+}
+
+/** One page of one webhook's deliveries, newest first, and the total. */
+export async function listWebhookDeliveries(db: Executor, tenantId: string, owner: WebhookOwner, webhookId: string, limit: number, offset: number) {
+  const where = and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.owner, owner), eq(webhookDeliveries.webhookId, webhookId))
+  const [rows, [count]] = await Promise.all([
+    db.select().from(webhookDeliveries).where(where).orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(limit).offset(offset),
+    db.select({ n: sql<number>`count(*)` }).from(webhookDeliveries).where(where),
+  ])
+  return { rows, total: Number(count?.n ?? 0) }
+}
+
+/** `owner` defaults to `platform`. */
+export async function insertWebhook(db: Executor, tenantId: string, row: Omit<WebhookRow, 'tenantId' | 'owner'> & { owner?: WebhookOwner }) {
   await db.insert(webhooks).values({ ...row, tenantId })
 }
 
@@ -46,6 +78,8 @@ export interface NewDelivery {
   id: string
   environment: WebhookEnvironment
   webhookId: string
+  /** the webhook's owner; `platform` when left out */
+  owner?: WebhookOwner
   type: string
   /** the body exactly as every attempt sends it */
   body: string
@@ -82,7 +116,7 @@ export const findDeliveryWithWebhook = (database: Database, tenantId: string, id
 
 export function findDeliveryIn(db: Executor, tenantId: string, environment: WebhookEnvironment, id: string) {
   return db.select().from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.environment, environment), eq(webhookDeliveries.id, id))).get()
+    .where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.owner, 'platform'), eq(webhookDeliveries.environment, environment), eq(webhookDeliveries.id, id))).get()
 }
 
 /** Queues a stopped delivery again for a new round, to `webhookId`, same body and id. */
@@ -137,9 +171,9 @@ export async function settleAttempts(db: Executor, tenantId: string, entries: At
   return rows.map((r) => ({ id: r.id, round: Number(r.round), attempts: Number(r.attempts), status: r.status, nextAttemptAt: r.next_attempt_at === null ? null : Number(r.next_attempt_at) }))
 }
 
-/** One page of an environment's deliveries (a removed webhook's included), newest first, and the total. */
+/** One page of an environment's platform deliveries (a removed webhook's included), newest first, and the total. */
 export async function listDeliveries(db: Executor, tenantId: string, environment: WebhookEnvironment, limit: number, offset: number) {
-  const where = and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.environment, environment))
+  const where = and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.owner, 'platform'), eq(webhookDeliveries.environment, environment))
   const [rows, [count]] = await Promise.all([
     db.select().from(webhookDeliveries).where(where).orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(limit).offset(offset),
     db.select({ n: sql<number>`count(*)` }).from(webhookDeliveries).where(where),
@@ -187,7 +221,7 @@ export async function deleteDevRoute(db: Executor, tenantId: string, host: strin
   await db.delete(webhookDevRoutes).where(and(eq(webhookDevRoutes.tenantId, tenantId), eq(webhookDevRoutes.host, host), eq(webhookDevRoutes.origin, origin)))
 }
 
-/** Platform-wide, for `slipway reseal`: the webhook secrets. */
+/** Platform-wide, for `slipway reseal`: the webhook secrets (the platform's and the group subscriptions', one column). */
 export const sealedColumns: SealedColumn[] = [
   sealedTextColumn({
     name: 'webhooks.secret_sealed',

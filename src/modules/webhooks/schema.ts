@@ -1,13 +1,24 @@
+import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 export const WEBHOOK_ENVIRONMENTS = ['sandbox', 'production'] as const
 export type WebhookEnvironment = (typeof WEBHOOK_ENVIRONMENTS)[number]
 export const DELIVERY_STATUSES = ['queued', 'done', 'failed', 'dropped'] as const
+/**
+ * Whose endpoint a webhook row is: `platform`, the tenant's webhook (one per environment,
+ * routes under /v1/admin/tenants/:id/webhooks); `agent_payments`, one of the agent payments
+ * group's own subscriptions (routes 48-53, any number, not bound to an environment: their
+ * `environment` column is unused and holds `production`). Both go through the same delivery
+ * pipeline (schedule, signing, retries, address checks, delivery log).
+ */
+export const WEBHOOK_OWNERS = ['platform', 'agent_payments'] as const
+export type WebhookOwner = (typeof WEBHOOK_OWNERS)[number]
 
-/** One webhook per tenant and environment. */
+/** One platform webhook per tenant and environment; any number of group subscriptions. */
 export const webhooks = sqliteTable('webhooks', {
   id: text('id').primaryKey(),
   tenantId: text('tenant_id').notNull(),
+  owner: text('owner', { enum: WEBHOOK_OWNERS }).notNull().default('platform'),
   environment: text('environment', { enum: WEBHOOK_ENVIRONMENTS }).notNull(),
   /** as the URL parser writes it */
   url: text('url').notNull(),
@@ -19,7 +30,10 @@ export const webhooks = sqliteTable('webhooks', {
   secretHint: text('secret_hint').notNull(),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
-}, (t) => [uniqueIndex('webhooks_tenant_env_uq').on(t.tenantId, t.environment)])
+}, (t) => [
+  uniqueIndex('webhooks_tenant_env_uq').on(t.tenantId, t.environment).where(sql`owner = 'platform'`),
+  index('webhooks_tenant_owner_idx').on(t.tenantId, t.owner, t.createdAt),
+])
 
 /**
  * One event sent to one webhook. The id is the event id (`evt_` + 32 hex) sent as
@@ -31,6 +45,8 @@ export const webhookDeliveries = sqliteTable('webhook_deliveries', {
   id: text('id').primaryKey(),
   tenantId: text('tenant_id').notNull(),
   environment: text('environment', { enum: WEBHOOK_ENVIRONMENTS }).notNull(),
+  /** the owner of the webhook it was queued for: each owner's log shows only its own */
+  owner: text('owner', { enum: WEBHOOK_OWNERS }).notNull().default('platform'),
   webhookId: text('webhook_id').notNull(),
   type: text('type').notNull(),
   body: text('body').notNull(),

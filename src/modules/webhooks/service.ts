@@ -98,7 +98,7 @@ export async function saveTenantWebhook(ctx: CommandCtx, tenant: TenantRow, envi
       const id = newId()
       const secret = newWebhookSecret()
       const row: WebhookRow = {
-        id, tenantId: tenant.id, environment, url, eventTypes: eventTypes ?? [], status: input.status ?? 'active',
+        id, tenantId: tenant.id, owner: 'platform', environment, url, eventTypes: eventTypes ?? [], status: input.status ?? 'active',
         secretSealed: sealSecret(deps, tenant.id, id, secret), secretHint: secretHint(secret), createdAt: now, updatedAt: now,
       }
       await repo.insertWebhook(tx, tenant.id, row)
