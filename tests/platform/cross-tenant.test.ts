@@ -37,6 +37,7 @@ function idKind(path: string, param: string): string | null {
   if (param === 'mandateId') return 'apMandate'
   if (param === 'executionId') return 'apExecution'
   if (param === 'approvalId') return 'apApproval'
+  if (param === 'webhookId') return 'apWebhook'
   if (param === 'keyId') return path.startsWith('/v1/agent-payments/agents/') ? 'apAgentKey' : 'apMerchantKey'
   if (path.startsWith('/v1/mpc/relay/session/{id}')) return 'mpcSession'
   if (path.startsWith('/v1/ramp/card/sessions/{id}')) return 'cardSession'
@@ -65,6 +66,7 @@ const BODIES: Record<string, unknown> = {
   'PATCH /v1/agent-payments/policies/{policyId}': { name: 'renamed' },
   'POST /v1/agent-payments/policies/{policyId}/simulate': { agentId: '00000000-0000-4000-8000-000000000000', amount: '1', currency: 'USDC', rail: 'onchain' },
   'PATCH /v1/agent-payments/merchants/{merchantId}': { name: 'renamed' },
+  'PATCH /v1/agent-payments/webhooks/{webhookId}': { enabled: true },
   'POST /v1/agent-payments/merchants/{merchantId}/api-keys': { name: 'k', scopes: ['shoppers:read'] },
 }
 /** Payout records live in the sandbox (production payouts are refused before any lookup). */
@@ -146,6 +148,9 @@ async function agentPayments() {
   const waiting = await f.api.post('/v1/agent-payments/executions', pay, { token })
   expect(waiting.body.status).toBe('requires_approval')
   ids.apApproval = (await f.api.get('/v1/agent-payments/approvals?status=pending', { token })).body.data[0].id
+  const hook = await f.api.post('/v1/agent-payments/webhooks', { url: 'https://hooks.example.com/agent-payments', eventTypes: [] }, { token })
+  expect(hook.status).toBe(201)
+  ids.apWebhook = hook.body.id
 }
 
 /** A card onramp session of the user and one of the tenant's own wallet, with the embedded sandbox provider. */
