@@ -16,14 +16,14 @@ export const CreateApWebhook = t.Object({
   tenantId: TenantIdField,
   url: Url,
   eventTypes: EventTypes,
-}, { additionalProperties: false })
+}, { additionalProperties: false, examples: [{ url: 'https://hooks.example.com/agent-payments', eventTypes: ['agent_payments.execution.succeeded', 'agent_payments.approval.created'] }] })
 export type CreateApWebhook = typeof CreateApWebhook.static
 
 export const UpdateApWebhook = t.Object({
   url: t.Optional(Url),
   eventTypes: t.Optional(EventTypes),
   enabled: t.Optional(t.Boolean({ description: 'false: nothing is sent, and deliveries still waiting are dropped' })),
-}, { additionalProperties: false, minProperties: 1 })
+}, { additionalProperties: false, minProperties: 1, examples: [{ enabled: false }] })
 export type UpdateApWebhook = typeof UpdateApWebhook.static
 
 export const ApWebhook = t.Object({
