@@ -1,7 +1,7 @@
 /**
- * The agent payments group (`/v1/agent-payments`), part 1: agents, policies, merchants,
- * their API keys, the audit log and mandates (routes 1-24, 32-36 and 54 of the spec's table). Executions,
- * approvals, shoppers and the group's own webhooks come later. Decisions:
+ * The agent payments group (`/v1/agent-payments`): agents, policies, merchants, their API
+ * keys, shoppers, mandates, executions, approvals and the audit log (routes 1-47 and 54 of the
+ * spec's table). The group's own webhooks come later. Decisions:
  * docs/agent-payments.md.
  */
 import { Elysia } from 'elysia'
@@ -15,12 +15,14 @@ import { executionRoutes } from './execution-routes'
 import { merchantRoutes } from './merchant-routes'
 import { AuditList, AuditQuery } from './model'
 import { policyRoutes } from './policy-routes'
+import { shopperRoutes } from './shopper-routes'
 
 export function agentPaymentRoutes(deps: Deps) {
   return new Elysia({ detail: { tags: ['Agent payments'] } })
     .use(agentRoutes(deps))
     .use(policyRoutes(deps))
     .use(merchantRoutes(deps))
+    .use(shopperRoutes(deps))
     .use(mandateRoutes(deps))
     .use(executionRoutes(deps))
     .use(new Elysia({ prefix: '/v1/agent-payments', detail: { tags: ['Agent payments'] } })
