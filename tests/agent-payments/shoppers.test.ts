@@ -8,13 +8,15 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { CompactSign, exportJWK, generateKeyPair, SignJWT } from 'jose'
+import { and, eq } from 'drizzle-orm'
 import { sha256Hex } from '@/lib/crypto'
+import { webhookDeliveries } from '@/modules/webhooks/schema'
 import { ManualClock } from '@/lib/clock'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 
 const BASE = '/v1/agent-payments'
-const PAY_TO = { network: 'base', address: '0x5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e0001' }
+const PAY_TO = { network: 'sepolia', address: '0x5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e0001' }
 const UNKNOWN = '00000000-0000-4000-8000-000000000000'
 const DAY = 86_400_000
 
@@ -50,11 +52,14 @@ beforeAll(async () => {
   clock = new ManualClock(Date.UTC(2026, 10, 25, 10))
   t = await makeApp({ clock })
   f = new Factory(t)
-  a = await f.tenant()
+  a = await f.tenant({ bankRamp: { sandbox: { connected: true } } })
   b = await f.tenant()
   admin = await f.tenantAdmin(a)
   otherAdmin = await f.tenantAdmin(b)
   user = await f.user(a)
+  // merchants paid on sepolia: their shoppers' events go to the sandbox webhook
+  const hook = await f.api.put(`/v1/admin/tenants/${a.id}/webhooks/sandbox`, { url: 'https://hooks.example.com/in', eventTypes: [] }, { token: await f.adminToken() })
+  expect(hook.status).toBe(201)
   merchantId = (await f.api.post(`${BASE}/merchants`, { name: 'Rail', payTo: PAY_TO }, as(admin))).body.id
   otherMerchantId = (await f.api.post(`${BASE}/merchants`, { name: 'Air', payTo: PAY_TO }, as(admin))).body.id
   foreignMerchantId = (await f.api.post(`${BASE}/merchants`, { name: 'B', payTo: PAY_TO }, as(otherAdmin))).body.id
@@ -103,6 +108,9 @@ describe('shoppers as a tenant admin (J)', () => {
     expect(log.body.data.map((e: { action: string; actorType: string }) => [e.action, e.actorType])).toEqual([
       ['shopper.deleted', 'user'], ['shopper.updated', 'user'], ['shopper.created', 'user'],
     ])
+    const deliveries = await t.deps.database.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.tenantId, a.id), eq(webhookDeliveries.environment, 'sandbox')))
+    const ours = deliveries.filter((d) => JSON.parse(d.body as string).data?.id === s.id).map((d) => d.type)
+    expect(ours.sort()).toEqual(['agent_payments.shopper.created', 'agent_payments.shopper.deleted', 'agent_payments.shopper.updated'])
   })
 
   test('bad input answers 400; duplicates 409; unknown merchant 404', async () => {
@@ -318,7 +326,7 @@ describe('mandates of a shopper, and its AP2 authorization', () => {
   test('route 31: the executions under the shopper\'s mandates', async () => {
     const { shopper } = await withKey()
     const m = await mandateFor(shopper.id)
-    const sepoliaMerchant = (await f.api.post(`${BASE}/merchants`, { name: 'S', payTo: { ...PAY_TO, network: 'sepolia' } }, as(admin))).body.id
+    const sepoliaMerchant = merchantId
     // a pending mandate refuses the payment: a rejected execution under it
     const ex = await f.api.post(`${BASE}/executions`, { agentId, merchantId: sepoliaMerchant, mandateId: m.id, amount: '2', currency: 'USDC', rail: 'onchain' }, as(admin))
     expect([200, 201]).toContain(ex.status)
