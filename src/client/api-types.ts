@@ -2916,7 +2916,7 @@ export interface paths {
         put?: never;
         /**
          * Create a merchant API key
-         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Answers the key (`sk_merch_…`) once: only its SHA-256 is kept. `scopes`: `shoppers:read`, `shoppers:write`, `mandates:read`, `executions:read` (the routes they open, shoppers, mandates and executions, are not built yet). A disabled merchant answers 409 `MERCHANT_DISABLED`.
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Answers the key (`sk_merch_…`) once: only its SHA-256 is kept. `scopes`: `shoppers:read`, `shoppers:write`, `mandates:read`, `executions:read` (they open the shopper routes 25-31: `GET /shoppers…` with `shoppers:read`, `POST`/`PATCH`/`DELETE` with `shoppers:write`, a shopper's mandates with `mandates:read`, its executions with `executions:read`, for this merchant's shoppers only). A disabled merchant answers 409 `MERCHANT_DISABLED`.
          */
         post: operations["agentPaymentsCreateMerchantKey"];
         delete?: never;

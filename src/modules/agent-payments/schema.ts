@@ -1,6 +1,6 @@
 /**
  * Agent payments (docs/agent-payments.md): agents, their spending policies, merchants,
- * the API keys of agents and merchants, the group's audit log, and mandates. Only
+ * the API keys of agents and merchants, the group's audit log, shoppers and mandates. Only
  * ./repo.ts reads and writes these tables. Every row carries its tenant; ids are UUIDs,
  * so the later tables (executions, mandates, approvals) join on `(tenant_id, id)`.
  */
