@@ -2916,7 +2916,7 @@ export interface paths {
         put?: never;
         /**
          * Create a merchant API key
-         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Answers the key (`sk_merch_…`) once: only its SHA-256 is kept. `scopes`: `shoppers:read`, `shoppers:write`, `mandates:read`, `executions:read` (the routes they open, shoppers, mandates and executions, are not built yet). A disabled merchant answers 409 `MERCHANT_DISABLED`.
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Answers the key (`sk_merch_…`) once: only its SHA-256 is kept. `scopes`: `shoppers:read`, `shoppers:write`, `mandates:read`, `executions:read` (they open the shopper routes 25-31: `GET /shoppers…` with `shoppers:read`, `POST`/`PATCH`/`DELETE` with `shoppers:write`, a shopper's mandates with `mandates:read`, its executions with `executions:read`, for this merchant's shoppers only). A disabled merchant answers 409 `MERCHANT_DISABLED`.
          */
         post: operations["agentPaymentsCreateMerchantKey"];
         delete?: never;
@@ -2945,6 +2945,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agent-payments/shoppers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List shoppers
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Or a merchant API key (`Authorization: Bearer sk_merch_…`) with the scope `shoppers:read`, seeing only its merchant's shoppers (another merchant's answer 404; without the scope 403; 120 requests per minute per key, then 403 `Rate limit exceeded`). Newest first; `?merchantId` filters.
+         */
+        get: operations["agentPaymentsListShoppers"];
+        put?: never;
+        /**
+         * Create a shopper
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Or a merchant API key (`Authorization: Bearer sk_merch_…`) with the scope `shoppers:write`, seeing only its merchant's shoppers (another merchant's answer 404; without the scope 403; 120 requests per minute per key, then 403 `Rate limit exceeded`). A merchant key creates only for its own merchant (another `merchantId` answers 404). An unknown merchant 404; a disabled one 409 `MERCHANT_DISABLED`; an `externalRef` the merchant already has 409 `SHOPPER_EXISTS`. `publicKeyJwk`: 400 `SHOPPER_JWK_PRIVATE` or `SHOPPER_JWK_INVALID`.
+         */
+        post: operations["agentPaymentsCreateShopper"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent-payments/shoppers/{shopperId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One shopper
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Or a merchant API key (`Authorization: Bearer sk_merch_…`) with the scope `shoppers:read`, seeing only its merchant's shoppers (another merchant's answer 404; without the scope 403; 120 requests per minute per key, then 403 `Rate limit exceeded`).
+         */
+        get: operations["agentPaymentsGetShopper"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a shopper
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Or a merchant API key (`Authorization: Bearer sk_merch_…`) with the scope `shoppers:write`, seeing only its merchant's shoppers (another merchant's answer 404; without the scope 403; 120 requests per minute per key, then 403 `Rate limit exceeded`). It answers 404 after; its mandates keep its id, and its JWS can no longer authorize them.
+         */
+        delete: operations["agentPaymentsDeleteShopper"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a shopper
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Or a merchant API key (`Authorization: Bearer sk_merch_…`) with the scope `shoppers:write`, seeing only its merchant's shoppers (another merchant's answer 404; without the scope 403; 120 requests per minute per key, then 403 `Rate limit exceeded`). externalRef, userId, email, publicKeyJwk (null clears them, but externalRef); its merchant stays.
+         */
+        patch: operations["agentPaymentsUpdateShopper"];
+        trace?: never;
+    };
+    "/v1/agent-payments/shoppers/{shopperId}/mandates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A shopper's mandates
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Or a merchant API key (`Authorization: Bearer sk_merch_…`) with the scope `mandates:read`, seeing only its merchant's shoppers (another merchant's answer 404; without the scope 403; 120 requests per minute per key, then 403 `Rate limit exceeded`). Newest first.
+         */
+        get: operations["agentPaymentsListShopperMandates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent-payments/shoppers/{shopperId}/executions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A shopper's executions
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Or a merchant API key (`Authorization: Bearer sk_merch_…`) with the scope `executions:read`, seeing only its merchant's shoppers (another merchant's answer 404; without the scope 403; 120 requests per minute per key, then 403 `Rate limit exceeded`). The executions under its mandates, newest first.
+         */
+        get: operations["agentPaymentsListShopperExecutions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/agent-payments/mandates": {
         parameters: {
             query?: never;
@@ -2954,7 +3046,7 @@ export interface paths {
         };
         /**
          * List mandates
-         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Newest first; `?type&status&agentId` filter.
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Newest first; `?type&status&agentId&shopperId` filter.
          */
         get: operations["agentPaymentsListMandates"];
         put?: never;
@@ -3000,7 +3092,7 @@ export interface paths {
         put?: never;
         /**
          * Authorize a mandate
-         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. The caller's approval: `pending_authorization → active`, storing who, when and the SHA-256 of the content approved. `userAuthorization` (a shopper's JWS) answers 400 `SHOPPER_JWS_NOT_SUPPORTED_YET`. Past `expiresAt`: 409 `MANDATE_EXPIRED`. Wrong states answer 409 `MANDATE_STATE_INVALID`.
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. The caller's approval: `pending_authorization → active`, storing who, when and the SHA-256 of the content approved. With `userAuthorization` (AP2), the shopper's approval instead: a compact JWS signed by the mandate's shopper's key (ES256 or EdDSA) whose payload's `contentHash` is the mandate's content hash; 400 `SHOPPER_KEY_MISSING` (no shopper, or one without a key), `SHOPPER_JWS_INVALID` (malformed, another key or algorithm, tampered), `SHOPPER_JWS_CONTENT_MISMATCH` (another content), `SHOPPER_JWS_EXPIRED` (past its `exp`); `authorizedBy` is then null. Past `expiresAt`: 409 `MANDATE_EXPIRED`. Wrong states answer 409 `MANDATE_STATE_INVALID`.
          */
         post: operations["agentPaymentsAuthorizeMandate"];
         delete?: never;
@@ -3038,7 +3130,7 @@ export interface paths {
         };
         /**
          * List executions
-         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Newest first; `?status&agentId&merchantId&mandateId` filter.
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Newest first; `?status&agentId&merchantId&mandateId&shopperId` filter (`shopperId`: the executions under its mandates).
          */
         get: operations["agentPaymentsListExecutions"];
         put?: never;
@@ -8033,7 +8125,7 @@ export interface operations {
                 "application/json": {
                     /** @description required on creation; https on 443, public DNS name, at most 2048 characters */
                     url?: string;
-                    /** @description types received; empty means every type, including types published later. Known: ramp.kyc.updated, ramp.deposit.updated, ramp.transaction.updated, ramp.payout.updated, ramp.card_session.updated, agent_payments.agent.created, agent_payments.agent.updated, agent_payments.agent.paused, agent_payments.agent.resumed, agent_payments.agent.archived, agent_payments.agent_api_key.created, agent_payments.agent_api_key.revoked, agent_payments.policy.created, agent_payments.policy.updated, agent_payments.policy.deleted, agent_payments.merchant.created, agent_payments.merchant.updated, agent_payments.merchant.disabled, agent_payments.merchant_api_key.created, agent_payments.merchant_api_key.revoked, agent_payments.mandate.created, agent_payments.mandate.authorized, agent_payments.mandate.rejected, agent_payments.mandate.revoked, agent_payments.mandate.expired, agent_payments.mandate.consumed, agent_payments.mandate.exhausted, agent_payments.execution.created, agent_payments.execution.processing, agent_payments.execution.succeeded, agent_payments.execution.failed, agent_payments.execution.rejected, agent_payments.execution.requires_confirmation, agent_payments.execution.canceled, agent_payments.execution.expired, agent_payments.execution.refunded, agent_payments.approval.created, agent_payments.approval.approved, agent_payments.approval.rejected, agent_payments.approval.expired, agent_payments.approval.canceled */
+                    /** @description types received; empty means every type, including types published later. Known: ramp.kyc.updated, ramp.deposit.updated, ramp.transaction.updated, ramp.payout.updated, ramp.card_session.updated, agent_payments.agent.created, agent_payments.agent.updated, agent_payments.agent.paused, agent_payments.agent.resumed, agent_payments.agent.archived, agent_payments.agent_api_key.created, agent_payments.agent_api_key.revoked, agent_payments.policy.created, agent_payments.policy.updated, agent_payments.policy.deleted, agent_payments.merchant.created, agent_payments.merchant.updated, agent_payments.merchant.disabled, agent_payments.merchant_api_key.created, agent_payments.merchant_api_key.revoked, agent_payments.shopper.created, agent_payments.shopper.updated, agent_payments.shopper.deleted, agent_payments.mandate.created, agent_payments.mandate.authorized, agent_payments.mandate.rejected, agent_payments.mandate.revoked, agent_payments.mandate.expired, agent_payments.mandate.consumed, agent_payments.mandate.exhausted, agent_payments.execution.created, agent_payments.execution.processing, agent_payments.execution.succeeded, agent_payments.execution.failed, agent_payments.execution.rejected, agent_payments.execution.requires_confirmation, agent_payments.execution.canceled, agent_payments.execution.expired, agent_payments.execution.refunded, agent_payments.approval.created, agent_payments.approval.approved, agent_payments.approval.rejected, agent_payments.approval.expired, agent_payments.approval.canceled */
                     eventTypes?: string[];
                     /** @enum {string} */
                     status?: "active" | "disabled";
@@ -37384,6 +37476,1388 @@ export interface operations {
             };
         };
     };
+    agentPaymentsListShoppers: {
+        parameters: {
+            query?: {
+                tenantId?: string;
+                merchantId?: string;
+                limit?: string | number;
+                offset?: string | number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            merchantId: string;
+                            externalRef: string;
+                            userId: string | null;
+                            email: string | null;
+                            publicKeyJwk: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                        /** @description number of items matching, all pages */
+                        total: number;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    agentPaymentsCreateShopper: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description platform admins: the tenant acted on (also accepted in the query); a tenantadmin or a merchant key leaves it out
+                     */
+                    tenantId?: string;
+                    /** @description the merchant's own id of its customer; unique per merchant */
+                    externalRef: string;
+                    /** @description the shopper's user id, as the tenant knows it */
+                    userId?: string;
+                    /** Format: email */
+                    email?: string;
+                    /** Format: uuid */
+                    merchantId: string;
+                    /** @description the shopper's public key as a JWK: EC P-256 (ES256) or OKP Ed25519 (EdDSA); it signs the AP2 authorizations of its mandates (docs/agent-payments.md, "Shoppers"). Private members answer 400 `SHOPPER_JWK_PRIVATE`; another key type 400 `SHOPPER_JWK_INVALID` */
+                    publicKeyJwk?: {
+                        kty: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        merchantId: string;
+                        externalRef: string;
+                        userId: string | null;
+                        email: string | null;
+                        publicKeyJwk: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    agentPaymentsGetShopper: {
+        parameters: {
+            query?: {
+                tenantId?: string;
+            };
+            header?: never;
+            path: {
+                shopperId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        merchantId: string;
+                        externalRef: string;
+                        userId: string | null;
+                        email: string | null;
+                        publicKeyJwk: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    agentPaymentsDeleteShopper: {
+        parameters: {
+            query?: {
+                tenantId?: string;
+            };
+            header?: never;
+            path: {
+                shopperId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        merchantId: string;
+                        externalRef: string;
+                        userId: string | null;
+                        email: string | null;
+                        publicKeyJwk: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    agentPaymentsUpdateShopper: {
+        parameters: {
+            query?: {
+                tenantId?: string;
+            };
+            header?: never;
+            path: {
+                shopperId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the merchant's own id of its customer; unique per merchant */
+                    externalRef?: string;
+                    /** @description the shopper's user id, as the tenant knows it */
+                    userId?: string | null;
+                    /** Format: email */
+                    email?: string | null;
+                    /** @description the shopper's public key as a JWK: EC P-256 (ES256) or OKP Ed25519 (EdDSA); it signs the AP2 authorizations of its mandates (docs/agent-payments.md, "Shoppers"). Private members answer 400 `SHOPPER_JWK_PRIVATE`; another key type 400 `SHOPPER_JWK_INVALID` */
+                    publicKeyJwk?: ({
+                        kty: string;
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        merchantId: string;
+                        externalRef: string;
+                        userId: string | null;
+                        email: string | null;
+                        publicKeyJwk: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    agentPaymentsListShopperMandates: {
+        parameters: {
+            query?: {
+                tenantId?: string;
+                limit?: string | number;
+                offset?: string | number;
+            };
+            header?: never;
+            path: {
+                shopperId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            type: "intent" | "cart";
+                            /** Format: uuid */
+                            agentId: string;
+                            shopperId: string | null;
+                            /** @enum {string} */
+                            status: "pending_authorization" | "active" | "rejected" | "expired" | "consumed" | "exhausted" | "revoked";
+                            /** @enum {string} */
+                            environment: "production" | "sandbox";
+                            constraints: {
+                                /**
+                                 * @description the most one payment may be; a decimal string in the currency's units (`"12.50"`)
+                                 * @example 25.00
+                                 */
+                                maxAmount: string;
+                                /** @description an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case */
+                                currency: string;
+                                /**
+                                 * @description the most all payments under the mandate may add up to; a decimal string in the currency's units (`"12.50"`)
+                                 * @example 25.00
+                                 */
+                                budget?: string;
+                                /** @description merchants of the tenant it may pay; any when absent */
+                                merchantIds?: string[];
+                                /** @description merchant categories it may pay; any when absent */
+                                categories?: string[];
+                                recurrence?: {
+                                    /** @enum {string} */
+                                    frequency: "daily" | "weekly" | "monthly";
+                                    /** @description payments in all; at most one per period (UTC day, week from Monday, calendar month) */
+                                    maxOccurrences: number;
+                                };
+                                /** Format: date-time */
+                                notBefore?: string;
+                                /** Format: date-time */
+                                notAfter?: string;
+                            };
+                            cart: {
+                                items: {
+                                    name: string;
+                                    quantity: number;
+                                    /**
+                                     * @description the price of one; a decimal string in the currency's units (`"12.50"`)
+                                     * @example 25.00
+                                     */
+                                    unitPrice: string;
+                                }[];
+                                /**
+                                 * @description the sum of quantity × unitPrice of the items, exactly; a decimal string in the currency's units (`"12.50"`)
+                                 * @example 25.00
+                                 */
+                                total: string;
+                                /** @description an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case */
+                                currency: string;
+                                /** Format: uuid */
+                                merchantId: string;
+                            } | null;
+                            description: string | null;
+                            humanPresent: boolean;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            authorization: {
+                                /**
+                                 * Format: uuid
+                                 * @description the user who approved it; null when the shopper's JWS authorized it
+                                 */
+                                authorizedBy: string | null;
+                                /** Format: date-time */
+                                authorizedAt: string;
+                                /** @description lower-case hex SHA-256 of the mandate's content approved (docs/agent-payments.md, "Mandates") */
+                                contentHash: string;
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /**
+                             * Format: date-time
+                             * @description when it reached a final state
+                             */
+                            endedAt: string | null;
+                        }[];
+                        /** @description number of items matching, all pages */
+                        total: number;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    agentPaymentsListShopperExecutions: {
+        parameters: {
+            query?: {
+                tenantId?: string;
+                limit?: string | number;
+                offset?: string | number;
+            };
+            header?: never;
+            path: {
+                shopperId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            agentId: string;
+                            /** Format: uuid */
+                            merchantId: string | null;
+                            /** Format: uuid */
+                            mandateId: string | null;
+                            /**
+                             * @description the payment; a decimal string in the currency's units (`"12.50"`)
+                             * @example 25.00
+                             */
+                            amount: string;
+                            currency: string;
+                            rail: string;
+                            network: string | null;
+                            payToAddress: string | null;
+                            description: string | null;
+                            idempotencyKey: string | null;
+                            /** @description the webhook environment of its events: `sandbox` when its money is on a testnet, else `production` */
+                            environment: string;
+                            /** @enum {string} */
+                            status: "pending" | "rejected" | "requires_approval" | "requires_confirmation" | "processing" | "succeeded" | "failed" | "canceled" | "expired" | "refunded" | "partially_refunded";
+                            /** @enum {string} */
+                            decision: "allow" | "require_approval" | "deny";
+                            /** @description the policy's deny or approval reasons */
+                            reasons: {
+                                code: string;
+                                message: string;
+                                interval?: string;
+                            }[];
+                            /** Format: uuid */
+                            policyId: string | null;
+                            policyVersion: number | null;
+                            transactionId: string | null;
+                            txHash: string | null;
+                            failureReason: string | null;
+                            /**
+                             * @description what the merchant refunded ("0" before a refund); a decimal string in the currency's units (`"12.50"`)
+                             * @example 25.00
+                             */
+                            refundedAmount: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** Format: date-time */
+                            completedAt: string | null;
+                        }[];
+                        /** @description number of items matching, all pages */
+                        total: number;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
     agentPaymentsListMandates: {
         parameters: {
             query?: {
@@ -37391,6 +38865,7 @@ export interface operations {
                 type?: "intent" | "cart";
                 status?: "pending_authorization" | "active" | "rejected" | "expired" | "consumed" | "exhausted" | "revoked";
                 agentId?: string;
+                shopperId?: string;
                 limit?: string | number;
                 offset?: string | number;
             };
@@ -37474,7 +38949,7 @@ export interface operations {
                             authorization: {
                                 /**
                                  * Format: uuid
-                                 * @description the user who approved it
+                                 * @description the user who approved it; null when the shopper's JWS authorized it
                                  */
                                 authorizedBy: string | null;
                                 /** Format: date-time */
@@ -37634,7 +39109,10 @@ export interface operations {
                     type: "intent" | "cart";
                     /** Format: uuid */
                     agentId: string;
-                    /** @description shoppers are not built yet: answers 400 `SHOPPERS_NOT_SUPPORTED_YET` */
+                    /**
+                     * Format: uuid
+                     * @description a shopper of the tenant (404 `SHOPPER_NOT_FOUND`), whose key may then authorize the mandate
+                     */
                     shopperId?: string;
                     constraints: {
                         /**
@@ -37766,7 +39244,7 @@ export interface operations {
                         authorization: {
                             /**
                              * Format: uuid
-                             * @description the user who approved it
+                             * @description the user who approved it; null when the shopper's JWS authorized it
                              */
                             authorizedBy: string | null;
                             /** Format: date-time */
@@ -38050,7 +39528,7 @@ export interface operations {
                         authorization: {
                             /**
                              * Format: uuid
-                             * @description the user who approved it
+                             * @description the user who approved it; null when the shopper's JWS authorized it
                              */
                             authorizedBy: string | null;
                             /** Format: date-time */
@@ -38205,7 +39683,7 @@ export interface operations {
                      * @description platform admins: the tenant acted on (also accepted in the query); a tenantadmin may leave it out
                      */
                     tenantId?: string;
-                    /** @description a JWS signed by the shopper's key: not supported yet (400 `SHOPPER_JWS_NOT_SUPPORTED_YET`) */
+                    /** @description AP2: a compact JWS (JWT) signed by the mandate's shopper's `publicKeyJwk` (ES256 or EdDSA) whose payload holds `contentHash`, the hex SHA-256 of the mandate's canonical content (docs/agent-payments.md, "Shoppers"); `exp` honoured when present */
                     userAuthorization?: string;
                 };
             };
@@ -38284,7 +39762,7 @@ export interface operations {
                         authorization: {
                             /**
                              * Format: uuid
-                             * @description the user who approved it
+                             * @description the user who approved it; null when the shopper's JWS authorized it
                              */
                             authorizedBy: string | null;
                             /** Format: date-time */
@@ -38568,7 +40046,7 @@ export interface operations {
                         authorization: {
                             /**
                              * Format: uuid
-                             * @description the user who approved it
+                             * @description the user who approved it; null when the shopper's JWS authorized it
                              */
                             authorizedBy: string | null;
                             /** Format: date-time */
@@ -38754,6 +40232,7 @@ export interface operations {
                 agentId?: string;
                 merchantId?: string;
                 mandateId?: string;
+                shopperId?: string;
                 limit?: string | number;
                 offset?: string | number;
             };
@@ -41331,7 +42810,7 @@ export interface operations {
                     /** @description https on 443, a public DNS name, at most 2048 characters (the platform webhook's rules); a refused address answers 400 `AGENT_PAYMENTS_WEBHOOK_INVALID` */
                     url: string;
                     /** @description the types sent; empty means every `agent_payments.*` type, including types added later */
-                    eventTypes: ("agent_payments.agent.created" | "agent_payments.agent.updated" | "agent_payments.agent.paused" | "agent_payments.agent.resumed" | "agent_payments.agent.archived" | "agent_payments.agent_api_key.created" | "agent_payments.agent_api_key.revoked" | "agent_payments.policy.created" | "agent_payments.policy.updated" | "agent_payments.policy.deleted" | "agent_payments.merchant.created" | "agent_payments.merchant.updated" | "agent_payments.merchant.disabled" | "agent_payments.merchant_api_key.created" | "agent_payments.merchant_api_key.revoked" | "agent_payments.mandate.created" | "agent_payments.mandate.authorized" | "agent_payments.mandate.rejected" | "agent_payments.mandate.revoked" | "agent_payments.mandate.expired" | "agent_payments.mandate.consumed" | "agent_payments.mandate.exhausted" | "agent_payments.execution.created" | "agent_payments.execution.processing" | "agent_payments.execution.succeeded" | "agent_payments.execution.failed" | "agent_payments.execution.rejected" | "agent_payments.execution.requires_confirmation" | "agent_payments.execution.canceled" | "agent_payments.execution.expired" | "agent_payments.execution.refunded" | "agent_payments.approval.created" | "agent_payments.approval.approved" | "agent_payments.approval.rejected" | "agent_payments.approval.expired" | "agent_payments.approval.canceled")[];
+                    eventTypes: ("agent_payments.agent.created" | "agent_payments.agent.updated" | "agent_payments.agent.paused" | "agent_payments.agent.resumed" | "agent_payments.agent.archived" | "agent_payments.agent_api_key.created" | "agent_payments.agent_api_key.revoked" | "agent_payments.policy.created" | "agent_payments.policy.updated" | "agent_payments.policy.deleted" | "agent_payments.merchant.created" | "agent_payments.merchant.updated" | "agent_payments.merchant.disabled" | "agent_payments.merchant_api_key.created" | "agent_payments.merchant_api_key.revoked" | "agent_payments.shopper.created" | "agent_payments.shopper.updated" | "agent_payments.shopper.deleted" | "agent_payments.mandate.created" | "agent_payments.mandate.authorized" | "agent_payments.mandate.rejected" | "agent_payments.mandate.revoked" | "agent_payments.mandate.expired" | "agent_payments.mandate.consumed" | "agent_payments.mandate.exhausted" | "agent_payments.execution.created" | "agent_payments.execution.processing" | "agent_payments.execution.succeeded" | "agent_payments.execution.failed" | "agent_payments.execution.rejected" | "agent_payments.execution.requires_confirmation" | "agent_payments.execution.canceled" | "agent_payments.execution.expired" | "agent_payments.execution.refunded" | "agent_payments.approval.created" | "agent_payments.approval.approved" | "agent_payments.approval.rejected" | "agent_payments.approval.expired" | "agent_payments.approval.canceled")[];
                 };
             };
         };
@@ -41846,7 +43325,7 @@ export interface operations {
                     /** @description https on 443, a public DNS name, at most 2048 characters (the platform webhook's rules); a refused address answers 400 `AGENT_PAYMENTS_WEBHOOK_INVALID` */
                     url?: string;
                     /** @description the types sent; empty means every `agent_payments.*` type, including types added later */
-                    eventTypes?: ("agent_payments.agent.created" | "agent_payments.agent.updated" | "agent_payments.agent.paused" | "agent_payments.agent.resumed" | "agent_payments.agent.archived" | "agent_payments.agent_api_key.created" | "agent_payments.agent_api_key.revoked" | "agent_payments.policy.created" | "agent_payments.policy.updated" | "agent_payments.policy.deleted" | "agent_payments.merchant.created" | "agent_payments.merchant.updated" | "agent_payments.merchant.disabled" | "agent_payments.merchant_api_key.created" | "agent_payments.merchant_api_key.revoked" | "agent_payments.mandate.created" | "agent_payments.mandate.authorized" | "agent_payments.mandate.rejected" | "agent_payments.mandate.revoked" | "agent_payments.mandate.expired" | "agent_payments.mandate.consumed" | "agent_payments.mandate.exhausted" | "agent_payments.execution.created" | "agent_payments.execution.processing" | "agent_payments.execution.succeeded" | "agent_payments.execution.failed" | "agent_payments.execution.rejected" | "agent_payments.execution.requires_confirmation" | "agent_payments.execution.canceled" | "agent_payments.execution.expired" | "agent_payments.execution.refunded" | "agent_payments.approval.created" | "agent_payments.approval.approved" | "agent_payments.approval.rejected" | "agent_payments.approval.expired" | "agent_payments.approval.canceled")[];
+                    eventTypes?: ("agent_payments.agent.created" | "agent_payments.agent.updated" | "agent_payments.agent.paused" | "agent_payments.agent.resumed" | "agent_payments.agent.archived" | "agent_payments.agent_api_key.created" | "agent_payments.agent_api_key.revoked" | "agent_payments.policy.created" | "agent_payments.policy.updated" | "agent_payments.policy.deleted" | "agent_payments.merchant.created" | "agent_payments.merchant.updated" | "agent_payments.merchant.disabled" | "agent_payments.merchant_api_key.created" | "agent_payments.merchant_api_key.revoked" | "agent_payments.shopper.created" | "agent_payments.shopper.updated" | "agent_payments.shopper.deleted" | "agent_payments.mandate.created" | "agent_payments.mandate.authorized" | "agent_payments.mandate.rejected" | "agent_payments.mandate.revoked" | "agent_payments.mandate.expired" | "agent_payments.mandate.consumed" | "agent_payments.mandate.exhausted" | "agent_payments.execution.created" | "agent_payments.execution.processing" | "agent_payments.execution.succeeded" | "agent_payments.execution.failed" | "agent_payments.execution.rejected" | "agent_payments.execution.requires_confirmation" | "agent_payments.execution.canceled" | "agent_payments.execution.expired" | "agent_payments.execution.refunded" | "agent_payments.approval.created" | "agent_payments.approval.approved" | "agent_payments.approval.rejected" | "agent_payments.approval.expired" | "agent_payments.approval.canceled")[];
                     /** @description false: nothing is sent, and deliveries still waiting are dropped */
                     enabled?: boolean;
                 };
@@ -42211,7 +43690,7 @@ export interface operations {
         parameters: {
             query?: {
                 tenantId?: string;
-                resourceType?: "agent" | "agent_api_key" | "policy" | "merchant" | "merchant_api_key" | "mandate" | "execution" | "approval" | "webhook";
+                resourceType?: "agent" | "agent_api_key" | "policy" | "merchant" | "merchant_api_key" | "mandate" | "execution" | "approval" | "shopper" | "webhook";
                 resourceId?: string;
                 actorType?: "user" | "agent" | "merchant" | "system";
                 limit?: string | number;
@@ -42776,6 +44255,13 @@ export const operationCredentials: Readonly<Record<string, "tenant" | "bearer" |
     "POST /v1/agent-payments/merchants/{merchantId}/api-keys": "bearer",
     "GET /v1/agent-payments/merchants/{merchantId}/api-keys": "bearer",
     "DELETE /v1/agent-payments/merchants/{merchantId}/api-keys/{keyId}": "bearer",
+    "POST /v1/agent-payments/shoppers": "bearer",
+    "GET /v1/agent-payments/shoppers": "bearer",
+    "GET /v1/agent-payments/shoppers/{shopperId}": "bearer",
+    "PATCH /v1/agent-payments/shoppers/{shopperId}": "bearer",
+    "DELETE /v1/agent-payments/shoppers/{shopperId}": "bearer",
+    "GET /v1/agent-payments/shoppers/{shopperId}/mandates": "bearer",
+    "GET /v1/agent-payments/shoppers/{shopperId}/executions": "bearer",
     "POST /v1/agent-payments/mandates": "bearer",
     "GET /v1/agent-payments/mandates": "bearer",
     "GET /v1/agent-payments/mandates/{mandateId}": "bearer",

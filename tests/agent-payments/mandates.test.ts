@@ -120,7 +120,6 @@ describe('create, read, list', () => {
 
   test('bad input answers 400 with its code', async () => {
     const cases: Array<[Record<string, unknown>, string | null]> = [
-      [intentBody({ shopperId: 'shopper-1' }), 'SHOPPERS_NOT_SUPPORTED_YET'],
       [cartBody({ cart: undefined }), 'MANDATE_CART_REQUIRED'],
       [intentBody({ cart: cartBody().cart }), 'MANDATE_CART_NOT_ALLOWED'],
       [cartBody({ cart: { ...cartBody().cart, total: '21.01' } }), 'MANDATE_CART_TOTAL_MISMATCH'],
@@ -145,6 +144,7 @@ describe('create, read, list', () => {
     }
     // schema errors
     for (const body of [
+      intentBody({ shopperId: 'shopper-1' }),
       intentBody({ type: 'payment' }),
       intentBody({ constraints: { maxAmount: 50, currency: 'USDC' } }),
       intentBody({ constraints: { maxAmount: '1.5e3', currency: 'USDC' } }),
@@ -242,10 +242,10 @@ describe('authorize and revoke', () => {
     expect(mandateContent({ ...rx, constraints: { currency: 'USDC', maxAmount: '5' } })).toBe(mandateContent({ ...rx, constraints: { maxAmount: '5', currency: 'USDC' } }))
   })
 
-  test('a shopper JWS answers 400 SHOPPER_JWS_NOT_SUPPORTED_YET and changes nothing', async () => {
+  test('a shopper JWS on a mandate without a shopper answers 400 SHOPPER_KEY_MISSING and changes nothing', async () => {
     const m = await create(intentBody())
     const r = await f.api.post(`${BASE}/mandates/${m.id}/authorize`, { userAuthorization: 'eyJhbGciOiJFUzI1NiJ9.e30.sig' }, as(admin))
-    expect({ status: r.status, code: r.body.code }).toEqual({ status: 400, code: 'SHOPPER_JWS_NOT_SUPPORTED_YET' })
+    expect({ status: r.status, code: r.body.code }).toEqual({ status: 400, code: 'SHOPPER_KEY_MISSING' })
     expect((await f.api.get(`${BASE}/mandates/${m.id}`, as(admin))).body.status).toBe('pending_authorization')
   })
 

@@ -231,7 +231,7 @@ describe('credentials', () => {
     expect((await f.api.get(`${BASE}/agents/${agent.id}`, as(key.key))).status).toBe(200)
   })
 
-  test('a merchant key is accepted by no route of this part: 403; revoked: 401', async () => {
+  test('a merchant key is refused outside the shopper routes: 403; revoked: 401', async () => {
     const merchant = await createMerchant()
     const made = await f.api.post(`${BASE}/merchants/${merchant.id}/api-keys`, { name: 'shop', scopes: ['shoppers:read'] }, as(admin))
     expect((await f.api.get(`${BASE}/merchants`, as(made.body.key))).status).toBe(403)

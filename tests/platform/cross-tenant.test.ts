@@ -38,6 +38,7 @@ function idKind(path: string, param: string): string | null {
   if (param === 'executionId') return 'apExecution'
   if (param === 'approvalId') return 'apApproval'
   if (param === 'webhookId') return 'apWebhook'
+  if (param === 'shopperId') return 'apShopper'
   if (param === 'keyId') return path.startsWith('/v1/agent-payments/agents/') ? 'apAgentKey' : 'apMerchantKey'
   if (path.startsWith('/v1/mpc/relay/session/{id}')) return 'mpcSession'
   if (path.startsWith('/v1/ramp/card/sessions/{id}')) return 'cardSession'
@@ -68,6 +69,7 @@ const BODIES: Record<string, unknown> = {
   'PATCH /v1/agent-payments/merchants/{merchantId}': { name: 'renamed' },
   'PATCH /v1/agent-payments/webhooks/{webhookId}': { enabled: true },
   'POST /v1/agent-payments/merchants/{merchantId}/api-keys': { name: 'k', scopes: ['shoppers:read'] },
+  'PATCH /v1/agent-payments/shoppers/{shopperId}': { email: 'changed@example.com' },
 }
 /** Payout records live in the sandbox (production payouts are refused before any lookup). */
 const query = (path: string) => (path.startsWith('/v1/ramp/bank/payout/') || path.startsWith('/v1/ramp/bank/addresses/') ? '?isTestnet=true' : path.endsWith('/inbox') ? '?partyId=0' : '')
@@ -135,6 +137,9 @@ async function agentPayments() {
   expect(merchant.status).toBe(201)
   ids.apMerchant = merchant.body.id
   ids.apMerchantKey = (await f.api.post(`/v1/agent-payments/merchants/${ids.apMerchant}/api-keys`, { name: 'k', scopes: ['shoppers:read'] }, { token })).body.id
+  const shopper = await f.api.post('/v1/agent-payments/shoppers', { externalRef: 'c', merchantId: ids.apMerchant }, { token })
+  expect(shopper.status).toBe(201)
+  ids.apShopper = shopper.body.id
   const mandate = await f.api.post('/v1/agent-payments/mandates', { type: 'intent', agentId: ids.apAgent, constraints: { maxAmount: '5', currency: 'USDC' }, expiresAt: new Date(Date.now() + 86_400_000).toISOString(), humanPresent: false }, { token })
   expect(mandate.status).toBe(201)
   ids.apMandate = mandate.body.id

@@ -14,7 +14,7 @@ import type { ApEnvironment } from './schema'
 
 export { AGENT_PAYMENTS_EVENT_TYPES } from './event-types'
 
-export type ResourceType = 'agent' | 'agent_api_key' | 'policy' | 'merchant' | 'merchant_api_key' | 'mandate' | 'execution' | 'approval' | 'webhook'
+export type ResourceType = 'agent' | 'agent_api_key' | 'policy' | 'merchant' | 'merchant_api_key' | 'mandate' | 'execution' | 'approval' | 'shopper' | 'webhook'
 
 
 /**

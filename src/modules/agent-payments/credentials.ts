@@ -4,7 +4,8 @@
  *   the spec's table): `{ kind: 'operator' }`, held to its tenant by `operatorTenantId`;
  * - an agent API key (`Authorization: Bearer sk_agent_…`) on the routes that take one:
  *   `{ kind: 'agent' }`, acting only as its own agent.
- * A merchant key (`sk_merch_…`) is checked the same way; no route of this part accepts it yet.
+ * - a merchant API key (`Authorization: Bearer sk_merch_…`) on the shopper routes (M), with the
+ *   scope the route names: `{ kind: 'merchant' }`, seeing only its own merchant's shoppers.
  *
  * A key's checks, in order: an unknown, revoked or mismatched key, or one of a tenant that is
  * not active, answers 401; then the request counts toward the key's 120 per minute (beyond:
@@ -32,6 +33,7 @@ export const LAST_USED_EVERY_MS = 60_000
 export type Caller =
   | { kind: 'operator'; ctx: Ctx }
   | { kind: 'agent'; deps: Deps; tenantId: string; agentId: string; keyId: string; requestId: string }
+  | { kind: 'merchant'; deps: Deps; tenantId: string; merchantId: string; keyId: string; requestId: string }
 
 /** Who did a change, as the audit log records it. */
 export interface AuditActor { type: 'user' | 'agent' | 'merchant' | 'system'; id: string | null }
@@ -44,12 +46,17 @@ export interface Scope {
   requestId: string
   /** set when an agent key calls: the only agent it may see */
   agentId?: string
+  /** set when a merchant key calls: the only merchant whose shoppers it may see */
+  merchantId?: string
 }
 
 /** The scope of a call: an operator's tenant (a platform admin names it), or the key's own tenant. */
 export async function scopeOf(caller: Caller, requestedTenant: string | undefined): Promise<Scope> {
   if (caller.kind === 'agent') {
     return { deps: caller.deps, tenantId: caller.tenantId, actor: { type: 'agent', id: caller.agentId }, requestId: caller.requestId, agentId: caller.agentId }
+  }
+  if (caller.kind === 'merchant') {
+    return { deps: caller.deps, tenantId: caller.tenantId, actor: { type: 'merchant', id: caller.merchantId }, requestId: caller.requestId, merchantId: caller.merchantId }
   }
   const { ctx } = caller
   const tenantId = await operatorTenantId(ctx, requestedTenant)
@@ -74,7 +81,9 @@ async function keyCaller(deps: Deps, token: string, kind: ApiKeyRow['kind']): Pr
   return row
 }
 
-export type ApAuth = 'operator' | 'operatorOrAgent'
+export type MerchantScope = 'shoppers:read' | 'shoppers:write' | 'mandates:read' | 'executions:read'
+/** `'operator'` (J), `'operatorOrAgent'` (J or A), or J or a merchant key holding the scope named (M). */
+export type ApAuth = 'operator' | 'operatorOrAgent' | `operatorOrMerchant:${MerchantScope}`
 
 async function resolveCaller(deps: Deps, request: Request, allow: ApAuth): Promise<Caller> {
   const header = request.headers.get('authorization')
@@ -83,6 +92,11 @@ async function resolveCaller(deps: Deps, request: Request, allow: ApAuth): Promi
   const requestId = stateOf(request).id
   if (token && keyKind) {
     const key = await keyCaller(deps, token, keyKind)
+    if (keyKind === 'merchant' && allow.startsWith('operatorOrMerchant:')) {
+      const scope = allow.slice('operatorOrMerchant:'.length)
+      if (!key.scopes.includes(scope)) throw new ForbiddenError(`This API key lacks the scope ${scope}`)
+      return { kind: 'merchant', deps, tenantId: key.tenantId, merchantId: key.ownerId, keyId: key.id, requestId }
+    }
     if (keyKind !== 'agent' || allow !== 'operatorOrAgent') throw new ForbiddenError('This API key cannot be used on this route')
     return { kind: 'agent', deps, tenantId: key.tenantId, agentId: key.ownerId, keyId: key.id, requestId }
   }
@@ -92,7 +106,7 @@ async function resolveCaller(deps: Deps, request: Request, allow: ApAuth): Promi
   return { kind: 'operator', ctx: { deps, actor, requestId } }
 }
 
-/** The route option `apAuth`: `'operator'` (J) or `'operatorOrAgent'` (J or A); resolves `caller`. */
+/** The route option `apAuth`: `'operator'` (J), `'operatorOrAgent'` (J or A), `'operatorOrMerchant:<scope>'` (J or M); resolves `caller`. */
 export function apSecurity(deps: Deps) {
   return new Elysia({ name: 'agent-payments-security', seed: deps.config.publicBaseUrl })
     .macro({

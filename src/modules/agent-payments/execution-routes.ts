@@ -35,7 +35,7 @@ export function executionRoutes(deps: Deps) {
       apAuth: 'operator',
       query: ExecutionListQuery,
       response: { 200: ExecutionList, ...errorResponses('standard', 401, 403, 404) },
-      detail: { operationId: 'agentPaymentsListExecutions', summary: 'List executions', description: `${J} Newest first; \`?status&agentId&merchantId&mandateId\` filter.` },
+      detail: { operationId: 'agentPaymentsListExecutions', summary: 'List executions', description: `${J} Newest first; \`?status&agentId&merchantId&mandateId&shopperId\` filter (\`shopperId\`: the executions under its mandates).` },
     })
     .get('/executions/:executionId', async ({ params, query, caller }) => executions.getExecution(await scopeOf(caller, query.tenantId), params.executionId), {
       apAuth: 'operatorOrAgent',

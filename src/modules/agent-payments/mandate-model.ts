@@ -48,7 +48,7 @@ export const CreateMandate = t.Object({
   tenantId: TenantIdField,
   type: TypeField,
   agentId: Uuid,
-  shopperId: t.Optional(t.String({ description: 'shoppers are not built yet: answers 400 `SHOPPERS_NOT_SUPPORTED_YET`' })),
+  shopperId: t.Optional(t.String({ format: 'uuid', description: 'a shopper of the tenant (404 `SHOPPER_NOT_FOUND`), whose key may then authorize the mandate' })),
   constraints: Constraints,
   cart: t.Optional(Cart),
   description: t.Optional(t.String({ maxLength: 1000 })),
@@ -62,7 +62,7 @@ export type CreateMandate = typeof CreateMandate.static
 
 export const AuthorizeMandate = t.Object({
   tenantId: TenantIdField,
-  userAuthorization: t.Optional(t.String({ maxLength: 20000, description: 'a JWS signed by the shopper\'s key: not supported yet (400 `SHOPPER_JWS_NOT_SUPPORTED_YET`)' })),
+  userAuthorization: t.Optional(t.String({ minLength: 1, maxLength: 20000, description: 'AP2: a compact JWS (JWT) signed by the mandate\'s shopper\'s `publicKeyJwk` (ES256 or EdDSA) whose payload holds `contentHash`, the hex SHA-256 of the mandate\'s canonical content (docs/agent-payments.md, "Shoppers"); `exp` honoured when present' })),
 }, { additionalProperties: false, examples: [{}] })
 export type AuthorizeMandate = typeof AuthorizeMandate.static
 
@@ -71,6 +71,7 @@ export const MandateListQuery = t.Object({
   type: t.Optional(TypeField),
   status: t.Optional(StatusField),
   agentId: t.Optional(Uuid),
+  shopperId: t.Optional(Uuid),
   limit: t.Optional(Limit(200, 50)),
   offset: t.Optional(Offset),
 })
@@ -89,7 +90,7 @@ export const Mandate = t.Object({
   humanPresent: t.Boolean(),
   expiresAt: When,
   authorization: t.Union([t.Object({
-    authorizedBy: t.Union([Uuid, t.Null()], { description: 'the user who approved it' }),
+    authorizedBy: t.Union([Uuid, t.Null()], { description: 'the user who approved it; null when the shopper\'s JWS authorized it' }),
     authorizedAt: When,
     contentHash: t.String({ description: 'lower-case hex SHA-256 of the mandate\'s content approved (docs/agent-payments.md, "Mandates")' }),
   }), t.Null()]),

@@ -34,7 +34,7 @@ export function mandateRoutes(deps: Deps) {
       apAuth: 'operator',
       query: MandateListQuery,
       response: { 200: MandateList, ...errorResponses('standard', 401, 403, 404) },
-      detail: { operationId: 'agentPaymentsListMandates', summary: 'List mandates', description: `${J} Newest first; \`?type&status&agentId\` filter.` },
+      detail: { operationId: 'agentPaymentsListMandates', summary: 'List mandates', description: `${J} Newest first; \`?type&status&agentId&shopperId\` filter.` },
     })
     .get('/:mandateId', async ({ params, query, caller }) => mandates.getMandate(await scopeOf(caller, query.tenantId), params.mandateId), {
       apAuth: 'operator',
@@ -51,7 +51,7 @@ export function mandateRoutes(deps: Deps) {
       detail: {
         operationId: 'agentPaymentsAuthorizeMandate',
         summary: 'Authorize a mandate',
-        description: `${J} The caller's approval: \`pending_authorization → active\`, storing who, when and the SHA-256 of the content approved. \`userAuthorization\` (a shopper's JWS) answers 400 \`SHOPPER_JWS_NOT_SUPPORTED_YET\`. Past \`expiresAt\`: 409 \`MANDATE_EXPIRED\`. ${STATES}`,
+        description: `${J} The caller's approval: \`pending_authorization → active\`, storing who, when and the SHA-256 of the content approved. With \`userAuthorization\` (AP2), the shopper's approval instead: a compact JWS signed by the mandate's shopper's key (ES256 or EdDSA) whose payload's \`contentHash\` is the mandate's content hash; 400 \`SHOPPER_KEY_MISSING\` (no shopper, or one without a key), \`SHOPPER_JWS_INVALID\` (malformed, another key or algorithm, tampered), \`SHOPPER_JWS_CONTENT_MISMATCH\` (another content), \`SHOPPER_JWS_EXPIRED\` (past its \`exp\`); \`authorizedBy\` is then null. Past \`expiresAt\`: 409 \`MANDATE_EXPIRED\`. ${STATES}`,
       },
     })
     .post('/:mandateId/revoke', async ({ params, query, caller }) => mandates.revokeMandate(await scopeOf(caller, query.tenantId), params.mandateId), {

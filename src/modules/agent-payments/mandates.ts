@@ -17,6 +17,7 @@ import { MANDATE_EXPIRE_TOPIC, mandateExpireJobId } from './mandate-topics'
 import { mandateView } from './mandate-views'
 import { fromUnits, toUnits } from './policy'
 import * as repo from './repo'
+import { verifyShopperAuthorization } from './shopper-jws'
 
 const invalid = (message: string, code = 'MANDATE_INVALID') => new BadRequestError(message, { code })
 const sameCurrency = (a: string, b: string) => a.toUpperCase() === b.toUpperCase()
@@ -27,7 +28,7 @@ function dateOf(field: string, value: string): number {
   return ms
 }
 
-/** The content a tenant admin approves, in a canonical form (keys sorted): its SHA-256 is stored with the approval. */
+/** The content a tenant admin approves or a shopper signs, in a canonical form (keys sorted): its SHA-256 is stored with the approval, and is what a shopper's JWS carries (`contentHash`). */
 export function mandateContent(r: Pick<MandateRow, 'id' | 'type' | 'agentId' | 'shopperId' | 'constraints' | 'cart' | 'description' | 'expiresAt' | 'humanPresent'>): string {
   const canonical = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(canonical)
@@ -47,7 +48,6 @@ export async function visibleMandate(scope: Scope, mandateId: string): Promise<M
 }
 
 export async function createMandate(scope: Scope, input: CreateMandate) {
-  if (input.shopperId !== undefined) throw invalid('Shoppers are not supported yet', 'SHOPPERS_NOT_SUPPORTED_YET')
   const now = scope.deps.clock.now()
   const c = input.constraints
   if (toUnits(c.maxAmount) === 0n) throw invalid('constraints.maxAmount must be above 0')
@@ -76,6 +76,8 @@ export async function createMandate(scope: Scope, input: CreateMandate) {
   const agent = await repo.findAgent(db, scope.tenantId, input.agentId)
   if (!agent) throw new NotFoundError('Agent not found')
   if (agent.status === 'archived') throw new ConflictError('The agent is archived', { code: 'AGENT_ARCHIVED' })
+  const shopper = input.shopperId === undefined ? null : await repo.findShopper(db, scope.tenantId, input.shopperId)
+  if (input.shopperId !== undefined && !shopper) throw new NotFoundError('Shopper not found', { code: 'SHOPPER_NOT_FOUND' })
   const merchantIds = [...new Set([...(c.merchantIds ?? []), ...(cart ? [cart.merchantId] : [])])]
   const known = await repo.existingMerchantIds(db, scope.tenantId, merchantIds)
   if (merchantIds.some((id) => !known.has(id))) throw new NotFoundError('Merchant not found')
@@ -89,7 +91,7 @@ export async function createMandate(scope: Scope, input: CreateMandate) {
   if (notAfter !== undefined) constraints.notAfter = new Date(notAfter).toISOString()
 
   const row: MandateRow = {
-    id: newId(), tenantId: scope.tenantId, type: input.type, agentId: agent.id, shopperId: null, environment: agent.environment,
+    id: newId(), tenantId: scope.tenantId, type: input.type, agentId: agent.id, shopperId: shopper?.id ?? null, environment: agent.environment,
     status: 'pending_authorization', constraints,
     cart: cart ? { items: cart.items.map((i) => ({ name: i.name, quantity: i.quantity, unitPrice: i.unitPrice })), total: cart.total, currency: cart.currency, merchantId: cart.merchantId } : null,
     description: input.description ?? null, humanPresent: input.humanPresent, expiresAt,
@@ -103,8 +105,8 @@ export async function createMandate(scope: Scope, input: CreateMandate) {
   return mandateView(row)
 }
 
-export async function listMandates(scope: Scope, q: { type?: MandateType; status?: MandateStatus; agentId?: string; limit?: number; offset?: number }) {
-  const { rows, total } = await repo.listMandates(scope.deps.database.db, scope.tenantId, { type: q.type, status: q.status, agentId: q.agentId, limit: q.limit ?? 50, offset: q.offset ?? 0 })
+export async function listMandates(scope: Scope, q: { type?: MandateType; status?: MandateStatus; agentId?: string; shopperId?: string; limit?: number; offset?: number }) {
+  const { rows, total } = await repo.listMandates(scope.deps.database.db, scope.tenantId, { type: q.type, status: q.status, agentId: q.agentId, shopperId: q.shopperId, limit: q.limit ?? 50, offset: q.offset ?? 0 })
   return { data: rows.map(mandateView), total }
 }
 
@@ -135,12 +137,18 @@ const stateError = (row: MandateRow, wanted: string) => new ConflictError(`The m
 
 export async function authorizeMandate(scope: Scope, mandateId: string, input: AuthorizeMandate) {
   const before = await visibleMandate(scope, mandateId)
-  if (input.userAuthorization !== undefined) throw invalid('Shopper-signed authorizations are not supported yet: a tenant admin approves', 'SHOPPER_JWS_NOT_SUPPORTED_YET')
   if (before.status !== 'pending_authorization') throw stateError(before, 'pending_authorization')
   const now = scope.deps.clock.now()
   if (now >= before.expiresAt) throw new ConflictError('The mandate has expired', { code: 'MANDATE_EXPIRED' })
+  const contentHash = sha256Hex(mandateContent(before))
+  if (input.userAuthorization !== undefined) {
+    // AP2: the shopper's own signature over the content's hash (shopper-jws.ts); authorizedBy stays null
+    const shopper = before.shopperId === null ? undefined : await repo.findShopper(scope.deps.database.db, scope.tenantId, before.shopperId)
+    if (!shopper?.publicKeyJwk) throw invalid('The mandate has no shopper with a registered key to verify the JWS', 'SHOPPER_KEY_MISSING')
+    await verifyShopperAuthorization(input.userAuthorization, shopper.publicKeyJwk, contentHash, now)
+  }
   const after = await scope.deps.database.write((tx) => transitionMandate(tx, scope, before, 'active', now, {
-    authorizedBy: scope.actor.id, authorizedAt: now, authorizationHash: sha256Hex(mandateContent(before)),
+    authorizedBy: input.userAuthorization !== undefined ? null : scope.actor.id, authorizedAt: now, authorizationHash: contentHash,
   }))
   if (!after) throw stateError(await visibleMandate(scope, mandateId), 'pending_authorization')
   return mandateView(after)

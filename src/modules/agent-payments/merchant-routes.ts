@@ -66,7 +66,7 @@ export function merchantRoutes(deps: Deps) {
       params: MerchantParams,
       body: CreateMerchantKey,
       response: { 201: ApiKeyWithSecret, ...errorResponses('standard', 401, 403, 404, 409) },
-      detail: { operationId: 'agentPaymentsCreateMerchantKey', summary: 'Create a merchant API key', description: `${J} Answers the key (\`sk_merch_…\`) once: only its SHA-256 is kept. \`scopes\`: \`shoppers:read\`, \`shoppers:write\`, \`mandates:read\`, \`executions:read\` (the routes they open, shoppers, mandates and executions, are not built yet). A disabled merchant answers 409 \`MERCHANT_DISABLED\`.` },
+      detail: { operationId: 'agentPaymentsCreateMerchantKey', summary: 'Create a merchant API key', description: `${J} Answers the key (\`sk_merch_…\`) once: only its SHA-256 is kept. \`scopes\`: \`shoppers:read\`, \`shoppers:write\`, \`mandates:read\`, \`executions:read\` (they open the shopper routes 25-31: \`GET /shoppers…\` with \`shoppers:read\`, \`POST\`/\`PATCH\`/\`DELETE\` with \`shoppers:write\`, a shopper's mandates with \`mandates:read\`, its executions with \`executions:read\`, for this merchant's shoppers only). A disabled merchant answers 409 \`MERCHANT_DISABLED\`.` },
     })
     .get('/:merchantId/api-keys', async ({ params, query, caller }) => keys.listKeys(await scopeOf(caller, query.tenantId), 'merchant', params.merchantId, query), {
       apAuth: 'operator',

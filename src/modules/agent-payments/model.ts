@@ -21,7 +21,7 @@ export const PageQuery = t.Object({ tenantId: TenantIdField, limit: t.Optional(L
 export const AgentListQuery = t.Object({ tenantId: TenantIdField, status: t.Optional(t.Union([t.Literal('active'), t.Literal('paused'), t.Literal('archived')])), limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset) })
 export const MerchantListQuery = t.Object({ tenantId: TenantIdField, status: t.Optional(t.Union([t.Literal('active'), t.Literal('disabled')])), limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset) })
 
-export const RESOURCE_TYPES = ['agent', 'agent_api_key', 'policy', 'merchant', 'merchant_api_key', 'mandate', 'execution', 'approval', 'webhook'] as const
+export const RESOURCE_TYPES = ['agent', 'agent_api_key', 'policy', 'merchant', 'merchant_api_key', 'mandate', 'execution', 'approval', 'shopper', 'webhook'] as const
 export const AuditQuery = t.Object({
   tenantId: TenantIdField,
   resourceType: t.Optional(t.Union(RESOURCE_TYPES.map((r) => t.Literal(r)))),
@@ -330,6 +330,7 @@ export const ExecutionListQuery = t.Object({
   agentId: t.Optional(Uuid),
   merchantId: t.Optional(Uuid),
   mandateId: t.Optional(Uuid),
+  shopperId: t.Optional(Uuid),
   limit: t.Optional(Limit(200, 50)),
   offset: t.Optional(Offset),
 })

@@ -6,7 +6,7 @@
 import { and, desc, eq, gte, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
 import {
-  apAgents, apApiKeys, apApprovals, apAuditLog, apExecutions, apMandates, apMerchants, apPolicies, COUNTED_STATUSES,
+  apAgents, apApiKeys, apApprovals, apAuditLog, apExecutions, apMandates, apMerchants, apPolicies, apShoppers, COUNTED_STATUSES, type ShopperRow,
   type AgentRow, type AgentStatus, type ApiKeyRow, type ApprovalRow, type ApprovalStatus, type AuditRow, type ExecutionRow, type ExecutionStatus, type MandateRow, type MandateStatus, type MandateType, type MerchantRow, type PolicyRow,
 } from './schema'
 
@@ -16,7 +16,7 @@ async function paged<T>(rows: Promise<T[]>, count: Promise<Array<{ n: number }>>
   const [data, [c]] = await Promise.all([rows, count])
   return { rows: data, total: Number(c?.n ?? 0) }
 }
-const countOf = (db: Executor, table: typeof apAgents | typeof apPolicies | typeof apMerchants | typeof apApiKeys | typeof apAuditLog | typeof apExecutions | typeof apApprovals, where: SQL | undefined) =>
+const countOf = (db: Executor, table: typeof apAgents | typeof apPolicies | typeof apMerchants | typeof apApiKeys | typeof apAuditLog | typeof apExecutions | typeof apApprovals | typeof apShoppers, where: SQL | undefined) =>
   db.select({ n: sql<number>`count(*)` }).from(table).where(where)
 
 // agents
@@ -160,9 +160,10 @@ export function findMandate(db: Executor, tenantId: string, id: string) {
   return db.select().from(apMandates).where(and(eq(apMandates.tenantId, tenantId), eq(apMandates.id, id))).get()
 }
 
-export async function listMandates(db: Executor, tenantId: string, f: { type?: MandateType; status?: MandateStatus; agentId?: string; limit: number; offset: number }) {
+export async function listMandates(db: Executor, tenantId: string, f: { type?: MandateType; status?: MandateStatus; agentId?: string; shopperId?: string; limit: number; offset: number }) {
   const where = and(
     eq(apMandates.tenantId, tenantId),
+    f.shopperId ? eq(apMandates.shopperId, f.shopperId) : undefined,
     f.type ? eq(apMandates.type, f.type) : undefined,
     f.status ? eq(apMandates.status, f.status) : undefined,
     f.agentId ? eq(apMandates.agentId, f.agentId) : undefined,
@@ -195,9 +196,11 @@ export function findExecutionByKey(db: Executor, tenantId: string, idempotencyKe
   return db.select().from(apExecutions).where(and(eq(apExecutions.tenantId, tenantId), eq(apExecutions.idempotencyKey, idempotencyKey))).get()
 }
 
-export function listExecutions(db: Executor, tenantId: string, f: { status?: ExecutionStatus; agentId?: string; merchantId?: string; mandateId?: string; limit: number; offset: number }) {
+export function listExecutions(db: Executor, tenantId: string, f: { status?: ExecutionStatus; agentId?: string; merchantId?: string; mandateId?: string; shopperId?: string; limit: number; offset: number }) {
   const where = and(
     eq(apExecutions.tenantId, tenantId),
+    // a shopper's executions: those under its mandates
+    f.shopperId ? inArray(apExecutions.mandateId, db.select({ id: apMandates.id }).from(apMandates).where(and(eq(apMandates.tenantId, tenantId), eq(apMandates.shopperId, f.shopperId)))) : undefined,
     f.status ? eq(apExecutions.status, f.status) : undefined,
     f.agentId ? eq(apExecutions.agentId, f.agentId) : undefined,
     f.merchantId ? eq(apExecutions.merchantId, f.merchantId) : undefined,
@@ -243,4 +246,28 @@ export function listApprovals(db: Executor, tenantId: string, f: { status?: Appr
 
 export async function updateApproval(db: Executor, tenantId: string, id: string, changes: Partial<Omit<ApprovalRow, 'id' | 'tenantId' | 'createdAt'>>) {
   await db.update(apApprovals).set(changes).where(and(eq(apApprovals.tenantId, tenantId), eq(apApprovals.id, id)))
+}
+
+// shoppers
+
+export async function insertShopper(db: Executor, row: ShopperRow) {
+  await db.insert(apShoppers).values(row)
+}
+
+/** A shopper not removed. */
+export function findShopper(db: Executor, tenantId: string, id: string) {
+  return db.select().from(apShoppers).where(and(eq(apShoppers.tenantId, tenantId), eq(apShoppers.id, id), isNull(apShoppers.deletedAt))).get()
+}
+
+export function findShopperByRef(db: Executor, tenantId: string, merchantId: string, externalRef: string) {
+  return db.select().from(apShoppers).where(and(eq(apShoppers.tenantId, tenantId), eq(apShoppers.merchantId, merchantId), eq(apShoppers.externalRef, externalRef), isNull(apShoppers.deletedAt))).get()
+}
+
+export function listShoppers(db: Executor, tenantId: string, f: { merchantId?: string; limit: number; offset: number }) {
+  const where = and(eq(apShoppers.tenantId, tenantId), isNull(apShoppers.deletedAt), f.merchantId ? eq(apShoppers.merchantId, f.merchantId) : undefined)
+  return paged(db.select().from(apShoppers).where(where).orderBy(desc(apShoppers.createdAt), desc(apShoppers.id)).limit(f.limit).offset(f.offset), countOf(db, apShoppers, where))
+}
+
+export async function updateShopper(db: Executor, tenantId: string, id: string, changes: Partial<Omit<ShopperRow, 'id' | 'tenantId' | 'createdAt'>>) {
+  await db.update(apShoppers).set(changes).where(and(eq(apShoppers.tenantId, tenantId), eq(apShoppers.id, id)))
 }

@@ -1,7 +1,8 @@
 /**
- * The agent payments group (`/v1/agent-payments`), part 1: agents, policies, merchants,
- * their API keys, the audit log and mandates (routes 1-24, 32-36 and 54 of the spec's table). Executions,
- * approvals and shoppers come later; the group's own webhooks: webhook-routes.ts. Decisions:
+ * The agent payments group (`/v1/agent-payments`): agents, policies, merchants, their API
+ * keys, shoppers, mandates, executions, approvals, the group's own webhook subscriptions
+ * (webhook-routes.ts) and the audit log (routes 1-54 of the spec's table; the x402 rail of
+ * route 37 comes later). Decisions:
  * docs/agent-payments.md.
  */
 import { Elysia } from 'elysia'
@@ -16,12 +17,14 @@ import { merchantRoutes } from './merchant-routes'
 import { AuditList, AuditQuery } from './model'
 import { policyRoutes } from './policy-routes'
 import { webhookSubscriptionRoutes } from './webhook-routes'
+import { shopperRoutes } from './shopper-routes'
 
 export function agentPaymentRoutes(deps: Deps) {
   return new Elysia({ detail: { tags: ['Agent payments'] } })
     .use(agentRoutes(deps))
     .use(policyRoutes(deps))
     .use(merchantRoutes(deps))
+    .use(shopperRoutes(deps))
     .use(mandateRoutes(deps))
     .use(executionRoutes(deps))
     .use(webhookSubscriptionRoutes(deps))

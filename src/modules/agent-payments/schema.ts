@@ -1,9 +1,10 @@
 /**
  * Agent payments (docs/agent-payments.md): agents, their spending policies, merchants,
- * the API keys of agents and merchants, the group's audit log, and mandates. Only
+ * the API keys of agents and merchants, the group's audit log, shoppers and mandates. Only
  * ./repo.ts reads and writes these tables. Every row carries its tenant; ids are UUIDs,
  * so the later tables (executions, mandates, approvals) join on `(tenant_id, id)`.
  */
+import { sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { tenants } from '../../db/schema'
 
@@ -171,7 +172,7 @@ export const apMandates = sqliteTable('ap_mandates', {
   tenantId: text('tenant_id').notNull().references(() => tenants.id),
   type: text('type', { enum: MANDATE_TYPES }).notNull(),
   agentId: text('agent_id').notNull(),
-  /** shoppers are not built yet: always null */
+  /** the shopper it is for (routes 25-31), whose key may sign its authorization; null when none */
   shopperId: text('shopper_id'),
   /** the agent's environment: where the mandate's webhook events go */
   environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
@@ -192,7 +193,32 @@ export const apMandates = sqliteTable('ap_mandates', {
 }, (t) => [
   index('ap_mandates_tenant_idx').on(t.tenantId, t.createdAt),
   index('ap_mandates_agent_idx').on(t.tenantId, t.agentId, t.status),
+  index('ap_mandates_shopper_idx').on(t.tenantId, t.shopperId, t.createdAt),
 ])
+
+/**
+ * Shoppers (routes 25-31): a merchant's customer, on whose behalf mandates are made. Its
+ * `publicKeyJwk` (ES256 or EdDSA, public) signs AP2 authorizations of its mandates. Removed
+ * shoppers keep their row (`deletedAt`) for the mandates naming them; every read skips them.
+ */
+export const apShoppers = sqliteTable('ap_shoppers', {
+  id: text('id').primaryKey(),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id),
+  merchantId: text('merchant_id').notNull(),
+  /** the merchant's own id of its customer: unique per merchant among shoppers not removed */
+  externalRef: text('external_ref').notNull(),
+  userId: text('user_id'),
+  email: text('email'),
+  publicKeyJwk: text('public_key_jwk', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+  deletedAt: integer('deleted_at'),
+}, (t) => [
+  index('ap_shoppers_tenant_idx').on(t.tenantId, t.merchantId, t.createdAt),
+  uniqueIndex('ap_shoppers_ref_uq').on(t.tenantId, t.merchantId, t.externalRef).where(sql`deleted_at is null`),
+])
+
+export type ShopperRow = typeof apShoppers.$inferSelect
 
 export type MandateRow = typeof apMandates.$inferSelect
 // executions and approvals (part 2: routes 37-47; docs/agent-payments.md "Executions")

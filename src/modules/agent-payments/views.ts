@@ -46,3 +46,8 @@ export const approvalView = (r: ApprovalRow) => ({
   id: r.id, executionId: r.executionId, agentId: r.agentId, status: r.status, reasons: r.reasons, note: r.note, decidedBy: r.decidedBy,
   expiresAt: iso(r.expiresAt), createdAt: iso(r.createdAt), decidedAt: isoOrNull(r.decidedAt),
 })
+
+export const shopperView = (r: import('./schema').ShopperRow) => ({
+  id: r.id, merchantId: r.merchantId, externalRef: r.externalRef, userId: r.userId, email: r.email, publicKeyJwk: r.publicKeyJwk,
+  createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt),
+})
