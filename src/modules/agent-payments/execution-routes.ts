@@ -11,6 +11,7 @@ import {
 } from './model'
 /** loaded with the first request that needs it (it brings the chain libraries) */
 const executions = lazyService(() => import('./executions'))
+const approvals = lazyService(() => import('./approvals'))
 
 const A = `Also an agent API key (\`Authorization: Bearer sk_agent_…\`), for its own agent only (another agent's execution answers 404); ${KEY_RATE_LIMIT} requests per minute per key.`
 
@@ -72,27 +73,27 @@ export function executionRoutes(deps: Deps) {
       response: { 200: Receipt, ...errorResponses('standard', 401, 403, 404) },
       detail: { operationId: 'agentPaymentsExecutionReceipt', summary: 'The receipt of a paid execution', description: `${J} ${A} With the transaction hash; 404 \`RECEIPT_NOT_READY\` until the execution is \`succeeded\` (or refunded).` },
     })
-    .get('/approvals', async ({ query, caller }) => executions.listApprovals(await scopeOf(caller, query.tenantId), query), {
+    .get('/approvals', async ({ query, caller }) => approvals.listApprovals(await scopeOf(caller, query.tenantId), query), {
       apAuth: 'operator',
       query: ApprovalListQuery,
       response: { 200: ApprovalList, ...errorResponses('standard', 401, 403, 404) },
       detail: { operationId: 'agentPaymentsListApprovals', summary: 'List approvals', description: `${J} Newest first; \`?status\` filters.` },
     })
-    .get('/approvals/:approvalId', async ({ params, query, caller }) => executions.getApproval(await scopeOf(caller, query.tenantId), params.approvalId), {
+    .get('/approvals/:approvalId', async ({ params, query, caller }) => approvals.getApproval(await scopeOf(caller, query.tenantId), params.approvalId), {
       apAuth: 'operator',
       params: ApprovalParams,
       query: TenantQuery,
       response: { 200: Approval, ...errorResponses('standard', 401, 403, 404) },
       detail: { operationId: 'agentPaymentsGetApproval', summary: 'One approval', description: J },
     })
-    .post('/approvals/:approvalId/approve', async ({ params, body, caller }) => executions.approve(await scopeOf(caller, body.tenantId), params.approvalId, body), {
+    .post('/approvals/:approvalId/approve', async ({ params, body, caller }) => approvals.approve(await scopeOf(caller, body.tenantId), params.approvalId, body), {
       apAuth: 'operator',
       params: ApprovalParams,
       body: ApproveBody,
       response: { 200: Approval, ...errorResponses('standard', 401, 403, 404, 409) },
       detail: { operationId: 'agentPaymentsApprove', summary: 'Approve: the execution proceeds and pays', description: `${J} The policy's limits are judged again in the approving transaction: if the payment no longer passes, 409 \`APPROVAL_LIMIT_EXCEEDED\` with the reasons and the approval stays pending; else the execution is reserved (\`processing\`) and paid. Not pending: 409 \`APPROVAL_STATE_INVALID\`.` },
     })
-    .post('/approvals/:approvalId/reject', async ({ params, body, caller }) => executions.reject(await scopeOf(caller, body.tenantId), params.approvalId, body), {
+    .post('/approvals/:approvalId/reject', async ({ params, body, caller }) => approvals.reject(await scopeOf(caller, body.tenantId), params.approvalId, body), {
       apAuth: 'operator',
       params: ApprovalParams,
       body: RejectBody,

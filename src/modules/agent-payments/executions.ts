@@ -1,9 +1,9 @@
 /**
- * Executions and approvals (routes 37-39, 41-47): an agent's payment judged by its policy and
+ * Executions (routes 37-43; approvals 44-47: approvals.ts): an agent's payment judged by its policy and
  * reserved against its limits in one write transaction (judging.ts), then paid on the
  * `onchain` rail (pay.ts). Decisions: docs/agent-payments.md, "Executions".
  */
-import { uniqueViolation, type Tx } from '../../db/client'
+import { uniqueViolation } from '../../db/client'
 import { scheduleJob } from '../../jobs/outbox'
 import { BadRequestError, ConflictError, NotFoundError } from '../../http/errors'
 import { newId } from '../../lib/ids'
@@ -15,15 +15,14 @@ import type { Scope } from './credentials'
 import type { CreateExecution, ExecutionListQuery } from './model'
 import { awaitConfirmation, moveExecution, payExecution } from './pay'
 import { toUnits, fromUnits } from './policy'
-import { judgeIn, type Judged } from './judging'
-import { judgeMandate, type MandatePaymentRequest } from './mandate-check'
+import { moveApproval } from './approvals'
+import { judgeIn, withMandate } from './judging'
 import * as repo from './repo'
-import type { ApprovalRow, ApprovalStatus, ExecutionRow, ExecutionStatus } from './schema'
+import type { ApprovalRow, ExecutionRow, ExecutionStatus } from './schema'
 import { APPROVAL_EXPIRE_TOPIC } from './topics'
 import { approvalView, executionView } from './views'
 
 const executionNotFound = () => new NotFoundError('Execution not found')
-const approvalNotFound = () => new NotFoundError('Approval not found')
 const bad = (code: string, message: string) => new BadRequestError(message, { code })
 
 /** The execution, when the scope may see it: an agent key sees only its own agent's. */
@@ -31,13 +30,6 @@ async function visibleExecution(scope: Scope, id: string): Promise<ExecutionRow>
   const row = await repo.findExecution(scope.deps.database.db, scope.tenantId, id)
   if (!row || (scope.agentId !== undefined && row.agentId !== scope.agentId)) throw executionNotFound()
   return row
-}
-
-async function moveApproval(tx: Tx, scope: Scope, before: ApprovalRow, changes: Partial<ApprovalRow>, change: ApprovalStatus, environment: ExecutionRow['environment'], now: number) {
-  const after: ApprovalRow = { ...before, ...changes, status: change }
-  await repo.updateApproval(tx, scope.tenantId, before.id, { ...changes, status: change })
-  await recordChange(tx, scope, { resourceType: 'approval', resourceId: before.id, change, before: approvalView(before), after: approvalView(after), environments: [environment] }, now)
-  return after
 }
 
 /** the statuses with a receipt: paid (refunds are merchant-side records) */
@@ -127,21 +119,6 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
   return { execution: executionView(row), created: true }
 }
 
-/**
- * The mandate's judgement joined to the policy's, read in the reserving transaction: the
- * mandate as it is now and what its counted executions used (so concurrent executions under
- * one cart mandate cannot both pass). A mandate that refuses denies, with its reasons first.
- */
-async function withMandate(tx: Tx, tenantId: string, mandateId: string, policy: Judged, req: Omit<MandatePaymentRequest, 'spentUnderMandate' | 'occurrencesUsed' | 'lastPaymentAt'>): Promise<Judged> {
-  const mandate = (await repo.findMandate(tx, tenantId, mandateId))!
-  const used = await repo.mandateExecutions(tx, tenantId, mandateId)
-  const spent = used.reduce((sum, e) => sum + toUnits(e.amount), 0n)
-  const m = judgeMandate(mandate, { ...req, spentUnderMandate: fromUnits(spent), occurrencesUsed: used.length, lastPaymentAt: used.length ? Math.max(...used.map((e) => e.createdAt)) : null })
-  if (m.ok) return policy
-  const refused = m.reasons.map((code) => ({ code, message: `The mandate refuses this payment (${code})` }))
-  return { ...policy, decision: 'deny', reasons: [...refused, ...policy.reasons] }
-}
-
 export async function listExecutions(scope: Scope, q: ExecutionListQuery) {
   const { rows, total } = await repo.listExecutions(scope.deps.database.db, scope.tenantId, { ...q, limit: q.limit ?? 50, offset: q.offset ?? 0 })
   return { data: rows.map(executionView), total }
@@ -197,52 +174,6 @@ export async function receiptOf(scope: Scope, id: string) {
   }
 }
 
-// approvals (routes 44-47)
-
-async function visibleApproval(scope: Scope, id: string) {
-  const row = await repo.findApproval(scope.deps.database.db, scope.tenantId, id)
-  if (!row) throw approvalNotFound()
-  return row
-}
-
-export async function listApprovals(scope: Scope, q: { status?: ApprovalStatus; limit?: number; offset?: number }) {
-  const { rows, total } = await repo.listApprovals(scope.deps.database.db, scope.tenantId, { status: q.status, limit: q.limit ?? 50, offset: q.offset ?? 0 })
-  return { data: rows.map(approvalView), total }
-}
-
-export async function getApproval(scope: Scope, id: string) {
-  return approvalView(await visibleApproval(scope, id))
-}
-
-/**
- * Route 46: the execution proceeds. The limits are judged again in the approving transaction
- * (what was spent since may have used the room): a deny now answers 409 `APPROVAL_LIMIT_EXCEEDED`
- * with the reasons and leaves the approval pending; else the execution is reserved
- * (`processing`) and paid.
- */
-export async function approve(scope: Scope, id: string, input: { note?: string }) {
-  await visibleApproval(scope, id)
-  const now = scope.deps.clock.now()
-  const { approval, execution } = await scope.deps.database.write(async (tx) => {
-    const a = (await repo.findApproval(tx, scope.tenantId, id))!
-    if (a.status !== 'pending') throw new ConflictError(`The approval is ${a.status}`, { code: 'APPROVAL_STATE_INVALID' })
-    const row = (await repo.findExecution(tx, scope.tenantId, a.executionId))!
-    const agent = (await repo.findAgent(tx, scope.tenantId, row.agentId))!
-    const merchant = row.merchantId ? await repo.findMerchant(tx, scope.tenantId, row.merchantId) : undefined
-    const j = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: row.amount, currency: row.currency, rail: row.rail, network: row.network, now, excludeId: row.id })
-    if (j.decision === 'deny') throw new ConflictError('The payment no longer passes its policy', { code: 'APPROVAL_LIMIT_EXCEEDED', details: { reasons: j.reasons } })
-    const approval = await moveApproval(tx, scope, a, { note: input.note ?? null, decidedBy: scope.actor.id, decidedAt: now }, 'approved', row.environment, now)
-    // under a human-present mandate, an approved payment still waits for that human's confirmation
-    const human = row.mandateId ? (await repo.findMandate(tx, scope.tenantId, row.mandateId))?.humanPresent === true : false
-    const next = human ? 'requires_confirmation' as const : 'processing' as const
-    const execution = await moveExecution(tx, scope, row, { status: next, policyId: j.policy?.id ?? null, policyVersion: j.policy?.version ?? null }, next, now)
-    if (human) await awaitConfirmation(tx, scope.deps, scope.tenantId, row.id, now)
-    return { approval, execution }
-  })
-  if (execution.status === 'processing') await payExecution(scope.deps, scope.tenantId, execution.id, scope)
-  return approvalView(approval)
-}
-
 /**
  * Route 40: the human of a human-present mandate confirms: `requires_confirmation →
  * processing`, the limits and the mandate judged again in the confirming transaction (409
@@ -263,21 +194,4 @@ export async function confirmExecution(scope: Scope, id: string) {
     return moveExecution(tx, scope, row, { status: 'processing' }, 'processing', now)
   })
   return executionView(await payExecution(scope.deps, scope.tenantId, execution.id, scope))
-}
-
-/** Route 47: the execution is `rejected`. */
-export async function reject(scope: Scope, id: string, input: { reason?: string }) {
-  await visibleApproval(scope, id)
-  const now = scope.deps.clock.now()
-  const approval = await scope.deps.database.write(async (tx) => {
-    const a = (await repo.findApproval(tx, scope.tenantId, id))!
-    if (a.status !== 'pending') throw new ConflictError(`The approval is ${a.status}`, { code: 'APPROVAL_STATE_INVALID' })
-    const row = (await repo.findExecution(tx, scope.tenantId, a.executionId))!
-    const out = await moveApproval(tx, scope, a, { note: input.reason ?? null, decidedBy: scope.actor.id, decidedAt: now }, 'rejected', row.environment, now)
-    await moveExecution(tx, scope, row, {
-      status: 'rejected', completedAt: now, reasons: [...row.reasons, { code: 'APPROVAL_REJECTED', message: input.reason ?? 'Rejected by a tenant admin' }],
-    }, 'rejected', now)
-    return out
-  })
-  return approvalView(approval)
 }

@@ -7,6 +7,7 @@
  */
 import type { Executor } from '../../db/client'
 import { judge, policyTimeZone, toUnits, fromUnits, windowOf, WINDOW_INTERVALS, type Judgement, type WindowInterval } from './policy'
+import { judgeMandate, type MandatePaymentRequest } from './mandate-check'
 import * as repo from './repo'
 import type { AgentRow, MerchantRow, PolicyRow, Rail } from './schema'
 
@@ -42,4 +43,19 @@ export async function judgeIn(db: Executor, tenantId: string, input: {
     merchant: m && { id: m.id, status: m.status, category: m.category, network: m.payToNetwork }, spent, executionsToday,
   })
   return { ...verdict, policy }
+}
+
+/**
+ * The mandate's judgement joined to the policy's, read in the reserving transaction: the
+ * mandate as it is now and what its counted executions used (so concurrent executions under
+ * one cart mandate cannot both pass). A mandate that refuses denies, with its reasons first.
+ */
+export async function withMandate(tx: Executor, tenantId: string, mandateId: string, policy: Judged, req: Omit<MandatePaymentRequest, 'spentUnderMandate' | 'occurrencesUsed' | 'lastPaymentAt'>): Promise<Judged> {
+  const mandate = (await repo.findMandate(tx, tenantId, mandateId))!
+  const used = await repo.mandateExecutions(tx, tenantId, mandateId)
+  const spent = used.reduce((sum, e) => sum + toUnits(e.amount), 0n)
+  const m = judgeMandate(mandate, { ...req, spentUnderMandate: fromUnits(spent), occurrencesUsed: used.length, lastPaymentAt: used.length ? Math.max(...used.map((e) => e.createdAt)) : null })
+  if (m.ok) return policy
+  const refused = m.reasons.map((code) => ({ code, message: `The mandate refuses this payment (${code})` }))
+  return { ...policy, decision: 'deny', reasons: [...refused, ...policy.reasons] }
 }
