@@ -13,6 +13,7 @@ import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factorie
 import { WebhookReceiver } from '@tests/fakes/webhook-receiver'
 import { verifyDelivery } from '@/modules/webhooks/signature'
 import { webhookDeliveries, webhooks } from '@/modules/webhooks/schema'
+import { until } from '@tests/helpers/until'
 
 const BASE = '/v1/agent-payments'
 const UNKNOWN = '00000000-0000-4000-8000-000000000000'
@@ -47,15 +48,6 @@ beforeEach(() => {
   receiver.plan = []
 })
 
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const end = Date.now() + timeoutMs
-  for (;;) {
-    const v = await fn()
-    if (ok(v)) return v
-    if (Date.now() > end) throw new Error(`condition not met: ${JSON.stringify(v)}`)
-    await Bun.sleep(10)
-  }
-}
 
 async function subscribe(body: Record<string, unknown>, who = admin) {
   const r = await f.api.post(`${BASE}/webhooks`, body, as(who))

@@ -52,3 +52,24 @@ test('the card onramp sandbox provider: on outside production, off under it unle
   expect(t.deps.cardOnrampSandbox).toBeUndefined()
   expect((await t.handle(new Request('http://slipway.test/sandbox/card-onramp/v1/crypto/onramp_sessions', { method: 'POST' }))).status).toBe(404)
 })
+
+test('a production app serves no sandbox partner and no sandbox route: every one answers 404', async () => {
+  const t = await makeApp({ env: { NODE_ENV: 'production' } })
+  apps.push(t)
+  const paths = [
+    ['GET', '/sandbox/bank-ramp/v1/customers/c1'],
+    ['POST', '/sandbox/card-onramp/v1/crypto/onramp_sessions'],
+    ['GET', '/sandbox/swap-aggregator/v1/quote?fromChain=100'],
+    ['GET', '/sandbox/prices/api/v3/simple/price?ids=ethereum&vs_currencies=eur'],
+    ['POST', '/v1/sandbox/faucet'],
+  ] as const
+  for (const [method, path] of paths) {
+    const res = await t.handle(new Request(`http://slipway.test${path}`, { method }))
+    expect({ path, status: res.status }).toEqual({ path, status: 404 })
+  }
+  // and the same app outside production serves them (the paths above are the real ones)
+  const dev = await makeApp()
+  apps.push(dev)
+  expect((await dev.handle(new Request('http://slipway.test/sandbox/prices/api/v3/simple/price?ids=ethereum&vs_currencies=eur'))).status).not.toBe(404)
+  expect((await dev.handle(new Request('http://slipway.test/sandbox/card-onramp/v1/crypto/onramp_sessions', { method: 'POST' }))).status).not.toBe(404)
+})

@@ -11,13 +11,12 @@
  * - payloads are at most MAX_MESSAGE_BYTES, sessions hold at most MAX_SESSION_MESSAGES (413 / 409);
  * - an expired session answers 410 MPC_SESSION_EXPIRED to joins, messages, inbox reads and results.
  */
-import { keccak256 } from 'viem'
 import type { Deps } from '../../deps'
 import { AppError, BadRequestError, ConflictError, ForbiddenError } from '../../http/errors'
 import { uniqueViolation } from '../../db/client'
 import { iso } from '../../lib/clock'
 import { requireOpen, requireParty, sessionFor, type RelayCaller } from './access'
-import { MAX_MESSAGE_BYTES, MAX_SESSION_MESSAGES, PARTY_ROLES, ROUNDS, type InboxQuery, type MessageBody, type ResultBody } from './model'
+import { MAX_MESSAGE_BYTES, MAX_SESSION_MESSAGES, ROUNDS, type InboxQuery, type MessageBody, type ResultBody } from './model'
 import * as repo from './repo'
 import { acceptSignature } from './signing'
 import { addressOfPublicKey, sessionView } from './views'
@@ -131,5 +130,3 @@ export async function results(deps: Deps, caller: RelayCaller, id: string) {
   }
 }
 
-export const roleOf = (partyId: number) => PARTY_ROLES[partyId]!
-export const hashOf = (unsignedHex: `0x${string}`) => keccak256(unsignedHex)

@@ -16,11 +16,6 @@ export function findSession(db: Executor, tenantId: string, id: string) {
   return db.select().from(mpcSessions).where(and(eq(mpcSessions.tenantId, tenantId), eq(mpcSessions.id, id))).get()
 }
 
-/** A session by id alone: only to tell "another tenant's" (404) from "unknown" for the relay's callers; never answered. */
-export function sessionTenant(db: Executor, id: string) {
-  return db.select({ tenantId: mpcSessions.tenantId }).from(mpcSessions).where(eq(mpcSessions.id, id)).get()
-}
-
 /** Applies `set` while the session is still `status` (default open); false when it is not. */
 export async function updateSession(db: Executor, tenantId: string, id: string, set: Partial<MpcSessionRow>, status: MpcSessionRow['status'] = 'open') {
   const r = await db.update(mpcSessions).set(set).where(and(eq(mpcSessions.tenantId, tenantId), eq(mpcSessions.id, id), eq(mpcSessions.status, status))).returning({ id: mpcSessions.id })
