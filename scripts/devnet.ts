@@ -10,13 +10,19 @@
  *   npm run devnet                          # then, in another terminal: npm start
  *   npm run devnet -- --port 8546           # another port (gnosis on the next one)
  *   npm run devnet -- --gnosis-port 9545    # gnosis's node elsewhere
+ *   npm run devnet -- --x402-port 9547      # the x402 merchant elsewhere (default: the port after gnosis's)
  *   npm run devnet -- --reset               # forget both chains and start afresh
+ *
+ * It also serves an x402 merchant (scripts/devnet/x402.ts: a paid resource and its facilitator,
+ * settling on the Sepolia-id chain) and routes `https://x402.devnet.test` to it for Slipway
+ * (WEBHOOK_DEV_ROUTES in .env.devnet), so the agent payments' x402 rail runs offline.
  *
  * To go back to the public testnets, stop it and delete `.env.devnet`.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startDevnet } from './devnet/chain'
+import { DEVNET_CHAIN_ID, DEVNET_USDC, startDevnet } from './devnet/chain'
+import { startX402Merchant, WEATHER_PRICE } from './devnet/x402'
 import { privateKeyToAccount } from 'viem/accounts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -36,6 +42,11 @@ if (!Number.isInteger(gnosisPort) || gnosisPort < 0 || gnosisPort > 65535) {
   console.error(`--gnosis-port: "${value('gnosis-port')}" is not a port`)
   process.exit(2)
 }
+const x402Port = Number(value('x402-port') ?? gnosisPort + 1)
+if (!Number.isInteger(x402Port) || x402Port < 0 || x402Port > 65535) {
+  console.error(`--x402-port: "${value('x402-port')}" is not a port`)
+  process.exit(2)
+}
 const dir = join(ROOT, '.devnet')
 if (flag('reset')) rmSync(dir, { recursive: true, force: true })
 mkdirSync(join(dir, 'chain'), { recursive: true })
@@ -48,22 +59,36 @@ try {
   console.error(e.code === 'EADDRINUSE' || /in use/i.test(e.message ?? '') ? `devnet: port ${port} or ${gnosisPort} is in use (another devnet?); try --port or --gnosis-port` : `devnet: ${e.message ?? err}`)
   process.exit(1)
 }
+let merchant
+try {
+  merchant = await startX402Merchant({ rpcUrl: devnet.url, chainId: DEVNET_CHAIN_ID, usdc: DEVNET_USDC, port: x402Port })
+} catch (err) {
+  await devnet.stop()
+  console.error(`devnet: the x402 merchant cannot listen on port ${x402Port} (${(err as Error).message}); try --x402-port`)
+  process.exit(1)
+}
+/** the https host Slipway's x402 rail is given for the devnet merchant (a reserved name, routed to it) */
+const X402_HOST = 'x402.devnet.test'
 const envFile = join(ROOT, '.env.devnet')
 writeFileSync(envFile, [
   `# Written by \`npm run devnet\` (${new Date().toISOString()}): Slipway's sandbox on the devnet chain.`,
   '# `npm start` reads this file after .env; delete it to use the public testnets again. The keys are public, devnet only.',
   ...Object.entries(devnet.env).map(([k, v]) => `${k}=${v}`),
+  '# the x402 merchant: https://x402.devnet.test/... reaches it (development only; refused under NODE_ENV=production)',
+  `WEBHOOK_DEV_ROUTES=${X402_HOST}=${merchant.url}`,
   '',
 ].join('\n'))
 console.log(`devnet: chain ${devnet.chainId} (Sepolia's id) at ${devnet.url}${existsSync(join(dir, 'chain')) ? ', kept in .devnet/chain' : ''}`)
 console.log(`devnet: test USDC (permit, transferWithAuthorization, open mint) at ${devnet.env.BANK_RAMP_SIMULATOR_TOKEN_ADDRESS}`)
 console.log(`devnet: chain 100 (posing as gnosis, for swaps) at ${devnet.gnosisUrl}: USDC, EURe, and the sandbox swap router at ${devnet.env.SANDBOX_SWAP_ROUTER_ADDRESS}`)
 console.log(`devnet: gasless swaps (EURe to xDAI) on, relayed by ${privateKeyToAccount(devnet.env.SWAP_GASLESS_RELAYER_PRIVATE_KEY as `0x${string}`).address} (allowed by the router, 100 xDAI of gas)`)
+console.log(`devnet: x402 merchant at ${merchant.url} (https://${X402_HOST} for Slipway): GET /weather costs ${Number(WEATHER_PRICE) / 1e6} USDC, paid to ${merchant.payTo}, settled by ${merchant.facilitator}`)
 console.log('devnet: wrote .env.devnet; start Slipway with `npm start` in another terminal (it reads it)')
 console.log('devnet: gas and test USDC for a sandbox wallet: POST /v1/sandbox/faucet { walletId, stablecoin? }')
 console.log(`devnet: gas on gnosis for an address: curl -s ${devnet.gnosisUrl} -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"evm_setAccountBalance","params":["<address>","0xde0b6b3a7640000"]}'`)
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
+    await merchant.stop()
     await devnet.stop()
     process.exit(0)
   })

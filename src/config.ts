@@ -68,6 +68,10 @@ export const ConfigSchema = T.Object({
   txDropAfterMs: T.Integer({ minimum: 0, maximum: 86_400_000 }),
   /** how long an agent payment's approval waits before it and its execution expire */
   agentPaymentsApprovalTtlMs: T.Integer({ minimum: 1000, maximum: 30 * 86_400_000 }),
+  /** the x402 rail: each request to a paid resource, the resource's answer kept, the longest authorization signed */
+  agentPaymentsX402TimeoutMs: T.Integer({ minimum: 1000, maximum: 60_000 }),
+  agentPaymentsX402MaxBodyBytes: T.Integer({ minimum: 0, maximum: 1_048_576 }),
+  agentPaymentsX402MaxAuthorizationSeconds: T.Integer({ minimum: 10, maximum: 3600 }),
   /** transactions: validity of a transaction prepared for client signing */
   preparedTxTtlSeconds: T.Integer({ minimum: 10, maximum: 86_400 }),
   /** bank ramp: time limit of one call to the partner (or the simulator) */
@@ -398,6 +402,9 @@ export function loadConfig(env: Env = process.env): Config {
     txMaxResends: intVar(env, 'TX_MAX_RESENDS', 3, problems),
     txDropAfterMs: intVar(env, 'TX_DROP_AFTER_MS', 60_000, problems),
     agentPaymentsApprovalTtlMs: intVar(env, 'AGENT_PAYMENTS_APPROVAL_TTL_MS', 86_400_000, problems),
+    agentPaymentsX402TimeoutMs: intVar(env, 'AGENT_PAYMENTS_X402_TIMEOUT_MS', 10_000, problems),
+    agentPaymentsX402MaxBodyBytes: intVar(env, 'AGENT_PAYMENTS_X402_MAX_BODY_BYTES', 65_536, problems),
+    agentPaymentsX402MaxAuthorizationSeconds: intVar(env, 'AGENT_PAYMENTS_X402_MAX_AUTHORIZATION_SECONDS', 300, problems),
     preparedTxTtlSeconds: intVar(env, 'PREPARED_TX_TTL_SECONDS', 600, problems),
     bankRampTimeoutMs: intVar(env, 'BANK_RAMP_TIMEOUT_MS', 10_000, problems),
     sandboxInProduction,
@@ -462,7 +469,9 @@ const ENV_NAMES: Record<string, string> = {
   '/refreshTokenTtlSeconds': 'REFRESH_TOKEN_TTL_SECONDS', '/rpcTimeoutMs': 'RPC_TIMEOUT_MS', '/mailFrom': 'MAIL_FROM',
   '/metricsToken': 'METRICS_TOKEN (at least 16 characters)', '/shutdownGraceMs': 'SHUTDOWN_GRACE_MS', '/engineRamMib': `ENGINE_RAM_MIB (0-${ENGINE_RAM_MAX_MIB})`, '/masterKeyVersion': 'MASTER_KEY_VERSION (1-1000000)',
   '/hibpTimeoutMs': 'HIBP_TIMEOUT_MS (100 to 60000)', '/hibpOnError': 'HIBP_ON_ERROR (reject or allow)',
-  '/txMaxFeeBumpPercent': 'TX_MAX_FEE_BUMP_PERCENT (0-1000)', '/txMaxResends': 'TX_MAX_RESENDS (0-20)', '/txDropAfterMs': 'TX_DROP_AFTER_MS', '/agentPaymentsApprovalTtlMs': 'AGENT_PAYMENTS_APPROVAL_TTL_MS (1000-2592000000)', '/preparedTxTtlSeconds': 'PREPARED_TX_TTL_SECONDS (10-86400)',
+  '/txMaxFeeBumpPercent': 'TX_MAX_FEE_BUMP_PERCENT (0-1000)', '/txMaxResends': 'TX_MAX_RESENDS (0-20)', '/txDropAfterMs': 'TX_DROP_AFTER_MS', '/agentPaymentsApprovalTtlMs': 'AGENT_PAYMENTS_APPROVAL_TTL_MS (1000-2592000000)',
+  '/agentPaymentsX402TimeoutMs': 'AGENT_PAYMENTS_X402_TIMEOUT_MS (1000-60000)', '/agentPaymentsX402MaxBodyBytes': 'AGENT_PAYMENTS_X402_MAX_BODY_BYTES (0-1048576)',
+  '/agentPaymentsX402MaxAuthorizationSeconds': 'AGENT_PAYMENTS_X402_MAX_AUTHORIZATION_SECONDS (10-3600)', '/preparedTxTtlSeconds': 'PREPARED_TX_TTL_SECONDS (10-86400)',
   '/bankRampTimeoutMs': 'BANK_RAMP_TIMEOUT_MS (100-120000)', '/bankRampSimulator': 'BANK_RAMP_SIMULATOR (embedded or off)',
   '/bankRampSimulatorTokenAddress': 'BANK_RAMP_SIMULATOR_TOKEN_ADDRESS (0x and 40 hex)', '/bankRampSimulatorPrivateKey': 'BANK_RAMP_SIMULATOR_PRIVATE_KEY (0x and 64 hex; never printed)',
   '/sandboxFaucet': 'SANDBOX_FAUCET (embedded or off)', '/sandboxFaucetPrivateKey': 'SANDBOX_FAUCET_PRIVATE_KEY (0x and 64 hex; never printed)',

@@ -28,6 +28,7 @@ import sandboxRouter from './SandboxRouter.json'
 import sandboxAavePool from './SandboxAavePool.json'
 import multicall3 from '../../tests/fixtures/multicall3.json'
 import { marketPairs, NATIVE_TOKEN } from '../../src/sandbox/swap-aggregator/market'
+import { X402_KEYS } from './x402'
 
 export const DEVNET_CHAIN_ID = 11155111
 /** the token registry's Sepolia USDC address (src/modules/tokens/registry.ts) */
@@ -87,7 +88,7 @@ export async function startDevnet(opts: { port?: number; gnosisPort?: number; ho
       chain: { chainId, hardfork: 'shanghai' },
       miner: { blockTime: opts.blockTime ?? 1 },
       ...(dbPath ? { database: { dbPath } } : {}),
-      wallet: { accounts: Object.values(DEVNET_KEYS).map((secretKey) => ({ secretKey, balance })) },
+      wallet: { accounts: [...Object.values(DEVNET_KEYS), X402_KEYS.facilitator].map((secretKey) => ({ secretKey, balance })) },
     } as never)
     await server.listen(listenPort, host)
     return { server, url: `http://${host}:${(server.address() as { port: number }).port}` }
@@ -197,8 +198,13 @@ async function setUp(url: string) {
   await setUpAavePool(url, pub, rpc)
   const simulator = privateKeyToAccount(DEVNET_KEYS.simulator).address
   const held = await pub.readContract({ address: DEVNET_USDC, abi: sandboxUsd.abi, functionName: 'balanceOf', args: [simulator] }) as bigint
+  const funder = createWalletClient({ chain, transport: http(url), account: privateKeyToAccount(DEVNET_KEYS.funder) })
+  // the x402 facilitator pays its settlements' gas (a chain from before it existed holds none for it)
+  const facilitator = privateKeyToAccount(X402_KEYS.facilitator).address
+  if (await pub.getBalance({ address: facilitator }) < 10n ** 18n) {
+    await pub.waitForTransactionReceipt({ hash: await funder.sendTransaction({ to: facilitator, value: 100n * 10n ** 18n }), pollingInterval: 100 })
+  }
   if (held < SIMULATOR_USDC / 2n) {
-    const funder = createWalletClient({ chain, transport: http(url), account: privateKeyToAccount(DEVNET_KEYS.funder) })
     const hash = await funder.writeContract({ address: DEVNET_USDC, abi: sandboxUsd.abi, functionName: 'mint', args: [simulator, SIMULATOR_USDC] })
     await pub.waitForTransactionReceipt({ hash, pollingInterval: 100 })
   }

@@ -8125,7 +8125,7 @@ export interface operations {
                 "application/json": {
                     /** @description required on creation; https on 443, public DNS name, at most 2048 characters */
                     url?: string;
-                    /** @description types received; empty means every type, including types published later. Known: ramp.kyc.updated, ramp.deposit.updated, ramp.transaction.updated, ramp.payout.updated, ramp.card_session.updated, agent_payments.agent.created, agent_payments.agent.updated, agent_payments.agent.paused, agent_payments.agent.resumed, agent_payments.agent.archived, agent_payments.agent_api_key.created, agent_payments.agent_api_key.revoked, agent_payments.policy.created, agent_payments.policy.updated, agent_payments.policy.deleted, agent_payments.merchant.created, agent_payments.merchant.updated, agent_payments.merchant.disabled, agent_payments.merchant_api_key.created, agent_payments.merchant_api_key.revoked, agent_payments.shopper.created, agent_payments.shopper.updated, agent_payments.shopper.deleted, agent_payments.mandate.created, agent_payments.mandate.authorized, agent_payments.mandate.rejected, agent_payments.mandate.revoked, agent_payments.mandate.expired, agent_payments.mandate.consumed, agent_payments.mandate.exhausted, agent_payments.execution.created, agent_payments.execution.processing, agent_payments.execution.succeeded, agent_payments.execution.failed, agent_payments.execution.rejected, agent_payments.execution.requires_confirmation, agent_payments.execution.canceled, agent_payments.execution.expired, agent_payments.execution.refunded, agent_payments.approval.created, agent_payments.approval.approved, agent_payments.approval.rejected, agent_payments.approval.expired, agent_payments.approval.canceled */
+                    /** @description types received; empty means every type, including types published later. Known: ramp.kyc.updated, ramp.deposit.updated, ramp.transaction.updated, ramp.payout.updated, ramp.card_session.updated, agent_payments.agent.created, agent_payments.agent.updated, agent_payments.agent.paused, agent_payments.agent.resumed, agent_payments.agent.archived, agent_payments.agent_api_key.created, agent_payments.agent_api_key.revoked, agent_payments.policy.created, agent_payments.policy.updated, agent_payments.policy.deleted, agent_payments.merchant.created, agent_payments.merchant.updated, agent_payments.merchant.disabled, agent_payments.merchant_api_key.created, agent_payments.merchant_api_key.revoked, agent_payments.shopper.created, agent_payments.shopper.updated, agent_payments.shopper.deleted, agent_payments.mandate.created, agent_payments.mandate.authorized, agent_payments.mandate.rejected, agent_payments.mandate.revoked, agent_payments.mandate.expired, agent_payments.mandate.consumed, agent_payments.mandate.exhausted, agent_payments.execution.created, agent_payments.execution.processing, agent_payments.execution.authorized, agent_payments.execution.succeeded, agent_payments.execution.failed, agent_payments.execution.rejected, agent_payments.execution.requires_confirmation, agent_payments.execution.canceled, agent_payments.execution.expired, agent_payments.execution.refunded, agent_payments.approval.created, agent_payments.approval.approved, agent_payments.approval.rejected, agent_payments.approval.expired, agent_payments.approval.canceled */
                     eventTypes?: string[];
                     /** @enum {string} */
                     status?: "active" | "disabled";
@@ -38722,7 +38722,71 @@ export interface operations {
                             policyVersion: number | null;
                             transactionId: string | null;
                             txHash: string | null;
+                            /** @description `CODE: message`; on the x402 rail also while an unsettled payment waits for its authorization to expire */
                             failureReason: string | null;
+                            resourceUrl: string | null;
+                            /**
+                             * AgentPaymentsX402
+                             * @description the x402 rail's record; null on onchain
+                             */
+                            x402: {
+                                /** @description the payment requirement chosen and paid */
+                                requirement: {
+                                    scheme: string;
+                                    /** @description CAIP-2 (`eip155:84532`) */
+                                    network: string;
+                                    /** @description the token's address */
+                                    asset: string;
+                                    payTo: string;
+                                    /** @description in the token's smallest unit */
+                                    amount: string;
+                                    maxTimeoutSeconds: number;
+                                } | null;
+                                /** @description the requirements refused before anything was signed, with why */
+                                refused: {
+                                    scheme: string;
+                                    /** @description CAIP-2 (`eip155:84532`) */
+                                    network: string;
+                                    /** @description the token's address */
+                                    asset: string;
+                                    payTo: string;
+                                    /** @description in the token's smallest unit */
+                                    amount: string;
+                                    reasons: string[];
+                                }[];
+                                /** @description the EIP-3009 transferWithAuthorization signed with the agent's wallet (its signature is not kept) */
+                                authorization: {
+                                    from: string;
+                                    to: string;
+                                    value: string;
+                                    validAfter: string;
+                                    /** @description Unix seconds: until then the payee can settle it */
+                                    validBefore: string;
+                                    nonce: string;
+                                } | null;
+                                settlement: {
+                                    success: boolean;
+                                    transaction: string | null;
+                                    network: string | null;
+                                    payer: string | null;
+                                    errorReason: string | null;
+                                    /** @enum {string} */
+                                    source: "resource" | "chain";
+                                } | null;
+                                /** @description the resource's last answer */
+                                resource: {
+                                    status: number;
+                                    contentType: string | null;
+                                    /** @description bytes */
+                                    size: number;
+                                    /** @description kept up to AGENT_PAYMENTS_X402_MAX_BODY_BYTES */
+                                    truncated: boolean;
+                                    /** @description the answer as text, when its type is textual */
+                                    body: string | null;
+                                    /** @description otherwise, base64 */
+                                    bodyBase64: string | null;
+                                } | null;
+                            } | null;
                             /**
                              * @description what the merchant refunded ("0" before a refund); a decimal string in the currency's units (`"12.50"`)
                              * @example 25.00
@@ -40286,7 +40350,71 @@ export interface operations {
                             policyVersion: number | null;
                             transactionId: string | null;
                             txHash: string | null;
+                            /** @description `CODE: message`; on the x402 rail also while an unsettled payment waits for its authorization to expire */
                             failureReason: string | null;
+                            resourceUrl: string | null;
+                            /**
+                             * AgentPaymentsX402
+                             * @description the x402 rail's record; null on onchain
+                             */
+                            x402: {
+                                /** @description the payment requirement chosen and paid */
+                                requirement: {
+                                    scheme: string;
+                                    /** @description CAIP-2 (`eip155:84532`) */
+                                    network: string;
+                                    /** @description the token's address */
+                                    asset: string;
+                                    payTo: string;
+                                    /** @description in the token's smallest unit */
+                                    amount: string;
+                                    maxTimeoutSeconds: number;
+                                } | null;
+                                /** @description the requirements refused before anything was signed, with why */
+                                refused: {
+                                    scheme: string;
+                                    /** @description CAIP-2 (`eip155:84532`) */
+                                    network: string;
+                                    /** @description the token's address */
+                                    asset: string;
+                                    payTo: string;
+                                    /** @description in the token's smallest unit */
+                                    amount: string;
+                                    reasons: string[];
+                                }[];
+                                /** @description the EIP-3009 transferWithAuthorization signed with the agent's wallet (its signature is not kept) */
+                                authorization: {
+                                    from: string;
+                                    to: string;
+                                    value: string;
+                                    validAfter: string;
+                                    /** @description Unix seconds: until then the payee can settle it */
+                                    validBefore: string;
+                                    nonce: string;
+                                } | null;
+                                settlement: {
+                                    success: boolean;
+                                    transaction: string | null;
+                                    network: string | null;
+                                    payer: string | null;
+                                    errorReason: string | null;
+                                    /** @enum {string} */
+                                    source: "resource" | "chain";
+                                } | null;
+                                /** @description the resource's last answer */
+                                resource: {
+                                    status: number;
+                                    contentType: string | null;
+                                    /** @description bytes */
+                                    size: number;
+                                    /** @description kept up to AGENT_PAYMENTS_X402_MAX_BODY_BYTES */
+                                    truncated: boolean;
+                                    /** @description the answer as text, when its type is textual */
+                                    body: string | null;
+                                    /** @description otherwise, base64 */
+                                    bodyBase64: string | null;
+                                } | null;
+                            } | null;
                             /**
                              * @description what the merchant refunded ("0" before a refund); a decimal string in the currency's units (`"12.50"`)
                              * @example 25.00
@@ -40444,7 +40572,7 @@ export interface operations {
                     agentId: string;
                     /**
                      * Format: uuid
-                     * @description required on the onchain rail: paid at its `payTo`
+                     * @description required on the onchain rail: paid at its `payTo`; on the x402 rail, optional: when named, the resource must ask to be paid at its `payTo`
                      */
                     merchantId?: string;
                     /**
@@ -40463,6 +40591,8 @@ export interface operations {
                     rail: "onchain" | "x402";
                     /** @description a registry id of a network (`base`, `ethereum`, `sepolia`, `solana-devnet`) */
                     network?: string;
+                    /** @description the x402 rail (required there, refused on onchain): the paid resource, fetched with GET; an `https://` address on port 443 with a public DNS name, resolved to public addresses at each request (the rules of webhook addresses). 400 `RESOURCE_URL_REFUSED` with `details.reason` */
+                    resourceUrl?: string;
                     description?: string;
                     /** @description when the tenant already has an execution with this key, it is answered unchanged (200), nothing else compared */
                     idempotencyKey?: string;
@@ -40513,7 +40643,71 @@ export interface operations {
                         policyVersion: number | null;
                         transactionId: string | null;
                         txHash: string | null;
+                        /** @description `CODE: message`; on the x402 rail also while an unsettled payment waits for its authorization to expire */
                         failureReason: string | null;
+                        resourceUrl: string | null;
+                        /**
+                         * AgentPaymentsX402
+                         * @description the x402 rail's record; null on onchain
+                         */
+                        x402: {
+                            /** @description the payment requirement chosen and paid */
+                            requirement: {
+                                scheme: string;
+                                /** @description CAIP-2 (`eip155:84532`) */
+                                network: string;
+                                /** @description the token's address */
+                                asset: string;
+                                payTo: string;
+                                /** @description in the token's smallest unit */
+                                amount: string;
+                                maxTimeoutSeconds: number;
+                            } | null;
+                            /** @description the requirements refused before anything was signed, with why */
+                            refused: {
+                                scheme: string;
+                                /** @description CAIP-2 (`eip155:84532`) */
+                                network: string;
+                                /** @description the token's address */
+                                asset: string;
+                                payTo: string;
+                                /** @description in the token's smallest unit */
+                                amount: string;
+                                reasons: string[];
+                            }[];
+                            /** @description the EIP-3009 transferWithAuthorization signed with the agent's wallet (its signature is not kept) */
+                            authorization: {
+                                from: string;
+                                to: string;
+                                value: string;
+                                validAfter: string;
+                                /** @description Unix seconds: until then the payee can settle it */
+                                validBefore: string;
+                                nonce: string;
+                            } | null;
+                            settlement: {
+                                success: boolean;
+                                transaction: string | null;
+                                network: string | null;
+                                payer: string | null;
+                                errorReason: string | null;
+                                /** @enum {string} */
+                                source: "resource" | "chain";
+                            } | null;
+                            /** @description the resource's last answer */
+                            resource: {
+                                status: number;
+                                contentType: string | null;
+                                /** @description bytes */
+                                size: number;
+                                /** @description kept up to AGENT_PAYMENTS_X402_MAX_BODY_BYTES */
+                                truncated: boolean;
+                                /** @description the answer as text, when its type is textual */
+                                body: string | null;
+                                /** @description otherwise, base64 */
+                                bodyBase64: string | null;
+                            } | null;
+                        } | null;
                         /**
                          * @description what the merchant refunded ("0" before a refund); a decimal string in the currency's units (`"12.50"`)
                          * @example 25.00
@@ -40571,7 +40765,71 @@ export interface operations {
                         policyVersion: number | null;
                         transactionId: string | null;
                         txHash: string | null;
+                        /** @description `CODE: message`; on the x402 rail also while an unsettled payment waits for its authorization to expire */
                         failureReason: string | null;
+                        resourceUrl: string | null;
+                        /**
+                         * AgentPaymentsX402
+                         * @description the x402 rail's record; null on onchain
+                         */
+                        x402: {
+                            /** @description the payment requirement chosen and paid */
+                            requirement: {
+                                scheme: string;
+                                /** @description CAIP-2 (`eip155:84532`) */
+                                network: string;
+                                /** @description the token's address */
+                                asset: string;
+                                payTo: string;
+                                /** @description in the token's smallest unit */
+                                amount: string;
+                                maxTimeoutSeconds: number;
+                            } | null;
+                            /** @description the requirements refused before anything was signed, with why */
+                            refused: {
+                                scheme: string;
+                                /** @description CAIP-2 (`eip155:84532`) */
+                                network: string;
+                                /** @description the token's address */
+                                asset: string;
+                                payTo: string;
+                                /** @description in the token's smallest unit */
+                                amount: string;
+                                reasons: string[];
+                            }[];
+                            /** @description the EIP-3009 transferWithAuthorization signed with the agent's wallet (its signature is not kept) */
+                            authorization: {
+                                from: string;
+                                to: string;
+                                value: string;
+                                validAfter: string;
+                                /** @description Unix seconds: until then the payee can settle it */
+                                validBefore: string;
+                                nonce: string;
+                            } | null;
+                            settlement: {
+                                success: boolean;
+                                transaction: string | null;
+                                network: string | null;
+                                payer: string | null;
+                                errorReason: string | null;
+                                /** @enum {string} */
+                                source: "resource" | "chain";
+                            } | null;
+                            /** @description the resource's last answer */
+                            resource: {
+                                status: number;
+                                contentType: string | null;
+                                /** @description bytes */
+                                size: number;
+                                /** @description kept up to AGENT_PAYMENTS_X402_MAX_BODY_BYTES */
+                                truncated: boolean;
+                                /** @description the answer as text, when its type is textual */
+                                body: string | null;
+                                /** @description otherwise, base64 */
+                                bodyBase64: string | null;
+                            } | null;
+                        } | null;
                         /**
                          * @description what the merchant refunded ("0" before a refund); a decimal string in the currency's units (`"12.50"`)
                          * @example 25.00
@@ -40820,7 +41078,71 @@ export interface operations {
                         policyVersion: number | null;
                         transactionId: string | null;
                         txHash: string | null;
+                        /** @description `CODE: message`; on the x402 rail also while an unsettled payment waits for its authorization to expire */
                         failureReason: string | null;
+                        resourceUrl: string | null;
+                        /**
+                         * AgentPaymentsX402
+                         * @description the x402 rail's record; null on onchain
+                         */
+                        x402: {
+                            /** @description the payment requirement chosen and paid */
+                            requirement: {
+                                scheme: string;
+                                /** @description CAIP-2 (`eip155:84532`) */
+                                network: string;
+                                /** @description the token's address */
+                                asset: string;
+                                payTo: string;
+                                /** @description in the token's smallest unit */
+                                amount: string;
+                                maxTimeoutSeconds: number;
+                            } | null;
+                            /** @description the requirements refused before anything was signed, with why */
+                            refused: {
+                                scheme: string;
+                                /** @description CAIP-2 (`eip155:84532`) */
+                                network: string;
+                                /** @description the token's address */
+                                asset: string;
+                                payTo: string;
+                                /** @description in the token's smallest unit */
+                                amount: string;
+                                reasons: string[];
+                            }[];
+                            /** @description the EIP-3009 transferWithAuthorization signed with the agent's wallet (its signature is not kept) */
+                            authorization: {
+                                from: string;
+                                to: string;
+                                value: string;
+                                validAfter: string;
+                                /** @description Unix seconds: until then the payee can settle it */
+                                validBefore: string;
+                                nonce: string;
+                            } | null;
+                            settlement: {
+                                success: boolean;
+                                transaction: string | null;
+                                network: string | null;
+                                payer: string | null;
+                                errorReason: string | null;
+                                /** @enum {string} */
+                                source: "resource" | "chain";
+                            } | null;
+                            /** @description the resource's last answer */
+                            resource: {
+                                status: number;
+                                contentType: string | null;
+                                /** @description bytes */
+                                size: number;
+                                /** @description kept up to AGENT_PAYMENTS_X402_MAX_BODY_BYTES */
+                                truncated: boolean;
+                                /** @description the answer as text, when its type is textual */
+                                body: string | null;
+                                /** @description otherwise, base64 */
+                                bodyBase64: string | null;
+                            } | null;
+                        } | null;
                         /**
                          * @description what the merchant refunded ("0" before a refund); a decimal string in the currency's units (`"12.50"`)
                          * @example 25.00
@@ -41009,7 +41331,71 @@ export interface operations {
                         policyVersion: number | null;
                         transactionId: string | null;
                         txHash: string | null;
+                        /** @description `CODE: message`; on the x402 rail also while an unsettled payment waits for its authorization to expire */
                         failureReason: string | null;
+                        resourceUrl: string | null;
+                        /**
+                         * AgentPaymentsX402
+                         * @description the x402 rail's record; null on onchain
+                         */
+                        x402: {
+                            /** @description the payment requirement chosen and paid */
+                            requirement: {
+                                scheme: string;
+                                /** @description CAIP-2 (`eip155:84532`) */
+                                network: string;
+                                /** @description the token's address */
+                                asset: string;
+                                payTo: string;
+                                /** @description in the token's smallest unit */
+                                amount: string;
+                                maxTimeoutSeconds: number;
+                            } | null;
+                            /** @description the requirements refused before anything was signed, with why */
+                            refused: {
+                                scheme: string;
+                                /** @description CAIP-2 (`eip155:84532`) */
+                                network: string;
+                                /** @description the token's address */
+                                asset: string;
+                                payTo: string;
+                                /** @description in the token's smallest unit */
+                                amount: string;
+                                reasons: string[];
+                            }[];
+                            /** @description the EIP-3009 transferWithAuthorization signed with the agent's wallet (its signature is not kept) */
+                            authorization: {
+                                from: string;
+                                to: string;
+                                value: string;
+                                validAfter: string;
+                                /** @description Unix seconds: until then the payee can settle it */
+                                validBefore: string;
+                                nonce: string;
+                            } | null;
+                            settlement: {
+                                success: boolean;
+                                transaction: string | null;
+                                network: string | null;
+                                payer: string | null;
+                                errorReason: string | null;
+                                /** @enum {string} */
+                                source: "resource" | "chain";
+                            } | null;
+                            /** @description the resource's last answer */
+                            resource: {
+                                status: number;
+                                contentType: string | null;
+                                /** @description bytes */
+                                size: number;
+                                /** @description kept up to AGENT_PAYMENTS_X402_MAX_BODY_BYTES */
+                                truncated: boolean;
+                                /** @description the answer as text, when its type is textual */
+                                body: string | null;
+                                /** @description otherwise, base64 */
+                                bodyBase64: string | null;
+                            } | null;
+                        } | null;
                         /**
                          * @description what the merchant refunded ("0" before a refund); a decimal string in the currency's units (`"12.50"`)
                          * @example 25.00
@@ -41238,7 +41624,71 @@ export interface operations {
                         policyVersion: number | null;
                         transactionId: string | null;
                         txHash: string | null;
+                        /** @description `CODE: message`; on the x402 rail also while an unsettled payment waits for its authorization to expire */
                         failureReason: string | null;
+                        resourceUrl: string | null;
+                        /**
+                         * AgentPaymentsX402
+                         * @description the x402 rail's record; null on onchain
+                         */
+                        x402: {
+                            /** @description the payment requirement chosen and paid */
+                            requirement: {
+                                scheme: string;
+                                /** @description CAIP-2 (`eip155:84532`) */
+                                network: string;
+                                /** @description the token's address */
+                                asset: string;
+                                payTo: string;
+                                /** @description in the token's smallest unit */
+                                amount: string;
+                                maxTimeoutSeconds: number;
+                            } | null;
+                            /** @description the requirements refused before anything was signed, with why */
+                            refused: {
+                                scheme: string;
+                                /** @description CAIP-2 (`eip155:84532`) */
+                                network: string;
+                                /** @description the token's address */
+                                asset: string;
+                                payTo: string;
+                                /** @description in the token's smallest unit */
+                                amount: string;
+                                reasons: string[];
+                            }[];
+                            /** @description the EIP-3009 transferWithAuthorization signed with the agent's wallet (its signature is not kept) */
+                            authorization: {
+                                from: string;
+                                to: string;
+                                value: string;
+                                validAfter: string;
+                                /** @description Unix seconds: until then the payee can settle it */
+                                validBefore: string;
+                                nonce: string;
+                            } | null;
+                            settlement: {
+                                success: boolean;
+                                transaction: string | null;
+                                network: string | null;
+                                payer: string | null;
+                                errorReason: string | null;
+                                /** @enum {string} */
+                                source: "resource" | "chain";
+                            } | null;
+                            /** @description the resource's last answer */
+                            resource: {
+                                status: number;
+                                contentType: string | null;
+                                /** @description bytes */
+                                size: number;
+                                /** @description kept up to AGENT_PAYMENTS_X402_MAX_BODY_BYTES */
+                                truncated: boolean;
+                                /** @description the answer as text, when its type is textual */
+                                body: string | null;
+                                /** @description otherwise, base64 */
+                                bodyBase64: string | null;
+                            } | null;
+                        } | null;
                         /**
                          * @description what the merchant refunded ("0" before a refund); a decimal string in the currency's units (`"12.50"`)
                          * @example 25.00
@@ -41480,7 +41930,71 @@ export interface operations {
                         policyVersion: number | null;
                         transactionId: string | null;
                         txHash: string | null;
+                        /** @description `CODE: message`; on the x402 rail also while an unsettled payment waits for its authorization to expire */
                         failureReason: string | null;
+                        resourceUrl: string | null;
+                        /**
+                         * AgentPaymentsX402
+                         * @description the x402 rail's record; null on onchain
+                         */
+                        x402: {
+                            /** @description the payment requirement chosen and paid */
+                            requirement: {
+                                scheme: string;
+                                /** @description CAIP-2 (`eip155:84532`) */
+                                network: string;
+                                /** @description the token's address */
+                                asset: string;
+                                payTo: string;
+                                /** @description in the token's smallest unit */
+                                amount: string;
+                                maxTimeoutSeconds: number;
+                            } | null;
+                            /** @description the requirements refused before anything was signed, with why */
+                            refused: {
+                                scheme: string;
+                                /** @description CAIP-2 (`eip155:84532`) */
+                                network: string;
+                                /** @description the token's address */
+                                asset: string;
+                                payTo: string;
+                                /** @description in the token's smallest unit */
+                                amount: string;
+                                reasons: string[];
+                            }[];
+                            /** @description the EIP-3009 transferWithAuthorization signed with the agent's wallet (its signature is not kept) */
+                            authorization: {
+                                from: string;
+                                to: string;
+                                value: string;
+                                validAfter: string;
+                                /** @description Unix seconds: until then the payee can settle it */
+                                validBefore: string;
+                                nonce: string;
+                            } | null;
+                            settlement: {
+                                success: boolean;
+                                transaction: string | null;
+                                network: string | null;
+                                payer: string | null;
+                                errorReason: string | null;
+                                /** @enum {string} */
+                                source: "resource" | "chain";
+                            } | null;
+                            /** @description the resource's last answer */
+                            resource: {
+                                status: number;
+                                contentType: string | null;
+                                /** @description bytes */
+                                size: number;
+                                /** @description kept up to AGENT_PAYMENTS_X402_MAX_BODY_BYTES */
+                                truncated: boolean;
+                                /** @description the answer as text, when its type is textual */
+                                body: string | null;
+                                /** @description otherwise, base64 */
+                                bodyBase64: string | null;
+                            } | null;
+                        } | null;
                         /**
                          * @description what the merchant refunded ("0" before a refund); a decimal string in the currency's units (`"12.50"`)
                          * @example 25.00
@@ -41707,9 +42221,11 @@ export interface operations {
                         currency: string;
                         rail: string;
                         network: string;
-                        /** @description the merchant's payTo address */
+                        /** @description the address paid: the merchant's payTo, or the x402 requirement's */
                         to: string;
-                        transactionId: string;
+                        /** @description the send (onchain rail); null on x402, where the facilitator sent the transaction */
+                        transactionId: string | null;
+                        /** @description the transaction that moved the money */
                         txHash: string;
                         /** @enum {string} */
                         status: "pending" | "rejected" | "requires_approval" | "requires_confirmation" | "processing" | "succeeded" | "failed" | "canceled" | "expired" | "refunded" | "partially_refunded";
@@ -41723,6 +42239,22 @@ export interface operations {
                         policyVersion: number | null;
                         /** Format: date-time */
                         paidAt: string;
+                        /** @description the x402 settlement; null on onchain */
+                        x402: {
+                            resourceUrl: string;
+                            /** @description CAIP-2 */
+                            network: string;
+                            transaction: string;
+                            payer: string;
+                            payTo: string;
+                            asset: string;
+                            /** @description in the token's smallest unit */
+                            amount: string;
+                            /** @description the EIP-3009 authorization's nonce */
+                            nonce: string;
+                            /** @enum {string} */
+                            settledBy: "resource" | "chain";
+                        } | null;
                     };
                 };
             };
@@ -42810,7 +43342,7 @@ export interface operations {
                     /** @description https on 443, a public DNS name, at most 2048 characters (the platform webhook's rules); a refused address answers 400 `AGENT_PAYMENTS_WEBHOOK_INVALID` */
                     url: string;
                     /** @description the types sent; empty means every `agent_payments.*` type, including types added later */
-                    eventTypes: ("agent_payments.agent.created" | "agent_payments.agent.updated" | "agent_payments.agent.paused" | "agent_payments.agent.resumed" | "agent_payments.agent.archived" | "agent_payments.agent_api_key.created" | "agent_payments.agent_api_key.revoked" | "agent_payments.policy.created" | "agent_payments.policy.updated" | "agent_payments.policy.deleted" | "agent_payments.merchant.created" | "agent_payments.merchant.updated" | "agent_payments.merchant.disabled" | "agent_payments.merchant_api_key.created" | "agent_payments.merchant_api_key.revoked" | "agent_payments.shopper.created" | "agent_payments.shopper.updated" | "agent_payments.shopper.deleted" | "agent_payments.mandate.created" | "agent_payments.mandate.authorized" | "agent_payments.mandate.rejected" | "agent_payments.mandate.revoked" | "agent_payments.mandate.expired" | "agent_payments.mandate.consumed" | "agent_payments.mandate.exhausted" | "agent_payments.execution.created" | "agent_payments.execution.processing" | "agent_payments.execution.succeeded" | "agent_payments.execution.failed" | "agent_payments.execution.rejected" | "agent_payments.execution.requires_confirmation" | "agent_payments.execution.canceled" | "agent_payments.execution.expired" | "agent_payments.execution.refunded" | "agent_payments.approval.created" | "agent_payments.approval.approved" | "agent_payments.approval.rejected" | "agent_payments.approval.expired" | "agent_payments.approval.canceled")[];
+                    eventTypes: ("agent_payments.agent.created" | "agent_payments.agent.updated" | "agent_payments.agent.paused" | "agent_payments.agent.resumed" | "agent_payments.agent.archived" | "agent_payments.agent_api_key.created" | "agent_payments.agent_api_key.revoked" | "agent_payments.policy.created" | "agent_payments.policy.updated" | "agent_payments.policy.deleted" | "agent_payments.merchant.created" | "agent_payments.merchant.updated" | "agent_payments.merchant.disabled" | "agent_payments.merchant_api_key.created" | "agent_payments.merchant_api_key.revoked" | "agent_payments.shopper.created" | "agent_payments.shopper.updated" | "agent_payments.shopper.deleted" | "agent_payments.mandate.created" | "agent_payments.mandate.authorized" | "agent_payments.mandate.rejected" | "agent_payments.mandate.revoked" | "agent_payments.mandate.expired" | "agent_payments.mandate.consumed" | "agent_payments.mandate.exhausted" | "agent_payments.execution.created" | "agent_payments.execution.processing" | "agent_payments.execution.authorized" | "agent_payments.execution.succeeded" | "agent_payments.execution.failed" | "agent_payments.execution.rejected" | "agent_payments.execution.requires_confirmation" | "agent_payments.execution.canceled" | "agent_payments.execution.expired" | "agent_payments.execution.refunded" | "agent_payments.approval.created" | "agent_payments.approval.approved" | "agent_payments.approval.rejected" | "agent_payments.approval.expired" | "agent_payments.approval.canceled")[];
                 };
             };
         };
@@ -43325,7 +43857,7 @@ export interface operations {
                     /** @description https on 443, a public DNS name, at most 2048 characters (the platform webhook's rules); a refused address answers 400 `AGENT_PAYMENTS_WEBHOOK_INVALID` */
                     url?: string;
                     /** @description the types sent; empty means every `agent_payments.*` type, including types added later */
-                    eventTypes?: ("agent_payments.agent.created" | "agent_payments.agent.updated" | "agent_payments.agent.paused" | "agent_payments.agent.resumed" | "agent_payments.agent.archived" | "agent_payments.agent_api_key.created" | "agent_payments.agent_api_key.revoked" | "agent_payments.policy.created" | "agent_payments.policy.updated" | "agent_payments.policy.deleted" | "agent_payments.merchant.created" | "agent_payments.merchant.updated" | "agent_payments.merchant.disabled" | "agent_payments.merchant_api_key.created" | "agent_payments.merchant_api_key.revoked" | "agent_payments.shopper.created" | "agent_payments.shopper.updated" | "agent_payments.shopper.deleted" | "agent_payments.mandate.created" | "agent_payments.mandate.authorized" | "agent_payments.mandate.rejected" | "agent_payments.mandate.revoked" | "agent_payments.mandate.expired" | "agent_payments.mandate.consumed" | "agent_payments.mandate.exhausted" | "agent_payments.execution.created" | "agent_payments.execution.processing" | "agent_payments.execution.succeeded" | "agent_payments.execution.failed" | "agent_payments.execution.rejected" | "agent_payments.execution.requires_confirmation" | "agent_payments.execution.canceled" | "agent_payments.execution.expired" | "agent_payments.execution.refunded" | "agent_payments.approval.created" | "agent_payments.approval.approved" | "agent_payments.approval.rejected" | "agent_payments.approval.expired" | "agent_payments.approval.canceled")[];
+                    eventTypes?: ("agent_payments.agent.created" | "agent_payments.agent.updated" | "agent_payments.agent.paused" | "agent_payments.agent.resumed" | "agent_payments.agent.archived" | "agent_payments.agent_api_key.created" | "agent_payments.agent_api_key.revoked" | "agent_payments.policy.created" | "agent_payments.policy.updated" | "agent_payments.policy.deleted" | "agent_payments.merchant.created" | "agent_payments.merchant.updated" | "agent_payments.merchant.disabled" | "agent_payments.merchant_api_key.created" | "agent_payments.merchant_api_key.revoked" | "agent_payments.shopper.created" | "agent_payments.shopper.updated" | "agent_payments.shopper.deleted" | "agent_payments.mandate.created" | "agent_payments.mandate.authorized" | "agent_payments.mandate.rejected" | "agent_payments.mandate.revoked" | "agent_payments.mandate.expired" | "agent_payments.mandate.consumed" | "agent_payments.mandate.exhausted" | "agent_payments.execution.created" | "agent_payments.execution.processing" | "agent_payments.execution.authorized" | "agent_payments.execution.succeeded" | "agent_payments.execution.failed" | "agent_payments.execution.rejected" | "agent_payments.execution.requires_confirmation" | "agent_payments.execution.canceled" | "agent_payments.execution.expired" | "agent_payments.execution.refunded" | "agent_payments.approval.created" | "agent_payments.approval.approved" | "agent_payments.approval.rejected" | "agent_payments.approval.expired" | "agent_payments.approval.canceled")[];
                     /** @description false: nothing is sent, and deliveries still waiting are dropped */
                     enabled?: boolean;
                 };

@@ -250,7 +250,7 @@ describe('executions on the onchain rail', () => {
     expect((await f.api.post(`${BASE}/executions/${second.body.id}/confirm`, {}, as(admin))).status).toBe(409)
   }, 60_000)
 
-  test('an agent key: only its own agent; x402 not yet', async () => {
+  test('an agent key: only its own agent; x402 needs its resourceUrl', async () => {
     const mine = await execute({ amount: '0.5' })
     expect((await f.api.get(`${BASE}/executions/${mine.body.id}`, as(second.key))).status).toBe(404)
     expect((await f.api.get(`${BASE}/executions/${mine.body.id}/receipt`, as(second.key))).status).toBe(404)
@@ -258,7 +258,7 @@ describe('executions on the onchain rail', () => {
     expect((await execute({ amount: '1' }, second.key)).status).toBe(404)
     expect((await f.api.get(`${BASE}/executions`, as(agent.key))).status).toBe(403)
     const x402 = await execute({ amount: '1', rail: 'x402' })
-    expect(x402.body.code).toBe('RAIL_NOT_SUPPORTED_YET')
+    expect([x402.status, x402.body.code]).toEqual([400, 'RESOURCE_URL_REQUIRED'])
     await final(mine.body.id)
   }, 60_000)
 })

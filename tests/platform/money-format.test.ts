@@ -18,6 +18,7 @@ const NOT_MONEY: Record<string, string> = {
   totalPages: 'number of pages in a list (pagination)',
   maxExecutionsPerDay: 'agent payments policy: a count of executions (the spec names the field)',
   maxOccurrences: 'agent payments mandate recurrence: a count of payments (the spec names the field)',
+  maxTimeoutSeconds: 'x402 payment requirement: seconds an authorization stays valid (the x402 protocol names the field)',
 }
 /** Answer fields the spec fixes as JSON numbers (`operationId path`), and where it says so. */
 const SPEC_NUMBERS: Record<string, string> = {

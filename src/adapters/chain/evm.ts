@@ -78,6 +78,11 @@ export class EvmClients {
       }),
       allowance: (token, owner, spender) => client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] }),
       permitNonce: (token, owner) => client.readContract({ address: token, abi: PERMIT_NONCES_ABI, functionName: 'nonces', args: [owner] }),
+      authorizationState: (token, authorizer, nonce) => client.readContract({ address: token, abi: EIP3009_ABI, functionName: 'authorizationState', args: [authorizer, nonce] }),
+      authorizationUsedBy: async (token, authorizer, nonce, fromBlock) => {
+        const logs = await client.getLogs({ address: token, event: EIP3009_ABI[1], args: { authorizer, nonce }, fromBlock, toBlock: 'latest' })
+        return logs[0]?.transactionHash ?? null
+      },
       transactionCount: (address, blockTag) => client.getTransactionCount({ address, blockTag }),
       receipt: (hash) => client.getTransactionReceipt({ hash }).catch((err: unknown) => {
         if ((err as Error).name === 'TransactionReceiptNotFoundError') return null
@@ -206,4 +211,10 @@ function shortReason(err: unknown): string {
 }
 
 /** EIP-2612's nonce read */
+/** EIP-3009's state read and event (USDC's FiatTokenV2) */
+const EIP3009_ABI = [
+  { type: 'function', name: 'authorizationState', stateMutability: 'view', inputs: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }], outputs: [{ name: '', type: 'bool' }] },
+  { type: 'event', name: 'AuthorizationUsed', inputs: [{ name: 'authorizer', type: 'address', indexed: true }, { name: 'nonce', type: 'bytes32', indexed: true }] },
+] as const
+
 const PERMIT_NONCES_ABI = [{ type: 'function', name: 'nonces', stateMutability: 'view', inputs: [{ name: 'owner', type: 'address' }], outputs: [{ name: '', type: 'uint256' }] }] as const

@@ -7,8 +7,9 @@ import { J } from './agent-routes'
 import { apSecurity, KEY_RATE_LIMIT, scopeOf } from './credentials'
 import {
   Approval, ApprovalList, ApprovalListQuery, ApprovalParams, ApproveBody, CreateExecution, Execution, ExecutionList, ExecutionListQuery,
-  ExecutionParams, Receipt, RefundBody, RejectBody, TenantQuery,
-} from './model'
+  ExecutionParams, Receipt, RefundBody, RejectBody,
+} from './execution-model'
+import { TenantQuery } from './model'
 /** loaded with the first request that needs it (it brings the chain libraries) */
 const executions = lazyService(() => import('./executions'))
 const approvals = lazyService(() => import('./approvals'))

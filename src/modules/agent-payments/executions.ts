@@ -7,12 +7,13 @@ import { uniqueViolation } from '../../db/client'
 import { scheduleJob } from '../../jobs/outbox'
 import { BadRequestError, ConflictError, NotFoundError } from '../../http/errors'
 import { newId } from '../../lib/ids'
+import { AddressRefused, normalizeWebhookUrl } from '../webhooks/address'
 import { lookupChain } from '../tokens/registry'
 import { findWallet } from '../wallets/repo'
 import { visibleAgent } from './agents'
 import { recordChange } from './changes'
 import type { Scope } from './credentials'
-import type { CreateExecution, ExecutionListQuery } from './model'
+import type { CreateExecution, ExecutionListQuery } from './execution-model'
 import { awaitConfirmation, moveExecution, payExecution } from './pay'
 import { toUnits, fromUnits } from './policy'
 import { moveApproval } from './approvals'
@@ -30,6 +31,26 @@ async function visibleExecution(scope: Scope, id: string): Promise<ExecutionRow>
   const row = await repo.findExecution(scope.deps.database.db, scope.tenantId, id)
   if (!row || (scope.agentId !== undefined && row.agentId !== scope.agentId)) throw executionNotFound()
   return row
+}
+
+/**
+ * The x402 rail's resource, checked by the rules of a webhook address (https on 443, a public
+ * DNS name; hosts of WEBHOOK_DEV_ROUTES allowed under reserved names); resolved to public
+ * addresses again at each request (x402-transport.ts). Null on the onchain rail.
+ */
+function resourceUrlOf(scope: Scope, input: CreateExecution): string | null {
+  if (input.rail === 'onchain') {
+    if (!input.merchantId) throw bad('MERCHANT_REQUIRED', 'An onchain execution pays a merchant: merchantId is required')
+    if (input.resourceUrl !== undefined) throw bad('RESOURCE_URL_X402_ONLY', 'resourceUrl is for the x402 rail')
+    return null
+  }
+  if (input.resourceUrl === undefined) throw bad('RESOURCE_URL_REQUIRED', 'An x402 execution pays for a resource: resourceUrl is required')
+  try {
+    return normalizeWebhookUrl(input.resourceUrl, new Set(Object.keys(scope.deps.config.webhookDevRoutes)))
+  } catch (err) {
+    if (err instanceof AddressRefused) throw new BadRequestError(`resourceUrl is refused: ${err.message.replace(/^The address/, 'the address')}`, { code: 'RESOURCE_URL_REFUSED', details: { reason: err.reason } })
+    throw err
+  }
 }
 
 /** the statuses with a receipt: paid (refunds are merchant-side records) */
@@ -54,17 +75,18 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
   // an execution under a mandate: found here (404), judged with the policy in the reserving transaction below
   const mandate0 = input.mandateId === undefined ? undefined : await repo.findMandate(db, scope.tenantId, input.mandateId)
   if (input.mandateId !== undefined && !mandate0) throw new NotFoundError('Mandate not found', { code: 'MANDATE_NOT_FOUND' })
-  if (input.rail === 'x402') throw bad('RAIL_NOT_SUPPORTED_YET', 'The x402 rail is not supported yet: use onchain')
-  if (!input.merchantId) throw bad('MERCHANT_REQUIRED', 'An onchain execution pays a merchant: merchantId is required')
-  const merchant0 = await repo.findMerchant(db, scope.tenantId, input.merchantId)
-  if (!merchant0) throw new NotFoundError('Merchant not found', { code: 'MERCHANT_NOT_FOUND' })
-  const network = input.network ?? merchant0.payToNetwork
-  const resolved = lookupChain(network)
-  if (!resolved || resolved.network.id !== network) throw bad('NETWORK_UNKNOWN', `Unknown network ${network}`)
-  if (network !== merchant0.payToNetwork) throw bad('NETWORK_MISMATCH', `The merchant is paid on ${merchant0.payToNetwork}, not ${network}`)
+  const resourceUrl = resourceUrlOf(scope, input)
+  const merchant0 = input.merchantId === undefined ? undefined : await repo.findMerchant(db, scope.tenantId, input.merchantId)
+  if (input.merchantId !== undefined && !merchant0) throw new NotFoundError('Merchant not found', { code: 'MERCHANT_NOT_FOUND' })
   const wallet = await findWallet(db, scope.tenantId, agent0.walletId)
   const walletNetwork = wallet && lookupChain(wallet.chain) ? (wallet.isTestnet ? lookupChain(wallet.chain)!.chain.testnet.id : wallet.chain) : null
+  // the onchain rail pays the merchant's payTo network; x402 the network the agent's wallet is on, unless told
+  const network = input.network ?? merchant0?.payToNetwork ?? walletNetwork ?? ''
+  const resolved = lookupChain(network)
+  if (!resolved || resolved.network.id !== network) throw bad('NETWORK_UNKNOWN', `Unknown network ${network}`)
+  if (merchant0 && network !== merchant0.payToNetwork) throw bad('NETWORK_MISMATCH', `The merchant is paid on ${merchant0.payToNetwork}, not ${network}`)
   if (walletNetwork !== network) throw bad('NETWORK_MISMATCH', `The agent's wallet is on ${walletNetwork ?? 'no network'}, not ${network}`)
+  if (input.rail === 'x402' && resolved.chain.family !== 'evm') throw bad('RAIL_NETWORK_UNSUPPORTED', `The x402 rail pays on EVM networks (an EIP-3009 authorization), not ${network}`)
   const token = resolved.network.tokens.find((tk) => tk.symbol.toUpperCase() === input.currency.toUpperCase() && tk.address !== null)
   if (!token) throw bad('CURRENCY_NOT_ON_NETWORK', `${input.currency} is not a token of ${network} in the registry`)
   const units = toUnits(input.amount)
@@ -80,14 +102,15 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
       }
       // judge and reserve: the agent, policy, merchant and the windows' sums read in this transaction
       const agent = (await repo.findAgent(tx, scope.tenantId, agent0.id))!
-      const merchant = await repo.findMerchant(tx, scope.tenantId, merchant0.id)
+      const merchant = merchant0 ? await repo.findMerchant(tx, scope.tenantId, merchant0.id) : undefined
       const policyJudgement = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: input.amount, currency: input.currency, rail: input.rail, network, now })
-      const j = mandate0 ? (await withMandate(tx, scope.tenantId, mandate0.id, policyJudgement, { agentId: agent.id, merchantId: merchant0.id, merchantCategory: merchant?.category ?? null, amount: input.amount, currency: input.currency, now })) : policyJudgement
+      const j = mandate0 ? (await withMandate(tx, scope.tenantId, mandate0.id, policyJudgement, { agentId: agent.id, merchantId: merchant0?.id ?? null, merchantCategory: merchant?.category ?? null, amount: input.amount, currency: input.currency, now })) : policyJudgement
       // a human-present mandate: allowed payments wait for that human's confirmation (route 40)
       const status: ExecutionStatus = j.decision === 'deny' ? 'rejected' : j.decision === 'require_approval' ? 'requires_approval' : mandate0?.humanPresent ? 'requires_confirmation' : 'processing'
       const r: ExecutionRow = {
-        id: newId(), tenantId: scope.tenantId, agentId: agent.id, merchantId: merchant0.id, mandateId: mandate0?.id ?? null, policyId: j.policy?.id ?? null, policyVersion: j.policy?.version ?? null,
-        amount: fromUnits(units), currency: token.symbol, rail: input.rail, network, payToAddress: merchant0.payToAddress, description: input.description ?? null,
+        id: newId(), tenantId: scope.tenantId, agentId: agent.id, merchantId: merchant0?.id ?? null, mandateId: mandate0?.id ?? null, policyId: j.policy?.id ?? null, policyVersion: j.policy?.version ?? null,
+        amount: fromUnits(units), currency: token.symbol, rail: input.rail, network, payToAddress: merchant0?.payToAddress ?? null, description: input.description ?? null,
+        resourceUrl, x402: null,
         idempotencyKey: key ?? null, environment: agent.environment, status, decision: j.decision, reasons: j.reasons,
         transactionId: null, txHash: null, failureReason: null, refundedAmount: '0', createdAt: now, updatedAt: now, completedAt: status === 'rejected' ? now : null,
       }
@@ -160,17 +183,23 @@ export async function refundExecution(scope: Scope, id: string, input: { amount?
   return executionView(after)
 }
 
-/** Route 43: a final execution's receipt; 404 `RECEIPT_NOT_READY` before. */
+/** Route 43: a final execution's receipt (the onchain send, or the x402 settlement); 404 `RECEIPT_NOT_READY` before. */
 export async function receiptOf(scope: Scope, id: string) {
   const row = await visibleExecution(scope, id)
-  if (!PAID.includes(row.status) || !row.transactionId || !row.txHash) {
+  if (!PAID.includes(row.status) || !row.txHash || (row.rail === 'onchain' && !row.transactionId)) {
     throw new NotFoundError('No receipt: the execution has not been paid', { code: 'RECEIPT_NOT_READY' })
   }
+  const x = row.x402
   return {
     executionId: row.id, agentId: row.agentId, merchantId: row.merchantId, amount: row.amount, currency: row.currency, rail: row.rail,
     network: row.network!, to: row.payToAddress!, transactionId: row.transactionId, txHash: row.txHash,
     status: row.status, refundedAmount: row.refundedAmount, policyId: row.policyId, policyVersion: row.policyVersion,
     paidAt: new Date(row.completedAt ?? row.updatedAt).toISOString(),
+    x402: row.rail === 'x402' && x?.authorization && x.requirement ? {
+      resourceUrl: row.resourceUrl!, network: x.settlement?.network ?? x.requirement.network, transaction: row.txHash,
+      payer: x.settlement?.payer ?? x.authorization.from, payTo: x.authorization.to, asset: x.requirement.asset, amount: x.authorization.value,
+      nonce: x.authorization.nonce, settledBy: x.settlement?.source ?? 'chain',
+    } : null,
   }
 }
 

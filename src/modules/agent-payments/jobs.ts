@@ -2,13 +2,15 @@
  * The group's background jobs: `agent_payments.execution.follow` follows an execution's
  * onchain send until it is mined (then `succeeded` or `failed`); `agent_payments.approval.expire`
  * expires an approval nobody decided (and its execution); `agent_payments.confirmation.expire` an
- * execution a human never confirmed. The code loads with the first job.
+ * execution a human never confirmed; `agent_payments.x402.settle` decides an x402 payment whose
+ * signed authorization has expired (used: `succeeded`, else `failed`). The code loads with the first job.
  */
 import type { JobRunner } from '../../jobs/runner'
 import { lazy } from '../../lib/lazy'
-import { APPROVAL_EXPIRE_TOPIC, CONFIRMATION_EXPIRE_TOPIC, EXECUTION_FOLLOW_TOPIC } from './topics'
+import { APPROVAL_EXPIRE_TOPIC, CONFIRMATION_EXPIRE_TOPIC, EXECUTION_FOLLOW_TOPIC, X402_SETTLE_TOPIC } from './topics'
 
 const run = lazy(() => import('./pay'))
+const x402 = lazy(() => import('./x402'))
 
 export function registerAgentPaymentJobs(runner: JobRunner) {
   runner.register(EXECUTION_FOLLOW_TOPIC, {
@@ -25,6 +27,11 @@ export function registerAgentPaymentJobs(runner: JobRunner) {
     attempts: 3,
     backoffMs: 1000,
     handler: async (payload, ctx) => (await run()).expireConfirmation(ctx.deps, ctx.tenantId, payload),
+  })
+  runner.register(X402_SETTLE_TOPIC, {
+    attempts: 3,
+    backoffMs: 1000,
+    handler: async (payload, ctx) => (await x402()).settleX402(ctx.deps, ctx.tenantId, payload),
   })
   return runner
 }

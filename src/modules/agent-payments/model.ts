@@ -4,15 +4,15 @@ import { Limit, Offset } from '../../http/schemas'
 import { DECIMAL_PATTERN } from './policy'
 
 export const Uuid = t.String({ format: 'uuid' })
-const Amount = (description: string) => t.String({ pattern: DECIMAL_PATTERN, description: `${description}; a decimal string in the currency's units (\`"12.50"\`)`, examples: ['25.00'] })
-const Currency = t.String({ pattern: '^[A-Za-z0-9]{2,12}$', description: 'an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case' })
-const When = t.String({ format: 'date-time' })
-const MaybeWhen = t.Union([When, t.Null()])
-const Network = t.String({ pattern: '^[a-z0-9-]{1,64}$', description: 'a registry id of a network (`base`, `ethereum`, `sepolia`, `solana-devnet`)' })
+export const Amount = (description: string) => t.String({ pattern: DECIMAL_PATTERN, description: `${description}; a decimal string in the currency's units (\`"12.50"\`)`, examples: ['25.00'] })
+export const Currency = t.String({ pattern: '^[A-Za-z0-9]{2,12}$', description: 'an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case' })
+export const When = t.String({ format: 'date-time' })
+export const MaybeWhen = t.Union([When, t.Null()])
+export const Network = t.String({ pattern: '^[a-z0-9-]{1,64}$', description: 'a registry id of a network (`base`, `ethereum`, `sepolia`, `solana-devnet`)' })
 const Category = t.String({ pattern: '^[a-z0-9][a-z0-9_.-]{0,63}$', description: 'lower-case, as the tenant names them (`travel`, `saas`)' })
 const Metadata = t.Record(t.String({ minLength: 1, maxLength: 64 }), t.String({ maxLength: 500 }), { maxProperties: 50, description: 'the tenant\'s own labels: up to 50 string values' })
 const Jwk = t.Object({ kty: t.String({ minLength: 1, maxLength: 16 }) }, { additionalProperties: true, description: 'the agent\'s public key as a JWK (RFC 7517); a key with private parts (`d`, `p`, `q`, `k`...) is refused' })
-const TenantIdField = t.Optional(t.String({ format: 'uuid', description: 'platform admins: the tenant acted on (also accepted in the query); a tenantadmin may leave it out' }))
+export const TenantIdField = t.Optional(t.String({ format: 'uuid', description: 'platform admins: the tenant acted on (also accepted in the query); a tenantadmin may leave it out' }))
 
 export const ENVIRONMENT_NOTE = 'the webhook environment of its events: `sandbox` when its money is on a testnet, else `production`'
 
@@ -37,7 +37,7 @@ export const PolicyParams = t.Object({ policyId: Uuid })
 export const MerchantParams = t.Object({ merchantId: Uuid })
 export const MerchantKeyParams = t.Object({ merchantId: Uuid, keyId: Uuid })
 
-const list = <T extends ReturnType<typeof t.Object>>(item: T, title: string) =>
+export const list = <T extends ReturnType<typeof t.Object>>(item: T, title: string) =>
   t.Object({ data: t.Array(item), total: t.Integer({ description: 'number of items matching, all pages' }) }, { title })
 
 // agents
@@ -290,64 +290,3 @@ export const AuditEntry = t.Object({
   createdAt: When,
 }, { title: 'AgentPaymentsAuditEntry' })
 export const AuditList = list(AuditEntry, 'AgentPaymentsAuditList')
-
-// executions and approvals (routes 37-39, 41-47)
-
-const ExecutionStatus = t.Union([t.Literal('pending'), t.Literal('rejected'), t.Literal('requires_approval'), t.Literal('requires_confirmation'), t.Literal('processing'), t.Literal('succeeded'), t.Literal('failed'), t.Literal('canceled'), t.Literal('expired'), t.Literal('refunded'), t.Literal('partially_refunded')])
-const ApprovalStatus = t.Union([t.Literal('pending'), t.Literal('approved'), t.Literal('rejected'), t.Literal('expired'), t.Literal('canceled')])
-const Reasons = t.Array(t.Object({ code: t.String(), message: t.String(), interval: t.Optional(t.String()) }))
-
-export const CreateExecution = t.Object({
-  tenantId: TenantIdField,
-  agentId: t.String({ format: 'uuid', description: 'an agent of the tenant; with an agent key, its own agent' }),
-  merchantId: t.Optional(t.String({ format: 'uuid', description: 'required on the onchain rail: paid at its `payTo`' })),
-  mandateId: t.Optional(t.String({ format: 'uuid', description: 'an active mandate of the tenant the payment is made under; judged with the policy (404 `MANDATE_NOT_FOUND`)' })),
-  amount: Amount('the payment'),
-  currency: Currency,
-  rail: t.Union([t.Literal('onchain'), t.Literal('x402')], { description: '`x402` answers 400 `RAIL_NOT_SUPPORTED_YET` for now' }),
-  network: t.Optional(Network),
-  description: t.Optional(t.String({ maxLength: 500 })),
-  idempotencyKey: t.Optional(t.String({ minLength: 1, maxLength: 255, description: 'when the tenant already has an execution with this key, it is answered unchanged (200), nothing else compared' })),
-}, { additionalProperties: false, examples: [{ agentId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', merchantId: '3fa85f64-5717-4562-b3fc-2c963f66afa6', amount: '12.50', currency: 'USDC', rail: 'onchain', idempotencyKey: 'order-1042' }] })
-export type CreateExecution = typeof CreateExecution.static
-
-export const Execution = t.Object({
-  id: Uuid, agentId: Uuid, merchantId: t.Union([Uuid, t.Null()]), mandateId: t.Union([Uuid, t.Null()]),
-  amount: Amount('the payment'), currency: t.String(), rail: t.String(), network: t.Union([t.String(), t.Null()]), payToAddress: t.Union([t.String(), t.Null()]),
-  description: t.Union([t.String(), t.Null()]), idempotencyKey: t.Union([t.String(), t.Null()]), environment: t.String({ description: ENVIRONMENT_NOTE }),
-  status: ExecutionStatus,
-  decision: t.Union([t.Literal('allow'), t.Literal('require_approval'), t.Literal('deny')]),
-  reasons: t.Array(t.Object({ code: t.String(), message: t.String(), interval: t.Optional(t.String()) }), { description: 'the policy\'s deny or approval reasons' }),
-  policyId: t.Union([Uuid, t.Null()]), policyVersion: t.Union([t.Integer(), t.Null()]),
-  transactionId: t.Union([t.String(), t.Null()]), txHash: t.Union([t.String(), t.Null()]), failureReason: t.Union([t.String(), t.Null()]),
-  refundedAmount: Amount('what the merchant refunded ("0" before a refund)'), createdAt: When, updatedAt: When, completedAt: MaybeWhen,
-}, { title: 'AgentPaymentsExecution' })
-export const ExecutionList = list(Execution, 'AgentPaymentsExecutionList')
-export const ExecutionParams = t.Object({ executionId: Uuid })
-export const ExecutionListQuery = t.Object({
-  tenantId: TenantIdField,
-  status: t.Optional(ExecutionStatus),
-  agentId: t.Optional(Uuid),
-  merchantId: t.Optional(Uuid),
-  mandateId: t.Optional(Uuid),
-  shopperId: t.Optional(Uuid),
-  limit: t.Optional(Limit(200, 50)),
-  offset: t.Optional(Offset),
-})
-export type ExecutionListQuery = typeof ExecutionListQuery.static
-export const RefundBody = t.Object({ tenantId: TenantIdField, amount: t.Optional(Amount('the refund; default what is left')) }, { additionalProperties: false, examples: [{ amount: '5.00' }] })
-export const Receipt = t.Object({
-  executionId: Uuid, agentId: Uuid, merchantId: t.Union([Uuid, t.Null()]), amount: Amount('the payment'), currency: t.String(), rail: t.String(),
-  network: t.String(), to: t.String({ description: 'the merchant\'s payTo address' }), transactionId: t.String(), txHash: t.String(), status: ExecutionStatus,
-  refundedAmount: Amount('what the merchant refunded'), policyId: t.Union([Uuid, t.Null()]), policyVersion: t.Union([t.Integer(), t.Null()]), paidAt: When,
-}, { title: 'AgentPaymentsReceipt' })
-
-export const Approval = t.Object({
-  id: Uuid, executionId: Uuid, agentId: Uuid, status: ApprovalStatus, reasons: Reasons, note: t.Union([t.String(), t.Null()]),
-  decidedBy: t.Union([t.String(), t.Null()]), expiresAt: When, createdAt: When, decidedAt: MaybeWhen,
-}, { title: 'AgentPaymentsApproval' })
-export const ApprovalList = list(Approval, 'AgentPaymentsApprovalList')
-export const ApprovalParams = t.Object({ approvalId: Uuid })
-export const ApprovalListQuery = t.Object({ tenantId: TenantIdField, status: t.Optional(ApprovalStatus), limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset) })
-export const ApproveBody = t.Object({ tenantId: TenantIdField, note: t.Optional(t.String({ maxLength: 500 })) }, { additionalProperties: false, examples: [{ note: 'booked with the client' }] })
-export const RejectBody = t.Object({ tenantId: TenantIdField, reason: t.Optional(t.String({ maxLength: 500 })) }, { additionalProperties: false, examples: [{ reason: 'not this hotel' }] })

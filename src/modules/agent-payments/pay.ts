@@ -25,16 +25,11 @@ import type { ExecutionRow } from './schema'
 import { APPROVAL_EXPIRE_TOPIC, CONFIRMATION_EXPIRE_TOPIC, EXECUTION_FOLLOW_TOPIC } from './topics'
 import { approvalView, executionView } from './views'
 import { recordChange } from './changes'
+import { afterMandatePayment, moveExecution } from './moves'
+
+export { moveExecution }
 
 void APPROVAL_EXPIRE_TOPIC
-
-/** An execution's move, audited and published in the transaction that makes it. */
-export async function moveExecution(tx: Tx, scope: Scope, before: ExecutionRow, changes: Partial<ExecutionRow>, change: string, now: number): Promise<ExecutionRow> {
-  const after: ExecutionRow = { ...before, ...changes, updatedAt: now }
-  await repo.updateExecution(tx, scope.tenantId, before.id, { ...changes, updatedAt: now })
-  await recordChange(tx, scope, { resourceType: 'execution', resourceId: before.id, change, before: executionView(before), after: executionView(after), environments: [before.environment] }, now)
-  return after
-}
 
 const systemScope = (deps: Deps, tenantId: string, requestId: string): Scope => ({ deps, tenantId, actor: { type: 'system', id: null }, requestId })
 
@@ -54,6 +49,7 @@ async function fail(deps: Deps, scope: Scope, id: string, reason: string): Promi
 export async function payExecution(deps: Deps, tenantId: string, id: string, scope: Scope = systemScope(deps, tenantId, `ap-execution:${id}`)): Promise<ExecutionRow> {
   const db = deps.database.db
   const row = (await repo.findExecution(db, tenantId, id))!
+  if (row.rail === 'x402') return (await import('./x402')).payX402(deps, tenantId, id, scope)
   if (row.status !== 'processing' || row.transactionId) return row
   const agent = await repo.findAgent(db, tenantId, row.agentId)
   const wallet = agent ? await findWallet(db, tenantId, agent.walletId) : undefined
@@ -112,15 +108,6 @@ export async function followExecution(deps: Deps, tenantId: string | null | unde
     await moveExecution(tx, scope, cur, { status: 'succeeded', txHash: send.txHash, completedAt: now }, 'succeeded', now)
     if (cur.mandateId) await afterMandatePayment(tx, scope, cur.mandateId, now)
   })
-}
-
-/** A paid execution under a mandate: a cart mandate is consumed, a budget or occurrences used up exhausts it (in the payment's transaction). */
-async function afterMandatePayment(tx: Tx, scope: Scope, mandateId: string, now: number) {
-  const mandate = await repo.findMandate(tx, scope.tenantId, mandateId)
-  if (!mandate || mandate.status !== 'active') return
-  const used = await repo.mandateExecutions(tx, scope.tenantId, mandateId)
-  const next = mandateAfterPayment(mandate, { spentUnderMandate: fromUnits(used.reduce((sum, e) => sum + toUnits(e.amount), 0n)), occurrencesUsed: used.length })
-  if (next !== mandate.status) await transitionMandate(tx, scope, mandate, next, now)
 }
 
 /** The `agent_payments.approval.expire` job: an approval still pending at its `expiresAt` expires, and its execution with it. */

@@ -232,12 +232,26 @@ export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number]
 
 export interface ExecutionReason { code: string; message: string; interval?: string }
 
+/**
+ * What the x402 rail saw and did (x402.ts): the requirement it chose and the ones it refused,
+ * the EIP-3009 authorization it signed (stored before it was sent), the facilitator's
+ * settlement and the resource's answer. Amounts are integer strings in the token's units.
+ */
+export interface X402Record {
+  requirement?: { scheme: string; network: string; asset: string; payTo: string; amount: string; maxTimeoutSeconds: number }
+  refused?: { scheme: string; network: string; asset: string; payTo: string; amount: string; reasons: string[] }[]
+  authorization?: { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string }
+  holdId?: string
+  settlement?: { success: boolean; transaction: string | null; network: string | null; payer: string | null; errorReason: string | null; source: 'resource' | 'chain' }
+  resource?: { status: number; contentType: string | null; size: number; truncated: boolean; body: string | null; bodyBase64: string | null }
+}
+
 export const apExecutions = sqliteTable('ap_executions', {
   id: text('id').primaryKey(),
   tenantId: text('tenant_id').notNull().references(() => tenants.id),
   agentId: text('agent_id').notNull(),
   merchantId: text('merchant_id'),
-  /** AP2 mandates are not built yet: always null for now */
+  /** the mandate the payment was made under (null: none) */
   mandateId: text('mandate_id'),
   /** the policy and the version that judged it (null: the agent had none) */
   policyId: text('policy_id'),
@@ -254,6 +268,10 @@ export const apExecutions = sqliteTable('ap_executions', {
   status: text('status', { enum: EXECUTION_STATUSES }).notNull(),
   decision: text('decision', { enum: ['allow', 'require_approval', 'deny'] }).notNull(),
   reasons: text('reasons', { mode: 'json' }).$type<ExecutionReason[]>().notNull(),
+  /** the x402 rail: the paid resource's address, as normalised when the execution was created */
+  resourceUrl: text('resource_url'),
+  /** the x402 rail's record (X402Record); null on the onchain rail */
+  x402: text('x402', { mode: 'json' }).$type<X402Record>(),
   /** the transactions module's send (onchain rail) */
   transactionId: text('transaction_id'),
   txHash: text('tx_hash'),

@@ -6,7 +6,8 @@ import { lazyService } from '../../lib/lazy'
 import { J } from './agent-routes'
 import { apSecurity, scopeOf } from './credentials'
 import { MandateList } from './mandate-model'
-import { ExecutionList, TenantQuery } from './model'
+import { ExecutionList } from './execution-model'
+import { TenantQuery } from './model'
 import { CreateShopper, Shopper, ShopperList, ShopperListQuery, ShopperPageQuery, ShopperParams, UpdateShopper } from './shopper-model'
 
 /** loaded with the first request that needs it */

@@ -34,12 +34,17 @@ export const auditView = (r: AuditRow) => ({
   before: r.before, after: r.after, requestId: r.requestId, createdAt: iso(r.createdAt),
 })
 
+/** the x402 record with every field present (null when not reached); the hold's id stays inside */
+const x402View = (x: import('./schema').X402Record | null) => x === null ? null : {
+  requirement: x.requirement ?? null, refused: x.refused ?? [], authorization: x.authorization ?? null, settlement: x.settlement ?? null, resource: x.resource ?? null,
+}
+
 export const executionView = (r: ExecutionRow) => ({
   id: r.id, agentId: r.agentId, merchantId: r.merchantId, mandateId: r.mandateId, amount: r.amount, currency: r.currency, rail: r.rail,
   network: r.network, payToAddress: r.payToAddress, description: r.description, idempotencyKey: r.idempotencyKey, environment: r.environment,
   status: r.status, decision: r.decision, reasons: r.reasons, policyId: r.policyId, policyVersion: r.policyVersion,
-  transactionId: r.transactionId, txHash: r.txHash, failureReason: r.failureReason, refundedAmount: r.refundedAmount,
-  createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt), completedAt: isoOrNull(r.completedAt),
+  transactionId: r.transactionId, txHash: r.txHash, failureReason: r.failureReason, resourceUrl: r.resourceUrl, x402: x402View(r.x402),
+  refundedAmount: r.refundedAmount, createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt), completedAt: isoOrNull(r.completedAt),
 })
 
 export const approvalView = (r: ApprovalRow) => ({

@@ -105,13 +105,15 @@ export async function walletBalances(deps: Deps, settings: StoredSettings, w: { 
 /**
  * Holds `amount` of the token for a spend recorded in this write transaction, before its
  * send exists (the send passes `holdId` and takes it over); answers the hold's id (`id`, when given).
+ * `expiresAt` (default HOLD_UNSENT_TTL_MS from now): until when it counts unless released, e.g.
+ * an x402 payment's signed authorization, which the payee can settle until it expires.
  */
-export async function placeHold(tx: Executor, k: HoldKey, view: ChainBalances, h: { tokenAddress: string | null; amount: bigint; purpose: string; refId: string; id?: string }, now: number) {
+export async function placeHold(tx: Executor, k: HoldKey, view: ChainBalances, h: { tokenAddress: string | null; amount: bigint; purpose: string; refId: string; id?: string; expiresAt?: number }, now: number) {
   await ensureSpendable(tx, k, view, { tokenAddress: h.tokenAddress, amount: h.amount, fee: 0n }, now)
   const id = h.id ?? newId()
   await insertHold(tx, {
     id, tenantId: k.tenantId, walletId: k.walletId, network: k.network, tokenAddress: h.tokenAddress, amount: h.amount.toString(),
-    purpose: h.purpose, refId: h.refId, transactionId: null, releasedAt: null, expiresAt: now + HOLD_UNSENT_TTL_MS, createdAt: now,
+    purpose: h.purpose, refId: h.refId, transactionId: null, releasedAt: null, expiresAt: h.expiresAt ?? now + HOLD_UNSENT_TTL_MS, createdAt: now,
   })
   return id
 }

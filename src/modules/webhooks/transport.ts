@@ -33,19 +33,21 @@ export interface PinnedRequest {
   hostname: string
   pathAndQuery: string
   headers: Record<string, string>
-  body: string
+  body?: string
+  /** POST unless told (an x402 resource is fetched with GET) */
+  method?: string
   /** extra trusted CA (PEM), only for tests of the TLS path */
   ca?: string
   timeoutMs?: number
 }
 
-/** POSTs to `address` while verifying the certificate for `hostname` (SNI and Host too). */
+/** Sends to `address` (POST unless `method` says) while verifying the certificate for `hostname` (SNI and Host too). */
 export async function postPinned(req: PinnedRequest): Promise<Response> {
   const ip = ipaddr.parse(req.address)
   const hostPart = ip.kind() === 'ipv6' ? `[${ip.toString()}]` : ip.toString()
   const port = req.port && req.port !== 443 ? `:${req.port}` : ''
   return fetch(`https://${hostPart}${port}${req.pathAndQuery}`, {
-    method: 'POST',
+    method: req.method ?? 'POST',
     headers: { ...req.headers, host: req.hostname },
     body: req.body,
     redirect: 'manual',
@@ -105,4 +107,37 @@ export async function attemptDelivery(deps: Deps, url: string, headers: Record<s
   await res.body?.cancel().catch(() => {})
   if (res.status >= 200 && res.status < 300) return { ok: true, statusCode: res.status, error: null }
   return { ok: false, statusCode: res.status, error: res.status >= 300 && res.status < 400 ? `redirect ${res.status} not followed` : `answered ${res.status}` }
+}
+
+/** Why an outbound request was not sent: the address broke the delivery rules at the time of the call. */
+export class OutboundRefused extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'OutboundRefused'
+  }
+}
+
+/**
+ * One request to an address already checked by `normalizeWebhookUrl`, by the rules of a delivery:
+ * the host resolved now, every address public, the connection pinned to the address checked,
+ * redirects never followed (the caller sees the 3xx). WEBHOOK_DEV_ROUTES sends a listed host to
+ * its local origin (refused at start-up under NODE_ENV=production). Used by the agent payments'
+ * x402 rail to fetch a paid resource. Throws `OutboundRefused`, or fetch's own errors (a
+ * `TimeoutError` after `timeoutMs`).
+ */
+export async function fetchPublic(deps: Deps, url: string, req: { method: string; headers: Record<string, string>; timeoutMs: number }): Promise<Response> {
+  const target = new URL(url)
+  const devOrigin = deps.config.webhookDevRoutes[target.hostname]
+  if (devOrigin) {
+    return fetch(devOrigin + target.pathname + target.search, { method: req.method, headers: req.headers, redirect: 'manual', signal: AbortSignal.timeout(req.timeoutMs) })
+  }
+  let addresses: string[]
+  try {
+    addresses = await (deps.resolveHost ?? resolveHost)(target.hostname)
+  } catch {
+    throw new OutboundRefused(`The host ${target.hostname} did not resolve`)
+  }
+  if (!addresses.length) throw new OutboundRefused(`The host ${target.hostname} did not resolve`)
+  if (!addresses.every(isPublicAddress)) throw new OutboundRefused(`The host ${target.hostname} resolves to a non-public address`)
+  return postPinned({ method: req.method, address: addresses[0]!, hostname: target.hostname, pathAndQuery: target.pathname + target.search, headers: req.headers, timeoutMs: req.timeoutMs })
 }
