@@ -54,11 +54,15 @@ export function sepoliaClients(url: string) {
   }
 }
 
-/** `dir`: the test file's temporary folder (removed by stop). */
-export async function lendingWorld(dir: string): Promise<LendingWorld> {
+/**
+ * `dir`: the test file's temporary folder (removed by stop). `sepoliaRpc`: the address Slipway
+ * reaches the node by, given the node's own (a fault proxy in front of it); the node's by default.
+ */
+export async function lendingWorld(dir: string, opts: { sepoliaRpc?: (nodeUrl: string) => Promise<string> } = {}): Promise<LendingWorld> {
   const devnet = await startDevnet({ port: 0, dbPath: join(dir, 'chain'), blockTime: 0 })
+  const rpc: Record<string, string> = opts.sepoliaRpc ? { RPC_URL_SEPOLIA: await opts.sepoliaRpc(devnet.url) } : {}
   // TRUSTED_PROXIES: each test names its own client address (X-Forwarded-For), so its rate-limit buckets are its own
-  const t = await makeApp({ clock: systemClock, jobs: true, env: { ...devnet.env, RPC_TIMEOUT_MS: '3000', TRUSTED_PROXIES: '127.0.0.1', AAVE_RATE_SAMPLE_SECONDS: '1' } })
+  const t = await makeApp({ clock: systemClock, jobs: true, env: { ...devnet.env, ...rpc, RPC_TIMEOUT_MS: '3000', TRUSTED_PROXIES: '127.0.0.1', AAVE_RATE_SAMPLE_SECONDS: '1' } })
   const server = serve(t)
   const api = new Api(server.url)
   const f = new Factory(t, api)

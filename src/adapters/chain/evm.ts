@@ -185,6 +185,9 @@ function chainOf(err: unknown): Array<{ name?: string; message?: string; details
   return out
 }
 
+/** Errors of a connection that was never made (refused, no such host, no route): the request never left. */
+const NOT_CONNECTED = /econnrefused|connectionrefused|unable to connect|enotfound|eai_again|ehostunreach|enetunreach|failedtoopensocket/i
+
 /** What a node's answer to a submission means, from viem's error chain and the node's message. */
 export function classifySubmitError(err: unknown): SubmitOutcome {
   const links = chainOf(err)
@@ -194,7 +197,14 @@ export function classifySubmitError(err: unknown): SubmitOutcome {
   if (links.some((l) => l.name === 'NonceTooHighError') || /nonce too high|nonce is too high/.test(text)) return { kind: 'nonce', which: 'high' }
   if (links.some((l) => l.name === 'TimeoutError')) return { kind: 'unknown' }
   const http = links.find((l) => l.name === 'HttpRequestError')
-  if (http && !links.some((l) => l.name === 'RpcRequestError' || l.name === 'InternalRpcError')) return http.status ? { kind: 'unknown' } : { kind: 'unreachable' }
+  if (http && !links.some((l) => l.name === 'RpcRequestError' || l.name === 'InternalRpcError')) {
+    if (http.status) return { kind: 'unknown' }
+    // Only a connection that was never made means nothing was submitted. A connection closed
+    // after the request was written (a reset, a proxy that hung up) may have reached the node:
+    // that is not known, so the send stays pending for the status job to follow.
+    const codes = links.map((l) => `${(l as { code?: string }).code ?? ''} ${l.message ?? ''}`).join(' ')
+    return NOT_CONNECTED.test(codes) ? { kind: 'unreachable' } : { kind: 'unknown' }
+  }
   if (links.some((l) => l.name === 'WebSocketRequestError' || l.name === 'SocketClosedError')) return { kind: 'unknown' }
   return { kind: 'rejected', reason: shortReason(err) }
 }

@@ -15,7 +15,7 @@
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
 import { AAVE_POOL_ABI } from '../../adapters/chain/aave'
 import type { Ctx } from '../../context'
-import { BadRequestError } from '../../http/errors'
+import { BadRequestError, ConflictError, errorBody } from '../../http/errors'
 import { isUuid } from '../../lib/ids'
 import { callerTenant } from '../tenants/caller'
 import { chainByFamily } from '../tokens/registry'
@@ -85,20 +85,67 @@ async function allowanceOf(ctx: Ctx, p: Awaited<ReturnType<typeof plan>>) {
   return ctx.deps.chain.guard(p.m.endpoint, 'allowance', () => rpc.allowance(p.asset, p.owner, p.m.pool))
 }
 
+/**
+ * The request's Idempotency-Key bound to the lending operation as a whole, in place of each of
+ * its transactions: `aave_supply:<approvalId>:<supplyId>` or `aave_withdraw::<withdrawId>`, so a
+ * retry answers the operation as it is now, in this group's shape (`lendingState`). `step` is
+ * the transaction this context sends. Once an approval was sent the key stays bound to it: a
+ * supply that then never reaches a node does not release the key, or a retry would approve again.
+ */
+function bindingFor(ctx: Ctx, kind: 'aave_supply' | 'aave_withdraw', ids: { approval: string; main: string }, step: 'approval' | 'main'): Ctx {
+  const key = ctx.idempotency
+  if (!key) return ctx
+  return {
+    ...ctx,
+    idempotency: {
+      bind: (tx, resource) => {
+        ids[step] = resource.slice(resource.indexOf(':') + 1)
+        return key.bind(tx, `${kind}:${ids.approval}:${ids.main}`)
+      },
+      unbind: (tx) => (step === 'main' && ids.approval ? Promise.resolve() : key.unbind(tx)),
+    },
+  }
+}
+
 export async function supply(ctx: Ctx, input: SupplyBody) {
   const p = await plan(ctx, input, 'send')
   // refused before an approval is sent for a supply that could not go on (the holds check again where the supply is recorded)
   const held = await ctx.deps.chain.guard(p.m.endpoint, 'balance', () => p.m.rpc.tokenBalance(p.asset, p.owner))
   if (held < p.amount) throw insufficientBalance('token', held)
   const allowance = await allowanceOf(ctx, p)
-  const approval = allowance < p.amount ? view(await createEvmCall(ctx, approvalCall(p)), 'approval', p) : null
-  const sent = await createEvmCall(ctx, supplyCall(p, approval ? SUPPLY_GAS_AFTER_APPROVAL : undefined))
+  const ids = { approval: '', main: '' }
+  const approval = allowance < p.amount ? view(await createEvmCall(bindingFor(ctx, 'aave_supply', ids, 'approval'), approvalCall(p)), 'approval', p) : null
+  const sent = await createEvmCall(bindingFor(ctx, 'aave_supply', ids, 'main'), supplyCall(p, approval ? SUPPLY_GAS_AFTER_APPROVAL : undefined))
   return { ...view(sent, 'supply', p), type: 'supply' as const, approval }
 }
 
 export async function withdraw(ctx: Ctx, input: WithdrawBody) {
   const p = await plan(ctx, input, 'send')
-  return { ...view(await createEvmCall(ctx, await withdrawCall(ctx, p)), 'withdraw', p), type: 'withdraw' as const }
+  const sent = await createEvmCall(bindingFor(ctx, 'aave_withdraw', { approval: '', main: '' }, 'main'), await withdrawCall(ctx, p))
+  return { ...view(sent, 'withdraw', p), type: 'withdraw' as const }
+}
+
+/**
+ * What a retry with a bound Idempotency-Key answers (`id` = `<approvalId>:<mainId>`): the
+ * supply or withdraw and its approval as they are now (201); an approval sent whose supply
+ * was not: 409 `AAVE_SUPPLY_NOT_SENT` with the approval (supply again with a new key: the
+ * allowance covers it once the approval is mined). Null when nothing of it is found.
+ */
+export async function lendingState(ctx: Ctx, type: 'supply' | 'withdraw', id: string, body: SupplyBody | WithdrawBody) {
+  if (!ctx.actor.tenantId) return null
+  const read = async (txId: string | undefined) => (txId && isUuid(txId) ? (await findUserTransaction(ctx.deps.database.db, ctx.actor.tenantId!, ctx.actor.userId, txId)) ?? null : null)
+  const [approvalId, mainId] = id.split(':')
+  const [approvalRow, main] = [await read(approvalId), await read(mainId)]
+  const any = main ?? approvalRow
+  if (!any) return null
+  const p = { m: { pool: any.toAddress ?? '' }, asset: body.asset, amount: BigInt(body.amount) }
+  const created = (r: NonNullable<typeof any>) => ({ id: r.id, status: r.status, txHash: r.txHash, requiresClientSigning: r.requiresClientSigning, nonce: r.nonce, chain: r.chain, isTestnet: r.isTestnet })
+  const approval = approvalRow && view(created(approvalRow), 'approval', p)
+  if (!main) {
+    const err = new ConflictError('The approval of the pool was sent and the supply was not: supply again with a new Idempotency-Key (no approval is needed once this one is mined)', { code: 'AAVE_SUPPLY_NOT_SENT', details: { approval } })
+    return { status: 409, body: errorBody(err, 'standard') }
+  }
+  return { status: 201, body: type === 'supply' ? { ...view(created(main), 'supply', p), type, approval } : { ...view(created(main), 'withdraw', p), type } }
 }
 
 export async function prepareSupply(ctx: Ctx, input: SupplyBody) {

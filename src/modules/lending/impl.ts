@@ -1,3 +1,3 @@
 /** The lending verbs routes.ts loads with the first lending request, and with them the chain libraries. */
-export { broadcastLending, prepareSupply, prepareWithdraw, supply, withdraw } from './execute'
+export { broadcastLending, lendingState, prepareSupply, prepareWithdraw, supply, withdraw } from './execute'
 export { positions, rateHistory } from './service'

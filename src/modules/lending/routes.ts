@@ -8,7 +8,7 @@
  */
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
-import { IdempotencyHeaders, idempotency } from '../../http/idempotency'
+import { IdempotencyHeaders, idempotency, registerReplay } from '../../http/idempotency'
 import { rejectUnknownProperties } from '../../http/request-state'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
@@ -32,6 +32,9 @@ const write = { ...both, idempotent: true, rateLimit: { max: 5, windowSeconds: 6
 const writeErrors = { ...errorResponses('standard', 400, 401, 403, 404, 409, 422, 429, 501, 502, 503), ...chainErrors(400) }
 
 export function lendingRoutes(deps: Deps) {
+  // a supply's or withdraw's Idempotency-Key is bound to what it sent (an approval included): a retry whose first answer was lost answers it as it is now
+  registerReplay('aave_supply', (ctx, id, body) => service.lendingState(ctx, 'supply', id, body as SupplyBody))
+  registerReplay('aave_withdraw', (ctx, id, body) => service.lendingState(ctx, 'withdraw', id, body as WithdrawBody))
   return new Elysia({ prefix: '/v1/aave', detail: { tags: ['Lending (Aave)'] } })
     .use(security(deps))
     .use(idempotency(deps))

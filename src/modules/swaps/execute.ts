@@ -54,7 +54,30 @@ export async function approve(ctx: Ctx, input: ApproveBody) {
 }
 
 /** The quote's transaction from its wallet: `fromAmount` of the source token held like a send's. */
-export async function executeSwap(ctx: Ctx, input: ExecuteBody) {
+/**
+ * The request's Idempotency-Key bound to the swap (`swap:<transaction id>`) in place of its
+ * transaction, so a retry whose first answer was not kept answers it in the swap's shape
+ * (`swapState`: `type` and `quoteId` too). Released as the send's own would be.
+ */
+function asSwap(ctx: Ctx): Ctx {
+  const key = ctx.idempotency
+  if (!key) return ctx
+  return { ...ctx, idempotency: { bind: (tx, resource) => key.bind(tx, `swap:${resource.slice(resource.indexOf(':') + 1)}`), unbind: (tx) => key.unbind(tx) } }
+}
+
+/** A swap as it is now, as execute answers it; null when it is not the caller's swap. */
+export async function swapState(ctx: Ctx, id: string) {
+  if (!ctx.actor.tenantId || !isUuid(id)) return null
+  const row = await findUserTransaction(ctx.deps.database.db, ctx.actor.tenantId, ctx.actor.userId, id)
+  if (!row || row.type !== 'swap') return null
+  return {
+    status: 201,
+    body: { id: row.id, status: row.status, txHash: row.txHash, requiresClientSigning: row.requiresClientSigning, nonce: row.nonce, chain: row.chain, isTestnet: row.isTestnet, type: 'swap' as const, quoteId: row.quoteId },
+  }
+}
+
+export async function executeSwap(ctx_: Ctx, input: ExecuteBody) {
+  const ctx = asSwap(ctx_)
   const tenant = await callerTenant(ctx)
   const q = await findUserQuote(ctx.deps.database.db, tenant.id, ctx.actor.userId, input.quoteId)
   if (!q) throw new NotFoundError('Quote not found', { code: 'SWAP_QUOTE_NOT_FOUND' })

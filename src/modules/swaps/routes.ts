@@ -5,7 +5,7 @@
  */
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
-import { IdempotencyHeaders, idempotency } from '../../http/idempotency'
+import { IdempotencyHeaders, idempotency, registerReplay } from '../../http/idempotency'
 import { rejectUnknownProperties } from '../../http/request-state'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
@@ -34,6 +34,8 @@ const executeOptions = (operationId: string, summary: string, prefix: string) =>
 })
 
 export function swapRoutes(deps: Deps) {
+  // an executed swap's Idempotency-Key is bound to it once recorded: a retry whose first answer was lost answers it as it is now
+  registerReplay('swap', (ctx, id) => service.swapState(ctx, id))
   return new Elysia({ prefix: '/v1/swap', detail: { tags: ['Swaps'] } })
     .use(security(deps))
     .use(idempotency(deps))
