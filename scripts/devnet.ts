@@ -11,11 +11,14 @@
  *   npm run devnet -- --port 8546           # another port (gnosis on the next one)
  *   npm run devnet -- --gnosis-port 9545    # gnosis's node elsewhere
  *   npm run devnet -- --reset               # forget both chains and start afresh
+ *   npm run devnet -- --port 0 --env-file /tmp/x/.env.devnet --dir /tmp/x/chains
+ *                                           # free ports for both nodes, the env file and the
+ *                                           # chains' folder elsewhere (tests use this)
  *
  * To go back to the public testnets, stop it and delete `.env.devnet`.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
 import { startDevnet } from './devnet/chain'
 import { privateKeyToAccount } from 'viem/accounts'
 
@@ -31,12 +34,14 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`--port: "${value('port')}" is not a port`)
   process.exit(2)
 }
-const gnosisPort = Number(value('gnosis-port') ?? port + 1)
+// port 0: a free port for each node
+const gnosisPort = Number(value('gnosis-port') ?? (port === 0 ? 0 : port + 1))
 if (!Number.isInteger(gnosisPort) || gnosisPort < 0 || gnosisPort > 65535) {
   console.error(`--gnosis-port: "${value('gnosis-port')}" is not a port`)
   process.exit(2)
 }
-const dir = join(ROOT, '.devnet')
+const dir = resolve(value('dir') ?? join(ROOT, '.devnet'))
+const envFile = resolve(value('env-file') ?? join(ROOT, '.env.devnet'))
 if (flag('reset')) rmSync(dir, { recursive: true, force: true })
 mkdirSync(join(dir, 'chain'), { recursive: true })
 
@@ -48,18 +53,21 @@ try {
   console.error(e.code === 'EADDRINUSE' || /in use/i.test(e.message ?? '') ? `devnet: port ${port} or ${gnosisPort} is in use (another devnet?); try --port or --gnosis-port` : `devnet: ${e.message ?? err}`)
   process.exit(1)
 }
-const envFile = join(ROOT, '.env.devnet')
-writeFileSync(envFile, [
+mkdirSync(dirname(envFile), { recursive: true })
+// written whole under another name, then renamed: a reader never sees half a file
+writeFileSync(`${envFile}.tmp`, [
   `# Written by \`npm run devnet\` (${new Date().toISOString()}): Slipway's sandbox on the devnet chain.`,
   '# `npm start` reads this file after .env; delete it to use the public testnets again. The keys are public, devnet only.',
   ...Object.entries(devnet.env).map(([k, v]) => `${k}=${v}`),
   '',
 ].join('\n'))
-console.log(`devnet: chain ${devnet.chainId} (Sepolia's id) at ${devnet.url}${existsSync(join(dir, 'chain')) ? ', kept in .devnet/chain' : ''}`)
+renameSync(`${envFile}.tmp`, envFile)
+const shown = (p: string) => (relative(ROOT, p).startsWith('..') ? p : relative(ROOT, p))
+console.log(`devnet: chain ${devnet.chainId} (Sepolia's id) at ${devnet.url}${existsSync(join(dir, 'chain')) ? `, kept in ${shown(join(dir, 'chain'))}` : ''}`)
 console.log(`devnet: test USDC (permit, transferWithAuthorization, open mint) at ${devnet.env.BANK_RAMP_SIMULATOR_TOKEN_ADDRESS}`)
 console.log(`devnet: chain 100 (posing as gnosis, for swaps) at ${devnet.gnosisUrl}: USDC, EURe, and the sandbox swap router at ${devnet.env.SANDBOX_SWAP_ROUTER_ADDRESS}`)
 console.log(`devnet: gasless swaps (EURe to xDAI) on, relayed by ${privateKeyToAccount(devnet.env.SWAP_GASLESS_RELAYER_PRIVATE_KEY as `0x${string}`).address} (allowed by the router, 100 xDAI of gas)`)
-console.log('devnet: wrote .env.devnet; start Slipway with `npm start` in another terminal (it reads it)')
+console.log(`devnet: wrote ${shown(envFile)} (${Object.keys(devnet.env).join(', ')}); start Slipway with \`npm start\` in another terminal (it reads .env.devnet)`)
 console.log('devnet: gas and test USDC for a sandbox wallet: POST /v1/sandbox/faucet { walletId, stablecoin? }')
 console.log(`devnet: gas on gnosis for an address: curl -s ${devnet.gnosisUrl} -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"evm_setAccountBalance","params":["<address>","0xde0b6b3a7640000"]}'`)
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
