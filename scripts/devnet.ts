@@ -12,6 +12,9 @@
  *   npm run devnet -- --gnosis-port 9545    # gnosis's node elsewhere
  *   npm run devnet -- --x402-port 9547      # the x402 merchant elsewhere (default: the port after gnosis's)
  *   npm run devnet -- --reset               # forget both chains and start afresh
+ *   npm run devnet -- --port 0 --env-file /tmp/x/.env.devnet --dir /tmp/x/chains
+ *                                           # free ports for both nodes, the env file and the
+ *                                           # chains' folder elsewhere (tests use this)
  *
  * It also serves an x402 merchant (scripts/devnet/x402.ts: a paid resource and its facilitator,
  * settling on the Sepolia-id chain) and routes `https://x402.devnet.test` to it for Slipway
@@ -19,8 +22,8 @@
  *
  * To go back to the public testnets, stop it and delete `.env.devnet`.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
 import { DEVNET_CHAIN_ID, DEVNET_USDC, startDevnet } from './devnet/chain'
 import { startX402Merchant, WEATHER_PRICE } from './devnet/x402'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -37,17 +40,19 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`--port: "${value('port')}" is not a port`)
   process.exit(2)
 }
-const gnosisPort = Number(value('gnosis-port') ?? port + 1)
+// port 0: a free port for each node
+const gnosisPort = Number(value('gnosis-port') ?? (port === 0 ? 0 : port + 1))
 if (!Number.isInteger(gnosisPort) || gnosisPort < 0 || gnosisPort > 65535) {
   console.error(`--gnosis-port: "${value('gnosis-port')}" is not a port`)
   process.exit(2)
 }
-const x402Port = Number(value('x402-port') ?? gnosisPort + 1)
+const x402Port = Number(value('x402-port') ?? (port === 0 ? 0 : gnosisPort + 1))
 if (!Number.isInteger(x402Port) || x402Port < 0 || x402Port > 65535) {
   console.error(`--x402-port: "${value('x402-port')}" is not a port`)
   process.exit(2)
 }
-const dir = join(ROOT, '.devnet')
+const dir = resolve(value('dir') ?? join(ROOT, '.devnet'))
+const envFile = resolve(value('env-file') ?? join(ROOT, '.env.devnet'))
 if (flag('reset')) rmSync(dir, { recursive: true, force: true })
 mkdirSync(join(dir, 'chain'), { recursive: true })
 
@@ -67,23 +72,25 @@ try {
   console.error(`devnet: the x402 merchant cannot listen on port ${x402Port} (${(err as Error).message}); try --x402-port`)
   process.exit(1)
 }
-/** the https host Slipway's x402 rail is given for the devnet merchant (a reserved name, routed to it) */
+/** the https host Slipway's x402 rail is given for the devnet merchant (a reserved name, routed to it; development only) */
 const X402_HOST = 'x402.devnet.test'
-const envFile = join(ROOT, '.env.devnet')
-writeFileSync(envFile, [
+const env = { ...devnet.env, WEBHOOK_DEV_ROUTES: `${X402_HOST}=${merchant.url}` }
+mkdirSync(dirname(envFile), { recursive: true })
+// written whole under another name, then renamed: a reader never sees half a file
+writeFileSync(`${envFile}.tmp`, [
   `# Written by \`npm run devnet\` (${new Date().toISOString()}): Slipway's sandbox on the devnet chain.`,
   '# `npm start` reads this file after .env; delete it to use the public testnets again. The keys are public, devnet only.',
-  ...Object.entries(devnet.env).map(([k, v]) => `${k}=${v}`),
-  '# the x402 merchant: https://x402.devnet.test/... reaches it (development only; refused under NODE_ENV=production)',
-  `WEBHOOK_DEV_ROUTES=${X402_HOST}=${merchant.url}`,
+  ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
   '',
 ].join('\n'))
-console.log(`devnet: chain ${devnet.chainId} (Sepolia's id) at ${devnet.url}${existsSync(join(dir, 'chain')) ? ', kept in .devnet/chain' : ''}`)
+renameSync(`${envFile}.tmp`, envFile)
+const shown = (p: string) => (relative(ROOT, p).startsWith('..') ? p : relative(ROOT, p))
+console.log(`devnet: chain ${devnet.chainId} (Sepolia's id) at ${devnet.url}${existsSync(join(dir, 'chain')) ? `, kept in ${shown(join(dir, 'chain'))}` : ''}`)
 console.log(`devnet: test USDC (permit, transferWithAuthorization, open mint) at ${devnet.env.BANK_RAMP_SIMULATOR_TOKEN_ADDRESS}`)
 console.log(`devnet: chain 100 (posing as gnosis, for swaps) at ${devnet.gnosisUrl}: USDC, EURe, and the sandbox swap router at ${devnet.env.SANDBOX_SWAP_ROUTER_ADDRESS}`)
 console.log(`devnet: gasless swaps (EURe to xDAI) on, relayed by ${privateKeyToAccount(devnet.env.SWAP_GASLESS_RELAYER_PRIVATE_KEY as `0x${string}`).address} (allowed by the router, 100 xDAI of gas)`)
 console.log(`devnet: x402 merchant at ${merchant.url} (https://${X402_HOST} for Slipway): GET /weather costs ${Number(WEATHER_PRICE) / 1e6} USDC, paid to ${merchant.payTo}, settled by ${merchant.facilitator}`)
-console.log('devnet: wrote .env.devnet; start Slipway with `npm start` in another terminal (it reads it)')
+console.log(`devnet: wrote ${shown(envFile)} (${Object.keys(env).join(', ')}); start Slipway with \`npm start\` in another terminal (it reads .env.devnet)`)
 console.log('devnet: gas and test USDC for a sandbox wallet: POST /v1/sandbox/faucet { walletId, stablecoin? }')
 console.log(`devnet: gas on gnosis for an address: curl -s ${devnet.gnosisUrl} -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"evm_setAccountBalance","params":["<address>","0xde0b6b3a7640000"]}'`)
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

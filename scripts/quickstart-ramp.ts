@@ -10,7 +10,8 @@
  *   4. a user with a custodial testnet wallet, gas from `POST /v1/sandbox/faucet`;
  *   5. KYC on the simulator's hosted page (the approve button), a virtual IBAN, a sandbox
  *      deposit of 100 EUR, and the stablecoin credited on chain;
- *   6. Slipway restarted (nothing changes for the user);
+ *   6. Slipway restarted (nothing changes for the user: the KYC status, the IBAN payin/initiate
+ *      answers and the deposits list read the same before and after);
  *   7. a payout of 50 USDC to a bank account, completed.
  * The webhook events of each step must reach the listener, verified.
  *
@@ -183,8 +184,24 @@ async function userPath(o: { baseUrl: string; tenant: { apiKey: string; apiSecre
   console.log(`credited ${credited} (6 decimals) to ${address}${o.events ? '; ramp.deposit.updated received and verified' : ''}`)
 
   if (o.restart) {
+    // what the user sees before and after: the onboarding (KYC) status, the IBAN payin/initiate
+    // answers for the wallet, and the deposits list, each read the same way both times
+    const seen = async () => ({
+      onboarding: (await slipway.api.GET('/v1/ramp/bank/payin/onboarding-status', { params: { query: { isTestnet: 'true' } } })).data ?? null,
+      iban: (await slipway.api.POST('/v1/ramp/bank/payin/initiate', { body: { walletId, isTestnet: true } })).data ?? null,
+      deposits: (await slipway.api.GET('/v1/ramp/bank/payin/deposits', { params: { query: { isTestnet: 'true' } } })).data ?? null,
+    })
+    const before = await seen()
+    if (!before.onboarding || !before.iban || !before.deposits) fail(`before the restart: ${JSON.stringify(before)}`)
+    if (before.iban!.iban !== iban.data!.iban) fail(`payin/initiate answered another IBAN before the restart: ${before.iban!.iban}, not ${iban.data!.iban}`)
     step('Slipway restarts')
     await o.restart()
+    const after = await seen()
+    for (const key of ['onboarding', 'iban', 'deposits'] as const) {
+      const [b, a] = [JSON.stringify(before[key]), JSON.stringify(after[key])]
+      if (a !== b) fail(`after the restart, ${key} changed:\n  before ${b}\n  after  ${a}`)
+    }
+    console.log(`after the restart: the same KYC status (${after.onboarding!.kycStatus}), IBAN (${after.iban!.iban}) and deposits (${after.deposits!.deposits.length})`)
   }
 
   step('a payout of 50 USDC to a bank account')

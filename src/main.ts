@@ -130,7 +130,7 @@ async function main() {
 const usage = (cli: string) => `Usage: ${cli} [command]
 
 With no command, serves the API (and runs background jobs; see SLIPWAY_ROLE). Every command
-reads the same environment variables as the server (README, Configuration), so it acts on the
+reads the same environment variables as the server (docs/configuration.md), so it acts on the
 server's database.
 
 Commands:

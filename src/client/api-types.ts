@@ -1766,7 +1766,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a payout from a wallet to a bank account
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 `RAMP_NOT_USED` (`details.setting`: `bankRamp.sandbox.connected`) when the tenant connected neither environment, 403 when the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. The bank ramp prepares the sell (fee, the most crypto it may take) and checks the filled `form` of the channel (its refusal passes through, `details.fields` by field). `fiatAmount` has at most 2 decimals; the answer's `fiatAmount` and `totalFee` have exactly 2 (`"100.00"`), `exchangeRate` is decimal text without trailing zeros, `cryptoAmountEstimate` and `cryptoAuthorizedAmount` are in the smallest unit (6 decimals). The wallet must be the caller's testnet wallet on a chain the bank ramp offers. Payable for 10 minutes. Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 30 per minute per client IP (429 with `retry-after`).
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 `RAMP_NOT_USED` (`details.setting`: `bankRamp.sandbox.connected`) when the tenant connected neither environment, 403 when the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. The bank ramp prepares the sell (fee, the most crypto it may take) and checks the filled `form` of the channel (its refusal passes through, `details.fields` by field). `fiatAmount` has at most 2 decimals; the answer's `fiatAmount`, `totalFee` and `exchangeRate` are decimal text without trailing zeros (`"100"`, `"1.5"`), `cryptoAmountEstimate` and `cryptoAuthorizedAmount` are in the smallest unit (6 decimals). The wallet must be the caller's testnet wallet on a chain the bank ramp offers. Payable for 10 minutes. Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 30 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayoutQuote"];
         delete?: never;
@@ -1846,7 +1846,7 @@ export interface paths {
         put?: never;
         /**
          * Quote and pay out a crypto amount in one call
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 `RAMP_NOT_USED` (`details.setting`: `bankRamp.sandbox.connected`) when the tenant connected neither environment, 403 when the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. `cryptoAmount` is an integer string read with 6 decimals for every currency; the fiat amount is what the channel's rate gives for it after fees, so that at most `cryptoAmount` is sent. The answer is the payout with `fiatAmount` and `totalFee` as decimal text with exactly 2 decimals, `exchangeRate` as decimal text without trailing zeros and `cryptoAmount`, `cryptoAuthorizedAmount` as integer text in the smallest unit; it is paid as `POST /v1/ramp/bank/payout/payouts` pays a quote (the hold, 400 `INSUFFICIENT_BALANCE`, the sell once the transfer is mined). Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Once the payout is recorded the key stays bound to it: a retry answers the payout as it is now. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 10 per minute per client IP (429 with `retry-after`).
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 `RAMP_NOT_USED` (`details.setting`: `bankRamp.sandbox.connected`) when the tenant connected neither environment, 403 when the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. `cryptoAmount` is an integer string read with 6 decimals for every currency; the fiat amount is what the channel's rate gives for it after fees, so that at most `cryptoAmount` is sent. The answer is the payout with `fiatAmount` as decimal text with exactly 2 decimals (`"100.00"`: the platform API spec fixes it so for this answer), `totalFee` and `exchangeRate` as decimal text without trailing zeros and `cryptoAmount`, `cryptoAuthorizedAmount` as integer text in the smallest unit; it is paid as `POST /v1/ramp/bank/payout/payouts` pays a quote (the hold, 400 `INSUFFICIENT_BALANCE`, the sell once the transfer is mined). Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Once the payout is recorded the key stays bound to it: a retry answers the payout as it is now. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 10 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayoutInitiate"];
         delete?: never;
@@ -2630,7 +2630,7 @@ export interface paths {
         };
         /**
          * The value of the caller's wallets now and its change over a period, in EUR and USD
-         * @description The caller's mainnet wallets (testnet coins are worth nothing): their balances read now from their networks, valued at the current prices of the price provider; and the daily snapshots the worker records at 00:00 UTC, each valued at the prices of its day. `period` (`24h`, `7d`, `30d`, `90d`, `1y`; default `7d`) ends now; the change is measured from the last snapshot at or before its start (`baselineAt`), or from the first snapshot when the history is shorter (`historyComplete: false`). Any other `period` answers 400. `totalEur`, `totalUsd` and `changeEur` are JSON numbers, rounded to the cent, because the spec fixes them so; the points' amounts are decimal text with 2 decimals. Never a 5xx for a partner: when the price provider is down the last known prices answer (`prices.asOf`, `prices.ageSeconds`), and a wallet whose network cannot be read counts with its last snapshot (`wallets.fromSnapshot`); either marks the answer `stale`. Tokens with no price (a tenant's own tokens) are listed in `unpriced` and left out of the totals. Stablecoins are priced by the provider like any coin, never assumed at 1. Platform admins have no wallets: 403. Rate limit: 20 per minute per client IP.
+         * @description The caller's mainnet wallets (testnet coins are worth nothing): their balances read now from their networks, valued at the current prices of the price provider; and the daily snapshots the worker records at 00:00 UTC, each valued at the prices of its day. `period` (`24h`, `7d`, `30d`, `90d`, `1y`; default `7d`) ends now; the change is measured from the last snapshot at or before its start (`baselineAt`), or from the first snapshot when the history is shorter (`historyComplete: false`). Any other `period` answers 400. `totalEur`, `totalUsd` and `changeEur` are JSON numbers, rounded to the cent, because the spec fixes them so; the points' amounts are decimal text rounded to the cent, without trailing zeros (`"1234.5"`). Never a 5xx for a partner: when the price provider is down the last known prices answer (`prices.asOf`, `prices.ageSeconds`), and a wallet whose network cannot be read counts with its last snapshot (`wallets.fromSnapshot`); either marks the answer `stale`. Tokens with no price (a tenant's own tokens) are listed in `unpriced` and left out of the totals. Stablecoins are priced by the provider like any coin, never assumed at 1. Platform admins have no wallets: 403. Rate limit: 20 per minute per client IP.
          */
         get: operations["portfolioPerformance"];
         put?: never;
@@ -10492,7 +10492,7 @@ export interface operations {
                             walletCount: number;
                             nativeBalance: {
                                 symbol: string;
-                                /** @description amount formatted with the token's decimals (exact) */
+                                /** @description amount formatted with the token's decimals (exact): decimal text without trailing zeros */
                                 balance: string;
                                 /** @description integer amount in the smallest unit */
                                 rawBalance: string;
@@ -10502,7 +10502,7 @@ export interface operations {
                                 symbol: string;
                                 name: string;
                                 address: string;
-                                /** @description amount formatted with the token's decimals (exact) */
+                                /** @description amount formatted with the token's decimals (exact): decimal text without trailing zeros */
                                 balance: string;
                                 /** @description integer amount in the smallest unit */
                                 rawBalance: string;
@@ -10513,7 +10513,7 @@ export interface operations {
                         /** @description mainnet amounts summed per symbol across chains */
                         total: {
                             symbol: string;
-                            /** @description amount formatted with the token's decimals (exact) */
+                            /** @description amount formatted with the token's decimals (exact): decimal text without trailing zeros */
                             balance: string;
                             /** @description integer amount in the smallest unit */
                             rawBalance: string;
@@ -10732,7 +10732,7 @@ export interface operations {
                         nativeBalance: {
                             symbol: string;
                             name: string;
-                            /** @description amount formatted with the token's decimals (exact) */
+                            /** @description amount formatted with the token's decimals (exact): decimal text without trailing zeros */
                             balance: string;
                             /** @description integer amount in the smallest unit */
                             rawBalance: string;
@@ -10742,7 +10742,7 @@ export interface operations {
                             symbol: string;
                             name: string;
                             address: string;
-                            /** @description amount formatted with the token's decimals (exact) */
+                            /** @description amount formatted with the token's decimals (exact): decimal text without trailing zeros */
                             balance: string;
                             /** @description integer amount in the smallest unit */
                             rawBalance: string;
@@ -22265,10 +22265,10 @@ export interface operations {
                         /** @description family chain id of the wallet */
                         network: string;
                         cryptoCurrency: string;
-                        /** @description what the bank account receives; decimal text with exactly 2 decimals */
+                        /** @description what the bank account receives; exact decimal text without trailing zeros */
                         fiatAmount: string;
                         fiatCurrency: string;
-                        /** @description the bank ramp's fee, in `fiatCurrency`; decimal text with exactly 2 decimals */
+                        /** @description the bank ramp's fee, in `fiatCurrency`; exact decimal text without trailing zeros */
                         totalFee: string;
                         /** @description fiat per unit of crypto; exact decimal text without trailing zeros */
                         exchangeRate: string | null;
@@ -22795,10 +22795,10 @@ export interface operations {
                         /** @description family chain id of the wallet */
                         network: string;
                         cryptoCurrency: string;
-                        /** @description what the bank account receives; decimal text with exactly 2 decimals */
+                        /** @description what the bank account receives; exact decimal text without trailing zeros */
                         fiatAmount: string;
                         fiatCurrency: string;
-                        /** @description the bank ramp's fee, in `fiatCurrency`; decimal text with exactly 2 decimals */
+                        /** @description the bank ramp's fee, in `fiatCurrency`; exact decimal text without trailing zeros */
                         totalFee: string;
                         /** @description fiat per unit of crypto; exact decimal text without trailing zeros */
                         exchangeRate: string | null;
@@ -22994,12 +22994,12 @@ export interface operations {
                         cryptoCurrency: string;
                         /** @description what the payout sends from the wallet, at most; integer text in the smallest unit (6 decimals) */
                         cryptoAuthorizedAmount: string;
-                        /** @description what the bank account receives; decimal text with exactly 2 decimals */
+                        /** @description what the bank account receives; exact decimal text without trailing zeros */
                         fiatAmount: string;
                         fiatCurrency: string;
                         /** @description fiat per unit of crypto; exact decimal text without trailing zeros */
                         exchangeRate: string | null;
-                        /** @description the bank ramp's fee, in `fiatCurrency`; decimal text with exactly 2 decimals */
+                        /** @description the bank ramp's fee, in `fiatCurrency`; exact decimal text without trailing zeros */
                         totalFee: string;
                         rampTransactionId: string | null;
                         /** @description the crypto leg: a transaction of `GET /v1/transactions/{id}` */
@@ -23306,12 +23306,12 @@ export interface operations {
                         cryptoCurrency: string;
                         /** @description what the payout sends from the wallet, at most; integer text in the smallest unit (6 decimals) */
                         cryptoAuthorizedAmount: string;
-                        /** @description what the bank account receives; decimal text with exactly 2 decimals */
+                        /** @description what the bank account receives (the spec fixes 2 decimals for this answer); decimal text with exactly 2 decimals */
                         fiatAmount: string;
                         fiatCurrency: string;
                         /** @description fiat per unit of crypto; exact decimal text without trailing zeros */
                         exchangeRate: string | null;
-                        /** @description the bank ramp's fee, in `fiatCurrency`; decimal text with exactly 2 decimals */
+                        /** @description the bank ramp's fee, in `fiatCurrency`; exact decimal text without trailing zeros */
                         totalFee: string;
                         rampTransactionId: string | null;
                         /** @description the crypto leg: a transaction of `GET /v1/transactions/{id}` */
@@ -23597,12 +23597,12 @@ export interface operations {
                             cryptoCurrency: string;
                             /** @description what the payout sends from the wallet, at most; integer text in the smallest unit (6 decimals) */
                             cryptoAuthorizedAmount: string;
-                            /** @description what the bank account receives; decimal text with exactly 2 decimals */
+                            /** @description what the bank account receives; exact decimal text without trailing zeros */
                             fiatAmount: string;
                             fiatCurrency: string;
                             /** @description fiat per unit of crypto; exact decimal text without trailing zeros */
                             exchangeRate: string | null;
-                            /** @description the bank ramp's fee, in `fiatCurrency`; decimal text with exactly 2 decimals */
+                            /** @description the bank ramp's fee, in `fiatCurrency`; exact decimal text without trailing zeros */
                             totalFee: string;
                             rampTransactionId: string | null;
                             /** @description the crypto leg: a transaction of `GET /v1/transactions/{id}` */
@@ -23770,12 +23770,12 @@ export interface operations {
                         cryptoCurrency: string;
                         /** @description what the payout sends from the wallet, at most; integer text in the smallest unit (6 decimals) */
                         cryptoAuthorizedAmount: string;
-                        /** @description what the bank account receives; decimal text with exactly 2 decimals */
+                        /** @description what the bank account receives; exact decimal text without trailing zeros */
                         fiatAmount: string;
                         fiatCurrency: string;
                         /** @description fiat per unit of crypto; exact decimal text without trailing zeros */
                         exchangeRate: string | null;
-                        /** @description the bank ramp's fee, in `fiatCurrency`; decimal text with exactly 2 decimals */
+                        /** @description the bank ramp's fee, in `fiatCurrency`; exact decimal text without trailing zeros */
                         totalFee: string;
                         rampTransactionId: string | null;
                         /** @description the crypto leg: a transaction of `GET /v1/transactions/{id}` */
@@ -27715,38 +27715,38 @@ export interface operations {
                             customer: string | null;
                             requested: {
                                 /**
-                                 * @description fiat asked for; decimal text
-                                 * @example 50.00
+                                 * @description fiat asked for; decimal text without trailing zeros
+                                 * @example 48.5
                                  */
                                 sourceAmount: string | null;
                                 /**
-                                 * @description crypto asked for; decimal text
-                                 * @example 50.00
+                                 * @description crypto asked for; decimal text without trailing zeros
+                                 * @example 48.5
                                  */
                                 destinationAmount: string | null;
                             };
                             /** @description as the provider last reported them */
                             amounts: {
                                 /**
-                                 * @description fiat charged; decimal text
-                                 * @example 50.00
+                                 * @description fiat charged; decimal text without trailing zeros
+                                 * @example 48.5
                                  */
                                 sourceAmount: string | null;
                                 sourceCurrency: string | null;
                                 /**
-                                 * @description crypto delivered; decimal text
-                                 * @example 50.00
+                                 * @description crypto delivered; decimal text without trailing zeros
+                                 * @example 48.5
                                  */
                                 destinationAmount: string | null;
                                 destinationCurrency: string | null;
                                 /**
-                                 * @description network fee, in the source currency; decimal text
-                                 * @example 50.00
+                                 * @description network fee, in the source currency; decimal text without trailing zeros
+                                 * @example 48.5
                                  */
                                 networkFee: string | null;
                                 /**
-                                 * @description the provider's fee, in the source currency; decimal text
-                                 * @example 50.00
+                                 * @description the provider's fee, in the source currency; decimal text without trailing zeros
+                                 * @example 48.5
                                  */
                                 transactionFee: string | null;
                             } | null;
@@ -27932,38 +27932,38 @@ export interface operations {
                         customer: string | null;
                         requested: {
                             /**
-                             * @description fiat asked for; decimal text
-                             * @example 50.00
+                             * @description fiat asked for; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             sourceAmount: string | null;
                             /**
-                             * @description crypto asked for; decimal text
-                             * @example 50.00
+                             * @description crypto asked for; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             destinationAmount: string | null;
                         };
                         /** @description as the provider last reported them */
                         amounts: {
                             /**
-                             * @description fiat charged; decimal text
-                             * @example 50.00
+                             * @description fiat charged; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             sourceAmount: string | null;
                             sourceCurrency: string | null;
                             /**
-                             * @description crypto delivered; decimal text
-                             * @example 50.00
+                             * @description crypto delivered; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             destinationAmount: string | null;
                             destinationCurrency: string | null;
                             /**
-                             * @description network fee, in the source currency; decimal text
-                             * @example 50.00
+                             * @description network fee, in the source currency; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             networkFee: string | null;
                             /**
-                             * @description the provider's fee, in the source currency; decimal text
-                             * @example 50.00
+                             * @description the provider's fee, in the source currency; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             transactionFee: string | null;
                         } | null;
@@ -28239,38 +28239,38 @@ export interface operations {
                         customer: string | null;
                         requested: {
                             /**
-                             * @description fiat asked for; decimal text
-                             * @example 50.00
+                             * @description fiat asked for; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             sourceAmount: string | null;
                             /**
-                             * @description crypto asked for; decimal text
-                             * @example 50.00
+                             * @description crypto asked for; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             destinationAmount: string | null;
                         };
                         /** @description as the provider last reported them */
                         amounts: {
                             /**
-                             * @description fiat charged; decimal text
-                             * @example 50.00
+                             * @description fiat charged; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             sourceAmount: string | null;
                             sourceCurrency: string | null;
                             /**
-                             * @description crypto delivered; decimal text
-                             * @example 50.00
+                             * @description crypto delivered; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             destinationAmount: string | null;
                             destinationCurrency: string | null;
                             /**
-                             * @description network fee, in the source currency; decimal text
-                             * @example 50.00
+                             * @description network fee, in the source currency; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             networkFee: string | null;
                             /**
-                             * @description the provider's fee, in the source currency; decimal text
-                             * @example 50.00
+                             * @description the provider's fee, in the source currency; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             transactionFee: string | null;
                         } | null;
@@ -28447,38 +28447,38 @@ export interface operations {
                             customer: string | null;
                             requested: {
                                 /**
-                                 * @description fiat asked for; decimal text
-                                 * @example 50.00
+                                 * @description fiat asked for; decimal text without trailing zeros
+                                 * @example 48.5
                                  */
                                 sourceAmount: string | null;
                                 /**
-                                 * @description crypto asked for; decimal text
-                                 * @example 50.00
+                                 * @description crypto asked for; decimal text without trailing zeros
+                                 * @example 48.5
                                  */
                                 destinationAmount: string | null;
                             };
                             /** @description as the provider last reported them */
                             amounts: {
                                 /**
-                                 * @description fiat charged; decimal text
-                                 * @example 50.00
+                                 * @description fiat charged; decimal text without trailing zeros
+                                 * @example 48.5
                                  */
                                 sourceAmount: string | null;
                                 sourceCurrency: string | null;
                                 /**
-                                 * @description crypto delivered; decimal text
-                                 * @example 50.00
+                                 * @description crypto delivered; decimal text without trailing zeros
+                                 * @example 48.5
                                  */
                                 destinationAmount: string | null;
                                 destinationCurrency: string | null;
                                 /**
-                                 * @description network fee, in the source currency; decimal text
-                                 * @example 50.00
+                                 * @description network fee, in the source currency; decimal text without trailing zeros
+                                 * @example 48.5
                                  */
                                 networkFee: string | null;
                                 /**
-                                 * @description the provider's fee, in the source currency; decimal text
-                                 * @example 50.00
+                                 * @description the provider's fee, in the source currency; decimal text without trailing zeros
+                                 * @example 48.5
                                  */
                                 transactionFee: string | null;
                             } | null;
@@ -28650,38 +28650,38 @@ export interface operations {
                         customer: string | null;
                         requested: {
                             /**
-                             * @description fiat asked for; decimal text
-                             * @example 50.00
+                             * @description fiat asked for; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             sourceAmount: string | null;
                             /**
-                             * @description crypto asked for; decimal text
-                             * @example 50.00
+                             * @description crypto asked for; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             destinationAmount: string | null;
                         };
                         /** @description as the provider last reported them */
                         amounts: {
                             /**
-                             * @description fiat charged; decimal text
-                             * @example 50.00
+                             * @description fiat charged; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             sourceAmount: string | null;
                             sourceCurrency: string | null;
                             /**
-                             * @description crypto delivered; decimal text
-                             * @example 50.00
+                             * @description crypto delivered; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             destinationAmount: string | null;
                             destinationCurrency: string | null;
                             /**
-                             * @description network fee, in the source currency; decimal text
-                             * @example 50.00
+                             * @description network fee, in the source currency; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             networkFee: string | null;
                             /**
-                             * @description the provider's fee, in the source currency; decimal text
-                             * @example 50.00
+                             * @description the provider's fee, in the source currency; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             transactionFee: string | null;
                         } | null;
@@ -28937,38 +28937,38 @@ export interface operations {
                         customer: string | null;
                         requested: {
                             /**
-                             * @description fiat asked for; decimal text
-                             * @example 50.00
+                             * @description fiat asked for; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             sourceAmount: string | null;
                             /**
-                             * @description crypto asked for; decimal text
-                             * @example 50.00
+                             * @description crypto asked for; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             destinationAmount: string | null;
                         };
                         /** @description as the provider last reported them */
                         amounts: {
                             /**
-                             * @description fiat charged; decimal text
-                             * @example 50.00
+                             * @description fiat charged; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             sourceAmount: string | null;
                             sourceCurrency: string | null;
                             /**
-                             * @description crypto delivered; decimal text
-                             * @example 50.00
+                             * @description crypto delivered; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             destinationAmount: string | null;
                             destinationCurrency: string | null;
                             /**
-                             * @description network fee, in the source currency; decimal text
-                             * @example 50.00
+                             * @description network fee, in the source currency; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             networkFee: string | null;
                             /**
-                             * @description the provider's fee, in the source currency; decimal text
-                             * @example 50.00
+                             * @description the provider's fee, in the source currency; decimal text without trailing zeros
+                             * @example 48.5
                              */
                             transactionFee: string | null;
                         } | null;
@@ -32540,12 +32540,12 @@ export interface operations {
                              */
                             at: string;
                             /**
-                             * @description the wallets' value in EUR then, at the prices of then: decimal text with 2 decimals, rounded to the cent
+                             * @description the wallets' value in EUR then, at the prices of then: decimal text rounded to the cent, without trailing zeros (`1234.5`)
                              * @example 1234.56
                              */
                             totalEur: string;
                             /**
-                             * @description the same in USD: decimal text with 2 decimals, rounded to the cent
+                             * @description the same in USD: decimal text rounded to the cent, without trailing zeros (`1234.5`)
                              * @example 1234.56
                              */
                             totalUsd: string;

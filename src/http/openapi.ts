@@ -31,7 +31,7 @@ export const SIGNING_EXAMPLE = {
 
 const DESCRIPTION = `Slipway: sign-in, multi-chain wallets, transactions, swaps and a EUR bank ramp for your apps.
 
-**Credentials.** Routes marked *tenantSignature* need the three headers \`x-tenant-api-key\`, \`x-timestamp\` (Unix seconds) and \`x-signature\` = hex HMAC-SHA256 with the tenant API secret over \`METHOD\\nPATH?QUERY\\nTIMESTAMP\\nhex(SHA-256(raw body))\`. The timestamp must be within 300 s of the server clock, and each signature is accepted once. Body validation runs before the signature check. Routes marked *bearerAuth* need \`Authorization: Bearer <access token>\`. The page's request tester cannot sign: use the client in \`src/client/\` of the repository, or the shell recipe in its README.
+**Credentials.** Routes marked *tenantSignature* need the three headers \`x-tenant-api-key\`, \`x-timestamp\` (Unix seconds) and \`x-signature\` = hex HMAC-SHA256 with the tenant API secret over \`METHOD\\nPATH?QUERY\\nTIMESTAMP\\nhex(SHA-256(raw body))\`. The timestamp must be within 300 s of the server clock, and each signature is accepted once. Body validation runs before the signature check. Routes marked *bearerAuth* need \`Authorization: Bearer <access token>\`. The page's request tester cannot sign: use the client in \`src/client/\` of the repository, or the shell recipe in its docs/signing.md.
 
 **Signing, worked example.** With the secret \`${SIGNING_EXAMPLE.apiSecret}\`, a \`${SIGNING_EXAMPLE.method}\` of \`${SIGNING_EXAMPLE.path}\` at timestamp \`${SIGNING_EXAMPLE.timestamp}\` with the body \`${SIGNING_EXAMPLE.body}\` (exactly these bytes):
 - SHA-256 of the body: \`${SIGNING_EXAMPLE.bodySha256}\`

@@ -102,7 +102,7 @@ describe('a card onramp session from start to delivery', () => {
     expect({ ...session }).toMatchObject({
       environment: 'sandbox', status: 'initialized', providerStatus: 'initialized', customer: null,
       pair: { sourceCurrency: 'eur', destinationCurrency: 'usdc', destinationNetwork: 'ethereum' },
-      destination: { walletId, address: walletAddress, chain: 'ethereum' }, requested: { sourceAmount: '50.00', destinationAmount: null },
+      destination: { walletId, address: walletAddress, chain: 'ethereum' }, requested: { sourceAmount: '50', destinationAmount: null },
       amounts: null, transactionId: null, failureCode: null,
     })
     expect(Object.keys(session).sort()).toEqual([...SPEC_FIELDS, 'redirectUrl'].sort())
@@ -114,7 +114,7 @@ describe('a card onramp session from start to delivery', () => {
       expect((await moved.json() as { delivered: number }).delivered).toBe(200)
     }
     const read = await api.get(`/v1/ramp/card/sessions/${session.id}`, { token: u.accessToken })
-    expect({ ...read.body }).toMatchObject({ status: 'fulfillment_complete', providerStatus: 'fulfillment_complete', transactionId: expect.stringMatching(/^0x[0-9a-f]{64}$/), amounts: { sourceAmount: '50.00', sourceCurrency: 'eur', destinationAmount: '48.50', destinationCurrency: 'usdc' } })
+    expect({ ...read.body }).toMatchObject({ status: 'fulfillment_complete', providerStatus: 'fulfillment_complete', transactionId: expect.stringMatching(/^0x[0-9a-f]{64}$/), amounts: { sourceAmount: '50', sourceCurrency: 'eur', destinationAmount: '48.5', destinationCurrency: 'usdc' } })
     expect(Object.keys(read.body).sort()).toEqual([...SPEC_FIELDS].sort())
     // the devnet credit: 48.50 USDC to the wallet, in the transaction the session names
     expect(await reader(chain.url).tokenBalance(USDC_SEPOLIA, walletAddress)).toBe(48_500_000n)
@@ -131,7 +131,7 @@ describe('a card onramp session from start to delivery', () => {
     const inbox = await until(() => api.get('/v1/notifications/inbox', { token: u.accessToken }), (r) => r.body.notifications?.filter((n: { kind: string }) => n.kind === 'card_onramp.updated').length >= 2)
     const notices = inbox.body.notifications.filter((n: { kind: string }) => n.kind === 'card_onramp.updated')
     expect(notices.map((n: { data: { status: string; sessionId: string } }) => `${n.data.sessionId === session.id}:${n.data.status}`)).toEqual(['true:fulfillment_complete', 'true:fulfillment_processing'])
-    expect(notices[0].data).toMatchObject({ destinationCurrency: 'usdc', destinationAmount: '48.50' })
+    expect(notices[0].data).toMatchObject({ destinationCurrency: 'usdc', destinationAmount: '48.5' })
     await until(async () => fcm.deliveredTo('card-user-device').length, (n) => n >= 2)
     await Bun.sleep(300)
     expect(fcm.deliveredTo('card-user-device')).toHaveLength(2)

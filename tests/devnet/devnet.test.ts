@@ -6,7 +6,7 @@
  * confirms with nothing funded by hand.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createPublicClient, createWalletClient, defineChain, http, keccak256, parseSignature, toHex, type Address, type Hex } from 'viem'
@@ -100,6 +100,49 @@ describe('the devnet chain', () => {
     await t.close()
     t = await makeApp({ clock: systemClock, jobs: true, env: devnet.env })
     f = new Factory(t)
+  }, 30_000)
+})
+
+describe('npm run devnet', () => {
+  test('writes the env file with exactly startDevnet()\'s keys and the x402 merchant\'s route, and npm start reads it after .env and before .env.local', async () => {
+    const root = join(import.meta.dir, '..', '..')
+    // npm start's env files, in order: .env.devnet after .env, .env.local after it (each overrides the one before)
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    expect(pkg.scripts.devnet).toBe('bun scripts/devnet.ts')
+    for (const script of ['start', 'dev']) {
+      const files = [...pkg.scripts[script]!.matchAll(/--env-file[= ](\S+)/g)].map((m) => m[1])
+      expect(files, script).toEqual(['.env', '.env.devnet', '.env.local'])
+    }
+    // the script itself, on free ports, writing into a temporary folder
+    const out = mkdtempSync(join(tmpdir(), 'slipway-npm-devnet-'))
+    const envFile = join(out, '.env.devnet')
+    const proc = Bun.spawn([process.execPath, join(root, 'scripts/devnet.ts'), '--port', '0', '--env-file', envFile, '--dir', join(out, 'chains'), '--block-time', '0'], { cwd: root, stdout: 'pipe', stderr: 'pipe' })
+    try {
+      const deadline = Date.now() + 20_000
+      while (!existsSync(envFile) && proc.exitCode === null && Date.now() < deadline) await Bun.sleep(100)
+      if (!existsSync(envFile)) {
+        proc.kill()
+        throw new Error(`no ${envFile} after ${proc.exitCode === null ? '20 s' : `exit ${proc.exitCode}`}: ${await new Response(proc.stderr).text()}`)
+      }
+      const written = Object.fromEntries(readFileSync(envFile, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
+      expect(Object.keys(written).sort()).toEqual([...Object.keys(devnet.env), 'WEBHOOK_DEV_ROUTES'].sort())
+      // https://x402.devnet.test reaches the devnet's x402 merchant, which asks to be paid
+      const [host, origin] = written.WEBHOOK_DEV_ROUTES!.split('=')
+      expect(host).toBe('x402.devnet.test')
+      const paid = await fetch(`${origin}/weather`)
+      expect([paid.status, paid.headers.has('payment-required')]).toEqual([402, true])
+      // its own nodes: free ports, not the default 8545 and 8546
+      expect(written.RPC_URL_SEPOLIA).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+      expect(written.RPC_URL_GNOSIS).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+      expect(written.RPC_URL_GNOSIS).not.toBe(written.RPC_URL_SEPOLIA)
+      expect(await createPublicClient({ transport: http(written.RPC_URL_SEPOLIA) }).getChainId()).toBe(11155111)
+      expect(await createPublicClient({ transport: http(written.RPC_URL_GNOSIS) }).getChainId()).toBe(100)
+      expect(existsSync(join(out, 'chains', 'chain'))).toBe(true)
+    } finally {
+      proc.kill('SIGTERM')
+      await proc.exited
+      rmSync(out, { recursive: true, force: true })
+    }
   }, 30_000)
 })
 

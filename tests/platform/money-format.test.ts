@@ -7,6 +7,11 @@
  * What looks like money: a property name with one of MONEY_WORDS among its camelCase words
  * (`fiatAmount`, `networkFee`, `exchangeRate`, `rawBalance`, `simulateDepositMax`, `limits.min`).
  * `tokenTtlMinutes` (words token, ttl, minutes) and `decimals` are not money by this rule.
+ *
+ * Decimal text is written without trailing zeros (`"100"`, `"250.5"`, never `"250.50"`), the spec's
+ * Events rule 4 applied to every answer: every money string whose pattern takes a fraction, or whose
+ * description says it is decimal, must have a pattern that refuses trailing zeros. The exceptions are
+ * named in DECIMAL_EXCEPTIONS, each with the spec's words that fix it.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { makeApp, type TestApp } from '@tests/helpers/app'
@@ -27,6 +32,14 @@ const SPEC_NUMBERS: Record<string, string> = {
   'portfolioPerformance .changeEur': 'spec, Amount formats: "Portfolio performance `changeEur`, `totalEur`, `totalUsd` | JSON numbers."',
 }
 
+/** Decimal money the spec writes otherwise (`operationId .path`, or `operationId*` for a whole group), and the spec's words. */
+const DECIMAL_EXCEPTIONS: Record<string, string> = {
+  'rampPayoutInitiate .fiatAmount': 'platform API spec, Amount formats: "Payout initiate response `fiatAmount`, `exchangeRate` | Strings; `fiatAmount` has 2 decimals." (`"100.00"`; the payout read back answers `"100"`)',
+  'agentPayments*': 'agent payments spec: "`amount` is a decimal string in the currency\'s units (`"12.50"`)"; amounts answer as the merchant, the mandate or the policy wrote them (a mandate\'s content hash covers them as written)',
+}
+const isException = (key: string) => Object.keys(DECIMAL_EXCEPTIONS).some((k) => (k.endsWith('*') ? key.startsWith(k.slice(0, -1)) : key === k))
+const keyOf = (f: { where: string }) => `${f.where.split(' ')[0]} ${f.where.split(' ').pop()}`
+
 type Schema = {
   $ref?: string
   type?: string | string[]
@@ -43,7 +56,7 @@ type Doc = {
   paths: Record<string, Record<string, { operationId: string; responses?: Record<string, { content?: Record<string, { schema?: Schema }> }> }>>
   components?: { schemas?: Record<string, Schema> }
 }
-type Found = { where: string; name: string; types: string[]; documented: boolean; pattern?: string }
+type Found = { where: string; name: string; types: string[]; documented: boolean; pattern?: string; description?: string }
 
 const words = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[\s_]+/)
 const looksLikeMoney = (name: string) => words(name).some((w) => MONEY_WORDS.has(w))
@@ -76,7 +89,7 @@ function sweep(): Found[] {
         const types = [...new Set(vs.flatMap((v) => (Array.isArray(v.type) ? v.type : v.type ? [v.type] : [])))]
         const strings = vs.filter((v) => v.type === 'string' || (Array.isArray(v.type) && v.type.includes('string')))
         const documented = strings.length > 0 && strings.every((v) => v.pattern || v.description || deref(p).description)
-        out.push({ where: at, name, types, documented, pattern: strings[0]?.pattern })
+        out.push({ where: at, name, types, documented, pattern: strings[0]?.pattern, description: strings[0]?.description ?? deref(p).description })
       }
       walk(p, at, inner)
     }
@@ -147,5 +160,34 @@ describe('money in the answers of the OpenAPI document', () => {
     const re = new RegExp(pattern!)
     for (const ok of ['250.5', '267.8292', '0.25', '0', '15000', '1.08']) expect(re.test(ok), ok).toBe(true)
     for (const bad of ['250.50', '250.', '.5', '007', '1e3', '-1', '1,5', '']) expect(re.test(bad), bad).toBe(false)
+  })
+
+  test('every decimal money string refuses trailing zeros by its pattern, but for the named exceptions', () => {
+    const takesFraction = (f: Found) => !!f.pattern && new RegExp(f.pattern).test('1.5')
+    const saysDecimal = (f: Found) => !f.pattern && /decimal/i.test(f.description ?? '') && !/integer/i.test(f.description ?? '')
+    const decimals = found.filter((f) => f.types.includes('string') && (takesFraction(f) || saysDecimal(f)))
+    expect(decimals.length).toBeGreaterThanOrEqual(40)
+    const wrong = decimals.filter((f) => !isException(keyOf(f))).flatMap((f) => {
+      if (!f.pattern) return [`${f.where}: decimal text with no pattern (${f.description})`]
+      const re = new RegExp(f.pattern)
+      const refused = ['0', '1.5', '100', '0.25', '15000'].filter((ok) => !re.test(ok))
+      const taken = ['1.50', '100.00', '1.', '100.0'].filter((bad) => re.test(bad))
+      return refused.length || taken.length ? [`${f.where}: pattern ${f.pattern} ${refused.length ? `refuses ${refused.join(', ')}` : ''}${taken.length ? ` takes ${taken.join(', ')}` : ''}`] : []
+    })
+    expect(wrong).toEqual([])
+  })
+
+  test('every DECIMAL_EXCEPTIONS entry names decimal money the sweep finds', () => {
+    for (const k of Object.keys(DECIMAL_EXCEPTIONS)) expect(found.some((f) => isException(keyOf(f)) && (k.endsWith('*') ? keyOf(f).startsWith(k.slice(0, -1)) : keyOf(f) === k)), k).toBe(true)
+    // the payout initiate answer keeps 2 decimals (the spec); the same payout read back does not
+    const initiate = found.find((f) => keyOf(f) === 'rampPayoutInitiate .fiatAmount')!
+    expect(new RegExp(initiate.pattern!).test('100.00')).toBe(true)
+    for (const op of ['rampPayoutTransactions', 'rampPayoutRead', 'rampPayoutQuote', 'rampPayoutQuoteRead', 'rampPayoutFromWallet']) {
+      for (const field of ['fiatAmount', 'totalFee']) {
+        const f = found.find((x) => x.where.startsWith(`${op} `) && x.where.endsWith(`.${field}`))
+        expect(f, `${op} ${field}`).toBeDefined()
+        expect(new RegExp(f!.pattern!).test("100.00"), `${op} ${field}`).toBe(false)
+      }
+    }
   })
 })

@@ -177,10 +177,10 @@ describe('balances recorded day by day', () => {
       unpriced: [],
     })
     expect(week.body.points).toEqual([
-      { at: new Date(DAY0).toISOString(), totalEur: '3000.00', totalUsd: '3240.00' },
-      { at: new Date(DAY0 + DAY).toISOString(), totalEur: '3190.00', totalUsd: '3448.00' },
-      { at: new Date(DAY0 + 2 * DAY + 60_000).toISOString(), totalEur: '4890.00', totalUsd: '5284.00' },
-      { at: new Date(DAY0 + 7 * DAY + 3600_000).toISOString(), totalEur: '5090.00', totalUsd: '5500.00' },
+      { at: new Date(DAY0).toISOString(), totalEur: '3000', totalUsd: '3240' },
+      { at: new Date(DAY0 + DAY).toISOString(), totalEur: '3190', totalUsd: '3448' },
+      { at: new Date(DAY0 + 2 * DAY + 60_000).toISOString(), totalEur: '4890', totalUsd: '5284' },
+      { at: new Date(DAY0 + 7 * DAY + 3600_000).toISOString(), totalEur: '5090', totalUsd: '5500' },
     ])
     expect(week.body.prices).toEqual({ asOf: new Date(DAY0 + 7 * DAY + 3540_000).toISOString(), ageSeconds: 60 })
     expect(week.body.wallets).toEqual({ count: 1, readNow: 1, fromSnapshot: 0, unavailable: 0, balancesAsOf: new Date(DAY0 + 7 * DAY + 3600_000).toISOString() })
@@ -212,11 +212,11 @@ describe('isolation', () => {
     expect(b.status).toBe(200)
     // bob: 2 ETH, recorded on the three days at 3000, 3100, 3200
     expect(b.body).toMatchObject({ totalEur: 6666.66, changeEur: 666.66, baselineAt: new Date(DAY0).toISOString() })
-    expect(b.body.points.map((p: { totalEur: string }) => p.totalEur)).toEqual(['6000.00', '6200.00', '6400.00', '6666.66'])
+    expect(b.body.points.map((p: { totalEur: string }) => p.totalEur)).toEqual(['6000', '6200', '6400', '6666.66'])
     const c = await performance(carol, '?period=7d')
     // carol's tenant was recorded on day 0 only
     expect(c.body).toMatchObject({ totalEur: 16666.65, changeEur: 1666.65, baselineAt: new Date(DAY0).toISOString() })
-    expect(c.body.points.map((p: { totalEur: string }) => p.totalEur)).toEqual(['15000.00', '16666.65'])
+    expect(c.body.points.map((p: { totalEur: string }) => p.totalEur)).toEqual(['15000', '16666.65'])
   })
 
   test('a day recorded under another tenant for the same user id is not read', async () => {
@@ -229,7 +229,7 @@ describe('isolation', () => {
     ]))
     const res = await performance(alice, '?period=7d')
     expect(res.body.baselineAt).toBe(new Date(DAY0).toISOString())
-    expect(res.body.points.map((p: { totalEur: string }) => p.totalEur)).toEqual(['3000.00', '3190.00', '4890.00', '5090.00'])
+    expect(res.body.points.map((p: { totalEur: string }) => p.totalEur)).toEqual(['3000', '3190', '4890', '5090'])
     await t.deps.database.write((tx) => tx.delete(portfolioDays).where(and(eq(portfolioDays.tenantId, other.id), eq(portfolioDays.userId, alice.id))))
   })
 })

@@ -89,8 +89,8 @@ describe('the whole payout', () => {
     expect(quote.headers.get('idempotency-replayed')).toBe('false')
     // 100 EUR + 1% fee = 101 EUR at 1.08 = 93.518519 USDC (rounded up); 1% more may be taken at most
     expect(quote.body).toMatchObject({
-      environment: 'sandbox', channelId, walletId: wallet.id, network: 'ethereum', cryptoCurrency: 'USDC', fiatAmount: '100.00', fiatCurrency: 'EUR',
-      totalFee: '1.00', cryptoAmountEstimate: '93518519', cryptoAuthorizedAmount: '94453705', depositAddress: DEPOSIT, status: 'open', payoutId: null,
+      environment: 'sandbox', channelId, walletId: wallet.id, network: 'ethereum', cryptoCurrency: 'USDC', fiatAmount: '100', fiatCurrency: 'EUR',
+      totalFee: '1', cryptoAmountEstimate: '93518519', cryptoAuthorizedAmount: '94453705', depositAddress: DEPOSIT, status: 'open', payoutId: null,
     })
     expect(Number(quote.body.exchangeRate)).toBeCloseTo(1.08, 5)
 
@@ -102,7 +102,7 @@ describe('the whole payout', () => {
 
     const payout = await post('/v1/ramp/bank/payout/payouts', { quoteId: quote.body.id, isTestnet: true }, user.accessToken, 'payout-1')
     expect(payout.status).toBe(200)
-    expect(payout.body).toMatchObject({ quoteId: quote.body.id, walletId: wallet.id, cryptoAuthorizedAmount: '94453705', fiatAmount: '100.00', fiatCurrency: 'EUR', totalFee: '1.00' })
+    expect(payout.body).toMatchObject({ quoteId: quote.body.id, walletId: wallet.id, cryptoAuthorizedAmount: '94453705', fiatAmount: '100', fiatCurrency: 'EUR', totalFee: '1' })
     expect(payout.body.txHash).toMatch(/^0x[0-9a-f]{64}$/)
     // the sell waits for the transfer's receipt: the answer is the payout with its transfer sent
     expect(payout.body).toMatchObject({ status: 'pending', rampTransactionId: null })
@@ -131,7 +131,7 @@ describe('the whole payout', () => {
     expect(payoutEvents).toHaveLength(2)
     for (const e of payoutEvents) {
       expect(Object.keys(e.data).sort()).toEqual([...PAYOUT_FIELDS].sort())
-      expect(e).toMatchObject({ environment: 'sandbox', data: { payoutId: payout.body.id, userId: user.id, cryptoCurrency: 'USDC', cryptoAuthorizedAmount: '94453705', fiatAmount: '100.00', fiatCurrency: 'EUR', rampTransactionId: sold.rampTransactionId } })
+      expect(e).toMatchObject({ environment: 'sandbox', data: { payoutId: payout.body.id, userId: user.id, cryptoCurrency: 'USDC', cryptoAuthorizedAmount: '94453705', fiatAmount: '100', fiatCurrency: 'EUR', rampTransactionId: sold.rampTransactionId } })
     }
     expect(payoutEvents.map((e) => e.data.status).sort()).toEqual(['completed', 'processing'])
     expect(new Set(all.map((e) => e.id)).size).toBe(all.length)
@@ -340,7 +340,9 @@ describe('the unified feed', () => {
     for (const p of payouts) {
       const item = items.find((i) => i.id === `ramp:payout:${p.id}`) as Record<string, unknown> | undefined
       expect(item).toMatchObject({ kind: 'payout', direction: 'out', chain: 'ethereum', isTestnet: true, walletId: wallet.id, txHash: p.txHash, token: { address: null, symbol: 'EUR', decimals: 2 } })
-      expect(item!.amount).toBe(p.fiatAmount.replace('.', '').replace(/^0+(?=\d)/, ''))
+      // the feed's amount is in cents (decimals 2); the payout's fiatAmount is decimal text without trailing zeros
+      const [whole, frac = ''] = p.fiatAmount.split('.')
+      expect(item!.amount).toBe((BigInt(whole!) * 100n + BigInt((frac + '00').slice(0, 2))).toString())
       // its crypto leg is a send of its own
       expect(items.some((i) => i.id === `tx:${p.transactionId}` && i.kind === 'send')).toBe(true)
     }

@@ -100,7 +100,7 @@ describe('the beneficiary a quote names', () => {
     // the quote reads as before
     const read = await w.f.api.get(`/v1/ramp/bank/payout/quotes/${quoteId}?isTestnet=true`, { token: user.accessToken })
     expect(read.status).toBe(200)
-    expect(read.body).toMatchObject({ id: quoteId, fiatAmount: '12.00', status: 'open' })
+    expect(read.body).toMatchObject({ id: quoteId, fiatAmount: '12', status: 'open' })
   })
 
   test('a quote an earlier version wrote in clear is sealed by reseal', async () => {

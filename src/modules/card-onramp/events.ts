@@ -22,6 +22,7 @@ import { notify } from '../notifications/notify'
 import { publishEvent } from '../webhooks/publish'
 import type { CardAmounts, CardStatus } from './schema'
 import * as repo from './repo'
+import { dec } from './amounts'
 import { providerOf, sessionView, tenantOf, type Env } from './service'
 
 const NEXT: Record<CardStatus, CardStatus[]> = {
@@ -49,7 +50,6 @@ function statusOf(provider: string, current: CardStatus): { status: CardStatus; 
   }
 }
 
-const dec = (v: unknown) => (typeof v === 'string' && /^\d{1,18}(\.\d{1,18})?$/.test(v) ? v.replace(/^0+(?=\d)/, '') : null)
 
 function amountsOf(s: OnrampSession): CardAmounts {
   const d = s.transaction_details ?? {}

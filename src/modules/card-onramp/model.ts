@@ -1,8 +1,11 @@
 /** Request and response shapes of the card onramp routes (`/v1/ramp/card`). */
 import { t, type Static } from 'elysia'
 
+/** A request's amount: decimal text as the caller writes it (`"50.00"`, `"50"`). */
 const Decimal = (description: string) => t.String({ pattern: '^(0|[1-9][0-9]{0,17})(\\.[0-9]{1,18})?$', description: `${description}; decimal text`, examples: ['50.00'] })
-const NullableDecimal = (description: string) => t.Union([Decimal(description), t.Null()])
+/** An answer's amount: decimal text without trailing zeros (`"48.5"`), like every amount Slipway answers. */
+const PlainDecimal = (description: string) => t.String({ pattern: '^(0|[1-9][0-9]{0,17})(\\.[0-9]{0,17}[1-9])?$', description: `${description}; decimal text without trailing zeros`, examples: ['48.5'] })
+const NullableDecimal = (description: string) => t.Union([PlainDecimal(description), t.Null()])
 const Currency = t.String({ pattern: '^[a-z]{2,10}$', description: 'lower case, as the provider names it (`usdc`, `eth`, `sol`; `eur`, `usd`)', examples: ['usdc'] })
 
 const Status = t.Union([t.Literal('initialized'), t.Literal('failed'), t.Literal('rejected'), t.Literal('fulfillment_processing'), t.Literal('fulfillment_complete')])

@@ -19,6 +19,7 @@ import { normalizeAddress } from '../wallets/keys'
 import { ownWallet } from '../wallets/service'
 import type { CreateBody, ListQuery, TenantCreateBody } from './model'
 import * as repo from './repo'
+import { dec } from './amounts'
 
 export type Env = 'sandbox' | 'production'
 
@@ -35,7 +36,7 @@ export function sessionView(r: repo.CardSessionRow) {
     pair: { sourceCurrency: r.sourceCurrency, destinationCurrency: r.destinationCurrency, destinationNetwork: r.destinationNetwork },
     destination: { walletId: r.walletId, address: r.address, chain: r.chain },
     customer: r.externalId,
-    requested: { sourceAmount: r.requestedSourceAmount, destinationAmount: r.requestedDestinationAmount },
+    requested: { sourceAmount: dec(r.requestedSourceAmount), destinationAmount: dec(r.requestedDestinationAmount) },
     amounts: r.amounts ?? null,
     transactionId: r.transactionId,
     failureCode: r.failureCode,

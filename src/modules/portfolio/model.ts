@@ -13,7 +13,7 @@ export const PerformanceQuery = t.Object({
   period: t.Optional(periodOf(`the period the change is measured over, ending now: \`24h\`, \`7d\`, \`30d\`, \`90d\` or \`1y\` (365 days); default \`${DEFAULT_PERIOD}\`. Anything else answers 400.`, { default: DEFAULT_PERIOD })),
 })
 
-const Fiat = (what: string) => t.String({ pattern: '^-?(0|[1-9][0-9]*)\\.[0-9]{2}$', description: `${what}: decimal text with 2 decimals, rounded to the cent`, examples: ['1234.56'] })
+const Fiat = (what: string) => t.String({ pattern: '^-?(0|[1-9][0-9]*)(\\.[0-9]?[1-9])?$', description: `${what}: decimal text rounded to the cent, without trailing zeros (\`1234.5\`)`, examples: ['1234.56'] })
 const Instant = (what: string) => t.String({ format: 'date-time', description: what })
 const NullableInstant = (what: string) => t.Union([t.String({ format: 'date-time' }), t.Null()], { description: what })
 

@@ -25,7 +25,7 @@ import { DEFAULT_PERIOD, type Performance, type PerformanceQuery, type Period } 
 import { currentPrices, PRICE_STALE_MS } from './prices'
 import * as repo from './repo'
 import { DAY_MS } from './topics'
-import { centsNumber, centsOf, centsText, percentOf, toCents } from './values'
+import { centsNumber, centsOf, centsText, percentOf, plainCents, toCents } from './values'
 
 export const PERIOD_MS: Record<Period, number> = { '24h': DAY_MS, '7d': 7 * DAY_MS, '30d': 30 * DAY_MS, '90d': 90 * DAY_MS, '1y': 365 * DAY_MS }
 
@@ -90,8 +90,8 @@ export async function performance(ctx: Ctx, query: PerformanceQuery, cache: Bala
     baselineAt: start ? iso(start.recordedAt) : null,
     historyComplete: !!baseline,
     points: [
-      ...history.map((d) => ({ at: iso(d.recordedAt), totalEur: d.totalEur, totalUsd: d.totalUsd })),
-      { at: iso(now), totalEur: centsText(eur), totalUsd: centsText(usd) },
+      ...history.map((d) => ({ at: iso(d.recordedAt), totalEur: plainCents(d.totalEur), totalUsd: plainCents(d.totalUsd) })),
+      { at: iso(now), totalEur: plainCents(centsText(eur)), totalUsd: plainCents(centsText(usd)) },
     ],
     prices: { asOf: value.oldestPriceAt === null ? null : iso(value.oldestPriceAt), ageSeconds: priceAge },
     wallets: { count: wallets.length, ...counts, balancesAsOf: readAt.length ? iso(Math.min(...readAt)) : null },

@@ -34,6 +34,9 @@ export function centsText(cents: bigint): string {
   return `${sign}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`
 }
 
+/** Decimal text with 2 decimals as the answers write it, without trailing zeros (`1234.50` → `1234.5`, `3000.00` → `3000`). */
+export const plainCents = (text: string) => (text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text)
+
 /** Decimal text with 2 decimals back to cents. */
 export function centsOf(text: string): bigint {
   const m = /^(-?)(\d+)\.(\d{2})$/.exec(text)

@@ -13,3 +13,10 @@ export function decimalOf(units: bigint, places: number): string {
   const s = units.toString().padStart(places + 1, '0')
   return places ? `${s.slice(0, -places)}.${s.slice(-places)}` : s
 }
+
+/** Stored decimal text (`"100.00"`) as the answers write it: without trailing zeros (`"100"`). */
+export function plainDecimal(dec: string): string {
+  const [i, f = ''] = dec.split('.')
+  const kept = f.replace(/0+$/, '')
+  return kept ? `${i}.${kept}` : i!
+}

@@ -8,13 +8,14 @@ const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Un
 /*
  * Money in answers is always a JSON string, never a number, so no amount passes through a float
  * (docs/bank-ramp.md, Amounts; tests/platform/money-format.test.ts checks the document). Three formats:
- * - decimal text without trailing zeros: deposits, pay-in transactions, rates, channel figures;
- * - fiat with exactly 2 decimals: a payout's `fiatAmount` and `totalFee`;
+ * - decimal text without trailing zeros: deposits, pay-in transactions, rates, channel figures, quotes and payouts;
+ * - fiat with exactly 2 decimals: only the `fiatAmount` of `POST payout/initiate`'s answer, as the platform API
+ *   spec fixes it ("Payout initiate response `fiatAmount` ... has 2 decimals");
  * - integer text in the stablecoin's smallest unit (6 decimals): a payout's crypto amounts.
  */
 /** Exact decimal text without trailing zeros, as `decimalText` (views.ts) writes it: `100.5`, `0.25`, `15000`. */
 const DecimalText = (description: string) => t.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', maxLength: 61, description: `${description}; exact decimal text without trailing zeros` })
-/** A payout's fiat: exactly 2 decimals (`100.00`). */
+/** Fiat with exactly 2 decimals (`100.00`): the payout initiate answer's `fiatAmount` only. */
 const Fiat2Text = (description: string) => t.String({ pattern: '^(0|[1-9][0-9]*)\\.[0-9]{2}$', maxLength: 40, description: `${description}; decimal text with exactly 2 decimals` })
 /** Integer text in the stablecoin's smallest unit (`25000000` = 25 with 6 decimals). */
 const UnitsText = (description: string) => t.String({ pattern: '^(0|[1-9][0-9]*)$', maxLength: 78, description: `${description}; integer text in the smallest unit (6 decimals)` })
@@ -268,9 +269,9 @@ export const QuoteView = t.Object({
   walletId: t.String(),
   network: t.String({ description: 'family chain id of the wallet' }),
   cryptoCurrency: t.String(),
-  fiatAmount: Fiat2Text('what the bank account receives'),
+  fiatAmount: DecimalText('what the bank account receives'),
   fiatCurrency: t.String(),
-  totalFee: Fiat2Text('the bank ramp\'s fee, in `fiatCurrency`'),
+  totalFee: DecimalText('the bank ramp\'s fee, in `fiatCurrency`'),
   exchangeRate: Nullable(DecimalText('fiat per unit of crypto')),
   cryptoAmountEstimate: UnitsText('what the payout is expected to take'),
   cryptoAuthorizedAmount: UnitsText('what the payout sends from the wallet, at most'),
@@ -325,10 +326,10 @@ export const PayoutView = t.Object({
   status: PayoutStatus,
   cryptoCurrency: t.String(),
   cryptoAuthorizedAmount: UnitsText('what the payout sends from the wallet, at most'),
-  fiatAmount: Fiat2Text('what the bank account receives'),
+  fiatAmount: DecimalText('what the bank account receives'),
   fiatCurrency: t.String(),
   exchangeRate: Nullable(DecimalText('fiat per unit of crypto')),
-  totalFee: Fiat2Text('the bank ramp\'s fee, in `fiatCurrency`'),
+  totalFee: DecimalText('the bank ramp\'s fee, in `fiatCurrency`'),
   rampTransactionId: Nullable(t.String()),
   transactionId: Nullable(t.String({ description: 'the crypto leg: a transaction of `GET /v1/transactions/{id}`' })),
   txHash: Nullable(t.String()),
@@ -337,7 +338,11 @@ export const PayoutView = t.Object({
   updatedAt: t.String({ format: 'date-time' }),
 }, { title: 'Payout' })
 
-export const InitiateView = t.Composite([PayoutView, t.Object({ cryptoAmount: UnitsText('as requested') })], { title: 'PayoutInitiated' })
+export const InitiateView = t.Object({
+  ...PayoutView.properties,
+  fiatAmount: Fiat2Text('what the bank account receives (the spec fixes 2 decimals for this answer)'),
+  cryptoAmount: UnitsText('as requested'),
+}, { title: 'PayoutInitiated' })
 
 export const PayoutListQuery = t.Object({
   isTestnet: t.Optional(t.BooleanString({ description: '`true`: the bank ramp sandbox; omitted: production' })),

@@ -32,7 +32,7 @@ import { activeTokens, chainByFamily } from '../tokens/registry'
 import { notify } from '../notifications/notify'
 import { publishEvent } from '../webhooks/publish'
 import { findUserWallet } from '../wallets/repo'
-import { decimalOf } from './amounts'
+import { decimalOf, plainDecimal } from './amounts'
 import { availablePairs, partnerCrypto } from './pairs'
 import * as repo from './repo'
 import type { RampEnv } from './schema'
@@ -57,13 +57,25 @@ export function pairUnavailable(a: Pick<RampAccess, 'settings' | 'env'>, message
   return new AppError(400, 'BadRequestError', message, { details: { code: 'RAMP_PAIR_UNAVAILABLE', available: availablePairs(a.settings, a.env) } })
 }
 
+/**
+ * A payout as read: its fiat figures as decimal text without trailing zeros (`"100"`, `"1.5"`), like
+ * every amount the read routes answer. They are stored with exactly 2 decimals, as the bank ramp takes them.
+ */
 export function payoutView(p: repo.PayoutRow) {
   return {
     id: p.id, environment: p.environment, quoteId: p.quoteId, walletId: p.walletId, network: p.chain, status: p.status as 'pending' | 'processing' | 'completed' | 'failed',
-    cryptoCurrency: p.cryptoCurrency, cryptoAuthorizedAmount: p.cryptoAuthorizedAmount, fiatAmount: p.fiatAmount, fiatCurrency: p.fiatCurrency,
-    exchangeRate: p.exchangeRate, totalFee: p.totalFee, rampTransactionId: p.rampTransactionId, transactionId: p.chainTransactionId, txHash: p.txHash,
+    cryptoCurrency: p.cryptoCurrency, cryptoAuthorizedAmount: p.cryptoAuthorizedAmount, fiatAmount: plainDecimal(p.fiatAmount), fiatCurrency: p.fiatCurrency,
+    exchangeRate: p.exchangeRate, totalFee: plainDecimal(p.totalFee), rampTransactionId: p.rampTransactionId, transactionId: p.chainTransactionId, txHash: p.txHash,
     failureReason: p.failureReason, createdAt: iso(p.createdAt), updatedAt: iso(p.updatedAt),
   }
+}
+
+/**
+ * The answer of `POST payout/initiate`: the payout, with `fiatAmount` as the platform API spec fixes it
+ * for that answer ("Payout initiate response `fiatAmount` ... has 2 decimals": `"100.00"`).
+ */
+export function initiatedView(p: repo.PayoutRow, exchangeRate: string | null, cryptoAmount: string) {
+  return { ...payoutView(p), fiatAmount: p.fiatAmount, exchangeRate: exchangeRate ?? '', cryptoAmount }
 }
 
 const advanceJob = (tenantId: string, env: RampEnv, payoutId: string, attempt: number, runAt: number) =>
@@ -209,8 +221,11 @@ async function sell(deps: Deps, tenantId: string, env: RampEnv, p: repo.PayoutRo
 }
 
 /** The caller's payout as it is now, for a retry of the request that made it (bound Idempotency-Key); null when gone. */
-export async function currentPayout(ctx: Ctx, id: string) {
+export async function currentPayoutRow(ctx: Ctx, id: string) {
   const tenantId = ctx.actor.tenantId
-  const p = tenantId ? await repo.payoutForFeed(ctx.deps.database.db, tenantId, ctx.actor.userId, id) : undefined
+  return (tenantId ? await repo.payoutForFeed(ctx.deps.database.db, tenantId, ctx.actor.userId, id) : undefined) ?? null
+}
+export async function currentPayout(ctx: Ctx, id: string) {
+  const p = await currentPayoutRow(ctx, id)
   return p ? payoutView(p) : null
 }

@@ -19,10 +19,10 @@ import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Ctx } from '../../context'
 import { findUserWallet } from '../wallets/repo'
-import { decimalOf, unitsOf } from './amounts'
+import { decimalOf, plainDecimal, unitsOf } from './amounts'
 import type * as M from './model'
 import { availablePairs, partnerCrypto, partnerNetwork } from './pairs'
-import { CRYPTO_PLACES, pairUnavailable, payoutView, payQuote, stablecoinOf } from './payout-run'
+import { CRYPTO_PLACES, initiatedView, pairUnavailable, payoutView, payQuote, stablecoinOf } from './payout-run'
 import * as repo from './repo'
 import type { RampEnv } from './schema'
 import { quoteMethodAad } from './sealed'
@@ -207,7 +207,7 @@ async function storeQuote(ctx: Ctx, a: RampAccess, input: QuoteRequest, p: Await
 function quoteView(q: repo.QuoteRow, payout: repo.PayoutRow | undefined, now: number) {
   return {
     id: q.id, environment: q.environment, channelId: q.channelId, walletId: q.walletId, network: q.chain, cryptoCurrency: q.cryptoCurrency,
-    fiatAmount: q.fiatAmount, fiatCurrency: q.fiatCurrency, totalFee: q.totalFee, exchangeRate: q.exchangeRate,
+    fiatAmount: plainDecimal(q.fiatAmount), fiatCurrency: q.fiatCurrency, totalFee: plainDecimal(q.totalFee), exchangeRate: q.exchangeRate,
     cryptoAmountEstimate: q.cryptoAmountEstimate, cryptoAuthorizedAmount: q.cryptoAuthorizedAmount, depositAddress: q.depositAddress,
     status: payout ? 'used' as const : q.expiresAt <= now ? 'expired' as const : 'open' as const,
     payoutId: payout?.id ?? null, expiresAt: iso(q.expiresAt), createdAt: iso(q.createdAt),
@@ -296,7 +296,7 @@ export async function initiatePayout(ctx: Ctx, input: M.InitiateBody) {
   if (!p) throw new BadRequestError('cryptoAmount is too small to pay out on this channel', { details: { field: 'cryptoAmount' } })
   const q = await storeQuote(ctx, a, { ...input, fiatAmount: decimalOf(cents, 2) }, p)
   const payout = await payQuote(ctx, a, q, 'ramp_payout_initiate')
-  return { ...payoutView(payout), exchangeRate: payout.exchangeRate ?? rate, cryptoAmount: input.cryptoAmount }
+  return initiatedView(payout, payout.exchangeRate ?? rate, input.cryptoAmount)
 }
 
 export async function listPayouts(ctx: Ctx, input: M.PayoutListQuery) {

@@ -12,7 +12,7 @@ import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import * as M from './model'
 import * as addresses from './addresses'
-import { currentPayout } from './payout-run'
+import { currentPayout, currentPayoutRow, initiatedView } from './payout-run'
 import * as payouts from './payouts'
 import * as service from './service'
 
@@ -30,8 +30,8 @@ export function rampRoutes(deps: Deps) {
     return view && { status: 200, body: view }
   }, { always: true })
   registerReplay('ramp_payout_initiate', async (ctx, id, body) => {
-    const view = await currentPayout(ctx, id)
-    return view && { status: 200, body: { ...view, exchangeRate: view.exchangeRate ?? '', cryptoAmount: String((body as { cryptoAmount?: unknown }).cryptoAmount) } }
+    const row = await currentPayoutRow(ctx, id)
+    return row && { status: 200, body: initiatedView(row, row.exchangeRate, String((body as { cryptoAmount?: unknown }).cryptoAmount)) }
   }, { always: true })
   return new Elysia({ prefix: '/v1/ramp/bank', detail: { tags: ['Bank ramp'] } })
     .use(security(deps))
@@ -139,7 +139,7 @@ export function rampRoutes(deps: Deps) {
       headers: IdempotencyHeaders,
       body: M.QuoteBody,
       response: { 200: M.QuoteView, ...errorResponses('standard', 400, 401, 403, 404, 409, 502, 503) },
-      detail: { operationId: 'rampPayoutQuote', summary: 'Quote a payout from a wallet to a bank account', description: `${ACCESS} ${PAYOUT} The bank ramp prepares the sell (fee, the most crypto it may take) and checks the filled \`form\` of the channel (its refusal passes through, \`details.fields\` by field). \`fiatAmount\` has at most 2 decimals; the answer's \`fiatAmount\` and \`totalFee\` have exactly 2 (\`"100.00"\`), \`exchangeRate\` is decimal text without trailing zeros, \`cryptoAmountEstimate\` and \`cryptoAuthorizedAmount\` are in the smallest unit (6 decimals). The wallet must be the caller's testnet wallet on a chain the bank ramp offers. Payable for 10 minutes. ${IDEMPOTENT} ${PARTNER} ${perMinute(30)}` },
+      detail: { operationId: 'rampPayoutQuote', summary: 'Quote a payout from a wallet to a bank account', description: `${ACCESS} ${PAYOUT} The bank ramp prepares the sell (fee, the most crypto it may take) and checks the filled \`form\` of the channel (its refusal passes through, \`details.fields\` by field). \`fiatAmount\` has at most 2 decimals; the answer's \`fiatAmount\`, \`totalFee\` and \`exchangeRate\` are decimal text without trailing zeros (\`"100"\`, \`"1.5"\`), \`cryptoAmountEstimate\` and \`cryptoAuthorizedAmount\` are in the smallest unit (6 decimals). The wallet must be the caller's testnet wallet on a chain the bank ramp offers. Payable for 10 minutes. ${IDEMPOTENT} ${PARTNER} ${perMinute(30)}` },
     })
     .post('/payout/quotes/:quoteId/steps', ({ params, body, ctx }) => payouts.quoteSteps(ctx, params.quoteId, body), {
       auth: 'any',
@@ -172,7 +172,7 @@ export function rampRoutes(deps: Deps) {
       headers: IdempotencyHeaders,
       body: M.InitiateBody,
       response: { 200: M.InitiateView, ...errorResponses('standard', 400, 401, 403, 404, 409, 502, 503) },
-      detail: { operationId: 'rampPayoutInitiate', summary: 'Quote and pay out a crypto amount in one call', description: `${ACCESS} ${PAYOUT} \`cryptoAmount\` is an integer string read with 6 decimals for every currency; the fiat amount is what the channel's rate gives for it after fees, so that at most \`cryptoAmount\` is sent. The answer is the payout with \`fiatAmount\` and \`totalFee\` as decimal text with exactly 2 decimals, \`exchangeRate\` as decimal text without trailing zeros and \`cryptoAmount\`, \`cryptoAuthorizedAmount\` as integer text in the smallest unit; it is paid as \`POST /v1/ramp/bank/payout/payouts\` pays a quote (the hold, 400 \`INSUFFICIENT_BALANCE\`, the sell once the transfer is mined). ${IDEMPOTENT} Once the payout is recorded the key stays bound to it: a retry answers the payout as it is now. ${PARTNER} ${perMinute(10)}` },
+      detail: { operationId: 'rampPayoutInitiate', summary: 'Quote and pay out a crypto amount in one call', description: `${ACCESS} ${PAYOUT} \`cryptoAmount\` is an integer string read with 6 decimals for every currency; the fiat amount is what the channel's rate gives for it after fees, so that at most \`cryptoAmount\` is sent. The answer is the payout with \`fiatAmount\` as decimal text with exactly 2 decimals (\`"100.00"\`: the platform API spec fixes it so for this answer), \`totalFee\` and \`exchangeRate\` as decimal text without trailing zeros and \`cryptoAmount\`, \`cryptoAuthorizedAmount\` as integer text in the smallest unit; it is paid as \`POST /v1/ramp/bank/payout/payouts\` pays a quote (the hold, 400 \`INSUFFICIENT_BALANCE\`, the sell once the transfer is mined). ${IDEMPOTENT} Once the payout is recorded the key stays bound to it: a retry answers the payout as it is now. ${PARTNER} ${perMinute(10)}` },
     })
     .get('/payout/transactions', ({ query, ctx }) => payouts.listPayouts(ctx, query), {
       auth: 'any',

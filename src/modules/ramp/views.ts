@@ -8,6 +8,7 @@
 import { iso } from '../../lib/clock'
 import type { CustomerRow, DepositRow, PayoutRow, TransactionRow } from './repo'
 import type { RampEnv } from './schema'
+import { plainDecimal } from './amounts'
 
 /** Rule 1: the sub-statuses the bank ramp documents; anything else is sent as null. */
 const SUB_STATUSES = new Set(['AmlScreening', 'UnderReview', 'Submitted', 'Confirming'])
@@ -158,7 +159,7 @@ export function payoutEventData(p: PayoutRow) {
     status: p.status,
     cryptoCurrency: p.cryptoCurrency,
     cryptoAuthorizedAmount: p.cryptoAuthorizedAmount,
-    fiatAmount: p.fiatAmount,
+    fiatAmount: plainDecimal(p.fiatAmount),
     fiatCurrency: p.fiatCurrency,
     rampTransactionId: p.rampTransactionId,
     updatedAt: iso(p.updatedAt),

@@ -27,7 +27,7 @@ export const GaslessQuote = t.Object({
   supported: t.Boolean(),
   permitRequired: t.Boolean({ description: 'the owner signs an EIP-2612 permit for the router (POST /v1/swap/sign-permit)' }),
   estimatedGasCost: t.String({ description: 'the relayer\'s gas at the node\'s max fee per gas, wei; repaid in the stablecoin' }),
-  estimatedGasCostXDAI: t.String({ description: '`estimatedGasCost` in xDAI (decimal text)' }),
+  estimatedGasCostXDAI: t.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', description: '`estimatedGasCost` in xDAI (decimal text)' }),
   currentNonce: t.Integer({ description: 'the token\'s `nonces(owner)`: the nonce the permit signs' }),
   permitDomain: PermitDomain,
 }, { title: 'SwapGasless', description: 'present only when gasless swaps are enabled on the deployment and the quote is a euro stablecoin with a permit (EURe) to the native coin on gnosis (both chains `gnosis`, `toToken` the zero address); then `POST /v1/swap/sign-permit` and `execute-gasless` or `broadcast-gasless` swap it without gas' })

@@ -73,11 +73,11 @@ export const SwapQuote = t.Object({
   needsApproval: t.Boolean({ description: 'true only when the current allowance to `approvalAddress` is exactly 0' }),
   estimatedGas: t.String({ description: 'gas units; `0` when none is given' }),
   estimatedGasCostWei: Opt(t.String({ description: 'gas × the node\'s max fee per gas, wei' })),
-  estimatedGasCostNative: Opt(t.String({ description: '`estimatedGasCostWei` in the native coin (decimal text)' })),
+  estimatedGasCostNative: Opt(t.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', description: '`estimatedGasCostWei` in the native coin (decimal text)' })),
   nativeTokenSymbol: Opt(t.String()),
-  transactionValueNative: Opt(t.String({ description: 'the transaction\'s value in the native coin (decimal text)' })),
-  totalCostRequired: Opt(t.String({ description: 'gas cost + value in the native coin (decimal text)' })),
-  nativeTokenBalance: Opt(t.String({ description: 'the wallet\'s native balance (decimal text)' })),
+  transactionValueNative: Opt(t.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', description: 'the transaction\'s value in the native coin (decimal text)' })),
+  totalCostRequired: Opt(t.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', description: 'gas cost + value in the native coin (decimal text)' })),
+  nativeTokenBalance: Opt(t.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', description: 'the wallet\'s native balance (decimal text)' })),
   sufficientBalance: Opt(t.Boolean({ description: 'the native balance covers `totalCostRequired`' })),
   executionTime: t.Number({ description: 'the aggregator\'s estimated duration, seconds' }),
   transactionData: t.Object({
@@ -85,7 +85,7 @@ export const SwapQuote = t.Object({
     value: t.String({ description: 'wei, integer text' }), gasLimit: t.Union([t.String(), t.Null()], { description: 'integer text' }),
   }),
   requiresDestinationSignature: t.Literal(false),
-  priceImpact: Opt(t.String({ description: 'declared by the spec, never populated: always absent (were it given, decimal text like every ratio in an answer)' })),
+  priceImpact: Opt(t.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', description: 'declared by the spec, never populated: always absent (were it given, decimal text like every ratio in an answer)' })),
   gasless: Opt(GaslessQuote),
 }, { title: 'SwapQuote' })
 

@@ -80,7 +80,7 @@ export const FeeQuote = t.Object({
   maxFeePerGas: t.Union([t.String(), t.Null()], { description: 'wei per gas, integer text (EVM); null on Solana' }),
   maxPriorityFeePerGas: t.Union([t.String(), t.Null()], { description: 'wei per gas, integer text (EVM); null on Solana' }),
   estimatedFee: t.String({ description: 'upper bound of the network fee in the native coin\'s smallest unit (EVM: gas × maxFeePerGas; Solana: the fee for the message)' }),
-  estimatedFeeNative: t.String({ description: '`estimatedFee` formatted with the native coin\'s decimals' }),
+  estimatedFeeNative: t.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', description: '`estimatedFee` formatted with the native coin\'s decimals' }),
   nativeTokenSymbol: t.String(), nativeTokenDecimals: t.Integer(),
 }, { title: 'FeeQuote' })
 

@@ -65,7 +65,7 @@ export const UserWalletsQuery = t.Object({ tenantId: t.Optional(t.String({ maxLe
 // Balances
 
 const Amount = {
-  balance: t.String({ description: 'amount formatted with the token\'s decimals (exact)' }),
+  balance: t.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', description: 'amount formatted with the token\'s decimals (exact): decimal text without trailing zeros' }),
   rawBalance: t.String({ description: 'integer amount in the smallest unit' }),
   decimals: t.Integer(),
 }
