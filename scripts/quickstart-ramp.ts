@@ -28,6 +28,7 @@ import { join } from 'node:path'
 import { createPublicClient, erc20Abi, http, type Address } from 'viem'
 import { SlipwayClient } from '../src/client'
 import { DEVNET_USDC, startDevnet } from './devnet/chain'
+import { quickstartSteps } from './quickstart-steps'
 
 const ROOT = join(import.meta.dir, '..')
 let dir = ''
@@ -38,21 +39,7 @@ const cleanup = () => {
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => { cleanup(); process.exit(130) })
 
-const started = Date.now()
-const step = (text: string) => console.log(`\n==> ${text}  (${((Date.now() - started) / 1000).toFixed(1)} s)`)
-const fail = (text: string): never => {
-  console.error(`quickstart-ramp: ${text}`)
-  throw new Error(text)
-}
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs
-  for (;;) {
-    const v = await read()
-    if (ok(v)) return v
-    if (Date.now() > end) fail(`${what}: not reached in ${timeoutMs / 1000} s (last: ${JSON.stringify(v)?.slice(0, 300)})`)
-    await Bun.sleep(200)
-  }
-}
+const { step, fail, until, elapsed, freePort } = quickstartSteps('quickstart-ramp')
 
 const selfContained = process.argv.includes('--self-contained')
 if (!selfContained) {
@@ -70,12 +57,7 @@ if (!selfContained) {
 
 dir = mkdtempSync(join(tmpdir(), 'slipway-quickstart-ramp-'))
 const devnet = await startDevnet({ port: 0, dbPath: join(dir, 'chain') })
-const port = (() => {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const p = s.port!
-  s.stop(true)
-  return p
-})()
+const port = freePort()
 const baseUrl = `http://127.0.0.1:${port}`
 const env = { ...process.env, ...devnet.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: baseUrl, DATABASE_URL: `file:${join(dir, 'slipway.db')}`, LOG_LEVEL: 'warn', NODE_ENV: 'development' }
 /** An operator command, run without blocking this process (the devnet runs in it and must answer). */
@@ -173,10 +155,10 @@ async function userPath(o: { baseUrl: string; tenant: { apiKey: string; apiSecre
   if (!iban.data) fail(`payin/initiate: ${JSON.stringify(iban.error)}`)
   const deposit = await slipway.api.POST('/v1/ramp/bank/payin/sandbox/simulate-deposit', { body: { amount: 100 } })
   if (!deposit.data) fail(`simulate-deposit: ${JSON.stringify(deposit.error)}`)
-  console.log(`deposit ${deposit.data!.depositId} sent  (${((Date.now() - started) / 1000).toFixed(1)} s)`)
+  console.log(`deposit ${deposit.data!.depositId} sent  (${elapsed()})`)
   await until('the deposit completes', async () => (await slipway.api.GET('/v1/ramp/bank/payin/deposits', { params: { query: { isTestnet: 'true' } } })).data?.deposits.find((d) => d.id === deposit.data!.depositId), (d) => d?.status === 'completed', 60_000)
   const usdc = async () => BigInt((await slipway.api.GET('/v1/wallets/{id}/balance', { params: { path: { id: walletId } } })).data?.tokens.find((t) => t.symbol === 'USDC')?.rawBalance ?? '0')
-  console.log(`deposit completed  (${((Date.now() - started) / 1000).toFixed(1)} s)`)
+  console.log(`deposit completed  (${elapsed()})`)
   const credited = o.chainUrl
     ? await until('the stablecoin reaches the wallet', () => createPublicClient({ transport: http(o.chainUrl) }).readContract({ address: DEVNET_USDC, abi: erc20Abi, functionName: 'balanceOf', args: [address] }), (b) => b > 0n)
     : await until('the stablecoin reaches the wallet (balances are cached up to 15 s)', usdc, (b) => b > 0n)

@@ -24,23 +24,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SlipwayClient } from '../src/client'
+import { quickstartSteps } from './quickstart-steps'
 
 const ROOT = join(import.meta.dir, '..')
-const started = Date.now()
-const step = (text: string) => console.log(`\n==> ${text}  (${((Date.now() - started) / 1000).toFixed(1)} s)`)
-const fail = (text: string): never => {
-  console.error(`quickstart-x402: ${text}`)
-  throw new Error(text)
-}
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs
-  for (;;) {
-    const v = await read()
-    if (ok(v)) return v
-    if (Date.now() > end) fail(`${what}: not reached in ${timeoutMs / 1000} s (last: ${JSON.stringify(v)?.slice(0, 300)})`)
-    await Bun.sleep(200)
-  }
-}
+const { step, fail, until, freePort } = quickstartSteps('quickstart-x402')
+
 /** the devnet merchant's payTo (scripts/devnet/x402.ts X402_MERCHANT) */
 const DEVNET_X402_MERCHANT = '0xE04Ec2E4549Fdbf1E04a1cCC1210C7774f23b862'
 
@@ -105,12 +93,7 @@ try {
   children.push(devnet)
   const written = await until('.env.devnet', async () => { try { return readFileSync(envFile, 'utf8') } catch { return '' } }, (s) => s.includes('WEBHOOK_DEV_ROUTES='), 30_000)
   const devEnv = Object.fromEntries(written.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
-  const port = (() => {
-    const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-    const p = s.port!
-    s.stop(true)
-    return p
-  })()
+  const port = freePort()
   const baseUrl = `http://127.0.0.1:${port}`
   const env = { ...process.env, ...devEnv, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: baseUrl, DATABASE_URL: `file:${join(dir, 'slipway.db')}`, LOG_LEVEL: 'warn', NODE_ENV: 'development' }
   step(`Slipway at ${baseUrl}, reading the devnet's settings`)

@@ -16,6 +16,7 @@ import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
 import { reader } from '@tests/transactions/helpers'
 import type { ManualClock } from '@/lib/clock'
 import { evmTransferVerifier } from '@/adapters/chain/transfer-check'
+import { startPartnerProxy, type PartnerProxy } from './partner-proxy'
 import { events, onboard, rampWorld, until, type RampTenant, type RampWorld } from './world'
 
 const USDC_SEPOLIA: Address = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'
@@ -26,27 +27,8 @@ let w: RampWorld
 let tenant: RampTenant
 let channelId: string
 let rpc: RpcFaultProxy
-/** Before the partner: `fail` answers the sell 503 without passing it on; `lose` passes it on, then answers 503. */
-const partner = { mode: 'forward' as 'forward' | 'fail' | 'lose', sells: 0, passed: 0, server: undefined as ReturnType<typeof Bun.serve> | undefined }
+let partner: PartnerProxy
 
-function startPartnerProxy(target: string) {
-  return Bun.serve({
-    hostname: '127.0.0.1', port: 0,
-    async fetch(req) {
-      const url = new URL(req.url)
-      const to = new Request(`${target}${url.pathname}${url.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' ? undefined : await req.arrayBuffer() })
-      if (req.method === 'POST' && url.pathname === '/transactions/sell') {
-        partner.sells++
-        if (partner.mode === 'fail') return Response.json({ Type: 'ServiceUnavailable', Detail: 'down' }, { status: 503 })
-        partner.passed++
-        const res = await fetch(to)
-        if (partner.mode === 'lose') return Response.json({ Type: 'ServiceUnavailable', Detail: 'gateway lost the answer' }, { status: 503 })
-        return res
-      }
-      return fetch(to)
-    },
-  })
-}
 
 beforeAll(async () => {
   chain = await startLocalChain({ chainId: 11155111 })
@@ -54,17 +36,17 @@ beforeAll(async () => {
   // a dropped transfer is given up at once (no resends) once TX_DROP_AFTER_MS passed on the app's clock
   w = await rampWorld({ app: { env: { TX_MAX_RESENDS: '0', TX_DROP_AFTER_MS: '20000' } }, sim: { verifier: evmTransferVerifier({ rpcUrl: chain.url, tokenAddress: USDC_SEPOLIA }) } })
   rpc = await startRpcFaultProxy(chain.url)
-  partner.server = startPartnerProxy(w.sim.apiUrl)
+  partner = startPartnerProxy(w.sim.apiUrl)
   tenant = await w.rampTenant()
   const patch = await w.f.api.patch(`/v1/admin/tenants/${tenant.id}`, {
     chains: { rpc: { sepolia: rpc.url } },
-    bankRamp: { sandbox: { connected: true, baseUrl: `http://127.0.0.1:${partner.server.port}`, apiKey: tenant.partnerKey, webhookKey: tenant.webhookKey } },
+    bankRamp: { sandbox: { connected: true, baseUrl: partner.url, apiKey: tenant.partnerKey, webhookKey: tenant.webhookKey } },
   }, { token: w.admin })
   expect(patch.status).toBe(200)
 }, 30_000)
 afterAll(async () => {
   rpc.stop()
-  partner.server?.stop(true)
+  partner?.stop()
   await w.stop()
   await chain.stop()
 })

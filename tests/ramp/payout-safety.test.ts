@@ -12,11 +12,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { encodeAbiParameters, keccak256, parseEther, type Address } from 'viem'
 import type { SignedInUser } from '@tests/helpers/factories'
+import { startRpcFaultProxy, type RpcFaultProxy } from '@tests/helpers/rpc-fault-proxy'
 import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
 import { reader } from '@tests/transactions/helpers'
 import type { ManualClock } from '@/lib/clock'
 import { evmTransferVerifier } from '@/adapters/chain/transfer-check'
 import { findQuote } from '@/modules/ramp/repo'
+import { startPartnerProxy, type PartnerProxy } from './partner-proxy'
 import { events, onboard, rampWorld, until, type RampTenant, type RampWorld } from './world'
 
 const USDC_SEPOLIA: Address = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'
@@ -29,63 +31,27 @@ let w: RampWorld
 let tenant: RampTenant
 let channelId: string
 
-/** Before the chain: `reject` answers an error without passing the transaction on; `lose` passes it on, then answers an error. */
-const rpc = { mode: 'forward' as 'forward' | 'reject' | 'lose', server: undefined as ReturnType<typeof Bun.serve> | undefined }
-/** Before the partner: `fail` answers the sell 503 without passing it on; `lose` passes it on, then answers 503. */
-const partner = { mode: 'forward' as 'forward' | 'fail' | 'lose', sells: 0, passed: 0, server: undefined as ReturnType<typeof Bun.serve> | undefined }
-
-function startRpcProxy(target: string) {
-  const forward = (body: string) => fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-  return Bun.serve({
-    hostname: '127.0.0.1', port: 0,
-    async fetch(req) {
-      const text = await req.text()
-      const one = JSON.parse(text)
-      const calls = Array.isArray(one) ? one : [one]
-      if (rpc.mode === 'forward' || !calls.some((c: { method: string }) => c.method === 'eth_sendRawTransaction')) return forward(text)
-      if (rpc.mode === 'lose') await forward(text)
-      const err = (c: { id: unknown }) => ({ jsonrpc: '2.0', id: c.id, error: { code: -32000, message: 'server overloaded, try later' } })
-      return Response.json(Array.isArray(one) ? calls.map(err) : err(one))
-    },
-  })
-}
-
-function startPartnerProxy(target: string) {
-  return Bun.serve({
-    hostname: '127.0.0.1', port: 0,
-    async fetch(req) {
-      const url = new URL(req.url)
-      const to = new Request(`${target}${url.pathname}${url.search}`, { method: req.method, headers: req.headers, body: req.method === 'GET' ? undefined : await req.arrayBuffer() })
-      if (req.method === 'POST' && url.pathname === '/transactions/sell') {
-        partner.sells++
-        if (partner.mode === 'fail') return Response.json({ Type: 'ServiceUnavailable', Detail: 'down' }, { status: 503 })
-        partner.passed++
-        const res = await fetch(to)
-        if (partner.mode === 'lose') return Response.json({ Type: 'ServiceUnavailable', Detail: 'gateway lost the answer' }, { status: 503 })
-        return res
-      }
-      return fetch(to)
-    },
-  })
-}
+/** Before the chain's JSON-RPC: `reject` and `lose` faults on submissions (tests/helpers/rpc-fault-proxy.ts) */
+let rpc: RpcFaultProxy
+let partner: PartnerProxy
 
 beforeAll(async () => {
   chain = await startLocalChain({ chainId: 11155111 })
   await chain.placeToken(USDC_SEPOLIA)
   // the simulator reads a sell's transfer back from the chain before it pays out
   w = await rampWorld({ sim: { verifier: evmTransferVerifier({ rpcUrl: chain.url, tokenAddress: USDC_SEPOLIA }) } })
-  rpc.server = startRpcProxy(chain.url)
-  partner.server = startPartnerProxy(w.sim.apiUrl)
+  rpc = await startRpcFaultProxy(chain.url)
+  partner = startPartnerProxy(w.sim.apiUrl)
   tenant = await w.rampTenant()
   const patch = await w.f.api.patch(`/v1/admin/tenants/${tenant.id}`, {
-    chains: { rpc: { sepolia: `http://127.0.0.1:${rpc.server.port}` } },
-    bankRamp: { sandbox: { connected: true, baseUrl: `http://127.0.0.1:${partner.server.port}`, apiKey: tenant.partnerKey, webhookKey: tenant.webhookKey } },
+    chains: { rpc: { sepolia: rpc.url } },
+    bankRamp: { sandbox: { connected: true, baseUrl: partner.url, apiKey: tenant.partnerKey, webhookKey: tenant.webhookKey } },
   }, { token: w.admin })
   expect(patch.status).toBe(200)
 }, 30_000)
 afterAll(async () => {
-  rpc.server?.stop(true)
-  partner.server?.stop(true)
+  rpc?.stop()
+  partner?.stop()
   await w.stop()
   await chain.stop()
 })
@@ -211,7 +177,7 @@ describe('an Idempotency-Key with a fault at each step', () => {
   const initiate = (u: SignedInUser, walletId: string, key: string) =>
     post(u, '/v1/ramp/bank/payout/initiate', { channelId, walletId, cryptoAmount: '20000000', form: filled, isTestnet: true }, key)
   /** The first initiate with the chain's JSON-RPC in `mode`, then back to forwarding. */
-  async function initiateWithRpc(mode: typeof rpc.mode, u: SignedInUser, walletId: string, key: string) {
+  async function initiateWithRpc(mode: 'reject' | 'lose', u: SignedInUser, walletId: string, key: string) {
     rpc.mode = mode
     try {
       return await initiate(u, walletId, key)
