@@ -17,6 +17,7 @@ import type { CreateExecution, ExecutionListQuery } from './execution-model'
 import { awaitConfirmation, moveExecution, payExecution } from './pay'
 import { toUnits, fromUnits } from './policy'
 import { moveApproval } from './approvals'
+import { watchPayment } from './moves'
 import { judgeIn, withMandate } from './judging'
 import * as repo from './repo'
 import type { ApprovalRow, ExecutionRow, ExecutionStatus } from './schema'
@@ -116,6 +117,7 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
       }
       await repo.insertExecution(tx, r)
       await recordChange(tx, scope, { resourceType: 'execution', resourceId: r.id, change: 'created', before: null, after: executionView(r), environments: [r.environment] }, now)
+      if (status === 'processing') await watchPayment(tx, scope.tenantId, r.id, now)
       if (status === 'requires_confirmation') await awaitConfirmation(tx, scope.deps, scope.tenantId, r.id, now)
       if (status === 'requires_approval') {
         const a: ApprovalRow = { id: newId(), tenantId: scope.tenantId, executionId: r.id, agentId: r.agentId, status: 'pending', reasons: j.reasons, note: null, decidedBy: null, expiresAt: now + scope.deps.config.agentPaymentsApprovalTtlMs, createdAt: now, decidedAt: null }

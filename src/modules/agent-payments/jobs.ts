@@ -3,14 +3,16 @@
  * onchain send until it is mined (then `succeeded` or `failed`); `agent_payments.approval.expire`
  * expires an approval nobody decided (and its execution); `agent_payments.confirmation.expire` an
  * execution a human never confirmed; `agent_payments.x402.settle` decides an x402 payment whose
- * signed authorization has expired (used: `succeeded`, else `failed`). The code loads with the first job.
+ * signed authorization has expired (used: `succeeded`, else `failed`); `agent_payments.execution.watch`
+ * adopts or fails an execution left `processing` with nothing following it (watch.ts). The code loads with the first job.
  */
 import type { JobRunner } from '../../jobs/runner'
 import { lazy } from '../../lib/lazy'
-import { APPROVAL_EXPIRE_TOPIC, CONFIRMATION_EXPIRE_TOPIC, EXECUTION_FOLLOW_TOPIC, X402_SETTLE_TOPIC } from './topics'
+import { APPROVAL_EXPIRE_TOPIC, CONFIRMATION_EXPIRE_TOPIC, EXECUTION_FOLLOW_TOPIC, EXECUTION_WATCH_TOPIC, X402_SETTLE_TOPIC } from './topics'
 
 const run = lazy(() => import('./pay'))
 const x402 = lazy(() => import('./x402'))
+const watch = lazy(() => import('./watch'))
 
 export function registerAgentPaymentJobs(runner: JobRunner) {
   runner.register(EXECUTION_FOLLOW_TOPIC, {
@@ -32,6 +34,11 @@ export function registerAgentPaymentJobs(runner: JobRunner) {
     attempts: 3,
     backoffMs: 1000,
     handler: async (payload, ctx) => (await x402()).settleX402(ctx.deps, ctx.tenantId, payload),
+  })
+  runner.register(EXECUTION_WATCH_TOPIC, {
+    attempts: 3,
+    backoffMs: 1000,
+    handler: async (payload, ctx) => (await watch()).watchExecution(ctx.deps, ctx.tenantId, payload),
   })
   return runner
 }

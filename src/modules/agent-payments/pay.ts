@@ -25,6 +25,10 @@ import type { ExecutionRow } from './schema'
 import { APPROVAL_EXPIRE_TOPIC, CONFIRMATION_EXPIRE_TOPIC, EXECUTION_FOLLOW_TOPIC } from './topics'
 import { approvalView, executionView } from './views'
 import { recordChange } from './changes'
+import { findTenant } from '../tenants/repo'
+import { settingsOf } from '../tenants/service'
+import { findHold, placeHold, releaseHold, walletBalances } from '../transactions/holds'
+import { holdIdOf } from './moves'
 import { afterMandatePayment, moveExecution } from './moves'
 
 export { moveExecution }
@@ -41,6 +45,8 @@ async function fail(deps: Deps, scope: Scope, id: string, reason: string): Promi
   return deps.database.write(async (tx) => {
     const row = (await repo.findExecution(tx, scope.tenantId, id))!
     if (row.status !== 'processing') return row
+    // a hold no send took over counts no more (one a send took over follows its send)
+    await releaseHold(tx, scope.tenantId, holdIdOf(id), now)
     return moveExecution(tx, scope, row, { status: 'failed', failureReason: reason, completedAt: now }, 'failed', now)
   })
 }
@@ -59,16 +65,42 @@ export async function payExecution(deps: Deps, tenantId: string, id: string, sco
   if (!token || !row.payToAddress) return fail(deps, scope, id, `${row.currency} is not a token of ${row.network}`)
   const amount = toUnits(row.amount) / 10n ** BigInt(18 - token.decimals)
   const ctx: Ctx = { deps, actor: { userId: owner.user.id, tenantId: owner.user.tenantId, role: owner.user.role, user: owner.user }, requestId: `ap-execution:${id}` }
+  // the amount held against the wallet under the execution's own hold id, before the send: the
+  // watch job finds the send through it, or fails an execution whose send was never recorded
+  const holdId = holdIdOf(id)
+  const tenant = (await findTenant(db, tenantId))!
+  let held: Awaited<ReturnType<typeof walletBalances>>
+  try {
+    held = await walletBalances(deps, settingsOf({ deps }, tenant), wallet, token.address)
+  } catch (err) {
+    deps.logger.warn('agent payment: the wallet\'s balance is unreadable', { executionId: id, ...errorSummary(err) })
+    return fail(deps, scope, id, 'CHAIN_UNAVAILABLE: The wallet\'s balance could not be read; nothing was sent')
+  }
+  if (!held) return fail(deps, scope, id, `The agent's wallet is on a chain the registry does not know`)
+  try {
+    const placed = await deps.database.write(async (tx) => {
+      const cur = (await repo.findExecution(tx, tenantId, id))!
+      // another caller started this send (the hold's id is the execution's), or the watch job ended it
+      if (cur.status !== 'processing' || cur.transactionId || (await findHold(tx, tenantId, holdId))) return false
+      await placeHold(tx, held.key, held.balances, { tokenAddress: token.address, amount, purpose: 'agent_payment', refId: id, id: holdId }, deps.clock.now())
+      return true
+    })
+    if (!placed) return (await repo.findExecution(db, tenantId, id))!
+  } catch (err) {
+    if (err instanceof AppError && err.status < 500) return fail(deps, scope, id, `${err.code ?? err.label}: ${err.message}`)
+    throw err
+  }
   const { createTransaction } = await import('../transactions/service')
   let sent: { id: string; txHash: string | null }
   try {
-    sent = await createTransaction(ctx, { walletId: wallet.id, chain: row.network!, toAddress: row.payToAddress, amount: amount.toString(), tokenAddress: token.address })
+    sent = await createTransaction(ctx, { walletId: wallet.id, chain: row.network!, toAddress: row.payToAddress, amount: amount.toString(), tokenAddress: token.address }, { holdId })
   } catch (err) {
     if (err instanceof AppError && err.status < 500) return fail(deps, scope, id, `${err.code ?? err.label}: ${err.message}`)
-    // the send may or may not have gone out: the execution stays `processing` (its amount stays reserved) for a person to look at
+    // the send may or may not have been recorded: the execution stays `processing` (its amount reserved and held) and the
+    // watch job decides by the hold: a send that took it over is followed, a hold never taken over fails the execution
     deps.logger.warn('agent payment send outcome unknown', { executionId: id, ...errorSummary(err) })
     const now = deps.clock.now()
-    await deps.database.write((tx) => repo.updateExecution(tx, tenantId, id, { failureReason: 'The send\'s outcome is unknown: the amount stays reserved', updatedAt: now }))
+    await deps.database.write((tx) => repo.updateExecution(tx, tenantId, id, { failureReason: 'The send\'s outcome is unknown: the amount stays reserved until the watch job finds the send or releases it', updatedAt: now }))
     return (await repo.findExecution(db, tenantId, id))!
   }
   const now = deps.clock.now()

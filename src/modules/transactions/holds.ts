@@ -124,4 +124,4 @@ export async function sendOfHold(db: Executor, tenantId: string, holdId: string)
   return h?.transactionId ? findTransaction(db, tenantId, h.transactionId) : undefined
 }
 
-export { attachHold, releaseHold }
+export { attachHold, findHold, releaseHold }
