@@ -6,6 +6,7 @@
  * (the port's SolanaRpc).
  */
 import { Connection, PublicKey } from '@solana/web3.js'
+import { neverConnected } from './connect-errors'
 import type { ChainEndpoint, SolanaRpc, SubmitOutcome } from './port'
 
 export const TOKEN_PROGRAM_ID = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')
@@ -84,11 +85,18 @@ export class SolanaClients {
   }
 }
 
-/** What a node's answer to a submission means: a preflight refusal, a timeout, or no node reached. */
+/**
+ * What a node's answer to a submission means: a refusal (the node answered an error: preflight,
+ * signature), or no node reached: a connection never made, or a rate limit (429: refused before
+ * it reached the node). Anything else (a time limit, a connection closed after the request was
+ * written, another HTTP error status) may have reached the node: `unknown`, so the send stays
+ * pending and the status job decides (confirmed, or failed once its blockhash expires).
+ */
 function classifySubmitError(err: unknown): SubmitOutcome {
   const name = (err as Error).name
   const msg = (err as Error).message ?? ''
   if (name === 'SendTransactionError' || /failed to send transaction|simulation failed/i.test(msg)) return { kind: 'rejected', reason: msg.replace(/https?:\/\/\S+/g, '<rpc>').slice(0, 300) }
-  if (name === 'TimeoutError' || name === 'AbortError') return { kind: 'unknown' }
-  return { kind: 'unreachable' }
+  // @solana/web3.js answers an HTTP error status as `Error('<status> <text>: <body>')`
+  if (neverConnected(err) || /^429 /.test(msg)) return { kind: 'unreachable' }
+  return { kind: 'unknown' }
 }
