@@ -5,6 +5,7 @@
  * a time limit or an HTTP error status may have reached the node: the send stays pending with
  * its Idempotency-Key bound, a same-key retry answers it and sends nothing, and the status job
  * decides (confirmed if the network has it; failed once its blockhash's last valid height passes).
+ * An error answer is a refusal only when the node does not have the signature after all.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createServer } from 'node:http'
@@ -51,8 +52,9 @@ async function sender() {
 }
 
 describe('after the request left: the send stays pending, the key stays bound', () => {
-  for (const fault of ['cut', 'stall'] as const) {
-    test(`the node took it and ${fault === 'cut' ? 'the connection closed before its answer' : 'never answered'}: 201 pending; a same-key retry answers it and sends nothing; the job confirms it`, async () => {
+  const what = { cut: 'the connection closed before its answer', stall: 'never answered', lose: 'a gateway answered an error' }
+  for (const fault of ['cut', 'stall', 'lose'] as const) {
+    test(`the node took it and ${what[fault]}: 201 pending; a same-key retry answers it and sends nothing; the job confirms it`, async () => {
       const { u, w } = await sender()
       const body = { walletId: w.id, chain: 'solana', toAddress: Keypair.generate().publicKey.toBase58(), amount: '1000' }
       const key = crypto.randomUUID()

@@ -5,6 +5,7 @@
  * (SPL Token program, jsonParsed), summed per mint. `rpc(endpoint)` is what sends use
  * (the port's SolanaRpc).
  */
+import { base58 } from '@scure/base'
 import { Connection, PublicKey } from '@solana/web3.js'
 import { neverConnected } from './connect-errors'
 import type { ChainEndpoint, SolanaRpc, SubmitOutcome } from './port'
@@ -62,7 +63,12 @@ export class SolanaClients {
           await conn.sendRawTransaction(raw, { skipPreflight: false, maxRetries: 0 })
           return { kind: 'accepted' }
         } catch (err) {
-          return classifySubmitError(err)
+          const outcome = classifySubmitError(err)
+          // A refusal whose signature the node has after all (a gateway that lost the node's answer) was
+          // submitted: as EVM asks for the hash. A status read that fails leaves it unknown, not refused.
+          if (outcome.kind !== 'rejected' || raw[0] === undefined || raw[0] < 1 || raw.length < 65) return outcome
+          const known = await conn.getSignatureStatuses([base58.encode(raw.subarray(1, 65))], { searchTransactionHistory: true }).then((r) => r.value[0] != null, () => true)
+          return known ? { kind: 'unknown' } : outcome
         }
       },
     }
