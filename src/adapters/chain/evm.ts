@@ -9,6 +9,7 @@
  */
 import { createPublicClient, defineChain, erc20Abi, http, webSocket, type Chain, type PublicClient } from 'viem'
 import type { Logger } from '../../lib/logger'
+import { neverConnected } from './connect-errors'
 import type { ChainEndpoint, EvmRpc, SubmitOutcome } from './port'
 
 export const MULTICALL3 = '0xcA11bde05977b3631167028862bE2a173976CA11' as const
@@ -185,9 +186,6 @@ function chainOf(err: unknown): Array<{ name?: string; message?: string; details
   return out
 }
 
-/** Errors of a connection that was never made (refused, no such host, no route): the request never left. */
-const NOT_CONNECTED = /econnrefused|connectionrefused|unable to connect|enotfound|eai_again|ehostunreach|enetunreach|failedtoopensocket/i
-
 /** What a node's answer to a submission means, from viem's error chain and the node's message. */
 export function classifySubmitError(err: unknown): SubmitOutcome {
   const links = chainOf(err)
@@ -202,8 +200,7 @@ export function classifySubmitError(err: unknown): SubmitOutcome {
     // Only a connection that was never made means nothing was submitted. A connection closed
     // after the request was written (a reset, a proxy that hung up) may have reached the node:
     // that is not known, so the send stays pending for the status job to follow.
-    const codes = links.map((l) => `${(l as { code?: string }).code ?? ''} ${l.message ?? ''}`).join(' ')
-    return NOT_CONNECTED.test(codes) ? { kind: 'unreachable' } : { kind: 'unknown' }
+    return neverConnected(err) ? { kind: 'unreachable' } : { kind: 'unknown' }
   }
   if (links.some((l) => l.name === 'WebSocketRequestError' || l.name === 'SocketClosedError')) return { kind: 'unknown' }
   return { kind: 'rejected', reason: shortReason(err) }

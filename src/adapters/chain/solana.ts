@@ -5,7 +5,9 @@
  * (SPL Token program, jsonParsed), summed per mint. `rpc(endpoint)` is what sends use
  * (the port's SolanaRpc).
  */
+import { base58 } from '@scure/base'
 import { Connection, PublicKey } from '@solana/web3.js'
+import { neverConnected } from './connect-errors'
 import type { ChainEndpoint, SolanaRpc, SubmitOutcome } from './port'
 
 export const TOKEN_PROGRAM_ID = new PublicKey('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA')
@@ -61,7 +63,12 @@ export class SolanaClients {
           await conn.sendRawTransaction(raw, { skipPreflight: false, maxRetries: 0 })
           return { kind: 'accepted' }
         } catch (err) {
-          return classifySubmitError(err)
+          const outcome = classifySubmitError(err)
+          // A refusal whose signature the node has after all (a gateway that lost the node's answer) was
+          // submitted: as EVM asks for the hash. A status read that fails leaves it unknown, not refused.
+          if (outcome.kind !== 'rejected' || raw[0] === undefined || raw[0] < 1 || raw.length < 65) return outcome
+          const known = await conn.getSignatureStatuses([base58.encode(raw.subarray(1, 65))], { searchTransactionHistory: true }).then((r) => r.value[0] != null, () => true)
+          return known ? { kind: 'unknown' } : outcome
         }
       },
     }
@@ -84,11 +91,18 @@ export class SolanaClients {
   }
 }
 
-/** What a node's answer to a submission means: a preflight refusal, a timeout, or no node reached. */
+/**
+ * What a node's answer to a submission means: a refusal (the node answered an error: preflight,
+ * signature), or no node reached: a connection never made, or a rate limit (429: refused before
+ * it reached the node). Anything else (a time limit, a connection closed after the request was
+ * written, another HTTP error status) may have reached the node: `unknown`, so the send stays
+ * pending and the status job decides (confirmed, or failed once its blockhash expires).
+ */
 function classifySubmitError(err: unknown): SubmitOutcome {
   const name = (err as Error).name
   const msg = (err as Error).message ?? ''
   if (name === 'SendTransactionError' || /failed to send transaction|simulation failed/i.test(msg)) return { kind: 'rejected', reason: msg.replace(/https?:\/\/\S+/g, '<rpc>').slice(0, 300) }
-  if (name === 'TimeoutError' || name === 'AbortError') return { kind: 'unknown' }
-  return { kind: 'unreachable' }
+  // @solana/web3.js answers an HTTP error status as `Error('<status> <text>: <body>')`
+  if (neverConnected(err) || /^429 /.test(msg)) return { kind: 'unreachable' }
+  return { kind: 'unknown' }
 }
