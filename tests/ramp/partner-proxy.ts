@@ -4,16 +4,31 @@
  * without passing it on; `lose` passes it on, then answers 503 (the partner sold, the answer was
  * lost). `sells` counts the sells seen, `passed` those that reached the partner.
  */
+type PartnerFault = 'forward' | 'fail' | 'lose'
+
 export interface PartnerProxy {
-  mode: 'forward' | 'fail' | 'lose'
+  mode: PartnerFault
   sells: number
   passed: number
   url: string
+  /** runs `fn` with `mode`, then forwards again */
+  during<T>(mode: PartnerFault, fn: () => Promise<T>): Promise<T>
   stop(): void
 }
 
 export function startPartnerProxy(target: string): PartnerProxy {
-  const state: PartnerProxy = { mode: 'forward', sells: 0, passed: 0, url: '', stop: () => server.stop(true) }
+  const state: PartnerProxy = {
+    mode: 'forward', sells: 0, passed: 0, url: '',
+    async during(mode, fn) {
+      state.mode = mode
+      try {
+        return await fn()
+      } finally {
+        state.mode = 'forward'
+      }
+    },
+    stop: () => server.stop(true),
+  }
   const server = Bun.serve({
     hostname: '127.0.0.1', port: 0,
     async fetch(req) {

@@ -9,114 +9,40 @@
  * JSON-RPC (drops or loses a submission's answer) and one before the partner simulator
  * (answers 503 to the sell, before or after passing it on).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { encodeAbiParameters, keccak256, parseEther, type Address } from 'viem'
+import { describe, expect, test } from 'bun:test'
+import { encodeAbiParameters, keccak256, type Address } from 'viem'
 import type { SignedInUser } from '@tests/helpers/factories'
-import { startRpcFaultProxy, type RpcFaultProxy } from '@tests/helpers/rpc-fault-proxy'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
-import { reader } from '@tests/transactions/helpers'
 import type { ManualClock } from '@/lib/clock'
-import { evmTransferVerifier } from '@/adapters/chain/transfer-check'
 import { findQuote } from '@/modules/ramp/repo'
-import { startPartnerProxy, type PartnerProxy } from './partner-proxy'
-import { events, onboard, rampWorld, until, type RampTenant, type RampWorld } from './world'
+import { filled, payoutFaultWorld, USDC_SEPOLIA } from './payout-fault-world'
+import { events, until } from './world'
 
-const USDC_SEPOLIA: Address = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'
 const DEPOSIT: Address = '0x5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e0001'
 const BALANCE_SLOT = 3n
-const filled = { AccountHolderName: 'Ada Lovelace', IBAN: 'DE89370400440532013000' }
 
-let chain: LocalChain
-let w: RampWorld
-let tenant: RampTenant
-let channelId: string
-
-/** Before the chain's JSON-RPC: `reject` and `lose` faults on submissions (tests/helpers/rpc-fault-proxy.ts) */
-let rpc: RpcFaultProxy
-let partner: PartnerProxy
-
-beforeAll(async () => {
-  chain = await startLocalChain({ chainId: 11155111 })
-  await chain.placeToken(USDC_SEPOLIA)
-  // the simulator reads a sell's transfer back from the chain before it pays out
-  w = await rampWorld({ sim: { verifier: evmTransferVerifier({ rpcUrl: chain.url, tokenAddress: USDC_SEPOLIA }) } })
-  rpc = await startRpcFaultProxy(chain.url)
-  partner = startPartnerProxy(w.sim.apiUrl)
-  tenant = await w.rampTenant()
-  const patch = await w.f.api.patch(`/v1/admin/tenants/${tenant.id}`, {
-    chains: { rpc: { sepolia: rpc.url } },
-    bankRamp: { sandbox: { connected: true, baseUrl: partner.url, apiKey: tenant.partnerKey, webhookKey: tenant.webhookKey } },
-  }, { token: w.admin })
-  expect(patch.status).toBe(200)
-}, 30_000)
-afterAll(async () => {
-  rpc?.stop()
-  partner?.stop()
-  await w.stop()
-  await chain.stop()
-})
-
-const post = (u: SignedInUser, path: string, body: unknown, key?: string) =>
-  w.f.api.post(path, body, { token: u.accessToken, headers: key === undefined ? {} : { 'idempotency-key': key } })
-const get = (u: SignedInUser, path: string) => w.f.api.get(path, { token: u.accessToken })
-const usdc = (a: Address) => reader(chain.url).tokenBalance(USDC_SEPOLIA, a)
-
-/** A KYC-approved user with a custodial Sepolia wallet holding `units` of USDC and 1 ETH. */
-async function payer(units: bigint) {
-  const u = await w.f.user(tenant)
-  await onboard(w, u, 'approve')
-  const res = await w.f.api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, { token: u.accessToken })
-  answered(res, 201)
-  await chain.sendNative(res.body.address, parseEther('1'))
-  if (units > 0n) await chain.sendToken(res.body.address, units, USDC_SEPOLIA)
-  if (!channelId) {
-    channelId = (await post(u, '/v1/ramp/bank/payout/channels/search', { isTestnet: true, country: 'DE', fiatCurrency: 'EUR' })).body.channels
-      .find((c: { paymentMethodType: string }) => c.paymentMethodType === 'BankSepa').channelId
-  }
-  return { u, wallet: res.body as { id: string; address: Address } }
-}
-
-/** Moves the app's clock a second at a time (its jobs run on it) until `done` holds for what `read` answers. */
-function ticking<T>(read: () => T | Promise<T>, done: (v: T) => boolean, timeoutMs = 20_000) {
-  const clock = w.t.clock as ManualClock
-  return until(async () => {
-    clock.advance(1000)
-    await Bun.sleep(40)
-    return read()
-  }, done, timeoutMs)
-}
-
-/** The payout once its job has moved it on (by default: the sell asked for, or the payout ended). */
-async function advanced(u: SignedInUser, payoutId: string, done: (p: Record<string, any>) => boolean = (p) => p.rampTransactionId !== null || p.status !== 'pending') {
-  const res = await ticking(() => get(u, `/v1/ramp/bank/payout/payouts/${payoutId}?isTestnet=true`), (r) => done(r.body), 30_000)
-  return res.body as Record<string, any>
-}
-
-/** Asserts the status with the body beside it, so a failure under a loaded suite says what was answered. */
-function answered(res: { status: number; body: unknown }, status: number) {
-  expect({ status: res.status, body: res.body }).toMatchObject({ status })
-}
+const pw = payoutFaultWorld()
+const { post, get, usdc, answered, payer, ticking, advanced } = pw
 
 async function rpcCall(method: string, params: unknown[]) {
-  const res = await fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  const res = await fetch(pw.chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
   return (await res.json() as { result: unknown }).result
 }
 
 describe('holds: what a wallet has in flight counts against its balance', () => {
   test('three payouts at once against a wallet that can afford one: one is paid, two answer 400 INSUFFICIENT_BALANCE; one transfer, one sell', async () => {
     const { u, wallet } = await payer(141_680_000n)
-    const quotes = await Promise.all([0, 1, 2].map(() => post(u, '/v1/ramp/bank/payout/quotes', { channelId, walletId: wallet.id, fiatAmount: '100', form: filled, isTestnet: true })))
+    const quotes = await Promise.all([0, 1, 2].map(() => post(u, '/v1/ramp/bank/payout/quotes', { channelId: pw.channelId, walletId: wallet.id, fiatAmount: '100', form: filled, isTestnet: true })))
     for (const q of quotes) expect(q.body.cryptoAuthorizedAmount).toBe('94453705')
-    const sellsBefore = partner.passed
+    const sellsBefore = pw.partner.passed
     const paid = await Promise.all(quotes.map((q) => post(u, '/v1/ramp/bank/payout/payouts', { quoteId: q.body.id, isTestnet: true })))
     expect(paid.map((p) => p.status).sort()).toEqual([200, 400, 400])
     for (const p of paid.filter((x) => x.status === 400)) expect(p.body.code).toBe('INSUFFICIENT_BALANCE')
     const ok = paid.find((p) => p.status === 200)!
     expect(await advanced(u, ok.body.id)).toMatchObject({ rampTransactionId: expect.any(String) })
-    await w.sim.settle()
+    await pw.w.sim.settle()
     await until(() => get(u, `/v1/ramp/bank/payout/payouts/${ok.body.id}?isTestnet=true`), (r) => r.body.status === 'completed')
     expect(await usdc(wallet.address)).toBe(141_680_000n - 94_453_705n)
-    expect(partner.passed - sellsBefore).toBe(1)
+    expect(pw.partner.passed - sellsBefore).toBe(1)
     const list = await get(u, '/v1/ramp/bank/payout/transactions?isTestnet=true')
     expect(list.body.total).toBe(1)
     // the refused quotes are still open: nothing of them was recorded
@@ -146,9 +72,9 @@ describe('holds: what a wallet has in flight counts against its balance', () => 
 describe('the sell waits for the transfer', () => {
   test('a transfer that reverts on chain: the payout fails with ramp.payout.updated, the hold is released, the partner is never asked to sell', async () => {
     const { u, wallet } = await payer(50_000_000n)
-    const q = await post(u, '/v1/ramp/bank/payout/quotes', { channelId, walletId: wallet.id, fiatAmount: '20', form: filled, isTestnet: true })
+    const q = await post(u, '/v1/ramp/bank/payout/quotes', { channelId: pw.channelId, walletId: wallet.id, fiatAmount: '20', form: filled, isTestnet: true })
     expect(q.status).toBe(200)
-    const sellsBefore = partner.sells
+    const sellsBefore = pw.partner.sells
     // the node holds the transfer; meanwhile the wallet's tokens leave by a path Slipway does not see
     await rpcCall('miner_stop', [])
     let p
@@ -163,32 +89,23 @@ describe('the sell waits for the transfer', () => {
     }
     const failed = await advanced(u, p!.body.id)
     expect(failed).toMatchObject({ status: 'failed', rampTransactionId: null, failureReason: expect.stringContaining('The transfer to the bank ramp failed') })
-    expect(partner.sells).toBe(sellsBefore)
-    const sent = await until(() => events(w.receiver, 'ramp.payout.updated'), (e) => e.some((x) => x.data.payoutId === p!.body.id))
+    expect(pw.partner.sells).toBe(sellsBefore)
+    const sent = await until(() => events(pw.w.receiver, 'ramp.payout.updated'), (e) => e.some((x) => x.data.payoutId === p!.body.id))
     expect(sent.filter((x) => x.data.payoutId === p!.body.id).map((x) => x.data.status)).toEqual(['failed'])
     // the failed transfer holds nothing: tokens sent to the wallet again can be paid out
-    await chain.sendToken(wallet.address, 30_000_000n, USDC_SEPOLIA)
-    const q2 = await post(u, '/v1/ramp/bank/payout/quotes', { channelId, walletId: wallet.id, fiatAmount: '20', form: filled, isTestnet: true })
+    await pw.chain.sendToken(wallet.address, 30_000_000n, USDC_SEPOLIA)
+    const q2 = await post(u, '/v1/ramp/bank/payout/quotes', { channelId: pw.channelId, walletId: wallet.id, fiatAmount: '20', form: filled, isTestnet: true })
     expect((await post(u, '/v1/ramp/bank/payout/payouts', { quoteId: q2.body.id, isTestnet: true })).status).toBe(200)
   }, 60_000)
 })
 
 describe('an Idempotency-Key with a fault at each step', () => {
   const initiate = (u: SignedInUser, walletId: string, key: string) =>
-    post(u, '/v1/ramp/bank/payout/initiate', { channelId, walletId, cryptoAmount: '20000000', form: filled, isTestnet: true }, key)
-  /** The first initiate with the chain's JSON-RPC in `mode`, then back to forwarding. */
-  async function initiateWithRpc(mode: 'reject' | 'lose', u: SignedInUser, walletId: string, key: string) {
-    rpc.mode = mode
-    try {
-      return await initiate(u, walletId, key)
-    } finally {
-      rpc.mode = 'forward'
-    }
-  }
+    post(u, '/v1/ramp/bank/payout/initiate', { channelId: pw.channelId, walletId, cryptoAmount: '20000000', form: filled, isTestnet: true }, key)
 
   test('before the broadcast (the node refuses it): the error is answered, nothing is recorded, the same key runs again', async () => {
     const { u, wallet } = await payer(50_000_000n)
-    const first = await initiateWithRpc('reject', u, wallet.id, 'fault-before')
+    const first = await pw.rpc.during('reject', () => initiate(u, wallet.id, 'fault-before'))
     expect(first.status).toBe(400)
     expect(first.body.code).toBe('TRANSACTION_REJECTED')
     expect((await get(u, '/v1/ramp/bank/payout/transactions?isTestnet=true')).body.total).toBe(0)
@@ -201,7 +118,7 @@ describe('an Idempotency-Key with a fault at each step', () => {
 
   test('after the broadcast (the node took it, its answer was lost): the payout goes on; a retry answers the same payout; one transfer', async () => {
     const { u, wallet } = await payer(50_000_000n)
-    const first = await initiateWithRpc('lose', u, wallet.id, 'fault-after')
+    const first = await pw.rpc.during('lose', () => initiate(u, wallet.id, 'fault-after'))
     answered(first, 200)
     expect(first.body).toMatchObject({ status: 'pending', txHash: expect.stringMatching(/^0x/) })
     const retry = await initiate(u, wallet.id, 'fault-after')
@@ -209,7 +126,7 @@ describe('an Idempotency-Key with a fault at each step', () => {
     expect(retry.headers.get('idempotency-replayed')).toBe('true')
     expect(retry.body.id).toBe(first.body.id)
     await advanced(u, first.body.id)
-    await w.sim.settle()
+    await pw.w.sim.settle()
     await until(() => get(u, `/v1/ramp/bank/payout/payouts/${first.body.id}?isTestnet=true`), (r) => r.body.status === 'completed')
     expect(await usdc(wallet.address)).toBe(50_000_000n - BigInt(first.body.cryptoAuthorizedAmount))
     expect((await get(u, '/v1/ramp/bank/payout/transactions?isTestnet=true')).body.total).toBe(1)
@@ -217,47 +134,41 @@ describe('an Idempotency-Key with a fault at each step', () => {
 
   test('the partner answers the sell 503: the payout is answered pending (not a retryable 503), a retry answers it, the sell is asked again and paid once', async () => {
     const { u, wallet } = await payer(50_000_000n)
-    partner.mode = 'fail'
-    const sellsBefore = partner.sells
-    let first
-    try {
-      first = await initiate(u, wallet.id, 'fault-partner')
+    const sellsBefore = pw.partner.sells
+    const first = await pw.partner.during('fail', async () => {
+      const first = await initiate(u, wallet.id, 'fault-partner')
       answered(first, 200)
       expect(first.body).toMatchObject({ status: 'pending', rampTransactionId: null })
       // the job asked for the sell and was refused; the payout waits
-      await ticking(() => partner.sells, (n) => n > sellsBefore)
+      await ticking(() => pw.partner.sells, (n) => n > sellsBefore, 20_000)
       const retry = await initiate(u, wallet.id, 'fault-partner')
       expect(retry.status).toBe(200)
       expect(retry.headers.get('idempotency-replayed')).toBe('true')
       expect(retry.body).toMatchObject({ id: first.body.id, status: 'pending', rampTransactionId: null })
-    } finally {
-      partner.mode = 'forward'
-    }
+      return first
+    })
     const sold = await advanced(u, first.body.id)
     expect(sold.rampTransactionId).toEqual(expect.any(String))
-    await w.sim.settle()
+    await pw.w.sim.settle()
     await until(() => get(u, `/v1/ramp/bank/payout/payouts/${first.body.id}?isTestnet=true`), (r) => r.body.status === 'completed')
     expect(await usdc(wallet.address)).toBe(50_000_000n - BigInt(first.body.cryptoAuthorizedAmount))
   }, 60_000)
 
   test('after the partner\'s answer (taken, the answer lost): the sell is asked again with the same Nonce and the partner sells once', async () => {
     const { u, wallet } = await payer(50_000_000n)
-    partner.mode = 'lose'
-    const passedBefore = partner.passed
-    let first
-    try {
-      first = await initiate(u, wallet.id, 'fault-answer')
+    const passedBefore = pw.partner.passed
+    const first = await pw.partner.during('lose', async () => {
+      const first = await initiate(u, wallet.id, 'fault-answer')
       answered(first, 200)
-      await ticking(() => partner.passed, (n) => n > passedBefore)
-    } finally {
-      partner.mode = 'forward'
-    }
+      await ticking(() => pw.partner.passed, (n) => n > passedBefore, 20_000)
+      return first
+    })
     const sold = await advanced(u, first.body.id)
-    await w.sim.settle()
+    await pw.w.sim.settle()
     const done = await until(() => get(u, `/v1/ramp/bank/payout/payouts/${first.body.id}?isTestnet=true`), (r) => r.body.status === 'completed')
     expect(done.body.rampTransactionId).toBe(sold.rampTransactionId)
     // one partner transaction for the payout: its Pending and Settled events, no second sell
-    const txEvents = events(w.receiver, 'ramp.transaction.updated').filter((e) => e.data.transactionType === 'payout' && e.data.userId === u.id)
+    const txEvents = events(pw.w.receiver, 'ramp.transaction.updated').filter((e) => e.data.transactionType === 'payout' && e.data.userId === u.id)
     expect(new Set(txEvents.map((e) => e.data.rampTransactionId))).toEqual(new Set([sold.rampTransactionId]))
     const retry = await initiate(u, wallet.id, 'fault-answer')
     expect(retry.headers.get('idempotency-replayed')).toBe('true')
@@ -269,19 +180,19 @@ describe('an Idempotency-Key with a fault at each step', () => {
 describe('the simulator reads the sell\'s transfer back, as a partner does', () => {
   test('a SourceTransactionHash that moved nothing to the deposit address: the sell fails (the real transfer settles: the tests above)', async () => {
     const { u, wallet } = await payer(30_000_000n)
-    const q = await post(u, '/v1/ramp/bank/payout/quotes', { channelId, walletId: wallet.id, fiatAmount: '10', form: filled, isTestnet: true })
+    const q = await post(u, '/v1/ramp/bank/payout/quotes', { channelId: pw.channelId, walletId: wallet.id, fiatAmount: '10', form: filled, isTestnet: true })
     expect(q.status).toBe(200)
-    const quote = await findQuote(w.t.deps.database.db, tenant.id, 'sandbox', u.id, q.body.id)
+    const quote = await findQuote(pw.w.t.deps.database.db, pw.tenant.id, 'sandbox', u.id, q.body.id)
     // the last mined transaction: the test's own funding transfer to the wallet, not to the deposit address
     const block = await rpcCall('eth_getBlockByNumber', ['latest', false]) as { transactions: string[] }
-    const sell = await fetch(`${w.sim.apiUrl}/transactions/sell`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'X-Api-Key': tenant.partnerKey },
+    const sell = await fetch(`${pw.w.sim.apiUrl}/transactions/sell`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'X-Api-Key': pw.tenant.partnerKey },
       body: JSON.stringify({ CryptoCurrency: 'USDC_TEST', FiatAmount: quote!.fiatAmount, CryptoAuthorizedAmount: (Number(quote!.cryptoAuthorizedAmount) / 1e6).toFixed(6), FormSessionID: quote!.formSessionId, Nonce: crypto.randomUUID(), SourceTransactionHash: block.transactions[0] }),
     })
     expect(sell.status).toBe(202)
     const { Transaction } = await sell.json() as { Transaction: { ID: string } }
-    await w.sim.settle()
-    const read = await fetch(`${w.sim.apiUrl}/transactions/${Transaction.ID}`, { headers: { 'X-Api-Key': tenant.partnerKey } })
+    await pw.w.sim.settle()
+    const read = await fetch(`${pw.w.sim.apiUrl}/transactions/${Transaction.ID}`, { headers: { 'X-Api-Key': pw.tenant.partnerKey } })
     expect((await read.json() as { Status: string }).Status).toBe('Failed')
   }, 30_000)
 })
@@ -289,17 +200,17 @@ describe('the simulator reads the sell\'s transfer back, as a partner does', () 
 describe('a bound key whose process stopped', () => {
   test('a retry answers the payout it recorded (never runs again); while the first may still run: 409 IDEMPOTENCY_IN_PROGRESS', async () => {
     const { u, wallet } = await payer(30_000_000n)
-    const first = await post(u, '/v1/ramp/bank/payout/initiate', { channelId, walletId: wallet.id, cryptoAmount: '10000000', form: filled, isTestnet: true }, 'crashed')
+    const first = await post(u, '/v1/ramp/bank/payout/initiate', { channelId: pw.channelId, walletId: wallet.id, cryptoAmount: '10000000', form: filled, isTestnet: true }, 'crashed')
     answered(first, 200)
     // as a process that stopped after recording the payout leaves it: bound, still running, no answer kept
-    const db = w.t.deps.database
-    const clock = w.t.clock as ManualClock
+    const db = pw.w.t.deps.database
+    const clock = pw.w.t.clock as ManualClock
     await db.client.execute({ sql: `UPDATE idempotency_keys SET state = 'running', status_code = NULL, response = NULL, created_at = ? WHERE key = 'crashed'`, args: [clock.now()] })
-    const running = await post(u, '/v1/ramp/bank/payout/initiate', { channelId, walletId: wallet.id, cryptoAmount: '10000000', form: filled, isTestnet: true }, 'crashed')
+    const running = await post(u, '/v1/ramp/bank/payout/initiate', { channelId: pw.channelId, walletId: wallet.id, cryptoAmount: '10000000', form: filled, isTestnet: true }, 'crashed')
     expect(running.status).toBe(409)
     expect(running.body.details.code).toBe('IDEMPOTENCY_IN_PROGRESS')
     clock.advance(121_000)
-    const retry = await post(u, '/v1/ramp/bank/payout/initiate', { channelId, walletId: wallet.id, cryptoAmount: '10000000', form: filled, isTestnet: true }, 'crashed')
+    const retry = await post(u, '/v1/ramp/bank/payout/initiate', { channelId: pw.channelId, walletId: wallet.id, cryptoAmount: '10000000', form: filled, isTestnet: true }, 'crashed')
     expect(retry.status).toBe(200)
     expect(retry.headers.get('idempotency-replayed')).toBe('true')
     expect(retry.body.id).toBe(first.body.id)

@@ -7,46 +7,22 @@
  *   answers the same transaction as it is now, nothing is sent twice.
  * Each checks the chain: the sender's nonce and the recipient's balance moved once.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { parseEther, type Address } from 'viem'
+import { describe, expect, test } from 'bun:test'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { systemClock } from '@/lib/clock'
-import { makeApp, type TestApp } from '@tests/helpers/app'
-import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
-import { startRpcFaultProxy, type RpcFault, type RpcFaultProxy } from '@tests/helpers/rpc-fault-proxy'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
-import { custodialWallet, reader, waitFor } from './helpers'
+import type { SignedInUser } from '@tests/helpers/factories'
+import type { RpcFault } from '@tests/helpers/rpc-fault-proxy'
+import { waitFor } from './helpers'
+import { sendWorld } from './send-world'
 
-let node: LocalChain
-let proxy: RpcFaultProxy
-let t: TestApp
-let f: Factory
-let tenant: Tenant
-let chain: ReturnType<typeof reader>
-
-beforeAll(async () => {
-  node = await startLocalChain({ chainId: 1 })
-  chain = reader(node.url)
-  proxy = await startRpcFaultProxy(node.url)
-  t = await makeApp({ clock: systemClock, env: { RPC_TIMEOUT_MS: '3000' } })
-  f = new Factory(t)
-  tenant = await f.tenant({ chains: { rpc: { ethereum: proxy.url } } })
-}, 30_000)
-afterAll(async () => {
-  proxy.stop()
-  await t.close()
-  await node.stop()
-})
+const sw = sendWorld({ proxied: true })
 
 async function sender() {
-  const u = await f.user(tenant)
-  const w = await custodialWallet(f.api, u)
-  await node.sendNative(w.address, parseEther('1'))
-  return { u, w: w as { id: string; address: Address } }
+  const u = await sw.f.user(sw.tenant)
+  return { u, w: await sw.funded(u) }
 }
 
-const send = (u: SignedInUser, body: unknown, key: string) => f.api.post('/v1/transactions/', body, { token: u.accessToken, headers: { 'idempotency-key': key } })
-const history = async (u: SignedInUser) => (await f.api.get('/v1/transactions/', { token: u.accessToken })).body.data as Array<{ id: string; status: string }>
+const send = (u: SignedInUser, body: unknown, key: string) => sw.f.api.post('/v1/transactions/', body, { token: u.accessToken, headers: { 'idempotency-key': key } })
+const history = async (u: SignedInUser) => (await sw.f.api.get('/v1/transactions/', { token: u.accessToken })).body.data as Array<{ id: string; status: string }>
 
 describe('before the broadcast: the key is released and the same key sends once', () => {
   const cases: Array<[RpcFault, number, string, string[]]> = [
@@ -59,12 +35,12 @@ describe('before the broadcast: the key is released and the same key sends once'
       const to = privateKeyToAccount(generatePrivateKey()).address
       const body = { walletId: w.id, chain: 'ethereum', toAddress: to, amount: '1000' }
       const key = crypto.randomUUID()
-      const first = await proxy.during(fault, () => send(u, body, key))
+      const first = await sw.proxy.during(fault, () => send(u, body, key))
       expect({ status: first.status, code: first.body.code ?? first.body.error }).toEqual({ status, code })
       expect(first.headers.get('idempotency-replayed')).toBe('false')
       // a refused submission is recorded failed; an unreachable node is found before anything is recorded
       expect((await history(u)).map((x) => x.status)).toEqual(recorded)
-      expect(await chain.nonce(w.address)).toBe(0)
+      expect(await sw.chain.nonce(w.address)).toBe(0)
       const again = await send(u, body, key)
       expect(again.status).toBe(201)
       expect(again.headers.get('idempotency-replayed')).toBe('false')
@@ -73,9 +49,9 @@ describe('before the broadcast: the key is released and the same key sends once'
       const replay = await send(u, body, key)
       expect(replay.headers.get('idempotency-replayed')).toBe('true')
       expect(replay.body.id).toBe(again.body.id)
-      await waitFor(() => chain.balance(to), (b) => b > 0n)
-      expect(await chain.balance(to)).toBe(1000n)
-      expect(await chain.nonce(w.address)).toBe(1)
+      await waitFor(() => sw.chain.balance(to), (b) => b > 0n)
+      expect(await sw.chain.balance(to)).toBe(1000n)
+      expect(await sw.chain.nonce(w.address)).toBe(1)
     }, 30_000)
   }
 })
@@ -86,20 +62,20 @@ describe('after the broadcast: the key stays bound to the send', () => {
     const to = privateKeyToAccount(generatePrivateKey()).address
     const body = { walletId: w.id, chain: 'ethereum', toAddress: to, amount: '2000' }
     const key = crypto.randomUUID()
-    const before = proxy.forwarded.length
-    const first = await proxy.during(fault, () => send(u, body, key))
+    const before = sw.proxy.forwarded.length
+    const first = await sw.proxy.during(fault, () => send(u, body, key))
     expect({ status: first.status, body: first.body }).toMatchObject({ status: 201 })
     expect(first.status).toBe(201)
     expect(first.body).toMatchObject({ status: 'pending', nonce: 0, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) })
-    expect(proxy.forwarded.length - before).toBe(1)
+    expect(sw.proxy.forwarded.length - before).toBe(1)
     const retry = await send(u, body, key)
     expect(retry.status).toBe(201)
     expect(retry.headers.get('idempotency-replayed')).toBe('true')
     expect(retry.body).toMatchObject({ id: first.body.id, txHash: first.body.txHash })
-    await waitFor(() => chain.balance(to), (b) => b > 0n)
-    expect(await chain.balance(to)).toBe(2000n)
-    expect(await chain.nonce(w.address)).toBe(1)
-    expect(proxy.forwarded.length - before).toBe(1)
+    await waitFor(() => sw.chain.balance(to), (b) => b > 0n)
+    expect(await sw.chain.balance(to)).toBe(2000n)
+    expect(await sw.chain.nonce(w.address)).toBe(1)
+    expect(sw.proxy.forwarded.length - before).toBe(1)
     expect((await history(u)).map((x) => x.id)).toEqual([first.body.id])
   }, 30_000)
 
@@ -111,15 +87,15 @@ describe('after the broadcast: the key stays bound to the send', () => {
     const first = await send(u, body, key)
     expect(first.status).toBe(201)
     // as a process that stopped after recording and submitting leaves it: bound, no answer kept, its claim stale
-    await t.deps.database.client.execute({ sql: `UPDATE idempotency_keys SET state = 'running', status_code = NULL, response = NULL, created_at = ? WHERE key = ?`, args: [Date.now() - 121_000, key] })
-    const before = proxy.submissions
+    await sw.t.deps.database.client.execute({ sql: `UPDATE idempotency_keys SET state = 'running', status_code = NULL, response = NULL, created_at = ? WHERE key = ?`, args: [Date.now() - 121_000, key] })
+    const before = sw.proxy.submissions
     const retry = await send(u, body, key)
     expect(retry.status).toBe(201)
     expect(retry.headers.get('idempotency-replayed')).toBe('true')
     expect(retry.body.id).toBe(first.body.id)
-    expect(proxy.submissions).toBe(before)
-    await waitFor(() => chain.balance(to), (b) => b > 0n)
-    expect(await chain.balance(to)).toBe(3000n)
-    expect(await chain.nonce(w.address)).toBe(1)
+    expect(sw.proxy.submissions).toBe(before)
+    await waitFor(() => sw.chain.balance(to), (b) => b > 0n)
+    expect(await sw.chain.balance(to)).toBe(3000n)
+    expect(await sw.chain.nonce(w.address)).toBe(1)
   }, 30_000)
 })
