@@ -11,7 +11,7 @@ import { lazy } from '../../lib/lazy'
 import { APPROVAL_EXPIRE_TOPIC, CONFIRMATION_EXPIRE_TOPIC, EXECUTION_FOLLOW_TOPIC, EXECUTION_WATCH_TOPIC, X402_SETTLE_TOPIC } from './topics'
 
 const run = lazy(() => import('./pay'))
-const x402 = lazy(() => import('./x402'))
+const x402 = lazy(() => import('./x402-settle'))
 const watch = lazy(() => import('./watch'))
 
 export function registerAgentPaymentJobs(runner: JobRunner) {

@@ -24,122 +24,17 @@ import { privateKeyToAccount } from 'viem/accounts'
 import type { Deps } from '../../deps'
 import { AppError } from '../../http/errors'
 import { scheduleJob } from '../../jobs/outbox'
-import { errorSummary } from '../../lib/logger'
-import { findTenant } from '../tenants/repo'
-import type { StoredSettings } from '../tenants/settings'
-import { settingsOf } from '../tenants/service'
-import { endpointFor, lookupChain } from '../tokens/registry'
-import { placeHold, releaseHold, walletBalances } from '../transactions/holds'
-import { isCustodial, walletSecret } from '../transactions/shared'
-import { findWallet } from '../wallets/repo'
-import type { WalletRow } from '../wallets/schema'
+import { placeHold, walletBalances } from '../transactions/holds'
+import { walletSecret } from '../transactions/shared'
 import type { Scope } from './credentials'
-import { afterMandatePayment, moveExecution } from './moves'
-import { fromUnits, toUnits } from './policy'
+import { moveExecution } from './moves'
+import { fromUnits } from './policy'
 import * as repo from './repo'
 import type { ExecutionRow, X402Record } from './schema'
-import { X402_SETTLE_TOPIC } from './topics'
-import { refusalsOf, requirementOf, signingRefusal, type Allowed } from './x402-checks'
+import { refusalsOf, requirementOf, signingRefusal } from './x402-checks'
+import { planOf, settleJob, systemScope, type Plan } from './x402-plan'
+import { failX402, SETTLE_GRACE_MS, settleOrWait } from './x402-settle'
 import { keptAnswer, resourceFetch, X402Stop, type ResourceAnswer } from './x402-transport'
-
-/** how long after an authorization's `validBefore` the job looks (a block or two to settle in) */
-const SETTLE_GRACE_MS = 5_000
-/** how far back the transaction that used an authorization is searched */
-const LOG_LOOKBACK_BLOCKS = 5_000n
-
-const systemScope = (deps: Deps, tenantId: string, requestId: string): Scope => ({ deps, tenantId, actor: { type: 'system', id: null }, requestId })
-const settleJob = (tenantId: string, executionId: string, runAt: number) =>
-  ({ id: `ap-x402-settle:${executionId}:${runAt}`, topic: X402_SETTLE_TOPIC, tenantId, payload: { executionId }, runAt })
-
-interface Plan {
-  wallet: WalletRow
-  token: { address: string; decimals: number; symbol: string }
-  settings: StoredSettings
-  /** 10^(18 - decimals): from the token's units to the 18-place units of amounts */
-  scale: bigint
-  allowed: Allowed
-}
-
-/** What the rail needs of an execution in `processing`, or why it cannot pay it. */
-async function planOf(deps: Deps, row: ExecutionRow): Promise<Plan | { stop: string }> {
-  const db = deps.database.db
-  const agent = await repo.findAgent(db, row.tenantId, row.agentId)
-  const wallet = agent ? await findWallet(db, row.tenantId, agent.walletId) : undefined
-  if (!wallet) return { stop: 'X402_WALLET_GONE: The agent\'s wallet is gone' }
-  if (!isCustodial(wallet)) return { stop: 'X402_WALLET_NOT_CUSTODIAL: The x402 rail signs with the agent\'s custodial wallet; this wallet\'s key is not held by Slipway' }
-  const resolved = lookupChain(row.network ?? '')
-  const token = resolved?.network.tokens.find((tk) => tk.symbol === row.currency && tk.address !== null)
-  const chainId = resolved?.network.chainId
-  if (!resolved || !token || !chainId || resolved.chain.family !== 'evm') return { stop: `X402_NETWORK_UNSUPPORTED: ${row.currency} on ${row.network} cannot be paid over x402 (EVM networks only)` }
-  const tenant = (await findTenant(db, row.tenantId))!
-  const settings = settingsOf({ deps }, tenant)
-  const scale = 10n ** BigInt(18 - token.decimals)
-  const allowed: Allowed = {
-    network: `eip155:${chainId}`, chainId, asset: token.address!,
-    payTo: row.merchantId ? row.payToAddress : null, maxUnits: toUnits(row.amount) / scale, maxSeconds: deps.config.agentPaymentsX402MaxAuthorizationSeconds,
-  }
-  return { wallet, token: { address: token.address!, decimals: token.decimals, symbol: token.symbol }, settings, scale, allowed }
-}
-
-async function rpcOf(deps: Deps, plan: Pick<Plan, 'settings' | 'wallet'>) {
-  const { endpoint } = endpointFor(deps.config, plan.settings, plan.wallet.chain, plan.wallet.isTestnet)
-  return { endpoint, rpc: await deps.chain.evmRpc(endpoint) }
-}
-
-/** Fails an execution still `processing`, keeping what the rail saw, its hold released (one transaction). */
-async function failX402(deps: Deps, scope: Scope, id: string, reason: string, record: X402Record | null): Promise<ExecutionRow> {
-  const now = deps.clock.now()
-  return deps.database.write(async (tx) => {
-    const row = (await repo.findExecution(tx, scope.tenantId, id))!
-    if (row.status !== 'processing') return row
-    if (record?.holdId) await releaseHold(tx, scope.tenantId, record.holdId, now)
-    return moveExecution(tx, scope, row, { status: 'failed', failureReason: reason, completedAt: now, x402: record }, 'failed', now)
-  })
-}
-
-/** `succeeded`, with the transaction that used the authorization (the mandate consumed or exhausted with it). */
-async function succeedX402(deps: Deps, scope: Scope, id: string, txHash: string, record: X402Record): Promise<ExecutionRow> {
-  const now = deps.clock.now()
-  return deps.database.write(async (tx) => {
-    const row = (await repo.findExecution(tx, scope.tenantId, id))!
-    if (row.status !== 'processing') return row
-    // the hold stays until it expires: balances read before the settling block do not show the transfer yet
-    const after = await moveExecution(tx, scope, row, { status: 'succeeded', txHash, failureReason: null, completedAt: now, x402: record }, 'succeeded', now)
-    if (row.mandateId) await afterMandatePayment(tx, scope, row.mandateId, now)
-    return after
-  })
-}
-
-/**
- * Whether the chain shows the authorization used, and by which transaction: then `succeeded`.
- * Otherwise the execution keeps `reason` and waits for the job at the authorization's expiry.
- */
-async function settleOrWait(deps: Deps, scope: Scope, plan: Plan, id: string, record: X402Record, reason: string): Promise<ExecutionRow> {
-  const a = record.authorization!
-  try {
-    const { endpoint, rpc } = await rpcOf(deps, plan)
-    const used = await deps.chain.guard(endpoint, 'authorization state', () => rpc.authorizationState(plan.token.address as Hex, a.from as Hex, a.nonce as Hex))
-    if (used) {
-      const head = await rpc.blockNumber()
-      const byLog = await rpc.authorizationUsedBy(plan.token.address as Hex, a.from as Hex, a.nonce as Hex, head > LOG_LOOKBACK_BLOCKS ? head - LOG_LOOKBACK_BLOCKS : 0n).catch(() => null)
-      const txHash = byLog ?? record.settlement?.transaction ?? null
-      if (txHash) {
-        const settlement = record.settlement?.success && record.settlement.transaction?.toLowerCase() === txHash.toLowerCase()
-          ? record.settlement
-          : { success: true, transaction: txHash, network: record.requirement?.network ?? null, payer: a.from, errorReason: null, source: 'chain' as const }
-        return succeedX402(deps, scope, id, txHash, { ...record, settlement })
-      }
-    }
-  } catch (err) {
-    if (!(err instanceof AppError)) deps.logger.warn('x402 authorization state unreadable', { executionId: id, ...errorSummary(err) })
-  }
-  const now = deps.clock.now()
-  const until = new Date(Number(a.validBefore) * 1000).toISOString()
-  await deps.database.write((tx) => repo.updateExecution(tx, scope.tenantId, id, {
-    x402: record, updatedAt: now, failureReason: `${reason}; the signed authorization can be settled until ${until}: the execution fails then unless it was`,
-  }))
-  return (await repo.findExecution(deps.database.db, scope.tenantId, id))!
-}
 
 /** The settlement the resource reported in its PAYMENT-RESPONSE header, if any. */
 function settlementOf(res: Response): X402Record['settlement'] | undefined {
@@ -261,38 +156,4 @@ async function authorize(deps: Deps, scope: Scope, plan: Plan, id: string, recor
   })
   // only once stored: from here the payment counts as sent
   Object.assign(record, { requirement: requirementOf(chosen), authorization: auth, holdId })
-}
-
-/** The `agent_payments.x402.settle` job, at an authorization's expiry: used → `succeeded`, else `failed` and released. */
-export async function settleX402(deps: Deps, tenantId: string | null | undefined, payload: Record<string, unknown>): Promise<void> {
-  const id = String(payload.executionId)
-  const row = tenantId ? await repo.findExecution(deps.database.db, tenantId, id) : undefined
-  if (!tenantId || !row || row.status !== 'processing' || !row.x402?.authorization) return
-  const scope = systemScope(deps, tenantId, `job:${X402_SETTLE_TOPIC}:${id}`)
-  const plan = await planOf(deps, row)
-  if ('stop' in plan) {
-    await failX402(deps, scope, id, plan.stop, row.x402)
-    return
-  }
-  const validUntil = Number(row.x402.authorization.validBefore) * 1000
-  const reason = row.failureReason?.split('; the signed authorization')[0] ?? 'X402_NOT_SETTLED: The resource did not settle the payment'
-  const after = await settleOrWait(deps, scope, plan, id, row.x402, reason)
-  if (after.status !== 'processing') return
-  const now = deps.clock.now()
-  if (now < validUntil) {
-    await deps.database.write((tx) => scheduleJob(tx, settleJob(tenantId, id, validUntil + SETTLE_GRACE_MS), now))
-    return
-  }
-  // expired: read once more (settleOrWait answered `processing` only because it was unused or unreadable)
-  try {
-    const { endpoint, rpc } = await rpcOf(deps, plan)
-    const a = row.x402.authorization
-    const used = await deps.chain.guard(endpoint, 'authorization state', () => rpc.authorizationState(plan.token.address as Hex, a.from as Hex, a.nonce as Hex))
-    if (used) throw new Error('used but its transaction was not found yet')
-  } catch (err) {
-    deps.logger.warn('x402 authorization not settled yet; looking again', { executionId: id, ...errorSummary(err) })
-    await deps.database.write((tx) => scheduleJob(tx, settleJob(tenantId, id, now + 15_000), now))
-    return
-  }
-  await failX402(deps, scope, id, reason, row.x402)
 }
