@@ -83,9 +83,16 @@ export async function startX402Merchant(opts: { rpcUrl: string; chainId: number;
     const { paymentPayload, paymentRequirements } = await c.req.json()
     return c.json(await facilitator.verify(paymentPayload, paymentRequirements))
   })
+  // one settlement at a time: they are sent from one account, whose nonces concurrent sends would collide on
+  let queue: Promise<unknown> = Promise.resolve()
+  const settleOne = (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const run = queue.then(() => facilitator.settle(payload, requirements))
+    queue = run.catch(() => {})
+    return run
+  }
   app.post('/facilitator/settle', async (c) => {
     const { paymentPayload, paymentRequirements } = await c.req.json()
-    const out = await facilitator.settle(paymentPayload, paymentRequirements)
+    const out = await settleOne(paymentPayload, paymentRequirements)
     if (out.success) settled++
     return c.json(out)
   })
@@ -130,7 +137,7 @@ export async function startX402Merchant(opts: { rpcUrl: string; chainId: number;
     get settled() { return settled },
     async settleCaptured(i) {
       const { payload, requirements } = captured[i]!
-      const out = await facilitator.settle(payload, requirements)
+      const out = await settleOne(payload, requirements)
       return { success: out.success, transaction: out.transaction }
     },
     stop: async () => { server.stop(true) },

@@ -21,6 +21,8 @@ import { DEVNET_KEYS, DEVNET_USDC, startDevnet, type Devnet } from '../../script
 import token from '../../scripts/devnet/SandboxUSD.json'
 import { startX402Merchant, WEATHER_PRICE, type X402Merchant } from '../../scripts/devnet/x402'
 import { systemClock } from '@/lib/clock'
+import { findExecution } from '@/modules/agent-payments/repo'
+import { findHold } from '@/modules/transactions/holds'
 import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
 import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
@@ -113,6 +115,10 @@ describe('the x402 rail', () => {
     expect(await usdc(agent.wallet)).toBe(agentBefore - WEATHER_PRICE)
     expect(await usdc(merchantServer.payTo)).toBe(merchantBefore + WEATHER_PRICE)
     expect(merchantServer.settled).toBe(settledBefore + 1)
+    // its hold counts 30 s more once settled (for balances read before the settling block), not until the authorization expires
+    const row = (await findExecution(t.deps.database.db, tenant.id, body.id))!
+    const hold = (await findHold(t.deps.database.db, tenant.id, row.x402!.holdId!))!
+    expect([hold.amount, hold.expiresAt <= Date.now() + 30_000]).toEqual(['10000', true])
     const receipt = await f.api.get(`${BASE}/executions/${body.id}/receipt`, as(agent.key))
     expect(receipt.status).toBe(200)
     expect([receipt.body.rail, receipt.body.txHash, receipt.body.transactionId, receipt.body.to, receipt.body.amount]).toEqual(['x402', body.txHash, null, merchantServer.payTo, '0.01'])

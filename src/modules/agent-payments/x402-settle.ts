@@ -9,7 +9,7 @@ import type { Deps } from '../../deps'
 import { AppError } from '../../http/errors'
 import { scheduleJob } from '../../jobs/outbox'
 import { errorSummary } from '../../lib/logger'
-import { releaseHold } from '../transactions/holds'
+import { releaseHold, shortenHold } from '../transactions/holds'
 import type { Scope } from './credentials'
 import { afterMandatePayment, moveExecution } from './moves'
 import * as repo from './repo'
@@ -18,6 +18,11 @@ import { X402_SETTLE_TOPIC } from './topics'
 import { planOf, rpcOf, settleJob, systemScope, type Plan } from './x402-plan'
 
 /** how long after an authorization's `validBefore` the job looks (a block or two to settle in) */
+/**
+ * How long a settled payment's hold still counts: a spend judged against balances read before the
+ * settling block would not see the transfer (reads come just before their write, within an RPC time limit).
+ */
+const HOLD_AFTER_SETTLED_MS = 30_000
 export const SETTLE_GRACE_MS = 5_000
 /** how far back the transaction that used an authorization is searched */
 const LOG_LOOKBACK_BLOCKS = 5_000n
@@ -39,7 +44,8 @@ async function succeedX402(deps: Deps, scope: Scope, id: string, txHash: string,
   return deps.database.write(async (tx) => {
     const row = (await repo.findExecution(tx, scope.tenantId, id))!
     if (row.status !== 'processing') return row
-    // the hold stays until it expires: balances read before the settling block do not show the transfer yet
+    // the transfer is on chain: the hold counts a little longer (HOLD_AFTER_SETTLED_MS), for balances read before its block
+    if (record.holdId) await shortenHold(tx, scope.tenantId, record.holdId, now + HOLD_AFTER_SETTLED_MS)
     const after = await moveExecution(tx, scope, row, { status: 'succeeded', txHash, failureReason: null, completedAt: now, x402: record }, 'succeeded', now)
     if (row.mandateId) await afterMandatePayment(tx, scope, row.mandateId, now)
     return after

@@ -24,7 +24,7 @@ import type { StoredSettings } from '../tenants/settings'
 import { chainByFamily, endpointFor } from '../tokens/registry'
 import { blockchainError } from './errors'
 import { evmNet, type EvmNet } from './families/evm-calls'
-import { attachHold, findHold, findTransaction, insertHold, openHolds, releaseHold, sendsInFlight } from './repo'
+import { attachHold, findHold, findTransaction, insertHold, openHolds, releaseHold, sendsInFlight, shortenHold } from './repo'
 
 /** The chain's balances of a wallet at one block: the native coin and one token (0 when none is asked). */
 export interface ChainBalances {
@@ -124,4 +124,4 @@ export async function sendOfHold(db: Executor, tenantId: string, holdId: string)
   return h?.transactionId ? findTransaction(db, tenantId, h.transactionId) : undefined
 }
 
-export { attachHold, findHold, releaseHold }
+export { attachHold, findHold, releaseHold, shortenHold }
