@@ -27,7 +27,7 @@ export function mandateRoutes(deps: Deps) {
       detail: {
         operationId: 'agentPaymentsCreateMandate',
         summary: 'Create a mandate',
-        description: `${J} An AP2-style mandate for an agent, \`pending_authorization\` until a tenant admin authorizes it; expired by a job at \`expiresAt\`. \`intent\`: payments within \`constraints\`; \`cart\`: one payment of exactly \`cart.total\` to \`cart.merchantId\` (\`cart\` required, and its \`total\` the exact sum of quantity × unitPrice). 400 codes: \`MANDATE_INVALID\`, \`MANDATE_CART_REQUIRED\`, \`MANDATE_CART_NOT_ALLOWED\`, \`MANDATE_CART_TOTAL_MISMATCH\`, \`SHOPPERS_NOT_SUPPORTED_YET\`. An unknown agent or merchant 404; an archived agent 409 \`AGENT_ARCHIVED\`.`,
+        description: `${J} An AP2-style mandate for an agent, \`pending_authorization\` until a tenant admin authorizes it; expired by a job at \`expiresAt\`. \`intent\`: payments within \`constraints\`; \`cart\`: one payment of exactly \`cart.total\` to \`cart.merchantId\` (\`cart\` required, and its \`total\` the exact sum of quantity × unitPrice). 400 codes: \`MANDATE_INVALID\`, \`MANDATE_CART_REQUIRED\`, \`MANDATE_CART_NOT_ALLOWED\`, \`MANDATE_CART_TOTAL_MISMATCH\`. An unknown agent or merchant 404; an archived agent 409 \`AGENT_ARCHIVED\`.`,
       },
     })
     .get('', async ({ query, caller }) => mandates.listMandates(await scopeOf(caller, query.tenantId), query), {

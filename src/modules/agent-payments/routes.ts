@@ -1,9 +1,8 @@
 /**
  * The agent payments group (`/v1/agent-payments`): agents, policies, merchants, their API
  * keys, shoppers, mandates, executions, approvals, the group's own webhook subscriptions
- * (webhook-routes.ts) and the audit log (routes 1-54 of the spec's table; the x402 rail of
- * route 37 comes later). Decisions:
- * docs/agent-payments.md.
+ * (webhook-routes.ts) and the audit log: routes 1-54 of the spec's table, route 37 on both
+ * rails (onchain, x402). Decisions: docs/agent-payments.md.
  */
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
