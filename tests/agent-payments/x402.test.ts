@@ -54,6 +54,9 @@ async function mint(to: Address, units: bigint) {
   await createPublicClient({ chain: chain(), transport: http(devnet.url) }).waitForTransactionReceipt({ hash, pollingInterval: 50 })
 }
 
+/** one block on the devnet (its blocks come only with transactions in these tests) */
+const mine = () => fetch(devnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }) })
+
 async function newAgent(usdcUnits: bigint, policy: Record<string, unknown> = {}) {
   const owner = await f.user(tenant)
   const w = await f.api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, as(owner))
@@ -151,7 +154,7 @@ describe('the x402 rail', () => {
     expect(merchantServer.settled).toBe(settledBefore)
   }, 30_000)
 
-  test('a resource that answers 402 to the payment: processing until the authorization expires, then failed and released; settled late by the merchant: succeeded', async () => {
+  test('a resource that answers 402 to the payment: processing until a block past the authorization\'s validBefore, then failed and released; settled late by the merchant: succeeded', async () => {
     const [agentBefore, merchantBefore] = [await usdc(agent.wallet), await usdc(merchantServer.payTo)]
     const kept = merchantServer.captured.length
     const [left, late] = await Promise.all([pay('/always-402'), pay('/always-402')])
@@ -165,8 +168,14 @@ describe('the x402 rail', () => {
     const which = merchantServer.captured.slice(kept).findIndex((c) => c.payload.payload.authorization && (c.payload.payload.authorization as { nonce: string }).nonce === late.body.x402.authorization.nonce)
     const settled = await merchantServer.settleCaptured(kept + which)
     expect(settled.success).toBe(true)
-    const doneLeft = await until(() => read(left.body.id), (r) => r.body.status !== 'processing', 30_000)
-    const doneLate = await until(() => read(late.body.id), (r) => r.body.status !== 'processing', 30_000)
+    // our clock passes validBefore, the chain's does not (no block since): it still waits, as EIP-3009 goes by the block's time
+    const validBefore = Number(left.body.x402.authorization.validBefore) * 1000
+    await Bun.sleep(Math.max(0, validBefore + 7_000 - Date.now()))
+    expect((await read(left.body.id)).body.status).toBe('processing')
+    expect((await read(late.body.id)).body.status).toBe('succeeded')
+    // the chain moves on: a block past validBefore, and the unused authorization can no longer be settled
+    const doneLeft = await until(async () => { await mine(); return read(left.body.id) }, (r) => r.body.status !== 'processing', 30_000)
+    const doneLate = await read(late.body.id)
     expect([doneLeft.body.status, doneLeft.body.failureReason.split(':')[0], doneLeft.body.txHash]).toEqual(['failed', 'X402_PAYMENT_REFUSED', null])
     expect([doneLate.body.status, doneLate.body.txHash, doneLate.body.x402.settlement.source]).toEqual(['succeeded', settled.transaction, 'chain'])
     // one payment moved; the other's reservation no longer counts
@@ -174,7 +183,7 @@ describe('the x402 rail', () => {
     expect(await usdc(merchantServer.payTo)).toBe(merchantBefore + WEATHER_PRICE)
     const a = await f.api.get(`${BASE}/agents/${agent.id}`, as(admin))
     expect(a.body.spend.windows.find((w: { interval: string }) => w.interval === 'daily').spentAmount).toBe('0.02')
-  }, 45_000)
+  }, 60_000)
 
   test('a redirect to another host, a resource that does not answer in time, one that asks nothing, an address resolving to a private network: failed at once, nothing signed', async () => {
     ;(t.deps as { resolveHost?: (h: string) => Promise<string[]> }).resolveHost = async (h) => (h === 'internal.example.com' ? ['10.0.0.7'] : [])

@@ -80,8 +80,8 @@ export class EvmClients {
       allowance: (token, owner, spender) => client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] }),
       permitNonce: (token, owner) => client.readContract({ address: token, abi: PERMIT_NONCES_ABI, functionName: 'nonces', args: [owner] }),
       authorizationState: (token, authorizer, nonce) => client.readContract({ address: token, abi: EIP3009_ABI, functionName: 'authorizationState', args: [authorizer, nonce] }),
-      authorizationUsedBy: async (token, authorizer, nonce, fromBlock) => {
-        const logs = await client.getLogs({ address: token, event: EIP3009_ABI[1], args: { authorizer, nonce }, fromBlock, toBlock: 'latest' })
+      authorizationUsedBy: async (token, authorizer, nonce, fromBlock, toBlock) => {
+        const logs = await client.getLogs({ address: token, event: EIP3009_ABI[1], args: { authorizer, nonce }, fromBlock, toBlock: toBlock ?? 'latest' })
         return logs[0]?.transactionHash ?? null
       },
       transactionCount: (address, blockTag) => client.getTransactionCount({ address, blockTag }),

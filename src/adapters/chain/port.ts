@@ -83,8 +83,8 @@ export interface EvmRpc {
   permitNonce(token: Hex, owner: Hex): Promise<bigint>
   /** EIP-3009 `authorizationState(authorizer, nonce)` of the token at the latest block: whether the authorization was used (or canceled) */
   authorizationState(token: Hex, authorizer: Hex, nonce: Hex): Promise<boolean>
-  /** the transaction that used an EIP-3009 authorization (its `AuthorizationUsed` event), searched from `fromBlock`; null when none */
-  authorizationUsedBy(token: Hex, authorizer: Hex, nonce: Hex, fromBlock: bigint): Promise<Hex | null>
+  /** the transaction that used an EIP-3009 authorization (its `AuthorizationUsed` event), searched from `fromBlock` (to `toBlock`, default the latest); null when none */
+  authorizationUsedBy(token: Hex, authorizer: Hex, nonce: Hex, fromBlock: bigint, toBlock?: bigint): Promise<Hex | null>
   transactionCount(address: Hex, blockTag: 'pending' | 'latest'): Promise<number>
   /** null while the node has no receipt for the hash */
   receipt(hash: Hex): Promise<EvmReceipt | null>

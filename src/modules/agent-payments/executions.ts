@@ -22,7 +22,7 @@ import { judgeIn, withMandate } from './judging'
 import * as repo from './repo'
 import type { ApprovalRow, ExecutionRow, ExecutionStatus } from './schema'
 import { APPROVAL_EXPIRE_TOPIC } from './topics'
-import { approvalView, executionView } from './views'
+import { approvalView, executionChangeView, executionView } from './views'
 
 const executionNotFound = () => new NotFoundError('Execution not found')
 const bad = (code: string, message: string) => new BadRequestError(message, { code })
@@ -116,7 +116,7 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
         transactionId: null, txHash: null, failureReason: null, refundedAmount: '0', createdAt: now, updatedAt: now, completedAt: status === 'rejected' ? now : null,
       }
       await repo.insertExecution(tx, r)
-      await recordChange(tx, scope, { resourceType: 'execution', resourceId: r.id, change: 'created', before: null, after: executionView(r), environments: [r.environment] }, now)
+      await recordChange(tx, scope, { resourceType: 'execution', resourceId: r.id, change: 'created', before: null, after: executionChangeView(r), environments: [r.environment] }, now)
       if (status === 'processing') await watchPayment(tx, scope.tenantId, r.id, now)
       if (status === 'requires_confirmation') await awaitConfirmation(tx, scope.deps, scope.tenantId, r.id, now)
       if (status === 'requires_approval') {

@@ -9,7 +9,7 @@ import { transitionMandate } from './mandates'
 import { fromUnits, toUnits } from './policy'
 import * as repo from './repo'
 import type { ExecutionRow } from './schema'
-import { executionView } from './views'
+import { executionChangeView } from './views'
 
 /** The hold an onchain execution's send takes over: one per execution (its primary key makes a second send impossible). */
 export const holdIdOf = (executionId: string) => `ap-exec:${executionId}`
@@ -30,7 +30,7 @@ export async function moveExecution(tx: Tx, scope: Scope, before: ExecutionRow, 
   const after: ExecutionRow = { ...before, ...changes, updatedAt: now }
   await repo.updateExecution(tx, scope.tenantId, before.id, { ...changes, updatedAt: now })
   if (changes.status === 'processing' && before.status !== 'processing') await watchPayment(tx, scope.tenantId, before.id, now)
-  await recordChange(tx, scope, { resourceType: 'execution', resourceId: before.id, change, before: executionView(before), after: executionView(after), environments: [before.environment] }, now)
+  await recordChange(tx, scope, { resourceType: 'execution', resourceId: before.id, change, before: executionChangeView(before), after: executionChangeView(after), environments: [before.environment] }, now)
   return after
 }
 

@@ -242,6 +242,8 @@ export interface X402Record {
   refused?: { scheme: string; network: string; asset: string; payTo: string; amount: string; reasons: string[] }[]
   authorization?: { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string }
   holdId?: string
+  /** the chain's head (less a margin) when it was signed: where the transaction that used it is searched from */
+  fromBlock?: string
   settlement?: { success: boolean; transaction: string | null; network: string | null; payer: string | null; errorReason: string | null; source: 'resource' | 'chain' }
   resource?: { status: number; contentType: string | null; size: number; truncated: boolean; body: string | null; bodyBase64: string | null }
 }

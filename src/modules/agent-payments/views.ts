@@ -56,3 +56,12 @@ export const shopperView = (r: import('./schema').ShopperRow) => ({
   id: r.id, merchantId: r.merchantId, externalRef: r.externalRef, userId: r.userId, email: r.email, publicKeyJwk: r.publicKeyJwk,
   createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt),
 })
+
+/**
+ * An execution as the audit log and webhook events carry it: without the x402 resource's body
+ * (up to AGENT_PAYMENTS_X402_MAX_BODY_BYTES), which the execution itself keeps; its size and type stay.
+ */
+export const executionChangeView = (r: ExecutionRow) => {
+  const v = executionView(r)
+  return v.x402?.resource ? { ...v, x402: { ...v.x402, resource: { ...v.x402.resource, body: null, bodyBase64: null } } } : v
+}

@@ -1,4 +1,5 @@
-/** What the x402 rail needs of an execution: its wallet, token, tenant settings and what it allows (x402.ts, x402-settle.ts). */
+/** What the x402 rail needs of an execution: its chain and token (to read), its wallet and what it allows (to pay). */
+import type { ChainEndpoint } from '../../adapters/chain/port'
 import type { Deps } from '../../deps'
 import { findTenant } from '../tenants/repo'
 import type { StoredSettings } from '../tenants/settings'
@@ -18,37 +19,45 @@ export const systemScope = (deps: Deps, tenantId: string, requestId: string): Sc
 export const settleJob = (tenantId: string, executionId: string, runAt: number) =>
   ({ id: `ap-x402-settle:${executionId}:${runAt}`, topic: X402_SETTLE_TOPIC, tenantId, payload: { executionId }, runAt })
 
-export interface Plan {
-  wallet: WalletRow
+/** Where an execution's token is read: enough to decide a payment, whatever became of the wallet since. */
+export interface ChainView {
+  endpoint: ChainEndpoint
+  chainId: number
   token: { address: string; decimals: number; symbol: string }
   settings: StoredSettings
+}
+
+export interface Plan extends ChainView {
+  wallet: WalletRow
   /** 10^(18 - decimals): from the token's units to the 18-place units of amounts */
   scale: bigint
   allowed: Allowed
 }
 
-/** What the rail needs of an execution in `processing`, or why it cannot pay it. */
+/** The execution's network and token on the tenant's RPC; null when it is no EVM token of the registry. */
+export async function chainOf(deps: Deps, row: ExecutionRow): Promise<ChainView | null> {
+  const resolved = lookupChain(row.network ?? '')
+  const token = resolved?.network.tokens.find((tk) => tk.symbol === row.currency && tk.address !== null)
+  const chainId = resolved?.network.chainId
+  if (!resolved || !token?.address || !chainId || resolved.chain.family !== 'evm') return null
+  const settings = settingsOf({ deps }, (await findTenant(deps.database.db, row.tenantId))!)
+  const { endpoint } = endpointFor(deps.config, settings, resolved.chain.id, resolved.network.isTestnet)
+  return { endpoint, chainId, token: { address: token.address, decimals: token.decimals, symbol: token.symbol }, settings }
+}
+
+/** What the rail needs to pay an execution in `processing`, or why it cannot. */
 export async function planOf(deps: Deps, row: ExecutionRow): Promise<Plan | { stop: string }> {
   const db = deps.database.db
   const agent = await repo.findAgent(db, row.tenantId, row.agentId)
   const wallet = agent ? await findWallet(db, row.tenantId, agent.walletId) : undefined
   if (!wallet) return { stop: 'X402_WALLET_GONE: The agent\'s wallet is gone' }
   if (!isCustodial(wallet)) return { stop: 'X402_WALLET_NOT_CUSTODIAL: The x402 rail signs with the agent\'s custodial wallet; this wallet\'s key is not held by Slipway' }
-  const resolved = lookupChain(row.network ?? '')
-  const token = resolved?.network.tokens.find((tk) => tk.symbol === row.currency && tk.address !== null)
-  const chainId = resolved?.network.chainId
-  if (!resolved || !token || !chainId || resolved.chain.family !== 'evm') return { stop: `X402_NETWORK_UNSUPPORTED: ${row.currency} on ${row.network} cannot be paid over x402 (EVM networks only)` }
-  const tenant = (await findTenant(db, row.tenantId))!
-  const settings = settingsOf({ deps }, tenant)
-  const scale = 10n ** BigInt(18 - token.decimals)
+  const view = await chainOf(deps, row)
+  if (!view) return { stop: `X402_NETWORK_UNSUPPORTED: ${row.currency} on ${row.network} cannot be paid over x402 (EVM networks only)` }
+  const scale = 10n ** BigInt(18 - view.token.decimals)
   const allowed: Allowed = {
-    network: `eip155:${chainId}`, chainId, asset: token.address!,
+    network: `eip155:${view.chainId}`, chainId: view.chainId, asset: view.token.address,
     payTo: row.merchantId ? row.payToAddress : null, maxUnits: toUnits(row.amount) / scale, maxSeconds: deps.config.agentPaymentsX402MaxAuthorizationSeconds,
   }
-  return { wallet, token: { address: token.address!, decimals: token.decimals, symbol: token.symbol }, settings, scale, allowed }
-}
-
-export async function rpcOf(deps: Deps, plan: Pick<Plan, 'settings' | 'wallet'>) {
-  const { endpoint } = endpointFor(deps.config, plan.settings, plan.wallet.chain, plan.wallet.isTestnet)
-  return { endpoint, rpc: await deps.chain.evmRpc(endpoint) }
+  return { ...view, wallet, scale, allowed }
 }

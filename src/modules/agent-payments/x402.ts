@@ -141,6 +141,10 @@ export async function payX402(deps: Deps, tenantId: string, id: string, scope: S
 /** The authorization signed: its amount held, the execution updated (the price, the payee) and its expiry check scheduled. */
 async function authorize(deps: Deps, scope: Scope, plan: Plan, id: string, record: X402Record, chosen: PaymentRequirements, auth: NonNullable<X402Record['authorization']>) {
   const units = BigInt(chosen.amount)
+  // where the transaction that uses it will be searched from (a few blocks back, for a node behind)
+  const rpc = await deps.chain.evmRpc(plan.endpoint)
+  const head = await deps.chain.guard(plan.endpoint, 'block number', () => rpc.blockNumber())
+  const fromBlock = (head > 5n ? head - 5n : 0n).toString()
   const held = await walletBalances(deps, plan.settings, plan.wallet, plan.token.address)
   if (!held) throw new AppError(400, 'BadRequestError', 'The agent\'s wallet is on a chain the registry does not know', { code: 'X402_NETWORK_UNSUPPORTED' })
   const expiresAt = Number(auth.validBefore) * 1000 + SETTLE_GRACE_MS
@@ -150,10 +154,10 @@ async function authorize(deps: Deps, scope: Scope, plan: Plan, id: string, recor
     if (row.status !== 'processing' || row.x402?.authorization) throw new AppError(409, 'ConflictError', 'The execution is no longer waiting to be paid', { code: 'EXECUTION_STATE_INVALID' })
     const holdId = await placeHold(tx, held.key, held.balances, { tokenAddress: plan.token.address, amount: units, purpose: 'agent_payment_x402', refId: id, expiresAt }, now)
     // the execution now counts what the resource asks (at most what was reserved)
-    await moveExecution(tx, scope, row, { amount: fromUnits(units * plan.scale), payToAddress: chosen.payTo, x402: { ...record, requirement: requirementOf(chosen), authorization: auth, holdId } }, 'authorized', now)
+    await moveExecution(tx, scope, row, { amount: fromUnits(units * plan.scale), payToAddress: chosen.payTo, x402: { ...record, requirement: requirementOf(chosen), authorization: auth, holdId, fromBlock } }, 'authorized', now)
     await scheduleJob(tx, settleJob(scope.tenantId, id, expiresAt), now)
     return holdId
   })
   // only once stored: from here the payment counts as sent
-  Object.assign(record, { requirement: requirementOf(chosen), authorization: auth, holdId })
+  Object.assign(record, { requirement: requirementOf(chosen), authorization: auth, holdId, fromBlock })
 }

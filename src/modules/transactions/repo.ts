@@ -158,12 +158,12 @@ export async function attachHold(db: Executor, tenantId: string, id: string, tra
   return changed.length > 0
 }
 
-/** Gives a hold up (its owner will not send); a hold already spent by a send is left alone. */
 /** Counts a hold no longer than `until` (an x402 payment settled: its transfer is on chain, and balances read from a little later show it). */
 export async function shortenHold(db: Executor, tenantId: string, id: string, until: number) {
   await db.update(walletHolds).set({ expiresAt: until }).where(and(eq(walletHolds.tenantId, tenantId), eq(walletHolds.id, id), gt(walletHolds.expiresAt, until)))
 }
 
+/** Gives a hold up (its owner will not send); a hold already spent by a send is left alone. */
 export async function releaseHold(db: Executor, tenantId: string, id: string, now: number) {
   await db.update(walletHolds).set({ releasedAt: now }).where(and(eq(walletHolds.tenantId, tenantId), eq(walletHolds.id, id), isNull(walletHolds.transactionId), isNull(walletHolds.releasedAt)))
 }
