@@ -8,6 +8,8 @@
  * - `cut`: passes it on, then closes the connection without an answer (a connection reset
  *   after the node took it);
  * - `stall`: passes it on, then never answers (the client's time limit ends the request);
+ * - `late`: answers an error at once and passes the transaction on `lateMs` later (a gateway
+ *   that queued it: when the error arrives the node does not have the signature yet);
  * - `drop`: closes the connection without an answer or passing it on (a reset before the
  *   node read it: to the client, the same as `cut`);
  * - `down`: closes every connection (any method) without an answer or passing it on: a node
@@ -23,7 +25,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { keccak256, type Hex } from 'viem'
 
-export type RpcFault = 'forward' | 'reject' | 'lose' | 'cut' | 'stall' | 'drop' | 'down' | 'swallow'
+export type RpcFault = 'forward' | 'reject' | 'lose' | 'late' | 'cut' | 'stall' | 'drop' | 'down' | 'swallow'
 
 const SUBMISSIONS = new Set(['eth_sendRawTransaction', 'sendTransaction'])
 
@@ -32,6 +34,8 @@ export interface RpcFaultProxy {
   mode: RpcFault
   skip: number
   submissions: number
+  /** how long `late` waits before passing a submission on (ms, default 500) */
+  lateMs: number
   /** the raw transactions that reached the node through the proxy (hex on EVM, base64 on Solana) */
   forwarded: string[]
   /** runs `fn` with `mode` after `skip` clean submissions, then forwards again */
@@ -43,7 +47,7 @@ interface Call { id: unknown; method: string; params?: unknown[] }
 
 export async function startRpcFaultProxy(target: string): Promise<RpcFaultProxy> {
   const forward = (body: string) => fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-  const state = { mode: 'forward' as RpcFault, skip: 0, submissions: 0, forwarded: [] as string[] }
+  const state = { mode: 'forward' as RpcFault, skip: 0, submissions: 0, lateMs: 500, forwarded: [] as string[] }
   const answer = async (text: string): Promise<Response | 'close'> => {
     if (state.mode === 'down' && state.skip === 0) return 'close'
     const one = JSON.parse(text) as Call | Call[]
@@ -62,6 +66,12 @@ export async function startRpcFaultProxy(target: string): Promise<RpcFaultProxy>
       return Response.json(Array.isArray(one) ? calls.map(ok) : ok(one))
     }
     if (state.mode === 'drop') return 'close'
+    if (state.mode === 'late') {
+      setTimeout(() => {
+        state.forwarded.push(...raws)
+        void forward(text).catch(() => {})
+      }, state.lateMs)
+    }
     if (state.mode === 'lose' || state.mode === 'cut' || state.mode === 'stall') {
       state.forwarded.push(...raws)
       await forward(text)
@@ -88,6 +98,8 @@ export async function startRpcFaultProxy(target: string): Promise<RpcFaultProxy>
     set mode(m) { state.mode = m },
     get skip() { return state.skip },
     set skip(n) { state.skip = n },
+    get lateMs() { return state.lateMs },
+    set lateMs(n) { state.lateMs = n },
     get submissions() { return state.submissions },
     set submissions(n) { state.submissions = n },
     forwarded: state.forwarded,

@@ -75,6 +75,28 @@ describe('after the request left: the send stays pending, the key stays bound', 
     }, 20_000)
   }
 
+  test('a gateway answered an error and passed it on later (the node has no status for it yet): 201 pending; a same-key retry sends nothing; the job confirms it', async () => {
+    const { u, w } = await sender()
+    const body = { walletId: w.id, chain: 'solana', toAddress: Keypair.generate().publicKey.toBase58(), amount: '1500' }
+    const key = crypto.randomUUID()
+    const [submitted, received] = [proxy.submissions, sol.sent.length]
+    proxy.lateMs = 1000
+    const first = await proxy.during('late', () => send(u, body, key))
+    expect({ status: first.status, body: first.body }).toMatchObject({ status: 201, body: { status: 'pending', txHash: expect.any(String) } })
+    const retry = await send(u, body, key)
+    expect(retry.status).toBe(201)
+    expect(retry.headers.get('idempotency-replayed')).toBe('true')
+    expect(retry.body).toMatchObject({ id: first.body.id, txHash: first.body.txHash })
+    expect(proxy.submissions - submitted).toBe(1)
+    // the gateway's queued copy reaches the node: one transaction, the send's
+    await waitFor(async () => sol.sent.length, (n) => n > received, 5_000)
+    expect(sol.sent.slice(received).map((s) => s.signature)).toEqual([first.body.txHash])
+    const done = await waitFor(() => stored(u, first.body.id), (r) => r.body?.status !== 'pending')
+    expect(done.body.status).toBe('confirmed')
+    expect(sol.sent.length - received).toBe(1)
+    expect((await history(u)).map((x) => x.id)).toEqual([first.body.id])
+  }, 20_000)
+
   test('the connection closed before the node read it: pending, the retry sends nothing; the job fails it once its blockhash expires; the key still answers it, never sends', async () => {
     const { u, w } = await sender()
     const body = { walletId: w.id, chain: 'solana', toAddress: Keypair.generate().publicKey.toBase58(), amount: '2000' }
@@ -102,7 +124,17 @@ describe('after the request left: the send stays pending, the key stays bound', 
 })
 
 describe("the adapter's reading of a submission's error", () => {
-  test('never connected or rate-limited: unreachable; refused by the node: rejected; anything after the request left: unknown', async () => {
+  // JSON-RPC error answers to sendTransaction, by path (HTTP 200, as Solana's RPC answers them)
+  const errors: Record<string, { code: number; message: string; data?: unknown }> = {
+    '/refuse': { code: -32002, message: 'Transaction simulation failed: Blockhash not found', data: { err: 'BlockhashNotFound', logs: [] } },
+    '/no-fee': { code: -32002, message: 'Transaction simulation failed: Attempt to debit an account but found no record of a prior credit.', data: { err: 'AccountNotFound', logs: [] } },
+    '/bad-signature': { code: -32003, message: 'Transaction signature verification failure' },
+    '/processed': { code: -32002, message: 'Transaction simulation failed: This transaction has already been processed', data: { err: 'AlreadyProcessed', logs: [] } },
+    '/busy': { code: -32000, message: 'server overloaded, try later' },
+    '/internal': { code: -32603, message: 'Internal error' },
+    '/behind': { code: -32005, message: 'Node is behind by 42 slots', data: { numSlotsBehind: 42 } },
+  }
+  test('never connected or rate-limited: unreachable; the node refused it (preflight, signature): rejected; any other error answer or status, anything after the request left: unknown', async () => {
     const srv = createServer((req, res) => {
       const chunks: Buffer[] = []
       req.on('data', (c: Buffer) => chunks.push(c))
@@ -111,8 +143,14 @@ describe("the adapter's reading of a submission's error", () => {
         if (req.url === '/stall') return
         if (req.url === '/429') return void res.writeHead(429).end('slow down')
         if (req.url === '/502') return void res.writeHead(502).end('bad gateway')
+        // a gateway whose upstream refused it: the status's body names ECONNREFUSED, but this connection was made
+        if (req.url === '/502-refused') return void res.writeHead(502).end('upstream connect error or disconnect/reset before headers. reset reason: connection failure, transport failure reason: delayed connect error: ECONNREFUSED')
+        if (req.url === '/503-error') return void res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32002, message: 'Transaction simulation failed: Blockhash not found' } }))
+        const call = JSON.parse(Buffer.concat(chunks).toString()) as { id: unknown; method: string }
         res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(Buffer.concat(chunks).toString()).id, error: { code: -32002, message: 'Transaction simulation failed: Blockhash not found' } }))
+        // the node has no status for the signature
+        if (call.method === 'getSignatureStatuses') return void res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: { context: { slot: 1 }, value: [null] } }))
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: errors[req.url ?? ''] ?? errors['/refuse'] }))
       })
     })
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
@@ -122,14 +160,28 @@ describe("the adapter's reading of a submission's error", () => {
     closed.close()
     const base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`
     const clients = new SolanaClients(1000)
-    const outcome = async (rpcUrl: string) => (await clients.rpc({ rpcUrl, registryId: 'solana', family: 'solana', expectedChainId: null, multicall3: false } as ChainEndpoint).sendRaw(new Uint8Array(100))).kind
+    // a signed transaction's shape: one signature (64 bytes) after its count
+    const raw = new Uint8Array(100)
+    raw[0] = 1
+    const outcome = async (rpcUrl: string) => (await clients.rpc({ rpcUrl, registryId: 'solana', family: 'solana', expectedChainId: null, multicall3: false } as ChainEndpoint).sendRaw(raw)).kind
+    const urls = {
+      refused: `http://127.0.0.1:${closedPort}`, 'no such host': 'http://no-such-host.invalid', 'rate limited': `${base}/429`,
+      'blockhash not found': `${base}/refuse`, 'no fee': `${base}/no-fee`, 'bad signature': `${base}/bad-signature`,
+      'already processed': `${base}/processed`, busy: `${base}/busy`, internal: `${base}/internal`, behind: `${base}/behind`,
+      cut: `${base}/cut`, stall: `${base}/stall`, 'bad gateway': `${base}/502`, 'bad gateway naming ECONNREFUSED': `${base}/502-refused`, 'refusal under a 503': `${base}/503-error`,
+    }
     try {
       const got: Record<string, string> = {}
-      for (const [name, url] of Object.entries({ refused: `http://127.0.0.1:${closedPort}`, 'no such host': 'http://no-such-host.invalid', 'rate limited': `${base}/429`, refusal: `${base}/refuse`, cut: `${base}/cut`, stall: `${base}/stall`, 'bad gateway': `${base}/502` })) got[name] = await outcome(url)
-      expect(got).toEqual({ refused: 'unreachable', 'no such host': 'unreachable', 'rate limited': 'unreachable', refusal: 'rejected', cut: 'unknown', stall: 'unknown', 'bad gateway': 'unknown' })
+      for (const [name, url] of Object.entries(urls)) got[name] = await outcome(url)
+      expect(got).toEqual({
+        refused: 'unreachable', 'no such host': 'unreachable', 'rate limited': 'unreachable',
+        'blockhash not found': 'rejected', 'no fee': 'rejected', 'bad signature': 'rejected',
+        'already processed': 'unknown', busy: 'unknown', internal: 'unknown', behind: 'unknown',
+        cut: 'unknown', stall: 'unknown', 'bad gateway': 'unknown', 'bad gateway naming ECONNREFUSED': 'unknown', 'refusal under a 503': 'unknown',
+      })
     } finally {
       srv.closeAllConnections()
       srv.close()
     }
-  }, 20_000)
+  }, 30_000)
 })

@@ -14,3 +14,17 @@ export function neverConnected(err: unknown): boolean {
   }
   return NOT_CONNECTED.test(parts.join(' '))
 }
+
+const NOT_CONNECTED_CODE = /^(econnrefused|connectionrefused|enotfound|eai_again|ehostunreach|enetunreach|failedtoopensocket)$/i
+
+/**
+ * The same question read from the `code`s of the cause chain only, never a message: a message
+ * may carry an answer's body (a gateway's 502 naming its upstream's ECONNREFUSED), and an
+ * answer means the connection was made.
+ */
+export function neverConnectedByCode(err: unknown): boolean {
+  for (let e = err as { cause?: unknown; code?: unknown } | undefined, i = 0; e && typeof e === 'object' && i < 10; e = e.cause as typeof e, i++) {
+    if (typeof e.code === 'string' && NOT_CONNECTED_CODE.test(e.code)) return true
+  }
+  return false
+}
