@@ -155,7 +155,8 @@ export class Metrics {
   private readonly external = new LabelledHistogram('slipway_external_call_duration_seconds', 'Calls to chains and partners by system and outcome', [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], ['system', 'outcome'])
   readonly queueDepth = new Gauge('slipway_queue_depth', 'Jobs waiting, by state', ['state'])
   private readonly relayerLowGas = new Counter('slipway_swap_relayer_low_gas_total', 'Gasless swaps refused because the relayer could not pay the gas, by network', ['network'])
-  private readonly exported: Exported[] = [this.requests, this.jobs, this.deliveries, this.external, this.queueDepth, this.relayerLowGas]
+  private readonly sellOverdue = new Counter('slipway_ramp_sell_overdue_total', 'Attempts at a bank ramp sell still not taken after about 40 minutes (the payout\'s crypto already at the partner), by environment', ['environment'])
+  private readonly exported: Exported[] = [this.requests, this.jobs, this.deliveries, this.external, this.queueDepth, this.relayerLowGas, this.sellOverdue]
   private collectors: Array<() => Promise<void>> = []
   private registry: Promise<Registry> | undefined
 
@@ -185,6 +186,10 @@ export class Metrics {
   /** A gasless swap refused because the relayer's native balance cannot pay its gas (an operator tops it up). */
   swapRelayerLowGas(network: string) {
     this.relayerLowGas.inc({ network })
+  }
+  /** A payout's sell the partner has not taken for about 40 minutes, asked again (an operator looks at the partner). */
+  rampSellOverdue(environment: string) {
+    this.sellOverdue.inc({ environment })
   }
   /** Times a call to an external system, labelled `ok` or `error`. */
   async externalCall<T>(system: string, fn: () => Promise<T>): Promise<T> {

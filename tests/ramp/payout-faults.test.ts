@@ -133,3 +133,34 @@ describe('a transfer the node drops', () => {
     answered(await pay(u, q2.body.id, 'payouts-dropped-2'), 200)
   }, 90_000)
 })
+
+describe('a partner down for hours after the crypto left', () => {
+  test('the sell is asked again every 10 minutes past 40 minutes, counted as overdue, the payout stays pending; the partner back: the sell taken once', async () => {
+    const { u, wallet, quote: q } = await payer()
+    const clock = pw.w.t.clock as ManualClock
+    const sellsBefore = pw.partner.sells
+    const first = await pw.partner.during('fail', async () => {
+      const first = await pay(u, q.id, 'payouts-partner-hours')
+      answered(first, 200)
+      await ticking(() => pw.partner.sells, (n) => n > sellsBefore)
+      // three hours of a partner that answers 503: every attempt (up to 10 minutes apart) is asked, none fails the payout
+      for (let minutes = 0; minutes < 180; minutes += 5) {
+        clock.advance(300_000)
+        await Bun.sleep(60)
+      }
+      await until(() => pw.partner.sells, (n) => n - sellsBefore >= 16, 10_000)
+      // hours later the user's access token has expired: signed in again
+      const login = await pw.w.f.api.post('/v1/auth/login', { username: u.username, password: u.password }, { signedBy: pw.tenant })
+      u.accessToken = login.body.accessToken
+      const still = await get(u, `/v1/ramp/bank/payout/payouts/${first.body.id}?isTestnet=true`)
+      expect([still.body.status, still.body.rampTransactionId, still.body.failureReason]).toEqual(['pending', null, null])
+      expect(await pw.w.t.deps.metrics.render()).toMatch(/slipway_ramp_sell_overdue_total\{environment="sandbox"\} [1-9]/)
+      return first
+    })
+    // the partner back: the next attempt's sell is taken, once (its settlement is the partner's, on its own clock, 3 hours behind this app's)
+    const passedBefore = pw.partner.passed
+    const taken = await ticking(() => get(u, `/v1/ramp/bank/payout/payouts/${first.body.id}?isTestnet=true`), (r) => r.body.rampTransactionId !== null, 20_000)
+    expect([taken.body.status, pw.partner.passed - passedBefore]).toEqual(['pending', 1])
+    expect(await usdc(wallet.address)).toBe(50_000_000n - BigInt(q.cryptoAuthorizedAmount))
+  }, 60_000)
+})

@@ -43,8 +43,14 @@ import { payoutEventData } from './views'
 
 /** Payout crypto amounts are read with 6 decimals for every currency (spec, Amount formats). */
 export const CRYPTO_PLACES = 6
-/** How many times an unavailable partner is asked for the sell before the payout fails (about 40 minutes in all). */
-const SELL_ATTEMPTS = 12
+/**
+ * After this many attempts (about 40 minutes), a sell the partner still has not taken is overdue:
+ * logged as an error and counted (`slipway_ramp_sell_overdue_total`) at each further attempt.
+ * It keeps being asked every 10 minutes: the crypto is already at the partner's deposit address,
+ * so failing the payout would leave the user with neither; the sell's Nonce (the payout id)
+ * makes asking again safe.
+ */
+const SELL_OVERDUE_AFTER = 12
 
 export function stablecoinOf(a: Pick<RampAccess, 'settings'>, wallet: { chain: string; isTestnet: boolean }, symbol: string) {
   const chain = chainByFamily(wallet.chain)
@@ -211,8 +217,12 @@ async function sell(deps: Deps, tenantId: string, env: RampEnv, p: repo.PayoutRo
       if (row && !row.rampTransactionId && rampId) await repo.updatePayout(w, tenantId, p.id, { rampTransactionId: rampId, updatedAt: deps.clock.now() })
     })
   } catch (err) {
-    if (retryable(err) && attempt < SELL_ATTEMPTS) {
-      deps.logger.warn('bank ramp sell not taken; trying again', { payoutId: p.id, attempt, ...errorSummary(err) })
+    if (retryable(err)) {
+      if (attempt < SELL_OVERDUE_AFTER) deps.logger.warn('bank ramp sell not taken; trying again', { payoutId: p.id, attempt, ...errorSummary(err) })
+      else {
+        deps.metrics.rampSellOverdue(env)
+        deps.logger.error('bank ramp sell overdue: the payout\'s crypto is at the partner\'s deposit address and the partner has not taken the sell; asking again every 10 minutes', { payoutId: p.id, tenantId, attempt, ...errorSummary(err) })
+      }
       return again(Math.min(1000 * 2 ** attempt, 600_000))
     }
     const why = err instanceof AppError ? err.message : 'no answer'
