@@ -10,16 +10,15 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
-import { createPublicClient, createWalletClient, defineChain, http, type Address } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
-import { DEVNET_KEYS, DEVNET_USDC, startDevnet, type Devnet } from '../../scripts/devnet/chain'
-import token from '../../scripts/devnet/SandboxUSD.json'
+import type { Address } from 'viem'
+import { DEVNET_USDC, startDevnet, type Devnet } from '../../scripts/devnet/chain'
 import { startX402Merchant, type X402Merchant } from '../../scripts/devnet/x402'
 import { Api } from '@tests/helpers/client'
 import { PROCESS_ADMIN, type RunningProcess } from '@tests/helpers/process'
 import { startSqld, type Sqld } from '@tests/helpers/sqld'
 import { until } from '@tests/helpers/until'
 import { startEdge, startOnPrimary } from '../replication/helpers'
+import { devnetUsdc } from './devnet-usdc'
 
 const BASE = '/v1/agent-payments'
 let sqld: Sqld
@@ -29,8 +28,7 @@ let edgeA: RunningProcess
 let edgeB: RunningProcess
 let worker: RunningProcess
 
-const chain = () => defineChain({ id: 11155111, name: 'devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [devnet.url] } } })
-const usdc = (who: Address) => createPublicClient({ chain: chain(), transport: http(devnet.url) }).readContract({ address: DEVNET_USDC, abi: token.abi, functionName: 'balanceOf', args: [who] }) as Promise<bigint>
+const usdc = (who: Address) => devnetUsdc(devnet.url).balanceOf(who)
 
 beforeAll(async () => {
   sqld = await startSqld()
@@ -58,9 +56,7 @@ test('two processes: a wallet that affords three of eight x402 payments pays thr
   const op = { token: (await a.post('/v1/auth/login', { username: 'x402tpadmin', password: 'Passw0rd-admin' }, { signedBy: tenant })).body.accessToken as string }
   const wallet = await a.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, { token: reg.body.accessToken })
   expect(wallet.status).toBe(201)
-  const funder = createWalletClient({ chain: chain(), transport: http(devnet.url), account: privateKeyToAccount(DEVNET_KEYS.funder) })
-  const minted = await funder.writeContract({ address: DEVNET_USDC, abi: token.abi, functionName: 'mint', args: [wallet.body.address, 35_000n] } as never)
-  await createPublicClient({ chain: chain(), transport: http(devnet.url) }).waitForTransactionReceipt({ hash: minted, pollingInterval: 50 })
+  await devnetUsdc(devnet.url).mint(wallet.body.address, 35_000n)
   const shop = await a.post(`${BASE}/merchants`, { name: 'weather', payTo: { network: 'sepolia', address: merchant.payTo } }, op)
   const policy = await a.post(`${BASE}/policies`, { name: 'p', currency: 'USDC', limits: [{ interval: 'daily', amount: '5' }], allowedRails: ['x402'] }, op)
   const agent = await a.post(`${BASE}/agents`, { name: 'a', walletId: wallet.body.id, policyId: policy.body.id }, op)
@@ -82,13 +78,12 @@ test('two processes: a wallet that affords three of eight x402 payments pays thr
 
   // the worker decides a payment the resource kept without serving, at its authorization's expiry
   // (0.05 USDC more: the three settled payments' holds still count for 30 s, for balances read before their blocks)
-  const more = await funder.writeContract({ address: DEVNET_USDC, abi: token.abi, functionName: 'mint', args: [wallet.body.address, 50_000n] } as never)
-  await createPublicClient({ chain: chain(), transport: http(devnet.url) }).waitForTransactionReceipt({ hash: more, pollingInterval: 50 })
+  await devnetUsdc(devnet.url).mint(wallet.body.address, 50_000n)
   await until(() => a.get(`${BASE}/executions/${paid[0]!.body.id}`, op), (r) => r.status === 200, 15_000)
   const kept = await a.post(`${BASE}/executions`, { ...pay('/always-402'), amount: '0.01' }, key)
   expect([kept.status, kept.body.status, kept.body.failureReason?.split(':')[0]]).toEqual([201, 'processing', 'X402_PAYMENT_REFUSED'])
   // (the devnet mines only with transactions here: a block each look, so the chain's time passes validBefore too)
-  const mine = () => fetch(devnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }) })
+  const mine = () => devnetUsdc(devnet.url).mine()
   const done = await until(async () => { await mine(); return a.get(`${BASE}/executions/${kept.body.id}`, op) }, (r) => r.body.status !== 'processing', 60_000)
   expect([done.body.status, done.body.txHash]).toEqual(['failed', null])
   expect(await usdc(wallet.body.address)).toBe(55_000n)

@@ -15,10 +15,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createPublicClient, createWalletClient, defineChain, http, type Address } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
-import { DEVNET_KEYS, DEVNET_USDC, startDevnet, type Devnet } from '../../scripts/devnet/chain'
-import token from '../../scripts/devnet/SandboxUSD.json'
+import type { Address } from 'viem'
+import { DEVNET_USDC, startDevnet, type Devnet } from '../../scripts/devnet/chain'
 import { startX402Merchant, WEATHER_PRICE, type X402Merchant } from '../../scripts/devnet/x402'
 import { systemClock } from '@/lib/clock'
 import { findExecution } from '@/modules/agent-payments/repo'
@@ -27,6 +25,7 @@ import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/ap
 import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { until } from '@tests/helpers/until'
+import { devnetUsdc } from './devnet-usdc'
 
 const BASE = '/v1/agent-payments'
 const HOST = 'https://x402.devnet.test'
@@ -46,16 +45,9 @@ let merchantId: string
 let agent: { id: string; key: string; wallet: Address }
 
 const as = (u: SignedInUser | string) => ({ token: typeof u === 'string' ? u : u.accessToken })
-const chain = () => defineChain({ id: 11155111, name: 'devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [devnet.url] } } })
-const usdc = (who: Address) => createPublicClient({ chain: chain(), transport: http(devnet.url) }).readContract({ address: DEVNET_USDC, abi: token.abi, functionName: 'balanceOf', args: [who] }) as Promise<bigint>
-async function mint(to: Address, units: bigint) {
-  const wallet = createWalletClient({ chain: chain(), transport: http(devnet.url), account: privateKeyToAccount(DEVNET_KEYS.funder) })
-  const hash = await wallet.writeContract({ address: DEVNET_USDC, abi: token.abi, functionName: 'mint', args: [to, units] } as never)
-  await createPublicClient({ chain: chain(), transport: http(devnet.url) }).waitForTransactionReceipt({ hash, pollingInterval: 50 })
-}
-
-/** one block on the devnet (its blocks come only with transactions in these tests) */
-const mine = () => fetch(devnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }) })
+const usdc = (who: Address) => devnetUsdc(devnet.url).balanceOf(who)
+const mint = (to: Address, units: bigint) => devnetUsdc(devnet.url).mint(to, units)
+const mine = () => devnetUsdc(devnet.url).mine()
 
 async function newAgent(usdcUnits: bigint, policy: Record<string, unknown> = {}) {
   const owner = await f.user(tenant)
