@@ -159,6 +159,8 @@ describe('a partner down for hours after the crypto left', () => {
     })
     // the partner back: the next attempt's sell is taken, once (its settlement is the partner's, on its own clock, 3 hours behind this app's)
     const passedBefore = pw.partner.passed
+    // the next attempt is at most 10 minutes away
+    ;(pw.w.t.clock as ManualClock).advance(600_000)
     const taken = await ticking(() => get(u, `/v1/ramp/bank/payout/payouts/${first.body.id}?isTestnet=true`), (r) => r.body.rampTransactionId !== null, 20_000)
     expect([taken.body.status, pw.partner.passed - passedBefore]).toEqual(['pending', 1])
     expect(await usdc(wallet.address)).toBe(50_000_000n - BigInt(q.cryptoAuthorizedAmount))
