@@ -28,10 +28,14 @@
  *
  * Calls to a server time out after `DATABASE_TIMEOUT_MS`; a server that cannot be
  * reached answers `DatabaseUnavailableError` (503), never a hang.
+ *
+ * Here: the shapes put together (openDatabase). Beside it: the gate (gate.ts), a local
+ * file's checkpoints and start-up retries (local-file.ts), the server's deadlines and racing
+ * migrations (remote.ts), the embedded replica (replica.ts), reading errors (errors.ts).
  */
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import type { Client, InStatement, ResultSet, Transaction, TransactionMode } from '@libsql/client'
+import type { Client, InStatement } from '@libsql/client'
 // The local client only (a file or memory): the client for a server, with its HTTP and
 // WebSocket protocol code, loads in openDatabase only when the database is remote or a
 // replica. drizzle's libSQL driver is the same for any client it is given.
@@ -39,7 +43,15 @@ import { createClient as createLocalClient } from '@libsql/client/sqlite3'
 import { disableStatementCache, installStatementCache } from './statement-cache'
 import { drizzle } from 'drizzle-orm/libsql/sqlite3'
 import type { LibSQLDatabase } from 'drizzle-orm/libsql'
-import { ServiceUnavailableError } from '../http/errors'
+import { DatabaseUnavailableError } from './errors'
+import { Gate, gated } from './gate'
+import { CHECKPOINT_INTERVAL_MS, checkpointEvery, whileBusy } from './local-file'
+import { guarded, migrateRacing } from './remote'
+import { ReplicaSync, replicated } from './replica'
+
+export { DatabaseUnavailableError, isUnreachable, uniqueViolation } from './errors'
+export { AUTOCHECKPOINT_PAGES, CHECKPOINT_INTERVAL_MS } from './local-file'
+export { ReplicaSync, type ReplicaState } from './replica'
 
 /**
  * drizzle is given no schema: its relational `db.query.*` API is not used, and with a schema
@@ -50,340 +62,6 @@ export type Db = LibSQLDatabase
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 /** Either the database or an open transaction: repo functions accept both. */
 export type Executor = Db | Tx
-
-class Gate {
-  private held = false
-  private waiters: Array<() => void> = []
-  get open() {
-    return !this.held
-  }
-  async acquire(): Promise<void> {
-    if (!this.held) {
-      this.held = true
-      return
-    }
-    await new Promise<void>((resolve) => this.waiters.push(resolve))
-  }
-  release() {
-    const next = this.waiters.shift()
-    if (next) next()
-    else this.held = false
-  }
-  /** Resolves when no transaction holds the gate (without taking it). */
-  async idle(): Promise<void> {
-    while (this.held) {
-      await new Promise<void>((resolve) => this.waiters.push(() => { resolve(); this.release() }))
-    }
-  }
-}
-
-/** Wraps a libSQL client so that statements never overlap an open transaction of this process. */
-function gated(inner: Client, gate: Gate, statementsWait: boolean): Client {
-  const wrapTx = (tx: Transaction): Transaction => {
-    let released = false
-    const done = () => {
-      if (!released) {
-        released = true
-        gate.release()
-      }
-    }
-    return new Proxy(tx, {
-      get(target, prop, receiver) {
-        if (prop === 'commit' || prop === 'rollback') {
-          return async () => {
-            try {
-              return await (target[prop] as () => Promise<void>).call(target)
-            } finally {
-              done()
-            }
-          }
-        }
-        if (prop === 'close') {
-          return () => {
-            try {
-              target.close()
-            } finally {
-              done()
-            }
-          }
-        }
-        const v = Reflect.get(target, prop, receiver)
-        return typeof v === 'function' ? v.bind(target) : v
-      },
-    })
-  }
-  return new Proxy(inner, {
-    get(target, prop, receiver) {
-      switch (prop) {
-        case 'execute':
-        case 'batch':
-        case 'migrate':
-        case 'executeMultiple':
-          return (...args: unknown[]) => {
-            const fn = (target as any)[prop] as (...a: unknown[]) => Promise<unknown>
-            if (gate.open || !statementsWait) return fn.apply(target, args)
-            return gate.idle().then(() => fn.apply(target, args))
-          }
-        case 'transaction':
-          return async (mode?: TransactionMode) => {
-            await gate.acquire()
-            try {
-              return wrapTx(await target.transaction(mode))
-            } catch (e) {
-              gate.release()
-              throw e
-            }
-          }
-        default: {
-          const v = Reflect.get(target, prop, receiver)
-          return typeof v === 'function' ? v.bind(target) : v
-        }
-      }
-    },
-  })
-}
-
-/** The database server (the primary) cannot be reached or did not answer in time. */
-export class DatabaseUnavailableError extends ServiceUnavailableError {
-  constructor(message: string) {
-    super(message, { code: 'DATABASE_UNAVAILABLE' })
-  }
-}
-
-/** A refused or reset connection, a timeout, or the server's own 5xx: not an answer about the data. */
-export function isUnreachable(err: unknown): boolean {
-  for (let e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    if (e instanceof DatabaseUnavailableError) return true
-    const code = String(e.code ?? '')
-    if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ConnectionRefused|ConnectionClosed|SERVER_ERROR|HRANA_WEBSOCKET_ERROR|UND_ERR_\w+)$/.test(code)) return true
-    if (e.name === 'TimeoutError' || e.name === 'AbortError') return true
-    if (/Unable to connect|fetch failed|WriteDelegation|Replication\(|PrimaryHandshake|socket connection was closed|HTTP status 5\d\d/.test(String(e.message ?? ''))) return true
-  }
-  return false
-}
-
-/**
- * The columns a refused unique index names ("users.scope, users.username_key" from SQLite's
- * "UNIQUE constraint failed: …", on a file or from a server), or '' for any other error. Read
- * from the error or its causes, not from the whole text: drizzle's error quotes the SQL too.
- */
-export function uniqueViolation(err: unknown): string {
-  for (let e = err as { message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    const m = /UNIQUE constraint failed: ([\w., ]+)/.exec(String(e.message ?? ''))
-    if (m) return m[1]!
-  }
-  return ''
-}
-
-/** Rejects after `ms` (the call itself may still finish; its result is dropped). */
-function withTimeout<T>(p: Promise<T>, ms: number, what: () => Error): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  return Promise.race([p, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(what()), ms) })]).finally(() => clearTimeout(timer))
-}
-
-/**
- * Every call to the server gets a deadline, and a server that cannot be reached turns
- * into DatabaseUnavailableError. `onReach` tells the replica tracker whether it answered.
- */
-function guarded(inner: Client, timeoutMs: number, unavailable: string, onReach: (ok: boolean) => void): Client {
-  const fail = () => new DatabaseUnavailableError(unavailable)
-  // `network: false` for calls the client can complete without the server (opening a
-  // transaction sends nothing until its first statement; a rollback of a stream that is gone
-  // answers at once): their success says nothing about the primary, so only execute, batch,
-  // commit and the like count as having reached it (/health/ready's primaryReachable).
-  const call = async <T>(p: () => Promise<T>, network = true): Promise<T> => {
-    try {
-      const out = await withTimeout(p(), timeoutMs, () => Object.assign(new Error(`no answer from the database server within ${timeoutMs} ms`), { name: 'TimeoutError' }))
-      if (network) onReach(true)
-      return out
-    } catch (err) {
-      if (isUnreachable(err)) {
-        onReach(false)
-        throw fail()
-      }
-      throw err
-    }
-  }
-  const wrapTx = (tx: Transaction): Transaction => new Proxy(tx, {
-    get(target, prop, receiver) {
-      if (prop === 'execute' || prop === 'batch' || prop === 'executeMultiple' || prop === 'commit') {
-        return (...args: unknown[]) => call(() => (target as any)[prop](...args))
-      }
-      if (prop === 'rollback') {
-        // A transaction on a server that went away is gone with its stream: nothing to undo.
-        return () => call(() => target.rollback(), false).catch((err) => {
-          if (!(err instanceof DatabaseUnavailableError)) throw err
-        })
-      }
-      const v = Reflect.get(target, prop, receiver)
-      return typeof v === 'function' ? v.bind(target) : v
-    },
-  })
-  return new Proxy(inner, {
-    get(target, prop, receiver) {
-      if (prop === 'execute' || prop === 'batch' || prop === 'migrate' || prop === 'executeMultiple') {
-        return (...args: unknown[]) => call(() => (target as any)[prop](...args))
-      }
-      if (prop === 'transaction') return async (mode?: TransactionMode) => wrapTx(await call(() => target.transaction(mode), false))
-      const v = Reflect.get(target, prop, receiver)
-      return typeof v === 'function' ? v.bind(target) : v
-    },
-  })
-}
-
-const statementText = (s: InStatement) => (typeof s === 'string' ? s : s.sql)
-const isRead = (s: InStatement) => /^\s*select\b/i.test(statementText(s))
-
-/** What /health/ready and the metrics report about an embedded replica. */
-export interface ReplicaState {
-  /** `fresh` while the primary answers and pulls succeed; `stale` otherwise */
-  state: 'fresh' | 'stale'
-  /** milliseconds since the last successful pull (how old the replica's view may be) */
-  lagMs: number
-  /** the primary's frame the replica last pulled */
-  frameNo: number | null
-  lastSyncAt: number | null
-  primaryReachable: boolean
-}
-
-/**
- * Pulls the replica from the primary on an interval and after this process's writes.
- * `sync()` is a synchronous native call, and against a primary that does not answer it
- * holds the event loop for seconds (PrimaryHandshakeTimeout, 3 s here): so the interval
- * pull first asks the primary's /health asynchronously, and pulls only when it answers.
- */
-export class ReplicaSync {
-  private lastSyncAt: number | null = null
-  private frameNo: number | null = null
-  private reachable = true
-  private timer?: ReturnType<typeof setInterval>
-  private pending: Promise<void> | null = null
-  private readonly healthUrl: string
-
-  constructor(private readonly replica: Client, syncUrl: string, private readonly intervalMs: number, private readonly timeoutMs: number) {
-    this.healthUrl = healthUrlOf(syncUrl)
-  }
-
-  /** Pulls now; throws when the primary cannot be reached. */
-  syncNow() {
-    return this.replica.sync().then((r) => {
-      this.lastSyncAt = Date.now()
-      this.frameNo = r?.frame_no ?? this.frameNo
-      this.reachable = true
-    })
-  }
-
-  /** After a write of this process: one pull for all the writes that finished in the same turn. */
-  afterWrite(): Promise<void> {
-    if (!this.pending) {
-      this.pending = new Promise<void>((resolve) => setTimeout(() => {
-        this.pending = null
-        this.syncNow().catch(() => { this.reachable = false }).finally(resolve)
-      }))
-    }
-    return this.pending
-  }
-
-  markReach(ok: boolean) {
-    this.reachable = ok
-  }
-
-  get primaryReachable() {
-    return this.reachable
-  }
-
-  start() {
-    this.timer = setInterval(() => void this.tick(), this.intervalMs)
-    this.timer.unref?.()
-  }
-
-  private async tick() {
-    try {
-      const res = await fetch(this.healthUrl, { signal: AbortSignal.timeout(Math.min(this.timeoutMs, 2000)) })
-      if (!res.ok) throw new Error(`primary /health answered ${res.status}`)
-    } catch {
-      this.reachable = false
-      return
-    }
-    await this.syncNow().catch(() => { this.reachable = false })
-  }
-
-  status(): ReplicaState {
-    const lagMs = this.lastSyncAt === null ? -1 : Date.now() - this.lastSyncAt
-    // Fresh: the primary answers and the last pull is within a few intervals.
-    const fresh = this.reachable && this.lastSyncAt !== null && lagMs <= Math.max(3 * this.intervalMs, 5000)
-    return { state: fresh ? 'fresh' : 'stale', lagMs, frameNo: this.frameNo, lastSyncAt: this.lastSyncAt, primaryReachable: this.reachable }
-  }
-
-  stop() {
-    if (this.timer) clearInterval(this.timer)
-  }
-}
-
-/** `libsql://host` is HTTPS (or HTTP with `?tls=0`); `ws(s)://` the same host over HTTP(S). */
-function healthUrlOf(syncUrl: string): string {
-  const u = new URL(syncUrl)
-  const tls = u.searchParams.get('tls')
-  if (u.protocol === 'libsql:') u.protocol = tls === '0' ? 'http:' : 'https:'
-  else if (u.protocol === 'ws:') u.protocol = 'http:'
-  else if (u.protocol === 'wss:') u.protocol = 'https:'
-  return `${u.protocol}//${u.host}/health`
-}
-
-/**
- * The embedded replica's client: reads outside a transaction from the local replica,
- * everything else on the primary, then a pull so this process reads what it wrote.
- */
-function replicated(replica: Client, primary: Client, sync: ReplicaSync): Client {
-  const afterWrite = async <T>(p: Promise<T>): Promise<T> => {
-    const out = await p
-    await sync.afterWrite()
-    return out
-  }
-  const read = async (stmt: InStatement): Promise<ResultSet> => {
-    const local = await replica.execute(stmt)
-    if (local.rows.length || !sync.primaryReachable) return local
-    // Not on the replica (yet): created elsewhere since the last pull, or not at all.
-    try {
-      return await primary.execute(stmt)
-    } catch (err) {
-      if (err instanceof DatabaseUnavailableError) return local
-      throw err
-    }
-  }
-  return new Proxy(primary, {
-    get(target, prop, receiver) {
-      switch (prop) {
-        case 'execute':
-          return (stmt: InStatement, args?: unknown) => {
-            const s = args === undefined ? stmt : { sql: statementText(stmt), args } as InStatement
-            return isRead(s) ? read(s) : afterWrite(primary.execute(s))
-          }
-        case 'batch':
-          return (stmts: InStatement[], mode?: TransactionMode) => (stmts.every(isRead) ? replica.batch(stmts, mode) : afterWrite(primary.batch(stmts, mode)))
-        case 'migrate':
-          return (stmts: InStatement[]) => afterWrite(primary.migrate(stmts))
-        case 'executeMultiple':
-          return (sqlText: string) => afterWrite(primary.executeMultiple(sqlText))
-        // Transactions pull in Database.write, after the gate is free (see openDatabase).
-        case 'transaction':
-          return (mode?: TransactionMode) => primary.transaction(mode)
-        case 'sync':
-          return () => replica.sync()
-        case 'close':
-          return () => {
-            sync.stop()
-            replica.close()
-            primary.close()
-          }
-        default: {
-          const v = Reflect.get(target, prop, receiver)
-          return typeof v === 'function' ? v.bind(target) : v
-        }
-      }
-    },
-  })
-}
 
 export type DatabaseMode = 'local' | 'remote' | 'replica'
 
@@ -423,79 +101,11 @@ export interface DatabaseOptions {
   checkpointIntervalMs?: number
 }
 
-/** A local file's write-ahead log is copied into the database file this often (see checkpointEvery). */
-export const CHECKPOINT_INTERVAL_MS = 1000
-/** SQLite's own checkpoint, inside a commit, only when the log reaches this many pages (40 MB). */
-export const AUTOCHECKPOINT_PAGES = 10_000
-
-/**
- * Checkpoints a local file's write-ahead log from a timer, not from commits. By default
- * SQLite copies the log into the database inside the commit that takes it past 1,000 pages
- * (4 MB), several times a second under writes, and a page written by many transactions
- * (an index's last page, a table's) is copied again each time. Once a second copies each
- * page once per second however often it was written. Measured with registrations (the hash
- * replaced by a timer, so the database work shows): 5% less CPU per registration and 10%
- * more registrations per second; a checkpoint then took about 20 ms for 5,000 pages, once
- * a second, where SQLite's took the same time in smaller pieces, several times a second.
- * The checkpoint is PASSIVE (it never waits for a reader or a writer) and goes through the
- * gate like any statement, between transactions. SQLite's own checkpoint stays as a
- * bound, at AUTOCHECKPOINT_PAGES: should the timer fall behind (writes faster than 40 MB
- * a second, or another process holding a reader on the file), the log stops growing there.
- * A checkpoint that fails (another process checkpointing the same file) is left to the next.
- */
-async function checkpointEvery(raw: Client, gated: Client, intervalMs: number) {
-  await raw.execute(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`)
-  let running = false
-  const timer = setInterval(() => {
-    if (running) return
-    running = true
-    gated.execute('PRAGMA wal_checkpoint(PASSIVE)').catch(() => {}).finally(() => { running = false })
-  }, intervalMs)
-  // Deno's timers are numbers, without unref
-  ;(timer as { unref?: () => void }).unref?.()
-  return timer
-}
-
-/**
- * Migrations against a server: several processes may start at once on a fresh primary.
- * Each migrator applies its pending set in one batch (a transaction), so a process
- * that lost the race finds its batch refused (the tables exist, or the server's write
- * lock is held) and, asked again, finds nothing left to apply. It waits and asks again
- * instead of failing, within a bound.
- */
-async function migrateRacing(migrate: () => Promise<void>, boundMs = 30_000) {
-  const deadline = Date.now() + boundMs
-  for (;;) {
-    try {
-      return await migrate()
-    } catch (err) {
-      const cause = (err as { cause?: unknown })?.cause
-      if (cause instanceof DatabaseUnavailableError) throw cause
-      const text = `${(err as Error)?.message ?? ''} ${((err as { cause?: Error })?.cause)?.message ?? ''}`
-      if (Date.now() > deadline || !/already exists|duplicate column|SQLITE_BUSY|database is locked|UNIQUE constraint failed: __drizzle_migrations/i.test(text)) throw err
-      await new Promise((r) => setTimeout(r, 50 + Math.random() * 100))
-    }
-  }
-}
-
 function memoizer() {
   const memos = new Map<string, unknown>()
   return <T>(key: string, build: () => T): T => {
     if (!memos.has(key)) memos.set(key, build())
     return memos.get(key) as T
-  }
-}
-
-/** Runs `fn` again while it fails with SQLITE_BUSY, for up to `ms` (start-up only: never inside a request). */
-async function whileBusy<T>(fn: () => Promise<T>, ms: number): Promise<T> {
-  const end = Date.now() + ms
-  for (let wait = 20; ; wait = Math.min(wait * 2, 500)) {
-    try {
-      return await fn()
-    } catch (err) {
-      if (!/SQLITE_BUSY/.test(String((err as { code?: string }).code ?? (err as Error).message)) || Date.now() + wait > end) throw err
-      await new Promise((resolve) => setTimeout(resolve, wait))
-    }
   }
 }
 

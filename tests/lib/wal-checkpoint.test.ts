@@ -1,7 +1,7 @@
 /**
  * A local file's write-ahead log is copied into the database by a timer, between
  * transactions, not by the commit that takes the log past SQLite's default 1,000 pages
- * (src/db/client.ts, checkpointEvery).
+ * (src/db/local-file.ts, checkpointEvery).
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'

@@ -7,7 +7,9 @@ import { describe, expect, test } from 'bun:test'
 import { loadConfig } from '@/config'
 
 const example = await Bun.file('.env.example').text()
-const configSource = await Bun.file('src/config.ts').text()
+// src/config.ts and the files it is split into (src/config/)
+const configSources = ['src/config.ts', ...[...new Bun.Glob('src/config/*.ts').scanSync('.')].sort()]
+const configSource = (await Promise.all(configSources.map((f) => Bun.file(f).text()))).join('\n')
 
 /** `# NAME=value  # comment` lines; `RPC_URL_<REGISTRY ID>` stands for the RPC_URL_ prefix. */
 const listed = new Map<string, string>()

@@ -44,7 +44,8 @@ describe('configuration', () => {
 
 describe('.env.example', () => {
   test('lists every variable src/config.ts reads', async () => {
-    const source = await Bun.file('src/config.ts').text()
+    const files = ['src/config.ts', ...new Bun.Glob('src/config/*.ts').scanSync('.')]
+    const source = (await Promise.all(files.map((f) => Bun.file(f).text()))).join('\n')
     const read = new Set([...source.matchAll(/env\.([A-Z][A-Z0-9_]+)|intVar\(env, '([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1] ?? m[2]!))
     read.add('RPC_URL_<REGISTRY ID>')
     expect(read.size).toBeGreaterThan(35)

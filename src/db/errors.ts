@@ -1,0 +1,36 @@
+/**
+ * Reading a database error: the server could not be reached (503), or a unique index refused a row.
+ */
+import { ServiceUnavailableError } from '../http/errors'
+
+/** The database server (the primary) cannot be reached or did not answer in time. */
+export class DatabaseUnavailableError extends ServiceUnavailableError {
+  constructor(message: string) {
+    super(message, { code: 'DATABASE_UNAVAILABLE' })
+  }
+}
+
+/** A refused or reset connection, a timeout, or the server's own 5xx: not an answer about the data. */
+export function isUnreachable(err: unknown): boolean {
+  for (let e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e instanceof DatabaseUnavailableError) return true
+    const code = String(e.code ?? '')
+    if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ConnectionRefused|ConnectionClosed|SERVER_ERROR|HRANA_WEBSOCKET_ERROR|UND_ERR_\w+)$/.test(code)) return true
+    if (e.name === 'TimeoutError' || e.name === 'AbortError') return true
+    if (/Unable to connect|fetch failed|WriteDelegation|Replication\(|PrimaryHandshake|socket connection was closed|HTTP status 5\d\d/.test(String(e.message ?? ''))) return true
+  }
+  return false
+}
+
+/**
+ * The columns a refused unique index names ("users.scope, users.username_key" from SQLite's
+ * "UNIQUE constraint failed: …", on a file or from a server), or '' for any other error. Read
+ * from the error or its causes, not from the whole text: drizzle's error quotes the SQL too.
+ */
+export function uniqueViolation(err: unknown): string {
+  for (let e = err as { message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    const m = /UNIQUE constraint failed: ([\w., ]+)/.exec(String(e.message ?? ''))
+    if (m) return m[1]!
+  }
+  return ''
+}

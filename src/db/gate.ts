@@ -1,0 +1,98 @@
+/**
+ * The write gate: one transaction at a time per process (see client.ts for why, in each
+ * of the three shapes). A transaction holds the gate until it commits or rolls back;
+ * statements outside it wait for it on a local file and run straight through on a server.
+ */
+import type { Client, Transaction, TransactionMode } from '@libsql/client'
+
+export class Gate {
+  private held = false
+  private waiters: Array<() => void> = []
+  get open() {
+    return !this.held
+  }
+  async acquire(): Promise<void> {
+    if (!this.held) {
+      this.held = true
+      return
+    }
+    await new Promise<void>((resolve) => this.waiters.push(resolve))
+  }
+  release() {
+    const next = this.waiters.shift()
+    if (next) next()
+    else this.held = false
+  }
+  /** Resolves when no transaction holds the gate (without taking it). */
+  async idle(): Promise<void> {
+    while (this.held) {
+      await new Promise<void>((resolve) => this.waiters.push(() => { resolve(); this.release() }))
+    }
+  }
+}
+
+/** Wraps a libSQL client so that statements never overlap an open transaction of this process. */
+export function gated(inner: Client, gate: Gate, statementsWait: boolean): Client {
+  const wrapTx = (tx: Transaction): Transaction => {
+    let released = false
+    const done = () => {
+      if (!released) {
+        released = true
+        gate.release()
+      }
+    }
+    return new Proxy(tx, {
+      get(target, prop, receiver) {
+        if (prop === 'commit' || prop === 'rollback') {
+          return async () => {
+            try {
+              return await (target[prop] as () => Promise<void>).call(target)
+            } finally {
+              done()
+            }
+          }
+        }
+        if (prop === 'close') {
+          return () => {
+            try {
+              target.close()
+            } finally {
+              done()
+            }
+          }
+        }
+        const v = Reflect.get(target, prop, receiver)
+        return typeof v === 'function' ? v.bind(target) : v
+      },
+    })
+  }
+  return new Proxy(inner, {
+    get(target, prop, receiver) {
+      switch (prop) {
+        case 'execute':
+        case 'batch':
+        case 'migrate':
+        case 'executeMultiple':
+          return (...args: unknown[]) => {
+            const fn = (target as any)[prop] as (...a: unknown[]) => Promise<unknown>
+            if (gate.open || !statementsWait) return fn.apply(target, args)
+            return gate.idle().then(() => fn.apply(target, args))
+          }
+        case 'transaction':
+          return async (mode?: TransactionMode) => {
+            await gate.acquire()
+            try {
+              return wrapTx(await target.transaction(mode))
+            } catch (e) {
+              gate.release()
+              throw e
+            }
+          }
+        default: {
+          const v = Reflect.get(target, prop, receiver)
+          return typeof v === 'function' ? v.bind(target) : v
+        }
+      }
+    },
+  })
+}

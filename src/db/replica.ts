@@ -1,0 +1,160 @@
+/**
+ * The embedded replica (see client.ts, `replica`): its pulls from the primary, whether the
+ * primary answers, and the client that reads locally and writes on the primary.
+ */
+import type { Client, InStatement, ResultSet, TransactionMode } from '@libsql/client'
+import { DatabaseUnavailableError } from './errors'
+
+const statementText = (s: InStatement) => (typeof s === 'string' ? s : s.sql)
+const isRead = (s: InStatement) => /^\s*select\b/i.test(statementText(s))
+
+/** What /health/ready and the metrics report about an embedded replica. */
+export interface ReplicaState {
+  /** `fresh` while the primary answers and pulls succeed; `stale` otherwise */
+  state: 'fresh' | 'stale'
+  /** milliseconds since the last successful pull (how old the replica's view may be) */
+  lagMs: number
+  /** the primary's frame the replica last pulled */
+  frameNo: number | null
+  lastSyncAt: number | null
+  primaryReachable: boolean
+}
+
+/**
+ * Pulls the replica from the primary on an interval and after this process's writes.
+ * `sync()` is a synchronous native call, and against a primary that does not answer it
+ * holds the event loop for seconds (PrimaryHandshakeTimeout, 3 s here): so the interval
+ * pull first asks the primary's /health asynchronously, and pulls only when it answers.
+ */
+export class ReplicaSync {
+  private lastSyncAt: number | null = null
+  private frameNo: number | null = null
+  private reachable = true
+  private timer?: ReturnType<typeof setInterval>
+  private pending: Promise<void> | null = null
+  private readonly healthUrl: string
+
+  constructor(private readonly replica: Client, syncUrl: string, private readonly intervalMs: number, private readonly timeoutMs: number) {
+    this.healthUrl = healthUrlOf(syncUrl)
+  }
+
+  /** Pulls now; throws when the primary cannot be reached. */
+  syncNow() {
+    return this.replica.sync().then((r) => {
+      this.lastSyncAt = Date.now()
+      this.frameNo = r?.frame_no ?? this.frameNo
+      this.reachable = true
+    })
+  }
+
+  /** After a write of this process: one pull for all the writes that finished in the same turn. */
+  afterWrite(): Promise<void> {
+    if (!this.pending) {
+      this.pending = new Promise<void>((resolve) => setTimeout(() => {
+        this.pending = null
+        this.syncNow().catch(() => { this.reachable = false }).finally(resolve)
+      }))
+    }
+    return this.pending
+  }
+
+  markReach(ok: boolean) {
+    this.reachable = ok
+  }
+
+  get primaryReachable() {
+    return this.reachable
+  }
+
+  start() {
+    this.timer = setInterval(() => void this.tick(), this.intervalMs)
+    this.timer.unref?.()
+  }
+
+  private async tick() {
+    try {
+      const res = await fetch(this.healthUrl, { signal: AbortSignal.timeout(Math.min(this.timeoutMs, 2000)) })
+      if (!res.ok) throw new Error(`primary /health answered ${res.status}`)
+    } catch {
+      this.reachable = false
+      return
+    }
+    await this.syncNow().catch(() => { this.reachable = false })
+  }
+
+  status(): ReplicaState {
+    const lagMs = this.lastSyncAt === null ? -1 : Date.now() - this.lastSyncAt
+    // Fresh: the primary answers and the last pull is within a few intervals.
+    const fresh = this.reachable && this.lastSyncAt !== null && lagMs <= Math.max(3 * this.intervalMs, 5000)
+    return { state: fresh ? 'fresh' : 'stale', lagMs, frameNo: this.frameNo, lastSyncAt: this.lastSyncAt, primaryReachable: this.reachable }
+  }
+
+  stop() {
+    if (this.timer) clearInterval(this.timer)
+  }
+}
+
+/** `libsql://host` is HTTPS (or HTTP with `?tls=0`); `ws(s)://` the same host over HTTP(S). */
+function healthUrlOf(syncUrl: string): string {
+  const u = new URL(syncUrl)
+  const tls = u.searchParams.get('tls')
+  if (u.protocol === 'libsql:') u.protocol = tls === '0' ? 'http:' : 'https:'
+  else if (u.protocol === 'ws:') u.protocol = 'http:'
+  else if (u.protocol === 'wss:') u.protocol = 'https:'
+  return `${u.protocol}//${u.host}/health`
+}
+
+/**
+ * The embedded replica's client: reads outside a transaction from the local replica,
+ * everything else on the primary, then a pull so this process reads what it wrote.
+ */
+export function replicated(replica: Client, primary: Client, sync: ReplicaSync): Client {
+  const afterWrite = async <T>(p: Promise<T>): Promise<T> => {
+    const out = await p
+    await sync.afterWrite()
+    return out
+  }
+  const read = async (stmt: InStatement): Promise<ResultSet> => {
+    const local = await replica.execute(stmt)
+    if (local.rows.length || !sync.primaryReachable) return local
+    // Not on the replica (yet): created elsewhere since the last pull, or not at all.
+    try {
+      return await primary.execute(stmt)
+    } catch (err) {
+      if (err instanceof DatabaseUnavailableError) return local
+      throw err
+    }
+  }
+  return new Proxy(primary, {
+    get(target, prop, receiver) {
+      switch (prop) {
+        case 'execute':
+          return (stmt: InStatement, args?: unknown) => {
+            const s = args === undefined ? stmt : { sql: statementText(stmt), args } as InStatement
+            return isRead(s) ? read(s) : afterWrite(primary.execute(s))
+          }
+        case 'batch':
+          return (stmts: InStatement[], mode?: TransactionMode) => (stmts.every(isRead) ? replica.batch(stmts, mode) : afterWrite(primary.batch(stmts, mode)))
+        case 'migrate':
+          return (stmts: InStatement[]) => afterWrite(primary.migrate(stmts))
+        case 'executeMultiple':
+          return (sqlText: string) => afterWrite(primary.executeMultiple(sqlText))
+        // Transactions pull in Database.write, after the gate is free (see openDatabase).
+        case 'transaction':
+          return (mode?: TransactionMode) => primary.transaction(mode)
+        case 'sync':
+          return () => replica.sync()
+        case 'close':
+          return () => {
+            sync.stop()
+            replica.close()
+            primary.close()
+          }
+        default: {
+          const v = Reflect.get(target, prop, receiver)
+          return typeof v === 'function' ? v.bind(target) : v
+        }
+      }
+    },
+  })
+}
