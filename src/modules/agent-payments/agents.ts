@@ -10,7 +10,8 @@ import type { CreateAgent, UpdateAgent } from './model'
 import { spendOf } from './judging'
 import { fromUnits, policyTimeZone, toUnits, windowOf } from './policy'
 import * as repo from './repo'
-import type { AgentRow, AgentStatus, ApEnvironment } from './schema'
+import type { AgentRow } from './schema'
+import type { AgentStatus, ApEnvironment } from './record-types'
 import { agentView } from './views'
 
 const agentNotFound = () => new NotFoundError('Agent not found')

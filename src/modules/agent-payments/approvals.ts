@@ -11,7 +11,8 @@ import type { Scope } from './credentials'
 import { judgeIn, withMandate } from './judging'
 import { awaitConfirmation, moveExecution, payExecution } from './pay'
 import * as repo from './repo'
-import type { ApprovalRow, ApprovalStatus, ExecutionRow } from './schema'
+import type { ApprovalRow, ExecutionRow } from './schema'
+import type { ApprovalStatus } from './record-types'
 import { approvalView } from './views'
 
 const approvalNotFound = () => new NotFoundError('Approval not found')

@@ -10,7 +10,7 @@ import { newId } from '../../lib/ids'
 import { publishEvent, publishToOwned } from '../webhooks/publish'
 import type { Scope } from './credentials'
 import { insertAudit } from './repo'
-import type { ApEnvironment } from './schema'
+import type { ApEnvironment } from './record-types'
 
 export { AGENT_PAYMENTS_EVENT_TYPES } from './event-types'
 

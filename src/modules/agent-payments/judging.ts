@@ -9,7 +9,8 @@ import type { Executor } from '../../db/client'
 import { judge, policyTimeZone, toUnits, fromUnits, windowOf, WINDOW_INTERVALS, type Judgement, type WindowInterval } from './policy'
 import { judgeMandate, type MandatePaymentRequest } from './mandate-check'
 import * as repo from './repo'
-import type { AgentRow, MerchantRow, PolicyRow, Rail } from './schema'
+import type { AgentRow, MerchantRow, PolicyRow } from './schema'
+import type { Rail } from './record-types'
 
 export interface Spend { spent: Partial<Record<WindowInterval, string>>; executionsToday: number }
 

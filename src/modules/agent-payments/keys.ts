@@ -12,7 +12,8 @@ import { recordChange } from './changes'
 import { KEY_PREFIX, type Scope } from './credentials'
 import { visibleMerchant } from './merchants'
 import * as repo from './repo'
-import type { ApEnvironment, ApiKeyRow } from './schema'
+import type { ApiKeyRow } from './schema'
+import type { ApEnvironment } from './record-types'
 import { keyView } from './views'
 
 type Kind = ApiKeyRow['kind']

@@ -4,7 +4,7 @@
  * Amounts are decimal strings compared as fixed-point integers, never floats.
  */
 import { toUnits, windowOf } from './policy'
-import type { MandateCart, MandateConstraints, MandateStatus, MandateType } from './schema'
+import type { MandateCart, MandateConstraints, MandateStatus, MandateType } from './record-types'
 
 /** What the check reads of a mandate (a `MandateRow` fits). `expiresAt` in Unix ms. */
 export interface MandateTerms {

@@ -8,7 +8,8 @@ import { recordChange } from './changes'
 import type { Scope } from './credentials'
 import type { CreateMerchant, UpdateMerchant } from './model'
 import * as repo from './repo'
-import type { ApEnvironment, MerchantRow } from './schema'
+import type { MerchantRow } from './schema'
+import type { ApEnvironment } from './record-types'
 import { merchantView } from './views'
 
 const payToError = (message: string) => new BadRequestError(message, { code: 'MERCHANT_PAY_TO_INVALID' })

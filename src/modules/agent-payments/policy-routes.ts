@@ -4,7 +4,8 @@ import type { Deps } from '../../deps'
 import { errorResponses } from '../../http/schemas'
 import { J } from './agent-routes'
 import { apSecurity, scopeOf } from './credentials'
-import { CreatePolicy, PageQuery, Policy, PolicyList, PolicyParams, SimulateBody, Simulation, TenantQuery, UpdatePolicy } from './model'
+import { PageQuery, PolicyParams, TenantQuery } from './model'
+import { CreatePolicy, Policy, PolicyList, SimulateBody, Simulation, UpdatePolicy } from './policy-model'
 import { lazyService } from '../../lib/lazy'
 /** loaded with the first request that needs it (it brings the chain libraries) */
 const policies = lazyService(() => import('./policies'))

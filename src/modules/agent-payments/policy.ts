@@ -12,7 +12,7 @@
  *  3. currency of the policy  7. category allowed              11. daily/weekly/monthly/all_time limits
  *  4. rail and network        8. active hours                  12. approval mode
  */
-import type { ActiveHours, ApprovalMode, LimitInterval, PolicyLimit, Rail, Weekday } from './schema'
+import type { ActiveHours, ApprovalMode, LimitInterval, PolicyLimit, Rail, Weekday } from './record-types'
 
 export type Decision = 'allow' | 'require_approval' | 'deny'
 export interface Reason { code: string; message: string; interval?: LimitInterval }

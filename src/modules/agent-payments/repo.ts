@@ -6,9 +6,9 @@
 import { and, desc, eq, gte, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
 import {
-  apAgents, apApiKeys, apApprovals, apAuditLog, apExecutions, apMandates, apMerchants, apPolicies, apShoppers, COUNTED_STATUSES, type ShopperRow,
-  type AgentRow, type AgentStatus, type ApiKeyRow, type ApprovalRow, type ApprovalStatus, type AuditRow, type ExecutionRow, type ExecutionStatus, type MandateRow, type MandateStatus, type MandateType, type MerchantRow, type PolicyRow,
+  apAgents, apApiKeys, apApprovals, apAuditLog, apExecutions, apMandates, apMerchants, apPolicies, apShoppers, type ShopperRow, type AgentRow, type ApiKeyRow, type ApprovalRow, type AuditRow, type ExecutionRow, type MandateRow, type MerchantRow, type PolicyRow,
 } from './schema'
+import { COUNTED_STATUSES, type AgentStatus, type ApprovalStatus, type ExecutionStatus, type MandateStatus, type MandateType } from './record-types'
 
 export type { AgentRow, ApiKeyRow, ApprovalRow, AuditRow, ExecutionRow, MerchantRow, PolicyRow }
 

@@ -7,25 +7,10 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { tenants } from '../../db/schema'
-
-export const AGENT_STATUSES = ['active', 'paused', 'archived'] as const
-export type AgentStatus = (typeof AGENT_STATUSES)[number]
-export const MERCHANT_STATUSES = ['active', 'disabled'] as const
-export type MerchantStatus = (typeof MERCHANT_STATUSES)[number]
-export const ENVIRONMENTS = ['production', 'sandbox'] as const
-export type ApEnvironment = (typeof ENVIRONMENTS)[number]
-
-export const LIMIT_INTERVALS = ['per_transaction', 'daily', 'weekly', 'monthly', 'all_time'] as const
-export type LimitInterval = (typeof LIMIT_INTERVALS)[number]
-export const RAILS = ['onchain', 'x402'] as const
-export type Rail = (typeof RAILS)[number]
-export const APPROVAL_MODES = ['auto', 'threshold', 'always'] as const
-export type ApprovalMode = (typeof APPROVAL_MODES)[number]
-export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const
-export type Weekday = (typeof WEEKDAYS)[number]
-
-export interface PolicyLimit { interval: LimitInterval; amount: string }
-export interface ActiveHours { timeZone: string; days: Weekday[]; start: string; end: string }
+import {
+  AGENT_STATUSES, APPROVAL_MODES, APPROVAL_STATUSES, ENVIRONMENTS, EXECUTION_STATUSES, MANDATE_STATUSES, MANDATE_TYPES, MERCHANT_STATUSES, RAILS,
+  type ActiveHours, type ExecutionReason, type MandateCart, type MandateConstraints, type PolicyLimit, type Rail, type X402Record,
+} from './record-types'
 
 export const apPolicies = sqliteTable('ap_policies', {
   id: text('id').primaryKey(),
@@ -144,29 +129,6 @@ export type AuditRow = typeof apAuditLog.$inferSelect
 
 // mandates (routes 32-36): an agent's standing authorization to pay, within constraints (`intent`) or for one cart (`cart`)
 
-export const MANDATE_TYPES = ['intent', 'cart'] as const
-export type MandateType = (typeof MANDATE_TYPES)[number]
-/** `pending_authorization → active | rejected | expired`; `active → consumed | exhausted | revoked | expired` */
-export const MANDATE_STATUSES = ['pending_authorization', 'active', 'rejected', 'expired', 'consumed', 'exhausted', 'revoked'] as const
-export type MandateStatus = (typeof MANDATE_STATUSES)[number]
-export const RECURRENCE_FREQUENCIES = ['daily', 'weekly', 'monthly'] as const
-export type RecurrenceFrequency = (typeof RECURRENCE_FREQUENCIES)[number]
-
-export interface MandateConstraints {
-  /** decimal strings in `currency` */
-  maxAmount: string
-  currency: string
-  budget?: string
-  merchantIds?: string[]
-  categories?: string[]
-  recurrence?: { frequency: RecurrenceFrequency; maxOccurrences: number }
-  /** ISO date-times */
-  notBefore?: string
-  notAfter?: string
-}
-export interface CartItem { name: string; quantity: number; unitPrice: string }
-export interface MandateCart { items: CartItem[]; total: string; currency: string; merchantId: string }
-
 export const apMandates = sqliteTable('ap_mandates', {
   id: text('id').primaryKey(),
   tenantId: text('tenant_id').notNull().references(() => tenants.id),
@@ -221,32 +183,8 @@ export const apShoppers = sqliteTable('ap_shoppers', {
 export type ShopperRow = typeof apShoppers.$inferSelect
 
 export type MandateRow = typeof apMandates.$inferSelect
+
 // executions and approvals (part 2: routes 37-47; docs/agent-payments.md "Executions")
-
-export const EXECUTION_STATUSES = ['pending', 'rejected', 'requires_approval', 'requires_confirmation', 'processing', 'succeeded', 'failed', 'canceled', 'expired', 'refunded', 'partially_refunded'] as const
-export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number]
-/** the statuses whose amount counts against the policy's windows (reserved or paid) */
-export const COUNTED_STATUSES: ExecutionStatus[] = ['processing', 'succeeded', 'refunded', 'partially_refunded']
-export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired', 'canceled'] as const
-export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number]
-
-export interface ExecutionReason { code: string; message: string; interval?: string }
-
-/**
- * What the x402 rail saw and did (x402.ts): the requirement it chose and the ones it refused,
- * the EIP-3009 authorization it signed (stored before it was sent), the facilitator's
- * settlement and the resource's answer. Amounts are integer strings in the token's units.
- */
-export interface X402Record {
-  requirement?: { scheme: string; network: string; asset: string; payTo: string; amount: string; maxTimeoutSeconds: number }
-  refused?: { scheme: string; network: string; asset: string; payTo: string; amount: string; reasons: string[] }[]
-  authorization?: { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string }
-  holdId?: string
-  /** the chain's head (less a margin) when it was signed: where the transaction that used it is searched from */
-  fromBlock?: string
-  settlement?: { success: boolean; transaction: string | null; network: string | null; payer: string | null; errorReason: string | null; source: 'resource' | 'chain' }
-  resource?: { status: number; contentType: string | null; size: number; truncated: boolean; body: string | null; bodyBase64: string | null }
-}
 
 export const apExecutions = sqliteTable('ap_executions', {
   id: text('id').primaryKey(),

@@ -17,7 +17,7 @@ import { chainByFamily } from '../tokens/registry'
 import type * as M from './model'
 import { offered, partnerNetwork } from './pairs'
 import * as repo from './repo'
-import { access, customerNotFound, envOf, partnerClient, type RampAccess } from './service'
+import { access, customerNotFound, envOf, partnerClient, type RampAccess } from './access'
 
 export const ADDRESS_CHALLENGE_TTL_MS = 10 * 60_000
 
