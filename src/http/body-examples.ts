@@ -9,7 +9,6 @@ const WALLET_ID = '0b9f3c4e-6a1d-4f0e-9c2b-7d5e8a1f2c3b'
 const USER_ID = '5f2b8c1d-3e4a-4b6c-8d9e-0a1b2c3d4e5f'
 const TENANT_ID = '9a8b7c6d-5e4f-4a3b-9c1d-0e1f2a3b4c5d'
 const CHALLENGE_ID = '3c2d1e0f-9a8b-4c7d-8e6f-5a4b3c2d1e0f'
-const EVM_ADDRESS = '0x742d35Cc6634C0532925a3b844Bc454e4438f44e'
 
 export const BODY_EXAMPLES: Record<string, unknown> = {
   register: { username: 'alice', email: 'alice@example.com', password: 'Str0ng-Passw0rd', wallet: { option: 'create', chain: 'sepolia' } },

@@ -13,7 +13,7 @@ import type { Address } from 'viem'
 import type { SignedInUser } from '@tests/helpers/factories'
 import { reader } from '@tests/transactions/helpers'
 import type { ManualClock } from '@/lib/clock'
-import { filled, payoutFaultWorld, USDC_SEPOLIA } from './payout-fault-world'
+import { filled, payoutFaultWorld } from './payout-fault-world'
 import { events, until } from './world'
 
 // a dropped transfer is given up at once (no resends) once TX_DROP_AFTER_MS passed on the app's clock

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
-import { and, eq, like } from 'drizzle-orm'
+import { eq, like } from 'drizzle-orm'
 import { Webhook } from 'standardwebhooks'
 import { makeApp, ManualClock, type TestApp } from '@tests/helpers/app'
 import { Factory, type Tenant } from '@tests/helpers/factories'

@@ -9,7 +9,7 @@
 import type { Deps } from '../../deps'
 import type { Executor, Tx } from '../../db/client'
 import { newId } from '../../lib/ids'
-import { AddressRefused, normalizeWebhookUrl } from './address'
+import { normalizeWebhookUrl } from './address'
 import * as repo from './repo'
 import type { DeliveryRow, WebhookRow } from './repo'
 import type { WebhookOwner } from './schema'
