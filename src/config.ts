@@ -7,7 +7,7 @@ import { FCM_DEFAULT_BASE_URL } from './adapters/push/fcm'
 import { ClientIpResolver } from './http/client-ip'
 import { ENGINE_RAM_DEFAULT_MIB } from './lib/engine-memory'
 import { sandboxMode, type SandboxMode } from './sandbox/policy'
-import { envNameOf, SECRET_PATHS } from './config/env-names'
+import { envNameOf, isSecretPath } from './config/env-names'
 import { blankToUndefined, boolVar, decodeKey, type Env, intVar, isHttpUrl, parseAavePools, parseDevRoutes, parseFcm, parsePreviousKeys, parseRpcUrls } from './config/parse'
 import { type Config, ConfigSchema } from './config/schema'
 
@@ -190,8 +190,8 @@ export function loadConfig(env: Env = process.env): Config {
     if (!isHttpUrl(url)) problems.push(`${name}: "${url}" is not an http(s) URL`)
   }
   for (const err of Value.Errors(ConfigSchema, candidate)) {
-    // a private key never goes into the message
-    const shown = err.value === undefined || SECRET_PATHS.has(err.path) ? '' : ` (got "${String(err.value)}")`
+    // a secret never goes into the message
+    const shown = err.value === undefined || isSecretPath(err.path) ? '' : ` (got "${String(err.value)}")`
     problems.push(`${envNameOf(err.path)}: ${err.message}${shown}`)
   }
   if (problems.length) throw new ConfigError([...new Set(problems)])

@@ -5,8 +5,11 @@
 import { ENGINE_RAM_MAX_MIB } from '../lib/engine-memory'
 import { LOG_LEVELS } from '../lib/logger'
 
-/** values never put in a message */
-export const SECRET_PATHS = new Set(['/pricesApiKey', '/bankRampSimulatorPrivateKey', '/sandboxFaucetPrivateKey', '/lifiApiKey', '/swapGaslessRelayerPrivateKey', '/fcmServiceAccount', '/fcmServiceAccount/privateKey', '/fcmServiceAccount/clientEmail', '/fcmServiceAccount/tokenUri'])
+/**
+ * Values never put in a message: these, and any setting whose name says it is a secret,
+ * password, token or key (isSecretPath), so a new secret setting is hidden without being listed.
+ */
+export const SECRET_PATHS = new Set(['/jwtSecret', '/metricsToken', '/bootstrapAdminPassword', '/databaseAuthToken', '/masterKey', '/masterKeyPrevious', '/pricesApiKey', '/bankRampSimulatorPrivateKey', '/sandboxFaucetPrivateKey', '/lifiApiKey', '/swapGaslessRelayerPrivateKey', '/fcmServiceAccount', '/fcmServiceAccount/privateKey', '/fcmServiceAccount/clientEmail', '/fcmServiceAccount/tokenUri'])
 
 const ENV_NAMES: Record<string, string> = {
   '/port': 'PORT', '/databaseSyncIntervalMs': 'DATABASE_SYNC_INTERVAL_MS (50-3600000)', '/databaseTimeoutMs': 'DATABASE_TIMEOUT_MS (100-120000)', '/role': 'SLIPWAY_ROLE', '/jwtSecret': 'JWT_SECRET (at least 32 characters)',
@@ -37,3 +40,5 @@ export function envNameOf(path: string) {
   if (path.startsWith('/aavePools/')) return `AAVE_POOL_${path.slice('/aavePools/'.length).toUpperCase().replace(/-/g, '_')} (0x and 40 hex)`
   return ENV_NAMES[path] ?? path.replace(/^\//, '')
 }
+
+export const isSecretPath = (path: string) => SECRET_PATHS.has(path) || /secret|password|token|key|credential|account/i.test(path)

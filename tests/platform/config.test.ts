@@ -42,6 +42,23 @@ describe('configuration', () => {
   })
 })
 
+describe('a refused secret is named, never shown', () => {
+  test('JWT_SECRET, METRICS_TOKEN, BOOTSTRAP_ADMIN_PASSWORD and DATABASE_AUTH_TOKEN refused by the schema: their values stay out of the message', () => {
+    const values = { JWT_SECRET: 'short-but-secret-value', METRICS_TOKEN: 'tiny-token', BOOTSTRAP_ADMIN_USERNAME: 'ops', BOOTSTRAP_ADMIN_PASSWORD: 'pw-xyz' }
+    let message = ''
+    try {
+      loadConfig({ DATABASE_URL: ':memory:', ...values })
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError)
+      message = (err as Error).message
+    }
+    expect(message).toContain('JWT_SECRET')
+    expect(message).toContain('METRICS_TOKEN')
+    expect(message).toContain('BOOTSTRAP_ADMIN_PASSWORD')
+    for (const secret of ['short-but-secret-value', 'tiny-token', 'pw-xyz']) expect(message).not.toContain(secret)
+  })
+})
+
 describe('.env.example', () => {
   test('lists every variable src/config.ts reads', async () => {
     const files = ['src/config.ts', ...new Bun.Glob('src/config/*.ts').scanSync('.')]
