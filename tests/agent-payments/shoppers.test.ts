@@ -73,6 +73,13 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 describe('shoppers as a tenant admin (J)', () => {
+  test('ten creations of one externalRef at once: one 201, nine 409 SHOPPER_EXISTS, never a 500', async () => {
+    const all = await Promise.all(Array.from({ length: 10 }, () => f.api.post(`${BASE}/shoppers`, { externalRef: 'racing-ref', merchantId }, as(admin))))
+    const statuses = all.map((r) => r.status).sort()
+    expect(statuses).toEqual([201, ...Array(9).fill(409)])
+    expect(all.filter((r) => r.status === 409).every((r) => r.body.code === 'SHOPPER_EXISTS')).toBe(true)
+  })
+
   test('create, one, list, patch, delete; audit and events', async () => {
     const s = await createShopper({ externalRef: 'cust-1', email: 'ada@example.com', userId: 'u-1', merchantId })
     expect(s).toEqual({

@@ -5,6 +5,7 @@
  * (`agent_payments.shopper.*`) to the environment of the shopper's merchant.
  */
 import { ConflictError, NotFoundError } from '../../http/errors'
+import { uniqueViolation } from '../../db/client'
 import { newId } from '../../lib/ids'
 import { recordChange } from './changes'
 import type { Scope } from './credentials'
@@ -49,7 +50,8 @@ export async function createShopper(scope: Scope, input: CreateShopper) {
       await recordChange(tx, scope, { resourceType: 'shopper', resourceId: row.id, change: 'created', before: null, after: shopperView(row), environments: [merchant.environment] }, now)
     })
   } catch (err) {
-    if (/UNIQUE/i.test(String((err as { message?: string })?.message ?? err))) throw refExists()
+    // another request stored this externalRef between the check and the write (the unique index names the column)
+    if (uniqueViolation(err).includes('external_ref')) throw refExists()
     throw err
   }
   return shopperView(row)
@@ -85,7 +87,8 @@ export async function updateShopper(scope: Scope, shopperId: string, input: Upda
       await recordChange(tx, scope, { resourceType: 'shopper', resourceId: shopperId, change: 'updated', before: shopperView(before), after: shopperView(after), environments }, now)
     })
   } catch (err) {
-    if (/UNIQUE/i.test(String((err as { message?: string })?.message ?? err))) throw refExists()
+    // another request stored this externalRef between the check and the write (the unique index names the column)
+    if (uniqueViolation(err).includes('external_ref')) throw refExists()
     throw err
   }
   return shopperView(after)
