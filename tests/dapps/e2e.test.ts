@@ -14,6 +14,7 @@ import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/ap
 import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { reader, waitFor } from '@tests/transactions/helpers'
+import { startRpcFaultProxy } from '@tests/helpers/rpc-fault-proxy'
 import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
 
 const SEPOLIA = 11_155_111
@@ -120,6 +121,27 @@ describe('broadcast of a client-signed transaction on the local node', () => {
     expect(again.body).toMatchObject({ statusCode: 409, error: 'BlockchainError', code: 'TRANSACTION_ALREADY_BROADCAST', details: { transactionId: res.body.id } })
     expect((await api.get('/v1/transactions/', { token: u.accessToken })).body.pagination.total).toBe(1)
     expect(await chain.balance(to)).toBe(123_456_789n)
+  })
+
+  test('the node takes it but answers an error (a gateway lost its answer): pending, not failed; the same bytes again answer 409 with the one record', async () => {
+    const rpc = await startRpcFaultProxy(node.url)
+    try {
+      const proxied = await f.tenant({ chains: { rpc: { sepolia: rpc.url } } })
+      const u = await f.user(proxied)
+      const account = privateKeyToAccount(generatePrivateKey())
+      await sepoliaClientWallet(u, account)
+      await node.sendNative(account.address, parseEther('1'))
+      const to = privateKeyToAccount(generatePrivateKey()).address
+      const raw = await signedTransfer(account, to, 1_000n)
+      const res = await rpc.during('lose', () => broadcast(u, { chain: 'sepolia', signedTransaction: raw }))
+      expect([res.status, res.body.status]).toEqual([201, 'pending'])
+      expect((await settled(u, res.body.id)).body.status).toBe('confirmed')
+      const again = await broadcast(u, { chain: 'sepolia', signedTransaction: raw })
+      expect([again.status, again.body.code, again.body.details?.transactionId]).toEqual([409, 'TRANSACTION_ALREADY_BROADCAST', res.body.id])
+      expect(await chain.balance(to)).toBe(1_000n)
+    } finally {
+      rpc.stop()
+    }
   })
 
   test('a legacy transaction with an EIP-155 chain id, named by the family id, confirms too', async () => {

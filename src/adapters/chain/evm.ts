@@ -7,7 +7,7 @@
  * `rpc(endpoint)` is what sends use (the port's EvmRpc): viem's errors are read here,
  * so callers get a reason, `null` or a SubmitOutcome rather than viem error classes.
  */
-import { createPublicClient, defineChain, erc20Abi, http, webSocket, type Chain, type PublicClient } from 'viem'
+import { createPublicClient, defineChain, erc20Abi, http, keccak256, webSocket, type Chain, type PublicClient } from 'viem'
 import type { Logger } from '../../lib/logger'
 import { neverConnected } from './connect-errors'
 import type { ChainEndpoint, EvmRpc, SubmitOutcome } from './port'
@@ -97,11 +97,24 @@ export class EvmClients {
         throw err
       }),
       sendRaw: async (raw) => {
+        let outcome: SubmitOutcome
         try {
           await sender.sendRawTransaction({ serializedTransaction: raw })
           return { kind: 'accepted' }
         } catch (err) {
-          return classifySubmitError(err)
+          outcome = classifySubmitError(err)
+        }
+        if (outcome.kind !== 'rejected' && outcome.kind !== 'nonce') return outcome
+        // A node may hold or have mined the transaction and still answer an error (a proxy's
+        // time limit, a gateway, "already known", a nonce now too low because it was mined):
+        // only one that does not know its hash has refused it. Unreadable: it may be anywhere.
+        try {
+          return (await client.getTransaction({ hash: keccak256(raw) }).then(() => true, (e: unknown) => {
+            if ((e as Error).name === 'TransactionNotFoundError') return false
+            throw e
+          })) ? { kind: 'accepted' } : outcome
+        } catch {
+          return { kind: 'unknown' }
         }
       },
     }

@@ -41,7 +41,7 @@ export type SubmitOutcome =
   | { kind: 'accepted' }
   /** the node refused the nonce */
   | { kind: 'nonce'; which: 'low' | 'high' }
-  /** the node refused the transaction for another reason: it is not in any mempool */
+  /** the node refused the transaction for another reason, and does not know its hash (EVM: asked after the refusal) */
   | { kind: 'rejected'; reason: string }
   /** the request never reached a node (connection refused, DNS): nothing was submitted */
   | { kind: 'unreachable' }

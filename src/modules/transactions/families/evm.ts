@@ -116,9 +116,7 @@ async function submitCustodial(ctx: Ctx, p: SendPlan, net: EvmNet, call: EvmCall
       current = next
       continue
     }
-    // A node may take a transaction and still answer an error (a proxy's timeout, an
-    // overloaded gateway): only one that does not know the hash has nothing in its mempool.
-    if (outcome.kind === 'rejected' && (await net.rpc.knowsTransaction(current.hash).catch(() => true))) break
+    // (A node that answered an error while holding the transaction answered `accepted`: the adapter asks for its hash.)
     // Never reached a node, or refused: nothing is in a mempool, so the nonce goes back.
     const reason = outcome.kind === 'rejected' ? outcome.reason : outcome.kind === 'nonce' ? `nonce refused (${outcome.which})` : 'the network could not be reached'
     const failed = await deps.database.write(async (tx) => {
