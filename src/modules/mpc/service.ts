@@ -10,6 +10,7 @@ import { AppError, BadRequestError, ConflictError, ForbiddenError, NotFoundError
 import { scheduleJob } from '../../jobs/outbox'
 import { iso } from '../../lib/clock'
 import { isUuid, newId } from '../../lib/ids'
+import { errorSummary } from '../../lib/logger'
 import { callerTenant } from '../tenants/caller'
 import { operatorTenant, settingsOf } from '../tenants/service'
 import type { StoredSettings } from '../tenants/settings'
@@ -57,16 +58,23 @@ function evmNetwork(settings: StoredSettings, chain: string, isTestnet?: boolean
   return net
 }
 
+/**
+ * Deletes every tenant's expired relay messages, at most once a minute per process, in a write of
+ * its own after the user's (never inside it: a user's write does not pay for other tenants' rows).
+ */
+async function sweepExpired(deps: Deps) {
+  const now = deps.clock.now()
+  if (now - lastSweep <= SWEEP_EVERY_MS) return
+  lastSweep = now
+  await deps.database.write((tx) => repo.deleteExpiredMessages(tx, now)).catch((err: unknown) => deps.logger.warn('mpc: expired messages not swept', errorSummary(err)))
+}
+
 /** Writes a session with its parties' job (the service party's, when it takes part) in `tx`. */
 async function openSession(deps: Deps, tx: Tx, row: Omit<repo.MpcSessionRow, 'id' | 'status' | 'publicKey' | 'txHash' | 'failureReason' | 'registeredWalletId' | 'expiresAt' | 'createdAt' | 'updatedAt' | 'transactionId'> & { transactionId?: string | null }) {
   const now = deps.clock.now()
   const s: repo.MpcSessionRow = {
     ...row, id: newId(), transactionId: row.transactionId ?? null, status: 'open', publicKey: null, txHash: null, failureReason: null, registeredWalletId: null,
     expiresAt: now + deps.config.mpcSessionTtlSeconds * 1000, createdAt: now, updatedAt: now,
-  }
-  if (now - lastSweep > SWEEP_EVERY_MS) {
-    lastSweep = now
-    await repo.deleteExpiredMessages(tx, now)
   }
   await repo.insertSession(tx, s)
   if (s.parties.includes(SERVICE)) await scheduleJob(tx, { id: `mpc-party:${s.id}`, topic: MPC_SERVICE_PARTY_TOPIC, tenantId: s.tenantId, payload: { sessionId: s.id } }, now)
@@ -86,6 +94,7 @@ export async function dkgStart(ctx: Ctx, input: DkgStartBody) {
     tenantId: tenant.id, userId: ctx.actor.userId, kind: 'dkg', chain: net.chain.id, isTestnet: net.network.isTestnet, parties: [DEVICE, SERVICE, BACKUP],
     walletId: null, preparedId: null, messageHash: null,
   }))
+  await sweepExpired(ctx.deps)
   return sessionView(s, [])
 }
 
@@ -160,6 +169,7 @@ export async function signStart(ctx: Ctx, walletId: string, input: SignStartBody
       walletId: wallet.id, preparedId: prepared.id, transactionId: prepared.transactionId, messageHash: prepared.signingPayload,
     })
   })
+  await sweepExpired(ctx.deps)
   return sessionView(s, [])
 }
 
