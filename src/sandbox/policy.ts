@@ -1,7 +1,7 @@
 /**
- * The one rule for every sandbox partner Slipway can serve itself (the bank ramp simulator
- * now; the aggregator and card provider sandboxes later): whether it runs is decided here
- * and nowhere else.
+ * The one rule for every sandbox partner Slipway can serve itself (the bank ramp simulator, the
+ * swap aggregator, the card onramp provider, the price provider and the faucet): whether it runs
+ * is decided here and nowhere else.
  *
  * Outside production a sandbox runs unless its own setting says `off`. Under
  * NODE_ENV=production every sandbox is off unless the operator opts in with

@@ -109,10 +109,12 @@ describe('a card onramp session from start to delivery', () => {
     const page = await fetch(new URL(new URL(redirectUrl).pathname, server.url))
     expect(page.status).toBe(200)
     expect(await page.text()).toContain(session.providerSessionId)
-    for (const action of ['pay', 'complete']) {
-      const moved = await fetch(`${server.url}/sandbox/card-onramp/session/${session.providerSessionId}/${action}`, { method: 'POST' })
-      expect((await moved.json() as { delivered: number }).delivered).toBe(200)
-    }
+    const act = (action: string) => fetch(`${server.url}/sandbox/card-onramp/session/${session.providerSessionId}/${action}`, { method: 'POST' })
+    expect((await (await act('pay')).json() as { delivered: number }).delivered).toBe(200)
+    // `complete` three times at once: the sandbox provider delivers the stablecoin once, the others are refused
+    const completes = await Promise.all([act('complete'), act('complete'), act('complete')])
+    expect(completes.map((r) => r.status).sort()).toEqual([200, 409, 409])
+    expect((await completes.find((r) => r.status === 200)!.json() as { delivered: number }).delivered).toBe(200)
     const read = await api.get(`/v1/ramp/card/sessions/${session.id}`, { token: u.accessToken })
     expect({ ...read.body }).toMatchObject({ status: 'fulfillment_complete', providerStatus: 'fulfillment_complete', transactionId: expect.stringMatching(/^0x[0-9a-f]{64}$/), amounts: { sourceAmount: '50', sourceCurrency: 'eur', destinationAmount: '48.5', destinationCurrency: 'usdc' } })
     expect(Object.keys(read.body).sort()).toEqual([...SPEC_FIELDS].sort())

@@ -31,7 +31,6 @@ import { afterMandatePayment, moveExecution } from './moves'
 
 export { moveExecution }
 
-void APPROVAL_EXPIRE_TOPIC
 
 const systemScope = (deps: Deps, tenantId: string, requestId: string): Scope => ({ deps, tenantId, actor: { type: 'system', id: null }, requestId })
 

@@ -22,7 +22,7 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import { bytesToHex, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Deps } from '../../deps'
-import { AppError } from '../../http/errors'
+import { AppError, BadRequestError, ConflictError } from '../../http/errors'
 import { scheduleJob } from '../../jobs/outbox'
 import { placeHold, walletBalances } from '../transactions/holds'
 import { walletSecret } from '../transactions/shared'
@@ -147,12 +147,12 @@ async function authorize(deps: Deps, scope: Scope, plan: Plan, id: string, recor
   const head = await deps.chain.guard(plan.endpoint, 'block number', () => rpc.blockNumber())
   const fromBlock = (head > 5n ? head - 5n : 0n).toString()
   const held = await walletBalances(deps, plan.settings, plan.wallet, plan.token.address)
-  if (!held) throw new AppError(400, 'BadRequestError', 'The agent\'s wallet is on a chain the registry does not know', { code: 'X402_NETWORK_UNSUPPORTED' })
+  if (!held) throw new BadRequestError('The agent\'s wallet is on a chain the registry does not know', { code: 'X402_NETWORK_UNSUPPORTED' })
   const expiresAt = Number(auth.validBefore) * 1000 + SETTLE_GRACE_MS
   const now = deps.clock.now()
   const holdId = await deps.database.write(async (tx) => {
     const row = (await repo.findExecution(tx, scope.tenantId, id))!
-    if (row.status !== 'processing' || row.x402?.authorization) throw new AppError(409, 'ConflictError', 'The execution is no longer waiting to be paid', { code: 'EXECUTION_STATE_INVALID' })
+    if (row.status !== 'processing' || row.x402?.authorization) throw new ConflictError('The execution is no longer waiting to be paid', { code: 'EXECUTION_STATE_INVALID' })
     const holdId = await placeHold(tx, held.key, held.balances, { tokenAddress: plan.token.address, amount: units, purpose: 'agent_payment_x402', refId: id, expiresAt }, now)
     // the execution now counts what the resource asks (at most what was reserved)
     await moveExecution(tx, scope, row, { amount: fromUnits(units * plan.scale), payToAddress: chosen.payTo, x402: { ...record, requirement: requirementOf(chosen), authorization: auth, holdId, fromBlock } }, 'authorized', now)

@@ -29,11 +29,6 @@ export async function markRegistered(db: Executor, tenantId: string, id: string,
   return r.length === 1
 }
 
-/** The open signing session of a prepared transaction, if any. */
-export function openSigningOf(db: Executor, tenantId: string, preparedId: string, now: number) {
-  return db.select().from(mpcSessions).where(and(eq(mpcSessions.tenantId, tenantId), eq(mpcSessions.preparedId, preparedId), eq(mpcSessions.status, 'open'), gt(mpcSessions.expiresAt, now))).get()
-}
-
 export async function joinParty(db: Executor, tenantId: string, sessionId: string, partyId: number, now: number) {
   await db.insert(mpcSessionParties).values({ sessionId, partyId, tenantId, joinedAt: now }).onConflictDoNothing()
 }

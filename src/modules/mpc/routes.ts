@@ -31,13 +31,13 @@ export function mpcRoutes(deps: Deps) {
     .use(party)
     .get('/config', ({ ctx }) => flows.config(ctx), {
       auth: 'any',
-      response: { 200: M.Config, ...errorResponses('standard', 401, 403) },
+      response: { 200: M.Config, ...errorResponses('standard', 401, 403, 404) },
       detail: { operationId: 'mpcConfig', summary: 'How MPC wallets work on this tenant', description: 'Whether the tenant uses MPC wallets, the protocol and the library version every party must run, the parties and who holds each share, the rounds, the session lifetime (MPC_SESSION_TTL_SECONDS) and the relay\'s limits.' },
     })
     .post('/wallets/dkg/start', ({ ctx, body }) => flows.dkgStart(ctx, body), {
       auth: 'any',
       body: M.DkgStartBody,
-      response: { 200: M.Session, ...errorResponses('standard', 400, 401, 403, 429) },
+      response: { 200: M.Session, ...errorResponses('standard', 400, 401, 403, 404, 429) },
       detail: {
         operationId: 'mpcDkgStart',
         summary: 'Start key generation for a new MPC wallet',

@@ -17,6 +17,7 @@
  * sandbox provider's side; Slipway's own records stay.
  */
 import { createHmac, randomBytes } from 'node:crypto'
+import { parseUnits } from 'viem'
 import type { StablecoinSender } from '../../adapters/chain/funded-sender'
 import type { OnrampSession } from '../../adapters/card-onramp/stripe'
 import { lazy } from '../../lib/lazy'
@@ -28,7 +29,8 @@ import { safeEqual } from '../../lib/crypto'
 export const CARD_SANDBOX_PATH = '/sandbox/card-onramp'
 const MAX_SESSIONS = 10_000
 
-interface Stored { tenantId: string; session: OnrampSession }
+/** `completing`: its stablecoin is being sent (a second `complete` meanwhile is refused, so nothing is sent twice) */
+interface Stored { tenantId: string; session: OnrampSession; completing?: boolean }
 
 export function sandboxCredentials(secret: Uint8Array, tenantId: string) {
   const mac = (label: string) => createHmac('sha256', secret).update(`card-onramp-sandbox:${label}:${tenantId}`).digest('hex')
@@ -69,16 +71,21 @@ export function createCardSandbox(opts: CardSandboxOptions) {
     if (action === 'pay' && (cur === 'initialized' || cur === 'requires_payment')) s.session.status = 'fulfillment_processing'
     else if (action === 'reject' && (cur === 'initialized' || cur === 'requires_payment')) s.session.status = 'rejected'
     else if (action === 'fail' && cur === 'fulfillment_processing') s.session.status = 'requires_payment'
-    else if (action === 'complete' && cur === 'fulfillment_processing') {
+    else if (action === 'complete' && cur === 'fulfillment_processing' && !s.completing) {
       const d = s.session.transaction_details!
-      if (opts.chain && d.wallet_address && d.destination_currency === 'usdc') {
-        const units = BigInt(Math.round(Number(d.destination_amount ?? '0') * 1e6))
-        d.transaction_id = await opts.chain.sendStablecoin(d.wallet_address, units)
-      } else {
-        d.transaction_id = `0x${randomBytes(32).toString('hex')}`
+      s.completing = true
+      try {
+        if (opts.chain && d.wallet_address && d.destination_currency === 'usdc') {
+          // the decimal text read exactly (6 decimals), never through a float
+          d.transaction_id = await opts.chain.sendStablecoin(d.wallet_address, parseUnits(d.destination_amount ?? '0', 6))
+        } else {
+          d.transaction_id = `0x${randomBytes(32).toString('hex')}`
+        }
+        s.session.status = 'fulfillment_complete'
+      } finally {
+        s.completing = false
       }
-      s.session.status = 'fulfillment_complete'
-    } else return `A ${cur} session cannot ${action}`
+    } else return s.completing ? `The session is being completed` : `A ${cur} session cannot ${action}`
     return null
   }
 
