@@ -7,7 +7,8 @@ import { uniqueViolation } from '../../db/client'
 import { scheduleJob } from '../../jobs/outbox'
 import { BadRequestError, ConflictError, NotFoundError } from '../../http/errors'
 import { newId } from '../../lib/ids'
-import { AddressRefused, normalizeWebhookUrl } from '../webhooks/address'
+import { AddressRefused } from '../webhooks/address'
+import { checkSubscriptionUrl } from '../webhooks/subscriptions'
 import { lookupChain } from '../tokens/registry'
 import { findWallet } from '../wallets/repo'
 import { visibleAgent } from './agents'
@@ -48,7 +49,7 @@ function resourceUrlOf(scope: Scope, input: CreateExecution): string | null {
   }
   if (input.resourceUrl === undefined) throw bad('RESOURCE_URL_REQUIRED', 'An x402 execution pays for a resource: resourceUrl is required')
   try {
-    return normalizeWebhookUrl(input.resourceUrl, new Set(Object.keys(scope.deps.config.webhookDevRoutes)))
+    return checkSubscriptionUrl(scope.deps, input.resourceUrl)
   } catch (err) {
     if (err instanceof AddressRefused) throw new BadRequestError(`resourceUrl is refused: ${err.message.replace(/^The address/, 'the address')}`, { code: 'RESOURCE_URL_REFUSED', details: { reason: err.reason } })
     throw err

@@ -9,7 +9,8 @@
  * the resource itself, which the execution keeps.
  */
 import type { Deps } from '../../deps'
-import { AddressRefused, normalizeWebhookUrl } from '../webhooks/address'
+import { AddressRefused } from '../webhooks/address'
+import { checkSubscriptionUrl } from '../webhooks/subscriptions'
 import { fetchPublic, OutboundRefused } from '../webhooks/transport'
 
 /** A stop on the way to the resource, before or after paying: a code for the execution's failureReason. */
@@ -75,7 +76,6 @@ async function readBounded(res: Response, limit: number): Promise<Omit<ResourceA
  */
 export function resourceFetch(deps: Deps, resourceUrl: string, seen: (answer: ResourceAnswer) => void): typeof fetch {
   const timeoutMs = deps.config.agentPaymentsX402TimeoutMs
-  const devHosts = new Set(Object.keys(deps.config.webhookDevRoutes))
   const origin = new URL(resourceUrl).origin
   const call = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const request = input instanceof Request ? input : new Request(input, init)
@@ -100,7 +100,7 @@ export function resourceFetch(deps: Deps, resourceUrl: string, seen: (answer: Re
         if (!next || next.origin !== origin) throw new X402Stop('X402_REDIRECT_REFUSED', `The resource redirected to ${next ? next.host : 'no address'}: only redirects on its own host are followed`)
         if (hop + 1 >= MAX_REDIRECTS) throw new X402Stop('X402_REDIRECT_REFUSED', `The resource redirected more than ${MAX_REDIRECTS} times`)
         try {
-          url = normalizeWebhookUrl(next.href, devHosts)
+          url = checkSubscriptionUrl(deps, next.href)
         } catch (err) {
           if (err instanceof AddressRefused) throw new X402Stop('X402_ADDRESS_REFUSED', `The resource redirected to an address refused: ${err.message}`)
           throw err

@@ -22,7 +22,7 @@ export function webhookRoutes(deps: Deps) {
       detail: {
         operationId: 'saveWebhook',
         summary: 'Create or change the tenant\'s webhook in one environment',
-        description: `${ACCESS} The first save answers 201 with the record and its \`secret\` (shown only then); later saves answer 200 with the record without the secret, and fields left out keep their values. A refused address answers 400 with \`details.code\` \`RAMP_WEBHOOK_INVALID\`, \`details.field\` \`url\` and \`details.reason\`, and nothing is saved. Names under special-use top-level domains (.test, .example, .invalid, .onion, .arpa, .alt) are refused because they never reach a public server. An unknown event type answers 422. The bank ramp must be connected for the tenant in that environment (503 \`RAMP_NOT_CONFIGURED\` otherwise). Switching to \`disabled\` drops the deliveries still waiting.`,
+        description: `${ACCESS} The first save answers 201 with the record and its \`secret\` (shown only then); later saves answer 200 with the record without the secret, and fields left out keep their values. A refused address answers 400 with \`details.code\` \`RAMP_WEBHOOK_INVALID\`, \`details.field\` \`url\` and \`details.reason\`, and nothing is saved. Names under special-use top-level domains (.test, .example, .invalid, .onion, .arpa, .alt) are refused because they never reach a public server. An unknown event type answers 422. The bank ramp or the card onramp must be connected for the tenant in that environment, since the events come from them (503 \`RAMP_NOT_CONFIGURED\` otherwise). Switching to \`disabled\` drops the deliveries still waiting.`,
       },
     })
     .get('', ({ params, ctx }) => webhooksService.getWebhook(ctx, params), {

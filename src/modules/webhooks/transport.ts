@@ -88,15 +88,14 @@ export async function attemptDelivery(deps: Deps, url: string, headers: Record<s
         method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
       })
     } else {
-      let addresses: string[]
+      let address: string
       try {
-        addresses = await (deps.resolveHost ?? resolveHost)(target.hostname)
-      } catch {
-        return { ok: false, statusCode: null, error: 'the host did not resolve' }
+        address = await publicAddressOf(deps, target.hostname)
+      } catch (err) {
+        if (err instanceof OutboundRefused) return { ok: false, statusCode: null, error: err.reason === 'unresolved' ? 'the host did not resolve' : 'address refused: the host resolves to a non-public address' }
+        throw err
       }
-      if (!addresses.length) return { ok: false, statusCode: null, error: 'the host did not resolve' }
-      if (!addresses.every(isPublicAddress)) return { ok: false, statusCode: null, error: 'address refused: the host resolves to a non-public address' }
-      res = await postPinned({ address: addresses[0]!, hostname: target.hostname, pathAndQuery: target.pathname + target.search, headers, body })
+      res = await postPinned({ address, hostname: target.hostname, pathAndQuery: target.pathname + target.search, headers, body })
     }
   } catch (err) {
     const e = err as Error
@@ -111,10 +110,23 @@ export async function attemptDelivery(deps: Deps, url: string, headers: Record<s
 
 /** Why an outbound request was not sent: the address broke the delivery rules at the time of the call. */
 export class OutboundRefused extends Error {
-  constructor(message: string) {
+  constructor(readonly reason: 'unresolved' | 'not_public', message: string) {
     super(message)
     this.name = 'OutboundRefused'
   }
+}
+
+/** The address a host resolves to now, when every one of its A and AAAA addresses is public; throws OutboundRefused. */
+async function publicAddressOf(deps: Deps, host: string): Promise<string> {
+  let addresses: string[]
+  try {
+    addresses = await (deps.resolveHost ?? resolveHost)(host)
+  } catch {
+    throw new OutboundRefused('unresolved', `The host ${host} did not resolve`)
+  }
+  if (!addresses.length) throw new OutboundRefused('unresolved', `The host ${host} did not resolve`)
+  if (!addresses.every(isPublicAddress)) throw new OutboundRefused('not_public', `The host ${host} resolves to a non-public address`)
+  return addresses[0]!
 }
 
 /**
@@ -131,13 +143,6 @@ export async function fetchPublic(deps: Deps, url: string, req: { method: string
   if (devOrigin) {
     return fetch(devOrigin + target.pathname + target.search, { method: req.method, headers: req.headers, redirect: 'manual', signal: AbortSignal.timeout(req.timeoutMs) })
   }
-  let addresses: string[]
-  try {
-    addresses = await (deps.resolveHost ?? resolveHost)(target.hostname)
-  } catch {
-    throw new OutboundRefused(`The host ${target.hostname} did not resolve`)
-  }
-  if (!addresses.length) throw new OutboundRefused(`The host ${target.hostname} did not resolve`)
-  if (!addresses.every(isPublicAddress)) throw new OutboundRefused(`The host ${target.hostname} resolves to a non-public address`)
-  return postPinned({ method: req.method, address: addresses[0]!, hostname: target.hostname, pathAndQuery: target.pathname + target.search, headers: req.headers, timeoutMs: req.timeoutMs })
+  const address = await publicAddressOf(deps, target.hostname)
+  return postPinned({ method: req.method, address, hostname: target.hostname, pathAndQuery: target.pathname + target.search, headers: req.headers, timeoutMs: req.timeoutMs })
 }
