@@ -11,6 +11,7 @@
  * The API key is never logged nor put in an error.
  */
 import { RampApiError } from '../../http/errors'
+import { parseJson } from '../timed-get'
 import type {
   BankDepositToOnchainAddressRequest, BankDepositToOnchainAddressResponse, BankRampClient, BankRampPort, FiatDepositSimulateRequest,
   ChannelsQuery, GetFormResponse, HostedOnboardingRequest, HostedSessionResponse, PartnerChannel, PartnerConnection, PartnerCustomer, PartnerPaymentMethod,
@@ -130,14 +131,5 @@ export class HttpBankRamp implements BankRampPort {
       detail: perr.Detail ?? null,
       ...(perr.Extensions?.Request ? { fields: perr.Extensions.Request } : {}),
     })
-  }
-}
-
-function parseJson(text: string): unknown {
-  if (!text) return undefined
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
   }
 }

@@ -13,6 +13,7 @@
  *   A negative, missing or non-numeric price leaves that coin out, as an unknown id does.
  */
 import { PriceProviderError, type CoinPrice, type PriceEndpoint, type PriceProvider } from './port'
+import { timedGetJson } from '../timed-get'
 
 /** CoinGecko's public API, used when PRICES_BASE_URL is unset and the sandbox provider does not run */
 export const PRICES_DEFAULT_BASE_URL = 'https://api.coingecko.com/api/v3'
@@ -44,58 +45,21 @@ export class CoinGeckoPrices implements PriceProvider {
     return out
   }
 
+  /** One GET (timed-get.ts), its answer mapped to the provider's errors. */
   private async get(endpoint: PriceEndpoint, path: string): Promise<unknown> {
-    const fetchFn = endpoint.fetch ?? this.fetchFn
-    const controller = new AbortController()
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort()
-        reject(new PriceProviderError('The price provider did not answer in time'))
-      }, this.timeoutMs)
+    const { res, parsed } = await timedGetJson(endpoint.fetch ?? this.fetchFn, endpoint.baseUrl.replace(/\/+$/, '') + path, endpoint.apiKey ? { [endpoint.apiKeyHeader ?? 'x-cg-demo-api-key']: endpoint.apiKey } : {}, this.timeoutMs, {
+      timeout: () => new PriceProviderError('The price provider did not answer in time'),
+      unreachable: () => new PriceProviderError('The price provider cannot be reached'),
+      unreadable: (status) => new PriceProviderError('The price provider\'s answer could not be read', status),
     })
-    const call = async () => {
-      let res: Response
-      try {
-        res = await fetchFn(endpoint.baseUrl.replace(/\/+$/, '') + path, {
-          method: 'GET',
-          headers: { Accept: 'application/json', 'User-Agent': 'Slipway', ...(endpoint.apiKey ? { [endpoint.apiKeyHeader ?? 'x-cg-demo-api-key']: endpoint.apiKey } : {}) },
-          redirect: 'manual',
-          signal: controller.signal,
-        })
-      } catch {
-        throw new PriceProviderError('The price provider cannot be reached')
-      }
-      let text: string
-      try {
-        text = await res.text()
-      } catch {
-        throw new PriceProviderError('The price provider\'s answer could not be read', res.status)
-      }
-      return { res, parsed: parseJson(text) }
+    if (res.status < 200 || res.status >= 300) {
+      // CoinGecko writes `{ error }` or `{ status: { error_message } }`
+      const p = (parsed && typeof parsed === 'object' ? parsed : {}) as { error?: unknown; status?: { error_message?: unknown } }
+      const said = typeof p.error === 'string' ? p.error : typeof p.status?.error_message === 'string' ? p.status.error_message : null
+      throw new PriceProviderError(`The price provider answered HTTP ${res.status}${said ? `: ${said.slice(0, 200)}` : ''}`, res.status)
     }
-    try {
-      const { res, parsed } = await Promise.race([call(), timedOut])
-      if (res.status < 200 || res.status >= 300) {
-        // CoinGecko writes `{ error }` or `{ status: { error_message } }`
-        const p = (parsed && typeof parsed === 'object' ? parsed : {}) as { error?: unknown; status?: { error_message?: unknown } }
-        const said = typeof p.error === 'string' ? p.error : typeof p.status?.error_message === 'string' ? p.status.error_message : null
-        throw new PriceProviderError(`The price provider answered HTTP ${res.status}${said ? `: ${said.slice(0, 200)}` : ''}`, res.status)
-      }
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new PriceProviderError('The price provider sent an unreadable answer', res.status)
-      return parsed
-    } finally {
-      clearTimeout(timer)
-    }
-  }
-}
-
-function parseJson(text: string): unknown {
-  if (!text) return undefined
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new PriceProviderError('The price provider sent an unreadable answer', res.status)
+    return parsed
   }
 }
 

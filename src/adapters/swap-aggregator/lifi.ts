@@ -10,6 +10,7 @@
  * The API key is sent as `x-lifi-api-key` and never logged nor put in an error.
  */
 import type { LiFiStep } from '@lifi/types'
+import { timedGetJson } from '../timed-get'
 import { LIFI_SOLANA_CHAIN_ID, SwapAggregatorError, type AggregatorEndpoint, type AggregatorQuoteRequest, type SwapAggregator } from './port'
 
 /** LI.FI's public API, used when LIFI_BASE_URL is set to it or the sandbox aggregator does not run */
@@ -38,47 +39,13 @@ export class LifiAggregator implements SwapAggregator {
     return body as LiFiStep
   }
 
-  /**
-   * One GET with the time limit over both the answer's arrival and its body. The limit is also
-   * a race, not only the fetch's signal: the sandbox aggregator is reached in process, where an
-   * aborted signal stops nothing by itself.
-   */
+  /** One GET (timed-get.ts), its answer mapped to the aggregator's errors. */
   private async get(endpoint: AggregatorEndpoint, path: string): Promise<unknown> {
-    const fetchFn = endpoint.fetch ?? this.fetchFn
-    const controller = new AbortController()
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort()
-        reject(unavailable('The swap aggregator did not answer in time'))
-      }, this.timeoutMs)
+    const answer = await timedGetJson(endpoint.fetch ?? this.fetchFn, endpoint.baseUrl.replace(/\/+$/, '') + path, endpoint.apiKey ? { 'x-lifi-api-key': endpoint.apiKey } : {}, this.timeoutMs, {
+      timeout: () => unavailable('The swap aggregator did not answer in time'),
+      unreachable: () => unavailable('The swap aggregator cannot be reached'),
+      unreadable: () => unavailable('The swap aggregator\'s answer could not be read'),
     })
-    const call = async () => {
-      let res: Response
-      try {
-        res = await fetchFn(endpoint.baseUrl.replace(/\/+$/, '') + path, {
-          method: 'GET',
-          headers: { Accept: 'application/json', 'User-Agent': 'Slipway', ...(endpoint.apiKey ? { 'x-lifi-api-key': endpoint.apiKey } : {}) },
-          redirect: 'manual',
-          signal: controller.signal,
-        })
-      } catch {
-        throw unavailable('The swap aggregator cannot be reached')
-      }
-      let text: string
-      try {
-        text = await res.text()
-      } catch {
-        throw unavailable('The swap aggregator\'s answer could not be read')
-      }
-      return { res, parsed: parseJson(text) }
-    }
-    let answer: Awaited<ReturnType<typeof call>>
-    try {
-      answer = await Promise.race([call(), timedOut])
-    } finally {
-      clearTimeout(timer)
-    }
     const { res, parsed } = answer
     const err = (parsed && typeof parsed === 'object' ? parsed : {}) as { message?: unknown; code?: unknown }
     const code = typeof err.code === 'number' ? err.code : null
@@ -101,14 +68,6 @@ export class LifiAggregator implements SwapAggregator {
 
 const unavailable = (message: string, status: number | null = null, code: number | null = null) => new SwapAggregatorError('unavailable', message, status, code)
 
-function parseJson(text: string): unknown {
-  if (!text) return undefined
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
 
 const isText = (v: unknown) => typeof v === 'string' && v.length > 0
 const isAmount = (v: unknown) => typeof v === 'string' && /^[0-9]+$/.test(v)
