@@ -166,7 +166,7 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     swapAggregator: new LifiAggregator(config.swapAggregatorTimeoutMs, metrics.fetcher('swap-aggregator')),
     swapAggregatorEndpoint: () => swapEndpoint,
     sandboxSwapAggregator,
-    cardOnramp: new StripeOnramp(config.cardOnrampTimeoutMs),
+    cardOnramp: new StripeOnramp(config.cardOnrampTimeoutMs, metrics.fetcher('card-onramp')),
     cardOnrampSandbox: config.cardOnrampSandbox === 'embedded' ? createCardSandbox({ secret: jwtKey, publicBaseUrl: config.publicBaseUrl, chain: simChain }) : undefined,
     push: config.fcmServiceAccount && config.fcmProjectId
       ? new FcmPush({ serviceAccount: config.fcmServiceAccount, projectId: config.fcmProjectId, baseUrl: config.fcmBaseUrl, timeoutMs: config.fcmTimeoutMs, fetch: metrics.fetcher('fcm') })

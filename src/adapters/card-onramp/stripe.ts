@@ -69,13 +69,14 @@ function providerError(err: unknown): AppError {
 }
 
 export class StripeOnramp {
-  constructor(private readonly timeoutMs: number) {}
+  /** `fetchFn`: the deployment's timed fetch (metrics.fetcher), used where an endpoint names none */
+  constructor(private readonly timeoutMs: number, private readonly fetchFn: typeof fetch = fetch) {}
 
   private async client(endpoint: OnrampEndpoint) {
     const Stripe = await stripeModule()
     const url = new URL(endpoint.baseUrl)
     // Stripe's client takes a host, not a base path: a base with a path (the sandbox provider's) is put back on each request
-    const base = endpoint.fetch ?? fetch
+    const base = endpoint.fetch ?? this.fetchFn
     const prefix = url.pathname.replace(/\/+$/, '')
     const viaBase = prefix
       ? ((input: RequestInfo | URL, init?: RequestInit) => {

@@ -14,9 +14,13 @@ export function decimalOf(units: bigint, places: number): string {
   return places ? `${s.slice(0, -places)}.${s.slice(-places)}` : s
 }
 
-/** Stored decimal text (`"100.00"`) as the answers write it: without trailing zeros (`"100"`). */
-export function plainDecimal(dec: string): string {
-  const [i, f = ''] = dec.split('.')
-  const kept = f.replace(/0+$/, '')
-  return kept ? `${i}.${kept}` : i!
+/** Exact decimal text without trailing zeros (`"100.50"` → `"100.5"`), or null when it is not a decimal. */
+export function decimalText(v: unknown): string | null {
+  if (typeof v !== 'string' || !/^\d{1,30}(\.\d{1,30})?$/.test(v)) return null
+  let [i, f = ''] = v.split('.')
+  i = i!.replace(/^0+(?=\d)/, '')
+  f = f.replace(/0+$/, '')
+  return f ? `${i}.${f}` : i
 }
+/** A stored decimal (`"100.00"`) as the read routes answer it (`"100"`): decimalText, or the text unchanged when it is not a decimal. */
+export const plainDecimal = (dec: string): string => decimalText(dec) ?? dec

@@ -8,20 +8,14 @@
 import { iso } from '../../lib/clock'
 import type { CustomerRow, DepositRow, PayoutRow, TransactionRow } from './repo'
 import type { RampEnv } from './schema'
-import { plainDecimal } from './amounts'
+import { decimalText, plainDecimal } from './amounts'
+
+export { decimalText }
 
 /** Rule 1: the sub-statuses the bank ramp documents; anything else is sent as null. */
 const SUB_STATUSES = new Set(['AmlScreening', 'UnderReview', 'Submitted', 'Confirming'])
 export const subStatus = (v: unknown): string | null => (typeof v === 'string' && SUB_STATUSES.has(v) ? v : null)
 
-/** Exact decimal text without trailing zeros (`"100.50"` → `"100.5"`), or null when it is not a decimal. */
-export function decimalText(v: unknown): string | null {
-  if (typeof v !== 'string' || !/^\d{1,30}(\.\d{1,30})?$/.test(v)) return null
-  let [i, f = ''] = v.split('.')
-  i = i!.replace(/^0+(?=\d)/, '')
-  f = f.replace(/0+$/, '')
-  return f ? `${i}.${f}` : i
-}
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms))
 
 export type KycStatus = 'not_started' | 'pending' | 'action_required' | 'approved' | 'rejected'
