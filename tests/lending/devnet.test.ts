@@ -197,6 +197,18 @@ describe('credentials and ownership', () => {
     expect(ok.body).toEqual({ positions: [] })
   }, 30_000)
 
+  test('another tenant\'s wallet answers 404 on every route that names one (the id in the body or the query)', async () => {
+    const wallet = await custodial(await w.f.user(w.tenant), 5_000_000n)
+    const elsewhere = await w.f.tenant()
+    const u = await w.f.user(elsewhere)
+    const ip = freshIp()
+    expect((await w.api.get(`/v1/aave/positions?walletId=${wallet.id}`, both(elsewhere, u, ip))).status).toBe(404)
+    for (const route of ['supply', 'withdraw', 'prepare-supply', 'prepare-withdraw']) {
+      const res = await w.api.post(`/v1/aave/${route}`, { walletId: wallet.id, asset: DEVNET_USDC, amount: '1000000' }, both(elsewhere, u, ip))
+      expect({ route, status: res.status }).toEqual({ route, status: 404 })
+    }
+  }, 30_000)
+
   test('another user\'s wallet answers 404 on every route that names one', async () => {
     const owner = await w.f.user(w.tenant)
     const wallet = await custodial(owner, 5_000_000n)
