@@ -17,7 +17,6 @@
  * sandbox provider's side; Slipway's own records stay.
  */
 import { createHmac, randomBytes } from 'node:crypto'
-import { parseUnits } from 'viem'
 import type { StablecoinSender } from '../../adapters/chain/funded-sender'
 import type { OnrampSession } from '../../adapters/card-onramp/stripe'
 import { lazy } from '../../lib/lazy'
@@ -76,7 +75,8 @@ export function createCardSandbox(opts: CardSandboxOptions) {
       s.completing = true
       try {
         if (opts.chain && d.wallet_address && d.destination_currency === 'usdc') {
-          // the decimal text read exactly (6 decimals), never through a float
+          // the decimal text read exactly (6 decimals), never through a float; viem loaded here, not at start (tests/ops/lazy-loading)
+          const { parseUnits } = await import('viem')
           d.transaction_id = await opts.chain.sendStablecoin(d.wallet_address, parseUnits(d.destination_amount ?? '0', 6))
         } else {
           d.transaction_id = `0x${randomBytes(32).toString('hex')}`
