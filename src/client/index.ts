@@ -82,16 +82,58 @@ export async function signRequest(request: Request, tenant: TenantCredentials, t
   return request
 }
 
+/** The server accepts a timestamp this far from its clock, and each signature once within it. */
+const SIGNATURE_WINDOW_S = 300
+/** How far ahead of the clock a timestamp may be moved to keep a signature unique. */
+const MAX_SKEW_S = 60
+
+/**
+ * Timestamps that never repeat a signature. The server accepts each signature once in its
+ * 300-second window, and two identical requests (same method, path and body) signed in the
+ * same second sign the same string: the second would answer `401 Replay detected`. The
+ * second gets the next free second instead (at most a minute ahead of the clock, well inside
+ * the window), so a client may send the same request twice at once, e.g. two logins.
+ */
+export class SignatureClock {
+  /** request (method, path, body hash) → the seconds already signed for it in the window */
+  private readonly used = new Map<string, Set<number>>()
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** The timestamp to sign `method path body` with now. */
+  next(method: string, pathWithQuery: string, body: string | Uint8Array): string {
+    const nowS = Math.floor(this.now() / 1000)
+    this.forgetBefore(nowS - SIGNATURE_WINDOW_S)
+    const key = signingString(method, pathWithQuery, body, '')
+    const seconds = this.used.get(key) ?? new Set<number>()
+    let ts = nowS
+    while (seconds.has(ts) && ts < nowS + MAX_SKEW_S) ts++
+    seconds.add(ts)
+    this.used.set(key, seconds)
+    return String(ts)
+  }
+
+  private forgetBefore(oldest: number) {
+    for (const [key, seconds] of this.used) {
+      for (const s of seconds) if (s < oldest) seconds.delete(s)
+      if (!seconds.size) this.used.delete(key)
+    }
+  }
+}
+
 /**
  * openapi-fetch middleware: signs every operation the document marks tenant-signed, unless
- * the call set its own `x-signature`. `now` is the clock for the timestamp, in ms.
+ * the call set its own `x-signature`. `now` is the clock for the timestamp, in ms; identical
+ * requests in one second get distinct timestamps (`SignatureClock`).
  */
-export function tenantSignature(tenant: TenantCredentials, now: () => number = Date.now): Middleware {
+export function tenantSignature(tenant: TenantCredentials, now: (() => number) | SignatureClock = Date.now): Middleware {
+  const clock = now instanceof SignatureClock ? now : new SignatureClock(now)
   return {
     async onRequest({ request, schemaPath }) {
       const kind = credentialsOf(request.method, schemaPath)
       if ((kind !== 'tenant' && kind !== 'both') || request.headers.has('x-signature')) return
-      return signRequest(request, tenant, String(Math.floor(now() / 1000)))
+      const body = new Uint8Array(await request.clone().arrayBuffer())
+      return signRequest(request, tenant, clock.next(request.method, pathWithQuery(request.url), body))
     },
   }
 }
@@ -151,10 +193,11 @@ export class SlipwayClient {
   readonly api: SlipwayApi
   session?: Session
   private refreshing?: ReturnType<SlipwayClient['refreshOnce']>
+  private readonly signatureClock = new SignatureClock(() => this.now())
 
   constructor(private readonly options: ClientOptions) {
     this.api = createClient<paths, 'application/json'>({ baseUrl: options.baseUrl, fetch: options.fetch }) as SlipwayApi
-    if (options.tenant) this.api.use(tenantSignature(options.tenant, () => this.now()))
+    if (options.tenant) this.api.use(tenantSignature(options.tenant, this.signatureClock))
     this.api.use(this.sessionTokens())
   }
 
@@ -213,7 +256,7 @@ export class SlipwayClient {
     if (opts.signed) {
       const tenant = opts.signed === true ? this.options.tenant : opts.signed
       if (!tenant) throw new Error('SlipwayClient: a signed request needs tenant credentials')
-      const ts = String(opts.timestamp ?? Math.floor(this.now() / 1000))
+      const ts = opts.timestamp === undefined ? this.signatureClock.next(method, path, text) : String(opts.timestamp)
       Object.assign(headers, signedHeaders(tenant, method, path, text, ts))
     }
     const request = new Request(this.options.baseUrl + path, { method, headers, body: text || undefined })

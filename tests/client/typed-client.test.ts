@@ -94,6 +94,17 @@ describe('over HTTP on 127.0.0.1', () => {
     expect(sent.at(-1)).toMatchObject({ path: `/v1/users/${id}`, signed: false, bearer: `Bearer ${slipway.session!.accessToken}`, status: 200 })
   })
 
+  test('two identical signed requests in the same second both pass: the second is signed one second later, not replayed', async () => {
+    const slipway = client(tenant)
+    await slipway.register({ username: 'typed_twice', email: 'typed_twice@example.com', password: 'Str0ng-Passw0rd' })
+    // the test clock stands still: both logins are signed "in the same second"
+    const [a, b] = await Promise.all([0, 1].map(() => slipway.login({ username: 'typed_twice', password: 'Str0ng-Passw0rd' })))
+    expect([a.response.status, b.response.status]).toEqual([200, 200])
+    // and the untyped path shares the same clock
+    const c = await slipway.untyped('POST', '/v1/auth/login', { username: 'typed_twice', password: 'Str0ng-Passw0rd' }, { signed: true })
+    expect(c.status).toBe(200)
+  })
+
   test('a refused call answers the typed error envelope, with no data', async () => {
     const slipway = client(tenant)
     const wrong = await slipway.login({ username: 'typed_alice', password: 'not-her-password' })
