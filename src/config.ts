@@ -7,7 +7,7 @@ import { FCM_DEFAULT_BASE_URL } from './adapters/push/fcm'
 import { ClientIpResolver } from './http/client-ip'
 import { ENGINE_RAM_DEFAULT_MIB } from './lib/engine-memory'
 import { sandboxMode, type SandboxMode } from './sandbox/policy'
-import { envNameOf, isSecretPath } from './config/env-names'
+import { envNameOf, isSecretPath, plainMessage } from './config/env-names'
 import { blankToUndefined, boolVar, decodeKey, type Env, intVar, isHttpUrl, parseAavePools, parseDevRoutes, parseFcm, parsePreviousKeys, parseRpcUrls } from './config/parse'
 import { type Config, ConfigSchema } from './config/schema'
 
@@ -192,7 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
   for (const err of Value.Errors(ConfigSchema, candidate)) {
     // a secret never goes into the message
     const shown = err.value === undefined || isSecretPath(err.path) ? '' : ` (got "${String(err.value)}")`
-    problems.push(`${envNameOf(err.path)}: ${err.message}${shown}`)
+    problems.push(`${envNameOf(err.path)}: ${plainMessage(err)}${shown}`)
   }
   if (problems.length) throw new ConfigError([...new Set(problems)])
   return candidate as Config

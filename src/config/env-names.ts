@@ -3,6 +3,7 @@
  * settings whose values never go into a message.
  */
 import { ENGINE_RAM_MAX_MIB } from '../lib/engine-memory'
+import { ValueErrorType } from '@sinclair/typebox/value'
 import { LOG_LEVELS } from '../lib/logger'
 
 /**
@@ -42,3 +43,29 @@ export function envNameOf(path: string) {
 }
 
 export const isSecretPath = (path: string) => SECRET_PATHS.has(path) || /secret|password|token|key|credential|account/i.test(path)
+
+/**
+ * A schema error in plain words: what the setting must be, not TypeBox's wording ("Expected
+ * union value"). The setting's name already carries its allowed values or bounds.
+ */
+export function plainMessage(err: { type: number; message: string; schema: object }): string {
+  const bounds = err.schema as { minimum?: number; maximum?: number; minLength?: number; maxLength?: number }
+  switch (err.type) {
+    case ValueErrorType.Union: return 'is not one of the allowed values'
+    case ValueErrorType.Literal: return 'is not the allowed value'
+    case ValueErrorType.Integer: return 'must be a whole number'
+    case ValueErrorType.Number: return 'must be a number'
+    case ValueErrorType.Boolean: return 'must be true or false'
+    case ValueErrorType.String: return 'must be set as text'
+    case ValueErrorType.IntegerMinimum:
+    case ValueErrorType.NumberMinimum: return `must be at least ${bounds.minimum}`
+    case ValueErrorType.IntegerMaximum:
+    case ValueErrorType.NumberMaximum: return `must be at most ${bounds.maximum}`
+    case ValueErrorType.StringFormat:
+    case ValueErrorType.StringPattern: return 'is not in the expected format'
+    case ValueErrorType.StringMinLength: return `must be at least ${bounds.minLength} characters long`
+    case ValueErrorType.StringMaxLength: return `must be at most ${bounds.maxLength} characters long`
+    case ValueErrorType.ObjectRequiredProperty: return 'is required'
+    default: return err.message
+  }
+}

@@ -99,7 +99,7 @@ describe('over HTTP on 127.0.0.1', () => {
     await slipway.register({ username: 'typed_twice', email: 'typed_twice@example.com', password: 'Str0ng-Passw0rd' })
     // the test clock stands still: both logins are signed "in the same second"
     const [a, b] = await Promise.all([0, 1].map(() => slipway.login({ username: 'typed_twice', password: 'Str0ng-Passw0rd' })))
-    expect([a.response.status, b.response.status]).toEqual([200, 200])
+    expect([a!.response.status, b!.response.status]).toEqual([200, 200])
     // and the untyped path shares the same clock
     const c = await slipway.untyped('POST', '/v1/auth/login', { username: 'typed_twice', password: 'Str0ng-Passw0rd' }, { signed: true })
     expect(c.status).toBe(200)

@@ -42,6 +42,23 @@ describe('configuration', () => {
   })
 })
 
+describe('config errors in plain words', () => {
+  test('each refusal says what the setting must be, not the schema library\'s wording', () => {
+    const messageOf = (env: Record<string, string>) => {
+      try {
+        loadConfig({ DATABASE_URL: ':memory:', ...env })
+      } catch (err) {
+        return (err as Error).message
+      }
+      throw new Error('accepted')
+    }
+    expect(messageOf({ LOG_LEVEL: 'loud' })).toContain('LOG_LEVEL (trace, debug, info, warn, error, fatal, silent): is not one of the allowed values (got "loud")')
+    expect(messageOf({ DATABASE_TIMEOUT_MS: '5' })).toContain('DATABASE_TIMEOUT_MS (100-120000): must be at least 100 (got "5")')
+    expect(messageOf({ HIBP_ON_ERROR: 'maybe' })).toContain('HIBP_ON_ERROR (reject or allow): is not one of the allowed values')
+    for (const env of [{ LOG_LEVEL: 'loud' }, { DATABASE_TIMEOUT_MS: '5' }, { JWT_SECRET: 'short' }] as Record<string, string>[]) expect(messageOf(env)).not.toMatch(/Expected/)
+  })
+})
+
 describe('a refused secret is named, never shown', () => {
   test('JWT_SECRET, METRICS_TOKEN, BOOTSTRAP_ADMIN_PASSWORD and DATABASE_AUTH_TOKEN refused by the schema: their values stay out of the message', () => {
     const values = { JWT_SECRET: 'short-but-secret-value', METRICS_TOKEN: 'tiny-token', BOOTSTRAP_ADMIN_USERNAME: 'ops', BOOTSTRAP_ADMIN_PASSWORD: 'pw-xyz' }
