@@ -38770,27 +38770,29 @@ export interface operations {
                              * @description the x402 rail's record; null on onchain
                              */
                             x402: {
+                                /** @description the x402 version the resource's 402 was read and paid in: 2 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), or 1 where the resource offers only that (requirements in the 402's body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`); null when no 402 was read */
+                                version: 2 | 1 | null;
                                 /** @description the payment requirement chosen and paid */
                                 requirement: {
                                     scheme: string;
-                                    /** @description CAIP-2 (`eip155:84532`) */
+                                    /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                     network: string;
                                     /** @description the token's address */
                                     asset: string;
                                     payTo: string;
-                                    /** @description in the token's smallest unit */
+                                    /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                     amount: string;
                                     maxTimeoutSeconds: number;
                                 } | null;
                                 /** @description the requirements refused before anything was signed, with why */
                                 refused: {
                                     scheme: string;
-                                    /** @description CAIP-2 (`eip155:84532`) */
+                                    /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                     network: string;
                                     /** @description the token's address */
                                     asset: string;
                                     payTo: string;
-                                    /** @description in the token's smallest unit */
+                                    /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                     amount: string;
                                     reasons: string[];
                                 }[];
@@ -40398,27 +40400,29 @@ export interface operations {
                              * @description the x402 rail's record; null on onchain
                              */
                             x402: {
+                                /** @description the x402 version the resource's 402 was read and paid in: 2 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), or 1 where the resource offers only that (requirements in the 402's body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`); null when no 402 was read */
+                                version: 2 | 1 | null;
                                 /** @description the payment requirement chosen and paid */
                                 requirement: {
                                     scheme: string;
-                                    /** @description CAIP-2 (`eip155:84532`) */
+                                    /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                     network: string;
                                     /** @description the token's address */
                                     asset: string;
                                     payTo: string;
-                                    /** @description in the token's smallest unit */
+                                    /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                     amount: string;
                                     maxTimeoutSeconds: number;
                                 } | null;
                                 /** @description the requirements refused before anything was signed, with why */
                                 refused: {
                                     scheme: string;
-                                    /** @description CAIP-2 (`eip155:84532`) */
+                                    /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                     network: string;
                                     /** @description the token's address */
                                     asset: string;
                                     payTo: string;
-                                    /** @description in the token's smallest unit */
+                                    /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                     amount: string;
                                     reasons: string[];
                                 }[];
@@ -40691,27 +40695,29 @@ export interface operations {
                          * @description the x402 rail's record; null on onchain
                          */
                         x402: {
+                            /** @description the x402 version the resource's 402 was read and paid in: 2 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), or 1 where the resource offers only that (requirements in the 402's body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`); null when no 402 was read */
+                            version: 2 | 1 | null;
                             /** @description the payment requirement chosen and paid */
                             requirement: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 maxTimeoutSeconds: number;
                             } | null;
                             /** @description the requirements refused before anything was signed, with why */
                             refused: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 reasons: string[];
                             }[];
@@ -40813,27 +40819,29 @@ export interface operations {
                          * @description the x402 rail's record; null on onchain
                          */
                         x402: {
+                            /** @description the x402 version the resource's 402 was read and paid in: 2 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), or 1 where the resource offers only that (requirements in the 402's body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`); null when no 402 was read */
+                            version: 2 | 1 | null;
                             /** @description the payment requirement chosen and paid */
                             requirement: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 maxTimeoutSeconds: number;
                             } | null;
                             /** @description the requirements refused before anything was signed, with why */
                             refused: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 reasons: string[];
                             }[];
@@ -41126,27 +41134,29 @@ export interface operations {
                          * @description the x402 rail's record; null on onchain
                          */
                         x402: {
+                            /** @description the x402 version the resource's 402 was read and paid in: 2 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), or 1 where the resource offers only that (requirements in the 402's body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`); null when no 402 was read */
+                            version: 2 | 1 | null;
                             /** @description the payment requirement chosen and paid */
                             requirement: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 maxTimeoutSeconds: number;
                             } | null;
                             /** @description the requirements refused before anything was signed, with why */
                             refused: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 reasons: string[];
                             }[];
@@ -41379,27 +41389,29 @@ export interface operations {
                          * @description the x402 rail's record; null on onchain
                          */
                         x402: {
+                            /** @description the x402 version the resource's 402 was read and paid in: 2 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), or 1 where the resource offers only that (requirements in the 402's body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`); null when no 402 was read */
+                            version: 2 | 1 | null;
                             /** @description the payment requirement chosen and paid */
                             requirement: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 maxTimeoutSeconds: number;
                             } | null;
                             /** @description the requirements refused before anything was signed, with why */
                             refused: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 reasons: string[];
                             }[];
@@ -41672,27 +41684,29 @@ export interface operations {
                          * @description the x402 rail's record; null on onchain
                          */
                         x402: {
+                            /** @description the x402 version the resource's 402 was read and paid in: 2 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), or 1 where the resource offers only that (requirements in the 402's body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`); null when no 402 was read */
+                            version: 2 | 1 | null;
                             /** @description the payment requirement chosen and paid */
                             requirement: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 maxTimeoutSeconds: number;
                             } | null;
                             /** @description the requirements refused before anything was signed, with why */
                             refused: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 reasons: string[];
                             }[];
@@ -41978,27 +41992,29 @@ export interface operations {
                          * @description the x402 rail's record; null on onchain
                          */
                         x402: {
+                            /** @description the x402 version the resource's 402 was read and paid in: 2 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), or 1 where the resource offers only that (requirements in the 402's body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`); null when no 402 was read */
+                            version: 2 | 1 | null;
                             /** @description the payment requirement chosen and paid */
                             requirement: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 maxTimeoutSeconds: number;
                             } | null;
                             /** @description the requirements refused before anything was signed, with why */
                             refused: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 reasons: string[];
                             }[];
