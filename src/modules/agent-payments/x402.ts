@@ -97,8 +97,9 @@ export async function payX402(deps: Deps, tenantId: string, id: string, scope: S
       }
     },
   }
-  // the exact EVM scheme for v2 (any eip155 network) and v1 (every v1 EVM name): the checks below pick the network
-  const client = registerExactEvmScheme(new x402Client().setSpendControls(false), { signer }) // spend: the policy and the mandate judged the amount; refusalsOf holds the requirement to it
+  // the exact EVM scheme for v2 (any eip155 network) and v1 (every v1 EVM name), the checks below picking the network;
+  // the client's spend controls off: the policy and the mandate judged the amount, refusalsOf holds the requirement to it
+  const client = registerExactEvmScheme(new x402Client().setSpendControls(false), { signer })
     .registerPolicy((version, requirements) => {
       // the library hands v1 requirements in v1's shape: the same checks see them as v2's
       record.refused = []
