@@ -89,7 +89,7 @@ console.log(`devnet: chain ${devnet.chainId} (Sepolia's id) at ${devnet.url}${ex
 console.log(`devnet: test USDC (permit, transferWithAuthorization, open mint) at ${devnet.env.BANK_RAMP_SIMULATOR_TOKEN_ADDRESS}`)
 console.log(`devnet: chain 100 (posing as gnosis, for swaps) at ${devnet.gnosisUrl}: USDC, EURe, and the sandbox swap router at ${devnet.env.SANDBOX_SWAP_ROUTER_ADDRESS}`)
 console.log(`devnet: gasless swaps (EURe to xDAI) on, relayed by ${privateKeyToAccount(devnet.env.SWAP_GASLESS_RELAYER_PRIVATE_KEY as `0x${string}`).address} (allowed by the router, 100 xDAI of gas)`)
-console.log(`devnet: x402 merchant at ${merchant.url} (https://${X402_HOST} for Slipway): GET /weather costs ${Number(WEATHER_PRICE) / 1e6} USDC, paid to ${merchant.payTo}, settled by ${merchant.facilitator}`)
+console.log(`devnet: x402 merchant at ${merchant.url} (https://${X402_HOST} for Slipway): GET /weather costs ${Number(WEATHER_PRICE) / 1e6} USDC (x402 v2; /weather-v1 in version 1), paid to ${merchant.payTo}, settled by ${merchant.facilitator}`)
 console.log(`devnet: wrote ${shown(envFile)} (${Object.keys(env).join(', ')}); start Slipway with \`npm start\` in another terminal (it reads .env.devnet)`)
 console.log('devnet: gas and test USDC for a sandbox wallet: POST /v1/sandbox/faucet { walletId, stablecoin? }')
 console.log(`devnet: gas on gnosis for an address: curl -s ${devnet.gnosisUrl} -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"evm_setAccountBalance","params":["<address>","0xde0b6b3a7640000"]}'`)

@@ -7,6 +7,10 @@
  * tests start their own. Nothing of Slipway is inside.
  *
  *   GET /weather        0.01 USDC, paid to the merchant (x402 v2: PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE)
+ *   GET /weather-v1     0.01 USDC in x402 version 1 only (the 402's JSON body, X-PAYMENT, X-PAYMENT-RESPONSE; x402-v1.ts)
+ *   GET /premium-v1     50 USDC, version 1
+ *   GET /elsewhere-v1   0.01 USDC, version 1, on base-sepolia
+ *   GET /weather-both   0.01 USDC offered in both versions: v2 in PAYMENT-REQUIRED, v1 in the body; paid by either header
  *   GET /premium        50 USDC
  *   GET /elsewhere      0.01 USDC, but on Base Sepolia (eip155:84532)
  *   GET /other-payee    0.01 USDC, paid to another address than the merchant's
@@ -22,6 +26,7 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { toFacilitatorEvmSigner } from '@x402/evm'
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
+import { v1Network, v1Resources } from './x402-v1'
 import { paymentMiddleware } from '@x402/hono'
 import { Hono } from 'hono'
 import { createWalletClient, defineChain, http, publicActions, type Address, type Hex } from 'viem'
@@ -35,11 +40,15 @@ export const X402_KEYS = {
 export const X402_MERCHANT: Address = privateKeyToAccount(X402_KEYS.merchant).address
 /** the price of /weather, in the test USDC's units (6 decimals): 0.01 USDC */
 export const WEATHER_PRICE = 10_000n
+/** what the paid resources answer */
+export const FORECAST = { city: 'Lisbon', forecast: 'sunny', temperatureC: 21 }
 
 export interface X402Merchant {
   url: string
   payTo: Address
   facilitator: Address
+  /** every request that carried a payment: its path and the header (v2's PAYMENT-SIGNATURE or v1's X-PAYMENT) */
+  paid: { path: string; header: 'PAYMENT-SIGNATURE' | 'X-PAYMENT' }[]
   /** the payment headers /always-402 kept */
   captured: { payload: PaymentPayload; requirements: PaymentRequirements }[]
   /** how many payments the facilitator settled */
@@ -69,6 +78,7 @@ export async function startX402Merchant(opts: { rpcUrl: string; chainId: number;
   const maxTimeoutSeconds = opts.maxTimeoutSeconds ?? 60
   const usdc = (amount: bigint) => ({ amount: amount.toString(), asset: opts.usdc, extra: { name: 'USDC', version: '2' } })
   const captured: X402Merchant['captured'] = []
+  const paid: X402Merchant['paid'] = []
   let settled = 0
 
   let app: Hono | undefined
@@ -77,6 +87,11 @@ export async function startX402Merchant(opts: { rpcUrl: string; chainId: number;
   const other = privateKeyToAccount('0x1111111111111111111111111111111111111111111111111111111111111111').address
 
   app = new Hono()
+  app.use(async (c, next) => {
+    const header = c.req.header('payment-signature') ? 'PAYMENT-SIGNATURE' : c.req.header('x-payment') ? 'X-PAYMENT' : null
+    if (header) paid.push({ path: new URL(c.req.url).pathname, header })
+    await next()
+  })
   // the facilitator's HTTP protocol (what HTTPFacilitatorClient speaks)
   app.get('/facilitator/supported', (c) => c.json(facilitator.getSupported()))
   app.post('/facilitator/verify', async (c) => {
@@ -100,6 +115,19 @@ export async function startX402Merchant(opts: { rpcUrl: string; chainId: number;
     accepts: { scheme: 'exact', price: usdc(price), network: extra.network ?? network, payTo: extra.payTo ?? X402_MERCHANT, maxTimeoutSeconds },
     description: 'devnet x402 resource', mimeType: 'application/json',
   })
+  const forecast = (c: { json: (v: unknown) => Response }) => c.json(FORECAST)
+  // version 1: the 402's body, X-PAYMENT, X-PAYMENT-RESPONSE, through the same facilitator
+  const v1 = v1Resources({ facilitatorUrl: `${origin}/facilitator`, usdc: opts.usdc, maxTimeoutSeconds })
+  const v1Offer = (price: bigint, network = v1Network(opts.chainId)) => ({ price, network, payTo: X402_MERCHANT })
+  app.get('/weather-v1', v1.serve(v1Offer(WEATHER_PRICE), FORECAST))
+  app.get('/premium-v1', v1.serve(v1Offer(50_000_000n), FORECAST))
+  app.get('/elsewhere-v1', v1.serve(v1Offer(WEATHER_PRICE, 'base-sepolia'), FORECAST))
+  // both versions: a v1 payment is taken by the v1 handler, anything else by the v2 middleware, whose 402 carries the v1 offer in its body
+  app.use('/weather-both', async (c, next) => c.req.header('x-payment') ? v1.serve(v1Offer(WEATHER_PRICE), FORECAST)(c) : next())
+  const both = {
+    ...option(WEATHER_PRICE),
+    unpaidResponseBody: (ctx: { adapter: { getUrl(): string } }) => ({ contentType: 'application/json', body: v1.required(ctx.adapter.getUrl(), v1Offer(WEATHER_PRICE), 'X-PAYMENT header is required') }),
+  }
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: `${origin}/facilitator` }))
     .register(network, new ExactEvmScheme())
     .register('eip155:84532', new ExactEvmScheme())
@@ -108,9 +136,10 @@ export async function startX402Merchant(opts: { rpcUrl: string; chainId: number;
     'GET /premium': option(50_000_000n),
     'GET /elsewhere': option(WEATHER_PRICE, { network: 'eip155:84532' }),
     'GET /other-payee': option(WEATHER_PRICE, { payTo: other }),
+    'GET /weather-both': both,
   }, resourceServer))
-  const forecast = (c: { json: (v: unknown) => Response }) => c.json({ city: 'Lisbon', forecast: 'sunny', temperatureC: 21 })
   app.get('/weather', forecast)
+  app.get('/weather-both', forecast)
   app.get('/premium', forecast)
   app.get('/elsewhere', forecast)
   app.get('/other-payee', forecast)
@@ -134,6 +163,7 @@ export async function startX402Merchant(opts: { rpcUrl: string; chainId: number;
     payTo: X402_MERCHANT,
     facilitator: account.address,
     captured,
+    paid,
     get settled() { return settled },
     async settleCaptured(i) {
       const { payload, requirements } = captured[i]!

@@ -3136,7 +3136,7 @@ export interface paths {
         put?: never;
         /**
          * An agent pays a merchant
-         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Also an agent API key (`Authorization: Bearer sk_agent_…`), for its own agent only (another agent's execution answers 404); 120 requests per minute per key. The policy judges the payment and reserves its amount against the limits in one write transaction: `rejected` (with `reasons`), `requires_approval` (with an approval), or `processing`, and then the onchain rail sends `currency` (a token of the registry on `network`, default the merchant's `payTo` network, which must be the agent's wallet's network) from the agent's custodial wallet to the merchant's `payTo`; a job follows the send to `succeeded` or `failed`. A send refused at once (e.g. INSUFFICIENT_BALANCE) answers the execution `failed`. 201 for a new execution; 200 with the same execution when the tenant already has one with this `idempotencyKey` (nothing else compared). With `mandateId` (404 `MANDATE_NOT_FOUND`), the mandate is judged with the policy in the same transaction (a refusal is a `rejected` execution with the mandate's reason codes first; what its counted executions used counts against its budget and occurrences), and a paid execution consumes a cart mandate or exhausts a used-up one; under a human-present mandate an allowed payment waits in `requires_confirmation` for route 40. `rail: x402` (x402 protocol v2): Slipway GETs `resourceUrl` (https, public addresses only), refuses before signing anything every payment requirement that is not scheme `exact`, on the execution's network, in its token, to the merchant's `payTo` (when `merchantId` is given), at most `amount`, by EIP-3009 and valid at most AGENT_PAYMENTS_X402_MAX_AUTHORIZATION_SECONDS (`failed` `X402_REQUIREMENTS_REFUSED`, each refusal in `x402.refused`), signs the chosen `transferWithAuthorization` with the agent's custodial wallet, stores and holds it, and retries with the payment: `succeeded` once the token shows the authorization used (the execution's `amount` becomes the price asked, the resource's answer is in `x402.resource`); a resource that does not settle leaves it `processing` until the authorization expires, then `failed` (or `succeeded` if it settled late). Codes in `failureReason`: see docs/agent-payments.md. 400 `MERCHANT_REQUIRED` and `RESOURCE_URL_X402_ONLY` (onchain), `RESOURCE_URL_REQUIRED`, `RESOURCE_URL_REFUSED` and `RAIL_NETWORK_UNSUPPORTED` (x402), `NETWORK_MISMATCH`, `NETWORK_UNKNOWN`, `CURRENCY_NOT_ON_NETWORK`, `AMOUNT_PRECISION`.
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Also an agent API key (`Authorization: Bearer sk_agent_…`), for its own agent only (another agent's execution answers 404); 120 requests per minute per key. The policy judges the payment and reserves its amount against the limits in one write transaction: `rejected` (with `reasons`), `requires_approval` (with an approval), or `processing`, and then the onchain rail sends `currency` (a token of the registry on `network`, default the merchant's `payTo` network, which must be the agent's wallet's network) from the agent's custodial wallet to the merchant's `payTo`; a job follows the send to `succeeded` or `failed`. A send refused at once (e.g. INSUFFICIENT_BALANCE) answers the execution `failed`. 201 for a new execution; 200 with the same execution when the tenant already has one with this `idempotencyKey` (nothing else compared). With `mandateId` (404 `MANDATE_NOT_FOUND`), the mandate is judged with the policy in the same transaction (a refusal is a `rejected` execution with the mandate's reason codes first; what its counted executions used counts against its budget and occurrences), and a paid execution consumes a cart mandate or exhausts a used-up one; under a human-present mandate an allowed payment waits in `requires_confirmation` for route 40. `rail: x402` (x402 protocol v2, or v1 where the resource's 402 offers only that; `x402.version` says which): Slipway GETs `resourceUrl` (https, public addresses only), refuses before signing anything every payment requirement that is not scheme `exact`, on the execution's network, in its token, to the merchant's `payTo` (when `merchantId` is given), at most `amount`, by EIP-3009 and valid at most AGENT_PAYMENTS_X402_MAX_AUTHORIZATION_SECONDS (`failed` `X402_REQUIREMENTS_REFUSED`, each refusal in `x402.refused`), signs the chosen `transferWithAuthorization` with the agent's custodial wallet, stores and holds it, and retries with the payment (`PAYMENT-SIGNATURE`, or `X-PAYMENT` in v1, whose requirements are checked alike: network name mapped to CAIP-2, `maxAmountRequired` as the amount; the settlement it reports, `PAYMENT-RESPONSE` or `X-PAYMENT-RESPONSE`, kept in `x402.settlement`): `succeeded` once the token shows the authorization used (the execution's `amount` becomes the price asked, the resource's answer is in `x402.resource`); a resource that does not settle leaves it `processing` until the authorization expires, then `failed` (or `succeeded` if it settled late). Codes in `failureReason`: see docs/agent-payments.md. 400 `MERCHANT_REQUIRED` and `RESOURCE_URL_X402_ONLY` (onchain), `RESOURCE_URL_REQUIRED`, `RESOURCE_URL_REFUSED` and `RAIL_NETWORK_UNSUPPORTED` (x402), `NETWORK_MISMATCH`, `NETWORK_UNKNOWN`, `CURRENCY_NOT_ON_NETWORK`, `AMOUNT_PRECISION`.
          */
         post: operations["agentPaymentsCreateExecution"];
         delete?: never;
@@ -38770,27 +38770,29 @@ export interface operations {
                              * @description the x402 rail's record; null on onchain
                              */
                             x402: {
+                                /** @description the x402 version the resource's 402 was read and paid in: 2 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), or 1 where the resource offers only that (requirements in the 402's body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`); null when no 402 was read */
+                                version: 2 | 1 | null;
                                 /** @description the payment requirement chosen and paid */
                                 requirement: {
                                     scheme: string;
-                                    /** @description CAIP-2 (`eip155:84532`) */
+                                    /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                     network: string;
                                     /** @description the token's address */
                                     asset: string;
                                     payTo: string;
-                                    /** @description in the token's smallest unit */
+                                    /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                     amount: string;
                                     maxTimeoutSeconds: number;
                                 } | null;
                                 /** @description the requirements refused before anything was signed, with why */
                                 refused: {
                                     scheme: string;
-                                    /** @description CAIP-2 (`eip155:84532`) */
+                                    /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                     network: string;
                                     /** @description the token's address */
                                     asset: string;
                                     payTo: string;
-                                    /** @description in the token's smallest unit */
+                                    /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                     amount: string;
                                     reasons: string[];
                                 }[];
@@ -40398,27 +40400,29 @@ export interface operations {
                              * @description the x402 rail's record; null on onchain
                              */
                             x402: {
+                                /** @description the x402 version the resource's 402 was read and paid in: 2 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), or 1 where the resource offers only that (requirements in the 402's body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`); null when no 402 was read */
+                                version: 2 | 1 | null;
                                 /** @description the payment requirement chosen and paid */
                                 requirement: {
                                     scheme: string;
-                                    /** @description CAIP-2 (`eip155:84532`) */
+                                    /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                     network: string;
                                     /** @description the token's address */
                                     asset: string;
                                     payTo: string;
-                                    /** @description in the token's smallest unit */
+                                    /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                     amount: string;
                                     maxTimeoutSeconds: number;
                                 } | null;
                                 /** @description the requirements refused before anything was signed, with why */
                                 refused: {
                                     scheme: string;
-                                    /** @description CAIP-2 (`eip155:84532`) */
+                                    /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                     network: string;
                                     /** @description the token's address */
                                     asset: string;
                                     payTo: string;
-                                    /** @description in the token's smallest unit */
+                                    /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                     amount: string;
                                     reasons: string[];
                                 }[];
@@ -40691,27 +40695,29 @@ export interface operations {
                          * @description the x402 rail's record; null on onchain
                          */
                         x402: {
+                            /** @description the x402 version the resource's 402 was read and paid in: 2 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), or 1 where the resource offers only that (requirements in the 402's body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`); null when no 402 was read */
+                            version: 2 | 1 | null;
                             /** @description the payment requirement chosen and paid */
                             requirement: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 maxTimeoutSeconds: number;
                             } | null;
                             /** @description the requirements refused before anything was signed, with why */
                             refused: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 reasons: string[];
                             }[];
@@ -40813,27 +40819,29 @@ export interface operations {
                          * @description the x402 rail's record; null on onchain
                          */
                         x402: {
+                            /** @description the x402 version the resource's 402 was read and paid in: 2 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), or 1 where the resource offers only that (requirements in the 402's body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`); null when no 402 was read */
+                            version: 2 | 1 | null;
                             /** @description the payment requirement chosen and paid */
                             requirement: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 maxTimeoutSeconds: number;
                             } | null;
                             /** @description the requirements refused before anything was signed, with why */
                             refused: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 reasons: string[];
                             }[];
@@ -41126,27 +41134,29 @@ export interface operations {
                          * @description the x402 rail's record; null on onchain
                          */
                         x402: {
+                            /** @description the x402 version the resource's 402 was read and paid in: 2 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), or 1 where the resource offers only that (requirements in the 402's body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`); null when no 402 was read */
+                            version: 2 | 1 | null;
                             /** @description the payment requirement chosen and paid */
                             requirement: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 maxTimeoutSeconds: number;
                             } | null;
                             /** @description the requirements refused before anything was signed, with why */
                             refused: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 reasons: string[];
                             }[];
@@ -41379,27 +41389,29 @@ export interface operations {
                          * @description the x402 rail's record; null on onchain
                          */
                         x402: {
+                            /** @description the x402 version the resource's 402 was read and paid in: 2 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), or 1 where the resource offers only that (requirements in the 402's body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`); null when no 402 was read */
+                            version: 2 | 1 | null;
                             /** @description the payment requirement chosen and paid */
                             requirement: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 maxTimeoutSeconds: number;
                             } | null;
                             /** @description the requirements refused before anything was signed, with why */
                             refused: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 reasons: string[];
                             }[];
@@ -41672,27 +41684,29 @@ export interface operations {
                          * @description the x402 rail's record; null on onchain
                          */
                         x402: {
+                            /** @description the x402 version the resource's 402 was read and paid in: 2 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), or 1 where the resource offers only that (requirements in the 402's body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`); null when no 402 was read */
+                            version: 2 | 1 | null;
                             /** @description the payment requirement chosen and paid */
                             requirement: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 maxTimeoutSeconds: number;
                             } | null;
                             /** @description the requirements refused before anything was signed, with why */
                             refused: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 reasons: string[];
                             }[];
@@ -41978,27 +41992,29 @@ export interface operations {
                          * @description the x402 rail's record; null on onchain
                          */
                         x402: {
+                            /** @description the x402 version the resource's 402 was read and paid in: 2 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), or 1 where the resource offers only that (requirements in the 402's body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`); null when no 402 was read */
+                            version: 2 | 1 | null;
                             /** @description the payment requirement chosen and paid */
                             requirement: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 maxTimeoutSeconds: number;
                             } | null;
                             /** @description the requirements refused before anything was signed, with why */
                             refused: {
                                 scheme: string;
-                                /** @description CAIP-2 (`eip155:84532`) */
+                                /** @description CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped) */
                                 network: string;
                                 /** @description the token's address */
                                 asset: string;
                                 payTo: string;
-                                /** @description in the token's smallest unit */
+                                /** @description in the token's smallest unit (version 1's `maxAmountRequired`) */
                                 amount: string;
                                 reasons: string[];
                             }[];

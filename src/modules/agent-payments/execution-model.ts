@@ -25,10 +25,11 @@ export const CreateExecution = t.Object({
 export type CreateExecution = typeof CreateExecution.static
 
 const Requirement = {
-  scheme: t.String(), network: t.String({ description: 'CAIP-2 (`eip155:84532`)' }), asset: t.String({ description: 'the token\'s address' }), payTo: t.String(),
-  amount: t.String({ pattern: '^[0-9]+$', description: 'in the token\'s smallest unit' }),
+  scheme: t.String(), network: t.String({ description: 'CAIP-2 (`eip155:84532`), also for a version 1 requirement (its name, `base-sepolia`, mapped)' }), asset: t.String({ description: 'the token\'s address' }), payTo: t.String(),
+  amount: t.String({ pattern: '^[0-9]+$', description: 'in the token\'s smallest unit (version 1\'s `maxAmountRequired`)' }),
 }
 const X402 = t.Object({
+  version: t.Union([t.Literal(2), t.Literal(1), t.Null()], { description: 'the x402 version the resource\'s 402 was read and paid in: 2 (`PAYMENT-REQUIRED`, `PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`), or 1 where the resource offers only that (requirements in the 402\'s body, `X-PAYMENT`, `X-PAYMENT-RESPONSE`); null when no 402 was read' }),
   requirement: t.Union([t.Object({ ...Requirement, maxTimeoutSeconds: t.Integer() }), t.Null()], { description: 'the payment requirement chosen and paid' }),
   refused: t.Array(t.Object({ ...Requirement, reasons: t.Array(t.String()) }), { description: 'the requirements refused before anything was signed, with why' }),
   authorization: t.Union([t.Object({
@@ -37,7 +38,7 @@ const X402 = t.Object({
   }), t.Null()], { description: 'the EIP-3009 transferWithAuthorization signed with the agent\'s wallet (its signature is not kept)' }),
   settlement: t.Union([t.Object({
     success: t.Boolean(), transaction: t.Union([t.String(), t.Null()]), network: t.Union([t.String(), t.Null()]), payer: t.Union([t.String(), t.Null()]),
-    errorReason: t.Union([t.String(), t.Null()]), source: t.Union([t.Literal('resource'), t.Literal('chain')], { description: '`resource`: its PAYMENT-RESPONSE header; `chain`: read from the token' }),
+    errorReason: t.Union([t.String(), t.Null()]), source: t.Union([t.Literal('resource'), t.Literal('chain')], { description: '`resource`: its PAYMENT-RESPONSE header (X-PAYMENT-RESPONSE in version 1; `network` as CAIP-2); `chain`: read from the token' }),
   }), t.Null()]),
   resource: t.Union([t.Object({
     status: t.Integer(), contentType: t.Union([t.String(), t.Null()]), size: t.Integer({ description: 'bytes' }), truncated: t.Boolean({ description: 'kept up to AGENT_PAYMENTS_X402_MAX_BODY_BYTES' }),

@@ -64,6 +64,9 @@ export interface ExecutionReason { code: string; message: string; interval?: str
  * settlement and the resource's answer. Amounts are integer strings in the token's units.
  */
 export interface X402Record {
+  /** the x402 version the resource's 402 was read (and paid) in: 2, or 1 where it offered only that */
+  version?: 1 | 2
+  /** as v2 shapes it whatever the version: network as CAIP-2, `amount` (v1's `maxAmountRequired`) */
   requirement?: { scheme: string; network: string; asset: string; payTo: string; amount: string; maxTimeoutSeconds: number }
   refused?: { scheme: string; network: string; asset: string; payTo: string; amount: string; reasons: string[] }[]
   authorization?: { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string }

@@ -36,7 +36,7 @@ export const auditView = (r: AuditRow) => ({
 
 /** the x402 record with every field present (null when not reached); the hold's id stays inside */
 const x402View = (x: import('./record-types').X402Record | null) => x === null ? null : {
-  requirement: x.requirement ?? null, refused: x.refused ?? [], authorization: x.authorization ?? null, settlement: x.settlement ?? null, resource: x.resource ?? null,
+  version: x.version ?? null, requirement: x.requirement ?? null, refused: x.refused ?? [], authorization: x.authorization ?? null, settlement: x.settlement ?? null, resource: x.resource ?? null,
 }
 
 export const executionView = (r: ExecutionRow) => ({

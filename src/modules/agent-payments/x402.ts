@@ -1,9 +1,11 @@
 /**
- * The `x402` rail (x402 protocol v2, the x402 Foundation's `@x402/fetch`, `@x402/core` and
- * `@x402/evm`): Slipway fetches the execution's `resourceUrl` for the agent, reads the `402
+ * The `x402` rail (x402 protocol v2, and v1 where a resource offers only that: the x402
+ * Foundation's `@x402/fetch`, `@x402/core` and `@x402/evm`; the versions are mapped in
+ * x402-versions.ts): Slipway fetches the execution's `resourceUrl` for the agent, reads the `402
  * Payment Required` requirements, refuses every requirement the judged execution does not allow
- * (x402-checks.ts) before anything is signed, signs the EIP-3009 `transferWithAuthorization` of
- * the one chosen with the agent's custodial key, and retries with the payment header.
+ * (x402-checks.ts, the same checks for both versions) before anything is signed, signs the
+ * EIP-3009 `transferWithAuthorization` of the one chosen with the agent's custodial key, and
+ * retries with the payment header (`PAYMENT-SIGNATURE` in v2, `X-PAYMENT` in v1).
  *
  * Money first: the signed authorization is stored, its amount held against the wallet's balance
  * (holds.ts) and a check scheduled at its expiry, in one write transaction, before the header is
@@ -17,7 +19,7 @@
 import { x402Client } from '@x402/core/client'
 import type { PaymentRequirements } from '@x402/core/types'
 import { decodePaymentResponseHeader } from '@x402/core/http'
-import { ExactEvmScheme } from '@x402/evm/exact/client'
+import { registerExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { bytesToHex, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -36,14 +38,17 @@ import { refusalsOf, requirementOf, signingRefusal } from './x402-checks'
 import { planOf, settleJob, systemScope, type Plan } from './x402-plan'
 import { failX402, SETTLE_GRACE_MS, settleOrWait } from './x402-settle'
 import { keptAnswer, resourceFetch, X402Stop, type ResourceAnswer } from './x402-transport'
+import { asV2Requirement, caipNetwork, X402HttpClient, type X402Version } from './x402-versions'
 
-/** The settlement the resource reported in its PAYMENT-RESPONSE header, if any. */
-function settlementOf(res: Response): X402Record['settlement'] | undefined {
-  const header = res.headers.get('payment-response') ?? res.headers.get('x-payment-response')
+/** The settlement the resource reported in its PAYMENT-RESPONSE header (X-PAYMENT-RESPONSE in v1), if any; its network as CAIP-2. */
+function settlementOf(res: Response, version: X402Version | undefined): X402Record['settlement'] | undefined {
+  const [own, other] = version === 1 ? ['x-payment-response', 'payment-response'] : ['payment-response', 'x-payment-response']
+  const header = res.headers.get(own) ?? res.headers.get(other)
   if (!header) return undefined
   try {
     const s = decodePaymentResponseHeader(header)
-    return { success: s.success === true, transaction: s.transaction || null, network: s.network ?? null, payer: s.payer ?? null, errorReason: s.errorReason ?? null, source: 'resource' }
+    const network = s.network ? caipNetwork(version ?? 2, s.network) : null
+    return { success: s.success === true, transaction: s.transaction || null, network, payer: s.payer ?? null, errorReason: s.errorReason ?? null, source: 'resource' }
   } catch {
     return undefined
   }
@@ -58,7 +63,7 @@ function stopOf(err: unknown, stopped: X402Stop | undefined): { code: string; me
     return { code: 'X402_REQUIREMENTS_REFUSED', message: 'No payment requirement of the resource is allowed: nothing was signed (see x402.refused)' }
   }
   if (/parse payment requirements|No client registered for x402 version/.test(message)) {
-    return { code: 'X402_REQUIREMENTS_UNREADABLE', message: `The resource's 402 answer is not x402 v2 payment requirements: ${message.slice(0, 200)}` }
+    return { code: 'X402_REQUIREMENTS_UNREADABLE', message: `The resource's 402 answer is not x402 payment requirements (version 2 or 1): ${message.slice(0, 200)}` }
   }
   return { code: 'X402_FAILED', message: message.slice(0, 300) }
 }
@@ -92,20 +97,22 @@ export async function payX402(deps: Deps, tenantId: string, id: string, scope: S
       }
     },
   }
-  const client = new x402Client()
-    .setSpendControls(false) // the policy and the mandate judged the amount; refusalsOf holds the requirement to it
-    .register('eip155:*', new ExactEvmScheme(signer))
-    .registerPolicy((_version, requirements) => {
+  // the exact EVM scheme for v2 (any eip155 network) and v1 (every v1 EVM name), the checks below picking the network;
+  // the client's spend controls off: the policy and the mandate judged the amount, refusalsOf holds the requirement to it
+  const client = registerExactEvmScheme(new x402Client().setSpendControls(false), { signer })
+    .registerPolicy((version, requirements) => {
+      // the library hands v1 requirements in v1's shape: the same checks see them as v2's
       record.refused = []
       const ok = requirements.filter((r) => {
-        const reasons = refusalsOf(r, allowed)
-        if (reasons.length) record.refused!.push({ ...requirementOf(r), reasons })
+        const seen = asV2Requirement(version, r)
+        const reasons = refusalsOf(seen, allowed)
+        if (reasons.length) record.refused!.push({ ...requirementOf(seen), reasons })
         return reasons.length === 0
       })
       return ok
     })
     .onBeforePaymentCreation(async (c) => {
-      chosen = c.selectedRequirements
+      chosen = asV2Requirement(c.paymentRequired.x402Version, c.selectedRequirements)
     })
     .onAfterPaymentCreation(async (c) => {
       // stored, held and scheduled before the payment header leaves: a refusal here sends nothing
@@ -117,7 +124,7 @@ export async function payX402(deps: Deps, tenantId: string, id: string, scope: S
       })
     })
 
-  const paying = wrapFetchWithPayment(resourceFetch(deps, row.resourceUrl, (a) => { last = a }), client)
+  const paying = wrapFetchWithPayment(resourceFetch(deps, row.resourceUrl, (a) => { last = a }), new X402HttpClient(client, (version) => { record.version = version }))
   let res: Response | undefined
   let failure: { code: string; message: string } | undefined
   try {
@@ -131,7 +138,7 @@ export async function payX402(deps: Deps, tenantId: string, id: string, scope: S
     const { code, message } = failure ?? { code: 'X402_PAYMENT_NOT_REQUIRED', message: `The resource answered ${res?.status} without asking for payment: nothing was paid` }
     return failX402(deps, scope, id, `${code}: ${message}`, record)
   }
-  if (res) record.settlement = settlementOf(res)
+  if (res) record.settlement = settlementOf(res, record.version)
   const why = failure ? `${failure.code}: ${failure.message}`
     : res!.status === 402 ? 'X402_PAYMENT_REFUSED: The resource answered 402 again after the payment was sent'
       : record.settlement?.success ? 'X402_NOT_SETTLED: The resource reported a settlement the token does not show yet'
