@@ -25,7 +25,7 @@ export interface LicenceReport {
 
 const SOURCE_NOTE: Record<PackageLicence['source'], string> = {
   lock: '',
-  'package.json': 'licence from its package.json (the lock has none)',
+  'package.json': 'licence from its package.json, the lock has none',
   allowlist: 'no licence field: licence found upstream, recorded in licences.allow.json',
   none: 'no licence found',
 }
