@@ -6,11 +6,14 @@
  * then embeds. Migrations are embedded by a macro (src/db/migrations-macro.ts) and the
  * docs UI script by a file import (src/http/scalar-asset.ts), which this build swaps for
  * a gzip-compressed copy: 1 MiB instead of 3.4 MiB, and the whole binary is resident.
+ * The licence report that `slipway --licences` prints is computed here, from the
+ * package-lock.json the binary is built from, and replaces src/ops/licences/shipped.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { familySync, GLIBC } from 'detect-libc'
+import { shippedLicences } from '../src/ops/licences/shipped'
 
 const arch = process.arch
 const libc = process.platform === 'linux' ? (familySync() === GLIBC ? '-gnu' : '-musl') : ''
@@ -32,6 +35,8 @@ const work = mkdtempSync(join(tmpdir(), 'slipway-build-'))
 const scalarGz = join(work, 'scalar.js.gz')
 await Bun.write(scalarGz, Bun.gzipSync(await Bun.file(join(root, 'node_modules/@scalar/api-reference/dist/browser/standalone.js')).bytes(), { level: 9 }))
 
+const licences = shippedLicences()
+
 const result = await Bun.build({
   entrypoints: [join(root, 'src/index.ts')],
   compile: { outfile, execArgv: smol ? ['--smol'] : [] },
@@ -52,6 +57,10 @@ const result = await Bun.build({
     setup(build) {
       build.onLoad({ filter: /[\\/]src[\\/]http[\\/]scalar-asset\.ts$/ }, () => ({
         contents: `import p from ${JSON.stringify(scalarGz)} with { type: 'file' }\nexport const scalarScript = { body: () => Bun.file(p), encoding: 'gzip' }\n`,
+        loader: 'ts',
+      }))
+      build.onLoad({ filter: /[\\/]src[\\/]ops[\\/]licences[\\/]shipped\.ts$/ }, () => ({
+        contents: `export const shippedLicences = () => (${JSON.stringify(licences)})\n`,
         loader: 'ts',
       }))
       build.onLoad({ filter: /[\\/]node_modules[\\/]libsql[\\/]index\.js$/ }, async (args) => {

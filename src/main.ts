@@ -151,6 +151,8 @@ Commands:
                                 counts values per key version. Exit 0 when none is left under an old one
   healthcheck                   exit 0 when /health answers on PORT (Docker's HEALTHCHECK)
   --version, -v                 the version (${version})
+  --licences [--json]           the licences of the dependencies this build ships, counted by licence, and
+                                the notable ones (docs/operations.md, Licences)
   help, --help, -h              this text
 `
 
@@ -163,6 +165,13 @@ async function command(name: string, args: string[]) {
   }
   if (name === '--version' || name === '-v' || name === 'version') {
     console.log(version)
+    process.exit(0)
+  }
+  if (name === '--licences' || name === '--licenses') {
+    // computed at build time in the binary, from package-lock.json in a clone (src/ops/licences/shipped.ts)
+    const [{ shippedLicences }, { formatReport }] = await Promise.all([import('./ops/licences/shipped'), import('./ops/licences/report')])
+    const report = shippedLicences()
+    console.log(args.includes('--json') ? JSON.stringify(report, null, 2) : formatReport(report, version))
     process.exit(0)
   }
   const config = configOrExit()

@@ -1,9 +1,34 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 
-// Aave v3's own types (from @aave/core-v3, the package whose IPool ABI Slipway calls): the
-// devnet pool answers getReserveData with the real DataTypes.ReserveData layout.
-import {DataTypes} from "@aave/core-v3/contracts/protocol/libraries/types/DataTypes.sol";
+// The two structs of Aave v3's IPool that the devnet pool answers with, written here (Aave's
+// own sources are under BUSL-1.1, which Slipway does not ship): the layout of
+// getReserveData's answer, DataTypes.ReserveDataLegacy, field for field as in the IPool ABI
+// of the aave-address-book npm package (MIT) that Slipway calls.
+// tests/lending/pool-abi.test.ts checks the compiled ABI against that one.
+library DataTypes {
+    struct ReserveConfigurationMap {
+        uint256 data;
+    }
+
+    struct ReserveDataLegacy {
+        ReserveConfigurationMap configuration;
+        uint128 liquidityIndex;
+        uint128 currentLiquidityRate;
+        uint128 variableBorrowIndex;
+        uint128 currentVariableBorrowRate;
+        uint128 currentStableBorrowRate;
+        uint40 lastUpdateTimestamp;
+        uint16 id;
+        address aTokenAddress;
+        address stableDebtTokenAddress;
+        address variableDebtTokenAddress;
+        address interestRateStrategyAddress;
+        uint128 accruedToTreasury;
+        uint128 unbacked;
+        uint128 isolationModeTotalDebt;
+    }
+}
 
 interface IERC20Min {
     function transferFrom(address from, address to, uint256 amount) external returns (bool);
@@ -59,7 +84,7 @@ contract SandboxAToken {
  * A minimal pool with the parts of Aave v3's IPool that Slipway calls, with the same
  * signatures and answers: supply, withdraw (type(uint256).max withdraws everything),
  * getUserAccountData (collateral in the base currency, 8 decimals, no debt: health factor
- * type(uint256).max as Aave answers it), getReserveData (DataTypes.ReserveData with the
+ * type(uint256).max as Aave answers it), getReserveData (DataTypes.ReserveDataLegacy with the
  * aToken, the supply rate in ray and the last update) and getReservesList.
  *
  * Its code is copied to Aave's Sepolia Pool address on the devnet (no constructor runs
@@ -140,7 +165,7 @@ contract SandboxAavePool {
         healthFactor = type(uint256).max;
     }
 
-    function getReserveData(address asset) external view returns (DataTypes.ReserveData memory data) {
+    function getReserveData(address asset) external view returns (DataTypes.ReserveDataLegacy memory data) {
         Reserve storage r = reserves[asset];
         if (r.aToken == address(0)) return data;
         // LTV, liquidation threshold, decimals (bits 48-55) and the active flag (bit 56)

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import solc from 'solc'
 
 const require = createRequire(import.meta.url)
-/** imports from npm packages (SandboxAavePool.sol takes Aave's DataTypes from @aave/core-v3) */
+/** imports from npm packages (none today: each contract's source holds what it needs) */
 function findImports(path: string) {
   try {
     return { contents: readFileSync(require.resolve(path), 'utf8') }

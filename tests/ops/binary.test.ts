@@ -8,6 +8,8 @@ import { WebhookReceiver } from '@tests/fakes/webhook-receiver'
 import { tenantWithHook } from '@tests/webhooks/process-app'
 import { environOf, freePort, PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
 import { ENGINE_RAM_DEFAULT_MIB } from '@/lib/engine-memory'
+import { checkProject } from '@/ops/licences/gate'
+import { formatReport, licenceReport } from '@/ops/licences/report'
 import packageJson from '../../package.json'
 
 // `npm run build` output, copied alone into an empty folder: no node_modules, no drizzle/, no sources.
@@ -124,6 +126,17 @@ describe('the binary on the command line', () => {
     const bad = Bun.spawnSync(['./slipway', 'tenant', 'create'], { cwd: runDir, env: { ...process.env, DATABASE_URL: ':memory:', LOG_LEVEL: 'silent' } })
     expect(bad.exitCode).toBe(2)
     expect(bad.stderr.toString()).toStartWith('usage: ./slipway tenant create --name <name>')
+  })
+
+  test('--licences prints the report computed at build time from the lock it was built from, with no file beside it', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'slipway-licences-'))
+    try {
+      const out = Bun.spawnSync([binary, '--licences'], { cwd: empty })
+      expect(out.exitCode).toBe(0)
+      expect(out.stdout.toString().trimEnd()).toBe(formatReport(licenceReport(checkProject(join(import.meta.dir, '../..'))), packageJson.version))
+    } finally {
+      rmSync(empty, { recursive: true, force: true })
+    }
   })
 
   test('a first start with no admin says to run the binary\'s own create-admin', async () => {

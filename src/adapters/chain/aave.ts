@@ -1,12 +1,16 @@
 /**
- * Reads of an Aave v3 Pool (and its aTokens) through viem, with Aave's own IPool ABI from
- * @aave/core-v3 (never a hand-typed copy). Loaded with the first lending read (ChainGateway.aavePool).
+ * Reads of an Aave v3 Pool (and its aTokens) through viem, with Aave's IPool ABI as the
+ * address book publishes it (@bgd-labs/aave-address-book, MIT; never a hand-typed copy).
+ * The package ships the ABI as `dist/abis/IPool.mjs` but leaves it out of its `exports` map
+ * (its `./abis` entry lists other interfaces), so it is imported by its path in the
+ * package: a static path, so `bun build --compile` embeds it. Aave's own @aave/core-v3 is
+ * under BUSL-1.1, which a deployment could not ship (docs/operations.md, Licences).
  */
-import ipool from '@aave/core-v3/artifacts/contracts/interfaces/IPool.sol/IPool.json' with { type: 'json' }
+import { IPool_ABI } from '../../../node_modules/@bgd-labs/aave-address-book/dist/abis/IPool.mjs'
 import { erc20Abi, type Abi, type PublicClient } from 'viem'
 import type { AavePoolRpc, AaveReserveData, AaveUserAccountData, Hex } from './port'
 
-export const AAVE_POOL_ABI = ipool.abi as Abi
+export const AAVE_POOL_ABI: Abi = IPool_ABI
 
 export function aavePoolRpc(client: PublicClient): AavePoolRpc {
   return {

@@ -47,7 +47,7 @@ async function plan(ctx: Ctx, input: SupplyBody | WithdrawBody, mode: Mode) {
   if (amount <= 0n) throw new BadRequestError('amount must be greater than 0')
   if (amount >= 2n ** 256n - 1n) throw new BadRequestError('amount is too large')
   const network = w.isTestnet ? chain.testnet.id : chain.mainnet.id
-  requirePool(ctx.deps.config, network)
+  await requirePool(ctx.deps.config, network)
   const m = (await marketFor(ctx.deps, tenant.id, tenant.settings, w.chain, w.isTestnet))!
   const reserve = await listedReserve(ctx.deps, m, input.asset)
   return { w, m, reserve, amount, owner: w.address as Hex, asset: input.asset as Hex }

@@ -1,37 +1,52 @@
 /**
- * Where Aave v3's Pool is on each network Slipway knows: Aave's address book
- * (bgd-labs/aave-address-book, `src/ts/AaveV3<Network>.ts` `POOL`, read at commit
- * f61c976 of May 2026), overridable per network with `AAVE_POOL_<REGISTRY ID>`
- * (config.aavePools). Networks missing here have no Aave v3 market in the address book
- * (polygon-amoy, bsc-testnet, celo-alfajores, flowevm, gnosis-chiado): configure one to use them.
+ * Where Aave v3's Pool is on each network Slipway knows: the `POOL` of the network's market
+ * in Aave's address book (@bgd-labs/aave-address-book, MIT, the version in package.json),
+ * overridable per network with `AAVE_POOL_<REGISTRY ID>` (config.aavePools). Networks missing
+ * here have no Aave v3 market in the address book (polygon-amoy, bsc-testnet,
+ * celo-alfajores, flowevm, gnosis-chiado): configure one to use them. The book (every
+ * market of every Aave deployment) loads with the first lending call, not at boot.
  */
 import type { Config } from '../../config'
 import { BadRequestError } from '../../http/errors'
 
-export const AAVE_V3_POOLS: Readonly<Record<string, `0x${string}`>> = {
-  ethereum: '0x87870Bca3F3fD6335C3F4ce8392D69350B4fA4E2',
-  sepolia: '0x6Ae43d3271ff6888e7Fc43Fd7321a503ff738951',
-  polygon: '0x794a61358D6845594F94dc1DB02A252b5b4814aD',
-  arbitrum: '0x794a61358D6845594F94dc1DB02A252b5b4814aD',
-  'arbitrum-sepolia': '0xBfC91D59fdAA134A4ED45f7B584cAf96D7792Eff',
-  optimism: '0x794a61358D6845594F94dc1DB02A252b5b4814aD',
-  'optimism-sepolia': '0xb50201558B00496A145fE76f7424749556E326D8',
-  base: '0xA238Dd80C259a72e81d7e4664a9801593F98d1c5',
-  'base-sepolia': '0x8bAB6d1b75f19e9eD9fCe8b9BD338844fF79aE27',
-  avalanche: '0x794a61358D6845594F94dc1DB02A252b5b4814aD',
-  'avalanche-fuji': '0x8B9b2AF4afB389b4a70A474dfD4AdCD4a302bb40',
-  gnosis: '0xb50201558B00496A145fE76f7424749556E326D8',
-  bsc: '0x6807dc923806fE8Fd134338EABCA509979a7e0cB',
-  celo: '0x3E59A31363E2ad014dcbc521c4a0d5757d9f3402',
+/** each registry network (src/modules/tokens/registry.ts) and its Aave v3 market's name in the address book */
+export const AAVE_V3_MARKETS = {
+  ethereum: 'AaveV3Ethereum',
+  sepolia: 'AaveV3Sepolia',
+  polygon: 'AaveV3Polygon',
+  arbitrum: 'AaveV3Arbitrum',
+  'arbitrum-sepolia': 'AaveV3ArbitrumSepolia',
+  optimism: 'AaveV3Optimism',
+  'optimism-sepolia': 'AaveV3OptimismSepolia',
+  base: 'AaveV3Base',
+  'base-sepolia': 'AaveV3BaseSepolia',
+  avalanche: 'AaveV3Avalanche',
+  'avalanche-fuji': 'AaveV3Fuji',
+  gnosis: 'AaveV3Gnosis',
+  bsc: 'AaveV3BNB',
+  celo: 'AaveV3Celo',
+} as const
+
+type Address = `0x${string}`
+type Market = { POOL: string; CHAIN_ID: number }
+
+let book: Promise<Readonly<Record<string, Market>>> | undefined
+/** the address book's market on each network of AAVE_V3_MARKETS, loaded once */
+export function aaveV3Markets(): Promise<Readonly<Record<string, Market>>> {
+  book ??= import('@bgd-labs/aave-address-book').then((m) =>
+    Object.fromEntries(Object.entries(AAVE_V3_MARKETS).map(([network, name]) => [network, m[name] as Market])))
+  return book
 }
 
 /** The Pool on the network (registry id), or null where neither the address book nor the configuration has one. */
-export function poolOf(config: Pick<Config, 'aavePools'>, network: string): `0x${string}` | null {
-  return (config.aavePools[network] as `0x${string}` | undefined) ?? AAVE_V3_POOLS[network] ?? null
+export async function poolOf(config: Pick<Config, 'aavePools'>, network: string): Promise<Address | null> {
+  const configured = config.aavePools[network] as Address | undefined
+  if (configured) return configured
+  return ((await aaveV3Markets())[network]?.POOL as Address | undefined) ?? null
 }
 
-export function requirePool(config: Pick<Config, 'aavePools'>, network: string): `0x${string}` {
-  const pool = poolOf(config, network)
+export async function requirePool(config: Pick<Config, 'aavePools'>, network: string): Promise<Address> {
+  const pool = await poolOf(config, network)
   if (!pool) throw new BadRequestError(`Aave v3 has no pool on ${network}; set AAVE_POOL_${network.toUpperCase().replace(/-/g, '_')} to use one`, { code: 'AAVE_NETWORK_UNSUPPORTED' })
   return pool
 }

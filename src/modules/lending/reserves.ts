@@ -32,7 +32,7 @@ export async function marketFor(deps: Deps, tenantId: string, settings: StoredSe
   const def = chainByFamily(chain)
   if (!def || def.family !== 'evm') return null
   const network = isTestnet ? def.testnet.id : def.mainnet.id
-  const pool = poolOf(deps.config, network)
+  const pool = await poolOf(deps.config, network)
   if (!pool) return null
   const { endpoint } = endpointFor(deps.config, settings, chain, isTestnet)
   return { tenantId, network, endpoint, pool, rpc: await deps.chain.aavePool(endpoint) }

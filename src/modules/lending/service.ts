@@ -25,7 +25,7 @@ export async function positions(ctx: Ctx, query: PositionsQuery) {
       continue
     }
     const network = w.isTestnet ? chain.testnet : chain.mainnet
-    if (query.walletId) requirePool(ctx.deps.config, network.id)
+    if (query.walletId) await requirePool(ctx.deps.config, network.id)
     const m = await marketFor(ctx.deps, tenant.id, tenant.settings, w.chain, w.isTestnet)
     if (!m) continue
     const account = await ctx.deps.chain.guard(m.endpoint, 'aave account', () => m.rpc.userAccountData(m.pool, w.address as Hex))
@@ -54,7 +54,7 @@ export async function rateHistory(ctx: Ctx, query: RateHistoryQuery) {
   if (!chain || chain.family !== 'evm') throw new BadRequestError(`Unsupported chain: ${query.chain}`, { code: 'AAVE_NETWORK_UNSUPPORTED' })
   const isTestnet = named.isTestnet ?? query.isTestnet ?? false
   const network = isTestnet ? chain.testnet.id : chain.mainnet.id
-  requirePool(ctx.deps.config, network)
+  await requirePool(ctx.deps.config, network)
   const m = (await marketFor(ctx.deps, tenant.id, tenant.settings, chain.id, isTestnet))!
   const from = query.from ? Date.parse(query.from) : undefined
   const to = query.to ? Date.parse(query.to) : undefined
