@@ -25,10 +25,11 @@ export interface MpcWorld {
   stop(): Promise<void>
 }
 
-export async function mpcWorld(opts: { env?: Record<string, string> } = {}): Promise<MpcWorld> {
+/** `env` may be a function of the local chain (e.g. to point the sandbox faucet at it). */
+export async function mpcWorld(opts: { env?: Record<string, string> | ((chain: LocalChain) => Record<string, string>) } = {}): Promise<MpcWorld> {
   const chain = await startLocalChain({ chainId: 11155111 })
   const port = freePort()
-  const t = await makeApp({ clock: systemClock, jobs: true, env: { MPC_RELAY_URL: `http://127.0.0.1:${port}`, RPC_URL_SEPOLIA: chain.url, ...opts.env } })
+  const t = await makeApp({ clock: systemClock, jobs: true, env: { MPC_RELAY_URL: `http://127.0.0.1:${port}`, RPC_URL_SEPOLIA: chain.url, ...(typeof opts.env === 'function' ? opts.env(chain) : opts.env) } })
   const server = serve(t, port)
   const api = new Api(server.url)
   const f = new Factory(t, api)
