@@ -159,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxBodyBytes: intVar(env, 'MAX_BODY_BYTES', 1024 * 1024, problems),
     mpcRelayUrl: (blankToUndefined(env.MPC_RELAY_URL) ?? `http://127.0.0.1:${port}`).replace(/\/+$/, ''),
     mpcSessionTtlSeconds: intVar(env, 'MPC_SESSION_TTL_SECONDS', 300, problems),
+    mpcEngine: blankToUndefined(env.MPC_ENGINE),
     swapAggregator: swapAggregator.mode,
     cardOnrampSandbox: cardOnrampSandbox.mode,
     cardOnrampTimeoutMs: intVar(env, 'CARD_ONRAMP_TIMEOUT_MS', 10_000, problems),

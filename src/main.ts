@@ -134,12 +134,13 @@ reads the same environment variables as the server (docs/configuration.md), so i
 server's database.
 
 Commands:
-  tenant create --name <name> [--admin <username>] [--sandbox]
+  tenant create --name <name> [--admin <username>] [--sandbox] [--wallet-mode <mode>]
                                 create a tenant; prints its API key and secret as export lines
                                 (SLIPWAY_API_KEY, SLIPWAY_API_SECRET) for the signing client. --admin also
                                 creates its administrator (tenantadmin: webhooks, users, settings) with the
                                 password in ADMIN_PASSWORD, or a generated one printed as SLIPWAY_ADMIN_PASSWORD.
-                                --sandbox connects its bank ramp sandbox to the built-in simulator (docs/sandbox.md)
+                                --sandbox connects its bank ramp sandbox to the built-in simulator (docs/sandbox.md);
+                                --wallet-mode custodial (default), non_custodial or mpc (docs/mpc.md)
   webhooks listen --tenant <tenantId> [--port <port>] [--forward-to <url>] [--json]
                                 point the tenant's sandbox webhook at this machine until Ctrl-C and print
                                 every event, its signature verified (docs/webhooks.md, "Local development")
@@ -225,8 +226,9 @@ async function command(name: string, args: string[]) {
     const adminName = optionValue(args.slice(1), '--admin')
     // --sandbox: the bank ramp sandbox connected to the built-in simulator, every function on
     const sandbox = args.includes('--sandbox')
-    if (!name || name.length > 200 || (adminName !== undefined && !/^[A-Za-z0-9_-]{3,100}$/.test(adminName))) {
-      console.error(`usage: ${cli} tenant create --name <name> [--admin <username>] [--sandbox]  (name: 1 to 200 characters; username: 3 to 100 letters, digits, _ or -)`)
+    const walletMode = optionValue(args.slice(1), '--wallet-mode')
+    if (!name || name.length > 200 || (adminName !== undefined && !/^[A-Za-z0-9_-]{3,100}$/.test(adminName)) || (walletMode !== undefined && !['custodial', 'non_custodial', 'mpc'].includes(walletMode))) {
+      console.error(`usage: ${cli} tenant create --name <name> [--admin <username>] [--sandbox] [--wallet-mode custodial|non_custodial|mpc]  (name: 1 to 200 characters; username: 3 to 100 letters, digits, _ or -)`)
       process.exit(2)
     }
     const adminPassword = process.env.ADMIN_PASSWORD ?? randomBytes(18).toString('base64url')
@@ -237,10 +239,14 @@ async function command(name: string, args: string[]) {
     const deps = await buildDeps(config, { migrate: applyMigrations })
     try {
       const tenant = await createTenant({ deps, actor: null, requestId: 'cli' }, {
-        name, ...(sandbox ? { settings: { bankRamp: { sandbox: { connected: true, functions: { kyc: true, payin: true, payout: true } } } } } : {}),
+        name,
+        settings: {
+          ...(sandbox ? { bankRamp: { sandbox: { connected: true, functions: { kyc: true, payin: true, payout: true } } } } : {}),
+          ...(walletMode ? { walletMode: walletMode as 'custodial' | 'non_custodial' | 'mpc' } : {}),
+        },
       })
       // the export lines alone on stdout, so `eval "$(slipway tenant create --name Acme)"` works
-      console.error(`tenant ${tenant.name} created (${tenant.id}); the secret is shown once, and again with GET /v1/admin/tenants/{id}/api-secret${sandbox ? '; its bank ramp sandbox is the built-in simulator' : ''}`)
+      console.error(`tenant ${tenant.name} created (${tenant.id}); the secret is shown once, and again with GET /v1/admin/tenants/{id}/api-secret${sandbox ? '; its bank ramp sandbox is the built-in simulator' : ''}${walletMode ? `; wallet mode ${walletMode}` : ''}`)
       const lines = [`export SLIPWAY_TENANT_ID=${tenant.id}`, `export SLIPWAY_API_KEY=${tenant.apiKey}`, `export SLIPWAY_API_SECRET=${tenant.apiSecret}`]
       if (adminName !== undefined) {
         await createTenantAdmin(deps, tenant.id, adminName, adminPassword)

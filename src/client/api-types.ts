@@ -2004,7 +2004,7 @@ export interface paths {
         };
         /**
          * How MPC wallets work on this tenant
-         * @description Whether the tenant uses MPC wallets, the protocol and the library version every party must run, the parties and who holds each share, the rounds, the session lifetime (MPC_SESSION_TTL_SECONDS) and the relay's limits.
+         * @description Whether the tenant uses MPC wallets, the protocol and the engine (library and version) every party must run: the built-in one, or the module the deployment names with MPC_ENGINE (docs/mpc.md, "The engine"); the parties and who holds each share, the rounds, the session lifetime (MPC_SESSION_TTL_SECONDS) and the relay's limits.
          */
         get: operations["mpcConfig"];
         put?: never;
@@ -24986,7 +24986,7 @@ export interface operations {
                         /** @constant */
                         protocol: "DKLs23";
                         /**
-                         * @description the threshold ECDSA library and version every party must run
+                         * @description the threshold ECDSA engine (library and version) every party must run: the deployment's `MPC_ENGINE`, or the built-in one (docs/mpc.md, "The engine")
                          * @example @silencelaboratories/dkls-wasm-ll-node@1.1.2
                          */
                         library: string;
@@ -25014,6 +25014,7 @@ export interface operations {
                          *     ]
                          */
                         chains: string[];
+                        /** @description relay rounds one DKG and one signature take with this engine */
                         rounds: {
                             dkg: number;
                             sign: number;

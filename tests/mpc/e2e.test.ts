@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { parseEther, type Address } from 'viem'
-import { Keyshare } from '@silencelaboratories/dkls-wasm-ll-node'
+import { loadMpcEngine } from '@/adapters/mpc/engine'
 import { mpcMessages, mpcResults, mpcServiceShares, mpcSessions } from '@/modules/mpc/schema'
 import { wallets } from '@/modules/wallets/schema'
 import { eq } from 'drizzle-orm'
@@ -84,9 +84,8 @@ describe('an MPC wallet from DKG to a confirmed send', () => {
     const [row] = await db.select().from(mpcServiceShares).where(eq(mpcServiceShares.walletId, made.wallet.id))
     expect(row!.shareSealed).toMatch(/^v1\./)
     const clear = w.t.deps.sealer.openBytes(row!.shareSealed, `mpc_share:${w.tenant.id}:${made.sessionId}`)
-    const share = Keyshare.fromBytes(new Uint8Array(clear))
+    const share = await (await loadMpcEngine()).describeShare(new Uint8Array(clear))
     expect({ partyId: share.partyId, publicKey: `0x${Buffer.from(share.publicKey).toString('hex')}` }).toEqual({ partyId: 1, publicKey: made.wallet.publicKey })
-    share.free()
     // pieces of each share in the encodings a leak would take
     const pieces = (bytes: Uint8Array) => [0.25, 0.5, 0.75].flatMap((at) => {
       const slice = Buffer.from(bytes).subarray(Math.floor(bytes.length * at), Math.floor(bytes.length * at) + 48)

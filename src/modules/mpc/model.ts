@@ -8,8 +8,8 @@ export const PARTY_ROLES = ['device', 'service', 'backup'] as const
 export const DEVICE = 0
 export const SERVICE = 1
 export const BACKUP = 2
-/** Protocol rounds of one DKLs23 run: key generation (with the chain-code commitments as round 3) and one signature. */
-export const ROUNDS = { dkg: 5, sign: 4 } as const
+/** The relay's bound on an engine's rounds (src/adapters/mpc/port.ts): key generation and one signature. */
+export { MAX_ROUNDS as ROUNDS } from '../../adapters/mpc/port'
 /** The largest message payload the relay keeps (decoded bytes; DKG's largest, round 4, is about 71 KB). */
 export const MAX_MESSAGE_BYTES = 128 * 1024
 /** Messages a session may hold in all (a 3-party DKG sends 21, a signature 8; rounds × senders × receivers would allow 45). */
@@ -27,13 +27,13 @@ export const TenantParams = t.Object({ tenantId: Uuid })
 export const Config = t.Object({
   enabled: t.Boolean({ description: 'true when the caller\'s tenant uses MPC wallets (`walletMode: mpc`)' }),
   protocol: t.Literal('DKLs23'),
-  library: t.String({ description: 'the threshold ECDSA library and version every party must run', examples: ['@silencelaboratories/dkls-wasm-ll-node@1.1.2'] }),
+  library: t.String({ description: 'the threshold ECDSA engine (library and version) every party must run: the deployment\'s `MPC_ENGINE`, or the built-in one (docs/mpc.md, "The engine")', examples: ['@silencelaboratories/dkls-wasm-ll-node@1.1.2'] }),
   threshold: t.Integer({ examples: [2] }),
   participants: t.Integer({ examples: [3] }),
   parties: t.Array(t.Object({ partyId: PartyId, role: Role, heldBy: t.String() })),
   chainPath: t.String({ description: 'the derivation path every SignSession uses', examples: ['m'] }),
   chains: t.Array(t.String(), { description: 'family chain ids MPC wallets can be made on (EVM)', examples: [['ethereum', 'polygon']] }),
-  rounds: t.Object({ dkg: t.Integer(), sign: t.Integer() }),
+  rounds: t.Object({ dkg: t.Integer(), sign: t.Integer() }, { description: 'relay rounds one DKG and one signature take with this engine' }),
   sessionTtlSeconds: t.Integer(),
   messageLimitBytes: t.Integer({ description: 'the largest message payload the relay keeps (decoded bytes)' }),
   messagesPerSession: t.Integer({ description: 'messages one session may hold in all' }),

@@ -10,6 +10,7 @@
  *   and only with the share bound to the session's wallet.
  * The service never holds a second share: the device's and the backup's never reach it.
  */
+import { loadMpcEngine } from '../../adapters/mpc/engine'
 import type { Deps } from '../../deps'
 import { errorSummary } from '../../lib/logger'
 import { runDkg, runSign } from '../../client/mpc-party'
@@ -27,6 +28,7 @@ export async function runServiceParty(deps: Deps, tenantId: string | null | unde
     baseUrl: deps.config.mpcRelayUrl,
     token: mintServiceToken(deps.jwtKey, tenantId, deps.clock.now()).token,
     roundTimeoutMs: Math.max(1000, s.expiresAt - deps.clock.now()),
+    engine: await loadMpcEngine(deps.config.mpcEngine),
   }
   try {
     if (s.kind === 'dkg') {

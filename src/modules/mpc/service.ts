@@ -3,6 +3,7 @@
  * registration from a finished DKG, signing start for a prepared transaction, the service
  * party's token and the operators' list. The relay itself is relay.ts.
  */
+import { loadMpcEngine } from '../../adapters/mpc/engine'
 import type { Ctx, SignedTenant } from '../../context'
 import type { Deps } from '../../deps'
 import type { Tx } from '../../db/client'
@@ -20,13 +21,12 @@ import { addWallet, resolveChain } from '../wallets/service'
 import * as walletsRepo from '../wallets/repo'
 import { walletView } from '../wallets/view'
 import { sessionExpired, sessionNotFound } from './access'
-import { BACKUP, DEVICE, MAX_MESSAGE_BYTES, MAX_SESSION_MESSAGES, PARTY_ROLES, ROUNDS, SERVICE, type DkgStartBody, type RegisterWalletBody, type SignStartBody } from './model'
+import { BACKUP, DEVICE, MAX_MESSAGE_BYTES, MAX_SESSION_MESSAGES, PARTY_ROLES, SERVICE, type DkgStartBody, type RegisterWalletBody, type SignStartBody } from './model'
 import * as repo from './repo'
 import { mintServiceToken } from './service-token'
 import { MPC_SERVICE_PARTY_TOPIC } from './topics'
 import { addressOfPublicKey, sessionView } from './views'
 
-export const LIBRARY = '@silencelaboratories/dkls-wasm-ll-node@1.1.2'
 const SWEEP_EVERY_MS = 60_000
 let lastSweep = 0
 
@@ -34,16 +34,18 @@ const notMpcTenant = () => new ForbiddenError('This tenant does not use MPC wall
 
 export async function config(ctx: Ctx) {
   const tenant = await callerTenant(ctx)
+  // the engine's module, not its WebAssembly: that loads with the first protocol run
+  const engine = await loadMpcEngine(ctx.deps.config.mpcEngine)
   return {
     enabled: tenant.settings.walletMode === 'mpc',
-    protocol: 'DKLs23' as const,
-    library: LIBRARY,
+    protocol: engine.protocol,
+    library: engine.library,
     threshold: 2,
     participants: 3,
     parties: PARTY_ROLES.map((role, partyId) => ({ partyId, role, heldBy: ['the user\'s device', 'Slipway (sealed at rest)', 'the user, encrypted to their recovery key'][partyId]! })),
     chainPath: 'm',
     chains: CHAINS.filter((c) => c.family === 'evm' && chainEnabled(tenant.settings, c.id)).map((c) => c.id),
-    rounds: { ...ROUNDS },
+    rounds: { ...engine.rounds },
     sessionTtlSeconds: ctx.deps.config.mpcSessionTtlSeconds,
     messageLimitBytes: MAX_MESSAGE_BYTES,
     messagesPerSession: MAX_SESSION_MESSAGES,
