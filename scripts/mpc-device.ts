@@ -148,12 +148,23 @@ function userCredentials() {
   return { username, password }
 }
 
+/**
+ * The engine the device runs: MPC_ENGINE, as the server's, or ./engines/dkls-sll once installed
+ * (`npm ci --prefix engines/dkls-sll`; docs/mpc.md, "The engine"). Every party runs the same.
+ */
+function deviceEngine(): string {
+  if (process.env.MPC_ENGINE) return process.env.MPC_ENGINE
+  const dir = resolve('engines/dkls-sll')
+  if (existsSync(join(dir, 'node_modules'))) return dir
+  throw new Error('no MPC engine: set MPC_ENGINE to the engine the server runs, or install engines/dkls-sll (npm ci --prefix engines/dkls-sll; docs/mpc.md)')
+}
+
 /** The relay as the signed-in user: SLIPWAY_TOKEN, or a login with the tenant's key and the user's password. */
 async function signIn(baseUrl: string): Promise<Relay> {
-  if (process.env.SLIPWAY_TOKEN) return { baseUrl, token: process.env.SLIPWAY_TOKEN }
+  if (process.env.SLIPWAY_TOKEN) return { baseUrl, token: process.env.SLIPWAY_TOKEN, engine: deviceEngine() }
   const login = await tenantClient(baseUrl).login(userCredentials())
   if (login.error || !login.data) throw new Error(`login: ${JSON.stringify(login.error)}`)
-  return { baseUrl, token: login.data.accessToken }
+  return { baseUrl, token: login.data.accessToken, engine: deviceEngine() }
 }
 
 async function main(args: string[]) {

@@ -15,15 +15,19 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { KeygenSession, Keyshare, Message, SignSession } from '@silencelaboratories/dkls-wasm-ll-node'
+import { loadLibrary } from '../../engines/dkls-sll'
+import type { SllMessage as Message } from '../../engines/dkls-sll/sll-types'
 import { startDevnet } from '../devnet/chain'
 import { runDkg, runSign } from '../../src/client/mpc-party'
 import { benchEnv, benchUser, cpuMs, median, spawnServer } from './lib'
 
 const RUNS = Math.max(1, Number(process.env.BENCH_MPC_RUNS ?? 5))
+// the engine Slipway's tests run (engines/dkls-sll, installed with `npm ci --prefix engines/dkls-sll`)
+const ENGINE = join(import.meta.dir, '../../engines/dkls-sll')
+const { KeygenSession, Keyshare, SignSession } = await loadLibrary()
 const dir = mkdtempSync(join(tmpdir(), 'slipway-bench-mpc-'))
 const devnet = await startDevnet({ port: 0, dbPath: join(dir, 'chain'), blockTime: 0 })
-const env = benchEnv(dir, devnet.env)
+const env = { ...benchEnv(dir, devnet.env), MPC_ENGINE: ENGINE }
 const slipway = await spawnServer(['src/index.ts'], env)
 const ms = (a: number, b: number) => b - a
 const cpuHere = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
@@ -64,7 +68,7 @@ try {
   const { user } = await benchUser(slipway.url, 'bench-mpc', { walletMode: 'mpc' })
   const token = user.accessToken as string
   const auth = { authorization: `Bearer ${token}` }
-  const relay = { baseUrl: slipway.url, token, pollMs: 10 }
+  const relay = { baseUrl: slipway.url, token, pollMs: 10, engine: ENGINE }
 
   // warm-up: the library and Slipway's MPC module load
   libraryAlone()

@@ -2004,7 +2004,7 @@ export interface paths {
         };
         /**
          * How MPC wallets work on this tenant
-         * @description Whether the tenant uses MPC wallets, the protocol and the engine (library and version) every party must run: the built-in one, or the module the deployment names with MPC_ENGINE (docs/mpc.md, "The engine"); the parties and who holds each share, the rounds, the session lifetime (MPC_SESSION_TTL_SECONDS) and the relay's limits.
+         * @description Whether the tenant uses MPC wallets, the protocol and the engine (library and version) every party must run: the module the deployment names with MPC_ENGINE (docs/mpc.md, "The engine"); without one, `enabled` is false, `library` and `rounds` null, and the routes that start a DKG or a signature answer 503 `MPC_ENGINE_NOT_CONFIGURED`; the parties and who holds each share, the rounds, the session lifetime (MPC_SESSION_TTL_SECONDS) and the relay's limits.
          */
         get: operations["mpcConfig"];
         put?: never;
@@ -24981,15 +24981,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description true when the caller's tenant uses MPC wallets (`walletMode: mpc`) */
+                        /** @description true when the caller's tenant uses MPC wallets (`walletMode: mpc`) and the deployment has an MPC engine (`MPC_ENGINE`) */
                         enabled: boolean;
                         /** @constant */
                         protocol: "DKLs23";
                         /**
-                         * @description the threshold ECDSA engine (library and version) every party must run: the deployment's `MPC_ENGINE`, or the built-in one (docs/mpc.md, "The engine")
+                         * @description the threshold ECDSA engine (library and version) every party must run: the deployment's `MPC_ENGINE`; null when the deployment has none (then MPC routes answer 503 `MPC_ENGINE_NOT_CONFIGURED`; docs/mpc.md, "The engine")
                          * @example @silencelaboratories/dkls-wasm-ll-node@1.1.2
                          */
-                        library: string;
+                        library: string | null;
                         /** @example 2 */
                         threshold: number;
                         /** @example 3 */
@@ -25014,11 +25014,11 @@ export interface operations {
                          *     ]
                          */
                         chains: string[];
-                        /** @description relay rounds one DKG and one signature take with this engine */
+                        /** @description relay rounds one DKG and one signature take with this engine; null without one */
                         rounds: {
                             dkg: number;
                             sign: number;
-                        };
+                        } | null;
                         sessionTtlSeconds: number;
                         /** @description the largest message payload the relay keeps (decoded bytes) */
                         messageLimitBytes: number;

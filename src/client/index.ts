@@ -121,6 +121,10 @@ export class SignatureClock {
   }
 }
 
+/** Times a request refused as a replay is signed again with a later second. */
+const REPLAY_RETRIES = 5
+const isReplayRefusal = async (res: Response) => res.status === 401 && (await res.clone().text()).includes('Replay detected')
+
 /**
  * openapi-fetch middleware: signs every operation the document marks tenant-signed, unless
  * the call set its own `x-signature`. `now` is the clock for the timestamp, in ms; identical
@@ -128,13 +132,32 @@ export class SignatureClock {
  */
 export function tenantSignature(tenant: TenantCredentials, now: (() => number) | SignatureClock = Date.now): Middleware {
   const clock = now instanceof SignatureClock ? now : new SignatureClock(now)
+  // bodies of the calls this middleware signed, to sign again after a replay refusal
+  const bodies = new Map<string, Uint8Array>()
   return {
-    async onRequest({ request, schemaPath }) {
+    async onRequest({ request, schemaPath, id }) {
       const kind = credentialsOf(request.method, schemaPath)
       if ((kind !== 'tenant' && kind !== 'both') || request.headers.has('x-signature')) return
       const body = new Uint8Array(await request.clone().arrayBuffer())
+      bodies.set(id, body)
       return signRequest(request, tenant, clock.next(request.method, pathWithQuery(request.url), body))
     },
+    async onResponse({ request, response, id, options }) {
+      const body = bodies.get(id)
+      bodies.delete(id)
+      // Another process (or client) with the same credentials signed the same request in the
+      // same second: the server refused it before doing anything, so it is safe to sign it
+      // again with the next free second (a few times: the other may have taken that one too).
+      let answer = response
+      for (let tries = 0; tries < REPLAY_RETRIES && body && await isReplayRefusal(answer); tries++) {
+        const again = new Request(request.url, { method: request.method, headers: request.headers, body: body.byteLength ? new Blob([body as Uint8Array<ArrayBuffer>]) : undefined })
+        const path = pathWithQuery(request.url)
+        for (const [name, value] of Object.entries(signedHeaders(tenant, request.method, path, body, clock.next(request.method, path, body)))) again.headers.set(name, value)
+        answer = await options.fetch(again)
+      }
+      return answer === response ? undefined : answer
+    },
+    onError: ({ id }) => { bodies.delete(id) },
   }
 }
 

@@ -5,7 +5,7 @@
  * `GET /v1/mpc/config` names in `library`); it needs only `fetch` besides.
  * scripts/mpc-device.ts shows a whole device.
  *
- *   const relay = { baseUrl: 'https://slipway.example.com', token: accessToken }
+ *   const relay = { baseUrl: 'https://slipway.example.com', token: accessToken, engine: './engines/dkls-sll' }
  *   const { keyshare, publicKey } = await runDkg(relay, sessionId, 0)
  *   const { r, s } = await runSign(relay, signSessionId, 0, keyshare)
  *
@@ -25,8 +25,8 @@ export interface Relay {
   roundTimeoutMs?: number
   /** between inbox reads while waiting (default 40 ms) */
   pollMs?: number
-  /** the engine this party runs (default: the built-in one); every party of a wallet runs the same */
-  engine?: MpcEngine
+  /** the engine this party runs, or its module as MPC_ENGINE names it; every party of a wallet runs the same (`GET /v1/mpc/config` `library`) */
+  engine: MpcEngine | string
 }
 
 export class RelayError extends Error {
@@ -103,7 +103,7 @@ class Channel implements PartyChannel {
 export async function runDkg(relay: Relay, sessionId: string, partyId: number, opts: { beforeResult?: (out: { keyshare: Uint8Array; publicKey: string }) => Promise<void> } = {}): Promise<{ keyshare: Uint8Array; publicKey: string }> {
   const ch = new Channel(relay, sessionId, partyId)
   const joined = await ch.join()
-  const engine = relay.engine ?? await loadMpcEngine()
+  const engine = typeof relay.engine === 'string' ? await loadMpcEngine(relay.engine) : relay.engine
   const made = await engine.dkg(ch, joined.threshold as number)
   const out = { keyshare: made.keyshare, publicKey: hex(made.publicKey) }
   // keep the share (encrypted) before saying the key is made: a share lost after that would leave a wallet nobody can sign for
@@ -122,7 +122,7 @@ export async function runSign(relay: Relay, sessionId: string, partyId: number, 
   await ch.join()
   const { messageHash, chainPath } = await ch.msghash()
   if (expectHash !== undefined && expectHash.toLowerCase() !== String(messageHash).toLowerCase()) throw new Error('the relay asks to sign another hash than expected')
-  const engine = relay.engine ?? await loadMpcEngine()
+  const engine = typeof relay.engine === 'string' ? await loadMpcEngine(relay.engine) : relay.engine
   // the pre-signature is made for this one hash and gone with the session (never twice)
   const rs = await engine.sign(ch, keyshare, new Uint8Array(Buffer.from(String(messageHash).slice(2), 'hex')), chainPath)
   const out = { r: hex(rs.r), s: hex(rs.s), messageHash: String(messageHash) }

@@ -112,7 +112,7 @@ export const ConfigSchema = T.Object({
   mpcRelayUrl: T.String({ minLength: 1 }),
   /** an MPC relay session (DKG or signing) is refused after this long */
   mpcSessionTtlSeconds: T.Integer({ minimum: 30, maximum: 3600 }),
-  /** MPC_ENGINE: the module of the threshold ECDSA engine (src/adapters/mpc/port.ts); unset: the built-in one */
+  /** MPC_ENGINE: the module of the threshold ECDSA engine (src/adapters/mpc/port.ts); unset: none, MPC wallets are off */
   mpcEngine: T.Optional(T.String({ minLength: 1 })),
   /** push notifications (docs/notifications.md): the FCM service account, from FCM_SERVICE_ACCOUNT_JSON or _FILE; unset: nothing is pushed. Its private key is a secret: never logged nor printed */
   fcmServiceAccount: T.Optional(T.Object({ clientEmail: T.String({ minLength: 3 }), privateKey: T.String({ minLength: 1 }), tokenUri: T.String({ minLength: 1 }) })),

@@ -105,6 +105,16 @@ describe('over HTTP on 127.0.0.1', () => {
     expect(c.status).toBe(200)
   })
 
+  test('two clients with the same credentials (two processes) sign the same login in the same second: the refused one signs again with the next second', async () => {
+    const [one, two] = [client(tenant), client(tenant)]
+    await one.register({ username: 'typed_procs', email: 'typed_procs@example.com', password: 'Str0ng-Passw0rd' })
+    const before = sent.length
+    const [a, b] = await Promise.all([one, two].map((c) => c.login({ username: 'typed_procs', password: 'Str0ng-Passw0rd' })))
+    expect([a!.response.status, b!.response.status]).toEqual([200, 200])
+    // three requests went out: the two logins and the one signed again after "Replay detected"
+    expect(sent.slice(before).map((e) => e.status).sort()).toEqual([200, 200, 401])
+  })
+
   test('a refused call answers the typed error envelope, with no data', async () => {
     const slipway = client(tenant)
     const wrong = await slipway.login({ username: 'typed_alice', password: 'not-her-password' })

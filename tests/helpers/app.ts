@@ -46,6 +46,8 @@ export async function makeApp(opts: TestAppOptions = {}): Promise<TestApp> {
     MASTER_KEY: TEST_MASTER_KEY,
     // the daily portfolio run reads every tenant's mainnet wallets: only the tests that want it turn it on
     PORTFOLIO_SNAPSHOTS: 'off',
+    // the tests' MPC engine (tests/setup.ts)
+    MPC_ENGINE: process.env.MPC_ENGINE,
     ...opts.env,
   })
   const logs: string[] = []

@@ -25,6 +25,8 @@ beforeAll(async () => {
   env = {
     SLIPWAY_URL: w.server.url, SLIPWAY_API_KEY: w.tenant.apiKey, SLIPWAY_API_SECRET: w.tenant.apiSecret,
     SLIPWAY_USERNAME: `device${Date.now() % 1_000_000}`, SLIPWAY_PASSWORD: 'Str0ng-Passw0rd', MPC_SHARES_DIR: sharesDir,
+    // the engine the server runs (docs/mpc.md, "Try it on the devnet")
+    MPC_ENGINE: process.env.MPC_ENGINE!,
   }
 }, 30_000)
 afterAll(async () => w?.stop())

@@ -84,7 +84,7 @@ describe('an MPC wallet from DKG to a confirmed send', () => {
     const [row] = await db.select().from(mpcServiceShares).where(eq(mpcServiceShares.walletId, made.wallet.id))
     expect(row!.shareSealed).toMatch(/^v1\./)
     const clear = w.t.deps.sealer.openBytes(row!.shareSealed, `mpc_share:${w.tenant.id}:${made.sessionId}`)
-    const share = await (await loadMpcEngine()).describeShare(new Uint8Array(clear))
+    const share = await (await loadMpcEngine(process.env.MPC_ENGINE)).describeShare(new Uint8Array(clear))
     expect({ partyId: share.partyId, publicKey: `0x${Buffer.from(share.publicKey).toString('hex')}` }).toEqual({ partyId: 1, publicKey: made.wallet.publicKey })
     // pieces of each share in the encodings a leak would take
     const pieces = (bytes: Uint8Array) => [0.25, 0.5, 0.75].flatMap((at) => {

@@ -50,8 +50,8 @@ test('DKG and a signature with each party on another process; the send confirms'
   expect(start.status).toBe(200)
   const id = start.body.sessionId as string
   const [device, backup] = await Promise.all([
-    runDkg({ baseUrl: edgeA.url, token, roundTimeoutMs: 30_000 }, id, 0),
-    runDkg({ baseUrl: edgeB.url, token, roundTimeoutMs: 30_000 }, id, 2),
+    runDkg({ baseUrl: edgeA.url, token, roundTimeoutMs: 30_000, engine: process.env.MPC_ENGINE! }, id, 0),
+    runDkg({ baseUrl: edgeB.url, token, roundTimeoutMs: 30_000, engine: process.env.MPC_ENGINE! }, id, 2),
   ])
   expect(device.publicKey).toBe(backup.publicKey)
   await until(() => b.get(`/v1/mpc/relay/session/${id}/results`, { token }), (r) => r.body.status === 'completed')
@@ -62,7 +62,7 @@ test('DKG and a signature with each party on another process; the send confirms'
   expect(prep.status).toBe(201)
   const sign = await a.post(`/v1/mpc/wallets/${wallet.body.id}/sign/start`, { preparedTransactionId: prep.body.preparedTransactionId }, { token })
   expect(sign.status).toBe(200)
-  await runSign({ baseUrl: edgeA.url, token, roundTimeoutMs: 30_000 }, sign.body.sessionId, 0, device.keyshare)
+  await runSign({ baseUrl: edgeA.url, token, roundTimeoutMs: 30_000, engine: process.env.MPC_ENGINE! }, sign.body.sessionId, 0, device.keyshare)
   const done = await until(() => a.get(`/v1/mpc/relay/session/${sign.body.sessionId}/results`, { token }), (r) => r.body.txHash !== null)
   await until(() => b.get(`/v1/transactions/${done.body.transactionId}/status`, { token }), (r) => r.body.status === 'confirmed')
   expect(await reader(chain.url).balance(TO)).toBe(1_000_000_000_000_000n)

@@ -46,7 +46,7 @@ export async function mpcWorld(opts: { env?: Record<string, string> | ((chain: L
   }
 }
 
-export const relayOf = (w: MpcWorld, u: SignedInUser, engine?: MpcEngine) => ({ baseUrl: w.server.url, token: u.accessToken, roundTimeoutMs: 30_000, engine })
+export const relayOf = (w: MpcWorld, u: SignedInUser, engine?: MpcEngine) => ({ baseUrl: w.server.url, token: u.accessToken, roundTimeoutMs: 30_000, engine: engine ?? process.env.MPC_ENGINE! })
 
 /** DKG through the relay: the device and the backup here, the service party as the worker's job; the wallet registered. */
 export async function mpcWallet(w: MpcWorld, u: SignedInUser, engine?: MpcEngine) {

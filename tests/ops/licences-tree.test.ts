@@ -13,24 +13,16 @@ import packageJson from '../../package.json'
 
 const root = join(import.meta.dir, '../..')
 
-/**
- * TEMPORARY (issue 38): the MPC engine's move to 0xCarbon's DKLs23 removes this package from
- * package.json; on that merge, delete this list's entry so that the gate refuses it again.
- */
-const REFUSED_UNTIL_THE_MPC_ENGINE_MOVES_TO_DKLS23 = ['@silencelaboratories/dkls-wasm-ll-node']
-
 describe('licences of the production dependencies', () => {
   test('every production package of package-lock.json has a licence licences.allow.json allows', () => {
     const { packages, violations } = checkProject(root)
     expect(packages.length).toBeGreaterThan(400)
-    expect(violations.map((v) => `${v.name}: ${v.licence}: ${v.problem}`)).toEqual(
-      REFUSED_UNTIL_THE_MPC_ENGINE_MOVES_TO_DKLS23.map((name) => `${name}: SLL: SLL is not in licences.allow.json`),
-    )
+    expect(violations.map((v) => `${v.name}: ${v.licence}: ${v.problem}`)).toEqual([])
   })
 
-  test('package.json names neither BUSL-licensed Aave nor another non-commercial DKLs library', () => {
+  test('package.json names neither BUSL-licensed Aave nor a non-commercial DKLs library (the MPC engine is installed apart: engines/)', () => {
     const names = Object.keys({ ...packageJson.dependencies, ...packageJson.devDependencies, ...packageJson.optionalDependencies })
-    expect(names.filter((n) => n === '@aave/core-v3' || n === '@toruslabs/tss-dkls-lib')).toEqual([])
+    expect(names.filter((n) => n === '@aave/core-v3' || n === '@toruslabs/tss-dkls-lib' || n.startsWith('@silencelaboratories/'))).toEqual([])
   })
 
   test('`bun src/index.ts --licences` prints the licences counted by licence, the notable packages and the runtime', async () => {

@@ -78,9 +78,8 @@ describe('licence gate on a fixture lock', () => {
     expect(problem).toContain('add "no-field@0.3.0" to withoutLicenceField in licences.allow.json')
     // another version than the one whose licence was read upstream
     expect(refused(withPackages({ 'node_modules/text-encoding-utf-8': { version: '1.0.3' } })).map((r) => r[0])).toEqual(['text-encoding-utf-8'])
-    // the placeholder for 0xCarbon's DKLs23 bindings names no licence yet: refused until it is filled
-    const [, , placeholder] = refused(withPackages({ 'node_modules/@0xcarbon/dkls23-wasm': { version: '1.0.2' } }))[0]!
-    expect(placeholder).toContain('names no licence yet')
+    // 0xCarbon's DKLs23 bindings: no licence field and none found upstream (docs/mpc.md), so refused
+    expect(refused(withPackages({ 'node_modules/@0xcarbon/dkls23-wasm': { version: '1.0.2' } })).map((r) => r[0])).toEqual(['@0xcarbon/dkls23-wasm'])
   })
 
   test("without a field in the lock, the installed package.json's license (or old licenses list) is read", () => {

@@ -1,34 +1,42 @@
 /**
- * Chooses the MPC engine (port.ts): the built-in one, or the module MPC_ENGINE names, loaded
- * on first use so that no process holds a protocol's WebAssembly before an MPC session needs it
- * (tests/ops/lazy-loading). A deployment's own engine is never a dependency of Slipway: it is
- * installed beside it and named here.
+ * Chooses the MPC engine (port.ts): the module MPC_ENGINE names, loaded on first use so that no
+ * process holds a protocol's WebAssembly before an MPC session needs it (tests/ops/lazy-loading).
+ *
+ * Slipway carries no engine of its own. The threshold ECDSA libraries on the npm registry are
+ * under non-commercial or unstated licences (docs/mpc.md, "The engine"), and a company ships
+ * Slipway commercially: an engine is installed beside Slipway by the deployment that holds a
+ * licence for it, and named here. `engines/dkls-sll/` is one, on Silence Laboratories' DKLs23,
+ * installed on its own (`npm ci --prefix engines/dkls-sll`), never in Slipway's dependency tree.
  */
 import { isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { assertEngine, type MpcEngine } from './port'
 
+/** No engine is configured: the deployment serves no MPC wallets until an operator sets MPC_ENGINE. */
+export class MpcEngineNotConfigured extends Error {
+  constructor() {
+    super('This deployment has no MPC engine: an operator sets MPC_ENGINE to an installed engine module (docs/mpc.md, "The engine")')
+    this.name = 'MpcEngineNotConfigured'
+  }
+}
+
 const loaded = new Map<string, Promise<MpcEngine>>()
 
-/** The built-in engine's module. */
-const BUILT_IN = 'built-in'
-
-/** `spec`: MPC_ENGINE (a module path, relative to the working directory, or a package name); undefined for the built-in engine. */
-export function loadMpcEngine(spec?: string): Promise<MpcEngine> {
-  const key = spec ?? BUILT_IN
-  let pending = loaded.get(key)
+/** `spec`: MPC_ENGINE (a module path, relative to the working directory, or a package name). */
+export function loadMpcEngine(spec: string | undefined): Promise<MpcEngine> {
+  if (!spec) return Promise.reject(new MpcEngineNotConfigured())
+  let pending = loaded.get(spec)
   if (!pending) {
     pending = load(spec).catch((err: unknown) => {
-      loaded.delete(key)
+      loaded.delete(spec)
       throw err
     })
-    loaded.set(key, pending)
+    loaded.set(spec, pending)
   }
   return pending
 }
 
-async function load(spec: string | undefined): Promise<MpcEngine> {
-  if (spec === undefined) return (await import('./dkls-sll')).engine
+async function load(spec: string): Promise<MpcEngine> {
   const target = spec.startsWith('.') || isAbsolute(spec) ? pathToFileURL(resolve(spec)).href : spec
   const mod = await import(target) as { engine?: unknown; default?: unknown }
   const engine = mod.engine ?? mod.default

@@ -4,10 +4,10 @@
  * only to this interface: the protocol's own messages are opaque bytes carried by the relay,
  * and an engine numbers its rounds itself (at most `MAX_ROUNDS` each way, the relay's bound).
  *
- * An engine is a module that exports `engine: MpcEngine`. The built-in one is chosen by
- * `MPC_ENGINE` unset; a deployment holding a licence for another engine points `MPC_ENGINE` at
- * its module (a path or an installed package name), loaded on first use (engine.ts), and every
- * party (devices, backups) must run the same `library`.
+ * An engine is a module that exports `engine: MpcEngine`. Slipway carries none (engine.ts says
+ * why): a deployment holding a licence for one points `MPC_ENGINE` at its module (a path or an
+ * installed package name, e.g. ./engines/dkls-sll), loaded on first use, and every party
+ * (devices, backups) must run the same `library`.
  */
 
 /** The relay bounds an engine must fit: rounds per run, and messages of one run. */

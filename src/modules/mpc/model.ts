@@ -25,15 +25,15 @@ export const WalletParams = t.Object({ walletId: Uuid })
 export const TenantParams = t.Object({ tenantId: Uuid })
 
 export const Config = t.Object({
-  enabled: t.Boolean({ description: 'true when the caller\'s tenant uses MPC wallets (`walletMode: mpc`)' }),
+  enabled: t.Boolean({ description: 'true when the caller\'s tenant uses MPC wallets (`walletMode: mpc`) and the deployment has an MPC engine (`MPC_ENGINE`)' }),
   protocol: t.Literal('DKLs23'),
-  library: t.String({ description: 'the threshold ECDSA engine (library and version) every party must run: the deployment\'s `MPC_ENGINE`, or the built-in one (docs/mpc.md, "The engine")', examples: ['@silencelaboratories/dkls-wasm-ll-node@1.1.2'] }),
+  library: t.Union([t.String(), t.Null()], { description: 'the threshold ECDSA engine (library and version) every party must run: the deployment\'s `MPC_ENGINE`; null when the deployment has none (then MPC routes answer 503 `MPC_ENGINE_NOT_CONFIGURED`; docs/mpc.md, "The engine")', examples: ['@silencelaboratories/dkls-wasm-ll-node@1.1.2'] }),
   threshold: t.Integer({ examples: [2] }),
   participants: t.Integer({ examples: [3] }),
   parties: t.Array(t.Object({ partyId: PartyId, role: Role, heldBy: t.String() })),
   chainPath: t.String({ description: 'the derivation path every SignSession uses', examples: ['m'] }),
   chains: t.Array(t.String(), { description: 'family chain ids MPC wallets can be made on (EVM)', examples: [['ethereum', 'polygon']] }),
-  rounds: t.Object({ dkg: t.Integer(), sign: t.Integer() }, { description: 'relay rounds one DKG and one signature take with this engine' }),
+  rounds: t.Union([t.Object({ dkg: t.Integer(), sign: t.Integer() }), t.Null()], { description: 'relay rounds one DKG and one signature take with this engine; null without one' }),
   sessionTtlSeconds: t.Integer(),
   messageLimitBytes: t.Integer({ description: 'the largest message payload the relay keeps (decoded bytes)' }),
   messagesPerSession: t.Integer({ description: 'messages one session may hold in all' }),

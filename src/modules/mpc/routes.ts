@@ -32,7 +32,7 @@ export function mpcRoutes(deps: Deps) {
     .get('/config', ({ ctx }) => flows.config(ctx), {
       auth: 'any',
       response: { 200: M.Config, ...errorResponses('standard', 401, 403, 404) },
-      detail: { operationId: 'mpcConfig', summary: 'How MPC wallets work on this tenant', description: 'Whether the tenant uses MPC wallets, the protocol and the engine (library and version) every party must run: the built-in one, or the module the deployment names with MPC_ENGINE (docs/mpc.md, "The engine"); the parties and who holds each share, the rounds, the session lifetime (MPC_SESSION_TTL_SECONDS) and the relay\'s limits.' },
+      detail: { operationId: 'mpcConfig', summary: 'How MPC wallets work on this tenant', description: 'Whether the tenant uses MPC wallets, the protocol and the engine (library and version) every party must run: the module the deployment names with MPC_ENGINE (docs/mpc.md, "The engine"); without one, `enabled` is false, `library` and `rounds` null, and the routes that start a DKG or a signature answer 503 `MPC_ENGINE_NOT_CONFIGURED`; the parties and who holds each share, the rounds, the session lifetime (MPC_SESSION_TTL_SECONDS) and the relay\'s limits.' },
     })
     .post('/wallets/dkg/start', ({ ctx, body }) => flows.dkgStart(ctx, body), {
       auth: 'any',

@@ -4,10 +4,11 @@
  * party's token and the operators' list. The relay itself is relay.ts.
  */
 import { loadMpcEngine } from '../../adapters/mpc/engine'
+import type { MpcEngine } from '../../adapters/mpc/port'
 import type { Ctx, SignedTenant } from '../../context'
 import type { Deps } from '../../deps'
 import type { Tx } from '../../db/client'
-import { AppError, BadRequestError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '../../http/errors'
+import { AppError, BadRequestError, ConflictError, ForbiddenError, NotFoundError, ServiceUnavailableError, TooManyRequestsError } from '../../http/errors'
 import { scheduleJob } from '../../jobs/outbox'
 import { iso } from '../../lib/clock'
 import { isUuid, newId } from '../../lib/ids'
@@ -32,20 +33,27 @@ let lastSweep = 0
 
 const notMpcTenant = () => new ForbiddenError('This tenant does not use MPC wallets (walletMode is not `mpc`)', { code: 'MPC_NOT_ENABLED' })
 
+const noEngine = () => new ServiceUnavailableError('This deployment has no MPC engine: MPC wallets are off until an operator sets MPC_ENGINE (docs/mpc.md, "The engine")', { code: 'MPC_ENGINE_NOT_CONFIGURED' })
+
+/** The deployment's engine (its module, not its WebAssembly: that loads with the first protocol run); 503 when none is configured. */
+async function engineOf(deps: Deps): Promise<MpcEngine> {
+  if (!deps.config.mpcEngine) throw noEngine()
+  return loadMpcEngine(deps.config.mpcEngine)
+}
+
 export async function config(ctx: Ctx) {
   const tenant = await callerTenant(ctx)
-  // the engine's module, not its WebAssembly: that loads with the first protocol run
-  const engine = await loadMpcEngine(ctx.deps.config.mpcEngine)
+  const engine = ctx.deps.config.mpcEngine ? await engineOf(ctx.deps) : undefined
   return {
-    enabled: tenant.settings.walletMode === 'mpc',
-    protocol: engine.protocol,
-    library: engine.library,
+    enabled: tenant.settings.walletMode === 'mpc' && engine !== undefined,
+    protocol: 'DKLs23' as const,
+    library: engine?.library ?? null,
     threshold: 2,
     participants: 3,
     parties: PARTY_ROLES.map((role, partyId) => ({ partyId, role, heldBy: ['the user\'s device', 'Slipway (sealed at rest)', 'the user, encrypted to their recovery key'][partyId]! })),
     chainPath: 'm',
     chains: CHAINS.filter((c) => c.family === 'evm' && chainEnabled(tenant.settings, c.id)).map((c) => c.id),
-    rounds: { ...engine.rounds },
+    rounds: engine ? { ...engine.rounds } : null,
     sessionTtlSeconds: ctx.deps.config.mpcSessionTtlSeconds,
     messageLimitBytes: MAX_MESSAGE_BYTES,
     messagesPerSession: MAX_SESSION_MESSAGES,
@@ -89,6 +97,7 @@ export const DKG_STARTS_PER_MINUTE = 20
 export async function dkgStart(ctx: Ctx, input: DkgStartBody) {
   const tenant = await callerTenant(ctx)
   if (tenant.settings.walletMode !== 'mpc') throw notMpcTenant()
+  await engineOf(ctx.deps)
   const limit = ctx.deps.rateLimiter.hit(`mpc-dkg|${tenant.id}|${ctx.actor.userId}`, DKG_STARTS_PER_MINUTE, 60_000)
   if (!limit.allowed) throw new TooManyRequestsError(limit.resetSeconds)
   const net = evmNetwork(tenant.settings, input.chain, input.isTestnet)
@@ -119,7 +128,9 @@ export async function registrationDkg(deps: Deps, tx: Tx, tenant: SignedTenant, 
 /** Checks, before the user is written, that an `mpc` tenant's registration can open its DKG on `chain`. */
 export function validateRegistrationDkg(deps: Deps, tenant: SignedTenant, chain: string) {
   const settings = settingsOf({ deps }, { settings: tenant.settings, name: tenant.name })
-  if (settings.walletMode === 'mpc') evmNetwork(settings, chain)
+  if (settings.walletMode !== 'mpc') return
+  if (!deps.config.mpcEngine) throw noEngine()
+  evmNetwork(settings, chain)
 }
 
 export async function registerWallet(ctx: Ctx, input: RegisterWalletBody) {
@@ -155,6 +166,7 @@ export async function registerWallet(ctx: Ctx, input: RegisterWalletBody) {
 export async function signStart(ctx: Ctx, walletId: string, input: SignStartBody) {
   const tenant = await callerTenant(ctx)
   if (!isUuid(walletId)) throw new NotFoundError('Wallet not found')
+  await engineOf(ctx.deps)
   const parties = [...(input.parties ?? [DEVICE, SERVICE])].sort()
   // read in the write transaction (the primary): the send may have been prepared on another process a moment ago
   const s = await ctx.deps.database.write(async (tx) => {

@@ -10,12 +10,18 @@
  * broadcast `lastMessage(hash)`, then `combine`. A pre-signature is made for one hash and
  * consumed with the session: never used twice (reuse would expose the key).
  */
-import type { Message as SllMessage } from '@silencelaboratories/dkls-wasm-ll-node'
-import type { MpcEngine, PartyChannel, PartyMessage } from './port'
+import type { SllMessage, SllModule } from './sll-types'
+import type { MpcEngine, PartyChannel, PartyMessage } from '../../src/adapters/mpc/port'
 
 export const LIBRARY = '@silencelaboratories/dkls-wasm-ll-node@1.1.2'
 
-const sll = () => import('@silencelaboratories/dkls-wasm-ll-node')
+// named through a variable: the package is installed beside this file (its own package.json),
+// and Slipway type-checks without it (sll-types.ts)
+const PACKAGE: string = '@silencelaboratories/dkls-wasm-ll-node'
+
+/** The library itself (scripts/bench/mpc.ts times it without the relay). */
+export const loadLibrary = () => import(PACKAGE) as Promise<SllModule>
+const sll = loadLibrary
 
 async function sendAll(ch: PartyChannel, round: number, msgs: SllMessage[]) {
   for (const m of msgs) {
