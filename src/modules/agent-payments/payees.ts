@@ -6,13 +6,18 @@
  * disabled refuses it, one the policy blocks refuses it, none at all (an unregistered payee)
  * refuses it unless the policy allows unregistered payees. Pure: judging.ts reads the merchants.
  */
-import type { PolicyInput } from './policy'
 
 export interface PayeeMerchant { id: string; status: string }
 /** The payee's address and the merchants of the tenant registered at it (none: unregistered). */
 export interface Payee { address: string; merchants: PayeeMerchant[] }
 
-type MerchantRules = Pick<PolicyInput, 'allowedMerchantIds' | 'blockedMerchantIds' | 'allowedCategories' | 'allowUnregisteredPayees'>
+/** What the rule reads of a policy (a `PolicyInput` or a `PolicyRow` fits). */
+export interface MerchantRules {
+  allowedMerchantIds?: string[] | null
+  blockedMerchantIds?: string[] | null
+  allowedCategories?: string[] | null
+  allowUnregisteredPayees?: boolean | null
+}
 
 /** Whether the policy has a merchant rule: allowed or blocked merchants, or allowed categories. */
 export const hasMerchantRule = (p: MerchantRules) => !!(p.allowedMerchantIds?.length || p.blockedMerchantIds?.length || p.allowedCategories?.length)
