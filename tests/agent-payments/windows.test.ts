@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { parseEther, type Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { Clock } from '@/lib/clock'
+import { updatePolicy } from '@/modules/agent-payments/repo'
 import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
 import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser } from '@tests/helpers/factories'
@@ -89,7 +90,7 @@ async function world() {
     const w = r.body.spend.windows.find((x: { interval: string }) => x.interval === interval)
     return { spent: w.spentAmount as string, start: w.windowStart as string, executionsToday: r.body.spend.executionsToday as number }
   }
-  return { admin, payTo, agent, pay, approve, reject, final, spend }
+  return { tenant, admin, payTo, agent, pay, approve, reject, final, spend }
 }
 
 /**
@@ -213,5 +214,18 @@ describe('a policy\'s time zone is an IANA name', () => {
       expect([tz, r.status, r.body.code, r.body.details?.field]).toEqual([tz, 400, 'POLICY_INVALID', 'activeHours.timeZone'])
     }
     for (const tz of ['Europe/Berlin', 'UTC', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5']) expect([tz, (await create(tz)).status]).toEqual([tz, 201])
+  }, 30_000)
+
+  test('a policy stored with an offset before the rule is judged by it until changed; a patch must give a zone name', async () => {
+    clock.at(Date.now())
+    const w = await world()
+    const agent = await w.agent({ limits: [{ interval: 'daily', amount: '3' }], activeHours: { timeZone: 'UTC', days: ALL_DAYS, start: '00:00', end: '24:00' } })
+    const policyId = (await f.api.get(`${BASE}/agents/${agent.id}`, as(w.admin))).body.policyId as string
+    await t.deps.database.write((tx) => updatePolicy(tx, w.tenant.id, policyId, { activeHours: { timeZone: '-00:05', days: ALL_DAYS as never, start: '00:00', end: '24:00' } }))
+    expect((await f.api.get(`${BASE}/agents/${agent.id}`, as(w.admin))).body.spend.timeZone).toBe('-00:05')
+    const renamed = await f.api.patch(`${BASE}/policies/${policyId}`, { name: 'renamed' }, as(w.admin))
+    expect([renamed.status, renamed.body.details?.field]).toEqual([400, 'activeHours.timeZone'])
+    const fixed = await f.api.patch(`${BASE}/policies/${policyId}`, { name: 'renamed', activeHours: { timeZone: 'Europe/Lisbon', days: ALL_DAYS, start: '00:00', end: '24:00' } }, as(w.admin))
+    expect([fixed.status, fixed.body.activeHours.timeZone]).toEqual([200, 'Europe/Lisbon'])
   }, 30_000)
 })
