@@ -3136,7 +3136,7 @@ export interface paths {
         put?: never;
         /**
          * An agent pays a merchant
-         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Also an agent API key (`Authorization: Bearer sk_agent_…`), for its own agent only (another agent's execution answers 404); 120 requests per minute per key. The policy judges the payment and reserves its amount against the limits in one write transaction: `rejected` (with `reasons`), `requires_approval` (with an approval), or `processing`, and then the onchain rail sends `currency` (a token of the registry on `network`, default the merchant's `payTo` network, which must be the agent's wallet's network) from the agent's custodial wallet to the merchant's `payTo`; a job follows the send to `succeeded` or `failed`. A send refused at once (e.g. INSUFFICIENT_BALANCE) answers the execution `failed`. 201 for a new execution; 200 with the same execution when the tenant already has one with this `idempotencyKey` (nothing else compared). With `mandateId` (404 `MANDATE_NOT_FOUND`), the mandate is judged with the policy in the same transaction (a refusal is a `rejected` execution with the mandate's reason codes first; what its counted executions used counts against its budget and occurrences), and a paid execution consumes a cart mandate or exhausts a used-up one; under a human-present mandate an allowed payment waits in `requires_confirmation` for route 40. `rail: x402` (x402 protocol v2, or v1 where the resource's 402 offers only that; `x402.version` says which): Slipway GETs `resourceUrl` (https, public addresses only), refuses before signing anything every payment requirement that is not scheme `exact`, on the execution's network, in its token, to the merchant's `payTo` (when `merchantId` is given), at most `amount`, by EIP-3009 and valid at most AGENT_PAYMENTS_X402_MAX_AUTHORIZATION_SECONDS (`failed` `X402_REQUIREMENTS_REFUSED`, each refusal in `x402.refused`), signs the chosen `transferWithAuthorization` with the agent's custodial wallet, stores and holds it, and retries with the payment (`PAYMENT-SIGNATURE`, or `X-PAYMENT` in v1, whose requirements are checked alike: network name mapped to CAIP-2, `maxAmountRequired` as the amount; the settlement it reports, `PAYMENT-RESPONSE` or `X-PAYMENT-RESPONSE`, kept in `x402.settlement`): `succeeded` once the token shows the authorization used (the execution's `amount` becomes the price asked, the resource's answer is in `x402.resource`); a resource that does not settle leaves it `processing` until the authorization expires, then `failed` (or `succeeded` if it settled late). Codes in `failureReason`: see docs/agent-payments.md. 400 `MERCHANT_REQUIRED` and `RESOURCE_URL_X402_ONLY` (onchain), `RESOURCE_URL_REQUIRED`, `RESOURCE_URL_REFUSED` and `RAIL_NETWORK_UNSUPPORTED` (x402), `NETWORK_MISMATCH`, `NETWORK_UNKNOWN`, `CURRENCY_NOT_ON_NETWORK`, `AMOUNT_PRECISION`.
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Also an agent API key (`Authorization: Bearer sk_agent_…`), for its own agent only (another agent's execution answers 404); 120 requests per minute per key. The policy judges the payment and reserves its amount against the limits in one write transaction: `rejected` (with `reasons`), `requires_approval` (with an approval), or `processing`; the execution counts in the windows (day, week, month in the policy's time zone) of the instant it is judged, and one waiting for an approval or a confirmation holds its amount there. The payee is judged by its address too: a merchant registered at it that is disabled (`MERCHANT_DISABLED`) or blocked by the policy (`MERCHANT_BLOCKED`) refuses it, named or not, and a payee no merchant has registered (an x402 `payTo` without `merchantId`) is paid only where the policy allows unregistered payees (`allowUnregisteredPayees`; on x402 checked on each requirement before signing, `PAYEE_UNREGISTERED` otherwise); and then the onchain rail sends `currency` (a token of the registry on `network`, default the merchant's `payTo` network, which must be the agent's wallet's network) from the agent's custodial wallet to the merchant's `payTo`; a job follows the send to `succeeded` or `failed`. A send refused at once (e.g. INSUFFICIENT_BALANCE) answers the execution `failed`. 201 for a new execution; 200 with the same execution when the tenant already has one with this `idempotencyKey` (nothing else compared). With `mandateId` (404 `MANDATE_NOT_FOUND`), the mandate is judged with the policy in the same transaction (a refusal is a `rejected` execution with the mandate's reason codes first; what its counted executions used counts against its budget and occurrences), and a paid execution consumes a cart mandate or exhausts a used-up one; under a human-present mandate an allowed payment waits in `requires_confirmation` for route 40. `rail: x402` (x402 protocol v2, or v1 where the resource's 402 offers only that; `x402.version` says which): Slipway GETs `resourceUrl` (https, public addresses only), refuses before signing anything every payment requirement that is not scheme `exact`, on the execution's network, in its token, to the merchant's `payTo` (when `merchantId` is given) and to a payee the payee rule allows, at most `amount`, by EIP-3009 and valid at most AGENT_PAYMENTS_X402_MAX_AUTHORIZATION_SECONDS (`failed` `X402_REQUIREMENTS_REFUSED`, each refusal in `x402.refused`), signs the chosen `transferWithAuthorization` with the agent's custodial wallet, stores and holds it, and retries with the payment (`PAYMENT-SIGNATURE`, or `X-PAYMENT` in v1, whose requirements are checked alike: network name mapped to CAIP-2, `maxAmountRequired` as the amount; the settlement it reports, `PAYMENT-RESPONSE` or `X-PAYMENT-RESPONSE`, kept in `x402.settlement`): `succeeded` once the token shows the authorization used (the execution's `amount` becomes the price asked, the resource's answer is in `x402.resource`); a resource that does not settle leaves it `processing` until the authorization expires, then `failed` (or `succeeded` if it settled late). Codes in `failureReason`: see docs/agent-payments.md. 400 `MERCHANT_REQUIRED` and `RESOURCE_URL_X402_ONLY` (onchain), `RESOURCE_URL_REQUIRED`, `RESOURCE_URL_REFUSED` and `RAIL_NETWORK_UNSUPPORTED` (x402), `NETWORK_MISMATCH`, `NETWORK_UNKNOWN`, `CURRENCY_NOT_ON_NETWORK`, `AMOUNT_PRECISION`.
          */
         post: operations["agentPaymentsCreateExecution"];
         delete?: never;
@@ -3176,7 +3176,7 @@ export interface paths {
         put?: never;
         /**
          * Human-present confirmation
-         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. An execution under a human-present mandate waits in `requires_confirmation` (after its approval, when it needed one) until this call: the policy and the mandate are judged again in the confirming transaction, then `processing` and paid as any execution. 409 `CONFIRMATION_LIMIT_EXCEEDED` (with the reasons; it keeps waiting) when it no longer passes, `EXECUTION_STATE_INVALID` from another status. An execution nobody confirms expires after AGENT_PAYMENTS_APPROVAL_TTL_MS.
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. An execution under a human-present mandate waits in `requires_confirmation` (after its approval, when it needed one) until this call: the policy and the mandate are judged again in the confirming transaction, in the windows containing now (its own held amount left out), where it counts from then on; then `processing` and paid as any execution. 409 `CONFIRMATION_LIMIT_EXCEEDED` (with the reasons; it keeps waiting) when it no longer passes, `EXECUTION_STATE_INVALID` from another status. An execution nobody confirms expires after AGENT_PAYMENTS_APPROVAL_TTL_MS.
          */
         post: operations["agentPaymentsConfirmExecution"];
         delete?: never;
@@ -3296,7 +3296,7 @@ export interface paths {
         put?: never;
         /**
          * Approve: the execution proceeds and pays
-         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. The policy's limits are judged again in the approving transaction: if the payment no longer passes, 409 `APPROVAL_LIMIT_EXCEEDED` with the reasons and the approval stays pending; else the execution is reserved (`processing`) and paid. Not pending: 409 `APPROVAL_STATE_INVALID`.
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. While it waits, the execution holds its amount in the windows it was judged in. The policy (limits, payee) and its mandate are judged again in the approving transaction, in the windows containing now (past the policy's midnight, the new day's), its own held amount left out: if the payment no longer passes, 409 `APPROVAL_LIMIT_EXCEEDED` with the reasons and the approval stays pending, still holding; else the execution counts from now in those windows (`processing`) and is paid. Not pending: 409 `APPROVAL_STATE_INVALID`.
          */
         post: operations["agentPaymentsApprove"];
         delete?: never;
@@ -33201,14 +33201,14 @@ export interface operations {
                             currency: string;
                             /** @description the zone the windows are counted in: the policy's active hours' zone, else UTC */
                             timeZone: string;
-                            /** @description 0 until executions are built */
+                            /** @description the executions that count in the policy's current day (waiting, reserved or paid), against `maxExecutionsPerDay` */
                             executionsToday: number;
                             windows: {
                                 /** @enum {string} */
                                 interval: "per_transaction" | "daily" | "weekly" | "monthly" | "all_time";
                                 /** @description the policy's limit, a decimal string */
                                 limitAmount: string;
-                                /** @description spent in the window so far, a decimal string (always `"0"` until executions are built; `"0"` for `per_transaction`) */
+                                /** @description what counts in the window, a decimal string: executions waiting for an approval or a confirmation, reserved or paid, each in the window of the instant it was last judged (`"0"` for `per_transaction`) */
                                 spentAmount: string;
                                 /** @description what is left of the limit, a decimal string */
                                 remainingAmount: string;
@@ -34795,6 +34795,8 @@ export interface operations {
                                 start: string;
                                 end: string;
                             } | null;
+                            /** @description null: not set (unregistered payees allowed only when the policy has no merchant rule) */
+                            allowUnregisteredPayees: boolean | null;
                             /** @description 1 at creation, + 1 on each change */
                             version: number;
                             /** Format: date-time */
@@ -34943,7 +34945,7 @@ export interface operations {
                     name: string;
                     /** @description an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case */
                     currency: string;
-                    /** @description each interval at most once; windows are local days, weeks from Monday and calendar months in the policy's time zone */
+                    /** @description each interval at most once; windows are local days, weeks from Monday and calendar months in the policy's time zone (`activeHours.timeZone`, else UTC). An execution counts in the windows containing the instant it was last judged (created, approved or confirmed), from that instant: one waiting for an approval or a confirmation holds its amount there; rejected, canceled, expired and failed ones count no more */
                     limits: {
                         /** @enum {string} */
                         interval: "per_transaction" | "daily" | "weekly" | "monthly" | "all_time";
@@ -34968,7 +34970,7 @@ export interface operations {
                     maxExecutionsPerDay?: string | number;
                     /** @description payments only on these local weekdays, from `start` to `end` */
                     activeHours?: {
-                        /** @description an IANA zone (`Europe/Berlin`) */
+                        /** @description an IANA zone name (`Europe/Berlin`, `UTC`); the policy's days, weeks and months are counted in it. An offset (`+01:00`, `-00:05`) or an unknown zone: 400 `POLICY_INVALID` with `details.field` `activeHours.timeZone` */
                         timeZone: string;
                         days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
                         /** @description local time `HH:MM`, included */
@@ -34976,6 +34978,8 @@ export interface operations {
                         /** @description local time `HH:MM`, excluded; after `start` (no window across midnight) */
                         end: string;
                     };
+                    /** @description whether a payee that is no merchant of the tenant may be paid (an x402 resource's `payTo` when the execution names no merchant). Every payment is also judged by the address it pays: an address registered by a merchant the policy blocks (`MERCHANT_BLOCKED`) or one disabled (`MERCHANT_DISABLED`) is refused, named or not. `true`: unregistered payees allowed; `false`: refused (`PAYEE_UNREGISTERED`; on x402, the requirement is refused before signing); not set (null): allowed only when the policy has no merchant rule (`allowedMerchantIds`, `blockedMerchantIds`, `allowedCategories`). `true` cannot go with `allowedMerchantIds` or `allowedCategories`, which allow only named merchants */
+                    allowUnregisteredPayees?: boolean;
                 };
             };
         };
@@ -35015,6 +35019,8 @@ export interface operations {
                             start: string;
                             end: string;
                         } | null;
+                        /** @description null: not set (unregistered payees allowed only when the policy has no merchant rule) */
+                        allowUnregisteredPayees: boolean | null;
                         /** @description 1 at creation, + 1 on each change */
                         version: number;
                         /** Format: date-time */
@@ -35230,6 +35236,8 @@ export interface operations {
                             start: string;
                             end: string;
                         } | null;
+                        /** @description null: not set (unregistered payees allowed only when the policy has no merchant rule) */
+                        allowUnregisteredPayees: boolean | null;
                         /** @description 1 at creation, + 1 on each change */
                         version: number;
                         /** Format: date-time */
@@ -35552,7 +35560,7 @@ export interface operations {
                     name?: string;
                     /** @description an ISO code (`EUR`, `USD`) or a token symbol of the registry (`USDC`, `EURe`); compared without case */
                     currency?: string;
-                    /** @description each interval at most once; windows are local days, weeks from Monday and calendar months in the policy's time zone */
+                    /** @description each interval at most once; windows are local days, weeks from Monday and calendar months in the policy's time zone (`activeHours.timeZone`, else UTC). An execution counts in the windows containing the instant it was last judged (created, approved or confirmed), from that instant: one waiting for an approval or a confirmation holds its amount there; rejected, canceled, expired and failed ones count no more */
                     limits?: {
                         /** @enum {string} */
                         interval: "per_transaction" | "daily" | "weekly" | "monthly" | "all_time";
@@ -35577,7 +35585,7 @@ export interface operations {
                     maxExecutionsPerDay?: (string | number) | null;
                     /** @description payments only on these local weekdays, from `start` to `end` */
                     activeHours?: {
-                        /** @description an IANA zone (`Europe/Berlin`) */
+                        /** @description an IANA zone name (`Europe/Berlin`, `UTC`); the policy's days, weeks and months are counted in it. An offset (`+01:00`, `-00:05`) or an unknown zone: 400 `POLICY_INVALID` with `details.field` `activeHours.timeZone` */
                         timeZone: string;
                         days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
                         /** @description local time `HH:MM`, included */
@@ -35585,6 +35593,8 @@ export interface operations {
                         /** @description local time `HH:MM`, excluded; after `start` (no window across midnight) */
                         end: string;
                     } | null;
+                    /** @description whether a payee that is no merchant of the tenant may be paid (an x402 resource's `payTo` when the execution names no merchant). Every payment is also judged by the address it pays: an address registered by a merchant the policy blocks (`MERCHANT_BLOCKED`) or one disabled (`MERCHANT_DISABLED`) is refused, named or not. `true`: unregistered payees allowed; `false`: refused (`PAYEE_UNREGISTERED`; on x402, the requirement is refused before signing); not set (null): allowed only when the policy has no merchant rule (`allowedMerchantIds`, `blockedMerchantIds`, `allowedCategories`). `true` cannot go with `allowedMerchantIds` or `allowedCategories`, which allow only named merchants */
+                    allowUnregisteredPayees?: boolean | null;
                 };
             };
         };
@@ -35624,6 +35634,8 @@ export interface operations {
                             start: string;
                             end: string;
                         } | null;
+                        /** @description null: not set (unregistered payees allowed only when the policy has no merchant rule) */
+                        allowUnregisteredPayees: boolean | null;
                         /** @description 1 at creation, + 1 on each change */
                         version: number;
                         /** Format: date-time */
@@ -40617,7 +40629,7 @@ export interface operations {
                     agentId: string;
                     /**
                      * Format: uuid
-                     * @description required on the onchain rail: paid at its `payTo`; on the x402 rail, optional: when named, the resource must ask to be paid at its `payTo`
+                     * @description required on the onchain rail: paid at its `payTo`; on the x402 rail, optional: when named, the resource must ask to be paid at its `payTo`; when not, the `payTo` asked is judged by the payee rule (a disabled or blocked merchant registered at it refuses it; an unregistered one only with the policy's `allowUnregisteredPayees`)
                      */
                     merchantId?: string;
                     /**

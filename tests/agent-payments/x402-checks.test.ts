@@ -10,7 +10,7 @@ import { refusalsOf, signingRefusal, type Allowed } from '@/modules/agent-paymen
 const USDC = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'
 const SHOP = '0xE04Ec2E4549Fdbf1E04a1cCC1210C7774f23b862'
 const WALLET = '0xef33E3a36187f6DBCa474bf8d57BB6BFff1DAa1b'
-const allowed: Allowed = { network: 'eip155:11155111', chainId: 11155111, asset: USDC, payTo: SHOP, maxUnits: 50_000n, maxSeconds: 300 }
+const allowed: Allowed = { network: 'eip155:11155111', chainId: 11155111, asset: USDC, payTo: SHOP, payeeRefusals: () => [], maxUnits: 50_000n, maxSeconds: 300 }
 const ok: PaymentRequirements = { scheme: 'exact', network: 'eip155:11155111', asset: USDC.toLowerCase(), amount: '10000', payTo: SHOP, maxTimeoutSeconds: 60, extra: { name: 'USDC', version: '2' } }
 
 describe('refusalsOf', () => {

@@ -14,7 +14,7 @@ import { asV2Requirement, caipNetwork, v1NetworkName, X402HttpClient } from '@/m
 const USDC = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'
 const SHOP = '0xE04Ec2E4549Fdbf1E04a1cCC1210C7774f23b862'
 const WALLET = '0xef33E3a36187f6DBCa474bf8d57BB6BFff1DAa1b'
-const allowed: Allowed = { network: 'eip155:11155111', chainId: 11155111, asset: USDC, payTo: SHOP, maxUnits: 50_000n, maxSeconds: 300 }
+const allowed: Allowed = { network: 'eip155:11155111', chainId: 11155111, asset: USDC, payTo: SHOP, payeeRefusals: () => [], maxUnits: 50_000n, maxSeconds: 300 }
 /** a version 1 requirement, as the first x402 packages wrote it */
 const v1 = {
   scheme: 'exact', network: 'sepolia', maxAmountRequired: '10000', resource: 'https://x402.devnet.test/weather-v1', description: '', mimeType: 'application/json',

@@ -1,7 +1,8 @@
 /**
  * Approvals (routes 44-47): an execution its policy sent for approval waits for a tenant
- * admin; approving judges the policy and the mandate again in the approving transaction (a
- * waiting execution reserves nothing), then reserves and pays it, or makes it wait for its
+ * admin, holding its amount in the windows it was judged in; approving judges the policy and the
+ * mandate again in the approving transaction, in the windows containing now, where it counts from
+ * then on (`countedAt`), then pays it, or makes it wait for its
  * human's confirmation under a human-present mandate; rejecting ends it.
  */
 import type { Tx } from '../../db/client'
@@ -40,10 +41,11 @@ export async function getApproval(scope: Scope, id: string) {
 }
 
 /**
- * Route 46: the execution proceeds. The limits are judged again in the approving transaction
- * (what was spent since may have used the room): a deny now answers 409 `APPROVAL_LIMIT_EXCEEDED`
- * with the reasons and leaves the approval pending; else the execution is reserved
- * (`processing`) and paid.
+ * Route 46: the execution proceeds. The limits are judged again in the approving transaction,
+ * in the windows containing now (past the policy's midnight, a new day's): a deny answers 409
+ * `APPROVAL_LIMIT_EXCEEDED` with the reasons and leaves the approval pending (still holding its
+ * amount where it was judged); else the execution counts from now in those windows
+ * (`processing`) and is paid.
  */
 export async function approve(scope: Scope, id: string, input: { note?: string }) {
   await visibleApproval(scope, id)
@@ -54,15 +56,16 @@ export async function approve(scope: Scope, id: string, input: { note?: string }
     const row = (await repo.findExecution(tx, scope.tenantId, a.executionId))!
     const agent = (await repo.findAgent(tx, scope.tenantId, row.agentId))!
     const merchant = row.merchantId ? await repo.findMerchant(tx, scope.tenantId, row.merchantId) : undefined
-    let j = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: row.amount, currency: row.currency, rail: row.rail, network: row.network, now, excludeId: row.id })
-    // a waiting execution counts against nothing: under a mandate, what was paid under it since is judged now
-    if (row.mandateId) j = await withMandate(tx, scope.tenantId, row.mandateId, j, { agentId: row.agentId, merchantId: row.merchantId, merchantCategory: merchant?.category ?? null, amount: row.amount, currency: row.currency, now })
+    // judged again now, in the windows containing now (its own waiting amount left out: it held it where it was judged
+    // before), and counted there from now on (`countedAt`); under a mandate, with what the others under it hold
+    let j = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: row.amount, currency: row.currency, rail: row.rail, network: row.network, payTo: row.payToAddress, now, excludeId: row.id })
+    if (row.mandateId) j = await withMandate(tx, scope.tenantId, row.mandateId, j, { agentId: row.agentId, merchantId: row.merchantId, merchantCategory: merchant?.category ?? null, amount: row.amount, currency: row.currency, now }, row.id)
     if (j.decision === 'deny') throw new ConflictError('The payment no longer passes its policy or mandate', { code: 'APPROVAL_LIMIT_EXCEEDED', details: { reasons: j.reasons } })
     const approval = await moveApproval(tx, scope, a, { note: input.note ?? null, decidedBy: scope.actor.id, decidedAt: now }, 'approved', row.environment, now)
     // under a human-present mandate, an approved payment still waits for that human's confirmation
     const human = row.mandateId ? (await repo.findMandate(tx, scope.tenantId, row.mandateId))?.humanPresent === true : false
     const next = human ? 'requires_confirmation' as const : 'processing' as const
-    const execution = await moveExecution(tx, scope, row, { status: next, policyId: j.policy?.id ?? null, policyVersion: j.policy?.version ?? null }, next, now)
+    const execution = await moveExecution(tx, scope, row, { status: next, policyId: j.policy?.id ?? null, policyVersion: j.policy?.version ?? null, countedAt: now }, next, now)
     if (human) await awaitConfirmation(tx, scope.deps, scope.tenantId, row.id, now)
     return { approval, execution }
   })

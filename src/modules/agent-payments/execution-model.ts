@@ -12,7 +12,7 @@ const Reasons = t.Array(t.Object({ code: t.String(), message: t.String(), interv
 export const CreateExecution = t.Object({
   tenantId: TenantIdField,
   agentId: t.String({ format: 'uuid', description: 'an agent of the tenant; with an agent key, its own agent' }),
-  merchantId: t.Optional(t.String({ format: 'uuid', description: 'required on the onchain rail: paid at its `payTo`; on the x402 rail, optional: when named, the resource must ask to be paid at its `payTo`' })),
+  merchantId: t.Optional(t.String({ format: 'uuid', description: 'required on the onchain rail: paid at its `payTo`; on the x402 rail, optional: when named, the resource must ask to be paid at its `payTo`; when not, the `payTo` asked is judged by the payee rule (a disabled or blocked merchant registered at it refuses it; an unregistered one only with the policy\'s `allowUnregisteredPayees`)' })),
   mandateId: t.Optional(t.String({ format: 'uuid', description: 'an active mandate of the tenant the payment is made under; judged with the policy (404 `MANDATE_NOT_FOUND`)' })),
   amount: Amount('the payment'),
   currency: Currency,

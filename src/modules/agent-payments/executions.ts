@@ -115,7 +115,7 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
         amount: fromUnits(units), currency: token.symbol, rail: input.rail, network, payToAddress: merchant0?.payToAddress ?? null, description: input.description ?? null,
         resourceUrl, x402: null,
         idempotencyKey: key ?? null, environment: agent.environment, status, decision: j.decision, reasons: j.reasons,
-        transactionId: null, txHash: null, failureReason: null, refundedAmount: '0', createdAt: now, updatedAt: now, completedAt: status === 'rejected' ? now : null,
+        transactionId: null, txHash: null, failureReason: null, refundedAmount: '0', createdAt: now, countedAt: now, updatedAt: now, completedAt: status === 'rejected' ? now : null,
       }
       await repo.insertExecution(tx, r)
       await recordChange(tx, scope, { resourceType: 'execution', resourceId: r.id, change: 'created', before: null, after: executionChangeView(r), environments: [r.environment] }, now)
@@ -221,10 +221,11 @@ export async function confirmExecution(scope: Scope, id: string) {
     if (row.status !== 'requires_confirmation') throw new ConflictError(`An execution ${row.status} cannot be confirmed`, { code: 'EXECUTION_STATE_INVALID' })
     const agent = (await repo.findAgent(tx, scope.tenantId, row.agentId))!
     const merchant = row.merchantId ? await repo.findMerchant(tx, scope.tenantId, row.merchantId) : undefined
-    let j = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: row.amount, currency: row.currency, rail: row.rail, network: row.network, now, excludeId: row.id })
-    if (row.mandateId) j = await withMandate(tx, scope.tenantId, row.mandateId, j, { agentId: row.agentId, merchantId: row.merchantId, merchantCategory: merchant?.category ?? null, amount: row.amount, currency: row.currency, now })
+    // judged again now, in the windows containing now (its own waiting amount left out), and counted there from now on
+    let j = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: row.amount, currency: row.currency, rail: row.rail, network: row.network, payTo: row.payToAddress, now, excludeId: row.id })
+    if (row.mandateId) j = await withMandate(tx, scope.tenantId, row.mandateId, j, { agentId: row.agentId, merchantId: row.merchantId, merchantCategory: merchant?.category ?? null, amount: row.amount, currency: row.currency, now }, row.id)
     if (j.decision === 'deny') throw new ConflictError('The payment no longer passes its policy or mandate', { code: 'CONFIRMATION_LIMIT_EXCEEDED', details: { reasons: j.reasons } })
-    return moveExecution(tx, scope, row, { status: 'processing' }, 'processing', now)
+    return moveExecution(tx, scope, row, { status: 'processing', countedAt: now }, 'processing', now)
   })
   return executionView(await payExecution(scope.deps, scope.tenantId, execution.id, scope))
 }

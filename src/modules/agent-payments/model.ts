@@ -83,7 +83,7 @@ export const Agent = t.Object({
 export const SpendWindow = t.Object({
   interval: t.Union([t.Literal('per_transaction'), t.Literal('daily'), t.Literal('weekly'), t.Literal('monthly'), t.Literal('all_time')]),
   limitAmount: t.String({ description: 'the policy\'s limit, a decimal string' }),
-  spentAmount: t.String({ description: 'spent in the window so far, a decimal string (always `"0"` until executions are built; `"0"` for `per_transaction`)' }),
+  spentAmount: t.String({ description: 'what counts in the window, a decimal string: executions waiting for an approval or a confirmation, reserved or paid, each in the window of the instant it was last judged (`"0"` for `per_transaction`)' }),
   remainingAmount: t.String({ description: 'what is left of the limit, a decimal string' }),
   windowStart: MaybeWhen,
   windowEnd: MaybeWhen,
@@ -95,7 +95,7 @@ export const AgentWithSpend = t.Composite([Agent, t.Object({
     policyVersion: t.Integer(),
     currency: t.String(),
     timeZone: t.String({ description: 'the zone the windows are counted in: the policy\'s active hours\' zone, else UTC' }),
-    executionsToday: t.Integer({ description: '0 until executions are built' }),
+    executionsToday: t.Integer({ description: 'the executions that count in the policy\'s current day (waiting, reserved or paid), against `maxExecutionsPerDay`' }),
     windows: t.Array(SpendWindow),
   }), t.Null()], { description: 'per limit of its policy: spent in the window containing now; null without a policy' }),
 })], { title: 'AgentWithSpend' })

@@ -10,6 +10,7 @@ import { fromUnits, toUnits } from './policy'
 import * as repo from './repo'
 import type { ExecutionRow } from './schema'
 import { executionChangeView } from './views'
+import { RESERVED_STATUSES } from './record-types'
 
 /** The hold an onchain execution's send takes over: one per execution (its primary key makes a second send impossible). */
 export const holdIdOf = (executionId: string) => `ap-exec:${executionId}`
@@ -38,7 +39,8 @@ export async function moveExecution(tx: Tx, scope: Scope, before: ExecutionRow, 
 export async function afterMandatePayment(tx: Tx, scope: Scope, mandateId: string, now: number) {
   const mandate = await repo.findMandate(tx, scope.tenantId, mandateId)
   if (!mandate || mandate.status !== 'active') return
-  const used = await repo.mandateExecutions(tx, scope.tenantId, mandateId)
+  // what payments used up (a payment still waiting holds its room but has not used it: it must stay payable)
+  const used = await repo.mandateExecutions(tx, scope.tenantId, mandateId, RESERVED_STATUSES)
   const next = mandateAfterPayment(mandate, { spentUnderMandate: fromUnits(used.reduce((sum, e) => sum + toUnits(e.amount), 0n)), occurrencesUsed: used.length })
   if (next !== mandate.status) await transitionMandate(tx, scope, mandate, next, now)
 }

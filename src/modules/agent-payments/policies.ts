@@ -9,6 +9,7 @@ import type { Scope } from './credentials'
 import { visibleMerchant } from './merchants'
 import type { CreatePolicy, SimulateBody, UpdatePolicy } from './policy-model'
 import { isTimeZone, judge, minutesOf, toUnits } from './policy'
+import { payeeAt } from './judging'
 import * as repo from './repo'
 import type { PolicyRow } from './schema'
 import { policyView } from './views'
@@ -37,8 +38,12 @@ async function checkPolicy(scope: Scope, p: PolicyFields) {
   const unknownNetworks = (p.allowedNetworks ?? []).filter((n) => lookupChain(n)?.network.id !== n)
   if (unknownNetworks.length) throw invalid(`Unknown networks: ${unknownNetworks.join(', ')}`, { networks: unknownNetworks })
   if (p.activeHours) {
-    if (!isTimeZone(p.activeHours.timeZone)) throw invalid(`Unknown time zone ${p.activeHours.timeZone}`)
+    // an IANA zone only: `Intl` also takes offsets (`-00:05`), which would put the policy's midnight at any minute
+    if (!isTimeZone(p.activeHours.timeZone)) throw invalid(`activeHours.timeZone must be an IANA time zone name such as Europe/Berlin or UTC, not an offset or an unknown zone: ${p.activeHours.timeZone}`, { field: 'activeHours.timeZone', timeZone: p.activeHours.timeZone })
     if (minutesOf(p.activeHours.end) <= minutesOf(p.activeHours.start)) throw invalid('activeHours.end must be after activeHours.start (no window across midnight)')
+  }
+  if (p.allowUnregisteredPayees === true && (p.allowedMerchantIds?.length || p.allowedCategories?.length)) {
+    throw invalid('allowUnregisteredPayees cannot be true with allowedMerchantIds or allowedCategories: those allow only registered merchants')
   }
   const both = (p.allowedMerchantIds ?? []).filter((id) => p.blockedMerchantIds?.includes(id))
   if (both.length) throw invalid('A merchant is both allowed and blocked', { merchantIds: both })
@@ -56,6 +61,7 @@ export async function createPolicy(scope: Scope, input: CreatePolicy) {
     allowedCategories: input.allowedCategories ?? null, allowedRails: input.allowedRails ?? null, allowedNetworks: input.allowedNetworks ?? null,
     approvalMode: input.approvalMode ?? 'auto', approvalThreshold: input.approvalThreshold ?? null,
     maxExecutionsPerDay: input.maxExecutionsPerDay ?? null, activeHours: input.activeHours ?? null,
+    allowUnregisteredPayees: input.allowUnregisteredPayees ?? null,
   }
   await checkPolicy(scope, fields)
   const now = scope.deps.clock.now()
@@ -108,8 +114,7 @@ export async function deletePolicy(scope: Scope, policyId: string) {
 
 /**
  * What the policy would decide about one payment now, with nothing stored: the agent's and
- * merchant's current state, and what the agent spent in each window (nothing until
- * executions exist).
+ * merchant's current state (and the merchants at the merchant's payTo), and nothing spent.
  */
 export async function simulate(scope: Scope, policyId: string, input: SimulateBody) {
   const policy = await visiblePolicy(scope, policyId)
@@ -117,9 +122,10 @@ export async function simulate(scope: Scope, policyId: string, input: SimulateBo
   const merchant = input.merchantId ? await visibleMerchant(scope, input.merchantId) : undefined
   if (input.network && !lookupChain(input.network)) throw new BadRequestError(`Unknown network ${input.network}`, { code: 'NETWORK_UNKNOWN' })
   const now = scope.deps.clock.now()
+  const payee = merchant ? await payeeAt(scope.deps.database.db, scope.tenantId, merchant.payToNetwork, merchant.payToAddress) : null
   const verdict = judge({
     agent, policy, amount: input.amount, currency: input.currency, rail: input.rail, network: input.network, now,
-    merchant: merchant && { id: merchant.id, status: merchant.status, category: merchant.category, network: merchant.payToNetwork },
+    merchant: merchant && { id: merchant.id, status: merchant.status, category: merchant.category, network: merchant.payToNetwork }, payee,
     spent: {}, executionsToday: 0,
   })
   return { ...verdict, policyId: policy.id, policyVersion: policy.version, evaluatedAt: iso(now) }

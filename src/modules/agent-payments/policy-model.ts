@@ -5,9 +5,9 @@ import { Amount, Category, Currency, list, Network, TenantIdField, Uuid, When } 
 const Limits = t.Array(t.Object({
   interval: t.Union([t.Literal('per_transaction'), t.Literal('daily'), t.Literal('weekly'), t.Literal('monthly'), t.Literal('all_time')]),
   amount: Amount('the most that may be paid in the interval'),
-}, { additionalProperties: false }), { maxItems: 5, description: 'each interval at most once; windows are local days, weeks from Monday and calendar months in the policy\'s time zone' })
+}, { additionalProperties: false }), { maxItems: 5, description: 'each interval at most once; windows are local days, weeks from Monday and calendar months in the policy\'s time zone (`activeHours.timeZone`, else UTC). An execution counts in the windows containing the instant it was last judged (created, approved or confirmed), from that instant: one waiting for an approval or a confirmation holds its amount there; rejected, canceled, expired and failed ones count no more' })
 const ActiveHoursSchema = t.Object({
-  timeZone: t.String({ minLength: 1, maxLength: 64, description: 'an IANA zone (`Europe/Berlin`)' }),
+  timeZone: t.String({ minLength: 1, maxLength: 64, description: 'an IANA zone name (`Europe/Berlin`, `UTC`); the policy\'s days, weeks and months are counted in it. An offset (`+01:00`, `-00:05`) or an unknown zone: 400 `POLICY_INVALID` with `details.field` `activeHours.timeZone`' }),
   days: t.Array(t.Union([t.Literal('mon'), t.Literal('tue'), t.Literal('wed'), t.Literal('thu'), t.Literal('fri'), t.Literal('sat'), t.Literal('sun')]), { minItems: 1, maxItems: 7, uniqueItems: true }),
   start: t.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'local time `HH:MM`, included' }),
   end: t.String({ pattern: '^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$', description: 'local time `HH:MM`, excluded; after `start` (no window across midnight)' }),
@@ -26,6 +26,7 @@ const policyFields = {
   approvalThreshold: Amount('with `approvalMode: threshold` (and only then): payments above it need an approval'),
   maxExecutionsPerDay: t.Integer({ minimum: 1, maximum: 100000 }),
   activeHours: ActiveHoursSchema,
+  allowUnregisteredPayees: t.Boolean({ description: 'whether a payee that is no merchant of the tenant may be paid (an x402 resource\'s `payTo` when the execution names no merchant). Every payment is also judged by the address it pays: an address registered by a merchant the policy blocks (`MERCHANT_BLOCKED`) or one disabled (`MERCHANT_DISABLED`) is refused, named or not. `true`: unregistered payees allowed; `false`: refused (`PAYEE_UNREGISTERED`; on x402, the requirement is refused before signing); not set (null): allowed only when the policy has no merchant rule (`allowedMerchantIds`, `blockedMerchantIds`, `allowedCategories`). `true` cannot go with `allowedMerchantIds` or `allowedCategories`, which allow only named merchants' }),
 }
 export const CreatePolicy = t.Object({
   tenantId: TenantIdField,
@@ -41,6 +42,7 @@ export const CreatePolicy = t.Object({
   approvalThreshold: t.Optional(policyFields.approvalThreshold),
   maxExecutionsPerDay: t.Optional(policyFields.maxExecutionsPerDay),
   activeHours: t.Optional(policyFields.activeHours),
+  allowUnregisteredPayees: t.Optional(policyFields.allowUnregisteredPayees),
 }, {
   additionalProperties: false,
   examples: [{
@@ -67,6 +69,7 @@ export const UpdatePolicy = t.Object({
   approvalThreshold: nullable(policyFields.approvalThreshold),
   maxExecutionsPerDay: nullable(policyFields.maxExecutionsPerDay),
   activeHours: nullable(policyFields.activeHours),
+  allowUnregisteredPayees: nullable(policyFields.allowUnregisteredPayees),
 }, { additionalProperties: false, minProperties: 1, examples: [{ limits: [{ interval: 'per_transaction', amount: '150' }, { interval: 'daily', amount: '400' }], maxExecutionsPerDay: null }] })
 export type UpdatePolicy = typeof UpdatePolicy.static
 
@@ -84,6 +87,7 @@ export const Policy = t.Object({
   approvalThreshold: t.Union([t.String({ description: 'a decimal string' }), t.Null()]),
   maxExecutionsPerDay: t.Union([t.Integer(), t.Null()]),
   activeHours: t.Union([t.Object({ timeZone: t.String(), days: t.Array(t.String()), start: t.String(), end: t.String() }), t.Null()]),
+  allowUnregisteredPayees: t.Union([t.Boolean(), t.Null()], { description: 'null: not set (unregistered payees allowed only when the policy has no merchant rule)' }),
   version: t.Integer({ description: '1 at creation, + 1 on each change' }),
   createdAt: When,
   updatedAt: When,

@@ -9,9 +9,11 @@
  * `deny`. Without one, the approval mode decides between `allow` and `require_approval`.
  *  1. agent active            5. merchant not blocked          9. executions per day
  *  2. merchant enabled        6. merchant in the allowed list  10. per_transaction limit
+ *     (2, 5: the named merchant and every merchant at the payee's address; 5b: a payee no merchant has registered, payees.ts)
  *  3. currency of the policy  7. category allowed              11. daily/weekly/monthly/all_time limits
  *  4. rail and network        8. active hours                  12. approval mode
  */
+import { payeeFindings, type Payee } from './payees'
 import type { ActiveHours, ApprovalMode, LimitInterval, PolicyLimit, Rail, Weekday } from './record-types'
 
 export type Decision = 'allow' | 'require_approval' | 'deny'
@@ -31,12 +33,15 @@ export interface PolicyInput {
   approvalThreshold?: string | null
   maxExecutionsPerDay?: number | null
   activeHours?: ActiveHours | null
+  allowUnregisteredPayees?: boolean | null
 }
 
 export interface JudgeInput {
   agent: { id: string; status: string }
   policy: PolicyInput
   merchant?: { id: string; status: string; category?: string | null; network?: string } | null
+  /** the address paid, when known (the named merchant's payTo; on x402 without one, only once the resource asks), with the merchants registered at it */
+  payee?: Payee | null
   /** decimal string in `currency` */
   amount: string
   currency: string
@@ -45,7 +50,7 @@ export interface JudgeInput {
   network?: string | null
   /** Unix ms */
   now: number
-  /** decimal strings already spent (reserved or paid) in each window that contains `now` */
+  /** decimal strings already counted (waiting, reserved or paid) in each window that contains `now` */
   spent: Partial<Record<WindowInterval, string>>
   /** executions counted today (the policy's day) */
   executionsToday?: number
@@ -77,7 +82,12 @@ const sameCurrency = (a: string, b: string) => a.toUpperCase() === b.toUpperCase
 /** The policy's time zone: its active hours' one, else UTC. Windows (days, weeks, months) are counted in it. */
 export const policyTimeZone = (p: Pick<PolicyInput, 'activeHours'>) => p.activeHours?.timeZone ?? 'UTC'
 
+/**
+ * An IANA zone name (`Europe/Berlin`, `UTC`, `Etc/GMT+5`) the runtime knows. Offsets (`-00:05`,
+ * `+0100`), which `Intl` also takes, are refused: a policy's day starts at a zone's midnight.
+ */
 export function isTimeZone(tz: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+)*$/.test(tz)) return false
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz })
     return true
@@ -155,7 +165,10 @@ export function judge(input: JudgeInput): Judgement {
 
   // 1-2: the parties
   if (input.agent.status !== 'active') add('AGENT_NOT_ACTIVE', `The agent is ${input.agent.status}`)
+  // the payee is judged by its address too: a merchant at it disabled or blocked refuses it, whether named or not
+  const payee = input.payee ? payeeFindings(p, input.payee) : { disabled: false, blocked: false, unregistered: false }
   if (merchant && merchant.status !== 'active') add('MERCHANT_DISABLED', 'The merchant is disabled')
+  else if (payee.disabled) add('MERCHANT_DISABLED', `The payee's address ${input.payee!.address} belongs to a disabled merchant`)
   // 3: currency
   if (!sameCurrency(input.currency, p.currency)) add('CURRENCY_NOT_ALLOWED', `The policy pays in ${p.currency}, not ${input.currency}`)
   // 4: rail and network
@@ -167,6 +180,8 @@ export function judge(input: JudgeInput): Judgement {
   }
   // 5-7: merchant lists and categories
   if (merchant && p.blockedMerchantIds?.includes(merchant.id)) add('MERCHANT_BLOCKED', 'The policy blocks this merchant')
+  else if (payee.blocked) add('MERCHANT_BLOCKED', `The payee's address ${input.payee!.address} belongs to a merchant the policy blocks`)
+  if (payee.unregistered) add('PAYEE_UNREGISTERED', `The payee's address ${input.payee!.address} is no merchant of the tenant, and the policy does not allow unregistered payees`)
   if (p.allowedMerchantIds?.length && !(merchant && p.allowedMerchantIds.includes(merchant.id))) {
     add('MERCHANT_NOT_ALLOWED', merchant ? 'The merchant is not among the policy\'s allowed merchants' : 'The policy allows only some merchants and the payment names none')
   }

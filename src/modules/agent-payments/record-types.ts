@@ -51,8 +51,14 @@ export interface MandateCart { items: CartItem[]; total: string; currency: strin
 
 export const EXECUTION_STATUSES = ['pending', 'rejected', 'requires_approval', 'requires_confirmation', 'processing', 'succeeded', 'failed', 'canceled', 'expired', 'refunded', 'partially_refunded'] as const
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number]
-/** the statuses whose amount counts against the policy's windows (reserved or paid) */
-export const COUNTED_STATUSES: ExecutionStatus[] = ['processing', 'succeeded', 'refunded', 'partially_refunded']
+/** the statuses past their judgement whose amount is reserved or paid (what a payment under a mandate has used up) */
+export const RESERVED_STATUSES: ExecutionStatus[] = ['processing', 'succeeded', 'refunded', 'partially_refunded']
+/**
+ * the statuses whose amount counts against the policy's windows and a mandate's budget: reserved
+ * or paid, and the ones waiting for an approval or a confirmation, which hold their amount from
+ * the moment they are judged (rejected, canceled, expired and failed release it)
+ */
+export const COUNTED_STATUSES: ExecutionStatus[] = ['requires_approval', 'requires_confirmation', ...RESERVED_STATUSES]
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired', 'canceled'] as const
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number]
 

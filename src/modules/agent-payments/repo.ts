@@ -82,6 +82,18 @@ export async function existingMerchantIds(db: Executor, tenantId: string, ids: s
   return new Set(rows.map((r) => r.id))
 }
 
+/** The tenant's merchants (enabled or not) paid on a network: whose `payTo` a payee's address may be. */
+export function merchantsOnNetwork(db: Executor, tenantId: string, network: string) {
+  return db.select({ id: apMerchants.id, address: apMerchants.payToAddress, status: apMerchants.status }).from(apMerchants)
+    .where(and(eq(apMerchants.tenantId, tenantId), eq(apMerchants.payToNetwork, network)))
+}
+
+/** The tenant's merchants (enabled or not) whose `payTo` is this address on this network; EVM addresses compared without case. */
+export function merchantsAt(db: Executor, tenantId: string, network: string, address: string, evm: boolean) {
+  return db.select({ id: apMerchants.id, address: apMerchants.payToAddress, status: apMerchants.status }).from(apMerchants)
+    .where(and(eq(apMerchants.tenantId, tenantId), eq(apMerchants.payToNetwork, network), evm ? sql`lower(${apMerchants.payToAddress}) = ${address.toLowerCase()}` : eq(apMerchants.payToAddress, address)))
+}
+
 export function listMerchants(db: Executor, tenantId: string, f: { status?: MerchantRow['status']; limit: number; offset: number }) {
   const where = and(eq(apMerchants.tenantId, tenantId), f.status ? eq(apMerchants.status, f.status) : undefined)
   return paged(db.select().from(apMerchants).where(where).orderBy(desc(apMerchants.createdAt), desc(apMerchants.id)).limit(f.limit).offset(f.offset), countOf(db, apMerchants, where))
@@ -213,16 +225,25 @@ export async function updateExecution(db: Executor, tenantId: string, id: string
   await db.update(apExecutions).set(changes).where(and(eq(apExecutions.tenantId, tenantId), eq(apExecutions.id, id)))
 }
 
-/** The amounts and times of the agent's executions that count against its limits (reserved or paid), created at or after `since`. */
+/**
+ * The amounts and counting instants of the agent's executions that count against its limits
+ * (waiting, reserved or paid), counted at or after `since`. `countedAt` is the instant the
+ * execution was last judged; rows older than that column count at their `createdAt`.
+ */
 export function countedExecutions(db: Executor, tenantId: string, agentId: string, since: number) {
-  return db.select({ id: apExecutions.id, amount: apExecutions.amount, createdAt: apExecutions.createdAt }).from(apExecutions)
-    .where(and(eq(apExecutions.tenantId, tenantId), eq(apExecutions.agentId, agentId), inArray(apExecutions.status, COUNTED_STATUSES), gte(apExecutions.createdAt, since)))
+  const countedAt = sql<number>`coalesce(${apExecutions.countedAt}, ${apExecutions.createdAt})`
+  return db.select({ id: apExecutions.id, amount: apExecutions.amount, countedAt }).from(apExecutions)
+    .where(and(eq(apExecutions.tenantId, tenantId), eq(apExecutions.agentId, agentId), inArray(apExecutions.status, COUNTED_STATUSES), gte(countedAt, since)))
 }
 
-/** The amounts and times of the executions under a mandate that count (reserved or paid): what the mandate's budget and occurrences have used. */
-export function mandateExecutions(db: Executor, tenantId: string, mandateId: string) {
-  return db.select({ amount: apExecutions.amount, createdAt: apExecutions.createdAt }).from(apExecutions)
-    .where(and(eq(apExecutions.tenantId, tenantId), eq(apExecutions.mandateId, mandateId), inArray(apExecutions.status, COUNTED_STATUSES)))
+/**
+ * The executions under a mandate that count: what its budget and occurrences have used. By
+ * default those waiting, reserved or paid (what judging a new payment sees); `RESERVED_STATUSES`
+ * for what payments have used up (whether a payment exhausts it).
+ */
+export function mandateExecutions(db: Executor, tenantId: string, mandateId: string, statuses: ExecutionStatus[] = COUNTED_STATUSES) {
+  return db.select({ id: apExecutions.id, amount: apExecutions.amount, countedAt: sql<number>`coalesce(${apExecutions.countedAt}, ${apExecutions.createdAt})` }).from(apExecutions)
+    .where(and(eq(apExecutions.tenantId, tenantId), eq(apExecutions.mandateId, mandateId), inArray(apExecutions.status, statuses)))
 }
 
 // approvals

@@ -29,6 +29,11 @@ export const apPolicies = sqliteTable('ap_policies', {
   approvalThreshold: text('approval_threshold'),
   maxExecutionsPerDay: integer('max_executions_per_day'),
   activeHours: text('active_hours', { mode: 'json' }).$type<ActiveHours | null>(),
+  /**
+   * whether a payee no merchant of the tenant has registered (an x402 `payTo`) may be paid:
+   * null (not set) allows it only when the policy has no merchant rule (docs/agent-payments.md, "Payees")
+   */
+  allowUnregisteredPayees: integer('allow_unregistered_payees', { mode: 'boolean' }),
   /** 1 at creation, + 1 on each change: executions record the version that judged them */
   version: integer('version').notNull(),
   createdAt: integer('created_at').notNull(),
@@ -75,7 +80,11 @@ export const apMerchants = sqliteTable('ap_merchants', {
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
   disabledAt: integer('disabled_at'),
-}, (t) => [index('ap_merchants_tenant_idx').on(t.tenantId, t.createdAt)])
+}, (t) => [
+  index('ap_merchants_tenant_idx').on(t.tenantId, t.createdAt),
+  // the payee rule: the merchants registered at an address on a network
+  index('ap_merchants_pay_to_idx').on(t.tenantId, t.payToNetwork),
+])
 
 /**
  * API keys of agents (`sk_agent_…`) and merchants (`sk_merch_…`). Only the SHA-256 of a
@@ -219,6 +228,11 @@ export const apExecutions = sqliteTable('ap_executions', {
   /** decimal string: what the merchant refunded so far ("0" before) */
   refundedAmount: text('refunded_amount').notNull(),
   createdAt: integer('created_at').notNull(),
+  /**
+   * the instant it was last judged (created, approved, confirmed): the windows its amount counts
+   * in (daily, weekly, monthly, executions per day). Null on rows older than the column: their createdAt.
+   */
+  countedAt: integer('counted_at'),
   updatedAt: integer('updated_at').notNull(),
   /** when it reached succeeded, failed, rejected, canceled or expired */
   completedAt: integer('completed_at'),

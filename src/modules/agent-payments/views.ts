@@ -14,7 +14,7 @@ export const policyView = (r: PolicyRow) => ({
   id: r.id, name: r.name, currency: r.currency, limits: r.limits,
   allowedMerchantIds: r.allowedMerchantIds, blockedMerchantIds: r.blockedMerchantIds, allowedCategories: r.allowedCategories,
   allowedRails: r.allowedRails, allowedNetworks: r.allowedNetworks, approvalMode: r.approvalMode, approvalThreshold: r.approvalThreshold,
-  maxExecutionsPerDay: r.maxExecutionsPerDay, activeHours: r.activeHours, version: r.version,
+  maxExecutionsPerDay: r.maxExecutionsPerDay, activeHours: r.activeHours, allowUnregisteredPayees: r.allowUnregisteredPayees, version: r.version,
   createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt),
 })
 

@@ -13,8 +13,13 @@ export interface Allowed {
   chainId: number
   /** the registry's address of the execution's currency on that network */
   asset: string
-  /** the merchant's payTo when the execution names a merchant, else null (any payTo the policy allowed) */
+  /** the merchant's payTo when the execution names a merchant, else null (a payTo the payee rule allows) */
   payTo: string | null
+  /**
+   * the payee rule (payees.ts) on a payTo: why the agent's policy, as it is now, refuses paying it
+   * (a disabled or blocked merchant registered at it, or none and unregistered payees not allowed)
+   */
+  payeeRefusals: (payTo: string) => string[]
   /** the reserved amount, in the token's units */
   maxUnits: bigint
   /** the longest authorization the deployment signs (AGENT_PAYMENTS_X402_MAX_AUTHORIZATION_SECONDS) */
@@ -31,7 +36,10 @@ export function refusalsOf(r: PaymentRequirements, allowed: Allowed): string[] {
   if (r.network !== allowed.network) reasons.push(`network ${r.network} is not the execution's ${allowed.network}`)
   if (!same(r.asset, allowed.asset)) reasons.push(`asset ${r.asset} is not the execution's currency (${allowed.asset})`)
   if (typeof r.payTo !== 'string' || !ADDRESS.test(r.payTo)) reasons.push('payTo is not an address')
-  else if (allowed.payTo !== null && !same(r.payTo, allowed.payTo)) reasons.push(`payTo ${r.payTo} is not the merchant's ${allowed.payTo}`)
+  else {
+    if (allowed.payTo !== null && !same(r.payTo, allowed.payTo)) reasons.push(`payTo ${r.payTo} is not the merchant's ${allowed.payTo}`)
+    reasons.push(...allowed.payeeRefusals(r.payTo))
+  }
   if (typeof r.amount !== 'string' || !/^\d{1,78}$/.test(r.amount) || BigInt(r.amount) === 0n) reasons.push('amount is not a positive integer')
   else if (BigInt(r.amount) > allowed.maxUnits) reasons.push(`amount ${r.amount} is above the reserved ${allowed.maxUnits}`)
   const method = r.extra?.assetTransferMethod

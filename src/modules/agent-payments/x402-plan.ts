@@ -8,10 +8,13 @@ import { endpointFor, lookupChain } from '../tokens/registry'
 import { isCustodial } from '../transactions/shared'
 import { findWallet } from '../wallets/repo'
 import type { WalletRow } from '../wallets/schema'
+import type { Executor } from '../../db/client'
 import type { Scope } from './credentials'
+import { payeeAt } from './judging'
+import { payeeAmong, payeeRefusals } from './payees'
 import { toUnits } from './policy'
 import * as repo from './repo'
-import type { ExecutionRow } from './schema'
+import type { AgentRow, ExecutionRow } from './schema'
 import { X402_SETTLE_TOPIC } from './topics'
 import type { Allowed } from './x402-checks'
 
@@ -45,6 +48,9 @@ export async function chainOf(deps: Deps, row: ExecutionRow): Promise<ChainView 
   return { endpoint, chainId, token: { address: token.address, decimals: token.decimals, symbol: token.symbol }, settings }
 }
 
+/** The agent's policy as it is now. */
+const policyOf = (db: Executor, agent: AgentRow) => agent.policyId ? repo.findPolicy(db, agent.tenantId, agent.policyId) : Promise.resolve(undefined)
+
 /** What the rail needs to pay an execution in `processing`, or why it cannot. */
 export async function planOf(deps: Deps, row: ExecutionRow): Promise<Plan | { stop: string }> {
   const db = deps.database.db
@@ -54,10 +60,25 @@ export async function planOf(deps: Deps, row: ExecutionRow): Promise<Plan | { st
   if (!isCustodial(wallet)) return { stop: 'X402_WALLET_NOT_CUSTODIAL: The x402 rail signs with the agent\'s custodial wallet; this wallet\'s key is not held by Slipway' }
   const view = await chainOf(deps, row)
   if (!view) return { stop: `X402_NETWORK_UNSUPPORTED: ${row.currency} on ${row.network} cannot be paid over x402 (EVM networks only)` }
+  // the payee rule, with the policy and the merchants as they are now: the payTo is known only from the 402 answer
+  const policy = await policyOf(db, agent!)
+  if (!policy) return { stop: 'POLICY_MISSING: The agent has no policy now: it cannot pay' }
+  const merchants = await repo.merchantsOnNetwork(db, row.tenantId, row.network!)
   const scale = 10n ** BigInt(18 - view.token.decimals)
   const allowed: Allowed = {
     network: `eip155:${view.chainId}`, chainId: view.chainId, asset: view.token.address,
-    payTo: row.merchantId ? row.payToAddress : null, maxUnits: toUnits(row.amount) / scale, maxSeconds: deps.config.agentPaymentsX402MaxAuthorizationSeconds,
+    payTo: row.merchantId ? row.payToAddress : null, payeeRefusals: (payTo) => payeeRefusals(policy, payeeAmong(merchants, payTo)), maxUnits: toUnits(row.amount) / scale, maxSeconds: deps.config.agentPaymentsX402MaxAuthorizationSeconds,
   }
   return { ...view, wallet, scale, allowed }
+}
+
+/**
+ * The payee rule again in the transaction that stores the authorization, before its header
+ * leaves: a merchant disabled or blocked since the 402 answer was read refuses it there.
+ */
+export async function payeeRefusedIn(tx: Executor, row: ExecutionRow, payTo: string): Promise<string[]> {
+  const agent = await repo.findAgent(tx, row.tenantId, row.agentId)
+  const policy = agent ? await policyOf(tx, agent) : undefined
+  if (!policy) return ['the agent has no policy now']
+  return payeeRefusals(policy, await payeeAt(tx, row.tenantId, row.network!, payTo))
 }

@@ -35,7 +35,7 @@ import * as repo from './repo'
 import type { ExecutionRow } from './schema'
 import type { X402Record } from './record-types'
 import { refusalsOf, requirementOf, signingRefusal } from './x402-checks'
-import { planOf, settleJob, systemScope, type Plan } from './x402-plan'
+import { payeeRefusedIn, planOf, settleJob, systemScope, type Plan } from './x402-plan'
 import { failX402, SETTLE_GRACE_MS, settleOrWait } from './x402-settle'
 import { keptAnswer, resourceFetch, X402Stop, type ResourceAnswer } from './x402-transport'
 import { asV2Requirement, caipNetwork, X402HttpClient, type X402Version } from './x402-versions'
@@ -160,6 +160,8 @@ async function authorize(deps: Deps, scope: Scope, plan: Plan, id: string, recor
   const holdId = await deps.database.write(async (tx) => {
     const row = (await repo.findExecution(tx, scope.tenantId, id))!
     if (row.status !== 'processing' || row.x402?.authorization) throw new ConflictError('The execution is no longer waiting to be paid', { code: 'EXECUTION_STATE_INVALID' })
+    const refused = await payeeRefusedIn(tx, row, chosen.payTo)
+    if (refused.length) throw new ConflictError(`The payee is refused: ${refused.join('; ')}`, { code: 'X402_PAYEE_REFUSED' })
     const holdId = await placeHold(tx, held.key, held.balances, { tokenAddress: plan.token.address, amount: units, purpose: 'agent_payment_x402', refId: id, expiresAt }, now)
     // the execution now counts what the resource asks (at most what was reserved)
     await moveExecution(tx, scope, row, { amount: fromUnits(units * plan.scale), payToAddress: chosen.payTo, x402: { ...record, requirement: requirementOf(chosen), authorization: auth, holdId, fromBlock } }, 'authorized', now)
