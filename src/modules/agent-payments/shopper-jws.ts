@@ -5,6 +5,7 @@
  * mandate's canonical content (`mandateContent`), the same hash the mandate stores once
  * authorized; `exp`, when present, is honoured against the clock.
  */
+import { createHash } from 'node:crypto'
 import { errors, importJWK, jwtVerify } from 'jose'
 import { BadRequestError } from '../../http/errors'
 
@@ -32,7 +33,31 @@ export async function checkShopperJwk(jwk: Record<string, unknown>): Promise<Rec
   return jwk
 }
 
+/**
+ * The key's RFC 7638 thumbprint (SHA-256, base64url): the hash of its required members only,
+ * in lexicographic order, so it names the key whatever else the JWK carries (`kid`, `use`...).
+ * Synchronous, so views can show it; equals jose's `calculateJwkThumbprint` (a test checks it).
+ */
+export function jwkThumbprint(jwk: Record<string, unknown>): string {
+  const members = jwk.kty === 'EC' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y } : { crv: jwk.crv, kty: jwk.kty, x: jwk.x }
+  return createHash('sha256').update(JSON.stringify(members)).digest('base64url')
+}
+
 const refuse = (message: string, code: string) => new BadRequestError(message, { code })
+
+/** The claims of a JWT signed by `jwk` (its one algorithm), checked against the clock. */
+async function verifiedClaims(jws: string, jwk: Record<string, unknown>, now: number, what: string): Promise<Record<string, unknown>> {
+  const alg = algOf(jwk)
+  if (!alg) throw refuse('The shopper\'s key cannot verify a JWS', 'SHOPPER_KEY_MISSING')
+  try {
+    const key = await importJWK({ ...jwk, alg } as never, alg)
+    const out = await jwtVerify(jws, key, { algorithms: [alg], currentDate: new Date(now), clockTolerance: 0 })
+    return out.payload as Record<string, unknown>
+  } catch (err) {
+    if (err instanceof errors.JWTExpired) throw refuse(`The shopper's ${what} has expired`, 'SHOPPER_JWS_EXPIRED')
+    throw refuse(`The shopper's ${what} is not a JWS signed by the shopper's key`, 'SHOPPER_JWS_INVALID')
+  }
+}
 
 /**
  * Checks `jws` against the shopper's key and the content's hash: a bad signature (another key,
@@ -40,16 +65,19 @@ const refuse = (message: string, code: string) => new BadRequestError(message, {
  * signature over another hash `SHOPPER_JWS_CONTENT_MISMATCH`; past `exp` `SHOPPER_JWS_EXPIRED`.
  */
 export async function verifyShopperAuthorization(jws: string, jwk: Record<string, unknown>, contentHash: string, now: number): Promise<void> {
-  const alg = algOf(jwk)
-  if (!alg) throw refuse('The shopper\'s key cannot verify a JWS', 'SHOPPER_KEY_MISSING')
-  let payload: Record<string, unknown>
-  try {
-    const key = await importJWK({ ...jwk, alg } as never, alg)
-    const out = await jwtVerify(jws, key, { algorithms: [alg], currentDate: new Date(now), clockTolerance: 0 })
-    payload = out.payload as Record<string, unknown>
-  } catch (err) {
-    if (err instanceof errors.JWTExpired) throw refuse('The shopper\'s authorization has expired', 'SHOPPER_JWS_EXPIRED')
-    throw refuse('The shopper\'s authorization is not a JWS signed by the shopper\'s key', 'SHOPPER_JWS_INVALID')
-  }
+  const payload = await verifiedClaims(jws, jwk, now, 'authorization')
   if (payload.contentHash !== contentHash) throw refuse('The shopper\'s authorization signs other content than this mandate\'s', 'SHOPPER_JWS_CONTENT_MISMATCH')
+}
+
+/**
+ * Checks a key change signed by the shopper's current key: a JWT whose claims name the shopper
+ * (`shopperId`) and the new key (`newKeyThumbprint`, its RFC 7638 thumbprint), so it changes
+ * that shopper to that key only. It carries no `contentHash`, and a mandate's authorization no
+ * `newKeyThumbprint`: neither can stand for the other. Refusals as for an authorization.
+ */
+export async function verifyShopperKeyChange(jws: string, currentJwk: Record<string, unknown>, claims: { shopperId: string; newKeyThumbprint: string }, now: number): Promise<void> {
+  const payload = await verifiedClaims(jws, currentJwk, now, 'key change')
+  if (payload.shopperId !== claims.shopperId || payload.newKeyThumbprint !== claims.newKeyThumbprint) {
+    throw refuse('The shopper\'s key change signs another shopper or another key than this one', 'SHOPPER_JWS_CONTENT_MISMATCH')
+  }
 }
