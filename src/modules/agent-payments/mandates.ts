@@ -153,7 +153,7 @@ export async function authorizeMandate(scope: Scope, mandateId: string, input: A
     const shopper = before.shopperId === null ? undefined : await repo.findShopper(scope.deps.database.db, scope.tenantId, before.shopperId)
     if (!shopper?.publicKeyJwk) throw invalid('The mandate has no shopper with a registered key to verify the JWS', 'SHOPPER_KEY_MISSING')
     // a key set after the mandate was made never speaks for it: whoever changed the key cannot
-    // consent to what was pending (issue 37, item 3); a tenant admin may still approve it as themself
+    // consent to what was pending; a tenant admin may still approve it as themself
     if (keyChangedSince(shopper, before)) throw keyChanged()
     await verifyShopperAuthorization(input.userAuthorization, shopper.publicKeyJwk, contentHash, now)
     keyThumbprint = jwkThumbprint(shopper.publicKeyJwk)

@@ -35,7 +35,13 @@ export const ChangeShopperKey = t.Object({
   tenantId: TenantIdField,
   publicKeyJwk: ShopperJwk,
   authorization: t.String({ minLength: 1, maxLength: 20000, description: 'a compact JWS (JWT) signed by the shopper\'s current key (ES256 or EdDSA) whose claims hold `shopperId` (this shopper) and `newKeyThumbprint` (the RFC 7638 thumbprint of `publicKeyJwk`); `exp` honoured when present' }),
-}, { additionalProperties: false })
+}, {
+  additionalProperties: false,
+  examples: [{
+    publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' },
+    authorization: 'eyJhbGciOiJFZERTQSJ9.eyJzaG9wcGVySWQiOiIwYjZmNGMxZS04YTUyLTRkN2UtOWIzYS0yZjFjNWQ2ZTdhODAiLCJuZXdLZXlUaHVtYnByaW50IjoiTlp6ZU9ZdkRKSmFPZ0d5ZVlmNVBNVldfM3U1UmhzdE5qR0xPTmVIZ3RfTSJ9.c2lnbmF0dXJlLW9mLXRoZS1jdXJyZW50LWtleQ',
+  }],
+})
 export type ChangeShopperKey = typeof ChangeShopperKey.static
 
 export const ShopperListQuery = t.Object({

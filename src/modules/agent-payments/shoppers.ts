@@ -84,7 +84,7 @@ export async function updateShopper(scope: Scope, shopperId: string, input: Upda
   if (input.publicKeyJwk !== undefined) {
     const next = input.publicKeyJwk === null ? null : await checkShopperJwk(input.publicKeyJwk)
     if (thumbprintOf(next) !== thumbprintOf(before.publicKeyJwk)) {
-      // the key decides whose JWS stands for the shopper's consent: a merchant key must not choose it (issue 37, item 3)
+      // the key decides whose JWS stands for the shopper's consent: a merchant key must not choose it
       if (scope.merchantId !== undefined) throw keyChangeForbidden()
       changes.publicKeyJwk = next
       changes.keyChangedAt = now
