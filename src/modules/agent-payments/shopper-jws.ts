@@ -5,9 +5,10 @@
  * mandate's canonical content (`mandateContent`), the same hash the mandate stores once
  * authorized; `exp`, when present, is honoured against the clock.
  */
-import { createHash } from 'node:crypto'
 import { errors, importJWK, jwtVerify } from 'jose'
 import { BadRequestError } from '../../http/errors'
+
+export { jwkThumbprint } from './jwk-thumbprint'
 
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']
 
@@ -31,16 +32,6 @@ export async function checkShopperJwk(jwk: Record<string, unknown>): Promise<Rec
     throw invalid()
   }
   return jwk
-}
-
-/**
- * The key's RFC 7638 thumbprint (SHA-256, base64url): the hash of its required members only,
- * in lexicographic order, so it names the key whatever else the JWK carries (`kid`, `use`...).
- * Synchronous, so views can show it; equals jose's `calculateJwkThumbprint` (a test checks it).
- */
-export function jwkThumbprint(jwk: Record<string, unknown>): string {
-  const members = jwk.kty === 'EC' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y } : { crv: jwk.crv, kty: jwk.kty, x: jwk.x }
-  return createHash('sha256').update(JSON.stringify(members)).digest('base64url')
 }
 
 const refuse = (message: string, code: string) => new BadRequestError(message, { code })
