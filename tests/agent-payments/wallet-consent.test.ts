@@ -90,10 +90,10 @@ afterAll(async () => {
 
 describe('an agent on a user\'s wallet, without the owner\'s consent', () => {
   test('pays nothing: 409 AGENT_WALLET_CONSENT_REQUIRED, no execution stored, no USDC moves', async () => {
-    expect((await f.api.get(`${BASE}/agents/${agent.id}`, as(admin))).body.walletConsent).toBeNull()
     const before = await balanceOf(wallet.address)
     const r = await pay(agent, '1')
     expect(outcome(r)).toBe('409 AGENT_WALLET_CONSENT_REQUIRED')
+    expect((await f.api.get(`${BASE}/agents/${agent.id}`, as(admin))).body.walletConsent).toBeNull()
     // the tenant admin's token changes nothing
     expect(outcome(await f.api.post(`${BASE}/executions`, { agentId: agent.id, merchantId: merchant.id, currency: 'USDC', rail: 'onchain', amount: '1' }, as(admin)))).toBe('409 AGENT_WALLET_CONSENT_REQUIRED')
     expect(await executionsOf(agent.id)).toBe(0)
