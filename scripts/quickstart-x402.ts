@@ -56,6 +56,10 @@ async function agentPath(baseUrl: string, t: Tenant) {
   const merchant = (await admin.api.POST('/v1/agent-payments/merchants', { body: { name: 'weather', category: 'data', payTo: { network: 'sepolia', address: DEVNET_X402_MERCHANT } } })).data ?? fail('create merchant')
   console.log(`agent ${agent.id} (key ${key.key.slice(0, 12)}…), merchant ${merchant.id}`)
 
+  step('the wallet\'s owner consents to the agent paying from their wallet (with their own token)')
+  const consent = (await user.api.POST('/v1/agent-payments/agents/{agentId}/wallet-consent', { params: { path: { agentId: agent.id } } })).data ?? fail('consent')
+  console.log(`consented: ${consent.consented} at ${consent.grantedAt}`)
+
   step('the agent pays GET https://x402.devnet.test/weather over x402 (at most 0.05 USDC)')
   // the agent's own key, as a bearer token (an agent never holds a user's session)
   const asAgent = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' }

@@ -60,6 +60,8 @@ try {
   const policy = await call(`${BASE}/policies`, { name: 'bench', currency: 'USDC', limits: [{ interval: 'daily', amount: '1000000000000' }], approvalMode: 'always' }, J)
   const merchant = await call(`${BASE}/merchants`, { name: 'shop', category: 'travel', payTo: { network: 'sepolia', address: '0x' + '5a'.repeat(20) } }, J)
   const agent = await call(`${BASE}/agents`, { name: 'booker', walletId: wallet.id, policyId: policy.id }, J)
+  // the wallet's owner lets the agent pay from it (docs/agent-payments.md, "The wallet owner's consent")
+  await call(`${BASE}/agents/${agent.id}/wallet-consent`, {}, { authorization: `Bearer ${user.accessToken}` })
   const rssIdle = await rssMiB(slipway.proc.pid)
 
   const body = JSON.stringify({ agentId: agent.id, merchantId: merchant.id, amount: '1.5', currency: 'USDC', rail: 'onchain', description: 'bench' })

@@ -180,7 +180,7 @@ export interface paths {
         head?: never;
         /**
          * Change a tenant's settings
-         * @description Takes any subset of the settings, at the top level or under `settings`, and deep-merges it. `apiKey` and `webhookKey` of the bank ramp are write-only: answers show `apiKeySet`/`webhookKeySet`. A `null` RPC address removes the override.
+         * @description Takes any subset of the settings, at the top level or under `settings`, and deep-merges it. `apiKey` and `webhookKey` of the bank ramp are write-only: answers show `apiKeySet`/`webhookKeySet`. A `null` RPC address removes the override. `status` and turning `agentPayments.tenantManagesUserWallets` on are a platform admin's (a tenantadmin gets 403, the latter with `code: SETTING_PLATFORM_ADMIN_ONLY`).
          */
         patch: operations["updateTenant"];
         trace?: never;
@@ -2992,9 +2992,29 @@ export interface paths {
         head?: never;
         /**
          * Change a shopper
-         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Or a merchant API key (`Authorization: Bearer sk_merch_…`) with the scope `shoppers:write`, seeing only its merchant's shoppers (another merchant's answer 404; without the scope 403; 120 requests per minute per key, then 403 `Rate limit exceeded`). externalRef, userId, email, publicKeyJwk (null clears them, but externalRef); its merchant stays.
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Or a merchant API key (`Authorization: Bearer sk_merch_…`) with the scope `shoppers:write`, seeing only its merchant's shoppers (another merchant's answer 404; without the scope 403; 120 requests per minute per key, then 403 `Rate limit exceeded`). externalRef, userId, email, publicKeyJwk (null clears them, but externalRef); its merchant stays. Who sets a shopper's key: whoever creates the shopper (J or M); then only a tenant admin (PATCH, audited) or the shopper itself (`POST /shoppers/{shopperId}/key`, signed by its current key). A JWS cannot authorize a mandate created before the last key change. A merchant key sending another `publicKeyJwk` than the shopper's gets 403 `SHOPPER_KEY_CHANGE_FORBIDDEN` (nothing changed); a tenant admin's key change is audited as `shopper.key_changed`.
          */
         patch: operations["agentPaymentsUpdateShopper"];
+        trace?: never;
+    };
+    "/v1/agent-payments/shoppers/{shopperId}/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a shopper's key with its current key's signature
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Or a merchant API key (`Authorization: Bearer sk_merch_…`) with the scope `shoppers:write`, seeing only its merchant's shoppers (another merchant's answer 404; without the scope 403; 120 requests per minute per key, then 403 `Rate limit exceeded`). The shopper's own key change, relayed: `authorization` is a compact JWS (JWT) signed by the shopper's current key whose claims hold `shopperId` and `newKeyThumbprint` (the RFC 7638 thumbprint of the new `publicKeyJwk`). 400 `SHOPPER_JWS_INVALID` (another key, tampered, malformed, another algorithm), `SHOPPER_JWS_CONTENT_MISMATCH` (another shopper or key), `SHOPPER_JWS_EXPIRED`, `SHOPPER_JWK_PRIVATE`, `SHOPPER_JWK_INVALID`; 409 `SHOPPER_KEY_MISSING` (no current key: a tenant admin sets it) or `SHOPPER_KEY_CHANGED` (another change came first). The same key answers the shopper unchanged. Audited as `shopper.key_changed`. Who sets a shopper's key: whoever creates the shopper (J or M); then only a tenant admin (PATCH, audited) or the shopper itself (`POST /shoppers/{shopperId}/key`, signed by its current key). A JWS cannot authorize a mandate created before the last key change.
+         */
+        post: operations["agentPaymentsChangeShopperKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/agent-payments/shoppers/{shopperId}/mandates": {
@@ -3092,7 +3112,7 @@ export interface paths {
         put?: never;
         /**
          * Authorize a mandate
-         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. The caller's approval: `pending_authorization → active`, storing who, when and the SHA-256 of the content approved. With `userAuthorization` (AP2), the shopper's approval instead: a compact JWS signed by the mandate's shopper's key (ES256 or EdDSA) whose payload's `contentHash` is the mandate's content hash; 400 `SHOPPER_KEY_MISSING` (no shopper, or one without a key), `SHOPPER_JWS_INVALID` (malformed, another key or algorithm, tampered), `SHOPPER_JWS_CONTENT_MISMATCH` (another content), `SHOPPER_JWS_EXPIRED` (past its `exp`); `authorizedBy` is then null. Past `expiresAt`: 409 `MANDATE_EXPIRED`. Wrong states answer 409 `MANDATE_STATE_INVALID`.
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. The caller's approval: `pending_authorization → active`, storing who, when and the SHA-256 of the content approved. With `userAuthorization` (AP2), the shopper's approval instead: a compact JWS signed by the mandate's shopper's key (ES256 or EdDSA) whose payload's `contentHash` is the mandate's content hash; 400 `SHOPPER_KEY_MISSING` (no shopper, or one without a key), `SHOPPER_JWS_INVALID` (malformed, another key or algorithm, tampered), `SHOPPER_JWS_CONTENT_MISMATCH` (another content), `SHOPPER_JWS_EXPIRED` (past its `exp`); 409 `SHOPPER_KEY_CHANGED` when the shopper's key changed at or after the mandate's creation (a tenant admin may still approve it without `userAuthorization`); `authorizedBy` is then null and `authorization.keyThumbprint` (also in the audit entry) names the key that signed (RFC 7638). Past `expiresAt`: 409 `MANDATE_EXPIRED`. Wrong states answer 409 `MANDATE_STATE_INVALID`.
          */
         post: operations["agentPaymentsAuthorizeMandate"];
         delete?: never;
@@ -3392,6 +3412,34 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent-payments/agents/{agentId}/wallet-consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An agent on my wallet, and my consent
+         * @description The wallet's owner, with their own bearer token (any signed-in user; API keys answer 403; no token 401): an agent not bound to one of the caller's own wallets (another user's, another tenant's, unknown) answers 404. An agent pays from a user's wallet only with that user's consent (null here: executions answer 409 `AGENT_WALLET_CONSENT_REQUIRED`, nothing paid), unless a platform admin set the tenant's `agentPayments.tenantManagesUserWallets` (docs/agent-payments.md, "The wallet owner's consent").
+         */
+        get: operations["agentPaymentsGetWalletConsent"];
+        put?: never;
+        /**
+         * Consent to an agent paying from my wallet
+         * @description The wallet's owner, with their own bearer token (any signed-in user; API keys answer 403; no token 401): an agent not bound to one of the caller's own wallets (another user's, another tenant's, unknown) answers 404. Once per agent and wallet: the agent may then pay from the wallet within its policy (a consent given again answers unchanged). Audited and published as `agent_payments.agent.wallet_consent_granted` (actor: the owner). The tenant admin binding the agent to another wallet clears it. An archived agent answers 409 `AGENT_ARCHIVED`. An agent pays from a user's wallet only with that user's consent (null here: executions answer 409 `AGENT_WALLET_CONSENT_REQUIRED`, nothing paid), unless a platform admin set the tenant's `agentPayments.tenantManagesUserWallets` (docs/agent-payments.md, "The wallet owner's consent").
+         */
+        post: operations["agentPaymentsGrantWalletConsent"];
+        /**
+         * Withdraw my consent
+         * @description The wallet's owner, with their own bearer token (any signed-in user; API keys answer 403; no token 401): an agent not bound to one of the caller's own wallets (another user's, another tenant's, unknown) answers 404. At once: no payment of the agent starts from the wallet after this (new executions 409 `AGENT_WALLET_CONSENT_REQUIRED`; one waiting for an approval or a confirmation fails with that code when it would be paid; a payment already signed or sent goes on). Without a consent it answers as it is. Audited and published as `agent_payments.agent.wallet_consent_revoked`.
+         */
+        delete: operations["agentPaymentsRevokeWalletConsent"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4684,6 +4732,10 @@ export interface operations {
                                         webhookKeySet: boolean;
                                     };
                                 };
+                                agentPayments: {
+                                    /** @description The tenant declares in writing that it manages its users' custodial wallets: its agents then pay from any user's custodial wallet without that user's consent (docs/agent-payments.md, "The wallet owner's consent"). Default false: an agent pays from a user's wallet only once that user consented (`POST /v1/agent-payments/agents/{agentId}/wallet-consent` with their own token). Only a platform admin may turn it on (a tenantadmin gets 403 `SETTING_PLATFORM_ADMIN_ONLY`); either may turn it off; every change is in the tenant's activity log */
+                                    tenantManagesUserWallets: boolean;
+                                };
                             };
                             /** Format: date-time */
                             createdAt: string;
@@ -4892,6 +4944,10 @@ export interface operations {
                                 webhookKey?: string | null;
                             };
                         };
+                        agentPayments?: {
+                            /** @description The tenant declares in writing that it manages its users' custodial wallets: its agents then pay from any user's custodial wallet without that user's consent (docs/agent-payments.md, "The wallet owner's consent"). Default false: an agent pays from a user's wallet only once that user consented (`POST /v1/agent-payments/agents/{agentId}/wallet-consent` with their own token). Only a platform admin may turn it on (a tenantadmin gets 403 `SETTING_PLATFORM_ADMIN_ONLY`); either may turn it off; every change is in the tenant's activity log */
+                            tenantManagesUserWallets?: boolean;
+                        };
                     };
                 };
             };
@@ -4988,6 +5044,10 @@ export interface operations {
                                     apiKeySet: boolean;
                                     webhookKeySet: boolean;
                                 };
+                            };
+                            agentPayments: {
+                                /** @description The tenant declares in writing that it manages its users' custodial wallets: its agents then pay from any user's custodial wallet without that user's consent (docs/agent-payments.md, "The wallet owner's consent"). Default false: an agent pays from a user's wallet only once that user consented (`POST /v1/agent-payments/agents/{agentId}/wallet-consent` with their own token). Only a platform admin may turn it on (a tenantadmin gets 403 `SETTING_PLATFORM_ADMIN_ONLY`); either may turn it off; every change is in the tenant's activity log */
+                                tenantManagesUserWallets: boolean;
                             };
                         };
                         /** Format: date-time */
@@ -5240,6 +5300,10 @@ export interface operations {
                                     webhookKeySet: boolean;
                                 };
                             };
+                            agentPayments: {
+                                /** @description The tenant declares in writing that it manages its users' custodial wallets: its agents then pay from any user's custodial wallet without that user's consent (docs/agent-payments.md, "The wallet owner's consent"). Default false: an agent pays from a user's wallet only once that user consented (`POST /v1/agent-payments/agents/{agentId}/wallet-consent` with their own token). Only a platform admin may turn it on (a tenantadmin gets 403 `SETTING_PLATFORM_ADMIN_ONLY`); either may turn it off; every change is in the tenant's activity log */
+                                tenantManagesUserWallets: boolean;
+                            };
                         };
                         /** Format: date-time */
                         createdAt: string;
@@ -5465,6 +5529,10 @@ export interface operations {
                                 webhookKey?: string | null;
                             };
                         };
+                        agentPayments?: {
+                            /** @description The tenant declares in writing that it manages its users' custodial wallets: its agents then pay from any user's custodial wallet without that user's consent (docs/agent-payments.md, "The wallet owner's consent"). Default false: an agent pays from a user's wallet only once that user consented (`POST /v1/agent-payments/agents/{agentId}/wallet-consent` with their own token). Only a platform admin may turn it on (a tenantadmin gets 403 `SETTING_PLATFORM_ADMIN_ONLY`); either may turn it off; every change is in the tenant's activity log */
+                            tenantManagesUserWallets?: boolean;
+                        };
                     };
                     refreshTokenRotation?: boolean;
                     /** @enum {string} */
@@ -5548,6 +5616,10 @@ export interface operations {
                             /** @description write-only: the provider's webhook signing secret (`whsec_...`) */
                             webhookKey?: string | null;
                         };
+                    };
+                    agentPayments?: {
+                        /** @description The tenant declares in writing that it manages its users' custodial wallets: its agents then pay from any user's custodial wallet without that user's consent (docs/agent-payments.md, "The wallet owner's consent"). Default false: an agent pays from a user's wallet only once that user consented (`POST /v1/agent-payments/agents/{agentId}/wallet-consent` with their own token). Only a platform admin may turn it on (a tenantadmin gets 403 `SETTING_PLATFORM_ADMIN_ONLY`); either may turn it off; every change is in the tenant's activity log */
+                        tenantManagesUserWallets?: boolean;
                     };
                 };
             };
@@ -5644,6 +5716,10 @@ export interface operations {
                                     apiKeySet: boolean;
                                     webhookKeySet: boolean;
                                 };
+                            };
+                            agentPayments: {
+                                /** @description The tenant declares in writing that it manages its users' custodial wallets: its agents then pay from any user's custodial wallet without that user's consent (docs/agent-payments.md, "The wallet owner's consent"). Default false: an agent pays from a user's wallet only once that user consented (`POST /v1/agent-payments/agents/{agentId}/wallet-consent` with their own token). Only a platform admin may turn it on (a tenantadmin gets 403 `SETTING_PLATFORM_ADMIN_ONLY`); either may turn it off; every change is in the tenant's activity log */
+                                tenantManagesUserWallets: boolean;
                             };
                         };
                         /** Format: date-time */
@@ -8125,7 +8201,7 @@ export interface operations {
                 "application/json": {
                     /** @description required on creation; https on 443, public DNS name, at most 2048 characters */
                     url?: string;
-                    /** @description types received; empty means every type, including types published later. Known: ramp.kyc.updated, ramp.deposit.updated, ramp.transaction.updated, ramp.payout.updated, ramp.card_session.updated, agent_payments.agent.created, agent_payments.agent.updated, agent_payments.agent.paused, agent_payments.agent.resumed, agent_payments.agent.archived, agent_payments.agent_api_key.created, agent_payments.agent_api_key.revoked, agent_payments.policy.created, agent_payments.policy.updated, agent_payments.policy.deleted, agent_payments.merchant.created, agent_payments.merchant.updated, agent_payments.merchant.disabled, agent_payments.merchant_api_key.created, agent_payments.merchant_api_key.revoked, agent_payments.shopper.created, agent_payments.shopper.updated, agent_payments.shopper.deleted, agent_payments.mandate.created, agent_payments.mandate.authorized, agent_payments.mandate.rejected, agent_payments.mandate.revoked, agent_payments.mandate.expired, agent_payments.mandate.consumed, agent_payments.mandate.exhausted, agent_payments.execution.created, agent_payments.execution.processing, agent_payments.execution.authorized, agent_payments.execution.succeeded, agent_payments.execution.failed, agent_payments.execution.rejected, agent_payments.execution.requires_confirmation, agent_payments.execution.canceled, agent_payments.execution.expired, agent_payments.execution.refunded, agent_payments.approval.created, agent_payments.approval.approved, agent_payments.approval.rejected, agent_payments.approval.expired, agent_payments.approval.canceled */
+                    /** @description types received; empty means every type, including types published later. Known: ramp.kyc.updated, ramp.deposit.updated, ramp.transaction.updated, ramp.payout.updated, ramp.card_session.updated, agent_payments.agent.created, agent_payments.agent.updated, agent_payments.agent.paused, agent_payments.agent.resumed, agent_payments.agent.archived, agent_payments.agent.wallet_consent_granted, agent_payments.agent.wallet_consent_revoked, agent_payments.agent_api_key.created, agent_payments.agent_api_key.revoked, agent_payments.policy.created, agent_payments.policy.updated, agent_payments.policy.deleted, agent_payments.merchant.created, agent_payments.merchant.updated, agent_payments.merchant.disabled, agent_payments.merchant_api_key.created, agent_payments.merchant_api_key.revoked, agent_payments.shopper.created, agent_payments.shopper.updated, agent_payments.shopper.key_changed, agent_payments.shopper.deleted, agent_payments.mandate.created, agent_payments.mandate.authorized, agent_payments.mandate.rejected, agent_payments.mandate.revoked, agent_payments.mandate.expired, agent_payments.mandate.consumed, agent_payments.mandate.exhausted, agent_payments.execution.created, agent_payments.execution.processing, agent_payments.execution.authorized, agent_payments.execution.succeeded, agent_payments.execution.failed, agent_payments.execution.rejected, agent_payments.execution.requires_confirmation, agent_payments.execution.canceled, agent_payments.execution.expired, agent_payments.execution.refunded, agent_payments.approval.created, agent_payments.approval.approved, agent_payments.approval.rejected, agent_payments.approval.expired, agent_payments.approval.canceled */
                     eventTypes?: string[];
                     /** @enum {string} */
                     status?: "active" | "disabled";
@@ -32774,6 +32850,13 @@ export interface operations {
                             description: string | null;
                             /** Format: uuid */
                             walletId: string;
+                            /** @description the wallet owner's consent to this agent paying from `walletId`: by the owner's own `POST /v1/agent-payments/agents/{agentId}/wallet-consent`, or given when a tenant admin binds their own wallet; cleared when `walletId` changes. An agent pays from a user's wallet only with that user's consent (null here: executions answer 409 `AGENT_WALLET_CONSENT_REQUIRED`, nothing paid), unless a platform admin set the tenant's `agentPayments.tenantManagesUserWallets` (docs/agent-payments.md, "The wallet owner's consent"). */
+                            walletConsent: {
+                                /** Format: uuid */
+                                grantedBy: string;
+                                /** Format: date-time */
+                                grantedAt: string;
+                            } | null;
                             /** Format: uuid */
                             policyId: string | null;
                             publicKeyJwk: {
@@ -32935,7 +33018,7 @@ export interface operations {
                     description?: string;
                     /**
                      * Format: uuid
-                     * @description a custodial wallet of the tenant (any of its users) the agent pays from
+                     * @description a custodial wallet of the tenant (any of its users) the agent pays from; the agent pays only once its owner consented (the caller's own wallet: consented by binding it)
                      */
                     walletId: string;
                     /**
@@ -32970,6 +33053,13 @@ export interface operations {
                         description: string | null;
                         /** Format: uuid */
                         walletId: string;
+                        /** @description the wallet owner's consent to this agent paying from `walletId`: by the owner's own `POST /v1/agent-payments/agents/{agentId}/wallet-consent`, or given when a tenant admin binds their own wallet; cleared when `walletId` changes. An agent pays from a user's wallet only with that user's consent (null here: executions answer 409 `AGENT_WALLET_CONSENT_REQUIRED`, nothing paid), unless a platform admin set the tenant's `agentPayments.tenantManagesUserWallets` (docs/agent-payments.md, "The wallet owner's consent"). */
+                        walletConsent: {
+                            /** Format: uuid */
+                            grantedBy: string;
+                            /** Format: date-time */
+                            grantedAt: string;
+                        } | null;
                         /** Format: uuid */
                         policyId: string | null;
                         publicKeyJwk: {
@@ -33175,6 +33265,13 @@ export interface operations {
                         description: string | null;
                         /** Format: uuid */
                         walletId: string;
+                        /** @description the wallet owner's consent to this agent paying from `walletId`: by the owner's own `POST /v1/agent-payments/agents/{agentId}/wallet-consent`, or given when a tenant admin binds their own wallet; cleared when `walletId` changes. An agent pays from a user's wallet only with that user's consent (null here: executions answer 409 `AGENT_WALLET_CONSENT_REQUIRED`, nothing paid), unless a platform admin set the tenant's `agentPayments.tenantManagesUserWallets` (docs/agent-payments.md, "The wallet owner's consent"). */
+                        walletConsent: {
+                            /** Format: uuid */
+                            grantedBy: string;
+                            /** Format: date-time */
+                            grantedAt: string;
+                        } | null;
                         /** Format: uuid */
                         policyId: string | null;
                         publicKeyJwk: {
@@ -33365,6 +33462,13 @@ export interface operations {
                         description: string | null;
                         /** Format: uuid */
                         walletId: string;
+                        /** @description the wallet owner's consent to this agent paying from `walletId`: by the owner's own `POST /v1/agent-payments/agents/{agentId}/wallet-consent`, or given when a tenant admin binds their own wallet; cleared when `walletId` changes. An agent pays from a user's wallet only with that user's consent (null here: executions answer 409 `AGENT_WALLET_CONSENT_REQUIRED`, nothing paid), unless a platform admin set the tenant's `agentPayments.tenantManagesUserWallets` (docs/agent-payments.md, "The wallet owner's consent"). */
+                        walletConsent: {
+                            /** Format: uuid */
+                            grantedBy: string;
+                            /** Format: date-time */
+                            grantedAt: string;
+                        } | null;
                         /** Format: uuid */
                         policyId: string | null;
                         publicKeyJwk: {
@@ -33540,7 +33644,10 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     description?: string | null;
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description another wallet clears the owner's consent: its own owner consents again (the caller's own wallet: consented by binding it)
+                     */
                     walletId?: string;
                     /**
                      * Format: uuid
@@ -33568,6 +33675,13 @@ export interface operations {
                         description: string | null;
                         /** Format: uuid */
                         walletId: string;
+                        /** @description the wallet owner's consent to this agent paying from `walletId`: by the owner's own `POST /v1/agent-payments/agents/{agentId}/wallet-consent`, or given when a tenant admin binds their own wallet; cleared when `walletId` changes. An agent pays from a user's wallet only with that user's consent (null here: executions answer 409 `AGENT_WALLET_CONSENT_REQUIRED`, nothing paid), unless a platform admin set the tenant's `agentPayments.tenantManagesUserWallets` (docs/agent-payments.md, "The wallet owner's consent"). */
+                        walletConsent: {
+                            /** Format: uuid */
+                            grantedBy: string;
+                            /** Format: date-time */
+                            grantedAt: string;
+                        } | null;
                         /** Format: uuid */
                         policyId: string | null;
                         publicKeyJwk: {
@@ -33793,6 +33907,13 @@ export interface operations {
                         description: string | null;
                         /** Format: uuid */
                         walletId: string;
+                        /** @description the wallet owner's consent to this agent paying from `walletId`: by the owner's own `POST /v1/agent-payments/agents/{agentId}/wallet-consent`, or given when a tenant admin binds their own wallet; cleared when `walletId` changes. An agent pays from a user's wallet only with that user's consent (null here: executions answer 409 `AGENT_WALLET_CONSENT_REQUIRED`, nothing paid), unless a platform admin set the tenant's `agentPayments.tenantManagesUserWallets` (docs/agent-payments.md, "The wallet owner's consent"). */
+                        walletConsent: {
+                            /** Format: uuid */
+                            grantedBy: string;
+                            /** Format: date-time */
+                            grantedAt: string;
+                        } | null;
                         /** Format: uuid */
                         policyId: string | null;
                         publicKeyJwk: {
@@ -33998,6 +34119,13 @@ export interface operations {
                         description: string | null;
                         /** Format: uuid */
                         walletId: string;
+                        /** @description the wallet owner's consent to this agent paying from `walletId`: by the owner's own `POST /v1/agent-payments/agents/{agentId}/wallet-consent`, or given when a tenant admin binds their own wallet; cleared when `walletId` changes. An agent pays from a user's wallet only with that user's consent (null here: executions answer 409 `AGENT_WALLET_CONSENT_REQUIRED`, nothing paid), unless a platform admin set the tenant's `agentPayments.tenantManagesUserWallets` (docs/agent-payments.md, "The wallet owner's consent"). */
+                        walletConsent: {
+                            /** Format: uuid */
+                            grantedBy: string;
+                            /** Format: date-time */
+                            grantedAt: string;
+                        } | null;
                         /** Format: uuid */
                         policyId: string | null;
                         publicKeyJwk: {
@@ -37561,6 +37689,13 @@ export interface operations {
                             publicKeyJwk: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description the RFC 7638 thumbprint (SHA-256, base64url) of `publicKeyJwk`; null without a key */
+                            keyThumbprint: string | null;
+                            /**
+                             * Format: date-time
+                             * @description when the key last changed after the shopper was created (null: the key given at creation, or none); a JWS cannot authorize a mandate created before it
+                             */
+                            keyChangedAt: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -37739,6 +37874,13 @@ export interface operations {
                         publicKeyJwk: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description the RFC 7638 thumbprint (SHA-256, base64url) of `publicKeyJwk`; null without a key */
+                        keyThumbprint: string | null;
+                        /**
+                         * Format: date-time
+                         * @description when the key last changed after the shopper was created (null: the key given at creation, or none); a JWS cannot authorize a mandate created before it
+                         */
+                        keyChangedAt: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -37954,6 +38096,13 @@ export interface operations {
                         publicKeyJwk: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description the RFC 7638 thumbprint (SHA-256, base64url) of `publicKeyJwk`; null without a key */
+                        keyThumbprint: string | null;
+                        /**
+                         * Format: date-time
+                         * @description when the key last changed after the shopper was created (null: the key given at creation, or none); a JWS cannot authorize a mandate created before it
+                         */
+                        keyChangedAt: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -38109,6 +38258,13 @@ export interface operations {
                         publicKeyJwk: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description the RFC 7638 thumbprint (SHA-256, base64url) of `publicKeyJwk`; null without a key */
+                        keyThumbprint: string | null;
+                        /**
+                         * Format: date-time
+                         * @description when the key last changed after the shopper was created (null: the key given at creation, or none); a JWS cannot authorize a mandate created before it
+                         */
+                        keyChangedAt: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -38301,6 +38457,251 @@ export interface operations {
                         publicKeyJwk: {
                             [key: string]: unknown;
                         } | null;
+                        /** @description the RFC 7638 thumbprint (SHA-256, base64url) of `publicKeyJwk`; null without a key */
+                        keyThumbprint: string | null;
+                        /**
+                         * Format: date-time
+                         * @description when the key last changed after the shopper was created (null: the key given at creation, or none); a JWS cannot authorize a mandate created before it
+                         */
+                        keyChangedAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    agentPaymentsChangeShopperKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                shopperId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description platform admins: the tenant acted on (also accepted in the query); a tenantadmin or a merchant key leaves it out
+                     */
+                    tenantId?: string;
+                    /** @description the shopper's public key as a JWK: EC P-256 (ES256) or OKP Ed25519 (EdDSA); it signs the AP2 authorizations of its mandates (docs/agent-payments.md, "Shoppers"). Private members answer 400 `SHOPPER_JWK_PRIVATE`; another key type 400 `SHOPPER_JWK_INVALID` */
+                    publicKeyJwk: {
+                        kty: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    /** @description a compact JWS (JWT) signed by the shopper's current key (ES256 or EdDSA) whose claims hold `shopperId` (this shopper) and `newKeyThumbprint` (the RFC 7638 thumbprint of `publicKeyJwk`); `exp` honoured when present */
+                    authorization: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        merchantId: string;
+                        externalRef: string;
+                        userId: string | null;
+                        email: string | null;
+                        publicKeyJwk: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description the RFC 7638 thumbprint (SHA-256, base64url) of `publicKeyJwk`; null without a key */
+                        keyThumbprint: string | null;
+                        /**
+                         * Format: date-time
+                         * @description when the key last changed after the shopper was created (null: the key given at creation, or none); a JWS cannot authorize a mandate created before it
+                         */
+                        keyChangedAt: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -38582,6 +38983,8 @@ export interface operations {
                                 authorizedAt: string;
                                 /** @description lower-case hex SHA-256 of the mandate's content approved (docs/agent-payments.md, "Mandates") */
                                 contentHash: string;
+                                /** @description the RFC 7638 thumbprint (SHA-256, base64url) of the shopper's key whose JWS authorized it; null when a user approved it */
+                                keyThumbprint: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -39075,6 +39478,8 @@ export interface operations {
                                 authorizedAt: string;
                                 /** @description lower-case hex SHA-256 of the mandate's content approved (docs/agent-payments.md, "Mandates") */
                                 contentHash: string;
+                                /** @description the RFC 7638 thumbprint (SHA-256, base64url) of the shopper's key whose JWS authorized it; null when a user approved it */
+                                keyThumbprint: string | null;
                             } | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -39370,6 +39775,8 @@ export interface operations {
                             authorizedAt: string;
                             /** @description lower-case hex SHA-256 of the mandate's content approved (docs/agent-payments.md, "Mandates") */
                             contentHash: string;
+                            /** @description the RFC 7638 thumbprint (SHA-256, base64url) of the shopper's key whose JWS authorized it; null when a user approved it */
+                            keyThumbprint: string | null;
                         } | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -39654,6 +40061,8 @@ export interface operations {
                             authorizedAt: string;
                             /** @description lower-case hex SHA-256 of the mandate's content approved (docs/agent-payments.md, "Mandates") */
                             contentHash: string;
+                            /** @description the RFC 7638 thumbprint (SHA-256, base64url) of the shopper's key whose JWS authorized it; null when a user approved it */
+                            keyThumbprint: string | null;
                         } | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -39888,6 +40297,8 @@ export interface operations {
                             authorizedAt: string;
                             /** @description lower-case hex SHA-256 of the mandate's content approved (docs/agent-payments.md, "Mandates") */
                             contentHash: string;
+                            /** @description the RFC 7638 thumbprint (SHA-256, base64url) of the shopper's key whose JWS authorized it; null when a user approved it */
+                            keyThumbprint: string | null;
                         } | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -40172,6 +40583,8 @@ export interface operations {
                             authorizedAt: string;
                             /** @description lower-case hex SHA-256 of the mandate's content approved (docs/agent-payments.md, "Mandates") */
                             contentHash: string;
+                            /** @description the RFC 7638 thumbprint (SHA-256, base64url) of the shopper's key whose JWS authorized it; null when a user approved it */
+                            keyThumbprint: string | null;
                         } | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -43411,7 +43824,7 @@ export interface operations {
                     /** @description https on 443, a public DNS name, at most 2048 characters (the platform webhook's rules); a refused address answers 400 `AGENT_PAYMENTS_WEBHOOK_INVALID` */
                     url: string;
                     /** @description the types sent; empty means every `agent_payments.*` type, including types added later */
-                    eventTypes: ("agent_payments.agent.created" | "agent_payments.agent.updated" | "agent_payments.agent.paused" | "agent_payments.agent.resumed" | "agent_payments.agent.archived" | "agent_payments.agent_api_key.created" | "agent_payments.agent_api_key.revoked" | "agent_payments.policy.created" | "agent_payments.policy.updated" | "agent_payments.policy.deleted" | "agent_payments.merchant.created" | "agent_payments.merchant.updated" | "agent_payments.merchant.disabled" | "agent_payments.merchant_api_key.created" | "agent_payments.merchant_api_key.revoked" | "agent_payments.shopper.created" | "agent_payments.shopper.updated" | "agent_payments.shopper.deleted" | "agent_payments.mandate.created" | "agent_payments.mandate.authorized" | "agent_payments.mandate.rejected" | "agent_payments.mandate.revoked" | "agent_payments.mandate.expired" | "agent_payments.mandate.consumed" | "agent_payments.mandate.exhausted" | "agent_payments.execution.created" | "agent_payments.execution.processing" | "agent_payments.execution.authorized" | "agent_payments.execution.succeeded" | "agent_payments.execution.failed" | "agent_payments.execution.rejected" | "agent_payments.execution.requires_confirmation" | "agent_payments.execution.canceled" | "agent_payments.execution.expired" | "agent_payments.execution.refunded" | "agent_payments.approval.created" | "agent_payments.approval.approved" | "agent_payments.approval.rejected" | "agent_payments.approval.expired" | "agent_payments.approval.canceled")[];
+                    eventTypes: ("agent_payments.agent.created" | "agent_payments.agent.updated" | "agent_payments.agent.paused" | "agent_payments.agent.resumed" | "agent_payments.agent.archived" | "agent_payments.agent.wallet_consent_granted" | "agent_payments.agent.wallet_consent_revoked" | "agent_payments.agent_api_key.created" | "agent_payments.agent_api_key.revoked" | "agent_payments.policy.created" | "agent_payments.policy.updated" | "agent_payments.policy.deleted" | "agent_payments.merchant.created" | "agent_payments.merchant.updated" | "agent_payments.merchant.disabled" | "agent_payments.merchant_api_key.created" | "agent_payments.merchant_api_key.revoked" | "agent_payments.shopper.created" | "agent_payments.shopper.updated" | "agent_payments.shopper.key_changed" | "agent_payments.shopper.deleted" | "agent_payments.mandate.created" | "agent_payments.mandate.authorized" | "agent_payments.mandate.rejected" | "agent_payments.mandate.revoked" | "agent_payments.mandate.expired" | "agent_payments.mandate.consumed" | "agent_payments.mandate.exhausted" | "agent_payments.execution.created" | "agent_payments.execution.processing" | "agent_payments.execution.authorized" | "agent_payments.execution.succeeded" | "agent_payments.execution.failed" | "agent_payments.execution.rejected" | "agent_payments.execution.requires_confirmation" | "agent_payments.execution.canceled" | "agent_payments.execution.expired" | "agent_payments.execution.refunded" | "agent_payments.approval.created" | "agent_payments.approval.approved" | "agent_payments.approval.rejected" | "agent_payments.approval.expired" | "agent_payments.approval.canceled")[];
                 };
             };
         };
@@ -43926,7 +44339,7 @@ export interface operations {
                     /** @description https on 443, a public DNS name, at most 2048 characters (the platform webhook's rules); a refused address answers 400 `AGENT_PAYMENTS_WEBHOOK_INVALID` */
                     url?: string;
                     /** @description the types sent; empty means every `agent_payments.*` type, including types added later */
-                    eventTypes?: ("agent_payments.agent.created" | "agent_payments.agent.updated" | "agent_payments.agent.paused" | "agent_payments.agent.resumed" | "agent_payments.agent.archived" | "agent_payments.agent_api_key.created" | "agent_payments.agent_api_key.revoked" | "agent_payments.policy.created" | "agent_payments.policy.updated" | "agent_payments.policy.deleted" | "agent_payments.merchant.created" | "agent_payments.merchant.updated" | "agent_payments.merchant.disabled" | "agent_payments.merchant_api_key.created" | "agent_payments.merchant_api_key.revoked" | "agent_payments.shopper.created" | "agent_payments.shopper.updated" | "agent_payments.shopper.deleted" | "agent_payments.mandate.created" | "agent_payments.mandate.authorized" | "agent_payments.mandate.rejected" | "agent_payments.mandate.revoked" | "agent_payments.mandate.expired" | "agent_payments.mandate.consumed" | "agent_payments.mandate.exhausted" | "agent_payments.execution.created" | "agent_payments.execution.processing" | "agent_payments.execution.authorized" | "agent_payments.execution.succeeded" | "agent_payments.execution.failed" | "agent_payments.execution.rejected" | "agent_payments.execution.requires_confirmation" | "agent_payments.execution.canceled" | "agent_payments.execution.expired" | "agent_payments.execution.refunded" | "agent_payments.approval.created" | "agent_payments.approval.approved" | "agent_payments.approval.rejected" | "agent_payments.approval.expired" | "agent_payments.approval.canceled")[];
+                    eventTypes?: ("agent_payments.agent.created" | "agent_payments.agent.updated" | "agent_payments.agent.paused" | "agent_payments.agent.resumed" | "agent_payments.agent.archived" | "agent_payments.agent.wallet_consent_granted" | "agent_payments.agent.wallet_consent_revoked" | "agent_payments.agent_api_key.created" | "agent_payments.agent_api_key.revoked" | "agent_payments.policy.created" | "agent_payments.policy.updated" | "agent_payments.policy.deleted" | "agent_payments.merchant.created" | "agent_payments.merchant.updated" | "agent_payments.merchant.disabled" | "agent_payments.merchant_api_key.created" | "agent_payments.merchant_api_key.revoked" | "agent_payments.shopper.created" | "agent_payments.shopper.updated" | "agent_payments.shopper.key_changed" | "agent_payments.shopper.deleted" | "agent_payments.mandate.created" | "agent_payments.mandate.authorized" | "agent_payments.mandate.rejected" | "agent_payments.mandate.revoked" | "agent_payments.mandate.expired" | "agent_payments.mandate.consumed" | "agent_payments.mandate.exhausted" | "agent_payments.execution.created" | "agent_payments.execution.processing" | "agent_payments.execution.authorized" | "agent_payments.execution.succeeded" | "agent_payments.execution.failed" | "agent_payments.execution.rejected" | "agent_payments.execution.requires_confirmation" | "agent_payments.execution.canceled" | "agent_payments.execution.expired" | "agent_payments.execution.refunded" | "agent_payments.approval.created" | "agent_payments.approval.approved" | "agent_payments.approval.rejected" | "agent_payments.approval.expired" | "agent_payments.approval.canceled")[];
                     /** @description false: nothing is sent, and deliveries still waiting are dropped */
                     enabled?: boolean;
                 };
@@ -44247,6 +44660,543 @@ export interface operations {
             };
             /** @description Not found (another tenant's ids are not found either) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    agentPaymentsGetWalletConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        agentId: string;
+                        agentName: string;
+                        agentDescription: string | null;
+                        /** @enum {string} */
+                        agentStatus: "active" | "paused" | "archived";
+                        /**
+                         * Format: uuid
+                         * @description the caller's wallet the agent is bound to
+                         */
+                        walletId: string;
+                        /**
+                         * Format: uuid
+                         * @description the policy that judges its payments (limits, merchants), set by the tenant admin
+                         */
+                        policyId: string | null;
+                        /** @description whether the caller consented to this agent paying from `walletId` */
+                        consented: boolean;
+                        /** Format: date-time */
+                        grantedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    agentPaymentsGrantWalletConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        agentId: string;
+                        agentName: string;
+                        agentDescription: string | null;
+                        /** @enum {string} */
+                        agentStatus: "active" | "paused" | "archived";
+                        /**
+                         * Format: uuid
+                         * @description the caller's wallet the agent is bound to
+                         */
+                        walletId: string;
+                        /**
+                         * Format: uuid
+                         * @description the policy that judges its payments (limits, merchants), set by the tenant admin
+                         */
+                        policyId: string | null;
+                        /** @description whether the caller consented to this agent paying from `walletId` */
+                        consented: boolean;
+                        /** Format: date-time */
+                        grantedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+        };
+    };
+    agentPaymentsRevokeWalletConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        agentId: string;
+                        agentName: string;
+                        agentDescription: string | null;
+                        /** @enum {string} */
+                        agentStatus: "active" | "paused" | "archived";
+                        /**
+                         * Format: uuid
+                         * @description the caller's wallet the agent is bound to
+                         */
+                        walletId: string;
+                        /**
+                         * Format: uuid
+                         * @description the policy that judges its payments (limits, merchants), set by the tenant admin
+                         */
+                        policyId: string | null;
+                        /** @description whether the caller consented to this agent paying from `walletId` */
+                        consented: boolean;
+                        /** Format: date-time */
+                        grantedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        statusCode: 400;
+                        /** @constant */
+                        error: "Bad Request";
+                        /** @constant */
+                        message: "Request validation failed";
+                        details: {
+                            instancePath: string;
+                            schemaPath: string;
+                            keyword: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            message: string;
+                        }[];
+                    } | {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -44861,6 +45811,7 @@ export const operationCredentials: Readonly<Record<string, "tenant" | "bearer" |
     "GET /v1/agent-payments/shoppers/{shopperId}": "bearer",
     "PATCH /v1/agent-payments/shoppers/{shopperId}": "bearer",
     "DELETE /v1/agent-payments/shoppers/{shopperId}": "bearer",
+    "POST /v1/agent-payments/shoppers/{shopperId}/key": "bearer",
     "GET /v1/agent-payments/shoppers/{shopperId}/mandates": "bearer",
     "GET /v1/agent-payments/shoppers/{shopperId}/executions": "bearer",
     "POST /v1/agent-payments/mandates": "bearer",
@@ -44885,6 +45836,9 @@ export const operationCredentials: Readonly<Record<string, "tenant" | "bearer" |
     "PATCH /v1/agent-payments/webhooks/{webhookId}": "bearer",
     "DELETE /v1/agent-payments/webhooks/{webhookId}": "bearer",
     "GET /v1/agent-payments/webhooks/{webhookId}/deliveries": "bearer",
+    "GET /v1/agent-payments/agents/{agentId}/wallet-consent": "bearer",
+    "POST /v1/agent-payments/agents/{agentId}/wallet-consent": "bearer",
+    "DELETE /v1/agent-payments/agents/{agentId}/wallet-consent": "bearer",
     "GET /v1/agent-payments/audit-log": "bearer",
     "POST /v1/sandbox/faucet": "bearer",
 };

@@ -15,13 +15,14 @@ let t: TestApp
 let f: Factory
 let admin: SignedInUser
 let walletId: string
+let user: SignedInUser
 
 beforeAll(async () => {
   t = await makeApp({ clock: systemClock, jobs: true, env: { AGENT_PAYMENTS_APPROVAL_TTL_MS: '1000' } })
   f = new Factory(t)
   const tenant = await f.tenant()
   admin = await f.tenantAdmin(tenant)
-  const user = await f.user(tenant)
+  user = await f.user(tenant)
   const wallet = await f.api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, { token: user.accessToken })
   expect(wallet.status).toBe(201)
   walletId = wallet.body.id
@@ -32,6 +33,8 @@ test('a pending approval expires with its execution', async () => {
   const token = { token: admin.accessToken }
   const policy = await f.api.post(`${BASE}/policies`, { name: 'ask', currency: 'USDC', limits: [], approvalMode: 'always' }, token)
   const agent = await f.api.post(`${BASE}/agents`, { name: 'a', walletId, policyId: policy.body.id }, token)
+  // the wallet's owner lets the agent pay from it (docs/agent-payments.md, "The wallet owner's consent")
+  expect((await f.api.post(`${BASE}/agents/${agent.body.id}/wallet-consent`, {}, { token: user.accessToken })).status).toBe(200)
   const merchant = await f.api.post(`${BASE}/merchants`, { name: 'm', payTo: { network: 'sepolia', address: privateKeyToAccount(generatePrivateKey()).address } }, token)
   const ex = await f.api.post(`${BASE}/executions`, { agentId: agent.body.id, merchantId: merchant.body.id, amount: '3', currency: 'USDC', rail: 'onchain' }, token)
   expect(ex.status).toBe(201)
@@ -50,6 +53,7 @@ test('an execution waiting for its human\'s confirmation expires; confirming it 
   const token = { token: admin.accessToken }
   const policy = await f.api.post(`${BASE}/policies`, { name: 'free', currency: 'USDC', limits: [], approvalMode: 'auto' }, token)
   const agent = await f.api.post(`${BASE}/agents`, { name: 'h', walletId, policyId: policy.body.id }, token)
+  expect((await f.api.post(`${BASE}/agents/${agent.body.id}/wallet-consent`, {}, { token: user.accessToken })).status).toBe(200)
   const merchant = await f.api.post(`${BASE}/merchants`, { name: 'm2', payTo: { network: 'sepolia', address: privateKeyToAccount(generatePrivateKey()).address } }, token)
   const mandate = await f.api.post(`${BASE}/mandates`, { type: 'intent', agentId: agent.body.id, constraints: { maxAmount: '5', currency: 'USDC' }, expiresAt: new Date(Date.now() + 3_600_000).toISOString(), humanPresent: true }, token)
   expect((await f.api.post(`${BASE}/mandates/${mandate.body.id}/authorize`, {}, token)).status).toBe(200)

@@ -36,10 +36,14 @@ let second: { id: string; key: string }
 const as = (u: SignedInUser | string) => ({ token: typeof u === 'string' ? u : u.accessToken })
 const balanceOf = (a: Address) => reader(chain.url).tokenBalance(USDC, a)
 
+/** each wallet's owner, who consents to the agents bound to it */
+const owners = new Map<string, SignedInUser>()
+
 async function fundedWallet(usdc: bigint) {
   const u = await f.user(tenant)
   const w = await f.api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, as(u))
   expect(w.status).toBe(201)
+  owners.set(w.body.id, u)
   await chain.sendNative(w.body.address, parseEther('1'))
   if (usdc > 0n) await chain.sendToken(w.body.address, usdc, USDC)
   return w.body as { id: string; address: Address }
@@ -54,6 +58,8 @@ async function policy(body: Record<string, unknown>) {
 async function newAgent(walletId: string, policyId: string) {
   const r = await f.api.post(`${BASE}/agents`, { name: 'booker', walletId, policyId }, as(admin))
   expect(r.status).toBe(201)
+  // the wallet's owner lets the agent pay from it (docs/agent-payments.md, "The wallet owner's consent")
+  expect((await f.api.post(`${BASE}/agents/${r.body.id}/wallet-consent`, {}, as(owners.get(walletId)!))).status).toBe(200)
   const k = await f.api.post(`${BASE}/agents/${r.body.id}/api-keys`, { name: 'worker' }, as(admin))
   expect(k.status).toBe(201)
   return { id: r.body.id as string, key: k.body.key as string }

@@ -216,7 +216,7 @@ describe('authorize and revoke', () => {
     expect(r.status).toBe(200)
     expect(r.body.status).toBe('active')
     const row = (await t.deps.database.db.select().from(apMandates).where(eq(apMandates.id, m.id)).get())!
-    expect(r.body.authorization).toEqual({ authorizedBy: admin.id, authorizedAt: new Date(clock.now()).toISOString(), contentHash: sha256Hex(mandateContent(row)) })
+    expect(r.body.authorization).toEqual({ authorizedBy: admin.id, authorizedAt: new Date(clock.now()).toISOString(), contentHash: sha256Hex(mandateContent(row)), keyThumbprint: null })
     expect(r.body.authorization.contentHash).toMatch(/^[0-9a-f]{64}$/)
     // twice: 409
     const again = await f.api.post(`${BASE}/mandates/${m.id}/authorize`, {}, as(admin))

@@ -66,6 +66,8 @@ beforeAll(async () => {
   const w = await f.api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, as(user))
   expect(w.status).toBe(201)
   agentId = (await f.api.post(`${BASE}/agents`, { name: 'booker', walletId: w.body.id }, as(admin))).body.id
+  // the wallet's owner lets the agent pay from it (docs/agent-payments.md, "The wallet owner's consent")
+  expect((await f.api.post(`${BASE}/agents/${agentId}/wallet-consent`, {}, as(user))).status).toBe(200)
   allScopes = (await merchantKey(merchantId)).key
   expect([merchantId, otherMerchantId, foreignMerchantId, agentId].every(Boolean)).toBe(true)
 })
@@ -83,7 +85,7 @@ describe('shoppers as a tenant admin (J)', () => {
   test('create, one, list, patch, delete; audit and events', async () => {
     const s = await createShopper({ externalRef: 'cust-1', email: 'ada@example.com', userId: 'u-1', merchantId })
     expect(s).toEqual({
-      id: expect.any(String), merchantId, externalRef: 'cust-1', userId: 'u-1', email: 'ada@example.com', publicKeyJwk: null,
+      id: expect.any(String), merchantId, externalRef: 'cust-1', userId: 'u-1', email: 'ada@example.com', publicKeyJwk: null, keyThumbprint: null, keyChangedAt: null,
       createdAt: expect.any(String), updatedAt: expect.any(String),
     })
     expect((await f.api.get(`${BASE}/shoppers/${s.id}`, as(admin))).body).toEqual(s)

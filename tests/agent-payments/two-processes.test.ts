@@ -59,6 +59,8 @@ test('two processes: exactly 10 of 40 proceed against the daily limit, and one e
   const policy = await a.post(`${BASE}/policies`, { name: 'p', currency: 'USDC', limits: [{ interval: 'daily', amount: '0.1' }] }, op)
   const agent = await a.post(`${BASE}/agents`, { name: 'a', walletId: wallet.body.id, policyId: policy.body.id }, op)
   expect(agent.status).toBe(201)
+  // the wallet's owner lets the agent pay from it (docs/agent-payments.md, "The wallet owner's consent")
+  expect((await a.post(`${BASE}/agents/${agent.body.id}/wallet-consent`, {}, { token: reg.body.accessToken })).status).toBe(200)
   const key = { token: (await a.post(`${BASE}/agents/${agent.body.id}/api-keys`, { name: 'k' }, op)).body.key as string }
   const pay = { agentId: agent.body.id, merchantId: merchant.body.id, amount: '0.01', currency: 'USDC', rail: 'onchain' }
   // both edges must see the agent and its key before the burst

@@ -84,6 +84,8 @@ beforeAll(async () => {
   await chain.sendToken(w.body.address, 100_000_000n, USDC)
   const p = await f.api.post(`${BASE}/policies`, { name: 'p', currency: 'USDC', limits: [{ interval: 'daily', amount: '1000' }], approvalMode: 'always' }, as(admin))
   const a = await f.api.post(`${BASE}/agents`, { name: 'booker', walletId: w.body.id, policyId: p.body.id }, as(admin))
+  // the wallet's owner lets the agent pay from it (docs/agent-payments.md, "The wallet owner's consent")
+  expect((await f.api.post(`${BASE}/agents/${a.body.id}/wallet-consent`, {}, as(owner))).status).toBe(200)
   agent = { id: a.body.id, walletId: w.body.id }
 }, 60_000)
 

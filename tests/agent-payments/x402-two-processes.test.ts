@@ -61,6 +61,8 @@ test('two processes: a wallet that affords three of eight x402 payments pays thr
   const policy = await a.post(`${BASE}/policies`, { name: 'p', currency: 'USDC', limits: [{ interval: 'daily', amount: '5' }], allowedRails: ['x402'] }, op)
   const agent = await a.post(`${BASE}/agents`, { name: 'a', walletId: wallet.body.id, policyId: policy.body.id }, op)
   expect(agent.status).toBe(201)
+  // the wallet's owner lets the agent pay from it (docs/agent-payments.md, "The wallet owner's consent")
+  expect((await a.post(`${BASE}/agents/${agent.body.id}/wallet-consent`, {}, { token: reg.body.accessToken })).status).toBe(200)
   const key = { token: (await a.post(`${BASE}/agents/${agent.body.id}/api-keys`, { name: 'k' }, op)).body.key as string }
   await until(() => b.get(`${BASE}/agents/${agent.body.id}`, key), (r) => r.status === 200, 15_000)
   const pay = (path: string) => ({ agentId: agent.body.id, merchantId: shop.body.id, amount: '0.05', currency: 'USDC', rail: 'x402', resourceUrl: `https://x402.devnet.test${path}` })

@@ -132,6 +132,8 @@ async function agentPayments() {
   const agent = await f.api.post('/v1/agent-payments/agents', { name: 'a', walletId: wallet.body.id }, { token })
   expect(agent.status).toBe(201)
   ids.apAgent = agent.body.id
+  // the wallet's owner lets the agent pay from it (docs/agent-payments.md, "The wallet owner's consent")
+  expect((await f.api.post(`/v1/agent-payments/agents/${ids.apAgent}/wallet-consent`, {}, { token: own.user.accessToken })).status).toBe(200)
   ids.apAgentKey = (await f.api.post(`/v1/agent-payments/agents/${ids.apAgent}/api-keys`, { name: 'k' }, { token })).body.id
   const merchant = await f.api.post('/v1/agent-payments/merchants', { name: 'm', payTo: { network: 'sepolia', address: privateKeyToAccount(generatePrivateKey()).address } }, { token })
   expect(merchant.status).toBe(201)
@@ -270,7 +272,7 @@ describe('another tenant\'s ids answer exactly like unknown ids', () => {
     const admin = await f.adminToken()
     for (const route of await routesWithIds()) {
       if (route.method !== 'GET') continue
-      const token = route.path.startsWith('/v1/admin/') || route.path.startsWith('/v1/mpc/admin/') ? admin : route.path.startsWith('/v1/users/{id}') || route.path.startsWith('/v1/agent-payments/') ? own.operator.accessToken : own.user.accessToken
+      const token = route.path.startsWith('/v1/admin/') || route.path.startsWith('/v1/mpc/admin/') ? admin : route.path.startsWith('/v1/users/{id}') || (route.path.startsWith('/v1/agent-payments/') && !route.path.endsWith('/wallet-consent')) ? own.operator.accessToken : own.user.accessToken
       const res = await f.api.get(url(route, true), { token })
       expect({ route: route.path, status: res.status }).toEqual({ route: route.path, status: OWNER_REFUSALS[route.path] ?? 200 })
     }

@@ -13,6 +13,7 @@ import * as repo from './repo'
 import type { AgentRow } from './schema'
 import type { AgentStatus, ApEnvironment } from './record-types'
 import { agentView } from './views'
+import { consentAtBinding } from './wallet-consent'
 
 const agentNotFound = () => new NotFoundError('Agent not found')
 
@@ -25,11 +26,11 @@ function checkJwk(jwk: Record<string, unknown> | undefined) {
 }
 
 /** The agent's wallet: a live custodial wallet of the tenant (executions sign with it). */
-async function agentWallet(scope: Scope, walletId: string): Promise<{ environment: ApEnvironment }> {
+async function agentWallet(scope: Scope, walletId: string): Promise<{ environment: ApEnvironment; ownerId: string }> {
   const w = await findWallet(scope.deps.database.db, scope.tenantId, walletId)
   if (!w) throw new NotFoundError('Wallet not found', { code: 'WALLET_NOT_FOUND' })
   if (!isCustodial(w)) throw new BadRequestError('The agent\'s wallet must be custodial: Slipway signs its payments', { code: 'AGENT_WALLET_NOT_CUSTODIAL' })
-  return { environment: w.isTestnet ? 'sandbox' : 'production' }
+  return { environment: w.isTestnet ? 'sandbox' : 'production', ownerId: w.userId }
 }
 
 async function checkPolicy(scope: Scope, policyId: string) {
@@ -46,11 +47,13 @@ export async function visibleAgent(scope: Scope, agentId: string): Promise<Agent
 
 export async function createAgent(scope: Scope, input: CreateAgent) {
   checkJwk(input.publicKeyJwk)
-  const { environment } = await agentWallet(scope, input.walletId)
+  const { environment, ownerId } = await agentWallet(scope, input.walletId)
   if (input.policyId) await checkPolicy(scope, input.policyId)
   const now = scope.deps.clock.now()
   const row: AgentRow = {
     id: newId(), tenantId: scope.tenantId, name: input.name, description: input.description ?? null, walletId: input.walletId, environment,
+    // the owner's consent: given by binding one's own wallet, else asked of the owner (wallet-consent.ts)
+    ...consentAtBinding(ownerId, scope.actor.id, now),
     policyId: input.policyId ?? null, publicKeyJwk: input.publicKeyJwk ?? null, metadata: input.metadata ?? {}, status: 'active',
     createdAt: now, updatedAt: now, archivedAt: null,
   }
@@ -101,15 +104,18 @@ export async function updateAgent(scope: Scope, agentId: string, input: UpdateAg
   if (input.name !== undefined) changes.name = input.name
   if (input.description !== undefined) changes.description = input.description
   if (input.metadata !== undefined) changes.metadata = input.metadata
+  const now = scope.deps.clock.now()
   if (input.walletId !== undefined && input.walletId !== before.walletId) {
+    const wallet = await agentWallet(scope, input.walletId)
     changes.walletId = input.walletId
-    changes.environment = (await agentWallet(scope, input.walletId)).environment
+    changes.environment = wallet.environment
+    // a consent is for one wallet: another wallet needs its own owner's
+    Object.assign(changes, consentAtBinding(wallet.ownerId, scope.actor.id, now))
   }
   if (input.policyId !== undefined && input.policyId !== before.policyId) {
     if (input.policyId !== null) await checkPolicy(scope, input.policyId)
     changes.policyId = input.policyId
   }
-  const now = scope.deps.clock.now()
   const after: AgentRow = { ...before, ...changes, updatedAt: now }
   if (JSON.stringify(agentView({ ...after, updatedAt: before.updatedAt })) === JSON.stringify(agentView(before))) return agentView(before)
   await scope.deps.database.write(async (tx) => {

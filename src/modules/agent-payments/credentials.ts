@@ -6,6 +6,9 @@
  *   `{ kind: 'agent' }`, acting only as its own agent.
  * - a merchant API key (`Authorization: Bearer sk_merch_…`) on the shopper routes (M), with the
  *   scope the route names: `{ kind: 'merchant' }`, seeing only its own merchant's shoppers.
+ * - any signed-in user's bearer token on the wallet owner's routes (`'walletOwner'`: the owner's
+ *   consent to an agent paying from their wallet): `{ kind: 'owner' }`, acting in the user's own
+ *   tenant on the agents bound to the user's own wallets only. No API key is accepted there.
  *
  * A key's checks, in order: an unknown, revoked or mismatched key, or one of a tenant that is
  * not active, answers 401; then the request counts toward the key's 120 per minute (beyond:
@@ -34,6 +37,7 @@ export type Caller =
   | { kind: 'operator'; ctx: Ctx }
   | { kind: 'agent'; deps: Deps; tenantId: string; agentId: string; keyId: string; requestId: string }
   | { kind: 'merchant'; deps: Deps; tenantId: string; merchantId: string; keyId: string; requestId: string }
+  | { kind: 'owner'; ctx: Ctx; tenantId: string }
 
 /** Who did a change, as the audit log records it. */
 export interface AuditActor { type: 'user' | 'agent' | 'merchant' | 'system'; id: string | null }
@@ -57,6 +61,10 @@ export async function scopeOf(caller: Caller, requestedTenant: string | undefine
   }
   if (caller.kind === 'merchant') {
     return { deps: caller.deps, tenantId: caller.tenantId, actor: { type: 'merchant', id: caller.merchantId }, requestId: caller.requestId, merchantId: caller.merchantId }
+  }
+  if (caller.kind === 'owner') {
+    // the owner acts for themself: their own tenant, whatever `tenantId` says
+    return { deps: caller.ctx.deps, tenantId: caller.tenantId, actor: { type: 'user', id: caller.ctx.actor.userId }, requestId: caller.ctx.requestId }
   }
   const { ctx } = caller
   const tenantId = await operatorTenantId(ctx, requestedTenant)
@@ -82,8 +90,8 @@ async function keyCaller(deps: Deps, token: string, kind: ApiKeyRow['kind']): Pr
 }
 
 export type MerchantScope = 'shoppers:read' | 'shoppers:write' | 'mandates:read' | 'executions:read'
-/** `'operator'` (J), `'operatorOrAgent'` (J or A), or J or a merchant key holding the scope named (M). */
-export type ApAuth = 'operator' | 'operatorOrAgent' | `operatorOrMerchant:${MerchantScope}`
+/** `'operator'` (J), `'operatorOrAgent'` (J or A), J or a merchant key holding the scope named (M), or `'walletOwner'` (any user's bearer token). */
+export type ApAuth = 'operator' | 'operatorOrAgent' | `operatorOrMerchant:${MerchantScope}` | 'walletOwner'
 
 async function resolveCaller(deps: Deps, request: Request, allow: ApAuth): Promise<Caller> {
   const header = request.headers.get('authorization')
@@ -91,6 +99,8 @@ async function resolveCaller(deps: Deps, request: Request, allow: ApAuth): Promi
   const keyKind = token ? kindOf(token) : null
   const requestId = stateOf(request).id
   if (token && keyKind) {
+    // a wallet's owner consents with their own token, never through a key a tenant admin made
+    if (allow === 'walletOwner') throw new ForbiddenError('This API key cannot be used on this route')
     const key = await keyCaller(deps, token, keyKind)
     if (keyKind === 'merchant' && allow.startsWith('operatorOrMerchant:')) {
       const scope = allow.slice('operatorOrMerchant:'.length)
@@ -102,11 +112,15 @@ async function resolveCaller(deps: Deps, request: Request, allow: ApAuth): Promi
   }
   const actor = await actorFromBearer(deps, header)
   if (!actor) throw new UnauthorizedError()
+  if (allow === 'walletOwner') {
+    if (!actor.tenantId) throw new ForbiddenError()
+    return { kind: 'owner', ctx: { deps, actor, requestId }, tenantId: actor.tenantId }
+  }
   if (actor.role === 'user') throw new ForbiddenError()
   return { kind: 'operator', ctx: { deps, actor, requestId } }
 }
 
-/** The route option `apAuth`: `'operator'` (J), `'operatorOrAgent'` (J or A), `'operatorOrMerchant:<scope>'` (J or M); resolves `caller`. */
+/** The route option `apAuth`: `'operator'` (J), `'operatorOrAgent'` (J or A), `'operatorOrMerchant:<scope>'` (J or M), `'walletOwner'`; resolves `caller`. */
 export function apSecurity(deps: Deps) {
   return new Elysia({ name: 'agent-payments-security', seed: deps.config.publicBaseUrl })
     .macro({

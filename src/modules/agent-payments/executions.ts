@@ -20,6 +20,7 @@ import { toUnits, fromUnits } from './policy'
 import { moveApproval } from './approvals'
 import { watchPayment } from './moves'
 import { judgeIn, withMandate } from './judging'
+import { CONSENT_REQUIRED, walletConsentRefusal } from './wallet-consent'
 import * as repo from './repo'
 import type { ApprovalRow, ExecutionRow } from './schema'
 import type { ExecutionStatus } from './record-types'
@@ -105,6 +106,9 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
       }
       // judge and reserve: the agent, policy, merchant and the windows' sums read in this transaction
       const agent = (await repo.findAgent(tx, scope.tenantId, agent0.id))!
+      // the wallet's owner consented (or the tenant manages its users' wallets), read in this write: else nothing is stored or paid
+      const refusal = await walletConsentRefusal(scope.deps, tx, agent)
+      if (refusal) throw new ConflictError(refusal, { code: CONSENT_REQUIRED })
       const merchant = merchant0 ? await repo.findMerchant(tx, scope.tenantId, merchant0.id) : undefined
       const policyJudgement = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: input.amount, currency: input.currency, rail: input.rail, network, now })
       const j = mandate0 ? (await withMandate(tx, scope.tenantId, mandate0.id, policyJudgement, { agentId: agent.id, merchantId: merchant0?.id ?? null, merchantCategory: merchant?.category ?? null, amount: input.amount, currency: input.currency, now })) : policyJudgement

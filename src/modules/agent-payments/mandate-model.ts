@@ -93,6 +93,7 @@ export const Mandate = t.Object({
     authorizedBy: t.Union([Uuid, t.Null()], { description: 'the user who approved it; null when the shopper\'s JWS authorized it' }),
     authorizedAt: When,
     contentHash: t.String({ description: 'lower-case hex SHA-256 of the mandate\'s content approved (docs/agent-payments.md, "Mandates")' }),
+    keyThumbprint: t.Union([t.String(), t.Null()], { description: 'the RFC 7638 thumbprint (SHA-256, base64url) of the shopper\'s key whose JWS authorized it; null when a user approved it' }),
   }), t.Null()]),
   createdAt: When,
   updatedAt: When,

@@ -12,13 +12,13 @@ import { newId } from '../../lib/ids'
 import { recordChange } from './changes'
 import type { Scope } from './credentials'
 import type { AuthorizeMandate, CreateMandate } from './mandate-model'
-import type { MandateRow } from './schema'
+import type { MandateRow, ShopperRow } from './schema'
 import type { MandateConstraints, MandateStatus, MandateType } from './record-types'
 import { MANDATE_EXPIRE_TOPIC, mandateExpireJobId } from './mandate-topics'
 import { mandateView } from './mandate-views'
 import { fromUnits, toUnits } from './policy'
 import * as repo from './repo'
-import { verifyShopperAuthorization } from './shopper-jws'
+import { jwkThumbprint, verifyShopperAuthorization } from './shopper-jws'
 
 const invalid = (message: string, code = 'MANDATE_INVALID') => new BadRequestError(message, { code })
 const sameCurrency = (a: string, b: string) => a.toUpperCase() === b.toUpperCase()
@@ -96,7 +96,7 @@ export async function createMandate(scope: Scope, input: CreateMandate) {
     status: 'pending_authorization', constraints,
     cart: cart ? { items: cart.items.map((i) => ({ name: i.name, quantity: i.quantity, unitPrice: i.unitPrice })), total: cart.total, currency: cart.currency, merchantId: cart.merchantId } : null,
     description: input.description ?? null, humanPresent: input.humanPresent, expiresAt,
-    authorizedBy: null, authorizedAt: null, authorizationHash: null, createdAt: now, updatedAt: now, endedAt: null,
+    authorizedBy: null, authorizedAt: null, authorizationHash: null, authorizedKeyThumbprint: null, createdAt: now, updatedAt: now, endedAt: null,
   }
   await scope.deps.database.write(async (tx) => {
     await repo.insertMandate(tx, row)
@@ -134,6 +134,11 @@ export async function transitionMandate(tx: Tx, scope: Scope, before: MandateRow
   return after
 }
 
+/** Whether the shopper's key changed at or after the mandate's creation (equal times count: which came first is unknown). */
+const keyChangedSince = (shopper: Pick<ShopperRow, 'keyChangedAt'>, mandate: Pick<MandateRow, 'createdAt'>) =>
+  shopper.keyChangedAt !== null && shopper.keyChangedAt >= mandate.createdAt
+const keyChanged = () => new ConflictError('The shopper\'s key changed after this mandate was created: its JWS cannot authorize it (make a new mandate)', { code: 'SHOPPER_KEY_CHANGED' })
+
 const stateError = (row: MandateRow, wanted: string) => new ConflictError(`The mandate is ${row.status}, not ${wanted}`, { code: 'MANDATE_STATE_INVALID' })
 
 export async function authorizeMandate(scope: Scope, mandateId: string, input: AuthorizeMandate) {
@@ -142,15 +147,27 @@ export async function authorizeMandate(scope: Scope, mandateId: string, input: A
   const now = scope.deps.clock.now()
   if (now >= before.expiresAt) throw new ConflictError('The mandate has expired', { code: 'MANDATE_EXPIRED' })
   const contentHash = sha256Hex(mandateContent(before))
+  let keyThumbprint: string | null = null
   if (input.userAuthorization !== undefined) {
     // AP2: the shopper's own signature over the content's hash (shopper-jws.ts); authorizedBy stays null
     const shopper = before.shopperId === null ? undefined : await repo.findShopper(scope.deps.database.db, scope.tenantId, before.shopperId)
     if (!shopper?.publicKeyJwk) throw invalid('The mandate has no shopper with a registered key to verify the JWS', 'SHOPPER_KEY_MISSING')
+    // a key set after the mandate was made never speaks for it: whoever changed the key cannot
+    // consent to what was pending; a tenant admin may still approve it as themself
+    if (keyChangedSince(shopper, before)) throw keyChanged()
     await verifyShopperAuthorization(input.userAuthorization, shopper.publicKeyJwk, contentHash, now)
+    keyThumbprint = jwkThumbprint(shopper.publicKeyJwk)
   }
-  const after = await scope.deps.database.write((tx) => transitionMandate(tx, scope, before, 'active', now, {
-    authorizedBy: input.userAuthorization !== undefined ? null : scope.actor.id, authorizedAt: now, authorizationHash: contentHash,
-  }))
+  const after = await scope.deps.database.write(async (tx) => {
+    if (keyThumbprint !== null) {
+      // the key verified is still the shopper's, read in the write that activates the mandate
+      const cur = await repo.findShopper(tx, scope.tenantId, before.shopperId!)
+      if (!cur?.publicKeyJwk || jwkThumbprint(cur.publicKeyJwk) !== keyThumbprint || keyChangedSince(cur, before)) throw keyChanged()
+    }
+    return transitionMandate(tx, scope, before, 'active', now, {
+      authorizedBy: input.userAuthorization !== undefined ? null : scope.actor.id, authorizedAt: now, authorizationHash: contentHash, authorizedKeyThumbprint: keyThumbprint,
+    })
+  })
   if (!after) throw stateError(await visibleMandate(scope, mandateId), 'pending_authorization')
   return mandateView(after)
 }

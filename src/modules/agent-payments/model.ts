@@ -14,6 +14,9 @@ const Metadata = t.Record(t.String({ minLength: 1, maxLength: 64 }), t.String({ 
 const Jwk = t.Object({ kty: t.String({ minLength: 1, maxLength: 16 }) }, { additionalProperties: true, description: 'the agent\'s public key as a JWK (RFC 7517); a key with private parts (`d`, `p`, `q`, `k`...) is refused' })
 export const TenantIdField = t.Optional(t.String({ format: 'uuid', description: 'platform admins: the tenant acted on (also accepted in the query); a tenantadmin may leave it out' }))
 
+/** The consent rule, in the OpenAPI of the agent and execution routes. */
+export const CONSENT_NOTE = 'An agent pays from a user\'s wallet only with that user\'s consent (null here: executions answer 409 `AGENT_WALLET_CONSENT_REQUIRED`, nothing paid), unless a platform admin set the tenant\'s `agentPayments.tenantManagesUserWallets` (docs/agent-payments.md, "The wallet owner\'s consent").'
+
 export const ENVIRONMENT_NOTE = 'the webhook environment of its events: `sandbox` when its money is on a testnet, else `production`'
 
 export const TenantQuery = t.Object({ tenantId: TenantIdField })
@@ -46,7 +49,7 @@ export const CreateAgent = t.Object({
   tenantId: TenantIdField,
   name: t.String({ minLength: 1, maxLength: 100 }),
   description: t.Optional(t.String({ maxLength: 1000 })),
-  walletId: t.String({ format: 'uuid', description: 'a custodial wallet of the tenant (any of its users) the agent pays from' }),
+  walletId: t.String({ format: 'uuid', description: 'a custodial wallet of the tenant (any of its users) the agent pays from; the agent pays only once its owner consented (the caller\'s own wallet: consented by binding it)' }),
   policyId: t.Optional(t.String({ format: 'uuid', description: 'the policy that judges its payments; without one every execution will be refused' })),
   publicKeyJwk: t.Optional(Jwk),
   metadata: t.Optional(Metadata),
@@ -59,7 +62,7 @@ export type CreateAgent = typeof CreateAgent.static
 export const UpdateAgent = t.Object({
   name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
   description: t.Optional(t.Union([t.String({ maxLength: 1000 }), t.Null()])),
-  walletId: t.Optional(t.String({ format: 'uuid' })),
+  walletId: t.Optional(t.String({ format: 'uuid', description: 'another wallet clears the owner\'s consent: its own owner consents again (the caller\'s own wallet: consented by binding it)' })),
   policyId: t.Optional(t.Union([t.String({ format: 'uuid' }), t.Null()], { description: 'null: no policy (executions refused)' })),
   metadata: t.Optional(Metadata),
 }, { additionalProperties: false, minProperties: 1, examples: [{ name: 'Travel booker (EU)', policyId: '5d1c8e2a-3f4b-4c6d-9e7f-1a2b3c4d5e6f' }] })
@@ -70,6 +73,10 @@ export const Agent = t.Object({
   name: t.String(),
   description: t.Union([t.String(), t.Null()]),
   walletId: Uuid,
+  walletConsent: t.Union([t.Object({
+    grantedBy: Uuid,
+    grantedAt: When,
+  }), t.Null()], { description: `the wallet owner's consent to this agent paying from \`walletId\`: by the owner's own \`POST /v1/agent-payments/agents/{agentId}/wallet-consent\`, or given when a tenant admin binds their own wallet; cleared when \`walletId\` changes. ${CONSENT_NOTE}` }),
   policyId: t.Union([Uuid, t.Null()]),
   publicKeyJwk: t.Union([t.Record(t.String(), t.Any()), t.Null()]),
   metadata: t.Record(t.String(), t.String()),

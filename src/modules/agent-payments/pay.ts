@@ -28,6 +28,7 @@ import { settingsOf } from '../tenants/service'
 import { findHold, placeHold, releaseHold, walletBalances } from '../transactions/holds'
 import { holdIdOf } from './moves'
 import { afterMandatePayment, moveExecution } from './moves'
+import { CONSENT_REQUIRED, walletConsentRefusal } from './wallet-consent'
 
 export { moveExecution }
 
@@ -52,6 +53,12 @@ async function fail(deps: Deps, scope: Scope, id: string, reason: string): Promi
 export async function payExecution(deps: Deps, tenantId: string, id: string, scope: Scope = systemScope(deps, tenantId, `ap-execution:${id}`)): Promise<ExecutionRow> {
   const db = deps.database.db
   const row = (await repo.findExecution(db, tenantId, id))!
+  if (row.status === 'processing' && !row.transactionId && !row.x402?.authorization) {
+    // no payment starts from a wallet whose owner has not consented (or withdrew it since the execution was judged)
+    const agent = await repo.findAgent(db, tenantId, row.agentId)
+    const refusal = agent ? await walletConsentRefusal(deps, db, agent) : 'The agent is gone'
+    if (refusal) return fail(deps, scope, id, `${CONSENT_REQUIRED}: ${refusal}`)
+  }
   if (row.rail === 'x402') return (await import('./x402')).payX402(deps, tenantId, id, scope)
   if (row.status !== 'processing' || row.transactionId) return row
   const agent = await repo.findAgent(db, tenantId, row.agentId)

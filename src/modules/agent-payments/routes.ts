@@ -2,7 +2,8 @@
  * The agent payments group (`/v1/agent-payments`): agents, policies, merchants, their API
  * keys, shoppers, mandates, executions, approvals, the group's own webhook subscriptions
  * (webhook-routes.ts) and the audit log: routes 1-54 of the spec's table, route 37 on both
- * rails (onchain, x402). Decisions: docs/agent-payments.md.
+ * rails (onchain, x402); beyond the table, a shopper's own key change (shopper-routes.ts) and
+ * the wallet owner's consent (wallet-consent-routes.ts). Decisions: docs/agent-payments.md.
  */
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
@@ -17,6 +18,7 @@ import { AuditList, AuditQuery } from './model'
 import { policyRoutes } from './policy-routes'
 import { webhookSubscriptionRoutes } from './webhook-routes'
 import { shopperRoutes } from './shopper-routes'
+import { walletConsentRoutes } from './wallet-consent-routes'
 
 export function agentPaymentRoutes(deps: Deps) {
   return new Elysia({ detail: { tags: ['Agent payments'] } })
@@ -27,6 +29,7 @@ export function agentPaymentRoutes(deps: Deps) {
     .use(mandateRoutes(deps))
     .use(executionRoutes(deps))
     .use(webhookSubscriptionRoutes(deps))
+    .use(walletConsentRoutes(deps))
     .use(new Elysia({ prefix: '/v1/agent-payments', detail: { tags: ['Agent payments'] } })
       .use(apSecurity(deps))
       .get('/audit-log', async ({ query, caller }) => listAudit(await scopeOf(caller, query.tenantId), query), {

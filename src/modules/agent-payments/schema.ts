@@ -55,6 +55,13 @@ export const apAgents = sqliteTable('ap_agents', {
   /** the agent's public key (a JWK without private parts), for signed requests later */
   publicKeyJwk: text('public_key_jwk', { mode: 'json' }).$type<Record<string, unknown> | null>(),
   metadata: text('metadata', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+  /**
+   * The wallet owner's consent to this agent paying from `walletId` (docs/agent-payments.md,
+   * "The wallet owner's consent"): the owner's user id and when. Cleared whenever `walletId`
+   * changes; null: no consent (the agent pays only when the tenant manages its users' wallets).
+   */
+  walletConsentBy: text('wallet_consent_by'),
+  walletConsentAt: integer('wallet_consent_at'),
   status: text('status', { enum: AGENT_STATUSES }).notNull(),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
@@ -157,6 +164,8 @@ export const apMandates = sqliteTable('ap_mandates', {
   authorizedBy: text('authorized_by'),
   authorizedAt: integer('authorized_at'),
   authorizationHash: text('authorization_hash'),
+  /** the RFC 7638 thumbprint of the shopper's key that signed the authorization; null when a user authorized it */
+  authorizedKeyThumbprint: text('authorized_key_thumbprint'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
   /** when it left `pending_authorization`/`active` for a final state */
@@ -181,6 +190,8 @@ export const apShoppers = sqliteTable('ap_shoppers', {
   userId: text('user_id'),
   email: text('email'),
   publicKeyJwk: text('public_key_jwk', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+  /** when the key last changed after creation (null: the key given at creation, or none): a JWS cannot authorize a mandate created before it */
+  keyChangedAt: integer('key_changed_at'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
   deletedAt: integer('deleted_at'),

@@ -8,6 +8,8 @@
 import { errors, importJWK, jwtVerify } from 'jose'
 import { BadRequestError } from '../../http/errors'
 
+export { jwkThumbprint } from './jwk-thumbprint'
+
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k']
 
 /** The algorithm a key signs with: ES256 for P-256, EdDSA for Ed25519; null for any other key. */
@@ -34,22 +36,39 @@ export async function checkShopperJwk(jwk: Record<string, unknown>): Promise<Rec
 
 const refuse = (message: string, code: string) => new BadRequestError(message, { code })
 
+/** The claims of a JWT signed by `jwk` (its one algorithm), checked against the clock. */
+async function verifiedClaims(jws: string, jwk: Record<string, unknown>, now: number, what: string): Promise<Record<string, unknown>> {
+  const alg = algOf(jwk)
+  if (!alg) throw refuse('The shopper\'s key cannot verify a JWS', 'SHOPPER_KEY_MISSING')
+  try {
+    const key = await importJWK({ ...jwk, alg } as never, alg)
+    const out = await jwtVerify(jws, key, { algorithms: [alg], currentDate: new Date(now), clockTolerance: 0 })
+    return out.payload as Record<string, unknown>
+  } catch (err) {
+    if (err instanceof errors.JWTExpired) throw refuse(`The shopper's ${what} has expired`, 'SHOPPER_JWS_EXPIRED')
+    throw refuse(`The shopper's ${what} is not a JWS signed by the shopper's key`, 'SHOPPER_JWS_INVALID')
+  }
+}
+
 /**
  * Checks `jws` against the shopper's key and the content's hash: a bad signature (another key,
  * a tampered token), another algorithm, or a malformed token answers `SHOPPER_JWS_INVALID`; a
  * signature over another hash `SHOPPER_JWS_CONTENT_MISMATCH`; past `exp` `SHOPPER_JWS_EXPIRED`.
  */
 export async function verifyShopperAuthorization(jws: string, jwk: Record<string, unknown>, contentHash: string, now: number): Promise<void> {
-  const alg = algOf(jwk)
-  if (!alg) throw refuse('The shopper\'s key cannot verify a JWS', 'SHOPPER_KEY_MISSING')
-  let payload: Record<string, unknown>
-  try {
-    const key = await importJWK({ ...jwk, alg } as never, alg)
-    const out = await jwtVerify(jws, key, { algorithms: [alg], currentDate: new Date(now), clockTolerance: 0 })
-    payload = out.payload as Record<string, unknown>
-  } catch (err) {
-    if (err instanceof errors.JWTExpired) throw refuse('The shopper\'s authorization has expired', 'SHOPPER_JWS_EXPIRED')
-    throw refuse('The shopper\'s authorization is not a JWS signed by the shopper\'s key', 'SHOPPER_JWS_INVALID')
-  }
+  const payload = await verifiedClaims(jws, jwk, now, 'authorization')
   if (payload.contentHash !== contentHash) throw refuse('The shopper\'s authorization signs other content than this mandate\'s', 'SHOPPER_JWS_CONTENT_MISMATCH')
+}
+
+/**
+ * Checks a key change signed by the shopper's current key: a JWT whose claims name the shopper
+ * (`shopperId`) and the new key (`newKeyThumbprint`, its RFC 7638 thumbprint), so it changes
+ * that shopper to that key only. It carries no `contentHash`, and a mandate's authorization no
+ * `newKeyThumbprint`: neither can stand for the other. Refusals as for an authorization.
+ */
+export async function verifyShopperKeyChange(jws: string, currentJwk: Record<string, unknown>, claims: { shopperId: string; newKeyThumbprint: string }, now: number): Promise<void> {
+  const payload = await verifiedClaims(jws, currentJwk, now, 'key change')
+  if (payload.shopperId !== claims.shopperId || payload.newKeyThumbprint !== claims.newKeyThumbprint) {
+    throw refuse('The shopper\'s key change signs another shopper or another key than this one', 'SHOPPER_JWS_CONTENT_MISMATCH')
+  }
 }

@@ -31,6 +31,19 @@ export const UpdateShopper = t.Object({
 }, { additionalProperties: false, minProperties: 1, examples: [{ email: 'ada@example.org' }] })
 export type UpdateShopper = typeof UpdateShopper.static
 
+export const ChangeShopperKey = t.Object({
+  tenantId: TenantIdField,
+  publicKeyJwk: ShopperJwk,
+  authorization: t.String({ minLength: 1, maxLength: 20000, description: 'a compact JWS (JWT) signed by the shopper\'s current key (ES256 or EdDSA) whose claims hold `shopperId` (this shopper) and `newKeyThumbprint` (the RFC 7638 thumbprint of `publicKeyJwk`); `exp` honoured when present' }),
+}, {
+  additionalProperties: false,
+  examples: [{
+    publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' },
+    authorization: 'eyJhbGciOiJFZERTQSJ9.eyJzaG9wcGVySWQiOiIwYjZmNGMxZS04YTUyLTRkN2UtOWIzYS0yZjFjNWQ2ZTdhODAiLCJuZXdLZXlUaHVtYnByaW50IjoiTlp6ZU9ZdkRKSmFPZ0d5ZVlmNVBNVldfM3U1UmhzdE5qR0xPTmVIZ3RfTSJ9.c2lnbmF0dXJlLW9mLXRoZS1jdXJyZW50LWtleQ',
+  }],
+})
+export type ChangeShopperKey = typeof ChangeShopperKey.static
+
 export const ShopperListQuery = t.Object({
   tenantId: TenantIdField,
   merchantId: t.Optional(Uuid),
@@ -47,6 +60,8 @@ export const Shopper = t.Object({
   userId: t.Union([t.String(), t.Null()]),
   email: t.Union([t.String(), t.Null()]),
   publicKeyJwk: t.Union([t.Record(t.String(), t.Any()), t.Null()]),
+  keyThumbprint: t.Union([t.String(), t.Null()], { description: 'the RFC 7638 thumbprint (SHA-256, base64url) of `publicKeyJwk`; null without a key' }),
+  keyChangedAt: t.Union([When, t.Null()], { description: 'when the key last changed after the shopper was created (null: the key given at creation, or none); a JWS cannot authorize a mandate created before it' }),
   createdAt: When,
   updatedAt: When,
 }, { title: 'AgentPaymentsShopper' })

@@ -8,12 +8,14 @@ import { apSecurity, scopeOf } from './credentials'
 import { MandateList } from './mandate-model'
 import { ExecutionList } from './execution-model'
 import { TenantQuery } from './model'
-import { CreateShopper, Shopper, ShopperList, ShopperListQuery, ShopperPageQuery, ShopperParams, UpdateShopper } from './shopper-model'
+import { ChangeShopperKey, CreateShopper, Shopper, ShopperList, ShopperListQuery, ShopperPageQuery, ShopperParams, UpdateShopper } from './shopper-model'
 
 /** loaded with the first request that needs it */
 const shoppers = lazyService(() => import('./shoppers'))
 
 const M = (scope: string) => `Or a merchant API key (\`Authorization: Bearer sk_merch_…\`) with the scope \`${scope}\`, seeing only its merchant's shoppers (another merchant's answer 404; without the scope 403; 120 requests per minute per key, then 403 \`Rate limit exceeded\`).`
+
+const KEY_RULE = 'Who sets a shopper\'s key: whoever creates the shopper (J or M); then only a tenant admin (PATCH, audited) or the shopper itself (`POST /shoppers/{shopperId}/key`, signed by its current key). A JWS cannot authorize a mandate created before the last key change.'
 
 export function shopperRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/agent-payments/shoppers', detail: { tags: ['Agent payments'] } })
@@ -51,7 +53,22 @@ export function shopperRoutes(deps: Deps) {
       query: TenantQuery,
       body: UpdateShopper,
       response: { 200: Shopper, ...errorResponses('standard', 401, 403, 404, 409) },
-      detail: { operationId: 'agentPaymentsUpdateShopper', summary: 'Change a shopper', description: `${J} ${M('shoppers:write')} externalRef, userId, email, publicKeyJwk (null clears them, but externalRef); its merchant stays.` },
+      detail: {
+        operationId: 'agentPaymentsUpdateShopper',
+        summary: 'Change a shopper',
+        description: `${J} ${M('shoppers:write')} externalRef, userId, email, publicKeyJwk (null clears them, but externalRef); its merchant stays. ${KEY_RULE} A merchant key sending another \`publicKeyJwk\` than the shopper's gets 403 \`SHOPPER_KEY_CHANGE_FORBIDDEN\` (nothing changed); a tenant admin's key change is audited as \`shopper.key_changed\`.`,
+      },
+    })
+    .post('/:shopperId/key', async ({ params, body, caller }) => shoppers.changeShopperKey(await scopeOf(caller, body.tenantId), params.shopperId, body), {
+      apAuth: 'operatorOrMerchant:shoppers:write',
+      params: ShopperParams,
+      body: ChangeShopperKey,
+      response: { 200: Shopper, ...errorResponses('standard', 400, 401, 403, 404, 409) },
+      detail: {
+        operationId: 'agentPaymentsChangeShopperKey',
+        summary: 'Change a shopper\'s key with its current key\'s signature',
+        description: `${J} ${M('shoppers:write')} The shopper's own key change, relayed: \`authorization\` is a compact JWS (JWT) signed by the shopper's current key whose claims hold \`shopperId\` and \`newKeyThumbprint\` (the RFC 7638 thumbprint of the new \`publicKeyJwk\`). 400 \`SHOPPER_JWS_INVALID\` (another key, tampered, malformed, another algorithm), \`SHOPPER_JWS_CONTENT_MISMATCH\` (another shopper or key), \`SHOPPER_JWS_EXPIRED\`, \`SHOPPER_JWK_PRIVATE\`, \`SHOPPER_JWK_INVALID\`; 409 \`SHOPPER_KEY_MISSING\` (no current key: a tenant admin sets it) or \`SHOPPER_KEY_CHANGED\` (another change came first). The same key answers the shopper unchanged. Audited as \`shopper.key_changed\`. ${KEY_RULE}`,
+      },
     })
     .delete('/:shopperId', async ({ params, query, caller }) => shoppers.deleteShopper(await scopeOf(caller, query.tenantId), params.shopperId), {
       apAuth: 'operatorOrMerchant:shoppers:write',

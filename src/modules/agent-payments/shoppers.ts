@@ -4,7 +4,7 @@
  * merchant's answer 404, as an unknown id). Every change is audited and published
  * (`agent_payments.shopper.*`) to the environment of the shopper's merchant.
  */
-import { ConflictError, NotFoundError } from '../../http/errors'
+import { ConflictError, ForbiddenError, NotFoundError } from '../../http/errors'
 import { uniqueViolation } from '../../db/client'
 import { newId } from '../../lib/ids'
 import { recordChange } from './changes'
@@ -12,8 +12,8 @@ import type { Scope } from './credentials'
 import { mandateView } from './mandate-views'
 import * as repo from './repo'
 import type { ShopperRow } from './schema'
-import type { CreateShopper, UpdateShopper } from './shopper-model'
-import { checkShopperJwk } from './shopper-jws'
+import type { ChangeShopperKey, CreateShopper, UpdateShopper } from './shopper-model'
+import { checkShopperJwk, jwkThumbprint, verifyShopperKeyChange } from './shopper-jws'
 import { executionView, shopperView } from './views'
 
 const notFound = () => new NotFoundError('Shopper not found')
@@ -30,6 +30,12 @@ async function environmentOf(scope: Scope, merchantId: string) {
   return m ? [m.environment] : []
 }
 
+const thumbprintOf = (jwk: Record<string, unknown> | null) => (jwk ? jwkThumbprint(jwk) : null)
+const keyChangeForbidden = () => new ForbiddenError(
+  'A merchant key cannot change a shopper\'s key: a tenant admin can, or POST /shoppers/{shopperId}/key with a JWS by the shopper\'s current key',
+  { code: 'SHOPPER_KEY_CHANGE_FORBIDDEN' },
+)
+
 const refExists = () => new ConflictError('The merchant already has a shopper with this externalRef', { code: 'SHOPPER_EXISTS' })
 
 export async function createShopper(scope: Scope, input: CreateShopper) {
@@ -42,7 +48,7 @@ export async function createShopper(scope: Scope, input: CreateShopper) {
   const now = scope.deps.clock.now()
   const row: ShopperRow = {
     id: newId(), tenantId: scope.tenantId, merchantId: merchant.id, externalRef: input.externalRef, userId: input.userId ?? null,
-    email: input.email ?? null, publicKeyJwk, createdAt: now, updatedAt: now, deletedAt: null,
+    email: input.email ?? null, publicKeyJwk, keyChangedAt: null, createdAt: now, updatedAt: now, deletedAt: null,
   }
   try {
     await scope.deps.database.write(async (tx) => {
@@ -74,8 +80,16 @@ export async function updateShopper(scope: Scope, shopperId: string, input: Upda
   if (input.externalRef !== undefined) changes.externalRef = input.externalRef
   if (input.userId !== undefined) changes.userId = input.userId
   if (input.email !== undefined) changes.email = input.email
-  if (input.publicKeyJwk !== undefined) changes.publicKeyJwk = input.publicKeyJwk === null ? null : await checkShopperJwk(input.publicKeyJwk)
   const now = scope.deps.clock.now()
+  if (input.publicKeyJwk !== undefined) {
+    const next = input.publicKeyJwk === null ? null : await checkShopperJwk(input.publicKeyJwk)
+    if (thumbprintOf(next) !== thumbprintOf(before.publicKeyJwk)) {
+      // the key decides whose JWS stands for the shopper's consent: a merchant key must not choose it
+      if (scope.merchantId !== undefined) throw keyChangeForbidden()
+      changes.publicKeyJwk = next
+      changes.keyChangedAt = now
+    }
+  }
   const after: ShopperRow = { ...before, ...changes, updatedAt: now }
   if (JSON.stringify(shopperView({ ...after, updatedAt: before.updatedAt })) === JSON.stringify(shopperView(before))) return shopperView(before)
   if (changes.externalRef !== undefined && changes.externalRef !== before.externalRef
@@ -84,7 +98,7 @@ export async function updateShopper(scope: Scope, shopperId: string, input: Upda
   try {
     await scope.deps.database.write(async (tx) => {
       await repo.updateShopper(tx, scope.tenantId, shopperId, { ...changes, updatedAt: now })
-      await recordChange(tx, scope, { resourceType: 'shopper', resourceId: shopperId, change: 'updated', before: shopperView(before), after: shopperView(after), environments }, now)
+      await recordChange(tx, scope, { resourceType: 'shopper', resourceId: shopperId, change: changes.keyChangedAt !== undefined ? 'key_changed' : 'updated', before: shopperView(before), after: shopperView(after), environments }, now)
     })
   } catch (err) {
     // another request stored this externalRef between the check and the write (the unique index names the column)
@@ -92,6 +106,33 @@ export async function updateShopper(scope: Scope, shopperId: string, input: Upda
     throw err
   }
   return shopperView(after)
+}
+
+/**
+ * The shopper's own key change: `authorization` is a JWS by its current key naming this shopper
+ * and the new key's thumbprint (shopper-jws.ts), so a J or M caller only relays what the shopper
+ * signed. Audited as `shopper.key_changed`; mandates created before it can no longer be
+ * authorized by a JWS. The key is compared again in the write, so two changes signed by one
+ * key cannot both apply.
+ */
+export async function changeShopperKey(scope: Scope, shopperId: string, input: ChangeShopperKey) {
+  const before = await visibleShopper(scope, shopperId)
+  if (!before.publicKeyJwk) throw new ConflictError('The shopper has no key to sign a key change: a tenant admin sets it (PATCH)', { code: 'SHOPPER_KEY_MISSING' })
+  const next = await checkShopperJwk(input.publicKeyJwk)
+  const newKeyThumbprint = jwkThumbprint(next)
+  const now = scope.deps.clock.now()
+  await verifyShopperKeyChange(input.authorization, before.publicKeyJwk, { shopperId, newKeyThumbprint }, now)
+  if (newKeyThumbprint === jwkThumbprint(before.publicKeyJwk)) return shopperView(before)
+  const environments = await environmentOf(scope, before.merchantId)
+  return scope.deps.database.write(async (tx) => {
+    const cur = await repo.findShopper(tx, scope.tenantId, shopperId)
+    if (!cur) throw notFound()
+    if (thumbprintOf(cur.publicKeyJwk) !== thumbprintOf(before.publicKeyJwk)) throw new ConflictError('The shopper\'s key changed meanwhile: sign with its current key', { code: 'SHOPPER_KEY_CHANGED' })
+    const after: ShopperRow = { ...cur, publicKeyJwk: next, keyChangedAt: now, updatedAt: now }
+    await repo.updateShopper(tx, scope.tenantId, shopperId, { publicKeyJwk: next, keyChangedAt: now, updatedAt: now })
+    await recordChange(tx, scope, { resourceType: 'shopper', resourceId: shopperId, change: 'key_changed', before: shopperView(cur), after: shopperView(after), environments }, now)
+    return shopperView(after)
+  })
 }
 
 /** Removes the shopper: it answers 404 after; its mandates keep its id (and a JWS can no longer authorize them). */

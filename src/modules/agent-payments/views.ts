@@ -1,11 +1,14 @@
 /** Rows as the API answers them: ISO dates, no key hash ever. Audit entries and webhook events use the same views. */
 import { iso } from '../../lib/clock'
+import { jwkThumbprint } from './jwk-thumbprint'
 import type { AgentRow, ApiKeyRow, ApprovalRow, AuditRow, ExecutionRow, MerchantRow, PolicyRow } from './schema'
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms))
 
 export const agentView = (r: AgentRow) => ({
-  id: r.id, name: r.name, description: r.description, walletId: r.walletId, policyId: r.policyId,
+  id: r.id, name: r.name, description: r.description, walletId: r.walletId,
+  walletConsent: r.walletConsentBy === null || r.walletConsentAt === null ? null : { grantedBy: r.walletConsentBy, grantedAt: iso(r.walletConsentAt) },
+  policyId: r.policyId,
   publicKeyJwk: r.publicKeyJwk, metadata: r.metadata, status: r.status, environment: r.environment,
   createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt), archivedAt: isoOrNull(r.archivedAt),
 })
@@ -54,6 +57,7 @@ export const approvalView = (r: ApprovalRow) => ({
 
 export const shopperView = (r: import('./schema').ShopperRow) => ({
   id: r.id, merchantId: r.merchantId, externalRef: r.externalRef, userId: r.userId, email: r.email, publicKeyJwk: r.publicKeyJwk,
+  keyThumbprint: r.publicKeyJwk ? jwkThumbprint(r.publicKeyJwk) : null, keyChangedAt: isoOrNull(r.keyChangedAt),
   createdAt: iso(r.createdAt), updatedAt: iso(r.updatedAt),
 })
 

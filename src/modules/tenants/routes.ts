@@ -47,7 +47,7 @@ export function tenantRoutes(deps: Deps) {
       detail: {
         operationId: 'updateTenant',
         summary: 'Change a tenant\'s settings',
-        description: 'Takes any subset of the settings, at the top level or under `settings`, and deep-merges it. `apiKey` and `webhookKey` of the bank ramp are write-only: answers show `apiKeySet`/`webhookKeySet`. A `null` RPC address removes the override.',
+        description: 'Takes any subset of the settings, at the top level or under `settings`, and deep-merges it. `apiKey` and `webhookKey` of the bank ramp are write-only: answers show `apiKeySet`/`webhookKeySet`. A `null` RPC address removes the override. `status` and turning `agentPayments.tenantManagesUserWallets` on are a platform admin\'s (a tenantadmin gets 403, the latter with `code: SETTING_PLATFORM_ADMIN_ONLY`).',
       },
     })
     .get('/:id/api-secret', ({ params, ctx }) => tenantsService.readApiSecret(ctx, params.id), {

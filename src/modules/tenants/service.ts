@@ -101,6 +101,10 @@ export async function updateTenant(ctx: Ctx, id: string, input: UpdateTenant) {
   // Settings may come nested under `settings` or at the top level (DECISIONS.md lists them flat).
   const patch: TenantSettingsPatch = { ...flat, ...(nested ?? {}) }
   if (status !== undefined && ctx.actor.role !== 'admin') throw new ForbiddenError('Only a platform admin can change a tenant\'s status')
+  // letting agents spend users' funds without their consent is a platform admin's act, never a tenantadmin's alone (docs/agent-payments.md)
+  if (patch.agentPayments?.tenantManagesUserWallets === true && ctx.actor.role !== 'admin') {
+    throw new ForbiddenError('Only a platform admin can declare that the tenant manages its users\' wallets', { code: 'SETTING_PLATFORM_ADMIN_ONLY' })
+  }
   await visibleTenant(ctx, id)
   const now = deps.clock.now()
   const row = await deps.database.write(async (tx) => {

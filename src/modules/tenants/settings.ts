@@ -39,6 +39,9 @@ export const CustomToken = t.Object({
   address: t.String({ pattern: '^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$', description: 'contract (EVM) or mint (Solana)' }),
 }, { additionalProperties: false })
 
+/** The agent payments setting's meaning, in the OpenAPI of the settings and of the agent routes. */
+export const TENANT_MANAGES_NOTE = 'The tenant declares in writing that it manages its users\' custodial wallets: its agents then pay from any user\'s custodial wallet without that user\'s consent (docs/agent-payments.md, "The wallet owner\'s consent"). Default false: an agent pays from a user\'s wallet only once that user consented (`POST /v1/agent-payments/agents/{agentId}/wallet-consent` with their own token). Only a platform admin may turn it on (a tenantadmin gets 403 `SETTING_PLATFORM_ADMIN_ONLY`); either may turn it off; every change is in the tenant\'s activity log'
+
 export const WalletMode = t.Union([t.Literal('custodial'), t.Literal('non_custodial'), t.Literal('mpc')])
 
 export const TenantSettingsPatch = t.Partial(t.Object({
@@ -63,6 +66,7 @@ export const TenantSettingsPatch = t.Partial(t.Object({
   })),
   bankRamp: t.Partial(t.Object({ sandbox: RampEnvInput, production: RampEnvInput })),
   cardOnramp: t.Partial(t.Object({ enabled: t.Boolean(), sandbox: CardEnvInput, production: CardEnvInput })),
+  agentPayments: t.Partial(t.Object({ tenantManagesUserWallets: t.Boolean({ description: TENANT_MANAGES_NOTE }) })),
 }), { additionalProperties: false })
 export type TenantSettingsPatch = typeof TenantSettingsPatch.static
 
@@ -80,6 +84,7 @@ export const TenantSettingsView = t.Object({
   }),
   bankRamp: t.Object({ sandbox: RampEnvView, production: RampEnvView }),
   cardOnramp: t.Object({ enabled: t.Boolean(), sandbox: CardEnvView, production: CardEnvView }),
+  agentPayments: t.Object({ tenantManagesUserWallets: t.Boolean({ description: TENANT_MANAGES_NOTE }) }),
 })
 export type TenantSettingsView = typeof TenantSettingsView.static
 
@@ -117,6 +122,7 @@ export function defaultSettings(tenantName: string, publicBaseUrl: string): Stor
     chains: { enabled: null, rpc: {}, tokens: {}, customTokens: {} },
     bankRamp: { sandbox: rampDefaults(), production: rampDefaults() },
     cardOnramp: { enabled: false, sandbox: cardDefaults(), production: cardDefaults() },
+    agentPayments: { tenantManagesUserWallets: false },
   }
 }
 
