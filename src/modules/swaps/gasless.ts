@@ -23,6 +23,7 @@ import { createEvmCall } from '../transactions/service'
 import { isCustodial, walletSecret } from '../transactions/shared'
 import { ownWallet } from '../wallets/service'
 import type { BroadcastGaslessBody, GaslessQuoteBody } from './gasless-model'
+import { attachRelay, claimRelay, releaseRelay } from './gasless-claims'
 import { findUserQuote } from './repo'
 
 /** Gas the relayer's call is priced at (the fee, the quote's cost, the low-gas check); the sandbox router's swapWithPermit uses about 110,000. */
@@ -184,15 +185,27 @@ function lowGas(ctx: Ctx) {
   return new ServiceUnavailableError('Gasless swaps are unavailable for now: the relayer cannot pay the network fee. Try again later, or swap with POST /v1/swap/execute from a wallet holding gas', { code: 'SWAP_RELAYER_LOW_GAS' })
 }
 
+/**
+ * Claimed (gasless-claims.ts: once per quote and per permit, within the daily budgets), simulated
+ * (eth_call of the router's swapWithPermit from the relayer), then sent; a relay refused after
+ * its claim releases it, having spent nothing.
+ */
 async function relay(ctx: Ctx, p: Plan, signature: Hex) {
   const signer = relayer(ctx.deps.config)
-  const balance = await ctx.deps.chain.guard(p.net.endpoint, 'balance', () => p.net.rpc.balance(signer.address as Hex))
-  if (balance < p.gasCost) throw lowGas(ctx)
   const sig = parseSignature(signature)
   const v = sig.v ?? BigInt(sig.yParity! + 27)
   const data = encodeFunctionData({ abi: ROUTER_ABI, functionName: 'swapWithPermit', args: [p.w.address as Hex, p.token, p.amountIn, p.fee, p.minAmountOut, p.deadline, Number(v), sig.r, sig.s] })
   const q = p.q
+  const claim = await claimRelay(ctx, {
+    tenantId: q.tenantId, userId: q.userId, quoteId: q.id, network: CHAIN, token: p.token, owner: p.w.address, permitNonce: p.nonce, gasCost: p.gasCost,
+  })
   try {
+    const simulated = await ctx.deps.chain.guard(p.net.endpoint, 'simulate', () => p.net.rpc.simulate({ from: signer.address as Hex, to: p.router, value: 0n, data, gas: GASLESS_GAS }))
+    if ('revert' in simulated) {
+      throw new BadRequestError(`The swap would fail on chain, so nothing was sent: ${simulated.revert}. Check the wallet's ${q.fromTokenSymbol} balance, or ask for a new quote`, { code: 'SWAP_GASLESS_SIMULATION_FAILED' })
+    }
+    const balance = await ctx.deps.chain.guard(p.net.endpoint, 'balance', () => p.net.rpc.balance(signer.address as Hex))
+    if (balance < p.gasCost) throw lowGas(ctx)
     const out = await createEvmCall(ctx, {
       walletId: p.w.id, tokenAddress: p.token, amount: p.amountIn, to: p.w.address, signer,
       call: { to: p.router, value: 0n, data, gasLimit: GASLESS_GAS },
@@ -203,9 +216,11 @@ async function relay(ctx: Ctx, p: Plan, signature: Hex) {
           toTokenDecimals: q.toTokenDecimals, toAmount: q.toAmount, toAmountMin: p.minAmountOut.toString(), tool: 'gasless-permit', router: p.router,
         },
       },
+      onRecorded: (tx, transactionId, now) => attachRelay(tx, claim, transactionId, now),
     })
     return { ...out, type: 'swap' as const, quoteId: q.id, gasless: true as const, relayer: signer.address, relayerFee: p.fee.toString(), minAmountOut: p.minAmountOut.toString() }
   } catch (err) {
+    await releaseRelay(ctx, claim)
     // the relayer's balance fell short between the check and the estimate
     if (err instanceof AppError && err.code === 'TRANSACTION_WOULD_FAIL' && /insufficient funds/.test(err.message)) throw lowGas(ctx)
     throw err
