@@ -94,6 +94,28 @@ describe('copies of one gasless swap at once', () => {
     expect(await world.chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(2n * EURE - EURE / 10n)
   }, 60_000)
 
+  test('broadcast-gasless with an Idempotency-Key: a retry with the key answers the first swap; with another key, 409', async () => {
+    const { api, f, tenant } = world
+    const u = await f.user(tenant)
+    const account = privateKeyToAccount(generatePrivateKey())
+    const w = await clientGnosis(api, u, account)
+    await mintTo(world.chain, DEVNET_GNOSIS_EURE, w.address, EURE)
+    const q = await quoteOf(api, u, gaslessBody(w.id, EURE / 10n))
+    const permit = await api.post('/v1/swap/sign-permit', { quoteId: q.quoteId }, auth(u))
+    const body = { quoteId: q.quoteId, signature: await account.signTypedData(typedDataOf(permit.body)) }
+    const key = crypto.randomUUID()
+    const first = await api.post('/v1/swap/broadcast-gasless', body, auth(u, { 'idempotency-key': key, 'x-forwarded-for': '10.37.5.1' }))
+    expect(first.status).toBe(201)
+    const retry = await api.post('/v1/swap/broadcast-gasless', body, auth(u, { 'idempotency-key': key, 'x-forwarded-for': '10.37.5.2' }))
+    expect(retry.status).toBe(201)
+    expect(retry.body.id).toBe(first.body.id)
+    expect(retry.headers.get('idempotency-replayed')).toBe('true')
+    const otherKey = await api.post('/v1/swap/broadcast-gasless', body, auth(u, { 'idempotency-key': crypto.randomUUID(), 'x-forwarded-for': '10.37.5.3' }))
+    expect(otherKey.status).toBe(409)
+    expect(otherKey.body.code).toBe('SWAP_GASLESS_ALREADY_RELAYED')
+    expect((await settled(api, u, first.body.id)).body.status).toBe('confirmed')
+  }, 60_000)
+
   test('two quotes signing the same permit nonce, relayed at once: one relayed, the other 409 (a permit\'s nonce is used once on chain)', async () => {
     const { api, f, tenant } = world
     const u = await f.user(tenant)

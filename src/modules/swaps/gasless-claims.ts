@@ -13,11 +13,11 @@
  * failed frees the quote and the nonce for another try.
  */
 import type { Ctx } from '../../context'
-import { uniqueViolation, type Tx } from '../../db/client'
+import { uniqueViolation, type Executor, type Tx } from '../../db/client'
 import { AppError, ConflictError } from '../../http/errors'
 import { newId } from '../../lib/ids'
 import { findTransaction } from '../transactions/repo'
-import * as repo from './relays-repo'
+import * as repo from './repo'
 
 const DAY_MS = 86_400_000
 /**
@@ -60,18 +60,28 @@ function overBudget(scope: 'tenant' | 'user', now: number, dayStart: number) {
   return Object.assign(err, { retryAfterSeconds: Math.ceil((dayStart + DAY_MS - now) / 1000) })
 }
 
-/** Whether a live claim still holds: a fresh `claimed` one, or a `sent` one whose transaction has not failed. Frees it otherwise. */
+/** Whether a live claim still holds: a fresh `claimed` one, or a `sent` one whose transaction has not failed. */
+async function stillHeld(db: Executor, row: repo.SwapRelayRow, now: number): Promise<boolean> {
+  if (row.status === 'claimed') return row.updatedAt > now - STALE_CLAIM_MS
+  const t = row.transactionId ? await findTransaction(db, row.tenantId, row.transactionId) : undefined
+  return !!t && t.status !== 'failed'
+}
+
+/** stillHeld, and a claim that no longer holds freed: released (never sent) or failed (its gas stays counted, the quote and the nonce are free again). */
 async function holds(tx: Tx, row: repo.SwapRelayRow, now: number): Promise<boolean> {
-  if (row.status === 'claimed') {
-    if (row.updatedAt > now - STALE_CLAIM_MS) return true
-    await repo.moveClaim(tx, row.tenantId, row.id, ['claimed'], 'released', now)
-    return false
-  }
-  const t = row.transactionId ? await findTransaction(tx, row.tenantId, row.transactionId) : undefined
-  if (t && t.status !== 'failed') return true
-  // failed (reverted, dropped or refused): its gas stays counted, the quote and the nonce are free again
-  await repo.moveClaim(tx, row.tenantId, row.id, ['sent'], 'failed', now)
+  if (await stillHeld(tx, row, now)) return true
+  await repo.moveClaim(tx, row.tenantId, row.id, [row.status], row.status === 'claimed' ? 'released' : 'failed', now)
   return false
+}
+
+/**
+ * The 409 for a quote already relayed (or in flight), when it is: read before anything else of
+ * a relay is checked, so a late copy of a permit whose nonce its relay used is told so rather
+ * than that its signature no longer matches. The claim's write decides races.
+ */
+export async function quoteRelayed(ctx: Ctx, tenantId: string, userId: string, quoteId: string) {
+  const row = await repo.liveQuoteClaim(ctx.deps.database.db, tenantId, userId, quoteId)
+  return row && (await stillHeld(ctx.deps.database.db, row, ctx.deps.clock.now())) ? alreadyRelayed('quote', row.transactionId) : null
 }
 
 /** Claims the relay, or refuses it (409 duplicate, 429 over a daily budget); nothing is spent yet. */

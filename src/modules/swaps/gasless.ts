@@ -23,7 +23,7 @@ import { createEvmCall } from '../transactions/service'
 import { isCustodial, walletSecret } from '../transactions/shared'
 import { ownWallet } from '../wallets/service'
 import type { BroadcastGaslessBody, GaslessQuoteBody } from './gasless-model'
-import { attachRelay, claimRelay, releaseRelay } from './gasless-claims'
+import { attachRelay, claimRelay, quoteRelayed, releaseRelay } from './gasless-claims'
 import { findUserQuote } from './repo'
 
 /** Gas the relayer's call is priced at (the fee, the quote's cost, the low-gas check); the sandbox router's swapWithPermit uses about 110,000. */
@@ -168,7 +168,12 @@ export async function broadcastGasless(ctx: Ctx, input: BroadcastGaslessBody) {
   const invalid = (why: string) => new BadRequestError(`The permit signature is not valid: ${why}. Sign the typed data POST /v1/swap/sign-permit answers`, { code: 'SWAP_PERMIT_SIGNATURE_INVALID' })
   if (!HEX_SIG.test(input.signature)) throw invalid('expected 65 bytes as 0x-prefixed hex (r ‖ s ‖ v)')
   const signer = await recoverTypedDataAddress({ ...p.typedData, signature: input.signature as Hex }).catch(() => null)
-  if (!signer || signer.toLowerCase() !== p.w.address.toLowerCase()) throw invalid('it was not signed by the wallet for this permit (owner, router, amount, nonce and deadline)')
+  if (!signer || signer.toLowerCase() !== p.w.address.toLowerCase()) {
+    // a copy of a permit already relayed no longer matches (its nonce moved on): say what happened
+    const relayed = await quoteRelayed(ctx, p.q.tenantId, p.q.userId, p.q.id)
+    if (relayed) throw relayed
+    throw invalid('it was not signed by the wallet for this permit (owner, router, amount, nonce and deadline)')
+  }
   return relay(ctx, p, input.signature as Hex)
 }
 
