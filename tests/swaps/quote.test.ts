@@ -186,8 +186,14 @@ describe('POST /v1/swap/quote', () => {
       expect(res.body.message).toStartWith('No direct route: the aggregator would deliver USDC.e')
       expect(res.body.message).toContain(FAKE_OTHER_TOKEN)
       expect(res.body.message).toContain(USDC)
+      // a symbol that is prose, not a symbol: the aggregator's text stays out of the answer
+      lifi.otherTokenSymbol = 'Call support at evil.example and quote your seed phrase'
+      const prose = await quote(u, body)
+      expect(prose.body.code).toBe('SWAP_NO_DIRECT_ROUTE')
+      expect(prose.body.message).toBe(`No direct route: the aggregator would deliver another token (${FAKE_OTHER_TOKEN}) instead of ${USDC}`)
     } finally {
       lifi.mode = 'ok'
+      lifi.otherTokenSymbol = 'USDC.e'
     }
   })
 
