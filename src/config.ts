@@ -171,6 +171,9 @@ export function loadConfig(env: Env = process.env): Config {
     swapGaslessEnabled: boolVar(env, 'SWAP_GASLESS_ENABLED', problems),
     swapGaslessRelayerPrivateKey: blankToUndefined(env.SWAP_GASLESS_RELAYER_PRIVATE_KEY),
     swapGaslessRouterAddress: blankToUndefined(env.SWAP_GASLESS_ROUTER_ADDRESS),
+    // 1 xDAI a tenant and 0.05 xDAI a user a day: about 1,000 and 50 relays at 250,000 gas and 4 gwei
+    swapGaslessDailyGasPerTenantWei: blankToUndefined(env.SWAP_GASLESS_DAILY_GAS_PER_TENANT_WEI) ?? '1000000000000000000',
+    swapGaslessDailyGasPerUserWei: blankToUndefined(env.SWAP_GASLESS_DAILY_GAS_PER_USER_WEI) ?? '50000000000000000',
     fcmServiceAccount: fcm.serviceAccount,
     fcmProjectId: fcm.projectId,
     fcmBaseUrl,

@@ -1246,7 +1246,7 @@ export interface paths {
         put?: never;
         /**
          * Execute a gasless swap (custodial wallet)
-         * @description The permit of `POST /v1/swap/sign-permit` signed with the custodial wallet's key (a wallet that signs on the client answers 400 `SWAP_GASLESS_CLIENT_SIGNS`). The deployment's relayer submits the router's `swapWithPermit` (the permit and the swap in one transaction), pays the gas and is repaid `relayerFee` of the stablecoin; the wallet receives at least `minAmountOut` of xDAI. Recorded in the wallet's history as a transaction of type `swap` (`metadata.gasless`, `fromAddress` the relayer), followed by the status job. 201 `{ id, status: pending, txHash, relayer, relayerFee, minAmountOut }`. Errors: 404 `SWAP_QUOTE_NOT_FOUND` (another user's or tenant's quote too); 400 `SWAP_GASLESS_DISABLED`, `SWAP_GASLESS_NOT_ELIGIBLE`, `SWAP_QUOTE_EXPIRED`, `SWAP_GASLESS_AMOUNT_TOO_SMALL`, `INSUFFICIENT_BALANCE`, `TRANSACTION_WOULD_FAIL`; 503 `SWAP_RELAYER_LOW_GAS` when the relayer cannot pay the gas (nothing is sent). Repeating the call sends a second swap unless it carries the same `Idempotency-Key`.
+         * @description The permit of `POST /v1/swap/sign-permit` signed with the custodial wallet's key (a wallet that signs on the client answers 400 `SWAP_GASLESS_CLIENT_SIGNS`). The deployment's relayer submits the router's `swapWithPermit` (the permit and the swap in one transaction), pays the gas and is repaid `relayerFee` of the stablecoin; the wallet receives at least `minAmountOut` of xDAI. Recorded in the wallet's history as a transaction of type `swap` (`metadata.gasless`, `fromAddress` the relayer), followed by the status job. 201 `{ id, status: pending, txHash, relayer, relayerFee, minAmountOut }`. The relayer's bounds, checked before any gas is spent: a quote is relayed once, and so is a permit (the wallet's permit nonce for the token, whichever quote carries it): a copy sent while one is in flight or done answers 409 `SWAP_GASLESS_ALREADY_RELAYED` (a relay whose transaction failed frees them); the swap is simulated first (eth_call from the relayer) and one that would revert answers 400 `SWAP_GASLESS_SIMULATION_FAILED`; the relayer's gas is budgeted per UTC day per tenant and per user (SWAP_GASLESS_DAILY_GAS_PER_TENANT_WEI, SWAP_GASLESS_DAILY_GAS_PER_USER_WEI), 429 `SWAP_GASLESS_TENANT_DAILY_LIMIT` / `SWAP_GASLESS_USER_DAILY_LIMIT` with `retry-after` until 00:00 UTC, so one tenant cannot spend what the relayer holds for the others. Errors: 404 `SWAP_QUOTE_NOT_FOUND` (another user's or tenant's quote too); 400 `SWAP_GASLESS_DISABLED`, `SWAP_GASLESS_NOT_ELIGIBLE`, `SWAP_QUOTE_EXPIRED`, `SWAP_GASLESS_AMOUNT_TOO_SMALL`, `SWAP_GASLESS_SIMULATION_FAILED`, `INSUFFICIENT_BALANCE`, `TRANSACTION_WOULD_FAIL`; 409 `SWAP_GASLESS_ALREADY_RELAYED`; 429 the daily budgets; 503 `SWAP_RELAYER_LOW_GAS` when the relayer cannot pay the gas (nothing is sent). With an `Idempotency-Key`, a retry answers the first request's swap instead of the 409.
          */
         post: operations["executeSwapGasless"];
         delete?: never;
@@ -1266,7 +1266,7 @@ export interface paths {
         put?: never;
         /**
          * Relay a client-signed gasless swap
-         * @description `signature`: the wallet's signature of the typed data `POST /v1/swap/sign-permit` answered for the quote (400 `SWAP_PERMIT_SIGNATURE_INVALID` when it is not the wallet's for that permit). The deployment's relayer submits the router's `swapWithPermit` (the permit and the swap in one transaction), pays the gas and is repaid `relayerFee` of the stablecoin; the wallet receives at least `minAmountOut` of xDAI. Recorded in the wallet's history as a transaction of type `swap` (`metadata.gasless`, `fromAddress` the relayer), followed by the status job. 201 `{ id, status: pending, txHash, relayer, relayerFee, minAmountOut }`. Errors: 404 `SWAP_QUOTE_NOT_FOUND` (another user's or tenant's quote too); 400 `SWAP_GASLESS_DISABLED`, `SWAP_GASLESS_NOT_ELIGIBLE`, `SWAP_QUOTE_EXPIRED`, `SWAP_GASLESS_AMOUNT_TOO_SMALL`, `INSUFFICIENT_BALANCE`, `TRANSACTION_WOULD_FAIL`; 503 `SWAP_RELAYER_LOW_GAS` when the relayer cannot pay the gas (nothing is sent). 10 per 10 seconds per IP.
+         * @description `signature`: the wallet's signature of the typed data `POST /v1/swap/sign-permit` answered for the quote (400 `SWAP_PERMIT_SIGNATURE_INVALID` when it is not the wallet's for that permit). The deployment's relayer submits the router's `swapWithPermit` (the permit and the swap in one transaction), pays the gas and is repaid `relayerFee` of the stablecoin; the wallet receives at least `minAmountOut` of xDAI. Recorded in the wallet's history as a transaction of type `swap` (`metadata.gasless`, `fromAddress` the relayer), followed by the status job. 201 `{ id, status: pending, txHash, relayer, relayerFee, minAmountOut }`. The relayer's bounds, checked before any gas is spent: a quote is relayed once, and so is a permit (the wallet's permit nonce for the token, whichever quote carries it): a copy sent while one is in flight or done answers 409 `SWAP_GASLESS_ALREADY_RELAYED` (a relay whose transaction failed frees them); the swap is simulated first (eth_call from the relayer) and one that would revert answers 400 `SWAP_GASLESS_SIMULATION_FAILED`; the relayer's gas is budgeted per UTC day per tenant and per user (SWAP_GASLESS_DAILY_GAS_PER_TENANT_WEI, SWAP_GASLESS_DAILY_GAS_PER_USER_WEI), 429 `SWAP_GASLESS_TENANT_DAILY_LIMIT` / `SWAP_GASLESS_USER_DAILY_LIMIT` with `retry-after` until 00:00 UTC, so one tenant cannot spend what the relayer holds for the others. Errors: 404 `SWAP_QUOTE_NOT_FOUND` (another user's or tenant's quote too); 400 `SWAP_GASLESS_DISABLED`, `SWAP_GASLESS_NOT_ELIGIBLE`, `SWAP_QUOTE_EXPIRED`, `SWAP_GASLESS_AMOUNT_TOO_SMALL`, `SWAP_GASLESS_SIMULATION_FAILED`, `INSUFFICIENT_BALANCE`, `TRANSACTION_WOULD_FAIL`; 409 `SWAP_GASLESS_ALREADY_RELAYED`; 429 the daily budgets; 503 `SWAP_RELAYER_LOW_GAS` when the relayer cannot pay the gas (nothing is sent). With an `Idempotency-Key`, a retry answers the first request's swap instead of the 409. 10 per 10 seconds per IP.
          */
         post: operations["broadcastSwapGasless"];
         delete?: never;
@@ -1286,7 +1286,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a swap
-         * @description The aggregator's quote for the pair (spec rules 1 to 4): tokens from the registry (the zero address is an EVM native coin; both native SOL forms), the receiver without `toAddress` (same chain: the source wallet; cross-chain: the primary wallet on `toChain`, an EVM fallback, or the user's Solana wallet, created during the call when none exists), `slippage` in percent divided by 100, `isTestnet: true` refused. Routes delivering another token or needing a destination signature are refused. `needsApproval` only when the allowance is exactly 0. Errors: 400 `Unsupported chain: <chain>`, `Token not found: ...`, `Network mismatch: ...`, no route (`SWAP_NO_ROUTE`), the generic unable-to-quote message (`SWAP_QUOTE_REFUSED`), `SWAP_NO_DIRECT_ROUTE`, `SWAP_NEEDS_DESTINATION_SIGNATURE`, `Failed to check token allowance`; 404 `Wallet not found`, no primary wallet for the destination; 503 `SWAP_AGGREGATOR_UNAVAILABLE` when the aggregator is slow or down. The quote is kept 10 minutes for execute.
+         * @description The aggregator's quote for the pair (spec rules 1 to 4): tokens from the registry (the zero address is an EVM native coin; both native SOL forms), the receiver without `toAddress` (same chain: the source wallet; cross-chain: the primary wallet on `toChain`, an EVM fallback, or the user's Solana wallet, created during the call when none exists), `slippage` in percent divided by 100, `isTestnet: true` refused. Routes delivering another token or needing a destination signature are refused. `needsApproval` only when the allowance is exactly 0. Errors: 400 `Unsupported chain: <chain>`, `Token not found: ...`, `Network mismatch: ...`, no route (`SWAP_NO_ROUTE`), the generic unable-to-quote message (`SWAP_QUOTE_REFUSED`), `SWAP_NO_DIRECT_ROUTE`, `SWAP_NEEDS_DESTINATION_SIGNATURE`, `Failed to check token allowance`; 404 `Wallet not found`, no primary wallet for the destination; 503 `SWAP_AGGREGATOR_UNAVAILABLE` when the aggregator is slow, down or unreadable. Aggregator failures answer fixed text of ours; the aggregator's own words are logged, never answered. The quote is kept 10 minutes for execute.
          */
         post: operations["quoteSwap"];
         delete?: never;
@@ -16358,6 +16358,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
                 headers: {
@@ -16403,7 +16423,9 @@ export interface operations {
     broadcastSwapGasless: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16560,6 +16582,26 @@ export interface operations {
             };
             /** @description Not found (another tenant's ids are not found either) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: unknown;
+                        /** @description optional machine-readable code */
+                        code?: string;
+                    };
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

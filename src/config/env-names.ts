@@ -31,7 +31,7 @@ const ENV_NAMES: Record<string, string> = {
   '/cardOnrampSandbox': 'CARD_ONRAMP_SANDBOX (embedded or off)', '/cardOnrampTimeoutMs': 'CARD_ONRAMP_TIMEOUT_MS (100-120000)',
   '/swapAggregator': 'SWAP_AGGREGATOR (embedded or off)', '/lifiApiKey': 'LIFI_API_KEY (never printed)', '/swapAggregatorTimeoutMs': 'SWAP_AGGREGATOR_TIMEOUT_MS (100-120000)',
   '/sandboxSwapRouterAddress': 'SANDBOX_SWAP_ROUTER_ADDRESS (0x and 40 hex)',
-  '/swapGaslessRelayerPrivateKey': 'SWAP_GASLESS_RELAYER_PRIVATE_KEY (0x and 64 hex; never printed)', '/swapGaslessRouterAddress': 'SWAP_GASLESS_ROUTER_ADDRESS (0x and 40 hex)',
+  '/swapGaslessRelayerPrivateKey': 'SWAP_GASLESS_RELAYER_PRIVATE_KEY (0x and 64 hex; never printed)', '/swapGaslessRouterAddress': 'SWAP_GASLESS_ROUTER_ADDRESS (0x and 40 hex)', '/swapGaslessDailyGasPerTenantWei': 'SWAP_GASLESS_DAILY_GAS_PER_TENANT_WEI (wei, an integer)', '/swapGaslessDailyGasPerUserWei': 'SWAP_GASLESS_DAILY_GAS_PER_USER_WEI (wei, an integer)',
   '/pricesSandbox': 'PRICES_SANDBOX (embedded or off)', '/pricesApiKey': 'PRICES_API_KEY (never printed)', '/pricesApiKeyHeader': 'PRICES_API_KEY_HEADER (a header name: letters, digits and -)',
   '/pricesTimeoutMs': 'PRICES_TIMEOUT_MS (100-120000)', '/portfolioSnapshots': 'PORTFOLIO_SNAPSHOTS (daily or off)',
   '/fcmProjectId': 'FCM_PROJECT_ID (letters, digits, and : . _ -)', '/fcmTimeoutMs': 'FCM_TIMEOUT_MS (100-120000)',

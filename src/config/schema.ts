@@ -106,6 +106,14 @@ export const ConfigSchema = T.Object({
   swapGaslessRelayerPrivateKey: T.Optional(T.String({ pattern: '^0x[0-9a-fA-F]{64}$' })),
   /** the router with `swapWithPermit`; unset: SANDBOX_SWAP_ROUTER_ADDRESS */
   swapGaslessRouterAddress: T.Optional(T.String({ pattern: '^0x[0-9a-fA-F]{40}$' })),
+  /**
+   * the relayer's spend on one tenant's gasless swaps per UTC day, in wei of the native coin (each
+   * relay counted at its gas limit × max fee when it is claimed): what one tenant can take of the
+   * relayer's balance, whatever its users do (docs/swaps.md "The relayer's bounds")
+   */
+  swapGaslessDailyGasPerTenantWei: T.String({ pattern: '^[0-9]{1,30}$' }),
+  /** the same bound per user (within their tenant's) */
+  swapGaslessDailyGasPerUserWei: T.String({ pattern: '^[0-9]{1,30}$' }),
   /** the largest request body the API reads; larger ones answer 413 */
   maxBodyBytes: T.Integer({ minimum: 1024, maximum: 1024 * 1024 * 1024 }),
   /** the MPC relay as the service party reaches it (the worker may run elsewhere): defaults to this process on loopback */

@@ -18,6 +18,8 @@ export const FAKE_OTHER_TOKEN = '0x2a22f9c3b484c3629090FeED35F17Ff8F88f76F0'
 
 export class FakeLifi {
   mode: FakeLifiMode = 'ok'
+  /** the symbol `other-token` names its token by (LI.FI's text: a test may make it prose) */
+  otherTokenSymbol = 'USDC.e'
   /** how long `slow` waits before answering */
   slowMs = 2000
   readonly requests: Array<{ path: string; query: Record<string, string>; apiKey: string | null }> = []
@@ -53,7 +55,7 @@ export class FakeLifi {
           }
           case 'other-token': {
             const s = step(url.searchParams)
-            s.action.toToken = { ...s.action.toToken, address: FAKE_OTHER_TOKEN, symbol: 'USDC.e', decimals: 6 }
+            s.action.toToken = { ...s.action.toToken, address: FAKE_OTHER_TOKEN, symbol: this.otherTokenSymbol, decimals: 6 }
             return Response.json(s)
           }
           case 'destination-signature': {

@@ -20,11 +20,10 @@ import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/ap
 import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { rpcProxy, waitFor } from '@tests/transactions/helpers'
-import { auth, mintTo, swapWorld, type SwapWorld } from './world'
+import { auth, clientGnosis, custodialGnosis, EURE, gaslessBody, mintTo, quoteOf, swapWorld, typedDataOf, type SwapWorld } from './world'
 
 const dir = mkdtempSync(join(tmpdir(), 'slipway-swaps-gasless-'))
 const RELAYER = privateKeyToAccount(DEVNET_KEYS.relayer).address
-const EURE = 10n ** 18n
 let devnet: Devnet
 let t: TestApp
 let server: HttpServer
@@ -43,39 +42,11 @@ beforeAll(async () => {
 afterAll(() => world.stop())
 
 const mint = (token: Address, to: Address, amount: bigint) => mintTo(chain, token, to, amount)
-const gaslessBody = (walletId: string, fromAmount = 10n * EURE, fromToken: Address = DEVNET_GNOSIS_EURE, toToken: Address = NATIVE) =>
-  ({ walletId, fromChain: 'gnosis', toChain: 'gnosis', fromToken, toToken, fromAmount: fromAmount.toString() })
-async function quote(u: SignedInUser, body: Record<string, unknown>, api_ = api) {
-  const res = await api_.post('/v1/swap/quote', body, auth(u))
-  expect(res.status).toBe(200)
-  return res.body
-}
+const quote = (u: SignedInUser, body: Record<string, unknown>, api_ = api) => quoteOf(api_, u, body)
 const confirmed = (u: SignedInUser, id: string) =>
   waitFor(() => api.get(`/v1/transactions/${id}/status`, auth(u)), (r) => r.body.status === 'confirmed' || r.body.status === 'failed')
-
-/** A custodial gnosis wallet holding `eure` and no xDAI. */
-async function custodial(u: SignedInUser, eure: bigint) {
-  const res = await api.post('/v1/wallets/', { chain: 'gnosis' }, auth(u))
-  expect(res.status).toBe(201)
-  const w = res.body as { id: string; address: Address }
-  if (eure > 0n) await mint(DEVNET_GNOSIS_EURE, w.address, eure)
-  return w
-}
-
-/** `account` registered as the user's non-custodial gnosis wallet. */
-async function clientWallet(u: SignedInUser, account: PrivateKeyAccount) {
-  const c = await api.get(`/v1/wallets/client/challenge?chain=gnosis&address=${account.address}`, auth(u))
-  expect(c.status).toBe(200)
-  const res = await api.post('/v1/wallets/client', { challengeId: c.body.challengeId, signature: await account.signMessage({ message: c.body.message }) }, auth(u))
-  expect(res.status).toBe(201)
-  return res.body as { id: string; address: Address }
-}
-
-/** The typed data sign-permit answers, as viem signs it (integers as bigint). */
-function typedDataOf(p: { typedData: any }) {
-  const td = p.typedData
-  return { ...td, message: { ...td.message, value: BigInt(td.message.value), nonce: BigInt(td.message.nonce), deadline: BigInt(td.message.deadline) } }
-}
+const custodial = (u: SignedInUser, eure: bigint) => custodialGnosis(world, u, eure)
+const clientWallet = (u: SignedInUser, account: PrivateKeyAccount) => clientGnosis(api, u, account)
 
 describe('the quote\'s gasless block', () => {
   test('EURe to the zero address on gnosis: present with the permit domain and the token\'s nonce; other pairs: absent', async () => {
@@ -298,16 +269,26 @@ describe('guards', () => {
     expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(2n * EURE)
   })
 
-  test('a wallet holding less EURe than the quote: 400 before anything is sent (not the relayer\'s low-gas 503)', async () => {
+  test('a relay whose simulation fails (the wallet holds less EURe than the quote): 400 SWAP_GASLESS_SIMULATION_FAILED, no gas spent, nothing recorded; the claim is released, so the same quote goes through once the wallet holds enough', async () => {
     const u = await f.user(tenant)
     const w = await custodial(u, EURE)
     const q = await quote(u, gaslessBody(w.id, 2n * EURE))
     const before = await chain.pub.getTransactionCount({ address: RELAYER })
-    const res = await api.post('/v1/swap/execute-gasless', { quoteId: q.quoteId }, auth(u))
-    expect(res.status).toBe(400)
-    expect(res.body.code).toBe('TRANSACTION_WOULD_FAIL')
+    const gas = await chain.balance(NATIVE, RELAYER)
+    // twice: the first refusal released its claim, so the second is simulated again (not a 409)
+    for (let i = 0; i < 2; i++) {
+      const res = await api.post('/v1/swap/execute-gasless', { quoteId: q.quoteId }, auth(u))
+      expect(res.status).toBe(400)
+      expect(res.body.code).toBe('SWAP_GASLESS_SIMULATION_FAILED')
+      expect(res.body.message).toStartWith('The swap would fail on chain, so nothing was sent')
+    }
     expect(await chain.pub.getTransactionCount({ address: RELAYER })).toBe(before)
+    expect(await chain.balance(NATIVE, RELAYER)).toBe(gas)
     expect((await api.get(`/v1/transactions/?walletId=${w.id}`, auth(u))).body.data).toHaveLength(0)
+    await mint(DEVNET_GNOSIS_EURE, w.address, EURE)
+    const sent = await api.post('/v1/swap/execute-gasless', { quoteId: q.quoteId }, auth(u))
+    expect(sent.status).toBe(201)
+    expect((await confirmed(u, sent.body.id)).body.status).toBe('confirmed')
   })
 
   test('a quote that is not gasless-eligible: 400 SWAP_GASLESS_NOT_ELIGIBLE', async () => {

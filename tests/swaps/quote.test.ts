@@ -147,6 +147,35 @@ describe('POST /v1/swap/quote', () => {
     }
   })
 
+  test('an aggregator failure answers our own fixed text, never the aggregator\'s words; what it said is logged', async () => {
+    const { u, body } = await setup()
+    // what the fake LI.FI says in each mode (tests/fakes/lifi.ts), and what our adapter makes of it
+    const theirs = ['Internal server error', 'Too many requests', 'Invalid fromAddress', 'No available quotes', 'HTTP 5', 'HTTP 4', 'rate limiting', 'unreadable', 'incomplete', 'missing', '1006', '1005', '1011']
+    const cases = [
+      ['server-error', 503, 'SWAP_AGGREGATOR_UNAVAILABLE', 'Internal server error'],
+      ['rate-limited', 503, 'SWAP_AGGREGATOR_UNAVAILABLE', 'rate limiting'],
+      ['garbage', 503, 'SWAP_AGGREGATOR_UNAVAILABLE', 'unreadable'],
+      ['incomplete', 503, 'SWAP_AGGREGATOR_UNAVAILABLE', 'incomplete quote'],
+      ['refused', 400, 'SWAP_QUOTE_REFUSED', 'Invalid fromAddress'],
+      ['no-route', 400, 'SWAP_NO_ROUTE', 'No available quotes'],
+    ] as const
+    try {
+      for (const [mode, status, code, said] of cases) {
+        lifi.mode = mode
+        const res = await quote(u, body)
+        expect(res.status).toBe(status)
+        expect(res.body.code).toBe(code)
+        const text = JSON.stringify(res.body)
+        for (const word of theirs) expect(text).not.toContain(word)
+        if (status === 503) expect(res.body.message).toBe('Unable to get a swap quote: the swap aggregator is unavailable right now; try again shortly')
+        t.deps.logger.flush()
+        expect(t.logs.some((l) => l.includes('swap aggregator did not quote') && l.includes(said))).toBe(true)
+      }
+    } finally {
+      lifi.mode = 'ok'
+    }
+  })
+
   test('rule 3: a route delivering another token answers 400 no direct route (SWAP_NO_DIRECT_ROUTE), naming both', async () => {
     const { u, body } = await setup()
     try {
@@ -157,8 +186,14 @@ describe('POST /v1/swap/quote', () => {
       expect(res.body.message).toStartWith('No direct route: the aggregator would deliver USDC.e')
       expect(res.body.message).toContain(FAKE_OTHER_TOKEN)
       expect(res.body.message).toContain(USDC)
+      // a symbol that is prose, not a symbol: the aggregator's text stays out of the answer
+      lifi.otherTokenSymbol = 'Call support at evil.example and quote your seed phrase'
+      const prose = await quote(u, body)
+      expect(prose.body.code).toBe('SWAP_NO_DIRECT_ROUTE')
+      expect(prose.body.message).toBe(`No direct route: the aggregator would deliver another token (${FAKE_OTHER_TOKEN}) instead of ${USDC}`)
     } finally {
       lifi.mode = 'ok'
+      lifi.otherTokenSymbol = 'USDC.e'
     }
   })
 

@@ -6,9 +6,11 @@
  */
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { expect } from 'bun:test'
 import { parseAbi, type Address } from 'viem'
-import { startDevnet, type Devnet } from '../../scripts/devnet/chain'
-import { gnosisClients } from '../devnet/gnosis'
+import type { PrivateKeyAccount } from 'viem/accounts'
+import { DEVNET_GNOSIS_EURE, startDevnet, type Devnet } from '../../scripts/devnet/chain'
+import { gnosisClients, NATIVE } from '../devnet/gnosis'
 import { systemClock } from '@/lib/clock'
 import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
 import { Api } from '@tests/helpers/client'
@@ -58,3 +60,40 @@ const mintAbi = parseAbi(['function mint(address to, uint256 amount)'])
 /** Mints `amount` of an open-mint devnet token to `to`, and waits for it. */
 export const mintTo = async (chain: SwapWorld['chain'], token: Address, to: Address, amount: bigint) =>
   chain.mined(await chain.wallet.writeContract({ address: token, abi: mintAbi, functionName: 'mint', args: [to, amount] } as never))
+
+/** Helpers of the gasless swap tests (gasless.test.ts, gasless-relays.test.ts). */
+export const EURE = 10n ** 18n
+
+/** A quote body of `fromAmount` EURe (by default) to xDAI on gnosis: what has a `gasless` block. */
+export const gaslessBody = (walletId: string, fromAmount = 10n * EURE, fromToken: Address = DEVNET_GNOSIS_EURE, toToken: Address = NATIVE) =>
+  ({ walletId, fromChain: 'gnosis', toChain: 'gnosis', fromToken, toToken, fromAmount: fromAmount.toString() })
+
+export async function quoteOf(api: Api, u: SignedInUser, body: Record<string, unknown>) {
+  const res = await api.post('/v1/swap/quote', body, auth(u))
+  expect(res.status).toBe(200)
+  return res.body
+}
+
+/** A custodial gnosis wallet of the user's holding `eure` and no xDAI. */
+export async function custodialGnosis(w: Pick<SwapWorld, 'api' | 'chain'>, u: SignedInUser, eure: bigint) {
+  const res = await w.api.post('/v1/wallets/', { chain: 'gnosis' }, auth(u))
+  expect(res.status).toBe(201)
+  const wallet = res.body as { id: string; address: Address }
+  if (eure > 0n) await mintTo(w.chain, DEVNET_GNOSIS_EURE, wallet.address, eure)
+  return wallet
+}
+
+/** `account` registered as the user's non-custodial gnosis wallet. */
+export async function clientGnosis(api: Api, u: SignedInUser, account: PrivateKeyAccount) {
+  const c = await api.get(`/v1/wallets/client/challenge?chain=gnosis&address=${account.address}`, auth(u))
+  expect(c.status).toBe(200)
+  const res = await api.post('/v1/wallets/client', { challengeId: c.body.challengeId, signature: await account.signMessage({ message: c.body.message }) }, auth(u))
+  expect(res.status).toBe(201)
+  return res.body as { id: string; address: Address }
+}
+
+/** The typed data sign-permit answers, as viem signs it (integers as bigint). */
+export function typedDataOf(p: { typedData: any }) {
+  const td = p.typedData
+  return { ...td, message: { ...td.message, value: BigInt(td.message.value), nonce: BigInt(td.message.nonce), deadline: BigInt(td.message.deadline) } }
+}

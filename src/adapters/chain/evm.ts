@@ -77,6 +77,13 @@ export class EvmClients {
         if (isExecutionRevert(err)) return { revert: shortReason(err) }
         throw err
       }),
+      simulate: (call) => client.call({ account: call.from, to: call.to, value: call.value, data: call.data, gas: call.gas }).then(
+        () => ({ ok: true as const }),
+        (err: unknown) => {
+          if (isExecutionRevert(err)) return { revert: shortReason(err) }
+          throw err
+        },
+      ),
       allowance: (token, owner, spender) => client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] }),
       permitNonce: (token, owner) => client.readContract({ address: token, abi: PERMIT_NONCES_ABI, functionName: 'nonces', args: [owner] }),
       authorizationState: (token, authorizer, nonce) => client.readContract({ address: token, abi: EIP3009_ABI, functionName: 'authorizationState', args: [authorizer, nonce] }),

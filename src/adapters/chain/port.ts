@@ -77,6 +77,8 @@ export interface EvmRpc {
   balancesAtLatest(address: Hex, token: Hex | null): Promise<{ block: bigint; native: bigint; token: bigint }>
   /** gas for the call, or `{ revert }` with a short reason when the node says it would revert or funds are short */
   estimateGas(call: { from: Hex; to: Hex; value: bigint; data?: Hex }): Promise<bigint | { revert: string }>
+  /** runs the call at the latest block without sending it (eth_call, with `gas` as its limit): `{ revert }` with a short reason when it would revert */
+  simulate(call: { from: Hex; to: Hex; value: bigint; data?: Hex; gas?: bigint }): Promise<{ ok: true } | { revert: string }>
   /** ERC-20 `allowance(owner, spender)` at the latest block */
   allowance(token: Hex, owner: Hex, spender: Hex): Promise<bigint>
   /** EIP-2612 `nonces(owner)` of the token at the latest block (what the owner's next permit signs) */

@@ -23,6 +23,7 @@ import { createEvmCall } from '../transactions/service'
 import { isCustodial, walletSecret } from '../transactions/shared'
 import { ownWallet } from '../wallets/service'
 import type { BroadcastGaslessBody, GaslessQuoteBody } from './gasless-model'
+import { attachRelay, claimRelay, quoteRelayed, releaseRelay } from './gasless-claims'
 import { findUserQuote } from './repo'
 
 /** Gas the relayer's call is priced at (the fee, the quote's cost, the low-gas check); the sandbox router's swapWithPermit uses about 110,000. */
@@ -167,7 +168,12 @@ export async function broadcastGasless(ctx: Ctx, input: BroadcastGaslessBody) {
   const invalid = (why: string) => new BadRequestError(`The permit signature is not valid: ${why}. Sign the typed data POST /v1/swap/sign-permit answers`, { code: 'SWAP_PERMIT_SIGNATURE_INVALID' })
   if (!HEX_SIG.test(input.signature)) throw invalid('expected 65 bytes as 0x-prefixed hex (r ‖ s ‖ v)')
   const signer = await recoverTypedDataAddress({ ...p.typedData, signature: input.signature as Hex }).catch(() => null)
-  if (!signer || signer.toLowerCase() !== p.w.address.toLowerCase()) throw invalid('it was not signed by the wallet for this permit (owner, router, amount, nonce and deadline)')
+  if (!signer || signer.toLowerCase() !== p.w.address.toLowerCase()) {
+    // a copy of a permit already relayed no longer matches (its nonce moved on): say what happened
+    const relayed = await quoteRelayed(ctx, p.q.tenantId, p.q.userId, p.q.id)
+    if (relayed) throw relayed
+    throw invalid('it was not signed by the wallet for this permit (owner, router, amount, nonce and deadline)')
+  }
   return relay(ctx, p, input.signature as Hex)
 }
 
@@ -184,15 +190,27 @@ function lowGas(ctx: Ctx) {
   return new ServiceUnavailableError('Gasless swaps are unavailable for now: the relayer cannot pay the network fee. Try again later, or swap with POST /v1/swap/execute from a wallet holding gas', { code: 'SWAP_RELAYER_LOW_GAS' })
 }
 
+/**
+ * Claimed (gasless-claims.ts: once per quote and per permit, within the daily budgets), simulated
+ * (eth_call of the router's swapWithPermit from the relayer), then sent; a relay refused after
+ * its claim releases it, having spent nothing.
+ */
 async function relay(ctx: Ctx, p: Plan, signature: Hex) {
   const signer = relayer(ctx.deps.config)
-  const balance = await ctx.deps.chain.guard(p.net.endpoint, 'balance', () => p.net.rpc.balance(signer.address as Hex))
-  if (balance < p.gasCost) throw lowGas(ctx)
   const sig = parseSignature(signature)
   const v = sig.v ?? BigInt(sig.yParity! + 27)
   const data = encodeFunctionData({ abi: ROUTER_ABI, functionName: 'swapWithPermit', args: [p.w.address as Hex, p.token, p.amountIn, p.fee, p.minAmountOut, p.deadline, Number(v), sig.r, sig.s] })
   const q = p.q
+  const claim = await claimRelay(ctx, {
+    tenantId: q.tenantId, userId: q.userId, quoteId: q.id, network: CHAIN, token: p.token, owner: p.w.address, permitNonce: p.nonce, gasCost: p.gasCost,
+  })
   try {
+    const simulated = await ctx.deps.chain.guard(p.net.endpoint, 'simulate', () => p.net.rpc.simulate({ from: signer.address as Hex, to: p.router, value: 0n, data, gas: GASLESS_GAS }))
+    if ('revert' in simulated) {
+      throw new BadRequestError(`The swap would fail on chain, so nothing was sent: ${simulated.revert}. Check the wallet's ${q.fromTokenSymbol} balance, or ask for a new quote`, { code: 'SWAP_GASLESS_SIMULATION_FAILED' })
+    }
+    const balance = await ctx.deps.chain.guard(p.net.endpoint, 'balance', () => p.net.rpc.balance(signer.address as Hex))
+    if (balance < p.gasCost) throw lowGas(ctx)
     const out = await createEvmCall(ctx, {
       walletId: p.w.id, tokenAddress: p.token, amount: p.amountIn, to: p.w.address, signer,
       call: { to: p.router, value: 0n, data, gasLimit: GASLESS_GAS },
@@ -203,9 +221,12 @@ async function relay(ctx: Ctx, p: Plan, signature: Hex) {
           toTokenDecimals: q.toTokenDecimals, toAmount: q.toAmount, toAmountMin: p.minAmountOut.toString(), tool: 'gasless-permit', router: p.router,
         },
       },
+      onRecorded: (tx, transactionId, now) => attachRelay(tx, claim, transactionId, now),
     })
     return { ...out, type: 'swap' as const, quoteId: q.id, gasless: true as const, relayer: signer.address, relayerFee: p.fee.toString(), minAmountOut: p.minAmountOut.toString() }
   } catch (err) {
+    // a release that fails leaves the claim to be taken over after its 2 minutes; the relay's own error is the answer
+    await releaseRelay(ctx, claim).catch((e: unknown) => ctx.deps.logger.warn('gasless relay claim not released', { error: (e as Error).message }))
     // the relayer's balance fell short between the check and the estimate
     if (err instanceof AppError && err.code === 'TRANSACTION_WOULD_FAIL' && /insufficient funds/.test(err.message)) throw lowGas(ctx)
     throw err

@@ -66,7 +66,10 @@ export async function quoteSwap(ctx: Ctx, input: QuoteBody) {
     fromAmount: input.fromAmount, fromAddress: w.address, toAddress: receiver, slippage: (input.slippage ?? 0.5) / 100,
   })
   if (!sameToken(to, step.action.toToken.address, input.toToken)) {
-    throw new BadRequestError(`No direct route: the aggregator would deliver ${step.action.toToken.symbol} (${step.action.toToken.address}) instead of ${input.toToken}`, { code: 'SWAP_NO_DIRECT_ROUTE' })
+    // the token is named as the spec asks, but only with what looks like a symbol and an address: never free text of the aggregator's
+    const symbol = /^[A-Za-z0-9.+_-]{1,20}$/.test(String(step.action.toToken.symbol)) ? step.action.toToken.symbol : 'another token'
+    const address = /^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/.test(String(step.action.toToken.address)) ? ` (${step.action.toToken.address})` : ''
+    throw new BadRequestError(`No direct route: the aggregator would deliver ${symbol}${address} instead of ${input.toToken}`, { code: 'SWAP_NO_DIRECT_ROUTE' })
   }
   const why = secondSignature(step)
   if (why) throw new BadRequestError(`No single-transaction route: ${why}`, { code: 'SWAP_NEEDS_DESTINATION_SIGNATURE' })

@@ -77,6 +77,8 @@ export interface EvmCallInput {
   record: NonNullable<SendPlan['record']>
   /** a deployment key that signs and pays the gas instead of the wallet (a gasless swap's relayer; SendPlan.signer): sent as a custodial send, whoever holds the wallet's key */
   signer?: SendPlan['signer']
+  /** SendPlan.onRecorded: in the write that records a custodial or relayed send */
+  onRecorded?: SendPlan['onRecorded']
 }
 
 /**
@@ -95,7 +97,7 @@ export async function createEvmCall(ctx: Ctx, input: EvmCallInput, opts: { holdI
   const { endpoint } = endpointFor(ctx.deps.config, tenant.settings, w.chain, w.isTestnet)
   const p: SendPlan = {
     tenantId: tenant.id, settings: tenant.settings, wallet: w, token, to: input.to ?? input.call.to, amount: input.amount, network, endpoint,
-    holdId: opts.holdId, call: input.call, record: input.record, signer: input.signer,
+    holdId: opts.holdId, call: input.call, record: input.record, signer: input.signer, onRecorded: input.onRecorded,
   }
   const family = familyOf('evm')
   return input.signer || isCustodial(w) ? family.send(ctx, p) : family.prepare(ctx, p)

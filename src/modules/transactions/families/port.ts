@@ -7,6 +7,7 @@
  */
 import type { ChainEndpoint, SubmitOutcome } from '../../../adapters/chain/port'
 import type { Ctx } from '../../../context'
+import type { Tx } from '../../../db/client'
 import type { Deps } from '../../../deps'
 import type { TokenDef } from '../../tokens/registry'
 import type { StoredSettings } from '../../tenants/settings'
@@ -43,6 +44,12 @@ export interface SendPlan {
    * stays the wallet's (its history, its holds of `amount`), with `fromAddress` the signer.
    */
   signer?: RelaySigner
+  /**
+   * Custodial sends: run in the write that records the send, after its record is stored and
+   * before anything can reach the network (a gasless relay's claim taken there); throwing undoes
+   * the write and nothing is sent.
+   */
+  onRecorded?: (tx: Tx, transactionId: string, now: number) => Promise<void>
   /** what the record is (default a `send`), with the swap's quote and details */
   record?: { type: 'swap' | 'approval' | 'supply' | 'withdraw'; quoteId?: string; metadata?: Record<string, unknown> }
 }
