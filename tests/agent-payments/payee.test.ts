@@ -55,6 +55,8 @@ async function world(shopAddress?: string) {
     expect(p.status).toBe(201)
     const a = await f.api.post(`${BASE}/agents`, { name: 'buyer', walletId: w.body.id, policyId: p.body.id }, as(admin))
     expect(a.status).toBe(201)
+    // the wallet's owner lets the agent pay from it (docs/agent-payments.md, "The wallet owner's consent")
+    expect((await f.api.post(`${BASE}/agents/${a.body.id}/wallet-consent`, {}, as(owner))).status).toBe(200)
     const k = await f.api.post(`${BASE}/agents/${a.body.id}/api-keys`, { name: 'worker' }, as(admin))
     expect(k.status).toBe(201)
     return { id: a.body.id as string, key: k.body.key as string, wallet: w.body.address as Address, policyId: p.body.id as string }

@@ -59,6 +59,8 @@ beforeAll(async () => {
   await devnetUsdc(devnet.url).mint(w.body.address, 3_000_000n)
   const p = await f.api.post(`${BASE}/policies`, { name: 'x402', currency: 'USDC', limits: [{ interval: 'per_transaction', amount: '1' }, { interval: 'daily', amount: '5' }], allowedRails: ['x402'] }, as(admin))
   const a = await f.api.post(`${BASE}/agents`, { name: 'researcher', walletId: w.body.id, policyId: p.body.id }, as(admin))
+  // the wallet's owner lets the agent pay from it (docs/agent-payments.md, "The wallet owner's consent")
+  expect((await f.api.post(`${BASE}/agents/${a.body.id}/wallet-consent`, {}, as(owner))).status).toBe(200)
   const k = await f.api.post(`${BASE}/agents/${a.body.id}/api-keys`, { name: 'worker' }, as(admin))
   expect([p.status, a.status, k.status]).toEqual([201, 201, 201])
   agent = { id: a.body.id, key: k.body.key, wallet: w.body.address }
