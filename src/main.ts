@@ -14,6 +14,7 @@ import { SERVER_MAX_REQUEST_BODY_SIZE } from './http/core'
 import { scalarScript } from './http/scalar-asset'
 import { registerJobs } from './jobs/registry'
 import { engineRamInEffect } from './lib/engine-memory'
+import { errorSummary } from './lib/logger'
 import { JobRunner } from './jobs/runner'
 import { createAdmin, createTenantAdmin, ensureBootstrapAdmin, hasAdmin } from './modules/auth/service'
 import { createTenant } from './modules/tenants/service'
@@ -100,6 +101,13 @@ async function main() {
   const app = createApp(deps, { scalarScript, queue: runner, opsOnly: config.role === 'worker' })
   const fetch = bunFetch(app)
   server.reload({ fetch })
+  // the sandbox simulator's deposits a stopped server left mid-way, resumed where background work runs (docs/bank-ramp.md)
+  if (runner && deps.bankRampSimulator) {
+    deps.bankRampSimulator.resume().then(
+      (count) => count && deps.logger.info('bank ramp simulator: deposits resumed', { count }),
+      (err) => deps.logger.warn('bank ramp simulator: deposits not resumed', { ...errorSummary(err) }),
+    )
+  }
   deps.logger.info('listening', { url: `http://${server.hostname}:${server.port}`, publicBaseUrl: config.publicBaseUrl, docs: `${config.publicBaseUrl}/v1/docs`, role: config.role, engineRamMib: engineRamInEffect() ?? 'machine' })
   deps.logger.flush()
 

@@ -355,7 +355,7 @@ export interface paths {
         head?: never;
         /**
          * Set the push notification device token (and the notifications' language)
-         * @description One token per user: a new one replaces the last (the device the user signed in on last gets the pushes). `locale` sets the language the inbox (`GET /v1/notifications/inbox`) and the pushes are written in; a device sends its language with its token. A token FCM reports unregistered is removed by Slipway (docs/notifications.md).
+         * @description One token per user: a new one replaces the last (the device the user signed in on last gets the pushes). One user per token: a token another user holds, in this tenant or another, is moved to the caller in the same transaction, and that user gets no more pushes on it. `locale` sets the language the inbox (`GET /v1/notifications/inbox`) and the pushes are written in; a device sends its language with its token. A token FCM reports unregistered is removed by Slipway (docs/notifications.md).
          */
         patch: operations["setFcmToken"];
         trace?: never;
@@ -2086,7 +2086,7 @@ export interface paths {
         put?: never;
         /**
          * A short-lived token for a service party process (tenant-signed)
-         * @description Signed with the tenant's API key and secret (HMAC). The token (5 minutes) lets its holder act as party 1 in the relay sessions of this tenant and nothing else; it is not an access token. Slipway's own service party (a job of the worker) mints the same token for itself. 30 per minute per IP.
+         * @description Signed with the tenant's API key and secret (HMAC). The token (as long as a session lives, MPC_SESSION_TTL_SECONDS) lets its holder act as party 1 in the relay sessions of this tenant and nothing else; it is not an access token. Slipway's own service party (a job of the worker) mints the same token for itself. 30 per minute per IP.
          */
         post: operations["mpcServiceToken"];
         delete?: never;

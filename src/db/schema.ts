@@ -55,6 +55,9 @@ export const users = sqliteTable('users', {
   // `status = 'active'` as a literal (users/repo.ts, activeEmail), or SQLite cannot use this partial index.
   uniqueIndex('users_scope_active_email_uq').on(t.scope, t.emailKey).where(sql`status = 'active'`),
   index('users_tenant_created_idx').on(t.tenantId, t.createdAt),
+  // A push token names one device, and a device gets the pushes of one user at a time, across
+  // tenants (users/service.ts setFcmToken moves it); the database refuses a second holder.
+  uniqueIndex('users_fcm_token_uq').on(t.fcmToken),
 ])
 
 /** Links a user to an external identity (Google or Apple subject). */

@@ -200,6 +200,31 @@ describe('device tokens FCM refuses', () => {
   }, 30_000)
 })
 
+describe('one device token, one user', () => {
+  test('a token registered by users of two tenants, then by a second user of the same tenant, belongs to the last; only they get its pushes', async () => {
+    const other = await a.f.tenant({ chains: { rpc: { ethereum: node.url } } })
+    const first = await person(a, 'shared-device', 'en')
+    const second = await person(a, 'shared-device', 'it', other)
+    const third = await person(a, 'shared-device', 'en', other)
+    const holders = async () => (await a.t.deps.database.db.select({ id: users.id }).from(users).where(eq(users.fcmToken, 'shared-device')).all()).map((r) => r.id)
+    expect(await holders()).toEqual([third.id])
+    for (const [u, tenantId] of [[first, a.tenant.id], [second, other.id], [third, other.id]] as const) {
+      await a.t.deps.database.write((tx) => notify(a.t.deps, tx, { tenantId, userId: u.id, kind: 'ramp.kyc', data: { environment: 'sandbox', kycStatus: 'approved' } }))
+    }
+    await waitFor(async () => fcm.deliveredTo('shared-device').length, (n) => n >= 1)
+    await Bun.sleep(1500)
+    const delivered = fcm.deliveredTo('shared-device')
+    expect(delivered).toHaveLength(1)
+    expect(delivered[0]!.notification.title).toBe((await inbox(a, third)).body.notifications[0].title)
+    // registered again by the first user, it moves back across the tenants
+    expect((await a.api.patch('/v1/users/me/fcm-token', { token: 'shared-device' }, { token: first.accessToken })).status).toBe(200)
+    expect(await holders()).toEqual([first.id])
+    // registering the token one already holds changes nothing
+    expect((await a.api.patch('/v1/users/me/fcm-token', { token: 'shared-device' }, { token: first.accessToken })).status).toBe(200)
+    expect(await holders()).toEqual([first.id])
+  }, 30_000)
+})
+
 describe('FCM unavailable', () => {
   test('503 and 429 are asked again later, and the push is delivered once', async () => {
     const u = await person(a, 'flaky-device', 'en')

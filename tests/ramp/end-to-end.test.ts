@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createPublicClient, erc20Abi, http, type Address } from 'viem'
 import { evmStablecoinSender } from '@/adapters/chain/funded-sender'
+import { isUuid } from '@/lib/ids'
 import { isValidIban } from '@/sandbox/bank-ramp/iban'
 import { FUNDER_KEY, startLocalChain, type LocalChain } from '@tests/wallets/ganache'
 import type { SignedInUser } from '@tests/helpers/factories'
@@ -101,6 +102,17 @@ test('onboard, approve, virtual IBAN, simulated deposit: the records, the chain 
   // rule 5: the delivery's deposit is the conversion's, found through the rule execution
   expect(delivered.data).toMatchObject({ direction: 'out', depositId: sim.body.depositId, ruleExecutionId: conversion.data.ruleExecutionId, destinationAddress: wallet.body.address, networkFee: '0' })
   expect(delivered.data.transactionHash).toMatch(/^0x[0-9a-f]{64}$/)
+  // rule 3: Slipway's own ids for the rule and its execution; the simulator makes the transfer
+  // reference from its rule id, so the partner's id would give the reference away (rule 8)
+  const reference = (iban.body.reference as string).toLowerCase()
+  expect(reference).toMatch(/^[0-9a-f]{8}$/)
+  for (const e of txs) {
+    expect(isUuid(e.data.ruleId)).toBe(true)
+    expect(isUuid(e.data.ruleExecutionId)).toBe(true)
+    expect(e.data.ruleId).not.toStartWith(reference)
+  }
+  expect(JSON.stringify(events(w.receiver)).toLowerCase()).not.toContain(reference)
+  expect(new Set(txs.map((e) => e.data.ruleId)).size).toBe(1)
   expect(deliveries.find((e) => e.data.status === 'pending')!.data.rampSubStatus).toBe('Submitted')
   // one delivery per change: ids are unique
   expect(new Set(events(w.receiver).map((e) => e.id)).size).toBe(events(w.receiver).length)

@@ -1,7 +1,7 @@
-/** Partner webhooks into Slipway: signatures, repeats and stale events, and rules 1, 2, 4, 5 and 7 of Event types. */
+/** Partner webhooks into Slipway: signatures, repeats and stale events, and rules 1, 2, 3, 4, 5 and 7 of Event types. */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
-import { rampCustomers, rampPaymentMethods } from '@/modules/ramp/schema'
+import { rampCustomers, rampPaymentMethods, rampTransactions } from '@/modules/ramp/schema'
 import { signPartnerWebhook } from '@/sandbox/bank-ramp/signature'
 import type { SignedInUser } from '@tests/helpers/factories'
 import { events, onboard, postPartnerEvent, rampWorld, until, type RampTenant, type RampWorld } from './world'
@@ -139,6 +139,40 @@ describe('transactions', () => {
     const byId = (id: string) => list.body.transactions.find((x: { rampTransactionId: string }) => x.rampTransactionId === id)
     expect(byId(`in-${execution}`)).toMatchObject({ cryptoAmount: '10', fiatAmount: '9.3', exchangeRate: '1.08', fiatFeeAmount: '0.1', fiatRate: '1.08' })
     expect(byId(`out-${execution}`)).toMatchObject({ cryptoAmount: '10', depositId: depData.depositId })
+  })
+
+  test('rule 3: ruleId and ruleExecutionId are Slipway\'s ids, one per partner rule and execution; the partner\'s are never sent', async () => {
+    const rule = `rule-${crypto.randomUUID()}`
+    const [first, second] = [crypto.randomUUID(), crypto.randomUUID()]
+    const n = version++
+    await tx(`r3-in-${n}`, 1, { Direction: 'In', Status: 'Settled', Amount: '1', Orchestration: { RuleID: rule, RuleExecutionID: first } })
+    await tx(`r3-out-${n}`, 1, { Direction: 'Out', Amount: '1', Orchestration: { RuleID: rule, RuleExecutionID: first } })
+    await tx(`r3-out-${n}`, 2, { Direction: 'Out', Status: 'Settled', Amount: '1', Orchestration: { RuleID: rule, RuleExecutionID: first } })
+    await tx(`r3-in2-${n}`, 1, { Direction: 'In', Status: 'Settled', Amount: '2', Orchestration: { RuleID: rule, RuleExecutionID: second } })
+    const [conv] = await tenantEventsAbout('ramp.transaction.updated', 'rampTransactionId', `r3-in-${n}`, 1)
+    const outs = await tenantEventsAbout('ramp.transaction.updated', 'rampTransactionId', `r3-out-${n}`, 2)
+    const [other] = await tenantEventsAbout('ramp.transaction.updated', 'rampTransactionId', `r3-in2-${n}`, 1)
+    const all = [conv, ...outs, other]
+    for (const e of all) {
+      expect(e.data.ruleId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      expect(e.data.ruleExecutionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    }
+    expect(JSON.stringify(all)).not.toContain(rule)
+    expect(JSON.stringify(all)).not.toContain(first)
+    expect(JSON.stringify(all)).not.toContain(second)
+    // one rule, one id; one execution, one id (shared by its conversion and delivery, every event); another execution, another id
+    expect(new Set(all.map((e) => e.data.ruleId)).size).toBe(1)
+    expect(new Set([conv, ...outs].map((e) => e.data.ruleExecutionId)).size).toBe(1)
+    expect(other.data.ruleExecutionId).not.toBe(conv.data.ruleExecutionId)
+    // another tenant's transactions of the same partner ids get ids of their own
+    const neighbour = await w.rampTenant({ hook: false })
+    const them = await w.f.user(neighbour)
+    await onboard(w, them)
+    const theirCustomer = (await w.t.deps.database.db.select().from(rampCustomers).where(and(eq(rampCustomers.tenantId, neighbour.id), eq(rampCustomers.userId, them.id))).get())!.id
+    expect((await send({ EventType: 'Transaction', EventVersion: 1, Data: { ID: `r3-n-${n}`, CustomerID: theirCustomer, Direction: 'In', Status: 'Settled', Amount: '1', Orchestration: { RuleID: rule, RuleExecutionID: first } } }, { url: neighbour.webhookUrl, key: neighbour.webhookKey })).status).toBe(200)
+    const theirs = await w.t.deps.database.db.select().from(rampTransactions).where(and(eq(rampTransactions.tenantId, neighbour.id), eq(rampTransactions.rampTransactionId, `r3-n-${n}`))).get()
+    expect(theirs!.ruleId).not.toBe(conv.data.ruleId)
+    expect(theirs!.ruleExecutionId).not.toBe(conv.data.ruleExecutionId)
   })
 
   test('amounts past what a float holds are read back as the partner wrote them', async () => {

@@ -73,7 +73,7 @@ export function mpcRoutes(deps: Deps) {
       detail: {
         operationId: 'mpcServiceToken',
         summary: 'A short-lived token for a service party process (tenant-signed)',
-        description: 'Signed with the tenant\'s API key and secret (HMAC). The token (5 minutes) lets its holder act as party 1 in the relay sessions of this tenant and nothing else; it is not an access token. Slipway\'s own service party (a job of the worker) mints the same token for itself. 30 per minute per IP.',
+        description: 'Signed with the tenant\'s API key and secret (HMAC). The token (as long as a session lives, MPC_SESSION_TTL_SECONDS) lets its holder act as party 1 in the relay sessions of this tenant and nothing else; it is not an access token. Slipway\'s own service party (a job of the worker) mints the same token for itself. 30 per minute per IP.',
       },
     })
     .get('/admin/wallets/:tenantId', ({ ctx, params, query }) => flows.adminWallets(ctx, params.tenantId, query), {

@@ -26,7 +26,7 @@ export async function runServiceParty(deps: Deps, tenantId: string | null | unde
   if (!tenantId || !s || s.status !== 'open' || s.expiresAt <= deps.clock.now() || !s.parties.includes(SERVICE)) return
   const relay = {
     baseUrl: deps.config.mpcRelayUrl,
-    token: mintServiceToken(deps.jwtKey, tenantId, deps.clock.now()).token,
+    token: mintServiceToken(deps.jwtKey, tenantId, deps.clock.now(), Math.ceil((s.expiresAt - deps.clock.now()) / 1000)).token,
     roundTimeoutMs: Math.max(1000, s.expiresAt - deps.clock.now()),
     engine: await loadMpcEngine(deps.config.mpcEngine),
   }

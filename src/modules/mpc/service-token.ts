@@ -11,12 +11,12 @@ import { createHmac } from 'node:crypto'
 import { safeEqual } from '../../lib/crypto'
 
 export const SERVICE_TOKEN_PREFIX = 'mpcs.'
-export const SERVICE_TOKEN_TTL_SECONDS = 300
 
 const keyOf = (jwtKey: Uint8Array) => createHmac('sha256', jwtKey).update('slipway/mpc-service-token/v1').digest()
 const mac = (jwtKey: Uint8Array, input: string) => createHmac('sha256', keyOf(jwtKey)).update(input).digest('base64url')
 
-export function mintServiceToken(jwtKey: Uint8Array, tenantId: string, nowMs: number, ttlSeconds = SERVICE_TOKEN_TTL_SECONDS) {
+/** `ttlSeconds`: as long as a session lives (MPC_SESSION_TTL_SECONDS), or what is left of the session the token is for, so a slow DKG never outlives its token. */
+export function mintServiceToken(jwtKey: Uint8Array, tenantId: string, nowMs: number, ttlSeconds: number) {
   const exp = Math.floor(nowMs / 1000) + ttlSeconds
   const payload = Buffer.from(JSON.stringify({ tid: tenantId, exp, rnd: crypto.randomUUID() })).toString('base64url')
   const input = `${SERVICE_TOKEN_PREFIX}${payload}`

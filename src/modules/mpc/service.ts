@@ -188,7 +188,7 @@ export async function signStart(ctx: Ctx, walletId: string, input: SignStartBody
 }
 
 export function serviceToken(deps: Deps, tenant: SignedTenant) {
-  const t = mintServiceToken(deps.jwtKey, tenant.id, deps.clock.now())
+  const t = mintServiceToken(deps.jwtKey, tenant.id, deps.clock.now(), deps.config.mpcSessionTtlSeconds)
   return { token: t.token, tokenType: 'Bearer' as const, expiresIn: t.expiresIn, expiresAt: iso(t.expiresAt) }
 }
 

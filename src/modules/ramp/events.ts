@@ -156,7 +156,9 @@ export async function applyPartnerEvent(deps: Deps, tx: Tx, tenantId: string, en
     if (x && e.EventVersion <= x.eventVersion) return 'stale'
     const fiat = obj(data.FiatPayment)
     const orchestration = obj(data.Orchestration)
-    const ruleExecutionId = str(orchestration.RuleExecutionID)
+    // rule 3: Slipway's own ids for the partner's rule and execution (the partner's are kept, never sent)
+    const ownId = async (kind: 'rule' | 'rule_execution', rampOwn: string | null) => (rampOwn ? repo.orchestrationId(tx, tenantId, env, kind, rampOwn, newId(), now) : null)
+    const ruleExecutionId = await ownId('rule_execution', str(orchestration.RuleExecutionID))
     const rampDepositId = str(fiat.FiatDepositID)
     const direction = data.Direction === 'Out' ? 'out' : 'in'
     // rule 5: a delivery names no deposit; the conversion of the same execution does
@@ -193,7 +195,7 @@ export async function applyPartnerEvent(deps: Deps, tx: Tx, tenantId: string, en
       rampDepositId: depositRampId,
       requestForInformation: rfiOf(data.RequestForInformation),
       refunds: arr(data.Refunds).map(obj).map((r) => ({ amount: decimalText(r.RefundedAmount) ?? '0', currency: str(r.Currency), status: str(r.Status) ?? 'Pending', requestedAt: isoText(r.RequestTime) })),
-      ruleId: str(orchestration.RuleID),
+      ruleId: await ownId('rule', str(orchestration.RuleID)),
       ruleExecutionId,
       reversesTransactionId: reverses,
       adjustment: adjustedRampId ? { reason: str(adjustment.Reason) } : null,

@@ -2,7 +2,7 @@
 import { and, count, desc, eq, inArray, isNotNull, isNull, lt, or } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
 import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
-import { rampAddressChallenges, rampCustomers, rampDeposits, rampPaymentMethods, rampPayouts, rampPayoutQuotes, rampProvenAddresses, rampTransactions, type RampEnv } from './schema'
+import { rampAddressChallenges, rampCustomers, rampDeposits, rampOrchestrationIds, rampPaymentMethods, rampPayouts, rampPayoutQuotes, rampProvenAddresses, rampTransactions, type RampEnv } from './schema'
 
 export type CustomerRow = typeof rampCustomers.$inferSelect
 export type MethodRow = typeof rampPaymentMethods.$inferSelect
@@ -70,6 +70,13 @@ export async function insertTransaction(db: Executor, tenantId: string, row: Omi
 
 export async function updateTransaction(db: Executor, tenantId: string, id: string, patch: Partial<Omit<TransactionRow, 'id' | 'tenantId'>>) {
   await db.update(rampTransactions).set(patch).where(and(eq(rampTransactions.tenantId, tenantId), eq(rampTransactions.id, id)))
+}
+
+/** Slipway's id of a partner rule or rule execution, made the first time the partner's id is seen (run in the event's write). */
+export async function orchestrationId(db: Executor, tenantId: string, env: RampEnv, kind: 'rule' | 'rule_execution', rampId: string, newId: string, now: number) {
+  const where = and(eq(rampOrchestrationIds.tenantId, tenantId), eq(rampOrchestrationIds.environment, env), eq(rampOrchestrationIds.kind, kind), eq(rampOrchestrationIds.rampId, rampId))
+  await db.insert(rampOrchestrationIds).values({ id: newId, tenantId, environment: env, kind, rampId, createdAt: now }).onConflictDoNothing()
+  return (await db.select({ id: rampOrchestrationIds.id }).from(rampOrchestrationIds).where(where).get())!.id
 }
 
 /** The deposit a rule execution converted (rule 5): the conversion of that execution that names one. */

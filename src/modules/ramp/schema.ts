@@ -111,6 +111,7 @@ export const rampTransactions = sqliteTable('ramp_transactions', {
   rampDepositId: text('ramp_deposit_id'),
   requestForInformation: text('request_for_information', { mode: 'json' }).$type<RequestForInformation | null>(),
   refunds: text('refunds', { mode: 'json' }).notNull().$type<Array<Record<string, unknown>>>(),
+  /** Slipway's ids of the partner's rule and rule execution (rampOrchestrationIds), never the partner's */
   ruleId: text('rule_id'),
   ruleExecutionId: text('rule_execution_id'),
   reversesTransactionId: text('reverses_transaction_id'),
@@ -128,6 +129,22 @@ export const rampTransactions = sqliteTable('ramp_transactions', {
   index('ramp_transactions_user_idx').on(t.tenantId, t.environment, t.userId, t.createdAt),
   index('ramp_transactions_execution_idx').on(t.tenantId, t.environment, t.ruleExecutionId),
 ])
+
+/**
+ * Slipway's own ids for the partner's orchestration rules and rule executions
+ * (`Orchestration.RuleID`, `RuleExecutionID`), one per partner id, tenant and environment.
+ * Events name only these (rule 3: every id but `rampDepositId` and `rampTransactionId` is
+ * the service's); the partner's ids stay here, never sent. A partner may build a transfer's
+ * reference from its rule id (the sandbox simulator does), which must never leave (rule 8).
+ */
+export const rampOrchestrationIds = sqliteTable('ramp_orchestration_ids', {
+  id: text('id').primaryKey(),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id),
+  environment: env(),
+  kind: text('kind', { enum: ['rule', 'rule_execution'] }).notNull(),
+  rampId: text('ramp_id').notNull(),
+  createdAt: integer('created_at').notNull(),
+}, (t) => [uniqueIndex('ramp_orchestration_ids_ramp_uq').on(t.tenantId, t.environment, t.kind, t.rampId)])
 
 /**
  * A payout quote: the partner's prepared sell (`FormSessionID`) for one of the user's wallets.

@@ -1,5 +1,5 @@
 /** The users table's only reader and writer: every function takes the scope (tenant id, or `platform` for admins) first. */
-import { and, asc, eq, gte, lt, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, eq, gte, lt, ne, or, sql, type SQL } from 'drizzle-orm'
 import { uniqueViolation, type Database, type Executor } from '../../db/client'
 import { insertRow } from '../../db/insert-row'
 import { preparedOnce } from '../../db/prepared'
@@ -183,6 +183,16 @@ export async function dropFcmToken(db: Executor, tenantId: string, id: string, t
     .where(and(eq(users.scope, tenantId), eq(users.id, id), eq(users.fcmToken, token)))
     .returning({ id: users.id })
   return changed.length === 1
+}
+
+/**
+ * Takes the push token `token` from every user but `keeperId`, in every tenant: the one query
+ * here not scoped to a tenant, on purpose. A token names one device, and the device belongs to
+ * whoever registered it last (a phone signed out of one tenant's app into another's, or handed
+ * on): the earlier holder must stop getting pushes meant for the device's new user.
+ */
+export async function releaseFcmToken(db: Executor, token: string, keeperId: string, now: number) {
+  await db.update(users).set({ fcmToken: null, updatedAt: now }).where(and(eq(users.fcmToken, token), ne(users.id, keeperId)))
 }
 
 /** A new password for an active user; false when the user is gone or no longer active. */

@@ -79,7 +79,7 @@ export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup) {
       detail: {
         operationId: 'setFcmToken',
         summary: 'Set the push notification device token (and the notifications\' language)',
-        description: 'One token per user: a new one replaces the last (the device the user signed in on last gets the pushes). `locale` sets the language the inbox (`GET /v1/notifications/inbox`) and the pushes are written in; a device sends its language with its token. A token FCM reports unregistered is removed by Slipway (docs/notifications.md).',
+        description: 'One token per user: a new one replaces the last (the device the user signed in on last gets the pushes). One user per token: a token another user holds, in this tenant or another, is moved to the caller in the same transaction, and that user gets no more pushes on it. `locale` sets the language the inbox (`GET /v1/notifications/inbox`) and the pushes are written in; a device sends its language with its token. A token FCM reports unregistered is removed by Slipway (docs/notifications.md).',
       },
     })
     .get('/:id', ({ params, query, ctx }) => usersService.getUser(ctx, params.id, query.tenantId), {

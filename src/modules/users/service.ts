@@ -167,12 +167,18 @@ export async function updateMe(ctx: Ctx, input: UpdateMe) {
   }
 }
 
-/** The device token for pushes, and optionally the language of the user's notifications (kept when omitted). */
+/**
+ * The device token for pushes, and optionally the language of the user's notifications (kept
+ * when omitted). A token belongs to one user at a time: registering it moves it from whoever
+ * held it, in any tenant, in the same write transaction (docs/notifications.md).
+ */
 export async function setFcmToken(ctx: Ctx, token: string | null, locale?: 'en' | 'it') {
   const { deps, actor } = ctx
-  await deps.database.write((tx) =>
-    repo.updateUser(tx, actor.tenantId, actor.userId, { fcmToken: token, ...(locale ? { locale } : {}), updatedAt: deps.clock.now() }),
-  )
+  const now = deps.clock.now()
+  await deps.database.write(async (tx) => {
+    if (token !== null) await repo.releaseFcmToken(tx, token, actor.userId, now)
+    await repo.updateUser(tx, actor.tenantId, actor.userId, { fcmToken: token, ...(locale ? { locale } : {}), updatedAt: now })
+  })
   return { ok: true as const }
 }
 

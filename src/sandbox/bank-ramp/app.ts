@@ -10,7 +10,8 @@
  * - partner-api.ts: `X-Api-Key` selects a simulator account (`accounts`); anything else answers 401;
  * - hosted-pages.ts: the identity check a customer's browser opens;
  * - customers.ts: `POST /v1/onboarding/{CustomerID}` answers a hosted page address, customers, proven addresses;
- * - payins.ts: virtual IBANs and the simulated bank transfer (`POST /v1/sandbox/fiat-deposit/simulate`);
+ * - payins.ts: virtual IBANs and the simulated bank transfer (`POST /v1/sandbox/fiat-deposit/simulate`),
+ *   worked through by deposit-run.ts, durably: resumed after a restart (`resume`);
  * - payouts.ts: sell channels, forms, prepared sells and the sell.
  *
  * Without a persistence, state lives in memory only and a restart forgets the simulator's customers.
@@ -18,6 +19,7 @@
 import { Elysia } from 'elysia'
 import { createSimulatorContext, type SimulatorOptions } from './context'
 import { customerRoutes } from './customers'
+import { depositRunner } from './deposit-run'
 import { hostedPages } from './hosted-pages'
 import { payinRoutes } from './payins'
 import { payoutRoutes } from './payouts'
@@ -28,6 +30,7 @@ export type { SimulatorAccount, SimulatorOptions } from './context'
 
 export function createBankRampSimulator(opts: SimulatorOptions) {
   const ctx = createSimulatorContext(opts)
+  const runner = depositRunner(ctx)
   const apiPrefix = `${opts.basePath ?? ''}/v1/`
   const app = new Elysia({ prefix: opts.basePath ?? '' })
     // Unknown paths answer JSON like the rest: the partner's error shape under /v1 (what a
@@ -40,7 +43,7 @@ export function createBankRampSimulator(opts: SimulatorOptions) {
     })
     .use(hostedPages(ctx))
     .use(customerRoutes(ctx))
-    .use(payinRoutes(ctx))
+    .use(payinRoutes(ctx, runner))
     .use(payoutRoutes(ctx))
 
   return {
@@ -73,6 +76,11 @@ export function createBankRampSimulator(opts: SimulatorOptions) {
       const s = ctx.state.sessions.get(token)
       return !!s && s.expiresAt > ctx.now()
     },
+    /**
+     * Resumes the simulated deposits a stopped server left unfinished (deposit-run.ts), once its
+     * saved state is loaded; answers how many. Call it once at start, in one process.
+     */
+    resume: () => runner.resumeRuns(),
     /** resolves once the webhooks and chain sends started so far are done */
     async settle() {
       while (ctx.pending.size) await Promise.allSettled([...ctx.pending])

@@ -66,6 +66,8 @@ export function createEmbeddedSimulator(opts: EmbeddedSimulatorOptions) {
     attach(handle: (r: Request) => Promise<Response>) {
       appHandle = handle
     },
+    /** resumes the deposits a stopped server left unfinished (app.ts `resume`) */
+    resume: () => sim.resume(),
     settle: () => sim.settle(),
   }
 }

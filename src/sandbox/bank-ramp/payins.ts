@@ -1,71 +1,21 @@
 /**
  * Partner API, pay-in: an approved customer's virtual IBAN that converts to the stablecoin at
- * an address, the payment methods a customer has, and the sandbox's simulated bank transfer.
- * A deposit is screened and settled, converted (1% channel fee, fixed rate) and the stablecoin
- * is sent to the address from the simulator's own funded wallet when a chain is configured
- * (recorded only otherwise). `FiatDeposit` and `Transaction` webhooks follow each step.
+ * an address, the payment methods a customer has, and the sandbox's simulated bank transfer,
+ * worked through by deposit-run.ts (screened, settled, converted, delivered on chain; a
+ * webhook after each step; resumed after a restart).
  */
 import { randomUUID } from 'node:crypto'
-import type { BankDepositToOnchainAddressResponse, PartnerFiatDeposit, PartnerPaymentMethod, PartnerTransaction } from '../../adapters/bank-ramp/port'
-import type { SimulatorAccount, SimulatorContext } from './context'
+import type { BankDepositToOnchainAddressResponse, PartnerPaymentMethod } from '../../adapters/bank-ramp/port'
+import type { SimulatorContext } from './context'
+import type { DepositRunner } from './deposit-run'
 import { sandboxIban } from './iban'
 import { partnerApi } from './partner-api'
-import { DECIMAL, fromUnits, json, partnerError, readJson, toUnits } from './protocol'
+import { DECIMAL, json, partnerError, readJson } from './protocol'
 import type { Deposit, Method } from './state'
 
-export function payinRoutes(ctx: SimulatorContext) {
-  const { state, opts, iso, rate, track, post } = ctx
-  const { customers, methods, payoutMethods, deposits, txs } = state
-
-  async function runDeposit(account: SimulatorAccount, dep: Deposit, m: Method) {
-    const setDep = async (patch: Partial<PartnerFiatDeposit>) => {
-      Object.assign(dep, patch)
-      deposits.touch(dep.ID)
-      const { accountId: _a, ...data } = dep
-      await post(account, 'FiatDeposit', dep.ID, data as unknown as Record<string, unknown>, dep.CustomerID)
-    }
-    await setDep({ Status: 'Pending', SubStatus: 'AmlScreening' })
-    await setDep({ Status: 'Settled', SubStatus: null })
-    const fiat = toUnits(dep.FiatAmount, 2)
-    const fee = (fiat + 99n) / 100n
-    const rateMicros = toUnits(rate, 6)
-    const crypto = ((fiat - fee) * rateMicros) / 100n
-    const execution = randomUUID()
-    const base = { Network: m.network, CryptoCurrency: m.crypto, CustomerID: m.customerId, Orchestration: { RuleID: m.ruleId, RuleExecutionID: execution } }
-    const conversion: PartnerTransaction & { accountId: string } = {
-      accountId: account.id, ID: randomUUID(), Created: iso(), Status: 'Settled', SubStatus: null, Direction: 'In', ...base,
-      Amount: fromUnits(crypto, 6),
-      FiatPayment: { Amount: dep.FiatAmount, FeeAmount: fromUnits(fee, 2), Rate: rate, FiatCurrency: dep.FiatCurrency, FiatDepositID: dep.ID, PaymentSystemID: dep.PaymentSystemID },
-      Breakdown: [{ Type: 'ChannelFee', Amount: fromUnits(fee, 2) }, { Type: 'Remaining', Amount: fromUnits(fiat - fee, 2) }],
-      Refunds: [],
-    }
-    txs.set(conversion.ID, conversion)
-    const send = async (t: PartnerTransaction & { accountId: string }) => {
-      txs.touch(t.ID)
-      const { accountId: _a, ...data } = t
-      await post(account, 'Transaction', t.ID, data as unknown as Record<string, unknown>, t.CustomerID)
-    }
-    await send(conversion)
-    const delivery: PartnerTransaction & { accountId: string } = {
-      accountId: account.id, ID: randomUUID(), Created: iso(), Status: 'Pending', SubStatus: 'Submitted', Direction: 'Out', ...base,
-      Amount: fromUnits(crypto, 6), NetworkFee: '0', DestinationAddress: m.address, Breakdown: [], Refunds: [],
-    }
-    txs.set(delivery.ID, delivery)
-    await send(delivery)
-    if (opts.chain) {
-      try {
-        delivery.TransactionHash = await opts.chain.sendStablecoin(m.address, crypto)
-        delivery.Status = 'Settled'
-      } catch {
-        delivery.Status = 'Failed'
-      }
-    } else {
-      // no chain: the delivery is recorded as settled without a hash
-      delivery.Status = 'Settled'
-    }
-    delivery.SubStatus = null
-    await send(delivery)
-  }
+export function payinRoutes(ctx: SimulatorContext, runner: DepositRunner) {
+  const { state, iso } = ctx
+  const { customers, methods, payoutMethods, deposits, runs } = state
 
   return partnerApi(ctx)
     .post('/workflows/bank-deposit-to-onchain-address', async ({ request, account }) => {
@@ -122,7 +72,10 @@ export function payinRoutes(ctx: SimulatorContext) {
         Reference: typeof b.Reference === 'string' ? b.Reference : undefined, Refunds: [],
       }
       deposits.set(dep.ID, dep)
-      track(runDeposit(account!, dep, m))
+      // saved with the deposit (before the answer leaves), so a restart resumes it (deposit-run.ts)
+      const run = { id: dep.ID, accountId: account!.id, customerId: m.customerId, methodId: m.id, step: 0 }
+      runs.set(run.id, run)
+      runner.start(account!, run)
       return json({ FiatDepositID: dep.ID })
     })
 }

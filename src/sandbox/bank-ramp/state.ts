@@ -5,6 +5,7 @@
  * state is loaded back after a restart; without one (a standalone simulator) a restart forgets it.
  */
 import type { PartnerAgreement, PartnerFiatDeposit, PartnerTransaction } from '../../adapters/bank-ramp/port'
+import type { SignedTransfer } from '../../adapters/chain/funded-sender'
 import type { Channel } from './protocol'
 import { AccountStore, type StoreLimits } from './store'
 
@@ -32,6 +33,15 @@ export interface FormSession {
   id: string; accountId: string; customerId: string; channel: Channel; fiat: string; crypto: string; fee: string; estimate: string; authorized: string
   network: string; form: Record<string, string>; paymentMethodId?: string; expiresAt: number
 }
+/**
+ * A simulated deposit still being worked through (deposit-run.ts): `step` counts the steps done
+ * and reported, the ids are those of the records it made, `signed` the on-chain transfer as
+ * signed before it was broadcast. Dropped once the delivery's final status is reported.
+ */
+export interface DepositRun {
+  id: string; accountId: string; customerId: string; methodId: string; step: number
+  conversionId?: string; deliveryId?: string; signed?: SignedTransfer
+}
 export interface ProvenAddress { AddressID: string; Network: string; Address: string; Created: string; accountId: string; customerId: string }
 
 const DAY = 24 * 3600_000
@@ -56,6 +66,8 @@ export const DEFAULT_LIMITS = {
   /** sell Nonces, so the same Nonce never sells twice while its transaction is remembered */
   sells: { perAccount: 30_000, ttlMs: RECORD_TTL },
   provenAddresses: { perAccount: 10_000, ttlMs: RECORD_TTL },
+  /** deposits between their simulated transfer and their delivery's final status, resumed after a restart */
+  runs: { perAccount: 10_000, ttlMs: RECORD_TTL },
 } satisfies Record<string, StoreLimits>
 
 export type SimulatorLimits = { [K in keyof typeof DEFAULT_LIMITS]: StoreLimits }
@@ -79,6 +91,7 @@ export function createSimulatorState(now: () => number, overrides: Partial<Simul
     sells: new AccountStore<string>(limits.sells, now, accountOfKey),
     /** proven addresses by account and customer; the same address registered again keeps its id */
     provenAddresses: new AccountStore<ProvenAddress>(limits.provenAddresses, now, accountOfValue),
+    runs: new AccountStore<DepositRun>(limits.runs, now, accountOfValue),
   }
 }
 
