@@ -36,7 +36,7 @@ export class RpcRefusal extends Error {
 export interface LandedStatus { slot: number; err: RpcTransactionError | null }
 
 /** The node's own bookkeeping beside the SVM's accounts: what a snapshot keeps. */
-interface NodeState { slot: number; blockHeight: number; hashes: Array<[string, number]>; statuses: Array<[string, LandedStatus]>; blockTimes: Array<[number, number]> }
+export interface NodeState { slot: number; blockHeight: number; hashes: Array<[string, number]>; statuses: Array<[string, LandedStatus]>; blockTimes: Array<[number, number]> }
 
 export class SolanaSvm {
   readonly svm: LiteSVM
