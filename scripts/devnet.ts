@@ -20,12 +20,17 @@
  * settling on the Sepolia-id chain) and routes `https://x402.devnet.test` to it for Slipway
  * (WEBHOOK_DEV_ROUTES in .env.devnet), so the agent payments' x402 rail runs offline.
  *
+ * It serves Solana's devnet too (scripts/devnet/solana.ts: LiteSVM behind JSON-RPC, on
+ * 127.0.0.1:8899 or `--solana-port`, kept in `.devnet/solana.json`): RPC_URL_SOLANA_DEVNET in
+ * .env.devnet, `requestAirdrop` for SOL and `devnet_mintTo` for the registry's devnet USDC.
+ *
  * To go back to the public testnets, stop it and delete `.env.devnet`.
  */
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { DEVNET_CHAIN_ID, DEVNET_USDC, startDevnet } from './devnet/chain'
 import { startX402Merchant, WEATHER_PRICE } from './devnet/x402'
+import { DEVNET_SOLANA_USDC, SOLANA_DEVNET_PORT, startSolanaDevnet } from './devnet/solana'
 import { privateKeyToAccount } from 'viem/accounts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -72,9 +77,16 @@ try {
   console.error(`devnet: the x402 merchant cannot listen on port ${x402Port} (${(err as Error).message}); try --x402-port`)
   process.exit(1)
 }
+const solanaPort = Number(value('solana-port') ?? (port === 0 ? 0 : SOLANA_DEVNET_PORT))
+const solana = await startSolanaDevnet({ port: solanaPort, statePath: join(dir, 'solana.json') }).catch(async (err) => {
+  await merchant.stop()
+  await devnet.stop()
+  console.error(`devnet: the Solana node cannot listen on port ${solanaPort} (${(err as Error).message}); try --solana-port`)
+  process.exit(1)
+})
 /** the https host Slipway's x402 rail is given for the devnet merchant (a reserved name, routed to it; development only) */
 const X402_HOST = 'x402.devnet.test'
-const env = { ...devnet.env, WEBHOOK_DEV_ROUTES: `${X402_HOST}=${merchant.url}` }
+const env = { ...devnet.env, ...solana.env, WEBHOOK_DEV_ROUTES: `${X402_HOST}=${merchant.url}` }
 mkdirSync(dirname(envFile), { recursive: true })
 // written whole under another name, then renamed: a reader never sees half a file
 writeFileSync(`${envFile}.tmp`, [
@@ -90,12 +102,14 @@ console.log(`devnet: test USDC (permit, transferWithAuthorization, open mint) at
 console.log(`devnet: chain 100 (posing as gnosis, for swaps) at ${devnet.gnosisUrl}: USDC, EURe, and the sandbox swap router at ${devnet.env.SANDBOX_SWAP_ROUTER_ADDRESS}`)
 console.log(`devnet: gasless swaps (EURe to xDAI) on, relayed by ${privateKeyToAccount(devnet.env.SWAP_GASLESS_RELAYER_PRIVATE_KEY as `0x${string}`).address} (allowed by the router, 100 xDAI of gas)`)
 console.log(`devnet: x402 merchant at ${merchant.url} (https://${X402_HOST} for Slipway): GET /weather costs ${Number(WEATHER_PRICE) / 1e6} USDC (x402 v2; /weather-v1 in version 1), paid to ${merchant.payTo}, settled by ${merchant.facilitator}`)
+console.log(`devnet: Solana (solana-devnet, LiteSVM) at ${solana.url}: devnet USDC mint ${DEVNET_SOLANA_USDC}; SOL: method requestAirdrop [address, lamports]; USDC: method devnet_mintTo [owner, mint, amount]`)
 console.log(`devnet: wrote ${shown(envFile)} (${Object.keys(env).join(', ')}); start Slipway with \`npm start\` in another terminal (it reads .env.devnet)`)
 console.log('devnet: gas and test USDC for a sandbox wallet: POST /v1/sandbox/faucet { walletId, stablecoin? }')
 console.log(`devnet: gas on gnosis for an address: curl -s ${devnet.gnosisUrl} -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"evm_setAccountBalance","params":["<address>","0xde0b6b3a7640000"]}'`)
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
     await merchant.stop()
+    await solana.stop()
     await devnet.stop()
     process.exit(0)
   })

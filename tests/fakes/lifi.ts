@@ -23,6 +23,8 @@ export class FakeLifi {
   /** how long `slow` waits before answering */
   slowMs = 2000
   readonly requests: Array<{ path: string; query: Record<string, string>; apiKey: string | null }> = []
+  /** the recent blockhash of a Solana source's transaction: the Solana node's latest where one runs (as LI.FI reads mainnet's), else any */
+  solanaBlockhash: () => string = () => Keypair.generate().publicKey.toBase58()
   private server?: ReturnType<typeof Bun.serve>
 
   start() {
@@ -36,7 +38,7 @@ export class FakeLifi {
         switch (this.mode) {
           case 'slow':
             await Bun.sleep(this.slowMs)
-            return Response.json(step(url.searchParams))
+            return Response.json(step(url.searchParams, this.solanaBlockhash))
           case 'no-route':
             return Response.json({ message: 'No available quotes for the requested transfer', code: 1002 }, { status: 404 })
           case 'refused':
@@ -48,18 +50,18 @@ export class FakeLifi {
           case 'garbage':
             return new Response('<html>upstream hiccup</html>{', { status: 200, headers: { 'content-type': 'application/json' } })
           case 'incomplete': {
-            const s = step(url.searchParams) as { estimate: Record<string, unknown>; transactionRequest?: unknown }
+            const s = step(url.searchParams, this.solanaBlockhash) as { estimate: Record<string, unknown>; transactionRequest?: unknown }
             delete s.estimate.toAmountMin
             delete s.transactionRequest
             return Response.json(s)
           }
           case 'other-token': {
-            const s = step(url.searchParams)
+            const s = step(url.searchParams, this.solanaBlockhash)
             s.action.toToken = { ...s.action.toToken, address: FAKE_OTHER_TOKEN, symbol: this.otherTokenSymbol, decimals: 6 }
             return Response.json(s)
           }
           case 'destination-signature': {
-            const s = step(url.searchParams) as Omit<ReturnType<typeof step>, 'transactionRequest'> & { transactionRequest?: unknown; typedData?: unknown[]; executionType?: string }
+            const s = step(url.searchParams, this.solanaBlockhash) as Omit<ReturnType<typeof step>, 'transactionRequest'> & { transactionRequest?: unknown; typedData?: unknown[]; executionType?: string }
             delete s.transactionRequest
             s.executionType = 'message'
             s.typedData = [{
@@ -71,7 +73,7 @@ export class FakeLifi {
             return Response.json(s)
           }
           case 'destination-transaction': {
-            const s = step(url.searchParams)
+            const s = step(url.searchParams, this.solanaBlockhash)
             const dest = s.action.toChainId
             s.includedSteps = [
               { type: 'cross', tool: 'fakebridge', action: { ...s.action, toChainId: dest } },
@@ -80,7 +82,7 @@ export class FakeLifi {
             return Response.json(s)
           }
           default:
-            return Response.json(step(url.searchParams))
+            return Response.json(step(url.searchParams, this.solanaBlockhash))
         }
       },
     })
@@ -100,19 +102,20 @@ const LIFI_SOLANA = '1151111081099710'
 
 /**
  * From Solana, LI.FI's `transactionRequest.data` is a base64 versioned transaction to sign:
- * here a v0 message paying 1000 lamports to a fresh address, its fee payer `fromAddress`.
+ * here a v0 message paying 1,000,000 lamports (above a new account's rent-exempt minimum, so
+ * it executes) to a fresh address, its fee payer `fromAddress`.
  */
-function solanaTransaction(fromAddress: string) {
+function solanaTransaction(fromAddress: string, recentBlockhash: string) {
   const payer = new PublicKey(fromAddress)
   const message = new TransactionMessage({
-    payerKey: payer, recentBlockhash: Keypair.generate().publicKey.toBase58(),
-    instructions: [SystemProgram.transfer({ fromPubkey: payer, toPubkey: Keypair.generate().publicKey, lamports: 1000 })],
+    payerKey: payer, recentBlockhash,
+    instructions: [SystemProgram.transfer({ fromPubkey: payer, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000 })],
   }).compileToV0Message()
   return Buffer.from(new VersionedTransaction(message).serialize()).toString('base64')
 }
 
 /** A quote as LI.FI shapes it (abridged to what a same-chain swap carries). */
-function step(q: URLSearchParams) {
+function step(q: URLSearchParams, solanaBlockhash: () => string) {
   const token = (address: string, symbol: string, decimals: number) => ({ chainId: Number(q.get('fromChain')), address, symbol, decimals, name: symbol, priceUSD: '1' })
   const fromToken = token(q.get('fromToken') ?? '', 'USDC', 6)
   const toToken = token(q.get('toToken') ?? '', 'EURe', 18)
@@ -124,6 +127,6 @@ function step(q: URLSearchParams) {
   const action = { fromChainId: Number(q.get('fromChain')), toChainId: Number(q.get('toChain')), fromToken, toToken, fromAmount: q.get('fromAmount'), fromAddress: q.get('fromAddress'), toAddress: q.get('toAddress'), slippage: Number(q.get('slippage')) }
   return {
     type: 'lifi', id: crypto.randomUUID(), tool: 'fakeswap', toolDetails: { key: 'fakeswap', name: 'Fake swap', logoURI: '' }, action, estimate, includedSteps: [] as unknown[],
-    transactionRequest: q.get('fromChain') === LIFI_SOLANA ? { data: solanaTransaction(q.get('fromAddress')!) } as never : { to: '0x1231DEB6f5749EF6cE6943a275A1D3E7486F4EaE', data: '0xdeadbeef', value: '0x0', gasLimit: '0x30d40', gasPrice: '0x3b9aca00', chainId: Number(q.get('fromChain')), from: q.get('fromAddress') },
+    transactionRequest: q.get('fromChain') === LIFI_SOLANA ? { data: solanaTransaction(q.get('fromAddress')!, solanaBlockhash()) } as never : { to: '0x1231DEB6f5749EF6cE6943a275A1D3E7486F4EaE', data: '0xdeadbeef', value: '0x0', gasLimit: '0x30d40', gasPrice: '0x3b9aca00', chainId: Number(q.get('fromChain')), from: q.get('fromAddress') },
   }
 }

@@ -31,6 +31,7 @@ const lifi = new FakeLifi()
 beforeAll(async () => {
   lifi.start()
   solana = startFakeSolana()
+  lifi.solanaBlockhash = () => solana.svm.latestBlockhash().blockhash
   node = await startLocalChain({ chainId: 100 })
   await node.placeToken(EURE)
   t = await makeApp({ env: { LIFI_BASE_URL: lifi.baseUrl, SWAP_AGGREGATOR_TIMEOUT_MS: '500', RPC_TIMEOUT_MS: '3000' } })
@@ -255,7 +256,7 @@ describe('Solana sources: execute and its alias execute-solana', () => {
     const u = await f.user(tenant)
     const sol = await f.api.post('/v1/wallets/', { chain: 'solana' }, { token: u.accessToken })
     expect(sol.status).toBe(201)
-    solana.lamports.set(sol.body.address, 10n ** 10n)
+    solana.fund(sol.body.address, 10n ** 10n)
     const body = { walletId: sol.body.id, fromChain: 'solana', toChain: 'solana', fromToken: 'So11111111111111111111111111111111111111112', toToken: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', fromAmount: '1000000' }
     for (const path of ['/v1/swap/execute', '/v1/swap/execute-solana']) {
       const q = await quote(u, body)
@@ -266,7 +267,8 @@ describe('Solana sources: execute and its alias execute-solana', () => {
       expect(res.body).toMatchObject({ type: 'swap', quoteId: q.body.quoteId, status: 'pending', requiresClientSigning: false, chain: 'solana' })
       const got = solana.sentVersioned.find((x) => x.signature === res.body.txHash)
       expect(got).toBeDefined()
-      // the aggregator's message unchanged, signed by the wallet (the fake verified the signature)
+      // the aggregator's message unchanged, signed by the wallet, executed on the SVM
+      expect(solana.svm.statuses.get(res.body.txHash)).toMatchObject({ err: null })
       expect(Buffer.from(got!.tx.message.serialize()).toString('base64')).toBe(Buffer.from(VersionedTransaction.deserialize(Buffer.from(q.body.transactionData.data, 'base64')).message.serialize()).toString('base64'))
       expect(got!.tx.message.staticAccountKeys[0]!.toBase58()).toBe(sol.body.address)
       const status = await f.api.get(`/v1/transactions/${res.body.id}/status`, { token: u.accessToken })
@@ -282,7 +284,7 @@ describe('Solana sources: execute and its alias execute-solana', () => {
   test('a transaction whose fee payer is not the wallet, or that is not a Solana transaction, is refused before anything is signed or recorded', async () => {
     const u = await f.user(tenant)
     const sol = await f.api.post('/v1/wallets/', { chain: 'solana' }, { token: u.accessToken })
-    solana.lamports.set(sol.body.address, 10n ** 10n)
+    solana.fund(sol.body.address, 10n ** 10n)
     const q = await quote(u, { walletId: sol.body.id, fromChain: 'solana', toChain: 'solana', fromToken: 'So11111111111111111111111111111111111111112', toToken: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', fromAmount: '1000000' })
     expect(q.status).toBe(200)
     const sent = solana.sentVersioned.length
@@ -303,7 +305,7 @@ describe('Solana sources: execute and its alias execute-solana', () => {
     const c = await f.api.get(`/v1/wallets/client/challenge?chain=solana&address=${kp.publicKey.toBase58()}`, { token: u.accessToken })
     const reg = await f.api.post('/v1/wallets/client', { challengeId: c.body.challengeId, signature: base58.encode(ed25519.sign(new TextEncoder().encode(c.body.message), kp.secretKey.slice(0, 32))) }, { token: u.accessToken })
     expect(reg.status).toBe(201)
-    solana.lamports.set(kp.publicKey.toBase58(), 10n ** 10n)
+    solana.fund(kp.publicKey.toBase58(), 10n ** 10n)
     for (const path of ['/v1/swap/execute', '/v1/swap/execute-solana']) {
       const q = await quote(u, { walletId: reg.body.id, fromChain: 'solana', toChain: 'solana', fromToken: 'So11111111111111111111111111111111111111112', toToken: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', fromAmount: '1000000' })
       expect(q.status).toBe(200)
@@ -333,7 +335,7 @@ describe('Solana sources: execute and its alias execute-solana', () => {
   test('execute and execute-solana are one operation: one Idempotency-Key sent to both sends once', async () => {
     const u = await f.user(tenant)
     const sol = await f.api.post('/v1/wallets/', { chain: 'solana' }, { token: u.accessToken })
-    solana.lamports.set(sol.body.address, 10n ** 10n)
+    solana.fund(sol.body.address, 10n ** 10n)
     const q = await quote(u, { walletId: sol.body.id, fromChain: 'solana', toChain: 'solana', fromToken: 'So11111111111111111111111111111111111111112', toToken: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', fromAmount: '1000000' })
     const key = { 'idempotency-key': crypto.randomUUID() }
     const first = await f.api.post('/v1/swap/execute', { quoteId: q.body.quoteId }, { token: u.accessToken, headers: key })

@@ -1,6 +1,6 @@
 /**
  * A Solana send's submission with a fault injected (the JSON-RPC fault proxy in front of the
- * fake Solana node). Only a connection that was never made (refused, no such host) or a
+ * LiteSVM-backed Solana node, which executes what reaches it). Only a connection that was never made (refused, no such host) or a
  * rate-limit refusal means nothing was submitted. A connection closed after the request left,
  * a time limit or an HTTP error status may have reached the node: the send stays pending with
  * its Idempotency-Key bound, a same-key retry answers it and sends nothing, and the status job
@@ -47,7 +47,7 @@ async function sender() {
   const u = await f.user(tenant)
   const res = await f.api.post('/v1/wallets/', { chain: 'solana' }, { token: u.accessToken })
   expect(res.status).toBe(201)
-  sol.lamports.set(res.body.address, 10_000_000_000n)
+  sol.fund(res.body.address, 10_000_000_000n)
   return { u, w: res.body as { id: string; address: string } }
 }
 
@@ -56,7 +56,7 @@ describe('after the request left: the send stays pending, the key stays bound', 
   for (const fault of ['cut', 'stall', 'lose'] as const) {
     test(`the node took it and ${what[fault]}: 201 pending; a same-key retry answers it and sends nothing; the job confirms it`, async () => {
       const { u, w } = await sender()
-      const body = { walletId: w.id, chain: 'solana', toAddress: Keypair.generate().publicKey.toBase58(), amount: '1000' }
+      const body = { walletId: w.id, chain: 'solana', toAddress: Keypair.generate().publicKey.toBase58(), amount: '1000000' }
       const key = crypto.randomUUID()
       const [submitted, received] = [proxy.submissions, sol.sent.length]
       const first = await proxy.during(fault, () => send(u, body, key))
@@ -72,12 +72,14 @@ describe('after the request left: the send stays pending, the key stays bound', 
       expect((await history(u)).map((x) => x.id)).toEqual([first.body.id])
       const done = await waitFor(() => stored(u, first.body.id), (r) => r.body?.status !== 'pending')
       expect(done.body.status).toBe('confirmed')
+      // executed once on the SVM
+      expect(sol.lamports(body.toAddress)).toBe(1_000_000n)
     }, 20_000)
   }
 
   test('a gateway answered an error and passed it on later (the node has no status for it yet): 201 pending; a same-key retry sends nothing; the job confirms it', async () => {
     const { u, w } = await sender()
-    const body = { walletId: w.id, chain: 'solana', toAddress: Keypair.generate().publicKey.toBase58(), amount: '1500' }
+    const body = { walletId: w.id, chain: 'solana', toAddress: Keypair.generate().publicKey.toBase58(), amount: '1500000' }
     const key = crypto.randomUUID()
     const [submitted, received] = [proxy.submissions, sol.sent.length]
     proxy.lateMs = 1000
@@ -93,13 +95,14 @@ describe('after the request left: the send stays pending, the key stays bound', 
     expect(sol.sent.slice(received).map((s) => s.signature)).toEqual([first.body.txHash])
     const done = await waitFor(() => stored(u, first.body.id), (r) => r.body?.status !== 'pending')
     expect(done.body.status).toBe('confirmed')
+    expect(sol.lamports(body.toAddress)).toBe(1_500_000n)
     expect(sol.sent.length - received).toBe(1)
     expect((await history(u)).map((x) => x.id)).toEqual([first.body.id])
   }, 20_000)
 
   test('the connection closed before the node read it: pending, the retry sends nothing; the job fails it once its blockhash expires; the key still answers it, never sends', async () => {
     const { u, w } = await sender()
-    const body = { walletId: w.id, chain: 'solana', toAddress: Keypair.generate().publicKey.toBase58(), amount: '2000' }
+    const body = { walletId: w.id, chain: 'solana', toAddress: Keypair.generate().publicKey.toBase58(), amount: '2000000' }
     const key = crypto.randomUUID()
     const [submitted, received] = [proxy.submissions, sol.sent.length]
     const first = await proxy.during('drop', () => send(u, body, key))
@@ -108,13 +111,11 @@ describe('after the request left: the send stays pending, the key stays bound', 
     expect(retry.body).toMatchObject({ id: first.body.id, txHash: first.body.txHash })
     expect(proxy.submissions - submitted).toBe(1)
     expect(sol.sent.length).toBe(received)
-    sol.blockHeight += 1000
-    try {
-      const done = await waitFor(() => stored(u, first.body.id), (r) => r.body?.status !== 'pending')
-      expect(done.body).toMatchObject({ status: 'failed', failureReason: expect.stringContaining('blockhash expired') })
-    } finally {
-      sol.blockHeight -= 1000
-    }
+    // 151 blocks pass on the SVM: its blockhash is no longer valid
+    sol.svm.advance(151)
+    const done = await waitFor(() => stored(u, first.body.id), (r) => r.body?.status !== 'pending')
+    expect(done.body).toMatchObject({ status: 'failed', failureReason: expect.stringContaining('blockhash expired') })
+    expect(sol.svm.statuses.has(first.body.txHash)).toBe(false)
     // the kept answer, the same transaction: the key never sends it again
     const later = await send(u, body, key)
     expect(later.headers.get('idempotency-replayed')).toBe('true')

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { Keypair } from '@solana/web3.js'
 import { parseEther, type Address } from 'viem'
 import { RateLimiter } from '@/http/rate-limit'
 import { makeApp, ManualClock, type TestApp } from '@tests/helpers/app'
@@ -149,11 +150,12 @@ describe('EVM balances on a local node', () => {
 })
 
 describe('Solana balances', () => {
-  test('reads SOL and SPL token balances through @solana/web3.js', async () => {
+  test('reads SOL and SPL token balances through @solana/web3.js (the SVM\'s accounts: an airdrop, a minted associated token account and a second token account of the same mint)', async () => {
     const u = await f.user(tenant)
     const w = await wallet(u, 'solana')
-    sol.lamports.set(w.address, 2_500_000_000n)
-    sol.tokenAccounts.set(w.address, [{ mint: USDC_SOLANA, amount: 3_000_000n, decimals: 6 }, { mint: USDC_SOLANA, amount: 500_000n, decimals: 6 }])
+    sol.fund(w.address, 2_500_000_000n)
+    sol.mintTo(w.address, USDC_SOLANA, 3_000_000n)
+    sol.svm.setTokenAccount(w.address, USDC_SOLANA, 500_000n, Keypair.generate().publicKey.toBase58())
     const res = await balance(u, w.id)
     expect(res.status).toBe(200)
     expect(res.body.nativeBalance).toMatchObject({ symbol: 'SOL', balance: '2.5', rawBalance: '2500000000', decimals: 9 })
@@ -192,8 +194,8 @@ describe('GET /v1/wallets/balances/aggregate', () => {
     await node.sendNative(e1.address as Address, parseEther('1'))
     await node.sendNative(e2.address as Address, parseEther('0.25'))
     await node.sendToken(e2.address as Address, 1_000_000n, USDC_MAINNET)
-    sol.lamports.set(dev.address, 1_000_000_000n)
-    sol.tokenAccounts.set(dev.address, [{ mint: USDC_DEVNET, amount: 9_000_000n, decimals: 6 }])
+    sol.fund(dev.address, 1_000_000_000n)
+    sol.mintTo(dev.address, USDC_DEVNET, 9_000_000n)
     const res = await f.api.get('/v1/wallets/balances/aggregate', { token: u.accessToken })
     expect(res.status).toBe(200)
     expect(res.body.walletCount).toBe(4)
