@@ -1,8 +1,8 @@
 /**
  * The structure rules of the README's "Where things are", checked on the source text so a
  * change that breaks one fails CI: no import cycle among src/ files, wiring only in
- * src/deps.ts and src/services.ts, each module's tables touched only by its own repo, and
- * chain clients built only in the chain adapter.
+ * src/deps.ts and src/services.ts, each module's tables touched only by its own repo, chain
+ * clients built only in the chain adapter, and nothing below HTTP importing it.
  */
 import { describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
@@ -111,6 +111,17 @@ describe('structure', () => {
         }
       }
     }
+    expect(offenders).toEqual([])
+  })
+
+  test('adapters/, db/ and lib/ import nothing from http/', () => {
+    // the error classes live in src/lib/errors.ts: the layers below HTTP throw them without knowing HTTP
+    const below = sources.filter((f) => /^src\/(adapters|db|lib)\//.test(rel(f)))
+    const offenders = below.flatMap((f) => specifiers(text.get(f)!)
+      .map((s) => resolveSpec(f, s.spec))
+      .filter((p): p is string => !!p && rel(p).startsWith('src/http/'))
+      .map((p) => `${rel(f)} imports ${rel(p)}`))
+    expect(below.length).toBeGreaterThan(0)
     expect(offenders).toEqual([])
   })
 

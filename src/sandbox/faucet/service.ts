@@ -6,7 +6,7 @@
  */
 import type { Faucet } from '../../adapters/chain/faucet'
 import type { Ctx } from '../../context'
-import { AppError, BadRequestError } from '../../http/errors'
+import { AppError, BadRequestError } from '../../lib/errors'
 import { callerTenant } from '../../modules/tenants/caller'
 import { activeTokens, chainByFamily } from '../../modules/tokens/registry'
 import { ownWallet } from '../../modules/wallets/service'
