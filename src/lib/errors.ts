@@ -3,16 +3,20 @@
  * adapters and db/ throw these, and src/http/errors.ts (`errorBody`) is the only place
  * that turns one into an HTTP answer, in the envelope the route's error style gives.
  */
+import type { ErrorCode } from './error-codes'
+
+export type { ErrorCode } from './error-codes'
 
 export interface ErrorOptions {
-  code?: string
+  /** a code of the one table (./error-codes.ts), answered in the envelope's `code` */
+  code?: ErrorCode
   details?: unknown
   /** Extra top-level fields (BlockchainError's `retryable`, `suggestedAction`...). */
   extra?: Record<string, unknown>
 }
 
 export class AppError extends Error {
-  readonly code?: string
+  readonly code?: ErrorCode
   readonly details?: unknown
   readonly extra?: Record<string, unknown>
   constructor(
@@ -98,7 +102,7 @@ export class SchemaValidationError extends AppError {
  * `RAMP_NOT_CONFIGURED`; a partner refusal keeps the partner's status. `details.code` names it.
  */
 export class RampApiError extends AppError {
-  constructor(status: number, code: string, message: string, details: Record<string, unknown> = {}) {
+  constructor(status: number, code: ErrorCode, message: string, details: Record<string, unknown> = {}) {
     super(status, 'RampApiError', message, { details: { code, ...details } })
   }
 }
