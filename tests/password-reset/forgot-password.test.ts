@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { makeApp, type ManualClock } from '@tests/helpers/app'
 import { Factory, unique, type Tenant } from '@tests/helpers/factories'
 import { linkIn } from '@tests/fakes/smtp'
-import { mailOutbox, passwordResetTokens } from '@/db/tables'
+import { mailOutbox } from '@/modules/mail/schema'
+import { passwordResetTokens } from '@/modules/password-reset/schema'
 import { makeWorld, outboxRows, requestLink, resetOn, socialOnlyUser, waitUntil, type World } from './world'
 
 let w: World

@@ -4,7 +4,8 @@ import { makeApp, type ManualClock, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { FakeSmtp, linkIn, tokenOf, type ReceivedMail } from '@tests/fakes/smtp'
 import { FakeHibp } from '@tests/fakes/hibp'
-import { outbox, userIdentities } from '@/db/tables'
+import { outbox } from '@/jobs/schema'
+import { userIdentities } from '@/db/schema'
 import { insertUser } from '@/modules/users/repo'
 
 export interface World {
