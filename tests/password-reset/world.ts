@@ -30,7 +30,7 @@ export async function makeWorld(env: Record<string, string> = {}): Promise<World
     },
     close: async () => {
       await t.close()
-      t.deps.mailer.close()
+      t.deps.mailer?.close()
       await smtp.stop()
       hibp.stop()
     },
