@@ -32,7 +32,7 @@ import { dappRoutes } from './modules/dapps/routes'
 import { portfolioRoutes } from './modules/portfolio/routes'
 import { agentPaymentRoutes } from './modules/agent-payments/routes'
 import { EMBEDDED_SIMULATOR_PATH } from './sandbox/bank-ramp/embedded'
-import { faucetRoutes } from './sandbox/faucet/routes'
+import { faucetRoutes } from './modules/faucet/routes'
 import { CARD_SANDBOX_PATH } from './sandbox/card-onramp/provider'
 import { SANDBOX_SWAP_AGGREGATOR_PATH } from './sandbox/swap-aggregator/embedded'
 import { SANDBOX_PRICES_PATH } from './sandbox/prices/provider'
@@ -72,7 +72,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(tenantRoutes(deps))
     .use(tenantPublicRoutes(deps))
     .use(userRoutes(deps, services.walletOwners))
-    .use(webhookRoutes(deps))
+    .use(webhookRoutes(deps, services.webhookEventTypes))
     .use(queueDashboardRoutes(deps, opts.queue))
     // wallets and tokens
     .use(walletRoutes(deps, services.balances))

@@ -19,7 +19,6 @@ import { RateLimiter } from './http/rate-limit'
 import { ChainGateway } from './adapters/chain'
 import type { MailTransport } from './adapters/mail/port'
 import { SmtpTransport } from './adapters/mail/smtp'
-import { LocalOutboxTransport } from './adapters/mail/local-outbox'
 import type { BreachedPasswords } from './adapters/hibp/port'
 import { HibpRangeApi } from './adapters/hibp/range-api'
 import type { IdTokenVerifier } from './adapters/identity/port'
@@ -56,8 +55,8 @@ export interface Deps {
   resolveHost?: (host: string) => Promise<string[]>
   /** blockchain networks (viem, @solana/web3.js) behind one adapter */
   chain: ChainGateway
-  /** SMTP when SMTP_URL is set, otherwise the local `mail_outbox` table */
-  mailer: MailTransport
+  /** SMTP (SMTP_URL); without it, none: the mail module keeps messages in its own outbox table */
+  mailer?: MailTransport
   breachedPasswords: BreachedPasswords
   identityProviders: { google: IdTokenVerifier; apple: IdTokenVerifier }
   /** the bank ramp partner's REST client (one per process; connected per tenant and environment) */
@@ -140,7 +139,7 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     rateLimiter: new RateLimiter(clock),
     metrics,
     chain: new ChainGateway(logger, config.rpcTimeoutMs, (system) => metrics.fetcher(system)),
-    mailer: config.smtpUrl ? new SmtpTransport(config.smtpUrl, metrics) : new LocalOutboxTransport(database, clock, logger),
+    mailer: config.smtpUrl ? new SmtpTransport(config.smtpUrl, metrics) : undefined,
     breachedPasswords: new HibpRangeApi(config.hibpBaseUrl, config.hibpTimeoutMs, metrics.fetcher('hibp')),
     identityProviders: {
       google: new JwksIdTokenVerifier({ provider: 'google', jwksUrl: config.googleJwksUrl, issuers: GOOGLE_ISSUERS, clock, fetch: metrics.fetcher('jwks:google') }),

@@ -3488,7 +3488,23 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        /**
+         * @description An error answer's `code`
+         * @enum {string}
+         */
+        ErrorCode: "DATABASE_UNAVAILABLE" | "SETTING_PLATFORM_ADMIN_ONLY" | "PRIMARY_WALLET_EXISTS" | "WALLET_NOT_FOUND" | "CHAIN_RPC_ERROR" | "CONTRACT_NOT_AVAILABLE" | "CONTRACT_CALL_REVERTED" | "NETWORK_UNAVAILABLE" | "INSUFFICIENT_BALANCE" | "PREPARED_TX_NOT_FOUND" | "PREPARED_TX_EXPIRED" | "PREPARED_TX_ALREADY_USED" | "TRANSACTION_ALREADY_BROADCAST" | "TRANSACTION_REJECTED" | "TRANSACTION_WOULD_FAIL" | "TRANSACTION_TYPE_UNSUPPORTED" | "SIGNATURE_DECODE_FAILED" | "SIGNATURE_INVALID" | "WRONG_SIGNER" | "CHAIN_ID_MISMATCH" | "SOLANA_CALL_UNREADABLE" | "SOLANA_CALL_UNSUPPORTED" | "SOLANA_CALL_WRONG_PAYER" | "SWAP_AGGREGATOR_UNAVAILABLE" | "SWAP_NO_ROUTE" | "SWAP_QUOTE_REFUSED" | "SWAP_NO_DIRECT_ROUTE" | "SWAP_NEEDS_DESTINATION_SIGNATURE" | "SWAP_ALLOWANCE_CHECK_FAILED" | "SWAP_QUOTE_NOT_FOUND" | "SWAP_QUOTE_EXPIRED" | "SWAP_GASLESS_DISABLED" | "SWAP_GASLESS_NOT_ELIGIBLE" | "SWAP_GASLESS_AMOUNT_TOO_SMALL" | "SWAP_GASLESS_CLIENT_SIGNS" | "SWAP_PERMIT_SIGNATURE_INVALID" | "SWAP_GASLESS_SIMULATION_FAILED" | "SWAP_GASLESS_ALREADY_RELAYED" | "SWAP_GASLESS_TENANT_DAILY_LIMIT" | "SWAP_GASLESS_USER_DAILY_LIMIT" | "SWAP_RELAYER_LOW_GAS" | "AAVE_NETWORK_UNSUPPORTED" | "AAVE_RESERVE_NOT_LISTED" | "AAVE_CLIENT_SIGNED_WALLET" | "AAVE_CUSTODIAL_WALLET" | "AAVE_INSUFFICIENT_SUPPLY" | "AAVE_SUPPLY_NOT_SENT" | "DAPP_MESSAGE_INVALID" | "DAPP_MESSAGE_IS_TRANSACTION" | "DAPP_MESSAGE_IS_TYPED_DATA" | "DAPP_MESSAGE_IS_HASH" | "DAPP_NONCE_INVALID" | "DAPP_NONCE_EXPIRED" | "DAPP_NONCE_USED" | "DAPP_NONCE_NOT_IN_MESSAGE" | "DAPP_WALLET_NOT_CUSTODIAL" | "MPC_NOT_ENABLED" | "MPC_ENGINE_NOT_CONFIGURED" | "MPC_CHAIN_UNSUPPORTED" | "MPC_NOT_AN_MPC_WALLET" | "MPC_SESSION_NOT_FOUND" | "MPC_SESSION_EXPIRED" | "MPC_SESSION_FULL" | "MPC_NOT_A_PARTY" | "MPC_NOT_JOINED" | "MPC_NOT_A_SIGNING_SESSION" | "MPC_BAD_RECIPIENT" | "MPC_BAD_ROUND" | "MPC_BAD_RESULT" | "MPC_MESSAGE_TOO_LARGE" | "MPC_MESSAGE_OUT_OF_ORDER" | "MPC_MESSAGE_REPLAYED" | "MPC_RESULT_CONFLICT" | "MPC_DKG_INCOMPLETE" | "MPC_PUBLIC_KEY_MISMATCH" | "MPC_WALLET_ALREADY_REGISTERED" | "MPC_NO_SERVICE_SHARE" | "MPC_SIGNATURE_INVALID" | "MPC_WALLET_GONE" | "CARD_ONRAMP_NOT_ENABLED" | "CARD_ONRAMP_NOT_CONFIGURED" | "CARD_ONRAMP_AMOUNTS" | "CARD_ONRAMP_CHAIN_UNSUPPORTED" | "CARD_ONRAMP_SESSION_NOT_FOUND" | "CARD_ONRAMP_BAD_ANSWER" | "CARD_ONRAMP_AUTHENTICATION_FAILED" | "CARD_ONRAMP_UNAVAILABLE" | "CARD_ONRAMP_RATE_LIMITED" | "CARD_ONRAMP_REFUSED" | "CARD_ONRAMP_EVENT_SIGNATURE" | "CARD_ONRAMP_EVENT_TOO_LARGE" | "AGENT_ARCHIVED" | "AGENT_STATE_INVALID" | "AGENT_JWK_PRIVATE" | "AGENT_WALLET_NOT_CUSTODIAL" | "AGENT_WALLET_CONSENT_REQUIRED" | "AGENT_PAYMENTS_WEBHOOK_INVALID" | "POLICY_INVALID" | "POLICY_NOT_FOUND" | "POLICY_IN_USE" | "MERCHANT_NOT_FOUND" | "MERCHANT_DISABLED" | "MERCHANT_PAY_TO_INVALID" | "SHOPPER_NOT_FOUND" | "SHOPPER_EXISTS" | "SHOPPER_JWK_INVALID" | "SHOPPER_JWK_PRIVATE" | "SHOPPER_KEY_MISSING" | "SHOPPER_KEY_CHANGED" | "SHOPPER_KEY_CHANGE_FORBIDDEN" | "SHOPPER_JWS_INVALID" | "SHOPPER_JWS_EXPIRED" | "SHOPPER_JWS_CONTENT_MISMATCH" | "MANDATE_INVALID" | "MANDATE_CART_REQUIRED" | "MANDATE_CART_NOT_ALLOWED" | "MANDATE_CART_TOTAL_MISMATCH" | "MANDATE_NOT_FOUND" | "MANDATE_EXPIRED" | "MANDATE_STATE_INVALID" | "MERCHANT_REQUIRED" | "RESOURCE_URL_REQUIRED" | "RESOURCE_URL_X402_ONLY" | "RESOURCE_URL_REFUSED" | "NETWORK_UNKNOWN" | "NETWORK_MISMATCH" | "RAIL_NETWORK_UNSUPPORTED" | "CURRENCY_NOT_ON_NETWORK" | "AMOUNT_INVALID" | "AMOUNT_PRECISION" | "IDEMPOTENCY_KEY_IN_USE" | "EXECUTION_STATE_INVALID" | "CONFIRMATION_LIMIT_EXCEEDED" | "APPROVAL_LIMIT_EXCEEDED" | "APPROVAL_STATE_INVALID" | "REFUND_TOO_LARGE" | "RECEIPT_NOT_READY" | "X402_NETWORK_UNSUPPORTED" | "X402_PAYEE_REFUSED";
+        /**
+         * @description An error answer's `details.code` (the bank ramp's, the idempotency's and the sandbox faucet's)
+         * @enum {string}
+         */
+        ErrorDetailCode: "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "RAMP_NOT_USED" | "RAMP_NOT_CONFIGURED" | "RAMP_FUNCTION_OFF" | "RAMP_CUSTOMER_NOT_FOUND" | "RAMP_PAIR_UNAVAILABLE" | "RAMP_QUOTE_EXPIRED" | "RAMP_AUTHENTICATION_FAILED" | "RAMP_UNAVAILABLE" | "RAMP_TIMEOUT" | "RAMP_UNREACHABLE" | "RAMP_RATE_LIMITED" | "RAMP_RESOURCE_NOT_FOUND" | "RAMP_REQUEST_REFUSED" | "RAMP_WEBHOOK_INVALID" | "ADDRESS_CHALLENGE_EXPIRED" | "ADDRESS_CHALLENGE_USED" | "ADDRESS_SIGNATURE_INVALID" | "CARD_TOPUP_UNAVAILABLE" | "PAYOUT_PRODUCTION_UNAVAILABLE" | "SANDBOX_FAUCET_NOT_CONFIGURED" | "SANDBOX_FAUCET_NETWORK" | "SANDBOX_FAUCET_UNAVAILABLE";
+        ErrorDetails: {
+            code?: components["schemas"]["ErrorDetailCode"];
+        } & {
+            [key: string]: unknown;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -3584,9 +3600,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -3604,9 +3620,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -3624,9 +3640,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -3680,9 +3696,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -3700,9 +3716,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -3720,9 +3736,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -4781,9 +4797,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -4801,9 +4817,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -4821,9 +4837,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -4841,9 +4857,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5089,9 +5105,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5109,9 +5125,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5129,9 +5145,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5149,9 +5165,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5169,9 +5185,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5189,9 +5205,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5342,9 +5358,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5362,9 +5378,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5382,9 +5398,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5402,9 +5418,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5422,9 +5438,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5759,9 +5775,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5779,9 +5795,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5799,9 +5815,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5819,9 +5835,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5839,9 +5855,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5859,9 +5875,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5879,9 +5895,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5940,9 +5956,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5960,9 +5976,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -5980,9 +5996,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6000,9 +6016,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6020,9 +6036,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6081,9 +6097,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6101,9 +6117,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6121,9 +6137,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6141,9 +6157,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6161,9 +6177,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6181,9 +6197,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6263,9 +6279,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6283,9 +6299,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6303,9 +6319,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6323,9 +6339,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6343,9 +6359,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6406,9 +6422,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6426,9 +6442,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6446,9 +6462,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6466,9 +6482,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6549,9 +6565,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6569,9 +6585,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6589,9 +6605,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6609,9 +6625,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6629,9 +6645,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6695,7 +6711,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6708,7 +6724,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6721,7 +6737,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6734,7 +6750,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6747,7 +6763,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6760,7 +6776,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6773,7 +6789,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6786,7 +6802,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6849,9 +6865,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6869,9 +6885,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6889,9 +6905,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6973,9 +6989,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -6993,9 +7009,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7013,9 +7029,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7033,9 +7049,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7053,9 +7069,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7132,9 +7148,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7152,9 +7168,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7172,9 +7188,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7192,9 +7208,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7212,9 +7228,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7232,9 +7248,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7300,9 +7316,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7320,9 +7336,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7340,9 +7356,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7360,9 +7376,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7380,9 +7396,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7455,9 +7471,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7475,9 +7491,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7495,9 +7511,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7515,9 +7531,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7599,9 +7615,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7619,9 +7635,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7639,9 +7655,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7659,9 +7675,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7679,9 +7695,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7699,9 +7715,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7739,9 +7755,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7797,9 +7813,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7817,9 +7833,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7837,9 +7853,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7857,9 +7873,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7877,9 +7893,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7897,9 +7913,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7963,9 +7979,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -7983,9 +7999,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8003,9 +8019,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8023,9 +8039,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8098,9 +8114,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8118,9 +8134,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8138,9 +8154,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8158,9 +8174,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8178,9 +8194,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8291,9 +8307,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8311,9 +8327,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8331,9 +8347,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8351,9 +8367,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8371,9 +8387,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8391,9 +8407,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8431,9 +8447,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8451,9 +8467,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8508,9 +8524,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8528,9 +8544,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8548,9 +8564,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8568,9 +8584,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8588,9 +8604,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8608,9 +8624,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8670,9 +8686,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8690,9 +8706,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8710,9 +8726,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8730,9 +8746,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8750,9 +8766,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8770,9 +8786,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8790,9 +8806,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8867,9 +8883,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8887,9 +8903,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8907,9 +8923,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8927,9 +8943,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8947,9 +8963,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -8967,9 +8983,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9063,9 +9079,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9083,9 +9099,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9103,9 +9119,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9123,9 +9139,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9143,9 +9159,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9207,9 +9223,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9227,9 +9243,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9247,9 +9263,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9267,9 +9283,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9287,9 +9303,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9307,9 +9323,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9327,9 +9343,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9383,9 +9399,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9403,9 +9419,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9423,9 +9439,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9443,9 +9459,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9541,9 +9557,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9561,9 +9577,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9581,9 +9597,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9657,7 +9673,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9670,7 +9686,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9683,7 +9699,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9696,7 +9712,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9709,7 +9725,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9722,7 +9738,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9735,7 +9751,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9815,7 +9831,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9828,7 +9844,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9841,7 +9857,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9854,7 +9870,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9867,7 +9883,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9880,7 +9896,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9893,7 +9909,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @example PRIMARY_WALLET_EXISTS */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9978,9 +9994,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -9998,9 +10014,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10018,9 +10034,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10038,9 +10054,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10094,9 +10110,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10114,9 +10130,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10134,9 +10150,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10154,9 +10170,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10174,9 +10190,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10271,9 +10287,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10291,9 +10307,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10311,9 +10327,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10331,9 +10347,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10351,9 +10367,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10371,9 +10387,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10458,9 +10474,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10478,9 +10494,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10498,9 +10514,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10518,9 +10534,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10538,9 +10554,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10635,9 +10651,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10655,9 +10671,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10675,9 +10691,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10715,9 +10731,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10735,9 +10751,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10755,9 +10771,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10775,9 +10791,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10862,9 +10878,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10882,9 +10898,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10902,9 +10918,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10942,9 +10958,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10962,9 +10978,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -10982,9 +10998,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11002,9 +11018,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11070,9 +11086,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11090,9 +11106,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11110,9 +11126,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11130,9 +11146,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11150,9 +11166,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11245,9 +11261,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11265,9 +11281,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11285,9 +11301,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11305,9 +11321,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11325,9 +11341,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11345,9 +11361,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11365,9 +11381,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11436,9 +11452,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11456,9 +11472,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11476,9 +11492,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11496,9 +11512,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11516,9 +11532,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11556,9 +11572,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11576,9 +11592,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11659,9 +11675,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11679,9 +11695,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11699,9 +11715,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11719,9 +11735,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11739,9 +11755,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11832,9 +11848,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11852,9 +11868,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11872,9 +11888,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11892,9 +11908,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11912,9 +11928,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -11932,9 +11948,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12023,9 +12039,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12043,9 +12059,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12063,9 +12079,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12083,9 +12099,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12103,9 +12119,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12123,9 +12139,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12191,9 +12207,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12211,9 +12227,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12231,9 +12247,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12251,9 +12267,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12271,9 +12287,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12311,9 +12327,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12331,9 +12347,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12418,9 +12434,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12438,9 +12454,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12458,9 +12474,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12478,9 +12494,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12498,9 +12514,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12518,9 +12534,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12538,9 +12554,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12629,9 +12645,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12649,9 +12665,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12669,9 +12685,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12689,9 +12705,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12763,9 +12779,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12783,9 +12799,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12803,9 +12819,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12875,9 +12891,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12895,9 +12911,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12915,9 +12931,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -12992,9 +13008,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -13012,9 +13028,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -13032,9 +13048,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -13052,9 +13068,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14183,9 +14199,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14203,9 +14219,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14223,9 +14239,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14338,9 +14354,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -14360,9 +14376,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14380,9 +14396,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14400,9 +14416,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14420,9 +14436,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14440,9 +14456,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14460,9 +14476,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14500,9 +14516,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14520,9 +14536,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14540,9 +14556,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14560,9 +14576,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14645,9 +14661,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -14667,9 +14683,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14687,9 +14703,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14707,9 +14723,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14727,9 +14743,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14747,9 +14763,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14787,9 +14803,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14807,9 +14823,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14827,9 +14843,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14847,9 +14863,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14867,9 +14883,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14947,9 +14963,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -14969,9 +14985,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -14989,9 +15005,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15009,9 +15025,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -15031,9 +15047,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -15053,9 +15069,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -15075,9 +15091,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15095,9 +15111,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15135,9 +15151,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15155,9 +15171,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15175,9 +15191,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15195,9 +15211,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15215,9 +15231,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15313,9 +15329,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15333,9 +15349,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15353,9 +15369,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15439,9 +15455,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15459,9 +15475,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15479,9 +15495,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15499,9 +15515,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15569,9 +15585,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15589,9 +15605,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15609,9 +15625,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15649,9 +15665,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15669,9 +15685,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15689,9 +15705,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15709,9 +15725,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15809,9 +15825,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15829,9 +15845,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15849,9 +15865,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15869,9 +15885,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15972,9 +15988,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -15992,9 +16008,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16012,9 +16028,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16032,9 +16048,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16052,9 +16068,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16072,9 +16088,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16092,9 +16108,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16112,9 +16128,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16230,9 +16246,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -16252,9 +16268,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16272,9 +16288,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16292,9 +16308,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16312,9 +16328,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16332,9 +16348,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16352,9 +16368,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16372,9 +16388,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16392,9 +16408,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16412,9 +16428,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16532,9 +16548,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -16554,9 +16570,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16574,9 +16590,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16594,9 +16610,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16614,9 +16630,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16634,9 +16650,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16654,9 +16670,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16674,9 +16690,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16694,9 +16710,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16714,9 +16730,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16887,9 +16903,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16907,9 +16923,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16927,9 +16943,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16947,9 +16963,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16967,9 +16983,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -16987,9 +17003,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17007,9 +17023,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17027,9 +17043,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17108,9 +17124,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17128,9 +17144,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17148,9 +17164,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17168,9 +17184,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17188,9 +17204,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17208,9 +17224,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17228,9 +17244,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17248,9 +17264,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17366,9 +17382,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -17388,9 +17404,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17408,9 +17424,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17428,9 +17444,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17448,9 +17464,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17468,9 +17484,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17488,9 +17504,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17508,9 +17524,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17528,9 +17544,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17608,9 +17624,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -17630,9 +17646,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17650,9 +17666,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17670,9 +17686,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -17692,9 +17708,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -17714,9 +17730,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -17736,9 +17752,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17756,9 +17772,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17776,9 +17792,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17796,9 +17812,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17816,9 +17832,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17927,9 +17943,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -17949,9 +17965,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17969,9 +17985,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -17989,9 +18005,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18009,9 +18025,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18029,9 +18045,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18049,9 +18065,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18069,9 +18085,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18089,9 +18105,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18200,9 +18216,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -18222,9 +18238,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18242,9 +18258,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18262,9 +18278,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18282,9 +18298,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18302,9 +18318,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18322,9 +18338,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18342,9 +18358,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18362,9 +18378,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18442,9 +18458,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -18464,9 +18480,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18484,9 +18500,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18504,9 +18520,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -18526,9 +18542,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -18548,9 +18564,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -18570,9 +18586,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18590,9 +18606,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18610,9 +18626,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18630,9 +18646,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18650,9 +18666,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18750,9 +18766,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18770,9 +18786,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18790,9 +18806,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18810,9 +18826,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18830,9 +18846,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18850,9 +18866,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18870,9 +18886,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18955,9 +18971,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18975,9 +18991,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -18995,9 +19011,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19015,9 +19031,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19035,9 +19051,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19113,9 +19129,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19133,9 +19149,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19153,9 +19169,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19173,9 +19189,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19193,9 +19209,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19213,9 +19229,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19233,9 +19249,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19253,9 +19269,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19273,9 +19289,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19293,9 +19309,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19313,9 +19329,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19408,9 +19424,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19428,9 +19444,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19448,9 +19464,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19468,9 +19484,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19488,9 +19504,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19508,9 +19524,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19528,9 +19544,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19548,9 +19564,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19568,9 +19584,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19588,9 +19604,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19658,9 +19674,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19678,9 +19694,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19698,9 +19714,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19718,9 +19734,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19738,9 +19754,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19809,9 +19825,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19829,9 +19845,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19849,9 +19865,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19869,9 +19885,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19889,9 +19905,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -19983,9 +19999,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20003,9 +20019,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20023,9 +20039,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20043,9 +20059,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20063,9 +20079,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20083,9 +20099,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20103,9 +20119,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20123,9 +20139,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20143,9 +20159,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20163,9 +20179,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20183,9 +20199,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20277,9 +20293,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20297,9 +20313,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20317,9 +20333,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20337,9 +20353,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20357,9 +20373,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20377,9 +20393,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20397,9 +20413,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20417,9 +20433,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20437,9 +20453,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20457,9 +20473,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20477,9 +20493,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20555,9 +20571,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20575,9 +20591,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20595,9 +20611,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20615,9 +20631,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20635,9 +20651,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20731,9 +20747,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20751,9 +20767,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20771,9 +20787,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20791,9 +20807,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20811,9 +20827,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20926,9 +20942,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20946,9 +20962,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20966,9 +20982,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -20986,9 +21002,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21006,9 +21022,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21058,9 +21074,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21078,9 +21094,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21098,9 +21114,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21118,9 +21134,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21138,9 +21154,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21158,9 +21174,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21178,9 +21194,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21254,9 +21270,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21274,9 +21290,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21294,9 +21310,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21314,9 +21330,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21334,9 +21350,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21354,9 +21370,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21374,9 +21390,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21394,9 +21410,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21414,9 +21430,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21434,9 +21450,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21500,9 +21516,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21520,9 +21536,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21540,9 +21556,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21560,9 +21576,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21580,9 +21596,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21600,9 +21616,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21620,9 +21636,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21716,9 +21732,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21736,9 +21752,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21756,9 +21772,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21776,9 +21792,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21796,9 +21812,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21816,9 +21832,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21836,9 +21852,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21856,9 +21872,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21876,9 +21892,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21896,9 +21912,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21974,9 +21990,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -21994,9 +22010,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22014,9 +22030,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22034,9 +22050,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22054,9 +22070,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22074,9 +22090,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22094,9 +22110,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22114,9 +22130,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22134,9 +22150,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22154,9 +22170,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22223,9 +22239,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22243,9 +22259,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22263,9 +22279,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22283,9 +22299,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22303,9 +22319,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22323,9 +22339,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22436,9 +22452,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22456,9 +22472,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22476,9 +22492,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22496,9 +22512,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22516,9 +22532,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22536,9 +22552,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22556,9 +22572,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22576,9 +22592,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22596,9 +22612,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22616,9 +22632,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22636,9 +22652,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22717,9 +22733,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22737,9 +22753,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22757,9 +22773,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22777,9 +22793,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22797,9 +22813,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22817,9 +22833,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22837,9 +22853,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22857,9 +22873,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22877,9 +22893,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22966,9 +22982,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -22986,9 +23002,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23006,9 +23022,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23026,9 +23042,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23046,9 +23062,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23066,9 +23082,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23161,9 +23177,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23181,9 +23197,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23201,9 +23217,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23221,9 +23237,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23241,9 +23257,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23261,9 +23277,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23281,9 +23297,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23301,9 +23317,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23321,9 +23337,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23341,9 +23357,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23361,9 +23377,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23475,9 +23491,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23495,9 +23511,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23515,9 +23531,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23535,9 +23551,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23555,9 +23571,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23575,9 +23591,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23595,9 +23611,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23615,9 +23631,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23635,9 +23651,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23655,9 +23671,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23675,9 +23691,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23769,9 +23785,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23789,9 +23805,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23809,9 +23825,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23829,9 +23845,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23849,9 +23865,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23937,9 +23953,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23957,9 +23973,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23977,9 +23993,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -23997,9 +24013,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24017,9 +24033,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24037,9 +24053,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24114,9 +24130,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24134,9 +24150,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24154,9 +24170,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24174,9 +24190,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24194,9 +24210,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24214,9 +24230,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24234,9 +24250,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24254,9 +24270,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24274,9 +24290,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24349,9 +24365,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24369,9 +24385,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24389,9 +24405,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24409,9 +24425,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24429,9 +24445,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24449,9 +24465,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24469,9 +24485,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24489,9 +24505,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24509,9 +24525,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24529,9 +24545,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24549,9 +24565,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24617,9 +24633,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24637,9 +24653,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24657,9 +24673,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24677,9 +24693,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24697,9 +24713,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24761,9 +24777,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24781,9 +24797,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24801,9 +24817,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24821,9 +24837,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24841,9 +24857,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24861,9 +24877,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24881,9 +24897,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24901,9 +24917,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24921,9 +24937,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -24995,9 +25011,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25015,9 +25031,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25035,9 +25051,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25055,9 +25071,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25075,9 +25091,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25175,9 +25191,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25195,9 +25211,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25215,9 +25231,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25235,9 +25251,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25255,9 +25271,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25365,9 +25381,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25385,9 +25401,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25405,9 +25421,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25425,9 +25441,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25445,9 +25461,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25465,9 +25481,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25485,9 +25501,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25505,9 +25521,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25610,9 +25626,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25630,9 +25646,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25650,9 +25666,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25670,9 +25686,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25690,9 +25706,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25710,9 +25726,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25730,9 +25746,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25750,9 +25766,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25770,9 +25786,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25879,9 +25895,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25899,9 +25915,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25919,9 +25935,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25939,9 +25955,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25959,9 +25975,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25979,9 +25995,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -25999,9 +26015,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26019,9 +26035,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26039,9 +26055,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26059,9 +26075,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26123,9 +26139,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26143,9 +26159,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26163,9 +26179,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26183,9 +26199,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26203,9 +26219,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26223,9 +26239,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26312,9 +26328,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26332,9 +26348,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26352,9 +26368,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26372,9 +26388,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26392,9 +26408,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26499,9 +26515,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26519,9 +26535,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26539,9 +26555,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26559,9 +26575,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26579,9 +26595,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26599,9 +26615,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26619,9 +26635,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26639,9 +26655,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26712,9 +26728,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26732,9 +26748,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26752,9 +26768,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26772,9 +26788,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26792,9 +26808,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26866,9 +26882,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26886,9 +26902,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26906,9 +26922,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26926,9 +26942,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26946,9 +26962,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26966,9 +26982,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -26986,9 +27002,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27006,9 +27022,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27026,9 +27042,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27104,9 +27120,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27124,9 +27140,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27144,9 +27160,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27164,9 +27180,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27184,9 +27200,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27204,9 +27220,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27274,9 +27290,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27294,9 +27310,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27314,9 +27330,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27334,9 +27350,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27354,9 +27370,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27465,9 +27481,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27485,9 +27501,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27505,9 +27521,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27525,9 +27541,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27545,9 +27561,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27565,9 +27581,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27585,9 +27601,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27605,9 +27621,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27625,9 +27641,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27645,9 +27661,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27742,9 +27758,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27762,9 +27778,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27782,9 +27798,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27802,9 +27818,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27822,9 +27838,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27953,9 +27969,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27973,9 +27989,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -27993,9 +28009,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28013,9 +28029,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28168,9 +28184,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28188,9 +28204,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28208,9 +28224,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28228,9 +28244,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28248,9 +28264,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28268,9 +28284,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28288,9 +28304,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28308,9 +28324,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28328,9 +28344,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28348,9 +28364,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28473,9 +28489,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28493,9 +28509,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28513,9 +28529,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28533,9 +28549,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28553,9 +28569,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28685,9 +28701,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28705,9 +28721,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28725,9 +28741,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28886,9 +28902,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28906,9 +28922,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28926,9 +28942,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28946,9 +28962,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28966,9 +28982,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -28986,9 +29002,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29006,9 +29022,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29026,9 +29042,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29046,9 +29062,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29171,9 +29187,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29191,9 +29207,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29211,9 +29227,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29231,9 +29247,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29299,9 +29315,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29319,9 +29335,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29339,9 +29355,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29359,9 +29375,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29379,9 +29395,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29476,9 +29492,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29496,9 +29512,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29516,9 +29532,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29536,9 +29552,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29602,9 +29618,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29622,9 +29638,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29642,9 +29658,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29662,9 +29678,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29682,9 +29698,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29702,9 +29718,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29800,9 +29816,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29820,9 +29836,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29840,9 +29856,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29860,9 +29876,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29900,9 +29916,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29920,9 +29936,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29940,9 +29956,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -29960,9 +29976,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30051,9 +30067,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30071,9 +30087,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30091,9 +30107,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30131,9 +30147,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30151,9 +30167,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30171,9 +30187,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30191,9 +30207,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30365,9 +30381,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -30387,9 +30403,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30407,9 +30423,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30427,9 +30443,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30447,9 +30463,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30467,9 +30483,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30487,9 +30503,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30527,9 +30543,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30547,9 +30563,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30567,9 +30583,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30587,9 +30603,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30607,9 +30623,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30726,9 +30742,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -30748,9 +30764,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30768,9 +30784,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30788,9 +30804,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30808,9 +30824,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30828,9 +30844,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30848,9 +30864,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30888,9 +30904,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30908,9 +30924,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30928,9 +30944,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30948,9 +30964,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -30968,9 +30984,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31087,9 +31103,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -31109,9 +31125,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31129,9 +31145,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31149,9 +31165,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31169,9 +31185,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31189,9 +31205,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31209,9 +31225,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31249,9 +31265,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31269,9 +31285,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31289,9 +31305,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31309,9 +31325,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31329,9 +31345,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31448,9 +31464,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -31470,9 +31486,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31490,9 +31506,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31510,9 +31526,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31530,9 +31546,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31550,9 +31566,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31570,9 +31586,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31610,9 +31626,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31630,9 +31646,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31650,9 +31666,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31670,9 +31686,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31690,9 +31706,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31770,9 +31786,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -31792,9 +31808,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31812,9 +31828,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31832,9 +31848,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -31854,9 +31870,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -31876,9 +31892,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -31898,9 +31914,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31918,9 +31934,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31938,9 +31954,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31958,9 +31974,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -31978,9 +31994,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32044,9 +32060,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32064,9 +32080,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32084,9 +32100,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32104,9 +32120,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32124,9 +32140,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32214,9 +32230,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32234,9 +32250,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32254,9 +32270,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32274,9 +32290,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32294,9 +32310,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32314,9 +32330,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32334,9 +32350,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32354,9 +32370,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32374,9 +32390,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32462,9 +32478,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -32484,9 +32500,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32504,9 +32520,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32524,9 +32540,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                         retryable?: boolean;
                         suggestedAction?: string;
                     };
@@ -32546,9 +32562,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32566,9 +32582,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32586,9 +32602,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32606,9 +32622,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32626,9 +32642,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32776,9 +32792,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32796,9 +32812,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32816,9 +32832,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32836,9 +32852,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32856,9 +32872,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32953,9 +32969,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32973,9 +32989,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -32993,9 +33009,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33013,9 +33029,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33033,9 +33049,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33153,9 +33169,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33173,9 +33189,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33193,9 +33209,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33213,9 +33229,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33233,9 +33249,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33253,9 +33269,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33273,9 +33289,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33390,9 +33406,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33410,9 +33426,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33430,9 +33446,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33450,9 +33466,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33470,9 +33486,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33562,9 +33578,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33582,9 +33598,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33602,9 +33618,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33622,9 +33638,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33642,9 +33658,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33662,9 +33678,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33775,9 +33791,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33795,9 +33811,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33815,9 +33831,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33835,9 +33851,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33855,9 +33871,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33875,9 +33891,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33895,9 +33911,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -33915,9 +33931,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34007,9 +34023,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34027,9 +34043,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34047,9 +34063,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34067,9 +34083,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34087,9 +34103,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34107,9 +34123,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34127,9 +34143,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34219,9 +34235,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34239,9 +34255,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34259,9 +34275,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34279,9 +34295,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34299,9 +34315,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34319,9 +34335,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34339,9 +34355,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34422,9 +34438,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34442,9 +34458,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34462,9 +34478,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34482,9 +34498,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34502,9 +34518,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34590,9 +34606,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34610,9 +34626,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34630,9 +34646,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34650,9 +34666,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34670,9 +34686,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34690,9 +34706,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34710,9 +34726,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34730,9 +34746,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34808,9 +34824,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34828,9 +34844,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34848,9 +34864,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34868,9 +34884,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34888,9 +34904,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -34908,9 +34924,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35009,9 +35025,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35029,9 +35045,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35049,9 +35065,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35069,9 +35085,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35089,9 +35105,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35230,9 +35246,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35250,9 +35266,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35270,9 +35286,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35290,9 +35306,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35310,9 +35326,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35330,9 +35346,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35350,9 +35366,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35447,9 +35463,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35467,9 +35483,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35487,9 +35503,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35507,9 +35523,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35527,9 +35543,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35585,9 +35601,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35605,9 +35621,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35625,9 +35641,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35645,9 +35661,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35665,9 +35681,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35685,9 +35701,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35705,9 +35721,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35845,9 +35861,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35865,9 +35881,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35885,9 +35901,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35905,9 +35921,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35925,9 +35941,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35945,9 +35961,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -35965,9 +35981,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36065,9 +36081,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36085,9 +36101,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36105,9 +36121,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36125,9 +36141,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36145,9 +36161,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36165,9 +36181,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36185,9 +36201,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36270,9 +36286,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36290,9 +36306,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36310,9 +36326,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36330,9 +36346,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36350,9 +36366,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36446,9 +36462,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36466,9 +36482,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36486,9 +36502,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36506,9 +36522,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36526,9 +36542,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36546,9 +36562,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36566,9 +36582,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36646,9 +36662,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36666,9 +36682,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36686,9 +36702,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36706,9 +36722,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36726,9 +36742,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36806,9 +36822,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36826,9 +36842,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36846,9 +36862,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36866,9 +36882,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36886,9 +36902,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -36906,9 +36922,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37001,9 +37017,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37021,9 +37037,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37041,9 +37057,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37061,9 +37077,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37081,9 +37097,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37101,9 +37117,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37121,9 +37137,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37204,9 +37220,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37224,9 +37240,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37244,9 +37260,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37264,9 +37280,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37284,9 +37300,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37373,9 +37389,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37393,9 +37409,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37413,9 +37429,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37433,9 +37449,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37453,9 +37469,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37473,9 +37489,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37493,9 +37509,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37513,9 +37529,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37591,9 +37607,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37611,9 +37627,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37631,9 +37647,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37651,9 +37667,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37671,9 +37687,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37691,9 +37707,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37778,9 +37794,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37798,9 +37814,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37818,9 +37834,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37838,9 +37854,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37858,9 +37874,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37960,9 +37976,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -37980,9 +37996,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38000,9 +38016,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38020,9 +38036,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38040,9 +38056,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38060,9 +38076,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38080,9 +38096,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38100,9 +38116,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38182,9 +38198,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38202,9 +38218,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38222,9 +38238,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38242,9 +38258,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38262,9 +38278,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38344,9 +38360,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38364,9 +38380,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38384,9 +38400,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38404,9 +38420,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38424,9 +38440,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38444,9 +38460,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38543,9 +38559,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38563,9 +38579,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38583,9 +38599,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38603,9 +38619,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38623,9 +38639,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38643,9 +38659,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38663,9 +38679,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38683,9 +38699,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38781,9 +38797,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38801,9 +38817,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38821,9 +38837,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38841,9 +38857,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38861,9 +38877,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38881,9 +38897,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38901,9 +38917,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -38921,9 +38937,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39073,9 +39089,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39093,9 +39109,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39113,9 +39129,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39133,9 +39149,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39153,9 +39169,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39334,9 +39350,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39354,9 +39370,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39374,9 +39390,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39394,9 +39410,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39414,9 +39430,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39568,9 +39584,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39588,9 +39604,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39608,9 +39624,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39628,9 +39644,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39648,9 +39664,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39862,9 +39878,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39882,9 +39898,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39902,9 +39918,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39922,9 +39938,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39942,9 +39958,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39962,9 +39978,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -39982,9 +39998,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40002,9 +40018,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40148,9 +40164,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40168,9 +40184,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40188,9 +40204,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40208,9 +40224,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40228,9 +40244,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40384,9 +40400,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40404,9 +40420,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40424,9 +40440,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40444,9 +40460,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40464,9 +40480,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40484,9 +40500,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40504,9 +40520,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40524,9 +40540,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40670,9 +40686,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40690,9 +40706,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40710,9 +40726,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40730,9 +40746,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40750,9 +40766,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40770,9 +40786,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40790,9 +40806,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40974,9 +40990,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -40994,9 +41010,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41014,9 +41030,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41034,9 +41050,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41054,9 +41070,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41390,9 +41406,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41410,9 +41426,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41430,9 +41446,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41450,9 +41466,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41470,9 +41486,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41490,9 +41506,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41510,9 +41526,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41530,9 +41546,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41705,9 +41721,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41725,9 +41741,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41745,9 +41761,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41765,9 +41781,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41785,9 +41801,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41960,9 +41976,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -41980,9 +41996,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42000,9 +42016,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42020,9 +42036,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42040,9 +42056,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42060,9 +42076,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42080,9 +42096,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42255,9 +42271,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42275,9 +42291,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42295,9 +42311,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42315,9 +42331,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42335,9 +42351,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42355,9 +42371,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42375,9 +42391,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42563,9 +42579,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42583,9 +42599,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42603,9 +42619,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42623,9 +42639,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42643,9 +42659,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42663,9 +42679,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42683,9 +42699,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42703,9 +42719,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42812,9 +42828,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42832,9 +42848,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42852,9 +42868,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42872,9 +42888,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42892,9 +42908,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42979,9 +42995,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -42999,9 +43015,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43019,9 +43035,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43039,9 +43055,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43059,9 +43075,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43141,9 +43157,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43161,9 +43177,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43181,9 +43197,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43201,9 +43217,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43221,9 +43237,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43312,9 +43328,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43332,9 +43348,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43352,9 +43368,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43372,9 +43388,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43392,9 +43408,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43412,9 +43428,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43432,9 +43448,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43452,9 +43468,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43543,9 +43559,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43563,9 +43579,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43583,9 +43599,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43603,9 +43619,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43623,9 +43639,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43643,9 +43659,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43663,9 +43679,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43683,9 +43699,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43760,9 +43776,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43780,9 +43796,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43800,9 +43816,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43820,9 +43836,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43840,9 +43856,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43925,9 +43941,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43945,9 +43961,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43965,9 +43981,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -43985,9 +44001,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44005,9 +44021,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44025,9 +44041,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44045,9 +44061,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44118,9 +44134,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44138,9 +44154,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44158,9 +44174,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44178,9 +44194,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44198,9 +44214,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44256,9 +44272,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44276,9 +44292,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44296,9 +44312,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44316,9 +44332,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44336,9 +44352,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44356,9 +44372,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44440,9 +44456,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44460,9 +44476,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44480,9 +44496,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44500,9 +44516,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44520,9 +44536,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44540,9 +44556,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44560,9 +44576,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44654,9 +44670,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44674,9 +44690,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44694,9 +44710,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44714,9 +44730,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44734,9 +44750,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44813,9 +44829,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44833,9 +44849,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44853,9 +44869,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44873,9 +44889,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44893,9 +44909,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44972,9 +44988,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -44992,9 +45008,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45012,9 +45028,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45032,9 +45048,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45052,9 +45068,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45072,9 +45088,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45092,9 +45108,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45171,9 +45187,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45191,9 +45207,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45211,9 +45227,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45231,9 +45247,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45251,9 +45267,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45271,9 +45287,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45358,9 +45374,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45378,9 +45394,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45398,9 +45414,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45418,9 +45434,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45438,9 +45454,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45521,9 +45537,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45541,9 +45557,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45561,9 +45577,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45581,9 +45597,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45601,9 +45617,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45621,9 +45637,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45641,9 +45657,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45661,9 +45677,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };
@@ -45681,9 +45697,9 @@ export interface operations {
                         /** @description human text; branch on the status and `code`, not on this */
                         message: string;
                         /** @description optional; shape depends on the error */
-                        details?: unknown;
+                        details?: components["schemas"]["ErrorDetails"];
                         /** @description optional machine-readable code */
-                        code?: string;
+                        code?: components["schemas"]["ErrorCode"];
                     };
                 };
             };

@@ -1,7 +1,7 @@
 /**
  * Reading a database error: the server could not be reached (503), or a unique index refused a row.
  */
-import { ServiceUnavailableError } from '../http/errors'
+import { ServiceUnavailableError } from '../lib/errors'
 
 /** The database server (the primary) cannot be reached or did not answer in time. */
 export class DatabaseUnavailableError extends ServiceUnavailableError {

@@ -1,12 +1,19 @@
 /** Shared OpenAPI/TypeBox schemas: error envelopes and pagination. */
 import { t, type TSchema } from 'elysia'
 
+/**
+ * Marks where an envelope carries an error code: `code` or `details`. The document points
+ * these at the `ErrorCode` and `ErrorDetailCode` enums of the one code table (finishDocument
+ * in ./openapi.ts), once in `components`, not inline in each of the many error answers.
+ */
+export const ERROR_CODE_AT = 'x-error-code-at'
+
 export const ErrorEnvelope = t.Object({
   statusCode: t.Integer({ description: 'HTTP status repeated in the body' }),
   error: t.String({ description: 'error class name or label, e.g. `NotFoundError`, `Bad Request`' }),
   message: t.String({ description: 'human text; branch on the status and `code`, not on this' }),
-  details: t.Optional(t.Any({ description: 'optional; shape depends on the error' })),
-  code: t.Optional(t.String({ description: 'optional machine-readable code' })),
+  details: t.Optional(t.Any({ description: 'optional; shape depends on the error', [ERROR_CODE_AT]: 'details' })),
+  code: t.Optional(t.String({ description: 'optional machine-readable code', [ERROR_CODE_AT]: 'code' })),
 }, { title: 'Error', description: 'The error envelope.' })
 
 export const SchemaErrorEnvelope = t.Object({
@@ -36,7 +43,7 @@ export const ResetError = t.Object({ error: t.String() }, { title: 'ResetError',
 
 export const DetailError = t.Object({
   detail: t.String(),
-  code: t.Optional(t.String({ examples: ['PRIMARY_WALLET_EXISTS'] })),
+  code: t.Optional(t.String({ examples: ['PRIMARY_WALLET_EXISTS'], [ERROR_CODE_AT]: 'code' })),
 }, { title: 'DetailError', description: 'User and wallet creation answer errors with `{ detail }`.' })
 
 const DESCRIPTIONS: Record<number, string> = {

@@ -20,7 +20,7 @@
 import type { Config } from '../config'
 import { applyMigrations } from '../db/migrate'
 import { buildDeps, type Deps } from '../deps'
-import { AppError } from '../http/errors'
+import { AppError } from '../lib/errors'
 import { currentDevRoute, ListenRefused, startListening, stopListening, type ListenSession } from '../modules/webhooks/dev-listen'
 import type { CommandCtx } from '../modules/webhooks/service'
 import { verifyDelivery } from '../modules/webhooks/signature'

@@ -1,8 +1,8 @@
 /**
  * The structure rules of the README's "Where things are", checked on the source text so a
  * change that breaks one fails CI: no import cycle among src/ files, wiring only in
- * src/deps.ts and src/services.ts, each module's tables touched only by its own repo, and
- * chain clients built only in the chain adapter.
+ * src/deps.ts and src/services.ts, each module's tables touched only by its own repo, chain
+ * clients built only in the chain adapter, and nothing below HTTP importing it.
  */
 import { describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
@@ -74,7 +74,7 @@ describe('structure', () => {
 
   test('a module\'s tables are read and written only by its own repo.ts', async () => {
     // The tables each schema file defines, found by importing it.
-    const tableFiles = sources.filter((f) => /\/schema\.ts$/.test(f) && rel(f) !== 'src/db/tables.ts')
+    const tableFiles = sources.filter((f) => /\/schema\.ts$/.test(f))
     const tablesOf = new Map<string, Set<string>>()
     for (const f of tableFiles) {
       const mod = (await import(f)) as Record<string, unknown>
@@ -112,6 +112,28 @@ describe('structure', () => {
       }
     }
     expect(offenders).toEqual([])
+  })
+
+  test('adapters/, db/ and lib/ import nothing from http/', () => {
+    // the error classes live in src/lib/errors.ts: the layers below HTTP throw them without knowing HTTP
+    const below = sources.filter((f) => /^src\/(adapters|db|lib)\//.test(rel(f)))
+    const offenders = below.flatMap((f) => specifiers(text.get(f)!)
+      .map((s) => resolveSpec(f, s.spec))
+      .filter((p): p is string => !!p && rel(p).startsWith('src/http/'))
+      .map((p) => `${rel(f)} imports ${rel(p)}`))
+    expect(below.length).toBeGreaterThan(0)
+    expect(offenders).toEqual([])
+  })
+
+  test('drizzle-kit reads every file that defines a table (drizzle.config.ts globs; no registry of tables)', () => {
+    const config = readFileSync(join(ROOT, 'drizzle.config.ts'), 'utf8')
+    const globs = [...(/schema:\s*\[([^\]]*)\]/.exec(config)?.[1] ?? '').matchAll(/'\.\/([^']+)'/g)].map((m) => new Bun.Glob(m[1]!))
+    expect(globs.length).toBeGreaterThan(0)
+    const unread: string[] = []
+    const defining = sources.filter((f) => /\bsqliteTable\(/.test(text.get(f)!))
+    for (const f of defining) if (!globs.some((g) => g.match(rel(f)))) unread.push(rel(f))
+    expect(defining.length).toBeGreaterThan(15)
+    expect(unread).toEqual([])
   })
 
   test('viem and @solana/web3.js clients are built only in src/adapters/chain', () => {

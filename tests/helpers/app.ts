@@ -11,7 +11,7 @@ import { ManualClock, type Clock } from '@/lib/clock'
 import { createLogger, type Logger } from '@/lib/logger'
 import { ensureBootstrapAdmin } from '@/modules/auth/service'
 import { JobRunner } from '@/jobs/runner'
-import { registerJobs } from '@/jobs/registry'
+import { registerJobs } from '@/services'
 
 export const ADMIN = { username: 'root', password: 'Root-Passw0rd' }
 /** The keys every test app uses: a server process started with them reads the same tokens and sealed secrets. */

@@ -4,7 +4,8 @@ import { makeApp, type ManualClock, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { FakeSmtp, linkIn, tokenOf, type ReceivedMail } from '@tests/fakes/smtp'
 import { FakeHibp } from '@tests/fakes/hibp'
-import { outbox, userIdentities } from '@/db/tables'
+import { outbox } from '@/jobs/schema'
+import { userIdentities } from '@/db/schema'
 import { insertUser } from '@/modules/users/repo'
 
 export interface World {
@@ -29,7 +30,7 @@ export async function makeWorld(env: Record<string, string> = {}): Promise<World
     },
     close: async () => {
       await t.close()
-      t.deps.mailer.close()
+      t.deps.mailer?.close()
       await smtp.stop()
       hibp.stop()
     },

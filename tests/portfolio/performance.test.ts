@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { and, eq } from 'drizzle-orm'
 import { parseEther, type Address } from 'viem'
 import { RateLimiter } from '@/http/rate-limit'
-import { portfolioDays, portfolioSnapshots } from '@/db/tables'
+import { portfolioDays, portfolioSnapshots } from '@/modules/portfolio/schema'
 import { recordTenantDay } from '@/modules/portfolio/snapshots'
 import { makeApp, ManualClock, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
 import { Api } from '@tests/helpers/client'

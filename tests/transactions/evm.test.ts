@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { eq } from 'drizzle-orm'
 import { parseEther, type Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { preparedTransactions } from '@/db/tables'
+import { preparedTransactions } from '@/modules/transactions/schema'
 import { RateLimiter } from '@/http/rate-limit'
 import { systemClock } from '@/lib/clock'
 import { makeApp, type TestApp } from '@tests/helpers/app'

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test
 import { eq } from 'drizzle-orm'
 import { keccak256, parseEther, parseTransaction, toHex, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { transactions } from '@/db/tables'
+import { transactions } from '@/modules/transactions/schema'
 import { systemClock } from '@/lib/clock'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
@@ -90,7 +90,7 @@ describe('a node that says "nonce too high"', () => {
     expect(first.body.nonce).toBe(0)
     expect((await settled(a, u, first.body.id)).body.status).toBe('confirmed')
     // The database is ahead of the chain (as after the node lost its pool): nonce 5 is refused.
-    const { walletNonces } = await import('@/db/tables')
+    const { walletNonces } = await import('@/modules/transactions/schema')
     const { eq } = await import('drizzle-orm')
     await a.t.deps.database.write((tx) => tx.update(walletNonces).set({ nextNonce: 5 }).where(eq(walletNonces.walletId, w.id)))
     let calls = 0

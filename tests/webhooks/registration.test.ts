@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, type Tenant } from '@tests/helpers/factories'
 import { webhooks, webhookDeliveries } from '@/modules/webhooks/schema'
+import { WEBHOOK_EVENT_TYPES } from '@/services'
 
 let t: TestApp
 let f: Factory
@@ -103,6 +104,17 @@ describe('PUT webhook', () => {
     expect(unknownType.status).toBe(422)
     expect(unknownType.body.details[0].path).toBe('/eventTypes/0')
     expect((await f.api.put(path(tenant.id), { url: 42 }, { token: admin })).status).toBe(400)
+  })
+
+  test('a webhook asks for any type of the catalogue each publishing module registers: the bank ramp\'s, the card onramp\'s, agent payments\'', async () => {
+    const own = await f.tenant({ bankRamp: { sandbox: { connected: true } } })
+    expect(WEBHOOK_EVENT_TYPES).toEqual(expect.arrayContaining(['ramp.kyc.updated', 'ramp.card_session.updated', 'agent_payments.execution.succeeded']))
+    const res = await f.api.put(path(own.id), { url: URL_OK, eventTypes: [...WEBHOOK_EVENT_TYPES] }, { token: admin })
+    expect(res.status).toBe(201)
+    expect(res.body.eventTypes).toEqual([...WEBHOOK_EVENT_TYPES])
+    const unknown = await f.api.put(path(own.id), { eventTypes: ['agent_payments.nope'] }, { token: admin })
+    expect(unknown.status).toBe(422)
+    expect(unknown.body.details[0].message).toBe(`Unknown event type agent_payments.nope; known types: ${WEBHOOK_EVENT_TYPES.join(', ')}`)
   })
 
   test('the bank ramp must be connected in that environment', async () => {

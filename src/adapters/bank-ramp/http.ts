@@ -10,7 +10,7 @@
  *   and the partner's `Type`, `Detail` and invalid fields.
  * The API key is never logged nor put in an error.
  */
-import { RampApiError } from '../../http/errors'
+import { RampApiError } from '../../lib/errors'
 import { parseJson } from '../timed-get'
 import type {
   BankDepositToOnchainAddressRequest, BankDepositToOnchainAddressResponse, BankRampClient, BankRampPort, FiatDepositSimulateRequest,

@@ -3,7 +3,7 @@
  * `X-Api-Key`), as far as Slipway uses it, plus the fields the spec needs that the
  * partner's file lacks (`SubStatus`, `RequestForInformation`, `TransactionHash`,
  * `DestinationAddress`), modelled the same way. Failures are thrown as `RampApiError`
- * (src/http/errors.ts) with the spec's `details.code`.
+ * (src/lib/errors.ts) with the spec's `details.code`.
  */
 
 export type RampEnvironment = 'sandbox' | 'production'

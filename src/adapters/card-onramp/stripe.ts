@@ -5,7 +5,7 @@
  * declared here from Stripe's reference). Pointing `baseUrl` and the keys at Stripe is all a
  * deployment changes; the embedded sandbox provider (src/sandbox/card-onramp) speaks the same.
  */
-import { AppError } from '../../http/errors'
+import { AppError } from '../../lib/errors'
 import { lazy } from '../../lib/lazy'
 
 /** The `stripe` package loads with the first card onramp call (not at start). */

@@ -1,5 +1,5 @@
 /**
- * The sandbox faucet's funded key on an EVM test chain (src/sandbox/faucet): it sends the
+ * The sandbox faucet's funded key on an EVM test chain (src/modules/faucet): it sends the
  * native coin for gas, and mints the devnet's test stablecoin (scripts/devnet/SandboxUSD.sol
  * has an open `mint`). viem clients are built only in this folder; viem loads with the first
  * use. A mainnet is refused, as for the bank ramp simulator's key.

@@ -11,7 +11,7 @@
  * Never 500. The RPC address is left out of errors and logs because operators often put
  * API keys in it.
  */
-import { AppError, ServiceUnavailableError } from '../../http/errors'
+import { AppError, ServiceUnavailableError } from '../../lib/errors'
 import type { Logger } from '../../lib/logger'
 import { lazy } from '../../lib/lazy'
 import type { EvmClients } from './evm'

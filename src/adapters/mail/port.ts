@@ -11,7 +11,7 @@ export interface MailMessage {
 }
 
 export interface MailTransport {
-  /** `smtp` sends through SMTP_URL; `local-outbox` keeps messages in the `mail_outbox` table */
+  /** `smtp` sends through SMTP_URL; `local-outbox` keeps messages in the `mail_outbox` table (the mail module's) */
   readonly kind: 'smtp' | 'local-outbox'
   /** Throws when the message was not accepted, so the job is retried. */
   send(message: MailMessage): Promise<void>

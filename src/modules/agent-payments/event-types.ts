@@ -1,4 +1,4 @@
-/** The group's webhook event types (`agent_payments.<resource>.<change>`); imports nothing, so the webhooks module can list them without a cycle. */
+/** The group's webhook event types (`agent_payments.<resource>.<change>`): src/services.ts lists them in the webhook catalogue. */
 export const AGENT_PAYMENTS_EVENT_TYPES = [
   'agent_payments.agent.created', 'agent_payments.agent.updated', 'agent_payments.agent.paused', 'agent_payments.agent.resumed', 'agent_payments.agent.archived',
   'agent_payments.agent.wallet_consent_granted', 'agent_payments.agent.wallet_consent_revoked',

@@ -6,6 +6,7 @@
 import { uniqueViolation } from '../../db/client'
 import { scheduleJob } from '../../jobs/outbox'
 import { BadRequestError, ConflictError, NotFoundError } from '../../http/errors'
+import type { ErrorCode } from '../../lib/error-codes'
 import { newId } from '../../lib/ids'
 import { AddressRefused } from '../webhooks/address'
 import { checkSubscriptionUrl } from '../webhooks/subscriptions'
@@ -28,7 +29,7 @@ import { APPROVAL_EXPIRE_TOPIC } from './topics'
 import { approvalView, executionChangeView, executionView } from './views'
 
 const executionNotFound = () => new NotFoundError('Execution not found')
-const bad = (code: string, message: string) => new BadRequestError(message, { code })
+const bad = (code: ErrorCode, message: string) => new BadRequestError(message, { code })
 
 /** The execution, when the scope may see it: an agent key sees only its own agent's. */
 async function visibleExecution(scope: Scope, id: string): Promise<ExecutionRow> {

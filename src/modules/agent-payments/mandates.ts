@@ -6,6 +6,7 @@
 import type { Tx } from '../../db/client'
 import type { Deps } from '../../deps'
 import { BadRequestError, ConflictError, NotFoundError } from '../../http/errors'
+import type { ErrorCode } from '../../lib/error-codes'
 import { scheduleJob } from '../../jobs/outbox'
 import { sha256Hex } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
@@ -20,7 +21,7 @@ import { fromUnits, toUnits } from './policy'
 import * as repo from './repo'
 import { jwkThumbprint, verifyShopperAuthorization } from './shopper-jws'
 
-const invalid = (message: string, code = 'MANDATE_INVALID') => new BadRequestError(message, { code })
+const invalid = (message: string, code: ErrorCode = 'MANDATE_INVALID') => new BadRequestError(message, { code })
 const sameCurrency = (a: string, b: string) => a.toUpperCase() === b.toUpperCase()
 
 function dateOf(field: string, value: string): number {

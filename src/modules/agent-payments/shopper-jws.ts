@@ -7,6 +7,7 @@
  */
 import { errors, importJWK, jwtVerify } from 'jose'
 import { BadRequestError } from '../../http/errors'
+import type { ErrorCode } from '../../lib/error-codes'
 
 export { jwkThumbprint } from './jwk-thumbprint'
 
@@ -34,7 +35,7 @@ export async function checkShopperJwk(jwk: Record<string, unknown>): Promise<Rec
   return jwk
 }
 
-const refuse = (message: string, code: string) => new BadRequestError(message, { code })
+const refuse = (message: string, code: ErrorCode) => new BadRequestError(message, { code })
 
 /** The claims of a JWT signed by `jwk` (its one algorithm), checked against the clock. */
 async function verifiedClaims(jws: string, jwk: Record<string, unknown>, now: number, what: string): Promise<Record<string, unknown>> {

@@ -10,6 +10,7 @@
 import type { Executor } from '../../db/client'
 import type { Deps } from '../../deps'
 import { ConflictError, NotFoundError } from '../../http/errors'
+import type { ErrorCode } from '../../lib/error-codes'
 import { iso } from '../../lib/clock'
 import { findTenant } from '../tenants/repo'
 import { settingsOf } from '../tenants/service'
@@ -20,7 +21,7 @@ import * as repo from './repo'
 import type { AgentRow } from './schema'
 import { agentView } from './views'
 
-export const CONSENT_REQUIRED = 'AGENT_WALLET_CONSENT_REQUIRED'
+export const CONSENT_REQUIRED = 'AGENT_WALLET_CONSENT_REQUIRED' satisfies ErrorCode
 
 /** Whether a platform admin declared that this tenant manages its users' wallets. */
 export async function tenantManagesUserWallets(deps: Deps, db: Executor, tenantId: string): Promise<boolean> {

@@ -10,6 +10,7 @@ import { bytesToHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Ctx } from '../../context'
 import { AppError, BadRequestError, ConflictError } from '../../http/errors'
+import type { ErrorCode } from '../../lib/error-codes'
 import { iso } from '../../lib/clock'
 import { sha256Hex } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
@@ -39,7 +40,7 @@ export async function issueNonce(ctx: Ctx) {
   return { nonce, issuedAt: iso(now), expiresAt: iso(expiresAt) }
 }
 
-const dappError = (status: number, code: string, message: string) => new AppError(status, status === 409 ? 'ConflictError' : 'BadRequestError', message, { code })
+const dappError = (status: number, code: ErrorCode, message: string) => new AppError(status, status === 409 ? 'ConflictError' : 'BadRequestError', message, { code })
 
 /** The message's bytes and, when they are UTF-8, its text. */
 function messageOf(input: SignMessageBody): { bytes: Uint8Array; text: string | null } {

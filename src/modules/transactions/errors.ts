@@ -3,8 +3,9 @@
  * `retryable` and, where it helps, a `suggestedAction` (all top-level in the envelope).
  */
 import { AppError } from '../../http/errors'
+import type { ErrorCode } from '../../lib/error-codes'
 
-export function blockchainError(status: number, code: string, message: string, retryable: boolean, suggestedAction?: string) {
+export function blockchainError(status: number, code: ErrorCode, message: string, retryable: boolean, suggestedAction?: string) {
   return new AppError(status, 'BlockchainError', message, { code, extra: suggestedAction ? { retryable, suggestedAction } : { retryable } })
 }
 

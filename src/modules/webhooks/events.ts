@@ -1,17 +1,10 @@
-/** The events' vocabulary: the types a webhook can ask for, event ids, and the body every attempt sends. */
+/**
+ * The events' vocabulary: event ids and the body every attempt sends. The types a webhook
+ * can ask for are each publishing module's own, listed together in src/services.ts and
+ * handed to the routes (webhookRoutes) and the save verb.
+ */
 import { randomBytes } from 'node:crypto'
 import { iso } from '../../lib/clock'
-import { AGENT_PAYMENTS_EVENT_TYPES } from '../agent-payments/event-types'
-
-/** Every type a webhook can ask for (spec, Event types). */
-export const WEBHOOK_EVENT_TYPES = [
-  'ramp.kyc.updated',
-  'ramp.deposit.updated',
-  'ramp.transaction.updated',
-  'ramp.payout.updated',
-  'ramp.card_session.updated',
-  ...AGENT_PAYMENTS_EVENT_TYPES,
-] as const
 
 export const TEST_EVENT_TYPE = 'webhook.test'
 

@@ -1,6 +1,5 @@
 /** Request and response schemas of the webhook routes; the service takes their static types. */
 import { t } from 'elysia'
-import { WEBHOOK_EVENT_TYPES } from './events'
 
 const Environment = t.Union([t.Literal('sandbox'), t.Literal('production')])
 
@@ -14,16 +13,20 @@ export type WebhookTarget = typeof WebhookTarget.static
 export const DeliveryTarget = t.Composite([WebhookTarget, t.Object({ deliveryId: t.String({ maxLength: 64, description: 'the delivery id (`evt_...`, the `X-Webhook-Id`)' }) })])
 export type DeliveryTarget = typeof DeliveryTarget.static
 
-const EventTypes = t.Array(t.String({ maxLength: 100 }), { maxItems: 50, description: `types received; empty means every type, including types published later. Known: ${WEBHOOK_EVENT_TYPES.join(', ')}` })
+const EventTypes = (known: readonly string[]) => t.Array(t.String({ maxLength: 100 }), {
+  maxItems: 50,
+  description: `types received; empty means every type, including types published later. Known: ${known.join(', ')}`,
+})
 const WebhookStatus = t.Union([t.Literal('active'), t.Literal('disabled')])
 
-export const SaveWebhook = t.Object({
+/** The save body, documenting the catalogue of event types (src/services.ts) it is given. */
+export const saveWebhookBody = (known: readonly string[]) => t.Object({
   // Longer addresses are refused by the address rules with RAMP_WEBHOOK_INVALID, not by the schema.
   url: t.Optional(t.String({ maxLength: 8192, description: 'required on creation; https on 443, public DNS name, at most 2048 characters' })),
-  eventTypes: t.Optional(EventTypes),
+  eventTypes: t.Optional(EventTypes(known)),
   status: t.Optional(WebhookStatus),
 }, { additionalProperties: false, examples: [{ url: 'https://hooks.example.com/slipway', eventTypes: ['ramp.kyc.updated', 'ramp.deposit.updated'] }] })
-export type SaveWebhook = typeof SaveWebhook.static
+export type SaveWebhook = ReturnType<typeof saveWebhookBody>['static']
 
 export const Webhook = t.Object({
   id: t.String({ format: 'uuid' }),

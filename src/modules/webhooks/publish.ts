@@ -11,12 +11,11 @@ import { activeOwnedWebhooks, findWebhook } from './repo'
 import { MAX_ATTEMPTS, queueDelivery } from './schedule'
 import type { WebhookEnvironment, WebhookOwner } from './schema'
 
-export { WEBHOOK_EVENT_TYPES } from './events'
 
 export interface PublishedEvent {
   tenantId: string
   environment: WebhookEnvironment
-  /** one of WEBHOOK_EVENT_TYPES */
+  /** one of the catalogue's types (WEBHOOK_EVENT_TYPES in src/services.ts) */
   type: string
   data: Record<string, unknown>
   /** when the change happened per the source (Unix ms) */

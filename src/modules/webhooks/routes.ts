@@ -2,22 +2,23 @@ import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
 import { errorResponses, LimitOffsetQuery, OffsetPagination, page } from '../../http/schemas'
 import { security } from '../../http/security'
-import { Delivery, DeliveryTarget, SaveWebhook, Webhook, WebhookTarget, WebhookWithSecret } from './model'
+import { Delivery, DeliveryTarget, saveWebhookBody, Webhook, WebhookTarget, WebhookWithSecret } from './model'
 import * as webhooksService from './service'
 
 const ACCESS = 'A platform admin, or a tenantadmin of that tenant (another tenant\'s id answers 404).'
 
-export function webhookRoutes(deps: Deps) {
+/** `eventTypes`: the catalogue a webhook can ask for (WEBHOOK_EVENT_TYPES, src/services.ts). */
+export function webhookRoutes(deps: Deps, eventTypes: readonly string[]) {
   return new Elysia({ prefix: '/v1/admin/tenants/:id/webhooks/:environment', detail: { tags: ['Webhooks'] } })
     .use(security(deps))
     .put('', async ({ params, body, ctx, set }) => {
-      const { created, record } = await webhooksService.saveWebhook(ctx, params, body)
+      const { created, record } = await webhooksService.saveWebhook(ctx, params, body, eventTypes)
       set.status = created ? 201 : 200
       return record
     }, {
       auth: 'operator',
       params: WebhookTarget,
-      body: SaveWebhook,
+      body: saveWebhookBody(eventTypes),
       response: { 200: Webhook, 201: WebhookWithSecret, ...errorResponses('standard', 400, 401, 403, 404, 422, 503) },
       detail: {
         operationId: 'saveWebhook',

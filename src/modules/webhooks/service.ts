@@ -12,7 +12,7 @@ import type { Ctx } from '../../context'
 import { operatorTenant, settingsOf } from '../tenants/service'
 import type { TenantRow } from '../tenants/repo'
 import { AddressRefused, normalizeWebhookUrl } from './address'
-import { eventBody, newEventId, TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from './events'
+import { eventBody, newEventId, TEST_EVENT_TYPE } from './events'
 import type { DeliveryTarget, SaveWebhook, WebhookTarget } from './model'
 import * as repo from './repo'
 import type { WebhookRow } from './repo'
@@ -50,9 +50,10 @@ async function requireWebhook(ctx: Ctx, target: WebhookTarget) {
  */
 export type CommandCtx = Omit<Ctx, 'actor'> & { actor: Ctx['actor'] | null }
 
-export async function saveWebhook(ctx: Ctx, target: WebhookTarget, input: SaveWebhook) {
+/** `known`: the event types a webhook can ask for (WEBHOOK_EVENT_TYPES, src/services.ts). */
+export async function saveWebhook(ctx: Ctx, target: WebhookTarget, input: SaveWebhook, known: readonly string[]) {
   const tenant = await operatorTenant(ctx, target.id)
-  return saveTenantWebhook(ctx, tenant, target.environment, input)
+  return saveTenantWebhook(ctx, tenant, target.environment, input, known)
 }
 
 /**
@@ -67,8 +68,12 @@ async function devHostsFor(ctx: CommandCtx, tenantId: string, environment: Webho
   return hosts
 }
 
-/** `saveWebhook` for a tenant already found (the route's operator check done, or an operator's command). */
-export async function saveTenantWebhook(ctx: CommandCtx, tenant: TenantRow, environment: WebhookEnvironment, input: SaveWebhook) {
+/**
+ * `saveWebhook` for a tenant already found (the route's operator check done, or an operator's
+ * command). Without `known`, no event type is known: a command that saves only the address
+ * passes none, and types given anyway are refused rather than taken unchecked.
+ */
+export async function saveTenantWebhook(ctx: CommandCtx, tenant: TenantRow, environment: WebhookEnvironment, input: SaveWebhook, known: readonly string[] = []) {
   const { deps } = ctx
   // events come from the bank ramp and the card onramp: one of them must be connected in the environment
   const settings = settingsOf(ctx, tenant)
@@ -86,8 +91,10 @@ export async function saveTenantWebhook(ctx: CommandCtx, tenant: TenantRow, envi
     }
   }
   if (input.eventTypes) {
-    const unknown = input.eventTypes.map((type, i) => ({ type, i })).filter(({ type }) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type))
-    if (unknown.length) throw new ValidationError(unknown.map(({ type, i }) => ({ path: `/eventTypes/${i}`, message: `Unknown event type ${type}; known types: ${WEBHOOK_EVENT_TYPES.join(', ')}` })))
+    const unknown = input.eventTypes.map((type, i) => ({ type, i })).filter(({ type }) => !known.includes(type))
+    if (unknown.length) {
+      throw new ValidationError(unknown.map(({ type, i }) => ({ path: `/eventTypes/${i}`, message: `Unknown event type ${type}; known types: ${known.join(', ')}` })))
+    }
   }
   const eventTypes = input.eventTypes ? [...new Set(input.eventTypes)] : undefined
   const now = deps.clock.now()

@@ -6,10 +6,10 @@
  */
 import type { Faucet } from '../../adapters/chain/faucet'
 import type { Ctx } from '../../context'
-import { AppError, BadRequestError } from '../../http/errors'
-import { callerTenant } from '../../modules/tenants/caller'
-import { activeTokens, chainByFamily } from '../../modules/tokens/registry'
-import { ownWallet } from '../../modules/wallets/service'
+import { AppError, BadRequestError } from '../../lib/errors'
+import { callerTenant } from '../tenants/caller'
+import { activeTokens, chainByFamily } from '../tokens/registry'
+import { ownWallet } from '../wallets/service'
 import { GAS_TARGET_WEI, STABLECOIN_MAX } from './limits'
 
 export interface FaucetBody {

@@ -1,13 +1,14 @@
 /**
- * Without SMTP_URL, messages are kept in the `mail_outbox` table (never dropped), where
- * an operator reads them: `SELECT created_at, to_address, subject, text FROM mail_outbox
- * ORDER BY created_at DESC`. The row is the email itself, link included.
+ * Without SMTP_URL, messages are kept in the mail module's own `mail_outbox` table (never
+ * dropped), where an operator reads them: `SELECT created_at, to_address, subject, text FROM
+ * mail_outbox ORDER BY created_at DESC`. The row is the email itself, link included. It is
+ * the module's, not an adapter: it writes the module's table (through its repo).
  */
+import type { MailMessage, MailTransport } from '../../adapters/mail/port'
 import type { Database } from '../../db/client'
 import type { Clock } from '../../lib/clock'
 import type { Logger } from '../../lib/logger'
-import { keepMail } from '../../modules/mail/repo'
-import type { MailMessage, MailTransport } from './port'
+import { keepMail } from './repo'
 
 export class LocalOutboxTransport implements MailTransport {
   readonly kind = 'local-outbox' as const

@@ -1,0 +1,108 @@
+/**
+ * One error hierarchy for the whole service, below every layer that throws: modules,
+ * adapters and db/ throw these, and src/http/errors.ts (`errorBody`) is the only place
+ * that turns one into an HTTP answer, in the envelope the route's error style gives.
+ */
+import type { ErrorCode } from './error-codes'
+
+export type { ErrorCode } from './error-codes'
+
+export interface ErrorOptions {
+  /** a code of the one table (./error-codes.ts), answered in the envelope's `code` */
+  code?: ErrorCode
+  details?: unknown
+  /** Extra top-level fields (BlockchainError's `retryable`, `suggestedAction`...). */
+  extra?: Record<string, unknown>
+}
+
+export class AppError extends Error {
+  readonly code?: ErrorCode
+  readonly details?: unknown
+  readonly extra?: Record<string, unknown>
+  constructor(
+    readonly status: number,
+    /** the envelope's `error` field */
+    readonly label: string,
+    message: string,
+    opts: ErrorOptions = {},
+  ) {
+    super(message)
+    this.name = label
+    this.code = opts.code
+    this.details = opts.details
+    this.extra = opts.extra
+  }
+}
+
+export class BadRequestError extends AppError {
+  constructor(message = 'Bad request', opts?: ErrorOptions) {
+    super(400, 'BadRequestError', message, opts)
+  }
+}
+export class UnauthorizedError extends AppError {
+  constructor(message = 'Authentication required', opts?: ErrorOptions) {
+    super(401, 'UnauthorizedError', message, opts)
+  }
+}
+export class ForbiddenError extends AppError {
+  constructor(message = 'Forbidden', opts?: ErrorOptions) {
+    super(403, 'ForbiddenError', message, opts)
+  }
+}
+export class NotFoundError extends AppError {
+  constructor(message = 'Not found', opts?: ErrorOptions) {
+    super(404, 'NotFoundError', message, opts)
+  }
+}
+export class ConflictError extends AppError {
+  constructor(message = 'Resource already exists', opts?: ErrorOptions) {
+    super(409, 'ConflictError', message, opts)
+  }
+}
+/** 422: the request passed schema validation but failed the endpoint's own checks. */
+export class ValidationError extends AppError {
+  constructor(details: Array<{ path: string; message: string }>, message = 'Request validation failed', label = 'Validation Error') {
+    super(422, label, message, { details })
+  }
+  /** A 422 whose message is the point, such as an unverified provider email. */
+  static withMessage(message: string, path = '') {
+    return new ValidationError([{ path, message }], message, 'ValidationError')
+  }
+}
+export class TooManyRequestsError extends AppError {
+  constructor(readonly retryAfterSeconds: number, message = `Rate limit exceeded, retry in ${retryAfterSeconds} seconds`) {
+    super(429, 'Error', message)
+  }
+}
+export class ServiceUnavailableError extends AppError {
+  constructor(message = 'Service temporarily unavailable', opts?: ErrorOptions) {
+    super(503, 'ServiceUnavailableError', message, opts)
+  }
+}
+
+/** Ajv-style detail of a schema failure, as the spec's 400 lists them. */
+export interface SchemaIssue {
+  instancePath: string
+  schemaPath: string
+  keyword: string
+  params: Record<string, unknown>
+  message: string
+}
+
+/** 400 for a body, query, path or header that does not match the route's schema. */
+export class SchemaValidationError extends AppError {
+  constructor(readonly issues: SchemaIssue[]) {
+    super(400, 'Bad Request', 'Request validation failed', { details: issues })
+  }
+}
+
+/**
+ * The bank ramp partner failed or refused (spec, Errors): 502 `RAMP_AUTHENTICATION_FAILED`;
+ * 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`,
+ * `RAMP_NOT_CONFIGURED`; a partner refusal keeps the partner's status. `details.code` names it.
+ */
+export class RampApiError extends AppError {
+  constructor(status: number, code: ErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(status, 'RampApiError', message, { details: { code, ...details } })
+  }
+}
