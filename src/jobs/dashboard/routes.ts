@@ -12,6 +12,7 @@
  */
 import { Elysia, NotFoundError, t } from 'elysia'
 import type { Deps } from '../../deps'
+import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { iso } from '../../lib/clock'
@@ -64,6 +65,15 @@ const hidden = () => ({ detail: { hide: true }, adminBasic: true }) as const
 
 const BOARD_PATH = '/admin/queues'
 
+/** What the OpenAPI document says of each operation, kept off the route lines. */
+const descriptions = {
+  webhookDeliveriesDashboard: prose`
+    Read-only page: outbox rows not yet queued, deliveries per status, the 50 latest deliveries. The
+    queue itself is at /admin/queues (bull-board, read-only). Platform admins only: HTTP Basic with
+    an admin's username and password (argon2-verified; after 20 failed tries a minute per IP, 429),
+    or an admin bearer token. Answers 401 with \`WWW-Authenticate: Basic\` otherwise.`,
+}
+
 /** `runner` is this process's job runner (none in an API-only process: the pages then show the outbox alone). */
 export function queueDashboardRoutes(deps: Deps, runner: JobRunner | undefined) {
   const queue = () => runner?.bunQueue as unknown as BunqueueReads | undefined
@@ -91,7 +101,7 @@ export function queueDashboardRoutes(deps: Deps, runner: JobRunner | undefined) 
       detail: {
         operationId: 'webhookDeliveriesDashboard',
         summary: 'Webhook delivery summary for operators (HTML)',
-        description: 'Read-only page: outbox rows not yet queued, deliveries per status, the 50 latest deliveries. The queue itself is at /admin/queues (bull-board, read-only). Platform admins only: HTTP Basic with an admin\'s username and password (argon2-verified; after 20 failed tries a minute per IP, 429), or an admin bearer token. Answers 401 with `WWW-Authenticate: Basic` otherwise.',
+        description: descriptions.webhookDeliveriesDashboard,
       },
     })
     // Other paths under the page answer 404 only to a platform admin, as under /admin/queues.

@@ -1,5 +1,6 @@
 /** Request and response shapes of the dApp helpers (`/v1/dapps`); the services take `typeof X.static`. */
 import { t } from 'elysia'
+import { prose } from '../../http/prose'
 
 /** How long a nonce of `GET /v1/dapps/nonce` can be spent. */
 export const NONCE_TTL_MINUTES = 10
@@ -15,7 +16,12 @@ export const DappNonce = t.Object({
 export const SignMessageBody = t.Object({
   walletId: t.String({ format: 'uuid', description: 'one of the caller\'s custodial wallets (another user\'s or tenant\'s answers 404)' }),
   message: t.String({ minLength: 1, maxLength: MESSAGE_MAX_CHARS, description: 'the message: UTF-8 text, or with `encoding: hex` its bytes as `0x`-prefixed hex' }),
-  encoding: t.Optional(t.Union([t.Literal('utf8'), t.Literal('hex')], { default: 'utf8', description: '`utf8` (default): the text\'s UTF-8 bytes are signed, even when the text looks like hex; `hex`: the bytes `message` spells' })),
+  encoding: t.Optional(t.Union([t.Literal('utf8'), t.Literal('hex')], {
+    default: 'utf8',
+    description: prose`
+      \`utf8\` (default): the text's UTF-8 bytes are signed, even when the text looks like hex;
+      \`hex\`: the bytes \`message\` spells`,
+  })),
   nonce: t.Optional(t.String({ minLength: 1, maxLength: 128, description: 'a nonce of `GET /v1/dapps/nonce` issued to the caller: spent by this signature (once), and the message must contain it' })),
 }, {
   additionalProperties: false,
@@ -33,7 +39,10 @@ export const SignedMessage = t.Object({
   isTestnet: t.Boolean(),
   address: t.String({ description: 'the wallet\'s address: what the signature recovers to (EVM) or verifies against (Solana)' }),
   signingScheme: t.Union([t.Literal('eip191-personal-sign'), t.Literal('solana-ed25519')], {
-    description: '`eip191-personal-sign`: secp256k1 over keccak256("\\x19Ethereum Signed Message:\\n" + byte length + bytes), as `personal_sign` and viem\'s `verifyMessage`; `solana-ed25519`: ed25519 over the bytes themselves, as wallet adapters\' `signMessage`',
+    description: prose`
+      \`eip191-personal-sign\`: secp256k1 over keccak256("\\x19Ethereum Signed Message:\\n" + byte
+      length + bytes), as \`personal_sign\` and viem's \`verifyMessage\`; \`solana-ed25519\`:
+      ed25519 over the bytes themselves, as wallet adapters' \`signMessage\``,
   }),
   message: t.Union([t.String(), t.Null()], { description: 'the signed bytes as UTF-8 text; null when they are not UTF-8 (read `messageHex`)' }),
   messageHex: t.String({ pattern: '^0x([0-9a-f]{2})+$', description: 'the signed bytes, `0x` hex' }),
@@ -42,8 +51,20 @@ export const SignedMessage = t.Object({
 }, { title: 'SignedPersonalMessage' })
 
 export const DappBroadcastBody = t.Object({
-  chain: t.String({ minLength: 1, maxLength: 64, description: 'the network: a family id (`ethereum`, `solana`: mainnet or testnet, see below) or a testnet\'s registry id (`sepolia`, `solana-devnet`)' }),
-  signedTransaction: t.String({ minLength: 1, maxLength: 262_144, description: 'EVM: the signed raw transaction, `0x` hex (legacy with an EIP-155 chain id, EIP-2930, EIP-1559 or EIP-7702); Solana: the signed transaction (legacy or v0), base64' }),
+  chain: t.String({
+    minLength: 1,
+    maxLength: 64,
+    description: prose`
+      the network: a family id (\`ethereum\`, \`solana\`: mainnet or testnet, see below) or a
+      testnet's registry id (\`sepolia\`, \`solana-devnet\`)`,
+  }),
+  signedTransaction: t.String({
+    minLength: 1,
+    maxLength: 262_144,
+    description: prose`
+      EVM: the signed raw transaction, \`0x\` hex (legacy with an EIP-155 chain id, EIP-2930,
+      EIP-1559 or EIP-7702); Solana: the signed transaction (legacy or v0), base64`,
+  }),
 }, {
   additionalProperties: false,
   examples: [{

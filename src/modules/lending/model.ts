@@ -1,5 +1,6 @@
 /** The lending group's (`/v1/aave`) request and response schemas; the verbs take the request types. */
 import { t } from 'elysia'
+import { prose } from '../../http/prose'
 import { BroadcastBody, Created } from '../transactions/model'
 
 const Address = t.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: '`0x` and 40 hex characters' })
@@ -63,7 +64,11 @@ export const LendingTransaction = t.Object({
 export const SupplySent = t.Object({
   ...LendingTransaction.properties,
   type: t.Literal('supply'),
-  approval: t.Union([LendingTransaction, t.Null()], { description: 'the ERC-20 approval of the pool sent first (same nonce lane, the nonce before the supply) when the allowance was short; null otherwise' }),
+  approval: t.Union([LendingTransaction, t.Null()], {
+    description: prose`
+      the ERC-20 approval of the pool sent first (same nonce lane, the nonce before the supply) when
+      the allowance was short; null otherwise`,
+  }),
 }, { title: 'LendingSupplySent' })
 
 export const WithdrawSent = t.Object({
@@ -74,7 +79,10 @@ export const WithdrawSent = t.Object({
 export const PreparedStep = t.Object({
   ...LendingTransaction.properties,
   nextStep: t.Union([t.Literal('broadcast'), t.Literal('broadcast_then_prepare_again')], {
-    description: '`broadcast`: sign and broadcast this transaction; `broadcast_then_prepare_again`: this is the approval of the pool, broadcast it, wait until it is confirmed, then call the same prepare route again for the supply itself',
+    description: prose`
+      \`broadcast\`: sign and broadcast this transaction; \`broadcast_then_prepare_again\`: this is
+      the approval of the pool, broadcast it, wait until it is confirmed, then call the same prepare
+      route again for the supply itself`,
   }),
 }, { title: 'LendingPreparedStep' })
 

@@ -1,5 +1,6 @@
 /** The swaps module's request and response schemas; the service takes `SimulateSwapBody`. */
 import { t } from 'elysia'
+import { prose } from '../../http/prose'
 import { BroadcastBody, Created } from '../transactions/model'
 import { GaslessQuote } from './gasless-model'
 
@@ -40,7 +41,13 @@ const WalletId = t.String({ format: 'uuid', description: 'one of the caller\'s w
 
 export const QuoteBody = t.Object({
   walletId: WalletId,
-  fromChain: t.String({ minLength: 1, maxLength: 64, description: `one of ${SWAP_CHAINS.map((c) => `\`${c}\``).join(', ')} (enabled for the tenant); another answers 400 \`Unsupported chain: <chain>\`` }),
+  fromChain: t.String({
+    minLength: 1,
+    maxLength: 64,
+    description: prose`
+      one of ${SWAP_CHAINS.map((c) => `\`${c}\``).join(', ')} (enabled for the tenant); another
+      answers 400 \`Unsupported chain: <chain>\``,
+  }),
   toChain: t.String({ minLength: 1, maxLength: 64, description: 'same set; equal to `fromChain` for a same-chain swap' }),
   fromToken: Address,
   toToken: Address,
@@ -85,7 +92,12 @@ export const SwapQuote = t.Object({
     value: t.String({ description: 'wei, integer text' }), gasLimit: t.Union([t.String(), t.Null()], { description: 'integer text' }),
   }),
   requiresDestinationSignature: t.Literal(false),
-  priceImpact: Opt(t.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', description: 'declared by the spec, never populated: always absent (were it given, decimal text like every ratio in an answer)' })),
+  priceImpact: Opt(t.String({
+    pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$',
+    description: prose`
+      declared by the spec, never populated: always absent (were it given, decimal text like every
+      ratio in an answer)`,
+  })),
   gasless: Opt(GaslessQuote),
 }, { title: 'SwapQuote' })
 

@@ -4,6 +4,7 @@
  * a wallet request loads the services (see handle.ts).
  */
 import { t } from 'elysia'
+import { prose } from '../../http/prose'
 import { LimitOffsetQuery } from '../../http/schemas'
 
 /** How exported keys are encrypted (see keys.ts encryptToX25519). */
@@ -18,7 +19,11 @@ export const Wallet = t.Object({
   chain: t.String({ description: 'family chain id', examples: ['ethereum'] }),
   address: t.String(),
   label: t.Union([t.String(), t.Null()], { description: 'from the `name` request field' }),
-  walletType: t.Union([t.Literal('managed'), t.Literal('imported'), t.Literal('client')], { description: '`managed`: created here; `imported`: key or mnemonic imported; `client`: non-custodial address registered with a signature' }),
+  walletType: t.Union([t.Literal('managed'), t.Literal('imported'), t.Literal('client')], {
+    description: prose`
+      \`managed\`: created here; \`imported\`: key or mnemonic imported; \`client\`: non-custodial
+      address registered with a signature`,
+  }),
   isPrimary: t.Boolean(),
   isWatchOnly: t.Boolean(),
   isTestnet: t.Boolean(),
@@ -96,7 +101,12 @@ export const Envelope = t.Object({
   nonce: t.String({ description: '12-byte AES-GCM nonce, base64' }),
   ciphertext: t.String({ description: 'AES-256-GCM ciphertext followed by its 16-byte tag, base64' }),
   aad: t.String({ description: 'associated data: the wallet id' }),
-}, { title: 'KeyEnvelope', description: 'X25519(server ephemeral, client key) → HKDF-SHA256(salt = serverPublicKey ‖ clientPublicKey, info "slipway-wallet-export-v1", 32 bytes) → AES-256-GCM(nonce, aad = wallet id).' })
+}, {
+  title: 'KeyEnvelope',
+  description: prose`
+    X25519(server ephemeral, client key) → HKDF-SHA256(salt = serverPublicKey ‖ clientPublicKey,
+    info "slipway-wallet-export-v1", 32 bytes) → AES-256-GCM(nonce, aad = wallet id).`,
+})
 export const KeyFormat = t.Union([t.Literal('hex'), t.Literal('base58-secret-key')], { description: 'EVM: `0x` + 64 hex; Solana: base58 of the 64-byte secret key (seed ‖ public key)' })
 
 export const RequestExportToken = t.Object({ walletId: t.String({ maxLength: 64 }), password: t.String({ minLength: 1, maxLength: 256 }) })
