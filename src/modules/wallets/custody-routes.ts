@@ -73,8 +73,7 @@ export function custodyRoutes(deps: Deps) {
       rateLimit: { max: 10, windowSeconds: 60 },
       body: RegisterDevice,
       response: { 201: Device, ...errorResponses('standard', 400, 401, 403, 422, 429) },
-      detail: { operationId: 'registerDevice', summary: prose`
-        Register a device to receive a wallet key in a custody migration`, description: descriptions.registerDevice },
+      detail: { operationId: 'registerDevice', summary: 'Register a device to receive a wallet key in a custody migration', description: descriptions.registerDevice },
     })
     .get('/migration-challenge', async ({ query, ctx }) => wallets.migrationChallenge(ctx, query), {
       auth: 'any',

@@ -31,7 +31,6 @@ export function exportRoutes(deps: Deps) {
       auth: 'any',
       body: ExportKey,
       response: { 200: ExportedKey, ...errorResponses('standard', 400, 401, 403, 404) },
-      detail: { operationId: 'exportKey', summary: prose`
-        Export a custodial wallet's private key, encrypted to the client`, description: descriptions.exportKey },
+      detail: { operationId: 'exportKey', summary: 'Export a custodial wallet\'s private key, encrypted to the client', description: descriptions.exportKey },
     })
 }
