@@ -10,7 +10,23 @@ import { LOG_LEVELS } from '../lib/logger'
  * Values never put in a message: these, and any setting whose name says it is a secret,
  * password, token or key (isSecretPath), so a new secret setting is hidden without being listed.
  */
-export const SECRET_PATHS = new Set(['/jwtSecret', '/metricsToken', '/bootstrapAdminPassword', '/databaseAuthToken', '/masterKey', '/masterKeyPrevious', '/pricesApiKey', '/bankRampSimulatorPrivateKey', '/sandboxFaucetPrivateKey', '/lifiApiKey', '/swapGaslessRelayerPrivateKey', '/fcmServiceAccount', '/fcmServiceAccount/privateKey', '/fcmServiceAccount/clientEmail', '/fcmServiceAccount/tokenUri'])
+export const SECRET_PATHS = new Set([
+  '/jwtSecret',
+  '/metricsToken',
+  '/bootstrapAdminPassword',
+  '/databaseAuthToken',
+  '/masterKey',
+  '/masterKeyPrevious',
+  '/pricesApiKey',
+  '/bankRampSimulatorPrivateKey',
+  '/sandboxFaucetPrivateKey',
+  '/lifiApiKey',
+  '/swapGaslessRelayerPrivateKey',
+  '/fcmServiceAccount',
+  '/fcmServiceAccount/privateKey',
+  '/fcmServiceAccount/clientEmail',
+  '/fcmServiceAccount/tokenUri',
+])
 
 const ENV_NAMES: Record<string, string> = {
   '/port': 'PORT', '/databaseSyncIntervalMs': 'DATABASE_SYNC_INTERVAL_MS (50-3600000)', '/databaseTimeoutMs': 'DATABASE_TIMEOUT_MS (100-120000)', '/role': 'SLIPWAY_ROLE', '/jwtSecret': 'JWT_SECRET (at least 32 characters)',

@@ -82,7 +82,14 @@ export function queueDashboardRoutes(deps: Deps, runner: JobRunner | undefined) 
   // compiled binary, which has none, there is no board (null) and /admin/queues falls back
   // to the read-only summary page below.
   const board = lazy(async () => (await import('./queue-board-server')).openQueueBoard(BOARD_PATH, queue, 'slipway'))
-  const serve = async ({ request, path, query, body, headers, set }: { request: Request; path: string; query: Record<string, unknown>; body: unknown; headers: Record<string, string | undefined>; set: { status?: number | string } }) => {
+  const serve = async ({ request, path, query, body, headers, set }: {
+    request: Request
+    path: string
+    query: Record<string, unknown>
+    body: unknown
+    headers: Record<string, string | undefined>
+    set: { status?: number | string }
+  }) => {
     const handle = await board()
     if (!handle) throw new NotFoundError()
     const res = await handle({ method: request.method, path: path.slice(BOARD_PATH.length), query, body, headers })

@@ -61,7 +61,10 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
       rateLimit: { max: 60, windowSeconds: 60 },
       body: Refresh,
       response: {
-        200: t.Object({ accessToken: t.String(), expiresIn: t.Integer(), refreshToken: t.Optional(t.String({ description: 'only when the tenant has refresh-token rotation on' })) }, { title: 'RefreshResponse' }),
+        200: t.Object(
+          { accessToken: t.String(), expiresIn: t.Integer(), refreshToken: t.Optional(t.String({ description: 'only when the tenant has refresh-token rotation on' })) },
+          { title: 'RefreshResponse' },
+        ),
         ...errorResponses('signin', 400, 401, 429),
       },
       detail: {

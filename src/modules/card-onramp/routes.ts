@@ -117,13 +117,25 @@ export function cardOnrampRoutes(deps: Deps) {
       response: { 200: M.CardSession, ...errorResponses('standard', 401, 404) },
       detail: { operationId: 'cardOnrampGetTenantSession', summary: 'One of the tenant\'s own-wallet sessions (tenant-signed)', description: descriptions.cardOnrampGetTenantSession },
     })
-    .post('/webhooks/:environment/:tenantId', ({ params, request, body: _parsed }) => events.receiveEvent(deps, params.environment, params.tenantId, stateOf(request).raw ?? new Uint8Array(), request.headers.get('stripe-signature')), {
+    .post('/webhooks/:environment/:tenantId', ({ params, request, body: _parsed }) => events.receiveEvent(
+      deps,
+      params.environment,
+      params.tenantId,
+      stateOf(request).raw ?? new Uint8Array(),
+      request.headers.get('stripe-signature'),
+    ), {
       params: M.WebhookParams,
       body: t.Unknown({
         description: prose`
           the provider's event
           \`{ id, type: crypto.onramp_session_updated, created, data: { object: crypto.onramp_session } }\``,
-        examples: [{ id: 'evt_1', object: 'event', type: 'crypto.onramp_session_updated', created: 1795600000, data: { object: { id: 'cos_1', object: 'crypto.onramp_session', status: 'fulfillment_processing' } } }],
+        examples: [{
+          id: 'evt_1',
+          object: 'event',
+          type: 'crypto.onramp_session_updated',
+          created: 1795600000,
+          data: { object: { id: 'cos_1', object: 'crypto.onramp_session', status: 'fulfillment_processing' } },
+        }],
       }),
       response: { 200: M.WebhookAnswer, ...errorResponses('standard', 400, 401, 413) },
       detail: {

@@ -47,7 +47,10 @@ export const LendingBroadcastBody = t.Object({
   signedTransaction: t.Optional(t.String({ maxLength: 262_144, description: 'the signed EIP-1559 transaction (hex) with exactly the prepared fields' })),
 }, {
   additionalProperties: false,
-  examples: [{ transactionId: '5d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6', signature: '0x6b1f0c3e8a5d2b7f9e4c1a0d3b6e9f2c5a8d1e4b7c0f3a6d9e2b5c8f1a4d7e0b2c5f8a1d4e7b0c3f6a9d2e5b8c1f4a7d0e3b6c9f2a5d8e1b4c7f0a3d6e9b2c5f1b' }],
+  examples: [{
+    transactionId: '5d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6',
+    signature: '0x6b1f0c3e8a5d2b7f9e4c1a0d3b6e9f2c5a8d1e4b7c0f3a6d9e2b5c8f1a4d7e0b2c5f8a1d4e7b0c3f6a9d2e5b8c1f4a7d0e3b6c9f2a5d8e1b4c7f0a3d6e9b2c5f1b',
+  }],
 })
 export type LendingBroadcastBody = typeof LendingBroadcastBody.static
 
@@ -113,7 +116,15 @@ export const Positions = t.Object({
 
 export const RateHistory = t.Object({
   chain: t.String(), isTestnet: t.Boolean(), network: t.String(), asset: t.String(), pool: t.String(),
-  current: t.Object({ liquidityRate: IntText('`currentLiquidityRate` in ray (1e27)'), supplyApr: t.String({ description: 'decimal text' }), supplyApy: t.String({ description: 'decimal text, compounded every second' }), readAt: t.String({ format: 'date-time' }) }, { description: 'read from the pool for this request (and recorded)' }),
+  current: t.Object(
+    {
+      liquidityRate: IntText('`currentLiquidityRate` in ray (1e27)'),
+      supplyApr: t.String({ description: 'decimal text' }),
+      supplyApy: t.String({ description: 'decimal text, compounded every second' }),
+      readAt: t.String({ format: 'date-time' }),
+    },
+    { description: 'read from the pool for this request (and recorded)' },
+  ),
   samples: t.Array(t.Object({
     sampledAt: t.String({ format: 'date-time' }),
     liquidityRate: IntText('ray'),

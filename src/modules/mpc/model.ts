@@ -134,7 +134,10 @@ export const MessageHash = t.Object({ sessionId: Uuid, messageHash: Hex(32, 'wha
 export const ResultBody = t.Object({
   partyId: PartyId,
   publicKey: t.Optional(t.String({ pattern: '^0x0[23][0-9a-fA-F]{64}$', description: 'DKG: the joint public key, compressed (33 bytes)' })),
-  signature: t.Optional(t.Object({ r: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }), s: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }) }, { description: 'signing: R and S as the library combines them' })),
+  signature: t.Optional(t.Object(
+    { r: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }), s: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }) },
+    { description: 'signing: R and S as the library combines them' },
+  )),
 }, { title: 'MpcResultBody', examples: [{ partyId: 0, publicKey: `0x02${'ab'.repeat(32)}` }] })
 
 const ResultItem = t.Object({

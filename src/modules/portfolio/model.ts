@@ -11,7 +11,10 @@ const periodOf = (description: string, extra: Record<string, unknown> = {}) =>
 const Period = periodOf('`24h`, `7d`, `30d`, `90d` or `1y` (365 days), ending now', { examples: ['7d'] })
 
 export const PerformanceQuery = t.Object({
-  period: t.Optional(periodOf(`the period the change is measured over, ending now: \`24h\`, \`7d\`, \`30d\`, \`90d\` or \`1y\` (365 days); default \`${DEFAULT_PERIOD}\`. Anything else answers 400.`, { default: DEFAULT_PERIOD })),
+  period: t.Optional(periodOf(
+    `the period the change is measured over, ending now: \`24h\`, \`7d\`, \`30d\`, \`90d\` or \`1y\` (365 days); default \`${DEFAULT_PERIOD}\`. Anything else answers 400.`,
+    { default: DEFAULT_PERIOD },
+  )),
 })
 
 const Fiat = (what: string) => t.String({

@@ -66,7 +66,10 @@ export function rampRoutes(deps: Deps) {
       detail: { operationId: 'rampSettings', summary: 'The tenant\'s bank ramp switches in one environment', description: descriptions.rampSettings },
     })
     .post('/payin/initiate', ({ body, ctx }) => service.initiatePayin(ctx, body), initiateOptions('rampPayinInitiate'))
-    .post('/payin/initiate-deposit', ({ body, ctx }) => service.initiatePayin(ctx, body), initiateOptions('rampPayinInitiateDeposit', 'Alias of `POST /v1/ramp/bank/payin/initiate` (its own idempotency scope). '))
+    .post('/payin/initiate-deposit', ({ body, ctx }) => service.initiatePayin(ctx, body), initiateOptions(
+      'rampPayinInitiateDeposit',
+      'Alias of `POST /v1/ramp/bank/payin/initiate` (its own idempotency scope). ',
+    ))
     .get('/payin/payment-methods', ({ query, ctx }) => service.paymentMethods(ctx, query), {
       auth: 'any',
       query: M.EnvQuery,

@@ -137,7 +137,11 @@ export function swapRoutes(deps: Deps) {
       const out = await service.executeSwap(ctx, body)
       set.status = 201
       return out
-    }, executeOptions('executeSwapSolana', 'Execute a quoted swap (alias of execute)', 'The catalogue\'s alias of `POST /v1/swap/execute`: the same body, behaviour and answers. A key sent here is its own: it is not shared with execute. '))
+    }, executeOptions(
+      'executeSwapSolana',
+      'Execute a quoted swap (alias of execute)',
+      'The catalogue\'s alias of `POST /v1/swap/execute`: the same body, behaviour and answers. A key sent here is its own: it is not shared with execute. ',
+    ))
     .post('/broadcast', async ({ body, ctx }) => service.broadcastSwap(ctx, body, ['swap', 'approval']), {
       auth: 'any',
       rateLimit: { max: 10, windowSeconds: 10 },

@@ -108,7 +108,14 @@ export async function walletBalances(deps: Deps, settings: StoredSettings, w: { 
  * `expiresAt` (default HOLD_UNSENT_TTL_MS from now): until when it counts unless released, e.g.
  * an x402 payment's signed authorization, which the payee can settle until it expires.
  */
-export async function placeHold(tx: Executor, k: HoldKey, view: ChainBalances, h: { tokenAddress: string | null; amount: bigint; purpose: string; refId: string; id?: string; expiresAt?: number }, now: number) {
+export async function placeHold(tx: Executor, k: HoldKey, view: ChainBalances, h: {
+  tokenAddress: string | null
+  amount: bigint
+  purpose: string
+  refId: string
+  id?: string
+  expiresAt?: number
+}, now: number) {
   await ensureSpendable(tx, k, view, { tokenAddress: h.tokenAddress, amount: h.amount, fee: 0n }, now)
   const id = h.id ?? newId()
   await insertHold(tx, {

@@ -24,14 +24,25 @@ export const SendBody = t.Object({
   })),
 }, {
   additionalProperties: false,
-  examples: [{ walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80', chain: 'ethereum', toAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', amount: '2500000', tokenAddress: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' }],
+  examples: [{
+    walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80',
+    chain: 'ethereum',
+    toAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    amount: '2500000',
+    tokenAddress: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+  }],
 })
 export type SendBody = typeof SendBody.static
 
 export const BroadcastBody = t.Object({
   signature: t.Optional(t.Union([
     t.String({ maxLength: 200, description: 'EVM: 65-byte hex `r ‖ s ‖ v` over `signingHash`; Solana: 64-byte ed25519 signature over the message, base58 or base64' }),
-    t.Object({ r: t.String({ maxLength: 66 }), s: t.String({ maxLength: 66 }), yParity: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '0 or 1; other values answer SIGNATURE_DECODE_FAILED' })), v: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '27/28, or EIP-155 (chain id × 2 + 35/36)' })) }),
+    t.Object({
+      r: t.String({ maxLength: 66 }),
+      s: t.String({ maxLength: 66 }),
+      yParity: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '0 or 1; other values answer SIGNATURE_DECODE_FAILED' })),
+      v: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '27/28, or EIP-155 (chain id × 2 + 35/36)' })),
+    }),
   ])),
   signedTransaction: t.Optional(t.String({ maxLength: 262_144, description: 'EVM: the signed EIP-1559 transaction (hex) with exactly the prepared fields; Solana: the signed transaction (base64)' })),
 }, {

@@ -134,7 +134,10 @@ export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup) {
       auth: 'any',
       params: UserId,
       query: TenantQuery,
-      response: { 200: t.Object({ userId: t.String(), deepLink: t.String({ description: '`{PUBLIC_BASE_URL}/send?to=<userId>&username=<username>`' }), qrCode: QrCode }), ...errorResponses('standard', 401, 404) },
+      response: {
+        200: t.Object({ userId: t.String(), deepLink: t.String({ description: '`{PUBLIC_BASE_URL}/send?to=<userId>&username=<username>`' }), qrCode: QrCode }),
+        ...errorResponses('standard', 401, 404),
+      },
       detail: { operationId: 'getUserQrCode', summary: 'QR code for receiving payments', description: 'Encodes a deep link that pre-fills a send form with this user as the payee.' },
     })
 }

@@ -131,7 +131,12 @@ export async function listWallets(ctx: Ctx, query: ListWalletsQuery) {
   // `chain=sepolia` lists the Sepolia wallets, as `chain=ethereum&isTestnet=true` does
   const named = query.chain ? namedChain(query.chain) : undefined
   if (named?.isTestnet && query.isTestnet === false) return { rows: [], total: 0, limit, offset }
-  const { rows, total } = await repo.listUserWallets(ctx.deps.database.db, ctx.actor.tenantId, ctx.actor.userId, { limit, offset, chain: named?.family ?? query.chain, isTestnet: named?.isTestnet ?? query.isTestnet })
+  const { rows, total } = await repo.listUserWallets(ctx.deps.database.db, ctx.actor.tenantId, ctx.actor.userId, {
+    limit,
+    offset,
+    chain: named?.family ?? query.chain,
+    isTestnet: named?.isTestnet ?? query.isTestnet,
+  })
   return { rows: rows.map(walletView), total, limit, offset }
 }
 

@@ -56,7 +56,14 @@ export function createCardSandbox(opts: CardSandboxOptions) {
   }
 
   async function deliver(tenantId: string, session: OnrampSession) {
-    const event = { id: `evt_${randomBytes(12).toString('hex')}`, object: 'event', type: 'crypto.onramp_session_updated', created: Math.floor(Date.now() / 1000), livemode: false, data: { object: session } }
+    const event = {
+      id: `evt_${randomBytes(12).toString('hex')}`,
+      object: 'event',
+      type: 'crypto.onramp_session_updated',
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+      data: { object: session },
+    }
     const raw = JSON.stringify(event)
     const req = new Request(`${opts.publicBaseUrl}/v1/ramp/card/webhooks/sandbox/${tenantId}`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': await signEvent(raw, sandboxCredentials(opts.secret, tenantId).webhookKey, Date.now()) }, body: raw,
