@@ -27,7 +27,11 @@ export const SignMessageBody = t.Object({
   additionalProperties: false,
   examples: [{
     walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80',
-    message: 'app.example.com wants you to sign in with your Ethereum account:\n0x5a1E5A1e5a1E5a1e5A1E5a1e5A1e5a1E5A1E0001\n\nSign in to Example.\n\nURI: https://app.example.com\nVersion: 1\nChain ID: 1\nNonce: 3f1c5d6e7a800b6f4c1e8a524d7e9b3a\nIssued At: 2026-11-26T10:00:00.000Z',
+    message: [
+      'app.example.com wants you to sign in with your Ethereum account:', '0x5a1E5A1e5a1E5a1e5A1E5a1e5A1e5a1E5A1E0001', '',
+      'Sign in to Example.', '', 'URI: https://app.example.com', 'Version: 1', 'Chain ID: 1',
+      'Nonce: 3f1c5d6e7a800b6f4c1e8a524d7e9b3a', 'Issued At: 2026-11-26T10:00:00.000Z',
+    ].join('\n'),
     nonce: '3f1c5d6e7a800b6f4c1e8a524d7e9b3a',
   }],
 })
@@ -69,7 +73,8 @@ export const DappBroadcastBody = t.Object({
   additionalProperties: false,
   examples: [{
     chain: 'sepolia',
-    signedTransaction: '0x02f87483aa36a780843b9aca0084773594008252089470997970c51812dc3a010c7d01b50e0d17dc79c887038d7ea4c6800080c001a095ea51db7476b9d3b71f3fcb9eb1b3f445205425fa315abc9b5751fd80b54a9ca072d6e0ccc4ea98a6371fd54f623d76afed4cfc6236c860348c2fd6be8924314b',
+    signedTransaction: '0x02f87483aa36a780843b9aca0084773594008252089470997970c51812dc3a010c7d01b50e0d17dc79c887038d7ea4c68000'
+      + '80c001a095ea51db7476b9d3b71f3fcb9eb1b3f445205425fa315abc9b5751fd80b54a9ca072d6e0ccc4ea98a6371fd54f623d76afed4cfc6236c860348c2fd6be8924314b',
   }],
 })
 export type DappBroadcastBody = typeof DappBroadcastBody.static

@@ -19,6 +19,8 @@ export interface Rendered {
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
+const BUTTON_STYLE = 'display:inline-block;background:#1d4ed8;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none'
+
 const providerName = { google: 'Google', apple: 'Apple' } as const
 
 function listOf(names: string[], locale: Locale) {
@@ -105,7 +107,7 @@ export function renderMail(t: MailTemplate, locale: Locale, senderName: string):
     ...p.paragraphs.map(para),
     ...(p.button
       ? [
-          `<p style="margin:0 0 16px"><a href="${esc(p.button.href)}" style="display:inline-block;background:#1d4ed8;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none">${esc(p.button.label)}</a></p>`,
+          `<p style="margin:0 0 16px"><a href="${esc(p.button.href)}" style="${BUTTON_STYLE}">${esc(p.button.label)}</a></p>`,
           `<p style="margin:0 0 16px;font-size:13px;word-break:break-all">${esc(p.button.href)}</p>`,
         ]
       : []),

@@ -82,8 +82,14 @@ async function sweepExpired(deps: Deps) {
   await deps.database.write((tx) => repo.deleteExpiredMessages(tx, now)).catch((err: unknown) => deps.logger.warn('mpc: expired messages not swept', errorSummary(err)))
 }
 
+/** What a caller says of a new session; the rest (its id, state and times) `openSession` sets. */
+type NewSession = Omit<
+  repo.MpcSessionRow,
+  'id' | 'status' | 'publicKey' | 'txHash' | 'failureReason' | 'registeredWalletId' | 'expiresAt' | 'createdAt' | 'updatedAt' | 'transactionId'
+> & { transactionId?: string | null }
+
 /** Writes a session with its parties' job (the service party's, when it takes part) in `tx`. */
-async function openSession(deps: Deps, tx: Tx, row: Omit<repo.MpcSessionRow, 'id' | 'status' | 'publicKey' | 'txHash' | 'failureReason' | 'registeredWalletId' | 'expiresAt' | 'createdAt' | 'updatedAt' | 'transactionId'> & { transactionId?: string | null }) {
+async function openSession(deps: Deps, tx: Tx, row: NewSession) {
   const now = deps.clock.now()
   const s: repo.MpcSessionRow = {
     ...row, id: newId(), transactionId: row.transactionId ?? null, status: 'open', publicKey: null, txHash: null, failureReason: null, registeredWalletId: null,
@@ -163,7 +169,8 @@ export async function registerWallet(ctx: Ctx, input: RegisterWalletBody) {
     if (!share || share.publicKey !== s.publicKey) throw new ConflictError('The service party holds no share of this key', { code: 'MPC_PUBLIC_KEY_MISMATCH' })
     const net = resolveChain(tenant.settings, s.chain, s.isTestnet)
     const w = await addWallet(ctx.deps, tx, {
-      tenantId: tenant.id, userId: ctx.actor.userId, net, address: addressOfPublicKey(s.publicKey), label: input.label ?? null, walletType: 'managed', scheme: 'mpc_tss', isPrimary: input.isPrimary ?? false,
+      tenantId: tenant.id, userId: ctx.actor.userId, net, address: addressOfPublicKey(s.publicKey),
+      label: input.label ?? null, walletType: 'managed', scheme: 'mpc_tss', isPrimary: input.isPrimary ?? false,
     })
     if (!(await repo.markRegistered(tx, tenant.id, s.id, w.id, ctx.deps.clock.now()))) throw new ConflictError(
       'A wallet was already registered from this DKG session',

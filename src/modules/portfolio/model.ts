@@ -54,7 +54,10 @@ export const Performance = t.Object({
       compare with (no history, or it was worth 0)`,
     examples: [7.33],
   }),
-  baselineAt: NullableInstant('when the value the change is measured from was recorded: the last daily snapshot at or before `from`, or, when the history is shorter than the period, its first snapshot; null when none was recorded'),
+  baselineAt: NullableInstant(prose`
+    when the value the change is measured from was recorded: the last daily snapshot at or before
+    \`from\`, or, when the history is shorter than the period, its first snapshot; null when none
+    was recorded`),
   historyComplete: t.Boolean({ description: 'true when a snapshot at or before `from` exists, so the change covers the whole period' }),
   points: t.Array(Point, {
     description: prose`

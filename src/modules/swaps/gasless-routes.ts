@@ -15,10 +15,26 @@ import { BroadcastGaslessBody, GaslessCreated, GaslessQuoteBody, PermitTypedData
 
 const service = lazyService(() => import('./gasless'))
 
-const RELAYED = 'The deployment\'s relayer submits the router\'s `swapWithPermit` (the permit and the swap in one transaction), pays the gas and is repaid `relayerFee` of the stablecoin; the wallet receives at least `minAmountOut` of xDAI. Recorded in the wallet\'s history as a transaction of type `swap` (`metadata.gasless`, `fromAddress` the relayer), followed by the status job. 201 `{ id, status: pending, txHash, relayer, relayerFee, minAmountOut }`. '
-  + 'The relayer\'s bounds, checked before any gas is spent: a quote is relayed once, and so is a permit (the wallet\'s permit nonce for the token, whichever quote carries it): a copy sent while one is in flight or done answers 409 `SWAP_GASLESS_ALREADY_RELAYED` (a relay whose transaction failed frees them); the swap is simulated first (eth_call from the relayer) and one that would revert answers 400 `SWAP_GASLESS_SIMULATION_FAILED`; the relayer\'s gas is budgeted per UTC day per tenant and per user (SWAP_GASLESS_DAILY_GAS_PER_TENANT_WEI, SWAP_GASLESS_DAILY_GAS_PER_USER_WEI), 429 `SWAP_GASLESS_TENANT_DAILY_LIMIT` / `SWAP_GASLESS_USER_DAILY_LIMIT` with `retry-after` until 00:00 UTC, so one tenant cannot spend what the relayer holds for the others. '
-  + 'Errors: 404 `SWAP_QUOTE_NOT_FOUND` (another user\'s or tenant\'s quote too); 400 `SWAP_GASLESS_DISABLED`, `SWAP_GASLESS_NOT_ELIGIBLE`, `SWAP_QUOTE_EXPIRED`, `SWAP_GASLESS_AMOUNT_TOO_SMALL`, `SWAP_GASLESS_SIMULATION_FAILED`, `INSUFFICIENT_BALANCE`, `TRANSACTION_WOULD_FAIL`; 409 `SWAP_GASLESS_ALREADY_RELAYED`; 429 the daily budgets; 503 `SWAP_RELAYER_LOW_GAS` when the relayer cannot pay the gas (nothing is sent). With an `Idempotency-Key`, a retry answers the first request\'s swap instead of the 409.'
-
+const RELAYED = prose`
+  The deployment's relayer submits the router's \`swapWithPermit\` (the permit and the swap in one
+  transaction), pays the gas and is repaid \`relayerFee\` of the stablecoin; the wallet receives at
+  least \`minAmountOut\` of xDAI. Recorded in the wallet's history as a transaction of type \`swap\`
+  (\`metadata.gasless\`, \`fromAddress\` the relayer), followed by the status job. 201
+  \`{ id, status: pending, txHash, relayer, relayerFee, minAmountOut }\`. The relayer's bounds,
+  checked before any gas is spent: a quote is relayed once, and so is a permit (the wallet's permit
+  nonce for the token, whichever quote carries it): a copy sent while one is in flight or done
+  answers 409 \`SWAP_GASLESS_ALREADY_RELAYED\` (a relay whose transaction failed frees them); the
+  swap is simulated first (eth_call from the relayer) and one that would revert answers 400
+  \`SWAP_GASLESS_SIMULATION_FAILED\`; the relayer's gas is budgeted per UTC day per tenant and per
+  user (SWAP_GASLESS_DAILY_GAS_PER_TENANT_WEI, SWAP_GASLESS_DAILY_GAS_PER_USER_WEI), 429
+  \`SWAP_GASLESS_TENANT_DAILY_LIMIT\` / \`SWAP_GASLESS_USER_DAILY_LIMIT\` with \`retry-after\` until
+  00:00 UTC, so one tenant cannot spend what the relayer holds for the others. Errors: 404
+  \`SWAP_QUOTE_NOT_FOUND\` (another user's or tenant's quote too); 400 \`SWAP_GASLESS_DISABLED\`,
+  \`SWAP_GASLESS_NOT_ELIGIBLE\`, \`SWAP_QUOTE_EXPIRED\`, \`SWAP_GASLESS_AMOUNT_TOO_SMALL\`,
+  \`SWAP_GASLESS_SIMULATION_FAILED\`, \`INSUFFICIENT_BALANCE\`, \`TRANSACTION_WOULD_FAIL\`; 409
+  \`SWAP_GASLESS_ALREADY_RELAYED\`; 429 the daily budgets; 503 \`SWAP_RELAYER_LOW_GAS\` when the
+  relayer cannot pay the gas (nothing is sent). With an \`Idempotency-Key\`, a retry answers the
+  first request's swap instead of the 409.`
 /** What the OpenAPI document says of each operation, kept off the route lines. */
 const descriptions = {
   signSwapPermit: prose`

@@ -33,7 +33,9 @@ export function resolveChain(settings: StoredSettings | null, chain: string, isT
 
 function requireCustodialMode(settings: StoredSettings) {
   if (settings.walletMode === 'mpc') throw new BadRequestError('This tenant uses MPC wallets: create wallets with the DKG start flow (POST /v1/mpc/wallets/dkg/start)')
-  if (settings.walletMode === 'non_custodial') throw new BadRequestError('This tenant uses non-custodial wallets: register a client wallet (GET /v1/wallets/client/challenge, then POST /v1/wallets/client)')
+  if (settings.walletMode === 'non_custodial') {
+    throw new BadRequestError('This tenant uses non-custodial wallets: register a client wallet (GET /v1/wallets/client/challenge, then POST /v1/wallets/client)')
+  }
 }
 
 const primaryExists = () => new ConflictError('A primary wallet already exists for this chain and network type', { code: 'PRIMARY_WALLET_EXISTS' })

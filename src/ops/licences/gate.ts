@@ -93,7 +93,9 @@ function findLicence(root: string, path: string, name: string, version: string, 
   const file = licenceFile(root, path)
   return {
     licence: null, source: 'none',
-    problem: `no licence field in the lock${existsSync(join(root, path)) ? ' nor in its package.json' : ' (not installed here)'}${file ? `; it ships ${file}` : ''}: add "${name}@${version}" to withoutLicenceField in licences.allow.json with the licence found upstream and where`,
+    problem: `no licence field in the lock${existsSync(join(root, path)) ? ' nor in its package.json' : ' (not installed here)'}`
+      + (file ? `; it ships ${file}` : '')
+      + `: add "${name}@${version}" to withoutLicenceField in licences.allow.json with the licence found upstream and where`,
   }
 }
 

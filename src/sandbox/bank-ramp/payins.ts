@@ -42,10 +42,8 @@ export function payinRoutes(ctx: SimulatorContext, runner: DepositRunner) {
         }
       }
       const res: BankDepositToOnchainAddressResponse = {
-        PaymentMethodID: m.id, PaymentMethodType: 'BankSepa', AccountNumber: m.iban, AccountHolderName: 'Noah Sandbox Ltd', BankCode: 'INGDDEFFXXX', BankName: 'Sandbox Bank', Reference: m.ruleId.slice(
-          0,
-          8,
-        ).toUpperCase(),
+        PaymentMethodID: m.id, PaymentMethodType: 'BankSepa', AccountNumber: m.iban, AccountHolderName: 'Noah Sandbox Ltd',
+        BankCode: 'INGDDEFFXXX', BankName: 'Sandbox Bank', Reference: m.ruleId.slice(0, 8).toUpperCase(),
       }
       return json(res)
     })

@@ -98,10 +98,13 @@ export function createCardSandbox(opts: CardSandboxOptions) {
 
   function page(s: Stored) {
     const d = s.session.transaction_details ?? {}
-    const buttons = ['pay', 'complete', 'reject', 'fail'].map((a) => `<form method="post" action="${CARD_SANDBOX_PATH}/session/${s.session.id}/${a}"><button>${a}</button></form>`).join('')
+    const buttons = ['pay', 'complete', 'reject', 'fail']
+      .map((a) => `<form method="post" action="${CARD_SANDBOX_PATH}/session/${s.session.id}/${a}"><button>${a}</button></form>`).join('')
+    const from = `${d.source_amount ?? '?'} ${d.source_currency ?? ''}`
+    const to = `${d.destination_amount ?? '?'} ${d.destination_currency ?? ''} on ${d.destination_network ?? ''}`
     return new Response(`<!doctype html><meta charset="utf-8"><title>Sandbox card onramp</title><h1>Sandbox card onramp</h1>
 <p>Session <code>${s.session.id}</code>: <strong>${s.session.status}</strong></p>
-<p>${d.source_amount ?? '?'} ${d.source_currency ?? ''} → ${d.destination_amount ?? '?'} ${d.destination_currency ?? ''} on ${d.destination_network ?? ''} to <code>${d.wallet_address ?? ''}</code></p>${buttons}`, { headers: { 'content-type': 'text/html; charset=utf-8' } })
+<p>${from} → ${to} to <code>${d.wallet_address ?? ''}</code></p>${buttons}`, { headers: { 'content-type': 'text/html; charset=utf-8' } })
   }
 
   async function handle(req: Request): Promise<Response> {
