@@ -118,13 +118,15 @@ function decodeSolana(text: string): Decoded {
     try {
       valid = ed25519.verify(sig, message, keys[i]!.toBytes())
     } catch { /* malformed: not valid */ }
-    if (!valid) throw blockchainError(
-      400,
-      'SIGNATURE_INVALID',
-      `The signature of ${keys[i]!.toBase58()} does not verify over the transaction's message`,
-      false,
-      'Sign the transaction again with the wallet\'s key',
-    )
+    if (!valid) {
+      throw blockchainError(
+        400,
+        'SIGNATURE_INVALID',
+        `The signature of ${keys[i]!.toBase58()} does not verify over the transaction's message`,
+        false,
+        'Sign the transaction again with the wallet\'s key',
+      )
+    }
   }
   const { amount, toAddress } = systemTransfers(vt)
   return {

@@ -41,10 +41,12 @@ async function plan(ctx: Ctx, input: SupplyBody | WithdrawBody, mode: Mode) {
   const w = await ownWallet(ctx, input.walletId)
   const chain = chainByFamily(w.chain)
   if (chain?.family !== 'evm') throw new BadRequestError(`Aave is on EVM chains; this wallet is on ${w.chain}`, { code: 'AAVE_NETWORK_UNSUPPORTED' })
-  if (mode === 'send' && !isCustodial(w)) throw new BadRequestError(
-    'This wallet signs on the client: use POST /v1/aave/prepare-supply or /prepare-withdraw and then /v1/aave/broadcast',
-    { code: 'AAVE_CLIENT_SIGNED_WALLET' },
-  )
+  if (mode === 'send' && !isCustodial(w)) {
+    throw new BadRequestError(
+      'This wallet signs on the client: use POST /v1/aave/prepare-supply or /prepare-withdraw and then /v1/aave/broadcast',
+      { code: 'AAVE_CLIENT_SIGNED_WALLET' },
+    )
+  }
   if (mode === 'prepare' && isCustodial(w)) throw new BadRequestError('Slipway signs for this wallet: use POST /v1/aave/supply or /withdraw', { code: 'AAVE_CUSTODIAL_WALLET' })
   const amount = BigInt(input.amount)
   if (amount <= 0n) throw new BadRequestError('amount must be greater than 0')

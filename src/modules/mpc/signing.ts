@@ -46,10 +46,9 @@ export async function acceptSignature(deps: Deps, s: repo.MpcSessionRow, partyId
   }))
   if (!stored) {
     const mine = (await repo.listResults(deps.database.db, s.tenantId, s.id)).find((r) => r.partyId === partyId)
-    if (mine?.signatureR !== sig.r.toLowerCase() || mine?.signatureS !== sig.s.toLowerCase()) throw new ConflictError(
-      `Party ${partyId} already reported another signature`,
-      { code: 'MPC_RESULT_CONFLICT' },
-    )
+    if (mine?.signatureR !== sig.r.toLowerCase() || mine?.signatureS !== sig.s.toLowerCase()) {
+      throw new ConflictError(`Party ${partyId} already reported another signature`, { code: 'MPC_RESULT_CONFLICT' })
+    }
   }
   const current = await repo.findSession(deps.database.db, s.tenantId, s.id)
   if (current?.txHash) return

@@ -105,10 +105,12 @@ async function plan(ctx: Ctx, quoteId: string) {
   const now = ctx.deps.clock.now()
   if (q.expiresAt <= now) throw new BadRequestError('The quote has expired: ask for a new one with POST /v1/swap/quote', { code: 'SWAP_QUOTE_EXPIRED' })
   const domain = eligible(q.fromChain, q.toChain, q.fromToken, q.toToken)
-  if (!domain) throw new BadRequestError(
-    'This quote cannot be swapped gaslessly: gasless swaps are a euro stablecoin to the native coin on gnosis (the quote answers a gasless block when they are)',
-    { code: 'SWAP_GASLESS_NOT_ELIGIBLE' },
-  )
+  if (!domain) {
+    throw new BadRequestError(
+      'This quote cannot be swapped gaslessly: gasless swaps are a euro stablecoin to the native coin on gnosis (the quote answers a gasless block when they are)',
+      { code: 'SWAP_GASLESS_NOT_ELIGIBLE' },
+    )
+  }
   const w = await ownWallet(ctx, q.walletId)
   if (q.toAddress.toLowerCase() !== w.address.toLowerCase()) {
     throw new BadRequestError('A gasless swap pays the native coin to the wallet that signs the permit: ask for a quote without toAddress', { code: 'SWAP_GASLESS_NOT_ELIGIBLE' })
@@ -156,10 +158,12 @@ export async function signPermit(ctx: Ctx, input: GaslessQuoteBody) {
 /** `POST /v1/swap/execute-gasless`: a custodial wallet's permit signed with its key, then relayed. */
 export async function executeGasless(ctx: Ctx, input: GaslessQuoteBody) {
   const p = await plan(ctx, input.quoteId)
-  if (!isCustodial(p.w)) throw new BadRequestError(
-    'This wallet signs on the client: sign the typed data of POST /v1/swap/sign-permit and send it to POST /v1/swap/broadcast-gasless',
-    { code: 'SWAP_GASLESS_CLIENT_SIGNS' },
-  )
+  if (!isCustodial(p.w)) {
+    throw new BadRequestError(
+      'This wallet signs on the client: sign the typed data of POST /v1/swap/sign-permit and send it to POST /v1/swap/broadcast-gasless',
+      { code: 'SWAP_GASLESS_CLIENT_SIGNS' },
+    )
+  }
   const secret = walletSecret(ctx.deps, p.w)
   let signature: Hex
   try {
