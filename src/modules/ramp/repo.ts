@@ -2,7 +2,10 @@
 import { and, count, desc, eq, inArray, isNotNull, isNull, lt, or } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
 import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
-import { rampAddressChallenges, rampCustomers, rampDeposits, rampOrchestrationIds, rampPaymentMethods, rampPayouts, rampPayoutQuotes, rampProvenAddresses, rampTransactions, type RampEnv } from './schema'
+import {
+  rampAddressChallenges, rampCustomers, rampDeposits, rampOrchestrationIds, rampPaymentMethods, rampPayouts, rampPayoutQuotes,
+  rampProvenAddresses, rampTransactions, type RampEnv,
+} from './schema'
 
 export type CustomerRow = typeof rampCustomers.$inferSelect
 export type MethodRow = typeof rampPaymentMethods.$inferSelect
