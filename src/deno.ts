@@ -12,7 +12,11 @@ import { setSocketIp } from './http/request-state'
 import { ensureBootstrapAdmin } from './modules/auth/service'
 
 declare const Deno: {
-  serve(opts: { port: number; hostname: string; onListen?: (a: { hostname: string; port: number }) => void }, handler: (req: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>): { shutdown(): Promise<void> }
+  serve(opts: {
+    port: number
+    hostname: string
+    onListen?: (a: { hostname: string; port: number }) => void
+  }, handler: (req: Request, info: { remoteAddr: { hostname: string } }) => Response | Promise<Response>): { shutdown(): Promise<void> }
   addSignalListener(signal: string, fn: () => void): void
   exit(code: number): never
 }

@@ -108,7 +108,13 @@ async function main() {
       (err) => deps.logger.warn('bank ramp simulator: deposits not resumed', { ...errorSummary(err) }),
     )
   }
-  deps.logger.info('listening', { url: `http://${server.hostname}:${server.port}`, publicBaseUrl: config.publicBaseUrl, docs: `${config.publicBaseUrl}/v1/docs`, role: config.role, engineRamMib: engineRamInEffect() ?? 'machine' })
+  deps.logger.info('listening', {
+    url: `http://${server.hostname}:${server.port}`,
+    publicBaseUrl: config.publicBaseUrl,
+    docs: `${config.publicBaseUrl}/v1/docs`,
+    role: config.role,
+    engineRamMib: engineRamInEffect() ?? 'machine',
+  })
   deps.logger.flush()
 
   let stopping = false
@@ -235,8 +241,14 @@ async function command(name: string, args: string[]) {
     // --sandbox: the bank ramp sandbox connected to the built-in simulator, every function on
     const sandbox = args.includes('--sandbox')
     const walletMode = optionValue(args.slice(1), '--wallet-mode')
-    if (!name || name.length > 200 || (adminName !== undefined && !/^[A-Za-z0-9_-]{3,100}$/.test(adminName)) || (walletMode !== undefined && !['custodial', 'non_custodial', 'mpc'].includes(walletMode))) {
-      console.error(`usage: ${cli} tenant create --name <name> [--admin <username>] [--sandbox] [--wallet-mode custodial|non_custodial|mpc]  (name: 1 to 200 characters; username: 3 to 100 letters, digits, _ or -)`)
+    const badName = !name || name.length > 200
+    const badAdmin = adminName !== undefined && !/^[A-Za-z0-9_-]{3,100}$/.test(adminName)
+    const badMode = walletMode !== undefined && !['custodial', 'non_custodial', 'mpc'].includes(walletMode)
+    if (badName || badAdmin || badMode) {
+      console.error(
+        `usage: ${cli} tenant create --name <name> [--admin <username>] [--sandbox] [--wallet-mode custodial|non_custodial|mpc]`
+          + '  (name: 1 to 200 characters; username: 3 to 100 letters, digits, _ or -)',
+      )
       process.exit(2)
     }
     const adminPassword = process.env.ADMIN_PASSWORD ?? randomBytes(18).toString('base64url')
@@ -254,11 +266,19 @@ async function command(name: string, args: string[]) {
         },
       })
       // the export lines alone on stdout, so `eval "$(slipway tenant create --name Acme)"` works
-      console.error(`tenant ${tenant.name} created (${tenant.id}); the secret is shown once, and again with GET /v1/admin/tenants/{id}/api-secret${sandbox ? '; its bank ramp sandbox is the built-in simulator' : ''}${walletMode ? `; wallet mode ${walletMode}` : ''}`)
+      console.error(
+        `tenant ${tenant.name} created (${tenant.id}); the secret is shown once, and again with GET /v1/admin/tenants/{id}/api-secret`
+          + (sandbox ? '; its bank ramp sandbox is the built-in simulator' : '')
+          + (walletMode ? `; wallet mode ${walletMode}` : ''),
+      )
       const lines = [`export SLIPWAY_TENANT_ID=${tenant.id}`, `export SLIPWAY_API_KEY=${tenant.apiKey}`, `export SLIPWAY_API_SECRET=${tenant.apiSecret}`]
       if (adminName !== undefined) {
         await createTenantAdmin(deps, tenant.id, adminName, adminPassword)
-        console.error(`tenant administrator ${adminName} created: it signs in with the tenant-signed POST /v1/auth/login and manages the tenant's webhooks (docs/webhooks.md)${process.env.ADMIN_PASSWORD ? ' with the password in ADMIN_PASSWORD' : '; its generated password is shown once'}`)
+        console.error(
+          `tenant administrator ${adminName} created: it signs in with the tenant-signed POST /v1/auth/login`
+            + ' and manages the tenant\'s webhooks (docs/webhooks.md)'
+            + (process.env.ADMIN_PASSWORD ? ' with the password in ADMIN_PASSWORD' : '; its generated password is shown once'),
+        )
         lines.push(`export SLIPWAY_ADMIN_USERNAME=${adminName}`)
         if (!process.env.ADMIN_PASSWORD) lines.push(`export SLIPWAY_ADMIN_PASSWORD=${adminPassword}`)
       }

@@ -100,7 +100,12 @@ class Channel implements PartyChannel {
  * to the relay and answers this party's key share (bytes) and the key (compressed, 0x hex).
  * `beforeResult` stores the share before the key is reported (registration needs every report).
  */
-export async function runDkg(relay: Relay, sessionId: string, partyId: number, opts: { beforeResult?: (out: { keyshare: Uint8Array; publicKey: string }) => Promise<void> } = {}): Promise<{ keyshare: Uint8Array; publicKey: string }> {
+export async function runDkg(
+  relay: Relay,
+  sessionId: string,
+  partyId: number,
+  opts: { beforeResult?: (out: { keyshare: Uint8Array; publicKey: string }) => Promise<void> } = {},
+): Promise<{ keyshare: Uint8Array; publicKey: string }> {
   const ch = new Channel(relay, sessionId, partyId)
   const joined = await ch.join()
   const engine = typeof relay.engine === 'string' ? await loadMpcEngine(relay.engine) : relay.engine

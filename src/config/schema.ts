@@ -130,7 +130,11 @@ export const ConfigSchema = T.Object({
   fcmBaseUrl: T.String({ minLength: 1 }),
   /** time limit of one call to FCM or to the OAuth token endpoint */
   fcmTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000 }),
-  /** portfolio prices (docs/portfolio.md): `embedded` serves the sandbox price provider (CoinGecko's simple/price protocol) under /sandbox/prices and prices come from it while PRICES_BASE_URL is unset; `off` does not (default: src/sandbox/policy.ts) */
+  /**
+   * portfolio prices (docs/portfolio.md): `embedded` serves the sandbox price provider (CoinGecko's
+   * simple/price protocol) under /sandbox/prices and prices come from it while PRICES_BASE_URL is
+   * unset; `off` does not (default: src/sandbox/policy.ts)
+   */
   pricesSandbox: T.Union([T.Literal('embedded'), T.Literal('off')]),
   /** the price provider's API (CoinGecko's `/api/v3`) when set; unset: the sandbox provider where it runs, else PRICES_DEFAULT_BASE_URL */
   pricesBaseUrl: T.Optional(T.String()),

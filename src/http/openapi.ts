@@ -11,6 +11,7 @@ import { gunzipSync } from 'node:zlib'
 import type { Deps } from '../deps'
 import { errorCodesAt } from '../lib/error-codes'
 import { BODY_EXAMPLES } from './body-examples'
+import { prose } from './prose'
 import { ERROR_CODE_AT } from './schemas'
 
 const SCALAR_PATH = '/v1/docs/assets/scalar.js'
@@ -31,22 +32,44 @@ export const SIGNING_EXAMPLE = {
   signature: 'c8fe6ff6f38f693b9b487e5f498c018256ab09927cf54b3ef5e3b5c5c733b2ff',
 }
 
-const DESCRIPTION = `Slipway: sign-in, multi-chain wallets, transactions, swaps and a EUR bank ramp for your apps.
-
-**Credentials.** Routes marked *tenantSignature* need the three headers \`x-tenant-api-key\`, \`x-timestamp\` (Unix seconds) and \`x-signature\` = hex HMAC-SHA256 with the tenant API secret over \`METHOD\\nPATH?QUERY\\nTIMESTAMP\\nhex(SHA-256(raw body))\`. The timestamp must be within 300 s of the server clock, and each signature is accepted once. Body validation runs before the signature check. Routes marked *bearerAuth* need \`Authorization: Bearer <access token>\`. The page's request tester cannot sign: use the client in \`src/client/\` of the repository, or the shell recipe in its docs/signing.md.
-
-**Signing, worked example.** With the secret \`${SIGNING_EXAMPLE.apiSecret}\`, a \`${SIGNING_EXAMPLE.method}\` of \`${SIGNING_EXAMPLE.path}\` at timestamp \`${SIGNING_EXAMPLE.timestamp}\` with the body \`${SIGNING_EXAMPLE.body}\` (exactly these bytes):
-- SHA-256 of the body: \`${SIGNING_EXAMPLE.bodySha256}\`
-- string to sign (three newlines, no trailing one): \`${SIGNING_EXAMPLE.method}\\n${SIGNING_EXAMPLE.path}\\n${SIGNING_EXAMPLE.timestamp}\\n${SIGNING_EXAMPLE.bodySha256}\`
-- \`x-signature\`: \`${SIGNING_EXAMPLE.signature}\`
-
-A request without a body signs the SHA-256 of nothing (\`e3b0c442…b855\`). The path includes the query string exactly as sent.
-
-**Errors** use the envelope \`{ statusCode, error, message, details?, code? }\`, except where a route declares otherwise: sign-in routes answer \`{ error, message }\`, password-reset routes \`{ error }\`, and user and wallet creation \`{ detail }\`. An unknown route answers 404 \`Route <METHOD>:<path> not found\`.
-
-**Rate limits** are per route and per client IP, counted in each API process's memory; limited routes send \`x-ratelimit-limit\`, \`x-ratelimit-remaining\`, \`x-ratelimit-reset\`, and \`retry-after\` on 429. \`X-Forwarded-For\` is believed only from proxies listed in \`TRUSTED_PROXIES\`.
-
-**Amounts** of crypto are integer strings in the token's smallest unit; never floats.`
+/** The document's introduction: one paragraph an element, each wrapped as prose. */
+const DESCRIPTION = [
+  'Slipway: sign-in, multi-chain wallets, transactions, swaps and a EUR bank ramp for your apps.',
+  prose`
+    **Credentials.** Routes marked *tenantSignature* need the three headers \`x-tenant-api-key\`,
+    \`x-timestamp\` (Unix seconds) and \`x-signature\` = hex HMAC-SHA256 with the tenant API secret
+    over \`METHOD\\nPATH?QUERY\\nTIMESTAMP\\nhex(SHA-256(raw body))\`. The timestamp must be within
+    300 s of the server clock, and each signature is accepted once. Body validation runs before the
+    signature check. Routes marked *bearerAuth* need \`Authorization: Bearer <access token>\`. The
+    page's request tester cannot sign: use the client in \`src/client/\` of the repository, or the
+    shell recipe in its docs/signing.md.`,
+  [
+    prose`
+      **Signing, worked example.** With the secret \`${SIGNING_EXAMPLE.apiSecret}\`, a
+      \`${SIGNING_EXAMPLE.method}\` of \`${SIGNING_EXAMPLE.path}\` at timestamp
+      \`${SIGNING_EXAMPLE.timestamp}\` with the body \`${SIGNING_EXAMPLE.body}\` (exactly these
+      bytes):`,
+    `- SHA-256 of the body: \`${SIGNING_EXAMPLE.bodySha256}\``,
+    prose`
+      - string to sign (three newlines, no trailing one):
+      \`${SIGNING_EXAMPLE.method}\\n${SIGNING_EXAMPLE.path}\\n${SIGNING_EXAMPLE.timestamp}\\n${SIGNING_EXAMPLE.bodySha256}\``,
+    `- \`x-signature\`: \`${SIGNING_EXAMPLE.signature}\``,
+  ].join('\n'),
+  prose`
+    A request without a body signs the SHA-256 of nothing (\`e3b0c442…b855\`). The path includes the
+    query string exactly as sent.`,
+  prose`
+    **Errors** use the envelope \`{ statusCode, error, message, details?, code? }\`, except where a
+    route declares otherwise: sign-in routes answer \`{ error, message }\`, password-reset routes
+    \`{ error }\`, and user and wallet creation \`{ detail }\`. An unknown route answers 404
+    \`Route <METHOD>:<path> not found\`.`,
+  prose`
+    **Rate limits** are per route and per client IP, counted in each API process's memory; limited
+    routes send \`x-ratelimit-limit\`, \`x-ratelimit-remaining\`, \`x-ratelimit-reset\`, and
+    \`retry-after\` on 429. \`X-Forwarded-For\` is believed only from proxies listed in
+    \`TRUSTED_PROXIES\`.`,
+  '**Amounts** of crypto are integer strings in the token\'s smallest unit; never floats.',
+].join('\n\n')
 
 /**
  * Options of @scalar/api-reference. The document is loaded from an absolute path (the

@@ -141,7 +141,13 @@ export function unknownProperties(schema: unknown, value: unknown, path = ''): S
   for (const [key, v] of Object.entries(value)) {
     const sub = s.properties[key]
     if (sub === undefined) {
-      out.push({ instancePath: path, schemaPath: jsonPointerToSchemaPath(path, 'additionalProperties'), keyword: 'additionalProperties', params: { additionalProperty: key }, message: 'must NOT have additional properties' })
+      out.push({
+        instancePath: path,
+        schemaPath: jsonPointerToSchemaPath(path, 'additionalProperties'),
+        keyword: 'additionalProperties',
+        params: { additionalProperty: key },
+        message: 'must NOT have additional properties',
+      })
     } else out.push(...unknownProperties(sub, v, `${path}/${key}`))
   }
   return out

@@ -149,13 +149,26 @@ class RequestHistogram extends Histogram {
 }
 
 export class Metrics {
-  private readonly requests = new RequestHistogram('slipway_http_request_duration_seconds', 'HTTP requests by route, method and status', [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5])
+  private readonly requests = new RequestHistogram(
+    'slipway_http_request_duration_seconds',
+    'HTTP requests by route, method and status',
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  )
   private readonly jobs = new Counter('slipway_jobs_total', 'Background jobs run, by topic and outcome', ['topic', 'outcome'])
   private readonly deliveries = new Counter('slipway_webhook_deliveries_total', 'Webhook delivery attempts by outcome', ['outcome'])
-  private readonly external = new LabelledHistogram('slipway_external_call_duration_seconds', 'Calls to chains and partners by system and outcome', [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], ['system', 'outcome'])
+  private readonly external = new LabelledHistogram(
+    'slipway_external_call_duration_seconds',
+    'Calls to chains and partners by system and outcome',
+    [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    ['system', 'outcome'],
+  )
   readonly queueDepth = new Gauge('slipway_queue_depth', 'Jobs waiting, by state', ['state'])
   private readonly relayerLowGas = new Counter('slipway_swap_relayer_low_gas_total', 'Gasless swaps refused because the relayer could not pay the gas, by network', ['network'])
-  private readonly sellOverdue = new Counter('slipway_ramp_sell_overdue_total', 'Attempts at a bank ramp sell still not taken after about 40 minutes (the payout\'s crypto already at the partner), by environment', ['environment'])
+  private readonly sellOverdue = new Counter(
+    'slipway_ramp_sell_overdue_total',
+    'Attempts at a bank ramp sell still not taken after about 40 minutes (the payout\'s crypto already at the partner), by environment',
+    ['environment'],
+  )
   private readonly exported: Exported[] = [this.requests, this.jobs, this.deliveries, this.external, this.queueDepth, this.relayerLowGas, this.sellOverdue]
   private collectors: Array<() => Promise<void>> = []
   private registry: Promise<Registry> | undefined

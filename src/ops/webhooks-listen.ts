@@ -125,7 +125,8 @@ function startError(err: unknown, tenantId: string): string {
   if (err instanceof AppError) {
     const details = err.details as { code?: string } | undefined
     if (details?.code === 'RAMP_NOT_CONFIGURED') {
-      return `${err.message}. Webhooks need the bank ramp connected in the sandbox: PATCH /v1/admin/tenants/${tenantId} { "settings": { "bankRamp": { "sandbox": { "connected": true } } } } (docs/bank-ramp.md)`
+      return `${err.message}. Webhooks need the bank ramp connected in the sandbox: `
+        + `PATCH /v1/admin/tenants/${tenantId} { "settings": { "bankRamp": { "sandbox": { "connected": true } } } } (docs/bank-ramp.md)`
     }
     return err.message
   }
@@ -148,7 +149,8 @@ function printBanner(s: ListenSession, options: Options) {
   // behind --forward-to needs it to verify.
   const lines = [
     `Listening for the sandbox webhook events of tenant ${s.tenantName} (${s.tenantId}) on ${s.origin}`,
-    `The sandbox webhook ${s.created ? 'was created and ' : ''}posts to ${s.url}, a development route to this listener; on Ctrl-C it ${s.restoreUrl ? `posts to ${s.restoreUrl} again` : 'is removed'}.`,
+    `The sandbox webhook ${s.created ? 'was created and ' : ''}posts to ${s.url}, a development route to this listener; `
+      + `on Ctrl-C it ${s.restoreUrl ? `posts to ${s.restoreUrl} again` : 'is removed'}.`,
     `Signing secret: ${s.secret} (each delivery is verified with it here; a receiver of yours verifies with it too, docs/webhooks.md)`,
     `Event types: ${s.eventTypes.length ? s.eventTypes.join(', ') : 'every type'}`,
   ]

@@ -28,7 +28,10 @@ export interface SandboxEnvironment {
 export function sandboxMode(variable: string, setting: SandboxMode | undefined, env: SandboxEnvironment): { mode: SandboxMode; problem?: string } {
   if (env.nodeEnv !== 'production' || env.sandboxInProduction) return { mode: setting ?? 'embedded' }
   if (setting === 'embedded') {
-    return { mode: 'off', problem: `${variable}=embedded is refused under NODE_ENV=production unless ${SANDBOX_OPT_IN_VARIABLE}=true: a sandbox simulates money movements (docs/operations.md, "Sandboxes in production")` }
+    return {
+      mode: 'off',
+      problem: `${variable}=embedded is refused under NODE_ENV=production unless ${SANDBOX_OPT_IN_VARIABLE}=true: a sandbox simulates money movements (docs/operations.md, "Sandboxes in production")`,
+    }
   }
   return { mode: 'off' }
 }

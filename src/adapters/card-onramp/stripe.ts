@@ -137,7 +137,14 @@ export const MAX_EVENT_BYTES = 64 * 1024
 export async function verifyEvent(raw: string, header: string | null, secret: string, nowMs: number, toleranceSeconds = 300) {
   const Stripe = await stripeModule()
   // receivedAt is in milliseconds (the package divides it by 1000)
-  return await Stripe.webhooks.constructEventAsync(raw, header ?? '', secret, toleranceSeconds, undefined, nowMs) as unknown as { id: string; type: string; created: number; data: { object: OnrampSession } }
+  return await Stripe.webhooks.constructEventAsync(
+    raw,
+    header ?? '',
+    secret,
+    toleranceSeconds,
+    undefined,
+    nowMs,
+  ) as unknown as { id: string; type: string; created: number; data: { object: OnrampSession } }
 }
 
 /** A `Stripe-Signature` header for `raw`, as Stripe signs (the sandbox provider's events). */

@@ -211,7 +211,8 @@ export function classifySubmitError(err: unknown): SubmitOutcome {
   const links = chainOf(err)
   const text = links.map((l) => `${l.details ?? ''} ${l.message ?? ''}`).join(' ').toLowerCase()
   if (/already known|known transaction|already imported/.test(text)) return { kind: 'accepted' }
-  if (links.some((l) => l.name === 'NonceTooLowError') || /nonce too low|nonce is too low|correct nonce|nonce has already been used|replacement transaction underpriced/.test(text)) return { kind: 'nonce', which: 'low' }
+  const nonceTooLow = /nonce too low|nonce is too low|correct nonce|nonce has already been used|replacement transaction underpriced/
+  if (links.some((l) => l.name === 'NonceTooLowError') || nonceTooLow.test(text)) return { kind: 'nonce', which: 'low' }
   if (links.some((l) => l.name === 'NonceTooHighError') || /nonce too high|nonce is too high/.test(text)) return { kind: 'nonce', which: 'high' }
   if (links.some((l) => l.name === 'TimeoutError')) return { kind: 'unknown' }
   const http = links.find((l) => l.name === 'HttpRequestError')
@@ -240,7 +241,13 @@ function shortReason(err: unknown): string {
 /** EIP-2612's nonce read */
 /** EIP-3009's state read and event (USDC's FiatTokenV2) */
 const EIP3009_ABI = [
-  { type: 'function', name: 'authorizationState', stateMutability: 'view', inputs: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }], outputs: [{ name: '', type: 'bool' }] },
+  {
+    type: 'function',
+    name: 'authorizationState',
+    stateMutability: 'view',
+    inputs: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }],
+    outputs: [{ name: '', type: 'bool' }],
+  },
   { type: 'event', name: 'AuthorizationUsed', inputs: [{ name: 'authorizer', type: 'address', indexed: true }, { name: 'nonce', type: 'bytes32', indexed: true }] },
 ] as const
 

@@ -123,7 +123,12 @@ const REFUSALS = new Set([-32002, -32003, -32013, -32015])
  * job decides (confirmed, or failed once its blockhash expires).
  */
 async function submit(post: (body: string) => Promise<Response>, raw: Uint8Array): Promise<SubmitOutcome> {
-  const request = { jsonrpc: '2.0', id: crypto.randomUUID(), method: 'sendTransaction', params: [Buffer.from(raw).toString('base64'), { encoding: 'base64', preflightCommitment: 'confirmed', maxRetries: 0 }] }
+  const request = {
+    jsonrpc: '2.0',
+    id: crypto.randomUUID(),
+    method: 'sendTransaction',
+    params: [Buffer.from(raw).toString('base64'), { encoding: 'base64', preflightCommitment: 'confirmed', maxRetries: 0 }],
+  }
   let res: Response
   try {
     res = await post(JSON.stringify(request))

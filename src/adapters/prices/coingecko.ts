@@ -47,7 +47,9 @@ export class CoinGeckoPrices implements PriceProvider {
 
   /** One GET (timed-get.ts), its answer mapped to the provider's errors. */
   private async get(endpoint: PriceEndpoint, path: string): Promise<unknown> {
-    const { res, parsed } = await timedGetJson(endpoint.fetch ?? this.fetchFn, endpoint.baseUrl.replace(/\/+$/, '') + path, endpoint.apiKey ? { [endpoint.apiKeyHeader ?? 'x-cg-demo-api-key']: endpoint.apiKey } : {}, this.timeoutMs, {
+    const url = endpoint.baseUrl.replace(/\/+$/, '') + path
+    const headers = endpoint.apiKey ? { [endpoint.apiKeyHeader ?? 'x-cg-demo-api-key']: endpoint.apiKey } : {}
+    const { res, parsed } = await timedGetJson(endpoint.fetch ?? this.fetchFn, url, headers, this.timeoutMs, {
       timeout: () => new PriceProviderError('The price provider did not answer in time'),
       unreachable: () => new PriceProviderError('The price provider cannot be reached'),
       unreadable: (status) => new PriceProviderError('The price provider\'s answer could not be read', status),

@@ -12,6 +12,7 @@
  */
 import { Elysia, NotFoundError, t } from 'elysia'
 import type { Deps } from '../../deps'
+import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { iso } from '../../lib/clock'
@@ -22,6 +23,8 @@ import type { JobRunner } from '../runner'
 import type { BunqueueReads } from './queue-board-adapter'
 
 const escapeHtml = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+/** A table row of escaped cells (`td`), or of header cells (`th`). */
+const row = (cells: unknown[], tag: 'td' | 'th' = 'td') => `<tr>${cells.map((c) => `<${tag}>${escapeHtml(c)}</${tag}>`).join('')}</tr>`
 
 async function summaryData(deps: Deps, runner: JobRunner | undefined) {
   const { db } = deps.database
@@ -37,16 +40,20 @@ function render(data: Awaited<ReturnType<typeof summaryData>>) {
   const counts = data.queueCounts
     ? Object.entries(data.queueCounts).map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td>${escapeHtml(v)}</td></tr>`).join('')
     : `<tr><td colspan="2">${escapeHtml(data.noQueue)}</td></tr>`
-  const outboxRows = data.outboxRows.map((r) => `<tr><td>${escapeHtml(r.topic)}</td><td>${escapeHtml(r.waiting)}</td><td>${escapeHtml(r.due ?? 0)}</td></tr>`).join('') || '<tr><td colspan="3">empty</td></tr>'
+  const outboxRows = data.outboxRows.map((r) => row([r.topic, r.waiting, r.due ?? 0])).join('') || '<tr><td colspan="3">empty</td></tr>'
   const statuses = data.byStatus.map((r) => `<tr><td>${escapeHtml(r.status)}</td><td>${escapeHtml(r.n)}</td></tr>`).join('') || '<tr><td colspan="2">none yet</td></tr>'
-  const latest = data.latest.map((d) => `<tr><td>${escapeHtml(d.id)}</td><td>${escapeHtml(d.tenantId)}</td><td>${escapeHtml(d.environment)}</td><td>${escapeHtml(d.type)}</td><td>${escapeHtml(d.status)}</td><td>${escapeHtml(d.attempts)}/${escapeHtml(d.maxAttempts)}</td><td>${escapeHtml(d.lastStatusCode ?? '')}</td><td>${escapeHtml(d.lastError ?? '')}</td><td>${d.nextAttemptAt ? escapeHtml(iso(d.nextAttemptAt)) : ''}</td><td>${escapeHtml(iso(d.updatedAt))}</td></tr>`).join('')
+  const latest = data.latest.map((d) => row([
+    d.id, d.tenantId, d.environment, d.type, d.status, `${d.attempts}/${d.maxAttempts}`,
+    d.lastStatusCode ?? '', d.lastError ?? '', d.nextAttemptAt ? iso(d.nextAttemptAt) : '', iso(d.updatedAt),
+  ])).join('')
+  const latestHead = row(['id', 'tenant', 'environment', 'type', 'status', 'attempts', 'last status', 'last error', 'next attempt', 'updated'], 'th')
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Slipway webhook deliveries</title>
 <style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse;margin-bottom:2em}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}th{background:#f4f4f4}</style></head>
 <body><h1>Slipway webhook deliveries</h1><p>At ${escapeHtml(iso(data.now))}. Read-only. The job queue itself: <a href="/admin/queues">/admin/queues</a>.</p>
 <h2>Job queue (bunqueue)</h2><table><tr><th>state</th><th>jobs</th></tr>${counts}</table>
 <h2>Outbox (not yet in the queue)</h2><table><tr><th>topic</th><th>waiting</th><th>due now</th></tr>${outboxRows}</table>
 <h2>Webhook deliveries</h2><table><tr><th>status</th><th>deliveries</th></tr>${statuses}</table>
-<h2>Latest deliveries</h2><table><tr><th>id</th><th>tenant</th><th>environment</th><th>type</th><th>status</th><th>attempts</th><th>last status</th><th>last error</th><th>next attempt</th><th>updated</th></tr>${latest}</table>
+<h2>Latest deliveries</h2><table>${latestHead}${latest}</table>
 </body></html>`
 }
 
@@ -64,6 +71,15 @@ const hidden = () => ({ detail: { hide: true }, adminBasic: true }) as const
 
 const BOARD_PATH = '/admin/queues'
 
+/** What the OpenAPI document says of each operation, kept off the route lines. */
+const descriptions = {
+  webhookDeliveriesDashboard: prose`
+    Read-only page: outbox rows not yet queued, deliveries per status, the 50 latest deliveries. The
+    queue itself is at /admin/queues (bull-board, read-only). Platform admins only: HTTP Basic with
+    an admin's username and password (argon2-verified; after 20 failed tries a minute per IP, 429),
+    or an admin bearer token. Answers 401 with \`WWW-Authenticate: Basic\` otherwise.`,
+}
+
 /** `runner` is this process's job runner (none in an API-only process: the pages then show the outbox alone). */
 export function queueDashboardRoutes(deps: Deps, runner: JobRunner | undefined) {
   const queue = () => runner?.bunQueue as unknown as BunqueueReads | undefined
@@ -72,7 +88,14 @@ export function queueDashboardRoutes(deps: Deps, runner: JobRunner | undefined) 
   // compiled binary, which has none, there is no board (null) and /admin/queues falls back
   // to the read-only summary page below.
   const board = lazy(async () => (await import('./queue-board-server')).openQueueBoard(BOARD_PATH, queue, 'slipway'))
-  const serve = async ({ request, path, query, body, headers, set }: { request: Request; path: string; query: Record<string, unknown>; body: unknown; headers: Record<string, string | undefined>; set: { status?: number | string } }) => {
+  const serve = async ({ request, path, query, body, headers, set }: {
+    request: Request
+    path: string
+    query: Record<string, unknown>
+    body: unknown
+    headers: Record<string, string | undefined>
+    set: { status?: number | string }
+  }) => {
     const handle = await board()
     if (!handle) throw new NotFoundError()
     const res = await handle({ method: request.method, path: path.slice(BOARD_PATH.length), query, body, headers })
@@ -91,7 +114,7 @@ export function queueDashboardRoutes(deps: Deps, runner: JobRunner | undefined) 
       detail: {
         operationId: 'webhookDeliveriesDashboard',
         summary: 'Webhook delivery summary for operators (HTML)',
-        description: 'Read-only page: outbox rows not yet queued, deliveries per status, the 50 latest deliveries. The queue itself is at /admin/queues (bull-board, read-only). Platform admins only: HTTP Basic with an admin\'s username and password (argon2-verified; after 20 failed tries a minute per IP, 429), or an admin bearer token. Answers 401 with `WWW-Authenticate: Basic` otherwise.',
+        description: descriptions.webhookDeliveriesDashboard,
       },
     })
     // Other paths under the page answer 404 only to a platform admin, as under /admin/queues.

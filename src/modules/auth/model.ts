@@ -1,5 +1,6 @@
 /** Request and response schemas of sign-in; the service's input types are read from them. */
 import { t } from 'elysia'
+import { prose } from '../../http/prose'
 import { UserProfile } from '../users/view'
 
 export const Username = t.String({ minLength: 3, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$', description: '3 to 100 letters, digits, `_` or `-`; unique in the tenant regardless of case' })
@@ -17,10 +18,19 @@ export const TokenResponse = t.NoValidate(t.Object({
   expiresIn: t.Integer({ description: 'seconds; 900 by default', examples: [900] }),
   user: UserProfile,
   wallet: t.Optional(t.Record(t.String(), t.Any(), { description: 'only when a wallet was created during registration' })),
-  mpcDkg: t.Optional(t.Record(t.String(), t.Any(), { description: 'registration on an `mpc` tenant with `wallet: { option: create }`: the DKG session opened for the new wallet (an MpcSession, as `POST /v1/mpc/wallets/dkg/start` answers); the device joins it as party 0' })),
+  mpcDkg: t.Optional(t.Record(t.String(), t.Any(), {
+    description: prose`
+      registration on an \`mpc\` tenant with \`wallet: { option: create }\`: the DKG session opened
+      for the new wallet (an MpcSession, as \`POST /v1/mpc/wallets/dkg/start\` answers); the device
+      joins it as party 0`,
+  })),
 }, { title: 'TokenResponse' }))
 
-export const RegistrationWallet = t.Object({ option: t.Literal('create'), chain: t.Optional(t.String({ minLength: 1, maxLength: 64 })) }, { description: '`option: create` requires `chain`; on MPC tenants it creates no wallet but opens the DKG session for one (`mpcDkg` in the answer)' })
+export const RegistrationWallet = t.Object({ option: t.Literal('create'), chain: t.Optional(t.String({ minLength: 1, maxLength: 64 })) }, {
+  description: prose`
+    \`option: create\` requires \`chain\`; on MPC tenants it creates no wallet but opens the DKG
+    session for one (\`mpcDkg\` in the answer)`,
+})
 
 export const Register = t.Object({
   username: Username,

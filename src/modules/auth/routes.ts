@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { RegistrationCollaborators } from '../../context'
 import type { Deps } from '../../deps'
+import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { Login, Refresh, Register, TokenResponse } from './model'
@@ -9,6 +10,23 @@ import { refreshSession } from './sessions'
 
 const signin = { errorStyle: 'signin' as const }
 const limit20 = { max: 20, windowSeconds: 60 }
+
+/** What the OpenAPI document says of each operation, kept off the route lines. */
+const descriptions = {
+  register: prose`
+    A schema failure answers 400 with \`{ error, message }\` only; password strength answers 422
+    with \`details\` \`[{ path, message }]\`. A taken username or email answers 409. Usernames and
+    emails are unique per tenant without regard to case; a deleted account frees its email, not its
+    username.`,
+  login: 'Rejected credentials answer 401 `{ error: UnauthorizedError, message: Invalid credentials }`.',
+  refresh: prose`
+    With rotation on (tenant setting), a new refresh token is returned and the old one cannot be
+    reused: presenting it again answers 401 and revokes every token of that sign-in. Tokens issued
+    before the user's last password change are refused.`,
+  adminLogin: prose`
+    No tenant signature. Same token response as login; the token has \`tenantId: null\` and
+    \`role: admin\`.`,
+}
 
 /** `registration` holds what registering needs from other modules (wired in src/services.ts). */
 export function authRoutes(deps: Deps, registration: RegistrationCollaborators) {
@@ -27,7 +45,7 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
       detail: {
         operationId: 'register',
         summary: 'Register a user (tenant-signed)',
-        description: 'A schema failure answers 400 with `{ error, message }` only; password strength answers 422 with `details` `[{ path, message }]`. A taken username or email answers 409. Usernames and emails are unique per tenant without regard to case; a deleted account frees its email, not its username.',
+        description: descriptions.register,
       },
     })
     .post('/login', ({ body, tenant }) => auth.login(deps, tenant.id, body), {
@@ -36,20 +54,23 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
       tenantSigned: true,
       body: Login,
       response: { 200: TokenResponse, ...errorResponses('signin', 400, 401, 404, 429) },
-      detail: { operationId: 'login', summary: 'Sign in with username and password (tenant-signed)', description: 'Rejected credentials answer 401 `{ error: UnauthorizedError, message: Invalid credentials }`.' },
+      detail: { operationId: 'login', summary: 'Sign in with username and password (tenant-signed)', description: descriptions.login },
     })
     .post('/refresh', ({ body }) => refreshSession(deps, body.refreshToken), {
       ...signin,
       rateLimit: { max: 60, windowSeconds: 60 },
       body: Refresh,
       response: {
-        200: t.Object({ accessToken: t.String(), expiresIn: t.Integer(), refreshToken: t.Optional(t.String({ description: 'only when the tenant has refresh-token rotation on' })) }, { title: 'RefreshResponse' }),
+        200: t.Object(
+          { accessToken: t.String(), expiresIn: t.Integer(), refreshToken: t.Optional(t.String({ description: 'only when the tenant has refresh-token rotation on' })) },
+          { title: 'RefreshResponse' },
+        ),
         ...errorResponses('signin', 400, 401, 429),
       },
       detail: {
         operationId: 'refresh',
         summary: 'Exchange a refresh token for a new access token',
-        description: 'With rotation on (tenant setting), a new refresh token is returned and the old one cannot be reused: presenting it again answers 401 and revokes every token of that sign-in. Tokens issued before the user\'s last password change are refused.',
+        description: descriptions.refresh,
       },
     })
     .post('/admin/login', ({ body }) => auth.login(deps, null, body), {
@@ -57,6 +78,6 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
       rateLimit: limit20,
       body: Login,
       response: { 200: TokenResponse, ...errorResponses('signin', 400, 401, 429) },
-      detail: { operationId: 'adminLogin', summary: 'Platform admin sign-in', description: 'No tenant signature. Same token response as login; the token has `tenantId: null` and `role: admin`.' },
+      detail: { operationId: 'adminLogin', summary: 'Platform admin sign-in', description: descriptions.adminLogin },
     })
 }

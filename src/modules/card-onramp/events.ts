@@ -102,7 +102,11 @@ export async function receiveEvent(deps: Deps, env: Env, tenantId: string, raw: 
     }
     if (!(await repo.updateSession(tx, row, set))) return false
     if (moves) {
-      await publishEvent(tx, { tenantId: tenant.id, environment: env, type: 'ramp.card_session.updated', data: sessionView({ ...row, ...set }), occurredAt: eventAt, id: eventIdOf(tenant.id, env, row.id, next.status) }, now)
+      await publishEvent(
+        tx,
+        { tenantId: tenant.id, environment: env, type: 'ramp.card_session.updated', data: sessionView({ ...row, ...set }), occurredAt: eventAt, id: eventIdOf(tenant.id, env, row.id, next.status) },
+        now,
+      )
       // the user whose wallet it is hears of it too (a tenant-signed session has no user here)
       if (row.userId) {
         await notify(deps, tx, {

@@ -4,7 +4,11 @@ import { t, type Static } from 'elysia'
 /** A request's amount: decimal text as the caller writes it (`"50.00"`, `"50"`). */
 const Decimal = (description: string) => t.String({ pattern: '^(0|[1-9][0-9]{0,17})(\\.[0-9]{1,18})?$', description: `${description}; decimal text`, examples: ['50.00'] })
 /** An answer's amount: decimal text without trailing zeros (`"48.5"`), like every amount Slipway answers. */
-const PlainDecimal = (description: string) => t.String({ pattern: '^(0|[1-9][0-9]{0,17})(\\.[0-9]{0,17}[1-9])?$', description: `${description}; decimal text without trailing zeros`, examples: ['48.5'] })
+const PlainDecimal = (description: string) => t.String({
+  pattern: '^(0|[1-9][0-9]{0,17})(\\.[0-9]{0,17}[1-9])?$',
+  description: `${description}; decimal text without trailing zeros`,
+  examples: ['48.5'],
+})
 const NullableDecimal = (description: string) => t.Union([PlainDecimal(description), t.Null()])
 const Currency = t.String({ pattern: '^[a-z]{2,10}$', description: 'lower case, as the provider names it (`usdc`, `eth`, `sol`; `eur`, `usd`)', examples: ['usdc'] })
 
@@ -55,7 +59,18 @@ export const TenantCreateBody = t.Object({
   chain: t.String({ minLength: 1, maxLength: 64, description: 'family chain id (`ethereum`, `polygon`, `base`, `solana`)' }),
   isTestnet: t.Optional(t.Boolean({ default: false, description: 'true: the sandbox environment' })),
   ...Amounts,
-}, { title: 'CardOnrampTenantCreate', examples: [{ externalId: 'customer-42', walletAddress: '0x5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e0001', chain: 'ethereum', isTestnet: true, sourceCurrency: 'eur', sourceAmount: '50.00', destinationCurrency: 'usdc' }] })
+}, {
+  title: 'CardOnrampTenantCreate',
+  examples: [{
+    externalId: 'customer-42',
+    walletAddress: '0x5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e0001',
+    chain: 'ethereum',
+    isTestnet: true,
+    sourceCurrency: 'eur',
+    sourceAmount: '50.00',
+    destinationCurrency: 'usdc',
+  }],
+})
 
 export const Id = t.Object({ id: t.String({ format: 'uuid' }) })
 export const ListQuery = t.Object({

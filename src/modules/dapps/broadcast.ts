@@ -45,7 +45,13 @@ interface Decoded {
 }
 
 const chainIdMismatch = (message: string) => blockchainError(400, 'CHAIN_ID_MISMATCH', message, false, 'Sign the transaction for the chain id of the network named by `chain`')
-const wrongSender = (signer: string, chain: string) => blockchainError(400, 'WRONG_SIGNER', `The transaction was signed by ${signer}, which is not one of your wallets on ${chain}`, false, 'Sign with one of your wallets on that chain (register a non-custodial wallet with POST /v1/wallets/client)')
+const wrongSender = (signer: string, chain: string) => blockchainError(
+  400,
+  'WRONG_SIGNER',
+  `The transaction was signed by ${signer}, which is not one of your wallets on ${chain}`,
+  false,
+  'Sign with one of your wallets on that chain (register a non-custodial wallet with POST /v1/wallets/client)',
+)
 
 async function decodeEvm(text: string): Promise<Decoded> {
   if (!/^0x([0-9a-fA-F]{2})+$/.test(text)) throw signatureDecodeFailed('an EVM signed transaction is `0x` hex')
@@ -112,7 +118,15 @@ function decodeSolana(text: string): Decoded {
     try {
       valid = ed25519.verify(sig, message, keys[i]!.toBytes())
     } catch { /* malformed: not valid */ }
-    if (!valid) throw blockchainError(400, 'SIGNATURE_INVALID', `The signature of ${keys[i]!.toBase58()} does not verify over the transaction's message`, false, 'Sign the transaction again with the wallet\'s key')
+    if (!valid) {
+      throw blockchainError(
+        400,
+        'SIGNATURE_INVALID',
+        `The signature of ${keys[i]!.toBase58()} does not verify over the transaction's message`,
+        false,
+        'Sign the transaction again with the wallet\'s key',
+      )
+    }
   }
   const { amount, toAddress } = systemTransfers(vt)
   return {

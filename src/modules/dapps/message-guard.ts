@@ -140,10 +140,16 @@ export function refusalOf(bytes: Uint8Array, text: string | null): Refusal | nul
   }
   for (const r of readings(bytes, text)) {
     const solana = isSolanaTransactionOrMessage(r.bytes)
-    if (solana) return { code: 'DAPP_MESSAGE_IS_TRANSACTION', reason: `${capital(r.as)} is a serialized Solana ${solana}: signing it would sign the transaction. Use POST /v1/dapps/broadcast for transactions` }
+    if (solana) return {
+      code: 'DAPP_MESSAGE_IS_TRANSACTION',
+      reason: `${capital(r.as)} is a serialized Solana ${solana}: signing it would sign the transaction. Use POST /v1/dapps/broadcast for transactions`,
+    }
     if (isEvmTransaction(r.bytes)) return { code: 'DAPP_MESSAGE_IS_TRANSACTION', reason: `${capital(r.as)} is a serialized EVM transaction. Use POST /v1/dapps/broadcast for transactions` }
     if (r.bytes.length >= 34 && r.bytes[0] === 0x19 && r.bytes[1] === 0x01) {
-      return { code: 'DAPP_MESSAGE_IS_TYPED_DATA', reason: `${capital(r.as)} is an EIP-712 signing pre-image (0x1901 ‖ domain separator ‖ struct hash): Slipway does not sign typed data through this route` }
+      return {
+        code: 'DAPP_MESSAGE_IS_TYPED_DATA',
+        reason: `${capital(r.as)} is an EIP-712 signing pre-image (0x1901 ‖ domain separator ‖ struct hash): Slipway does not sign typed data through this route`,
+      }
     }
     if (r.hashLike && r.bytes.length === 32) return { code: 'DAPP_MESSAGE_IS_HASH', reason: `${capital(r.as)} is a bare 32-byte value (a hash): sign readable text that says what it authorises` }
   }

@@ -17,9 +17,12 @@ export interface FaucetBody {
   stablecoin?: string
 }
 
-export const faucetNotConfigured = () => new AppError(503, 'ServiceUnavailableError', 'The sandbox faucet is not configured: run `npm run devnet` (it sets SANDBOX_FAUCET_RPC_URL and SANDBOX_FAUCET_PRIVATE_KEY) and restart', {
-  details: { code: 'SANDBOX_FAUCET_NOT_CONFIGURED' },
-})
+export const faucetNotConfigured = () => new AppError(
+  503,
+  'ServiceUnavailableError',
+  'The sandbox faucet is not configured: run `npm run devnet` (it sets SANDBOX_FAUCET_RPC_URL and SANDBOX_FAUCET_PRIVATE_KEY) and restart',
+  { details: { code: 'SANDBOX_FAUCET_NOT_CONFIGURED' } },
+)
 
 export async function fundWallet(ctx: Ctx, faucet: Faucet | undefined, input: FaucetBody) {
   const w = await ownWallet(ctx, input.walletId)

@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { sql } from 'drizzle-orm'
 import type { Deps } from '../../deps'
+import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { ServiceUnavailableError, UnauthorizedError } from '../../http/errors'
@@ -10,6 +11,19 @@ import { actorFromBearer, bearerToken } from '../../http/auth'
 /** What /health/ready asks of the job queue when this process runs one. */
 export interface QueueProbe {
   counts(): Promise<Record<string, number>>
+}
+
+/** What the OpenAPI document says of each operation, kept off the route lines. */
+const descriptions = {
+  ready: prose`
+    Checks the database and, in processes that run the job queue, the queue. 503 when one is down. A
+    process on an embedded replica stays ready while the primary cannot be reached (it serves reads;
+    writes answer 503): \`checks.replica\` is then \`stale\`, and \`replica.lagMs\` says how old its
+    data may be.`,
+  metrics: prose`
+    Requests by route and status with latency histograms, job outcomes and queue depth, webhook
+    delivery outcomes, and chain and partner call latency. Authorised by
+    \`Authorization: Bearer <METRICS_TOKEN>\` or a platform admin's access token.`,
 }
 
 export function healthRoutes(deps: Deps, queue?: QueueProbe) {
@@ -60,7 +74,7 @@ export function healthRoutes(deps: Deps, queue?: QueueProbe) {
       },
       detail: {
         operationId: 'ready', summary: 'Readiness probe',
-        description: 'Checks the database and, in processes that run the job queue, the queue. 503 when one is down. A process on an embedded replica stays ready while the primary cannot be reached (it serves reads; writes answer 503): `checks.replica` is then `stale`, and `replica.lagMs` says how old its data may be.',
+        description: descriptions.ready,
       },
     })
     .get('/metrics', async ({ request, set }) => {
@@ -75,7 +89,7 @@ export function healthRoutes(deps: Deps, queue?: QueueProbe) {
       response: { 200: t.String({ description: 'Prometheus text format' }), ...errorResponses('standard', 401) },
       detail: {
         operationId: 'metrics', summary: 'Prometheus metrics', security: [{ bearerAuth: [] }],
-        description: 'Requests by route and status with latency histograms, job outcomes and queue depth, webhook delivery outcomes, and chain and partner call latency. Authorised by `Authorization: Bearer <METRICS_TOKEN>` or a platform admin\'s access token.',
+        description: descriptions.metrics,
       },
     })
 }

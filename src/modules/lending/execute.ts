@@ -41,7 +41,12 @@ async function plan(ctx: Ctx, input: SupplyBody | WithdrawBody, mode: Mode) {
   const w = await ownWallet(ctx, input.walletId)
   const chain = chainByFamily(w.chain)
   if (chain?.family !== 'evm') throw new BadRequestError(`Aave is on EVM chains; this wallet is on ${w.chain}`, { code: 'AAVE_NETWORK_UNSUPPORTED' })
-  if (mode === 'send' && !isCustodial(w)) throw new BadRequestError('This wallet signs on the client: use POST /v1/aave/prepare-supply or /prepare-withdraw and then /v1/aave/broadcast', { code: 'AAVE_CLIENT_SIGNED_WALLET' })
+  if (mode === 'send' && !isCustodial(w)) {
+    throw new BadRequestError(
+      'This wallet signs on the client: use POST /v1/aave/prepare-supply or /prepare-withdraw and then /v1/aave/broadcast',
+      { code: 'AAVE_CLIENT_SIGNED_WALLET' },
+    )
+  }
   if (mode === 'prepare' && isCustodial(w)) throw new BadRequestError('Slipway signs for this wallet: use POST /v1/aave/supply or /withdraw', { code: 'AAVE_CUSTODIAL_WALLET' })
   const amount = BigInt(input.amount)
   if (amount <= 0n) throw new BadRequestError('amount must be greater than 0')
@@ -139,10 +144,21 @@ export async function lendingState(ctx: Ctx, type: 'supply' | 'withdraw', id: st
   const any = main ?? approvalRow
   if (!any) return null
   const p = { m: { pool: any.toAddress ?? '' }, asset: body.asset, amount: BigInt(body.amount) }
-  const created = (r: NonNullable<typeof any>) => ({ id: r.id, status: r.status, txHash: r.txHash, requiresClientSigning: r.requiresClientSigning, nonce: r.nonce, chain: r.chain, isTestnet: r.isTestnet })
+  const created = (r: NonNullable<typeof any>) => ({
+    id: r.id,
+    status: r.status,
+    txHash: r.txHash,
+    requiresClientSigning: r.requiresClientSigning,
+    nonce: r.nonce,
+    chain: r.chain,
+    isTestnet: r.isTestnet,
+  })
   const approval = approvalRow && view(created(approvalRow), 'approval', p)
   if (!main) {
-    const err = new ConflictError('The approval of the pool was sent and the supply was not: supply again with a new Idempotency-Key (no approval is needed once this one is mined)', { code: 'AAVE_SUPPLY_NOT_SENT', details: { approval } })
+    const err = new ConflictError(
+      'The approval of the pool was sent and the supply was not: supply again with a new Idempotency-Key (no approval is needed once this one is mined)',
+      { code: 'AAVE_SUPPLY_NOT_SENT', details: { approval } },
+    )
     return { status: 409, body: errorBody(err, 'standard') }
   }
   return { status: 201, body: type === 'supply' ? { ...view(created(main), 'supply', p), type, approval } : { ...view(created(main), 'withdraw', p), type } }

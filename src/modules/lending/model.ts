@@ -1,5 +1,6 @@
 /** The lending group's (`/v1/aave`) request and response schemas; the verbs take the request types. */
 import { t } from 'elysia'
+import { prose } from '../../http/prose'
 import { BroadcastBody, Created } from '../transactions/model'
 
 const Address = t.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: '`0x` and 40 hex characters' })
@@ -46,7 +47,10 @@ export const LendingBroadcastBody = t.Object({
   signedTransaction: t.Optional(t.String({ maxLength: 262_144, description: 'the signed EIP-1559 transaction (hex) with exactly the prepared fields' })),
 }, {
   additionalProperties: false,
-  examples: [{ transactionId: '5d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6', signature: '0x6b1f0c3e8a5d2b7f9e4c1a0d3b6e9f2c5a8d1e4b7c0f3a6d9e2b5c8f1a4d7e0b2c5f8a1d4e7b0c3f6a9d2e5b8c1f4a7d0e3b6c9f2a5d8e1b4c7f0a3d6e9b2c5f1b' }],
+  examples: [{
+    transactionId: '5d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6',
+    signature: '0x6b1f0c3e8a5d2b7f9e4c1a0d3b6e9f2c5a8d1e4b7c0f3a6d9e2b5c8f1a4d7e0b2c5f8a1d4e7b0c3f6a9d2e5b8c1f4a7d0e3b6c9f2a5d8e1b4c7f0a3d6e9b2c5f1b',
+  }],
 })
 export type LendingBroadcastBody = typeof LendingBroadcastBody.static
 
@@ -63,7 +67,11 @@ export const LendingTransaction = t.Object({
 export const SupplySent = t.Object({
   ...LendingTransaction.properties,
   type: t.Literal('supply'),
-  approval: t.Union([LendingTransaction, t.Null()], { description: 'the ERC-20 approval of the pool sent first (same nonce lane, the nonce before the supply) when the allowance was short; null otherwise' }),
+  approval: t.Union([LendingTransaction, t.Null()], {
+    description: prose`
+      the ERC-20 approval of the pool sent first (same nonce lane, the nonce before the supply) when
+      the allowance was short; null otherwise`,
+  }),
 }, { title: 'LendingSupplySent' })
 
 export const WithdrawSent = t.Object({
@@ -74,7 +82,10 @@ export const WithdrawSent = t.Object({
 export const PreparedStep = t.Object({
   ...LendingTransaction.properties,
   nextStep: t.Union([t.Literal('broadcast'), t.Literal('broadcast_then_prepare_again')], {
-    description: '`broadcast`: sign and broadcast this transaction; `broadcast_then_prepare_again`: this is the approval of the pool, broadcast it, wait until it is confirmed, then call the same prepare route again for the supply itself',
+    description: prose`
+      \`broadcast\`: sign and broadcast this transaction; \`broadcast_then_prepare_again\`: this is
+      the approval of the pool, broadcast it, wait until it is confirmed, then call the same prepare
+      route again for the supply itself`,
   }),
 }, { title: 'LendingPreparedStep' })
 
@@ -105,7 +116,15 @@ export const Positions = t.Object({
 
 export const RateHistory = t.Object({
   chain: t.String(), isTestnet: t.Boolean(), network: t.String(), asset: t.String(), pool: t.String(),
-  current: t.Object({ liquidityRate: IntText('`currentLiquidityRate` in ray (1e27)'), supplyApr: t.String({ description: 'decimal text' }), supplyApy: t.String({ description: 'decimal text, compounded every second' }), readAt: t.String({ format: 'date-time' }) }, { description: 'read from the pool for this request (and recorded)' }),
+  current: t.Object(
+    {
+      liquidityRate: IntText('`currentLiquidityRate` in ray (1e27)'),
+      supplyApr: t.String({ description: 'decimal text' }),
+      supplyApy: t.String({ description: 'decimal text, compounded every second' }),
+      readAt: t.String({ format: 'date-time' }),
+    },
+    { description: 'read from the pool for this request (and recorded)' },
+  ),
   samples: t.Array(t.Object({
     sampledAt: t.String({ format: 'date-time' }),
     liquidityRate: IntText('ray'),

@@ -19,6 +19,8 @@ export interface Rendered {
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
+const BUTTON_STYLE = 'display:inline-block;background:#1d4ed8;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none'
+
 const providerName = { google: 'Google', apple: 'Apple' } as const
 
 function listOf(names: string[], locale: Locale) {
@@ -59,11 +61,19 @@ function parts(t: MailTemplate, locale: Locale, sender: string): Parts {
       return it
         ? {
             subject: `Come accedere a ${sender}`,
-            paragraphs: ['Abbiamo ricevuto una richiesta di reimpostare la password del tuo account.', `Il tuo account non usa una password: accedi con ${names}.`, 'Se non sei stato tu, ignora questo messaggio.'],
+            paragraphs: [
+              'Abbiamo ricevuto una richiesta di reimpostare la password del tuo account.',
+              `Il tuo account non usa una password: accedi con ${names}.`,
+              'Se non sei stato tu, ignora questo messaggio.',
+            ],
           }
         : {
             subject: `How to sign in to ${sender}`,
-            paragraphs: ['We received a request to reset the password of your account.', `Your account does not use a password: sign in with ${names} instead.`, 'If you did not ask for this, ignore this message.'],
+            paragraphs: [
+              'We received a request to reset the password of your account.',
+              `Your account does not use a password: sign in with ${names} instead.`,
+              'If you did not ask for this, ignore this message.',
+            ],
           }
     }
     case 'password-changed': {
@@ -71,11 +81,17 @@ function parts(t: MailTemplate, locale: Locale, sender: string): Parts {
       return it
         ? {
             subject: `La tua password ${sender} è stata modificata`,
-            paragraphs: [`La password del tuo account è stata modificata il ${when}. Le sessioni aperte prima della modifica sono state chiuse.`, "Se non sei stato tu, reimposta subito la password e contatta l'assistenza."],
+            paragraphs: [
+              `La password del tuo account è stata modificata il ${when}. Le sessioni aperte prima della modifica sono state chiuse.`,
+              "Se non sei stato tu, reimposta subito la password e contatta l'assistenza.",
+            ],
           }
         : {
             subject: `Your ${sender} password was changed`,
-            paragraphs: [`The password of your account was changed on ${when}. Sessions opened before the change were signed out.`, 'If this was not you, reset your password now and contact support.'],
+            paragraphs: [
+              `The password of your account was changed on ${when}. Sessions opened before the change were signed out.`,
+              'If this was not you, reset your password now and contact support.',
+            ],
           }
     }
   }
@@ -91,7 +107,7 @@ export function renderMail(t: MailTemplate, locale: Locale, senderName: string):
     ...p.paragraphs.map(para),
     ...(p.button
       ? [
-          `<p style="margin:0 0 16px"><a href="${esc(p.button.href)}" style="display:inline-block;background:#1d4ed8;color:#fff;padding:10px 18px;border-radius:6px;text-decoration:none">${esc(p.button.label)}</a></p>`,
+          `<p style="margin:0 0 16px"><a href="${esc(p.button.href)}" style="${BUTTON_STYLE}">${esc(p.button.label)}</a></p>`,
           `<p style="margin:0 0 16px;font-size:13px;word-break:break-all">${esc(p.button.href)}</p>`,
         ]
       : []),

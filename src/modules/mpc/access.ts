@@ -50,7 +50,12 @@ export async function sessionFor(deps: Deps, caller: RelayCaller, id: string) {
 /** Throws 403 unless `caller` may act as `partyId` in `session`. */
 export function requireParty(caller: RelayCaller, session: repo.MpcSessionRow, partyId: number) {
   if (!session.parties.includes(partyId)) throw new ForbiddenError(`Party ${partyId} is not part of this session (parties: ${session.parties.join(', ')})`, { code: 'MPC_NOT_A_PARTY' })
-  if (!partiesOf(caller, session).includes(partyId)) throw new ForbiddenError(`This token cannot act as party ${partyId} (0 device and 2 backup: the session's user; 1 service: a service token)`, { code: 'MPC_NOT_A_PARTY' })
+  if (!partiesOf(caller, session).includes(partyId)) {
+    throw new ForbiddenError(
+      `This token cannot act as party ${partyId} (0 device and 2 backup: the session's user; 1 service: a service token)`,
+      { code: 'MPC_NOT_A_PARTY' },
+    )
+  }
 }
 
 export function requireOpen(deps: Deps, session: repo.MpcSessionRow) {

@@ -1,5 +1,6 @@
 /** Request and response shapes of the MPC group (`/v1/mpc`), with examples for the OpenAPI document. */
 import { t, type Static } from 'elysia'
+import { prose } from '../../http/prose'
 import { OffsetPagination } from '../../http/schemas'
 import { Wallet } from '../wallets/model'
 
@@ -27,7 +28,13 @@ export const TenantParams = t.Object({ tenantId: Uuid })
 export const Config = t.Object({
   enabled: t.Boolean({ description: 'true when the caller\'s tenant uses MPC wallets (`walletMode: mpc`) and the deployment has an MPC engine (`MPC_ENGINE`)' }),
   protocol: t.Literal('DKLs23'),
-  library: t.Union([t.String(), t.Null()], { description: 'the threshold ECDSA engine (library and version) every party must run: the deployment\'s `MPC_ENGINE`; null when the deployment has none (then MPC routes answer 503 `MPC_ENGINE_NOT_CONFIGURED`; docs/mpc.md, "The engine")', examples: ['@silencelaboratories/dkls-wasm-ll-node@1.1.2'] }),
+  library: t.Union([t.String(), t.Null()], {
+    description: prose`
+      the threshold ECDSA engine (library and version) every party must run: the deployment's
+      \`MPC_ENGINE\`; null when the deployment has none (then MPC routes answer 503
+      \`MPC_ENGINE_NOT_CONFIGURED\`; docs/mpc.md, "The engine")`,
+    examples: ['@silencelaboratories/dkls-wasm-ll-node@1.1.2'],
+  }),
   threshold: t.Integer({ examples: [2] }),
   participants: t.Integer({ examples: [3] }),
   parties: t.Array(t.Object({ partyId: PartyId, role: Role, heldBy: t.String() })),
@@ -76,7 +83,14 @@ export const RegisteredWallet = t.Object({
 
 export const SignStartBody = t.Object({
   preparedTransactionId: t.String({ minLength: 1, maxLength: 64, description: 'from `POST /v1/transactions/` on this wallet (the transaction id is accepted too)' }),
-  parties: t.Optional(t.Array(PartyId, { minItems: 2, maxItems: 2, uniqueItems: true, description: 'which two shares sign: [0, 1] device and service (default), [0, 2] device and backup, [1, 2] service and backup' })),
+  parties: t.Optional(t.Array(PartyId, {
+    minItems: 2,
+    maxItems: 2,
+    uniqueItems: true,
+    description: prose`
+      which two shares sign: [0, 1] device and service (default), [0, 2] device and backup, [1, 2]
+      service and backup`,
+  })),
 }, { title: 'MpcSignStartBody', examples: [{ preparedTransactionId: '9b0e6a34-1f7c-4d52-8e61-2c3d4b5a6f70', parties: [0, 1] }] })
 
 export const ServiceToken = t.Object({
@@ -94,7 +108,12 @@ export const MessageBody = t.Object({
   from: PartyId,
   to: t.Optional(t.Union([PartyId, t.Null()], { description: 'the receiving party; omitted or null: broadcast to every other party' })),
   round: t.Integer({ minimum: 1, maximum: 5, description: 'DKG 1 to 5, signing 1 to 4; a party sends its rounds in order' }),
-  payload: t.String({ minLength: 1, maxLength: Math.ceil(MAX_MESSAGE_BYTES / 3) * 4, pattern: '^[A-Za-z0-9+/]+={0,2}$', description: `the library's message bytes, base64 (at most ${MAX_MESSAGE_BYTES} bytes decoded)` }),
+  payload: t.String({
+    minLength: 1,
+    maxLength: Math.ceil(MAX_MESSAGE_BYTES / 3) * 4,
+    pattern: '^[A-Za-z0-9+/]+={0,2}$',
+    description: `the library's message bytes, base64 (at most ${MAX_MESSAGE_BYTES} bytes decoded)`,
+  }),
 }, { title: 'MpcMessageBody', examples: [{ from: 0, to: 1, round: 2, payload: 'BQYHCAk=' }] })
 
 export const MessageAccepted = t.Object({ seq: t.Integer({ description: 'the message\'s place in the session' }) }, { title: 'MpcMessageAccepted' })
@@ -106,14 +125,19 @@ export const InboxQuery = t.Object({
 })
 
 const InboxMessage = t.Object({ seq: t.Integer(), from: PartyId, to: t.Union([PartyId, t.Null()]), round: t.Integer(), payload: t.String() })
-export const Inbox = t.Object({ sessionId: Uuid, messages: t.Array(InboxMessage), last: t.Integer({ description: 'the greatest `seq` answered (or `after`): pass it as `after` next' }) }, { title: 'MpcInbox' })
+export const Inbox = t.Object({ sessionId: Uuid, messages: t.Array(InboxMessage), last: t.Integer({
+  description: 'the greatest `seq` answered (or `after`): pass it as `after` next',
+}) }, { title: 'MpcInbox' })
 
 export const MessageHash = t.Object({ sessionId: Uuid, messageHash: Hex(32, 'what the parties sign'), chainPath: t.String() }, { title: 'MpcMessageHash' })
 
 export const ResultBody = t.Object({
   partyId: PartyId,
   publicKey: t.Optional(t.String({ pattern: '^0x0[23][0-9a-fA-F]{64}$', description: 'DKG: the joint public key, compressed (33 bytes)' })),
-  signature: t.Optional(t.Object({ r: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }), s: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }) }, { description: 'signing: R and S as the library combines them' })),
+  signature: t.Optional(t.Object(
+    { r: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }), s: t.String({ pattern: '^0x[0-9a-fA-F]{64}$' }) },
+    { description: 'signing: R and S as the library combines them' },
+  )),
 }, { title: 'MpcResultBody', examples: [{ partyId: 0, publicKey: `0x02${'ab'.repeat(32)}` }] })
 
 const ResultItem = t.Object({

@@ -62,7 +62,12 @@ export async function postMessage(deps: Deps, caller: RelayCaller, id: string, m
     })
     return { seq }
   } catch (err) {
-    if (uniqueViolation(err).includes('mpc_messages')) throw new ConflictError(`Party ${m.from} already sent its round ${m.round} message${to === null ? '' : ` to party ${to}`}`, { code: 'MPC_MESSAGE_REPLAYED' })
+    if (uniqueViolation(err).includes('mpc_messages')) {
+      throw new ConflictError(
+        `Party ${m.from} already sent its round ${m.round} message${to === null ? '' : ` to party ${to}`}`,
+        { code: 'MPC_MESSAGE_REPLAYED' },
+      )
+    }
     throw err
   }
 }

@@ -87,7 +87,13 @@ export async function bindShare(db: Executor, tenantId: string, sessionId: strin
 
 /** The registered MPC wallets of a tenant with their DKG sessions, newest first (the operators' list). */
 export function listTenantShares(db: Executor, tenantId: string, limit: number, offset: number) {
-  return db.select({ sessionId: mpcServiceShares.sessionId, walletId: mpcServiceShares.walletId, userId: mpcServiceShares.userId, publicKey: mpcServiceShares.publicKey, createdAt: mpcServiceShares.createdAt })
+  return db.select({
+    sessionId: mpcServiceShares.sessionId,
+    walletId: mpcServiceShares.walletId,
+    userId: mpcServiceShares.userId,
+    publicKey: mpcServiceShares.publicKey,
+    createdAt: mpcServiceShares.createdAt,
+  })
     .from(mpcServiceShares).where(and(eq(mpcServiceShares.tenantId, tenantId), sql`${mpcServiceShares.walletId} is not null`))
     .orderBy(desc(mpcServiceShares.createdAt)).limit(limit).offset(offset).all()
 }

@@ -33,7 +33,10 @@ let lastSweep = 0
 
 const notMpcTenant = () => new ForbiddenError('This tenant does not use MPC wallets (walletMode is not `mpc`)', { code: 'MPC_NOT_ENABLED' })
 
-const noEngine = () => new ServiceUnavailableError('This deployment has no MPC engine: MPC wallets are off until an operator sets MPC_ENGINE (docs/mpc.md, "The engine")', { code: 'MPC_ENGINE_NOT_CONFIGURED' })
+const noEngine = () => new ServiceUnavailableError(
+  'This deployment has no MPC engine: MPC wallets are off until an operator sets MPC_ENGINE (docs/mpc.md, "The engine")',
+  { code: 'MPC_ENGINE_NOT_CONFIGURED' },
+)
 
 /** The deployment's engine (its module, not its WebAssembly: that loads with the first protocol run); 503 when none is configured. */
 async function engineOf(deps: Deps): Promise<MpcEngine> {
@@ -79,8 +82,14 @@ async function sweepExpired(deps: Deps) {
   await deps.database.write((tx) => repo.deleteExpiredMessages(tx, now)).catch((err: unknown) => deps.logger.warn('mpc: expired messages not swept', errorSummary(err)))
 }
 
+/** What a caller says of a new session; the rest (its id, state and times) `openSession` sets. */
+type NewSession = Omit<
+  repo.MpcSessionRow,
+  'id' | 'status' | 'publicKey' | 'txHash' | 'failureReason' | 'registeredWalletId' | 'expiresAt' | 'createdAt' | 'updatedAt' | 'transactionId'
+> & { transactionId?: string | null }
+
 /** Writes a session with its parties' job (the service party's, when it takes part) in `tx`. */
-async function openSession(deps: Deps, tx: Tx, row: Omit<repo.MpcSessionRow, 'id' | 'status' | 'publicKey' | 'txHash' | 'failureReason' | 'registeredWalletId' | 'expiresAt' | 'createdAt' | 'updatedAt' | 'transactionId'> & { transactionId?: string | null }) {
+async function openSession(deps: Deps, tx: Tx, row: NewSession) {
   const now = deps.clock.now()
   const s: repo.MpcSessionRow = {
     ...row, id: newId(), transactionId: row.transactionId ?? null, status: 'open', publicKey: null, txHash: null, failureReason: null, registeredWalletId: null,
@@ -146,17 +155,29 @@ export async function registerWallet(ctx: Ctx, input: RegisterWalletBody) {
     if (s.expiresAt <= ctx.deps.clock.now()) throw sessionExpired()
     const results = await repo.listResults(tx, tenant.id, s.id)
     const keys = new Set(results.map((r) => r.publicKey))
-    if (keys.size > 1 || s.status === 'failed') throw new ConflictError('The parties reported different public keys: this key generation failed; start a new one', { code: 'MPC_PUBLIC_KEY_MISMATCH', details: { results: results.map((r) => ({ partyId: r.partyId, publicKey: r.publicKey })) } })
+    if (keys.size > 1 || s.status === 'failed') {
+      const reported = results.map((r) => ({ partyId: r.partyId, publicKey: r.publicKey }))
+      throw new ConflictError('The parties reported different public keys: this key generation failed; start a new one', {
+        code: 'MPC_PUBLIC_KEY_MISMATCH',
+        details: { results: reported },
+      })
+    }
     if (results.length < s.parties.length || s.status !== 'completed' || !s.publicKey) {
-      throw new ConflictError(`Key generation is not finished: ${results.length} of ${s.parties.length} parties reported their public key`, { code: 'MPC_DKG_INCOMPLETE', details: { reported: results.map((r) => r.partyId) } })
+      throw new ConflictError(
+        `Key generation is not finished: ${results.length} of ${s.parties.length} parties reported their public key`,
+        { code: 'MPC_DKG_INCOMPLETE', details: { reported: results.map((r) => r.partyId) } },
+      )
     }
     const share = await repo.findShareOfSession(tx, tenant.id, s.id)
     if (!share || share.publicKey !== s.publicKey) throw new ConflictError('The service party holds no share of this key', { code: 'MPC_PUBLIC_KEY_MISMATCH' })
     const net = resolveChain(tenant.settings, s.chain, s.isTestnet)
     const w = await addWallet(ctx.deps, tx, {
-      tenantId: tenant.id, userId: ctx.actor.userId, net, address: addressOfPublicKey(s.publicKey), label: input.label ?? null, walletType: 'managed', scheme: 'mpc_tss', isPrimary: input.isPrimary ?? false,
+      tenantId: tenant.id, userId: ctx.actor.userId, net, address: addressOfPublicKey(s.publicKey),
+      label: input.label ?? null, walletType: 'managed', scheme: 'mpc_tss', isPrimary: input.isPrimary ?? false,
     })
-    if (!(await repo.markRegistered(tx, tenant.id, s.id, w.id, ctx.deps.clock.now()))) throw new ConflictError('A wallet was already registered from this DKG session', { code: 'MPC_WALLET_ALREADY_REGISTERED' })
+    if (!(await repo.markRegistered(tx, tenant.id, s.id, w.id, ctx.deps.clock.now()))) {
+      throw new ConflictError('A wallet was already registered from this DKG session', { code: 'MPC_WALLET_ALREADY_REGISTERED' })
+    }
     await repo.bindShare(tx, tenant.id, s.id, w.id)
     return { row: w, publicKey: s.publicKey, sessionId: s.id }
   })
@@ -177,7 +198,9 @@ export async function signStart(ctx: Ctx, walletId: string, input: SignStartBody
     if (!prepared || prepared.walletId !== wallet.id) throw new NotFoundError('Prepared transaction not found for this wallet', { code: 'PREPARED_TX_NOT_FOUND' })
     if (prepared.status === 'used') throw new ConflictError('This prepared transaction was already broadcast', { code: 'PREPARED_TX_ALREADY_USED' })
     if (prepared.expiresAt <= ctx.deps.clock.now()) throw new AppError(410, 'GoneError', 'This prepared transaction has expired; prepare a new one', { code: 'PREPARED_TX_EXPIRED' })
-    if (parties.includes(SERVICE) && !(await repo.findShareOfWallet(tx, tenant.id, wallet.id))) throw new ConflictError('The service party holds no share of this wallet', { code: 'MPC_NO_SERVICE_SHARE' })
+    if (parties.includes(SERVICE) && !(await repo.findShareOfWallet(tx, tenant.id, wallet.id))) {
+      throw new ConflictError('The service party holds no share of this wallet', { code: 'MPC_NO_SERVICE_SHARE' })
+    }
     return openSession(ctx.deps, tx, {
       tenantId: tenant.id, userId: ctx.actor.userId, kind: 'sign', chain: wallet.chain, isTestnet: wallet.isTestnet, parties,
       walletId: wallet.id, preparedId: prepared.id, transactionId: prepared.transactionId, messageHash: prepared.signingPayload,

@@ -35,10 +35,20 @@ export async function acceptSignature(deps: Deps, s: repo.MpcSessionRow, partyId
   const signature = await recoverable(s.messageHash as Hex, wallet.address, sig.r as Hex, sig.s as Hex)
   if (!signature) throw new BadRequestError('This signature does not sign the session\'s hash with the wallet\'s key', { code: 'MPC_SIGNATURE_INVALID' })
   const now = deps.clock.now()
-  const stored = await deps.database.write((tx) => repo.insertResult(tx, { sessionId: s.id, partyId, tenantId: s.tenantId, publicKey: null, signatureR: sig.r.toLowerCase(), signatureS: sig.s.toLowerCase(), createdAt: now }))
+  const stored = await deps.database.write((tx) => repo.insertResult(tx, {
+    sessionId: s.id,
+    partyId,
+    tenantId: s.tenantId,
+    publicKey: null,
+    signatureR: sig.r.toLowerCase(),
+    signatureS: sig.s.toLowerCase(),
+    createdAt: now,
+  }))
   if (!stored) {
     const mine = (await repo.listResults(deps.database.db, s.tenantId, s.id)).find((r) => r.partyId === partyId)
-    if (mine?.signatureR !== sig.r.toLowerCase() || mine?.signatureS !== sig.s.toLowerCase()) throw new ConflictError(`Party ${partyId} already reported another signature`, { code: 'MPC_RESULT_CONFLICT' })
+    if (mine?.signatureR !== sig.r.toLowerCase() || mine?.signatureS !== sig.s.toLowerCase()) {
+      throw new ConflictError(`Party ${partyId} already reported another signature`, { code: 'MPC_RESULT_CONFLICT' })
+    }
   }
   const current = await repo.findSession(deps.database.db, s.tenantId, s.id)
   if (current?.txHash) return

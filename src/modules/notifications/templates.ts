@@ -49,7 +49,11 @@ function transaction(kind: 'transaction.confirmed' | 'transaction.failed', d: Da
     const to = d.toSymbol ? { en: ` to ${d.toSymbol}`, it: ` in ${d.toSymbol}` } : { en: '', it: '' }
     return ok
       ? pick(locale, { title: 'Swap confirmed', body: `Your swap of ${from}${to.en} is confirmed.` }, { title: 'Scambio confermato', body: `Il tuo scambio di ${from}${to.it} è confermato.` })
-      : pick(locale, { title: 'Swap failed', body: `Your swap of ${from}${to.en} did not go through.` }, { title: 'Scambio non riuscito', body: `Il tuo scambio di ${from}${to.it} non è andato a buon fine.` })
+      : pick(
+        locale,
+        { title: 'Swap failed', body: `Your swap of ${from}${to.en} did not go through.` },
+        { title: 'Scambio non riuscito', body: `Il tuo scambio di ${from}${to.it} non è andato a buon fine.` },
+      )
   }
   const what = { en: amount ? `Your send of ${amount}` : 'Your send', it: amount ? `Il tuo invio di ${amount}` : 'Il tuo invio' }
   const to = shortAddress(d.toAddress)
@@ -57,7 +61,11 @@ function transaction(kind: 'transaction.confirmed' | 'transaction.failed', d: Da
   const on = d.network ? { en: ` on ${d.network}`, it: ` su ${d.network}` } : { en: '', it: '' }
   return ok
     ? pick(locale, { title: 'Transaction confirmed', body: `${what.en}${where.en} is confirmed${on.en}.` }, { title: 'Transazione confermata', body: `${what.it}${where.it} è confermato${on.it}.` })
-    : pick(locale, { title: 'Transaction failed', body: `${what.en}${where.en} did not go through${on.en}.` }, { title: 'Transazione non riuscita', body: `${what.it}${where.it} non è andato a buon fine${on.it}.` })
+    : pick(
+      locale,
+      { title: 'Transaction failed', body: `${what.en}${where.en} did not go through${on.en}.` },
+      { title: 'Transazione non riuscita', body: `${what.it}${where.it} non è andato a buon fine${on.it}.` },
+    )
 }
 
 function incoming(d: Data, locale: Locale): RenderedNotification {

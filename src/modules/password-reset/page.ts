@@ -53,6 +53,12 @@ const TEXT = {
   },
 }
 
+/** The texts the page's script shows, in the page's language. */
+function pageTexts(s: (typeof TEXT)['en']) {
+  const { invalid, mismatch, weak, failed, tooMany, breached, unavailable, submit, saving } = s
+  return { invalid, mismatch, weak, failed, tooMany, breached, unavailable, submit, saving }
+}
+
 export function resetPage(lang: string | undefined) {
   const locale = lang === 'it' ? 'it' : 'en'
   const s = TEXT[locale]
@@ -111,7 +117,7 @@ export function resetPage(lang: string | undefined) {
 </main>
 <script nonce="${nonce}">
 (function () {
-  var T = ${JSON.stringify({ invalid: s.invalid, mismatch: s.mismatch, weak: s.weak, failed: s.failed, tooMany: s.tooMany, breached: s.breached, unavailable: s.unavailable, submit: s.submit, saving: s.saving })};
+  var T = ${JSON.stringify(pageTexts(s))};
   var LOCALE = ${JSON.stringify(locale)};
   var params = new URLSearchParams(location.search);
   var token = params.get('token') || '';
@@ -120,7 +126,12 @@ export function resetPage(lang: string | undefined) {
   var $ = function (id) { return document.getElementById(id); };
   var form = $('form'), status = $('status'), error = $('error'), success = $('success'), button = $('submit');
   var pw = $('password'), confirm = $('confirm');
-  var RULES = { length: function (p) { return p.length >= 8; }, upper: function (p) { return /[A-Z]/.test(p); }, lower: function (p) { return /[a-z]/.test(p); }, digit: function (p) { return /[0-9]/.test(p); } };
+  var RULES = {
+    length: function (p) { return p.length >= 8; },
+    upper: function (p) { return /[A-Z]/.test(p); },
+    lower: function (p) { return /[a-z]/.test(p); },
+    digit: function (p) { return /[0-9]/.test(p); },
+  };
   function showError(text) { error.textContent = text; error.hidden = false; }
   function invalidLink() { status.hidden = true; form.hidden = true; showError(T.invalid); }
   function updateRules() {
@@ -144,7 +155,11 @@ export function resetPage(lang: string | undefined) {
     for (var k in RULES) if (!RULES[k](p)) { showError(T.weak); pw.focus(); return; }
     if (p !== confirm.value) { showError(T.mismatch); confirm.focus(); return; }
     button.disabled = true; button.textContent = T.saving;
-    fetch('/v1/auth/reset-password', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ token: token, newPassword: p, locale: LOCALE }) })
+    fetch('/v1/auth/reset-password', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ token: token, newPassword: p, locale: LOCALE }),
+    })
       .then(function (r) { return r.json().catch(function () { return {}; }).then(function (b) { return { status: r.status, body: b }; }); })
       .then(function (res) {
         button.disabled = false; button.textContent = T.submit;
@@ -166,7 +181,10 @@ export function resetPage(lang: string | undefined) {
     html,
     headers: {
       'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'`,
+      'content-security-policy': [
+        "default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src 'nonce-${nonce}'`, "connect-src 'self'", "img-src 'self'",
+        "form-action 'none'", "base-uri 'none'", "frame-ancestors 'none'",
+      ].join('; '),
       // the address holds the token: never send it onwards
       'referrer-policy': 'no-referrer',
       'cache-control': 'no-store',

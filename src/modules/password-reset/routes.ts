@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
+import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { EMAIL_LIMIT, FORGOT_PASSWORD_MESSAGE } from './service'
@@ -23,6 +24,57 @@ export const ResetPasswordResponse = t.Object({
   userId: t.String({ format: 'uuid' }),
 }, { title: 'ResetPasswordResponse' })
 
+/** What the OpenAPI document says of each operation, kept off the route lines. */
+const descriptions = {
+  forgotPassword: [
+    prose`
+      Always answers the same fixed text, with the same work and timing whether or not an account
+      exists: the address is only looked up later by the background worker.`,
+    prose`
+      An eligible account gets a single-use link valid for the tenant's window (60 minutes by
+      default); an account that signs in only with Google or Apple gets an email pointing to social
+      sign-in; unknown addresses get nothing.`,
+    prose`
+      Throttled per client IP (${forgotIpLimit.max} per ${forgotIpLimit.windowSeconds / 60} minutes)
+      and per email address (${EMAIL_LIMIT.max} per hour, counted the same for known and unknown
+      addresses) with 429 \`{ error }\`.`,
+    '404 `{ error }` when the tenant has not enabled password reset.',
+  ].join(' '),
+  validateResetToken: prose`
+    Never consumes the token. \`valid: false\` for unknown, used or expired tokens, and for tokens
+    whose account or tenant is no longer active or whose tenant turned reset off.
+    ${validateLimit.max} per minute per client IP.`,
+  resetPassword: [
+    prose`
+      The token is the credential. 400 \`{ error }\` for an invalid, used or expired link, for a
+      password that breaks the rules (8 characters with an upper-case letter, a lower-case letter
+      and a digit), and for a password found in a known breach (Have I Been Pwned range lookup; only
+      5 characters of its SHA-1 leave the server).`,
+    prose`
+      A refused password does not use up the link. When the breach service does not answer in time,
+      the reset is refused with 503 and the link stays usable (server setting HIBP_ON_ERROR=reject,
+      the default; \`allow\` accepts the password instead).`,
+    prose`
+      On success the token is consumed (of two concurrent uses exactly one succeeds), every other
+      reset link of the account stops working, refresh tokens issued before are rejected, a security
+      notice is emailed, and a fresh token pair is returned. Access tokens already issued stay valid
+      until they expire.`,
+    `${resetLimit.max} per minute per client IP.`,
+  ].join(' '),
+  adminSendReset: prose`
+    For platform admins (naming \`tenantId\`, 400 without it) and tenantadmins (their own tenant;
+    another tenant's id answers 404). 404 when the tenant has not enabled reset or is disabled, or
+    the user is not an active user of that tenant; 400 when the user has no email address. A user
+    who signs in only with Google or Apple is sent the social sign-in email instead of a link.
+    Recorded in the tenant's activity log.`,
+  resetPasswordPage: prose`
+    A small HTML page without external assets: it checks the token with
+    \`GET /v1/auth/reset-password/validate\`, shows the password rules and a form, posts
+    \`POST /v1/auth/reset-password\`, and shows success or a clear error. \`lang=it\` shows it in
+    Italian. The page never sends the token anywhere but these two calls, and answers with
+    \`Referrer-Policy: no-referrer\` and a strict Content-Security-Policy.`,
+}
+
 export function passwordResetRoutes(deps: Deps) {
   const api = new Elysia({ prefix: '/v1/auth', detail: { tags: ['Password reset'] } })
     .use(security(deps))
@@ -35,12 +87,7 @@ export function passwordResetRoutes(deps: Deps) {
       detail: {
         operationId: 'forgotPassword',
         summary: 'Email a password reset link (tenant-signed)',
-        description: [
-          'Always answers the same fixed text, with the same work and timing whether or not an account exists: the address is only looked up later by the background worker.',
-          'An eligible account gets a single-use link valid for the tenant\'s window (60 minutes by default); an account that signs in only with Google or Apple gets an email pointing to social sign-in; unknown addresses get nothing.',
-          `Throttled per client IP (${forgotIpLimit.max} per ${forgotIpLimit.windowSeconds / 60} minutes) and per email address (${EMAIL_LIMIT.max} per hour, counted the same for known and unknown addresses) with 429 \`{ error }\`.`,
-          '404 `{ error }` when the tenant has not enabled password reset.',
-        ].join(' '),
+        description: descriptions.forgotPassword,
       },
     })
     .get('/reset-password/validate', ({ query }) => reset.validateToken(deps, query.token), {
@@ -51,7 +98,7 @@ export function passwordResetRoutes(deps: Deps) {
       detail: {
         operationId: 'validateResetToken',
         summary: 'Tell whether a reset token can still be used',
-        description: `Never consumes the token. \`valid: false\` for unknown, used or expired tokens, and for tokens whose account or tenant is no longer active or whose tenant turned reset off. ${validateLimit.max} per minute per client IP.`,
+        description: descriptions.validateResetToken,
       },
     })
     .post('/reset-password', ({ body }) => reset.resetPassword(deps, body), {
@@ -62,12 +109,7 @@ export function passwordResetRoutes(deps: Deps) {
       detail: {
         operationId: 'resetPassword',
         summary: 'Set a new password with a reset token',
-        description: [
-          'The token is the credential. 400 `{ error }` for an invalid, used or expired link, for a password that breaks the rules (8 characters with an upper-case letter, a lower-case letter and a digit), and for a password found in a known breach (Have I Been Pwned range lookup; only 5 characters of its SHA-1 leave the server).',
-          'A refused password does not use up the link. When the breach service does not answer in time, the reset is refused with 503 and the link stays usable (server setting HIBP_ON_ERROR=reject, the default; `allow` accepts the password instead).',
-          'On success the token is consumed (of two concurrent uses exactly one succeeds), every other reset link of the account stops working, refresh tokens issued before are rejected, a security notice is emailed, and a fresh token pair is returned. Access tokens already issued stay valid until they expire.',
-          `${resetLimit.max} per minute per client IP.`,
-        ].join(' '),
+        description: descriptions.resetPassword,
       },
     })
     .post('/admin/send-reset', ({ body, ctx }) => reset.sendResetByOperator(ctx, body), {
@@ -78,7 +120,7 @@ export function passwordResetRoutes(deps: Deps) {
       detail: {
         operationId: 'adminSendReset',
         summary: 'Email a user a password reset link (operator)',
-        description: 'For platform admins (naming `tenantId`, 400 without it) and tenantadmins (their own tenant; another tenant\'s id answers 404). 404 when the tenant has not enabled reset or is disabled, or the user is not an active user of that tenant; 400 when the user has no email address. A user who signs in only with Google or Apple is sent the social sign-in email instead of a link. Recorded in the tenant\'s activity log.',
+        description: descriptions.adminSendReset,
       },
     })
   const page = new Elysia({ detail: { tags: ['Password reset'] } })
@@ -92,7 +134,7 @@ export function passwordResetRoutes(deps: Deps) {
       detail: {
         operationId: 'resetPasswordPage',
         summary: 'The reset page the emailed link opens',
-        description: 'A small HTML page without external assets: it checks the token with `GET /v1/auth/reset-password/validate`, shows the password rules and a form, posts `POST /v1/auth/reset-password`, and shows success or a clear error. `lang=it` shows it in Italian. The page never sends the token anywhere but these two calls, and answers with `Referrer-Policy: no-referrer` and a strict Content-Security-Policy.',
+        description: descriptions.resetPasswordPage,
       },
     })
   return new Elysia().use(api).use(page)

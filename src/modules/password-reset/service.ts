@@ -111,7 +111,16 @@ export async function issueReset(deps: Deps, tenant: TenantRow, settings: Stored
   const activity = async (tx: Executor, kind: string) => {
     if (!opts.activity) return
     const { ctx } = opts.activity
-    await recordActivity(tx, { tenantId: tenant.id, actor: ctx.actor, action: 'user.password_reset.sent', targetType: 'user', targetId: user.id, details: { email: kind }, requestId: ctx.requestId, at: now })
+    await recordActivity(tx, {
+      tenantId: tenant.id,
+      actor: ctx.actor,
+      action: 'user.password_reset.sent',
+      targetType: 'user',
+      targetId: user.id,
+      details: { email: kind },
+      requestId: ctx.requestId,
+      at: now,
+    })
   }
   if (user.passwordHash === null && providers.length > 0) {
     await deps.database.write(async (tx) => {
@@ -177,7 +186,12 @@ export async function resetPassword(deps: Deps, input: ResetPassword) {
     // Tenant admins see in the activity log when an account's password was reset, and how the link was sent.
     await recordActivity(tx, { tenantId: tenant.id, actor: null, action: 'user.password_reset.completed', targetType: 'user', targetId: user.id, details: { origin: found.token.origin }, at: now })
     if (user.email) {
-      await queueMail(deps, tx, { tenantId: tenant.id, to: user.email, senderName: settings.passwordReset.senderName, locale: input.locale ?? 'en', template: { kind: 'password-changed', at: now } }, now)
+      await queueMail(
+        deps,
+        tx,
+        { tenantId: tenant.id, to: user.email, senderName: settings.passwordReset.senderName, locale: input.locale ?? 'en', template: { kind: 'password-changed', at: now } },
+        now,
+      )
     }
     return s
   })

@@ -33,7 +33,9 @@ export interface RampAccess {
 
 /** 403 `RAMP_NOT_USED`: the tenant connected neither environment; says which setting turns the sandbox on. */
 const notUsed = () => new ForbiddenError(
-  'This tenant does not use the bank ramp: a platform admin connects its sandbox with PATCH /v1/admin/tenants/{id} { "bankRamp": { "sandbox": { "connected": true } } } (the built-in simulator, no partner address needed), or creates the tenant with `slipway tenant create --name <name> --sandbox`',
+  'This tenant does not use the bank ramp: a platform admin connects its sandbox with'
+    + ' PATCH /v1/admin/tenants/{id} { "bankRamp": { "sandbox": { "connected": true } } } (the built-in simulator, no partner address needed),'
+    + ' or creates the tenant with `slipway tenant create --name <name> --sandbox`',
   { details: { code: 'RAMP_NOT_USED', setting: 'bankRamp.sandbox.connected' } },
 )
 

@@ -194,7 +194,12 @@ export async function applyPartnerEvent(deps: Deps, tx: Tx, tenantId: string, en
       depositId,
       rampDepositId: depositRampId,
       requestForInformation: rfiOf(data.RequestForInformation),
-      refunds: arr(data.Refunds).map(obj).map((r) => ({ amount: decimalText(r.RefundedAmount) ?? '0', currency: str(r.Currency), status: str(r.Status) ?? 'Pending', requestedAt: isoText(r.RequestTime) })),
+      refunds: arr(data.Refunds).map(obj).map((r) => ({
+        amount: decimalText(r.RefundedAmount) ?? '0',
+        currency: str(r.Currency),
+        status: str(r.Status) ?? 'Pending',
+        requestedAt: isoText(r.RequestTime),
+      })),
       ruleId: await ownId('rule', str(orchestration.RuleID)),
       ruleExecutionId,
       reversesTransactionId: reverses,

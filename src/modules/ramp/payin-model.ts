@@ -58,7 +58,14 @@ export const OnboardingStatusView = t.Object({
   actionsRequired: t.Array(t.String()),
   regions: t.Array(Region),
   agreements: t.Array(Agreement),
-  nextStep: t.Union([t.Literal('create_session'), t.Literal('complete_onboarding'), t.Literal('provide_information'), t.Literal('wait_for_review'), t.Literal('initiate_payin'), t.Literal('contact_support')]),
+  nextStep: t.Union([
+    t.Literal('create_session'),
+    t.Literal('complete_onboarding'),
+    t.Literal('provide_information'),
+    t.Literal('wait_for_review'),
+    t.Literal('initiate_payin'),
+    t.Literal('contact_support'),
+  ]),
   updatedAt: Nullable(t.String({ format: 'date-time' })),
 }, { title: 'RampOnboardingStatus' })
 

@@ -75,7 +75,13 @@ export const QuoteBody = t.Object({
   paymentMethodId: t.Optional(PaymentMethodId),
   form: t.Optional(Form),
   isTestnet: IsTestnet,
-}, { examples: [{ channelId: '0b5e1c9a-7d3f-4e21-9c4a-000000000003', walletId: '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f', fiatAmount: '100.00', form: { AccountHolderName: 'Ada Lovelace', IBAN: 'DE89370400440532013000' }, isTestnet: true }] })
+}, { examples: [{
+  channelId: '0b5e1c9a-7d3f-4e21-9c4a-000000000003',
+  walletId: '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
+  fiatAmount: '100.00',
+  form: { AccountHolderName: 'Ada Lovelace', IBAN: 'DE89370400440532013000' },
+  isTestnet: true,
+}] })
 export type QuoteBody = typeof QuoteBody.static
 
 export const QuoteView = t.Object({
@@ -128,7 +134,13 @@ export const InitiateBody = t.Object({
   paymentMethodId: t.Optional(PaymentMethodId),
   form: t.Optional(Form),
   isTestnet: IsTestnet,
-}, { examples: [{ channelId: '0b5e1c9a-7d3f-4e21-9c4a-000000000003', walletId: '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f', cryptoAmount: '25000000', form: { AccountHolderName: 'Ada Lovelace', IBAN: 'DE89370400440532013000' }, isTestnet: true }] })
+}, { examples: [{
+  channelId: '0b5e1c9a-7d3f-4e21-9c4a-000000000003',
+  walletId: '6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
+  cryptoAmount: '25000000',
+  form: { AccountHolderName: 'Ada Lovelace', IBAN: 'DE89370400440532013000' },
+  isTestnet: true,
+}] })
 export type InitiateBody = typeof InitiateBody.static
 
 export const PayoutStatus = t.Union([t.Literal('pending'), t.Literal('processing'), t.Literal('completed'), t.Literal('failed')])

@@ -123,7 +123,11 @@ export async function payQuote(ctx: Ctx, a: RampAccess, q: repo.QuoteRow, replay
   let sent: { id: string; txHash: string | null }
   try {
     // the send is the payout's: the payout's Idempotency-Key stays bound to the payout
-    sent = await tx.createTransaction({ ...ctx, idempotency: undefined }, { walletId: wallet.id, chain: wallet.chain, toAddress: q.depositAddress, amount: q.cryptoAuthorizedAmount, tokenAddress: token.address }, { holdId: held ? id : undefined }) as { id: string; txHash: string | null }
+    sent = await tx.createTransaction(
+      { ...ctx, idempotency: undefined },
+      { walletId: wallet.id, chain: wallet.chain, toAddress: q.depositAddress, amount: q.cryptoAuthorizedAmount, tokenAddress: token.address },
+      { holdId: held ? id : undefined },
+    ) as { id: string; txHash: string | null }
   } catch (err) {
     const send = await holds.sendOfHold(deps.database.db, a.tenantId, id)
     if (send && send.status === 'pending') {
@@ -221,7 +225,10 @@ async function sell(deps: Deps, tenantId: string, env: RampEnv, p: repo.PayoutRo
       if (attempt < SELL_OVERDUE_AFTER) deps.logger.warn('bank ramp sell not taken; trying again', { payoutId: p.id, attempt, ...errorSummary(err) })
       else {
         deps.metrics.rampSellOverdue(env)
-        deps.logger.error('bank ramp sell overdue: the payout\'s crypto is at the partner\'s deposit address and the partner has not taken the sell; asking again every 10 minutes', { payoutId: p.id, tenantId, attempt, ...errorSummary(err) })
+        deps.logger.error(
+          'bank ramp sell overdue: the payout\'s crypto is at the partner\'s deposit address and the partner has not taken the sell; asking again every 10 minutes',
+          { payoutId: p.id, tenantId, attempt, ...errorSummary(err) },
+        )
       }
       return again(Math.min(1000 * 2 ** attempt, 600_000))
     }

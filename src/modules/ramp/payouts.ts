@@ -46,7 +46,10 @@ export async function initiatePayout(ctx: Ctx, input: M.InitiateBody) {
   const a = await access(ctx, 'sandbox', 'payout')
   const crypto = BigInt(input.cryptoAmount)
   const c = await customerOf(ctx, a)
-  const channel = (await partnerClient(ctx.deps, a.tenantId, a.env, a.ramp).sellChannels({ CryptoCurrency: partnerCrypto(input.cryptoCurrency ?? 'USDC', a.env) ?? '', CustomerID: c.known ? c.id : undefined }))
+  const channel = (await partnerClient(ctx.deps, a.tenantId, a.env, a.ramp).sellChannels({
+    CryptoCurrency: partnerCrypto(input.cryptoCurrency ?? 'USDC', a.env) ?? '',
+    CustomerID: c.known ? c.id : undefined,
+  }))
     .find((ch) => ch?.ID === input.channelId)
   if (!channel) throw new RampApiError(404, 'RAMP_RESOURCE_NOT_FOUND', 'The bank ramp has no such channel')
   const rate = decimalText(channel.Rate)

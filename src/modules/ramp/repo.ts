@@ -2,7 +2,10 @@
 import { and, count, desc, eq, inArray, isNotNull, isNull, lt, or } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
 import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
-import { rampAddressChallenges, rampCustomers, rampDeposits, rampOrchestrationIds, rampPaymentMethods, rampPayouts, rampPayoutQuotes, rampProvenAddresses, rampTransactions, type RampEnv } from './schema'
+import {
+  rampAddressChallenges, rampCustomers, rampDeposits, rampOrchestrationIds, rampPaymentMethods, rampPayouts, rampPayoutQuotes,
+  rampProvenAddresses, rampTransactions, type RampEnv,
+} from './schema'
 
 export type CustomerRow = typeof rampCustomers.$inferSelect
 export type MethodRow = typeof rampPaymentMethods.$inferSelect
@@ -27,7 +30,12 @@ export const findMethodByRampId = (db: Executor, tenantId: string, env: RampEnv,
   db.select().from(rampPaymentMethods).where(and(eq(rampPaymentMethods.tenantId, tenantId), eq(rampPaymentMethods.environment, env), eq(rampPaymentMethods.rampPaymentMethodId, rampId))).get()
 
 export const findMethod = (db: Executor, tenantId: string, env: RampEnv, userId: string, id: string) =>
-  db.select().from(rampPaymentMethods).where(and(eq(rampPaymentMethods.tenantId, tenantId), eq(rampPaymentMethods.environment, env), eq(rampPaymentMethods.userId, userId), eq(rampPaymentMethods.id, id))).get()
+  db.select().from(rampPaymentMethods).where(and(
+    eq(rampPaymentMethods.tenantId, tenantId),
+    eq(rampPaymentMethods.environment, env),
+    eq(rampPaymentMethods.userId, userId),
+    eq(rampPaymentMethods.id, id),
+  )).get()
 
 export const listMethods = (db: Executor, tenantId: string, env: RampEnv, userId: string) =>
   db.select().from(rampPaymentMethods).where(and(eq(rampPaymentMethods.tenantId, tenantId), eq(rampPaymentMethods.environment, env), eq(rampPaymentMethods.userId, userId)))
@@ -160,7 +168,12 @@ export async function insertChallenge(db: Executor, tenantId: string, row: Omit<
 }
 
 export const findChallenge = (db: Executor, tenantId: string, env: RampEnv, userId: string, id: string) =>
-  db.select().from(rampAddressChallenges).where(and(eq(rampAddressChallenges.tenantId, tenantId), eq(rampAddressChallenges.environment, env), eq(rampAddressChallenges.userId, userId), eq(rampAddressChallenges.id, id))).get()
+  db.select().from(rampAddressChallenges).where(and(
+    eq(rampAddressChallenges.tenantId, tenantId),
+    eq(rampAddressChallenges.environment, env),
+    eq(rampAddressChallenges.userId, userId),
+    eq(rampAddressChallenges.id, id),
+  )).get()
 
 /** Spends a challenge: false when it was spent already (single use, also under concurrent requests). */
 export async function spendChallenge(db: Executor, tenantId: string, id: string, now: number): Promise<boolean> {
@@ -172,7 +185,10 @@ export async function spendChallenge(db: Executor, tenantId: string, id: string,
 /** Inserts the proven address, or refreshes the row the user already had for it; answers the row. */
 export async function upsertProvenAddress(db: Executor, tenantId: string, row: Omit<ProvenAddressRow, 'tenantId'>): Promise<ProvenAddressRow> {
   const [out] = await db.insert(rampProvenAddresses).values({ ...row, tenantId })
-    .onConflictDoUpdate({ target: [rampProvenAddresses.tenantId, rampProvenAddresses.environment, rampProvenAddresses.userId, rampProvenAddresses.chain, rampProvenAddresses.address], set: { rampAddressId: row.rampAddressId, provenAt: row.provenAt } })
+    .onConflictDoUpdate({
+      target: [rampProvenAddresses.tenantId, rampProvenAddresses.environment, rampProvenAddresses.userId, rampProvenAddresses.chain, rampProvenAddresses.address],
+      set: { rampAddressId: row.rampAddressId, provenAt: row.provenAt },
+    })
     .returning()
   return out!
 }
@@ -182,7 +198,12 @@ export const listProvenAddresses = (db: Executor, tenantId: string, env: RampEnv
     .orderBy(desc(rampProvenAddresses.provenAt), desc(rampProvenAddresses.id)).all()
 
 export const findProvenAddress = (db: Executor, tenantId: string, env: RampEnv, userId: string, id: string) =>
-  db.select().from(rampProvenAddresses).where(and(eq(rampProvenAddresses.tenantId, tenantId), eq(rampProvenAddresses.environment, env), eq(rampProvenAddresses.userId, userId), eq(rampProvenAddresses.id, id))).get()
+  db.select().from(rampProvenAddresses).where(and(
+    eq(rampProvenAddresses.tenantId, tenantId),
+    eq(rampProvenAddresses.environment, env),
+    eq(rampProvenAddresses.userId, userId),
+    eq(rampProvenAddresses.id, id),
+  )).get()
 
 export async function deleteProvenAddress(db: Executor, tenantId: string, id: string) {
   await db.delete(rampProvenAddresses).where(and(eq(rampProvenAddresses.tenantId, tenantId), eq(rampProvenAddresses.id, id)))
@@ -195,7 +216,17 @@ const depositFeedColumns = {
   id: rampDeposits.id, environment: rampDeposits.environment, status: rampDeposits.status, fiatAmount: rampDeposits.fiatAmount, fiatCurrency: rampDeposits.fiatCurrency,
   createdAt: rampDeposits.createdAt, updatedAt: rampDeposits.updatedAt, walletId: rampPaymentMethods.walletId, chain: rampPaymentMethods.chain,
 }
-export type DepositFeedRow = { id: string; environment: RampEnv; status: string; fiatAmount: string; fiatCurrency: string; createdAt: number; updatedAt: number; walletId: string | null; chain: string | null }
+export type DepositFeedRow = {
+  id: string
+  environment: RampEnv
+  status: string
+  fiatAmount: string
+  fiatCurrency: string
+  createdAt: number
+  updatedAt: number
+  walletId: string | null
+  chain: string | null
+}
 
 function depositFeedWhere(tenantId: string, userId: string, f: FeedRows) {
   const conds = [eq(rampDeposits.tenantId, tenantId), eq(rampDeposits.userId, userId)]

@@ -72,7 +72,17 @@ export async function swapState(ctx: Ctx, id: string) {
   if (!row || row.type !== 'swap') return null
   return {
     status: 201,
-    body: { id: row.id, status: row.status, txHash: row.txHash, requiresClientSigning: row.requiresClientSigning, nonce: row.nonce, chain: row.chain, isTestnet: row.isTestnet, type: 'swap' as const, quoteId: row.quoteId },
+    body: {
+      id: row.id,
+      status: row.status,
+      txHash: row.txHash,
+      requiresClientSigning: row.requiresClientSigning,
+      nonce: row.nonce,
+      chain: row.chain,
+      isTestnet: row.isTestnet,
+      type: 'swap' as const,
+      quoteId: row.quoteId,
+    },
   }
 }
 

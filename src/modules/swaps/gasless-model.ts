@@ -1,5 +1,6 @@
 /** Schemas of the gasless swap routes (gasless-routes.ts) and the quote's `gasless` block. */
 import { t } from 'elysia'
+import { prose } from '../../http/prose'
 import { Created } from '../transactions/model'
 
 const QuoteId = t.String({ minLength: 1, maxLength: 256, description: 'a quote of a euro stablecoin to the native coin on gnosis whose answer carried a `gasless` block, within 10 minutes' })
@@ -10,7 +11,13 @@ export type GaslessQuoteBody = typeof GaslessQuoteBody.static
 
 export const BroadcastGaslessBody = t.Object({
   quoteId: QuoteId,
-  signature: t.String({ maxLength: 132, description: 'the wallet\'s EIP-712 signature of `typedData` as `POST /v1/swap/sign-permit` answered it: 65 bytes as 0x-prefixed hex (r ‖ s ‖ v), as viem\'s signTypedData or eth_signTypedData_v4 answer' }),
+  signature: t.String({
+    maxLength: 132,
+    description: prose`
+      the wallet's EIP-712 signature of \`typedData\` as \`POST /v1/swap/sign-permit\` answered it:
+      65 bytes as 0x-prefixed hex (r ‖ s ‖ v), as viem's signTypedData or eth_signTypedData_v4
+      answer`,
+  }),
 }, {
   additionalProperties: false,
   examples: [{ quoteId: EXAMPLE_QUOTE, signature: '0x6b1f0c3e8a5d2b7f9e4c1a0d3b6e9f2c5a8d1e4b7c0f3a6d9e2b5c8f1a4d7e0b2c5f8a1d4e7b0c3f6a9d2e5b8c1f4a7d0e3b6c9f2a5d8e1b4c7f0a3d6e9b2c5f1b' }],
@@ -30,7 +37,14 @@ export const GaslessQuote = t.Object({
   estimatedGasCostXDAI: t.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', description: '`estimatedGasCost` in xDAI (decimal text)' }),
   currentNonce: t.Integer({ description: 'the token\'s `nonces(owner)`: the nonce the permit signs' }),
   permitDomain: PermitDomain,
-}, { title: 'SwapGasless', description: 'present only when gasless swaps are enabled on the deployment and the quote is a euro stablecoin with a permit (EURe) to the native coin on gnosis (both chains `gnosis`, `toToken` the zero address); then `POST /v1/swap/sign-permit` and `execute-gasless` or `broadcast-gasless` swap it without gas' })
+}, {
+  title: 'SwapGasless',
+  description: prose`
+    present only when gasless swaps are enabled on the deployment and the quote is a euro stablecoin
+    with a permit (EURe) to the native coin on gnosis (both chains \`gnosis\`, \`toToken\` the zero
+    address); then \`POST /v1/swap/sign-permit\` and \`execute-gasless\` or \`broadcast-gasless\`
+    swap it without gas`,
+})
 
 export const PermitTypedData = t.Object({
   quoteId: t.String(),

@@ -105,7 +105,12 @@ async function plan(ctx: Ctx, quoteId: string) {
   const now = ctx.deps.clock.now()
   if (q.expiresAt <= now) throw new BadRequestError('The quote has expired: ask for a new one with POST /v1/swap/quote', { code: 'SWAP_QUOTE_EXPIRED' })
   const domain = eligible(q.fromChain, q.toChain, q.fromToken, q.toToken)
-  if (!domain) throw new BadRequestError('This quote cannot be swapped gaslessly: gasless swaps are a euro stablecoin to the native coin on gnosis (the quote answers a gasless block when they are)', { code: 'SWAP_GASLESS_NOT_ELIGIBLE' })
+  if (!domain) {
+    throw new BadRequestError(
+      'This quote cannot be swapped gaslessly: gasless swaps are a euro stablecoin to the native coin on gnosis (the quote answers a gasless block when they are)',
+      { code: 'SWAP_GASLESS_NOT_ELIGIBLE' },
+    )
+  }
   const w = await ownWallet(ctx, q.walletId)
   if (q.toAddress.toLowerCase() !== w.address.toLowerCase()) {
     throw new BadRequestError('A gasless swap pays the native coin to the wallet that signs the permit: ask for a quote without toAddress', { code: 'SWAP_GASLESS_NOT_ELIGIBLE' })
@@ -142,14 +147,23 @@ export async function signPermit(ctx: Ctx, input: GaslessQuoteBody) {
   return {
     quoteId: p.q.id, walletId: p.w.id, owner: m.owner, spender: m.spender, value: m.value.toString(), nonce: Number(m.nonce), deadline: Number(m.deadline),
     relayerFee: p.fee.toString(), minAmountOut: p.minAmountOut.toString(), estimatedGasCost: p.gasCost.toString(),
-    typedData: { ...p.typedData, types: { Permit: PERMIT_TYPES.Permit.map((f) => ({ ...f })) }, message: { ...m, value: m.value.toString(), nonce: m.nonce.toString(), deadline: m.deadline.toString() } },
+    typedData: {
+      ...p.typedData,
+      types: { Permit: PERMIT_TYPES.Permit.map((f) => ({ ...f })) },
+      message: { ...m, value: m.value.toString(), nonce: m.nonce.toString(), deadline: m.deadline.toString() },
+    },
   }
 }
 
 /** `POST /v1/swap/execute-gasless`: a custodial wallet's permit signed with its key, then relayed. */
 export async function executeGasless(ctx: Ctx, input: GaslessQuoteBody) {
   const p = await plan(ctx, input.quoteId)
-  if (!isCustodial(p.w)) throw new BadRequestError('This wallet signs on the client: sign the typed data of POST /v1/swap/sign-permit and send it to POST /v1/swap/broadcast-gasless', { code: 'SWAP_GASLESS_CLIENT_SIGNS' })
+  if (!isCustodial(p.w)) {
+    throw new BadRequestError(
+      'This wallet signs on the client: sign the typed data of POST /v1/swap/sign-permit and send it to POST /v1/swap/broadcast-gasless',
+      { code: 'SWAP_GASLESS_CLIENT_SIGNS' },
+    )
+  }
   const secret = walletSecret(ctx.deps, p.w)
   let signature: Hex
   try {
@@ -187,7 +201,10 @@ function relayer(config: Config): RelaySigner {
 function lowGas(ctx: Ctx) {
   ctx.deps.metrics.swapRelayerLowGas(CHAIN)
   ctx.deps.logger.warn('gasless swap refused: the relayer cannot pay the gas; top up its native balance', { network: CHAIN })
-  return new ServiceUnavailableError('Gasless swaps are unavailable for now: the relayer cannot pay the network fee. Try again later, or swap with POST /v1/swap/execute from a wallet holding gas', { code: 'SWAP_RELAYER_LOW_GAS' })
+  return new ServiceUnavailableError(
+    'Gasless swaps are unavailable for now: the relayer cannot pay the network fee. Try again later, or swap with POST /v1/swap/execute from a wallet holding gas',
+    { code: 'SWAP_RELAYER_LOW_GAS' },
+  )
 }
 
 /**
@@ -207,7 +224,10 @@ async function relay(ctx: Ctx, p: Plan, signature: Hex) {
   try {
     const simulated = await ctx.deps.chain.guard(p.net.endpoint, 'simulate', () => p.net.rpc.simulate({ from: signer.address as Hex, to: p.router, value: 0n, data, gas: GASLESS_GAS }))
     if ('revert' in simulated) {
-      throw new BadRequestError(`The swap would fail on chain, so nothing was sent: ${simulated.revert}. Check the wallet's ${q.fromTokenSymbol} balance, or ask for a new quote`, { code: 'SWAP_GASLESS_SIMULATION_FAILED' })
+      throw new BadRequestError(
+        `The swap would fail on chain, so nothing was sent: ${simulated.revert}. Check the wallet's ${q.fromTokenSymbol} balance, or ask for a new quote`,
+        { code: 'SWAP_GASLESS_SIMULATION_FAILED' },
+      )
     }
     const balance = await ctx.deps.chain.guard(p.net.endpoint, 'balance', () => p.net.rpc.balance(signer.address as Hex))
     if (balance < p.gasCost) throw lowGas(ctx)

@@ -1,5 +1,6 @@
 /** The swaps module's request and response schemas; the service takes `SimulateSwapBody`. */
 import { t } from 'elysia'
+import { prose } from '../../http/prose'
 import { BroadcastBody, Created } from '../transactions/model'
 import { GaslessQuote } from './gasless-model'
 
@@ -16,7 +17,15 @@ export const SimulateSwapBody = t.Object({
   toTokenSymbol: t.Optional(t.String({ minLength: 1, maxLength: 32, default: 'SOL' })),
   toTokenDecimals: t.Optional(t.Integer({ minimum: 0, maximum: 36, default: 9 })),
 }, {
-  examples: [{ walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80', fromChain: 'ethereum', toChain: 'solana', fromToken: '0x08210F9170F89Ab7658F0B5E3fF39b0E03C594D4', toToken: 'So11111111111111111111111111111111111111112', fromAmount: '1000000', isTestnet: true }],
+  examples: [{
+    walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80',
+    fromChain: 'ethereum',
+    toChain: 'solana',
+    fromToken: '0x08210F9170F89Ab7658F0B5E3fF39b0E03C594D4',
+    toToken: 'So11111111111111111111111111111111111111112',
+    fromAmount: '1000000',
+    isTestnet: true,
+  }],
 })
 export type SimulateSwapBody = typeof SimulateSwapBody.static
 
@@ -40,7 +49,13 @@ const WalletId = t.String({ format: 'uuid', description: 'one of the caller\'s w
 
 export const QuoteBody = t.Object({
   walletId: WalletId,
-  fromChain: t.String({ minLength: 1, maxLength: 64, description: `one of ${SWAP_CHAINS.map((c) => `\`${c}\``).join(', ')} (enabled for the tenant); another answers 400 \`Unsupported chain: <chain>\`` }),
+  fromChain: t.String({
+    minLength: 1,
+    maxLength: 64,
+    description: prose`
+      one of ${SWAP_CHAINS.map((c) => `\`${c}\``).join(', ')} (enabled for the tenant); another
+      answers 400 \`Unsupported chain: <chain>\``,
+  }),
   toChain: t.String({ minLength: 1, maxLength: 64, description: 'same set; equal to `fromChain` for a same-chain swap' }),
   fromToken: Address,
   toToken: Address,
@@ -50,7 +65,15 @@ export const QuoteBody = t.Object({
   isTestnet: t.Optional(t.Boolean({ default: false, description: '`true` is refused (no testnet chain is supported)' })),
 }, {
   additionalProperties: false,
-  examples: [{ walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80', fromChain: 'gnosis', toChain: 'gnosis', fromToken: '0xcB444e90D8198415266c6a2724b7900fb12FC56E', toToken: '0x0000000000000000000000000000000000000000', fromAmount: '10000000000000000000', slippage: 0.5 }],
+  examples: [{
+    walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80',
+    fromChain: 'gnosis',
+    toChain: 'gnosis',
+    fromToken: '0xcB444e90D8198415266c6a2724b7900fb12FC56E',
+    toToken: '0x0000000000000000000000000000000000000000',
+    fromAmount: '10000000000000000000',
+    slippage: 0.5,
+  }],
 })
 export type QuoteBody = typeof QuoteBody.static
 
@@ -85,7 +108,12 @@ export const SwapQuote = t.Object({
     value: t.String({ description: 'wei, integer text' }), gasLimit: t.Union([t.String(), t.Null()], { description: 'integer text' }),
   }),
   requiresDestinationSignature: t.Literal(false),
-  priceImpact: Opt(t.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', description: 'declared by the spec, never populated: always absent (were it given, decimal text like every ratio in an answer)' })),
+  priceImpact: Opt(t.String({
+    pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$',
+    description: prose`
+      declared by the spec, never populated: always absent (were it given, decimal text like every
+      ratio in an answer)`,
+  })),
   gasless: Opt(GaslessQuote),
 }, { title: 'SwapQuote' })
 
@@ -96,7 +124,12 @@ export const AllowanceBody = t.Object({
   amount: t.Optional(Digits),
 }, {
   additionalProperties: false,
-  examples: [{ walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80', tokenAddress: '0xcB444e90D8198415266c6a2724b7900fb12FC56E', spenderAddress: '0x1231DEB6f5749EF6cE6943a275A1D3E7486F4EaE', amount: '10000000000000000000' }],
+  examples: [{
+    walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80',
+    tokenAddress: '0xcB444e90D8198415266c6a2724b7900fb12FC56E',
+    spenderAddress: '0x1231DEB6f5749EF6cE6943a275A1D3E7486F4EaE',
+    amount: '10000000000000000000',
+  }],
 })
 export type AllowanceBody = typeof AllowanceBody.static
 
@@ -113,7 +146,12 @@ export const ApproveBody = t.Object({
   amount: Digits,
 }, {
   additionalProperties: false,
-  examples: [{ walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80', tokenAddress: '0xcB444e90D8198415266c6a2724b7900fb12FC56E', spenderAddress: '0x1231DEB6f5749EF6cE6943a275A1D3E7486F4EaE', amount: '10000000000000000000' }],
+  examples: [{
+    walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80',
+    tokenAddress: '0xcB444e90D8198415266c6a2724b7900fb12FC56E',
+    spenderAddress: '0x1231DEB6f5749EF6cE6943a275A1D3E7486F4EaE',
+    amount: '10000000000000000000',
+  }],
 })
 export type ApproveBody = typeof ApproveBody.static
 
@@ -128,7 +166,10 @@ export const SwapBroadcastBody = t.Object({
   signedTransaction: t.Optional(t.String({ maxLength: 262_144, description: 'the signed EIP-1559 transaction (hex) with exactly the prepared fields' })),
 }, {
   additionalProperties: false,
-  examples: [{ transactionId: '5d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6', signature: '0x6b1f0c3e8a5d2b7f9e4c1a0d3b6e9f2c5a8d1e4b7c0f3a6d9e2b5c8f1a4d7e0b2c5f8a1d4e7b0c3f6a9d2e5b8c1f4a7d0e3b6c9f2a5d8e1b4c7f0a3d6e9b2c5f1b' }],
+  examples: [{
+    transactionId: '5d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6',
+    signature: '0x6b1f0c3e8a5d2b7f9e4c1a0d3b6e9f2c5a8d1e4b7c0f3a6d9e2b5c8f1a4d7e0b2c5f8a1d4e7b0c3f6a9d2e5b8c1f4a7d0e3b6c9f2a5d8e1b4c7f0a3d6e9b2c5f1b',
+  }],
 })
 export type SwapBroadcastBody = typeof SwapBroadcastBody.static
 

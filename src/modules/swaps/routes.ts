@@ -6,6 +6,7 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { IdempotencyHeaders, idempotency, registerReplay } from '../../http/idempotency'
+import { prose } from '../../http/prose'
 import { rejectUnknownProperties } from '../../http/request-state'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
@@ -17,10 +18,30 @@ import { AllowanceBody, AllowanceView, ApproveBody, ExecuteBody, QuoteBody, Simu
 /** The swap service (it reads wallets, and so the chain libraries) loads with the first swap request. */
 const service = lazyService(() => import('./impl'))
 
-const SIGNING = 'Custodial wallets: signed and submitted through the transactions module (nonce lane, balance holds, status job), 201 `{ id, status: pending, txHash }`. Non-custodial wallets: prepared, 201 `{ status: awaiting_signature, requiresClientSigning: true, preparedTransactionId, signingHash, unsignedTransaction, transaction, expiresAt }`; sign as for `POST /v1/transactions/` and call the broadcast route.'
-const BROADCAST = 'Body: `transactionId` (the `preparedTransactionId` answered) and exactly one of `signature` or `signedTransaction`, as `POST /v1/transactions/{id}/broadcast`. Works once (409 `PREPARED_TX_ALREADY_USED`, 410 `PREPARED_TX_EXPIRED`, 404 `PREPARED_TX_NOT_FOUND`). 10 per 10 seconds per IP.'
+const SIGNING = prose`
+  Custodial wallets: signed and submitted through the transactions module (nonce lane, balance
+  holds, status job), 201 \`{ id, status: pending, txHash }\`. Non-custodial wallets: prepared, 201
+  \`{ status: awaiting_signature, requiresClientSigning: true, preparedTransactionId, signingHash, unsignedTransaction, transaction, expiresAt }\`;
+  sign as for \`POST /v1/transactions/\` and call the broadcast route.`
+const BROADCAST = prose`
+  Body: \`transactionId\` (the \`preparedTransactionId\` answered) and exactly one of \`signature\`
+  or \`signedTransaction\`, as \`POST /v1/transactions/{id}/broadcast\`. Works once (409
+  \`PREPARED_TX_ALREADY_USED\`, 410 \`PREPARED_TX_EXPIRED\`, 404 \`PREPARED_TX_NOT_FOUND\`). 10 per
+  10 seconds per IP.`
 
-const EXECUTE = `Sends the quote's transaction (\`quoteId\` as \`POST /v1/swap/quote\` answered it to the caller, within 10 minutes; 404 \`SWAP_QUOTE_NOT_FOUND\`, 400 \`SWAP_QUOTE_EXPIRED\`) from the quote's wallet, holding \`fromAmount\` of the source token like a send; recorded as a transaction of type \`swap\` (history, unified feed, status job). ${SIGNING} Repeating the call sends a second swap unless it carries the same \`Idempotency-Key\` (replayed with \`idempotency-replayed: true\`). Solana sources: the aggregator's base64 versioned transaction, signed with a custodial Solana wallet's key and sent (201 \`{ id, status: pending, txHash }\`), or for a non-custodial Solana wallet prepared (201 \`{ status: awaiting_signature, requiresClientSigning: true, preparedTransactionId, message, signingScheme: solana-ed25519-message, expiresAt, lastValidBlockHeight }\`: sign \`message\`, the versioned message's bytes, with ed25519 and call \`POST /v1/swap/broadcast\` before the blockhash expires). \`execute\` and \`execute-solana\` are one operation: an \`Idempotency-Key\` sent to either is the same key (docs/swaps.md).`
+const EXECUTE = prose`
+  Sends the quote's transaction (\`quoteId\` as \`POST /v1/swap/quote\` answered it to the caller,
+  within 10 minutes; 404 \`SWAP_QUOTE_NOT_FOUND\`, 400 \`SWAP_QUOTE_EXPIRED\`) from the quote's
+  wallet, holding \`fromAmount\` of the source token like a send; recorded as a transaction of type
+  \`swap\` (history, unified feed, status job). ${SIGNING} Repeating the call sends a second swap
+  unless it carries the same \`Idempotency-Key\` (replayed with \`idempotency-replayed: true\`).
+  Solana sources: the aggregator's base64 versioned transaction, signed with a custodial Solana
+  wallet's key and sent (201 \`{ id, status: pending, txHash }\`), or for a non-custodial Solana
+  wallet prepared (201
+  \`{ status: awaiting_signature, requiresClientSigning: true, preparedTransactionId, message, signingScheme: solana-ed25519-message, expiresAt, lastValidBlockHeight }\`:
+  sign \`message\`, the versioned message's bytes, with ed25519 and call \`POST /v1/swap/broadcast\`
+  before the blockhash expires). \`execute\` and \`execute-solana\` are one operation: an
+  \`Idempotency-Key\` sent to either is the same key (docs/swaps.md).`
 
 /** execute and its alias execute-solana: one contract, two operation ids */
 const executeOptions = (operationId: string, summary: string, prefix: string) => ({
@@ -32,6 +53,35 @@ const executeOptions = (operationId: string, summary: string, prefix: string) =>
   response: { 201: SwapCreated, ...errorResponses('standard', 400, 401, 403, 404, 409, 503), ...chainErrors(400) },
   detail: { operationId, summary, description: `${prefix}${EXECUTE}` },
 })
+
+/** What the OpenAPI document says of each operation, kept off the route lines. */
+const descriptions = {
+  quoteSwap: prose`
+    The aggregator's quote for the pair (spec rules 1 to 4): tokens from the registry (the zero
+    address is an EVM native coin; both native SOL forms), the receiver without \`toAddress\` (same
+    chain: the source wallet; cross-chain: the primary wallet on \`toChain\`, an EVM fallback, or
+    the user's Solana wallet, created during the call when none exists), \`slippage\` in percent
+    divided by 100, \`isTestnet: true\` refused. Routes delivering another token or needing a
+    destination signature are refused. \`needsApproval\` only when the allowance is exactly 0.
+    Errors: 400 \`Unsupported chain: <chain>\`, \`Token not found: ...\`, \`Network mismatch: ...\`,
+    no route (\`SWAP_NO_ROUTE\`), the generic unable-to-quote message (\`SWAP_QUOTE_REFUSED\`),
+    \`SWAP_NO_DIRECT_ROUTE\`, \`SWAP_NEEDS_DESTINATION_SIGNATURE\`,
+    \`Failed to check token allowance\`; 404 \`Wallet not found\`, no primary wallet for the
+    destination; 503 \`SWAP_AGGREGATOR_UNAVAILABLE\` when the aggregator is slow, down or
+    unreadable. Aggregator failures answer fixed text of ours; the aggregator's own words are
+    logged, never answered. The quote is kept 10 minutes for execute.`,
+  checkSwapAllowance: prose`
+    The wallet's allowance of \`tokenAddress\` to \`spenderAddress\`, read from the wallet's
+    network. \`needsApproval\`: with \`amount\`, allowance < amount; without, allowance is exactly
+    0.`,
+  approveSwapToken: prose`
+    ERC-20 \`approve(spenderAddress, amount)\` (integer string) from the wallet, recorded as a
+    transaction of type \`approval\`. ${SIGNING}`,
+  simulateSwap: prose`
+    No aggregator call and no chain call: writes a \`confirmed\` swap record (\`simulation: true\`)
+    that appears in \`GET /v1/transactions/\` and the aggregated feed. Any authenticated user,
+    mainnet or testnet. 404 \`Wallet not found\` for a wallet that is not the caller's.`,
+}
 
 export function swapRoutes(deps: Deps) {
   // an executed swap's Idempotency-Key is bound to it once recorded: a retry whose first answer was lost answers it as it is now
@@ -51,14 +101,14 @@ export function swapRoutes(deps: Deps) {
       detail: {
         operationId: 'quoteSwap',
         summary: 'Quote a swap',
-        description: 'The aggregator\'s quote for the pair (spec rules 1 to 4): tokens from the registry (the zero address is an EVM native coin; both native SOL forms), the receiver without `toAddress` (same chain: the source wallet; cross-chain: the primary wallet on `toChain`, an EVM fallback, or the user\'s Solana wallet, created during the call when none exists), `slippage` in percent divided by 100, `isTestnet: true` refused. Routes delivering another token or needing a destination signature are refused. `needsApproval` only when the allowance is exactly 0. Errors: 400 `Unsupported chain: <chain>`, `Token not found: ...`, `Network mismatch: ...`, no route (`SWAP_NO_ROUTE`), the generic unable-to-quote message (`SWAP_QUOTE_REFUSED`), `SWAP_NO_DIRECT_ROUTE`, `SWAP_NEEDS_DESTINATION_SIGNATURE`, `Failed to check token allowance`; 404 `Wallet not found`, no primary wallet for the destination; 503 `SWAP_AGGREGATOR_UNAVAILABLE` when the aggregator is slow, down or unreadable. Aggregator failures answer fixed text of ours; the aggregator\'s own words are logged, never answered. The quote is kept 10 minutes for execute.',
+        description: descriptions.quoteSwap,
       },
     })
     .post('/check-allowance', async ({ body, ctx }) => service.checkAllowance(ctx, body), {
       auth: 'any',
       body: AllowanceBody,
       response: { 200: AllowanceView, ...errorResponses('standard', 400, 401, 403, 404, 503) },
-      detail: { operationId: 'checkSwapAllowance', summary: 'Read an ERC-20 allowance', description: 'The wallet\'s allowance of `tokenAddress` to `spenderAddress`, read from the wallet\'s network. `needsApproval`: with `amount`, allowance < amount; without, allowance is exactly 0.' },
+      detail: { operationId: 'checkSwapAllowance', summary: 'Read an ERC-20 allowance', description: descriptions.checkSwapAllowance },
     })
     .post('/approve', async ({ body, ctx, set }) => {
       const out = await service.approve(ctx, body)
@@ -68,7 +118,7 @@ export function swapRoutes(deps: Deps) {
       auth: 'any',
       body: ApproveBody,
       response: { 201: SwapCreated, ...errorResponses('standard', 400, 401, 403, 404, 409, 503), ...chainErrors(400) },
-      detail: { operationId: 'approveSwapToken', summary: 'Approve a spender for a swap', description: `ERC-20 \`approve(spenderAddress, amount)\` (integer string) from the wallet, recorded as a transaction of type \`approval\`. ${SIGNING}` },
+      detail: { operationId: 'approveSwapToken', summary: 'Approve a spender for a swap', description: descriptions.approveSwapToken },
     })
     .post('/broadcast-approve', async ({ body, ctx }) => service.broadcastSwap(ctx, body, ['approval']), {
       auth: 'any',
@@ -87,7 +137,11 @@ export function swapRoutes(deps: Deps) {
       const out = await service.executeSwap(ctx, body)
       set.status = 201
       return out
-    }, executeOptions('executeSwapSolana', 'Execute a quoted swap (alias of execute)', 'The catalogue\'s alias of `POST /v1/swap/execute`: the same body, behaviour and answers. A key sent here is its own: it is not shared with execute. '))
+    }, executeOptions(
+      'executeSwapSolana',
+      'Execute a quoted swap (alias of execute)',
+      'The catalogue\'s alias of `POST /v1/swap/execute`: the same body, behaviour and answers. A key sent here is its own: it is not shared with execute. ',
+    ))
     .post('/broadcast', async ({ body, ctx }) => service.broadcastSwap(ctx, body, ['swap', 'approval']), {
       auth: 'any',
       rateLimit: { max: 10, windowSeconds: 10 },
@@ -105,7 +159,7 @@ export function swapRoutes(deps: Deps) {
       detail: {
         operationId: 'simulateSwap',
         summary: 'Record a simulated swap',
-        description: 'No aggregator call and no chain call: writes a `confirmed` swap record (`simulation: true`) that appears in `GET /v1/transactions/` and the aggregated feed. Any authenticated user, mainnet or testnet. 404 `Wallet not found` for a wallet that is not the caller\'s.',
+        description: descriptions.simulateSwap,
       },
     })
 }

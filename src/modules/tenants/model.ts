@@ -14,7 +14,9 @@ export const Tenant = t.Object({
   updatedAt: t.String({ format: 'date-time' }),
 }, { title: 'Tenant' })
 
-export const TenantWithSecret = t.Composite([Tenant, t.Object({ apiSecret: t.String({ description: 'HMAC key for tenant signatures; shown here and by GET .../api-secret' }) })], { title: 'CreatedTenant' })
+export const TenantWithSecret = t.Composite([Tenant, t.Object({ apiSecret: t.String({
+  description: 'HMAC key for tenant signatures; shown here and by GET .../api-secret',
+}) })], { title: 'CreatedTenant' })
 export const ApiCredentials = t.Object({ apiKey: t.String(), apiSecret: t.String() }, { title: 'TenantApiCredentials' })
 
 export const Name = t.String({ minLength: 1, maxLength: 100 })

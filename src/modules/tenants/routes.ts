@@ -1,11 +1,22 @@
 import { Elysia, t } from 'elysia'
 import type { Deps } from '../../deps'
+import { prose } from '../../http/prose'
 import { rejectUnknownProperties } from '../../http/request-state'
 import { errorResponses, LimitOffsetQuery, OffsetPagination } from '../../http/schemas'
 import { security } from '../../http/security'
 import { page } from '../../http/schemas'
 import { ActivityEntry, ApiCredentials, CreateTenant, Tenant, TenantId, TenantWithSecret, UpdateTenant } from './model'
 import * as tenantsService from './service'
+
+/** What the OpenAPI document says of each operation, kept off the route lines. */
+const descriptions = {
+  updateTenant: prose`
+    Takes any subset of the settings, at the top level or under \`settings\`, and deep-merges it.
+    \`apiKey\` and \`webhookKey\` of the bank ramp are write-only: answers show
+    \`apiKeySet\`/\`webhookKeySet\`. A \`null\` RPC address removes the override. \`status\` and
+    turning \`agentPayments.tenantManagesUserWallets\` on are a platform admin's (a tenantadmin gets
+    403, the latter with \`code: SETTING_PLATFORM_ADMIN_ONLY\`).`,
+}
 
 export function tenantRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/admin/tenants', detail: { tags: ['Tenants'] } })
@@ -47,7 +58,7 @@ export function tenantRoutes(deps: Deps) {
       detail: {
         operationId: 'updateTenant',
         summary: 'Change a tenant\'s settings',
-        description: 'Takes any subset of the settings, at the top level or under `settings`, and deep-merges it. `apiKey` and `webhookKey` of the bank ramp are write-only: answers show `apiKeySet`/`webhookKeySet`. A `null` RPC address removes the override. `status` and turning `agentPayments.tenantManagesUserWallets` on are a platform admin\'s (a tenantadmin gets 403, the latter with `code: SETTING_PLATFORM_ADMIN_ONLY`).',
+        description: descriptions.updateTenant,
       },
     })
     .get('/:id/api-secret', ({ params, ctx }) => tenantsService.readApiSecret(ctx, params.id), {

@@ -81,7 +81,16 @@ export async function createTenant(ctx: Omit<Ctx, 'actor'> & { actor: Ctx['actor
   }
   await deps.database.write(async (tx) => {
     await repo.insertTenant(tx, row)
-    await recordActivity(tx, { tenantId: id, actor: ctx.actor, action: 'tenant.created', targetType: 'tenant', targetId: id, details: { name: input.name, settings: changedPaths(input.settings ?? {}) }, requestId: ctx.requestId, at: now })
+    await recordActivity(tx, {
+      tenantId: id,
+      actor: ctx.actor,
+      action: 'tenant.created',
+      targetType: 'tenant',
+      targetId: id,
+      details: { name: input.name, settings: changedPaths(input.settings ?? {}) },
+      requestId: ctx.requestId,
+      at: now,
+    })
   })
   return { ...tenantView(ctx, row), apiSecret }
 }

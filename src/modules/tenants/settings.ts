@@ -3,6 +3,7 @@
  * and the public view in which write-only secrets show only whether they are set.
  */
 import { t } from 'elysia'
+import { prose } from '../../http/prose'
 import type { Sealer } from '../../lib/crypto'
 
 const Url = t.String({ maxLength: 2048, pattern: '^https?://' })
@@ -40,7 +41,13 @@ export const CustomToken = t.Object({
 }, { additionalProperties: false })
 
 /** The agent payments setting's meaning, in the OpenAPI of the settings and of the agent routes. */
-export const TENANT_MANAGES_NOTE = 'The tenant declares in writing that it manages its users\' custodial wallets: its agents then pay from any user\'s custodial wallet without that user\'s consent (docs/agent-payments.md, "The wallet owner\'s consent"). Default false: an agent pays from a user\'s wallet only once that user consented (`POST /v1/agent-payments/agents/{agentId}/wallet-consent` with their own token). Only a platform admin may turn it on (a tenantadmin gets 403 `SETTING_PLATFORM_ADMIN_ONLY`); either may turn it off; every change is in the tenant\'s activity log'
+export const TENANT_MANAGES_NOTE = prose`
+  The tenant declares in writing that it manages its users' custodial wallets: its agents then pay
+  from any user's custodial wallet without that user's consent (docs/agent-payments.md, "The wallet
+  owner's consent"). Default false: an agent pays from a user's wallet only once that user consented
+  (\`POST /v1/agent-payments/agents/{agentId}/wallet-consent\` with their own token). Only a
+  platform admin may turn it on (a tenantadmin gets 403 \`SETTING_PLATFORM_ADMIN_ONLY\`); either may
+  turn it off; every change is in the tenant's activity log`
 
 export const WalletMode = t.Union([t.Literal('custodial'), t.Literal('non_custodial'), t.Literal('mpc')])
 
@@ -79,7 +86,12 @@ export const TenantSettingsView = t.Object({
   chains: t.Object({
     enabled: t.Union([t.Array(t.String()), t.Null()], { description: '`null`: every default chain' }),
     rpc: t.Record(t.String(), t.String(), { description: 'RPC address per chain registry id, overriding the server default' }),
-    tokens: t.Record(t.String(), t.Array(t.String()), { description: 'per chain (family id for both networks, or a registry id for one): the token symbols or addresses that are active; a chain not listed keeps every seeded token, an empty list hides it' }),
+    tokens: t.Record(t.String(), t.Array(t.String()), {
+      description: prose`
+        per chain (family id for both networks, or a registry id for one): the token symbols or
+        addresses that are active; a chain not listed keeps every seeded token, an empty list hides
+        it`,
+    }),
     customTokens: t.Record(t.String(), t.Array(CustomToken), { description: 'per network registry id: tokens added beyond the seeded list (also subject to `tokens`)' }),
   }),
   bankRamp: t.Object({ sandbox: RampEnvView, production: RampEnvView }),

@@ -51,8 +51,14 @@ export interface Spend {
 export const HOLD_UNSENT_TTL_MS = 120_000
 
 export const insufficientBalance = (what: string, available: bigint) =>
-  blockchainError(400, 'INSUFFICIENT_BALANCE', `The wallet's ${what} balance does not cover this amount beside the sends and holds in flight (available: ${available > 0n ? available : 0n} in the smallest unit)`, false,
-    'Wait for the wallet\'s pending transactions to settle, or send less')
+  blockchainError(
+    400,
+    'INSUFFICIENT_BALANCE',
+    `The wallet's ${what} balance does not cover this amount beside the sends and holds in flight`
+      + ` (available: ${available > 0n ? available : 0n} in the smallest unit)`,
+    false,
+    'Wait for the wallet\'s pending transactions to settle, or send less',
+  )
 
 export function chainBalances(deps: Deps, net: EvmNet, address: string, tokenAddress: string | null): Promise<ChainBalances> {
   return deps.chain.guard(net.endpoint, 'balance', () => net.rpc.balancesAtLatest(address as Hex, tokenAddress as Hex | null))
@@ -108,7 +114,14 @@ export async function walletBalances(deps: Deps, settings: StoredSettings, w: { 
  * `expiresAt` (default HOLD_UNSENT_TTL_MS from now): until when it counts unless released, e.g.
  * an x402 payment's signed authorization, which the payee can settle until it expires.
  */
-export async function placeHold(tx: Executor, k: HoldKey, view: ChainBalances, h: { tokenAddress: string | null; amount: bigint; purpose: string; refId: string; id?: string; expiresAt?: number }, now: number) {
+export async function placeHold(tx: Executor, k: HoldKey, view: ChainBalances, h: {
+  tokenAddress: string | null
+  amount: bigint
+  purpose: string
+  refId: string
+  id?: string
+  expiresAt?: number
+}, now: number) {
   await ensureSpendable(tx, k, view, { tokenAddress: h.tokenAddress, amount: h.amount, fee: 0n }, now)
   const id = h.id ?? newId()
   await insertHold(tx, {

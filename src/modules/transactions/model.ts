@@ -3,6 +3,7 @@
  * request, its input type is the schema's (`typeof SendBody.static`).
  */
 import { t } from 'elysia'
+import { prose } from '../../http/prose'
 import { ErrorEnvelope, Limit, PageNumber, SchemaErrorEnvelope } from '../../http/schemas'
 import { TX_STATUSES } from './schema'
 
@@ -16,17 +17,32 @@ export const SendBody = t.Object({
   chain: t.String({ minLength: 1, maxLength: 64, description: 'the wallet\'s chain: its family id (`ethereum`) or its network\'s registry id (`sepolia` for a testnet wallet)' }),
   toAddress: t.String({ minLength: 1, maxLength: 128 }),
   amount: Digits,
-  tokenAddress: t.Optional(t.Union([t.String({ maxLength: 64 }), t.Null()], { description: 'ERC-20 contract or SPL mint among the tenant\'s active tokens of that network; omit, null, the zero address or a native SOL placeholder for the native coin' })),
+  tokenAddress: t.Optional(t.Union([t.String({ maxLength: 64 }), t.Null()], {
+    description: prose`
+      ERC-20 contract or SPL mint among the tenant's active tokens of that network; omit, null, the
+      zero address or a native SOL placeholder for the native coin`,
+  })),
 }, {
   additionalProperties: false,
-  examples: [{ walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80', chain: 'ethereum', toAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', amount: '2500000', tokenAddress: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48' }],
+  examples: [{
+    walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80',
+    chain: 'ethereum',
+    toAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    amount: '2500000',
+    tokenAddress: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+  }],
 })
 export type SendBody = typeof SendBody.static
 
 export const BroadcastBody = t.Object({
   signature: t.Optional(t.Union([
     t.String({ maxLength: 200, description: 'EVM: 65-byte hex `r ‖ s ‖ v` over `signingHash`; Solana: 64-byte ed25519 signature over the message, base58 or base64' }),
-    t.Object({ r: t.String({ maxLength: 66 }), s: t.String({ maxLength: 66 }), yParity: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '0 or 1; other values answer SIGNATURE_DECODE_FAILED' })), v: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '27/28, or EIP-155 (chain id × 2 + 35/36)' })) }),
+    t.Object({
+      r: t.String({ maxLength: 66 }),
+      s: t.String({ maxLength: 66 }),
+      yParity: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '0 or 1; other values answer SIGNATURE_DECODE_FAILED' })),
+      v: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '27/28, or EIP-155 (chain id × 2 + 35/36)' })),
+    }),
   ])),
   signedTransaction: t.Optional(t.String({ maxLength: 262_144, description: 'EVM: the signed EIP-1559 transaction (hex) with exactly the prepared fields; Solana: the signed transaction (base64)' })),
 }, {
@@ -44,13 +60,20 @@ const BlockchainErrorEnvelope = t.Object({
 }, { title: 'BlockchainError', description: '`error: BlockchainError` with `code`, `retryable` and sometimes `suggestedAction`.' })
 /** The standard envelope of the status, or a BlockchainError (same envelope with `retryable`, `suggestedAction`). */
 export const chainErrors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, s === 400
-  ? t.Union([SchemaErrorEnvelope, BlockchainErrorEnvelope], { description: 'Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations)' })
+  ? t.Union([SchemaErrorEnvelope, BlockchainErrorEnvelope], {
+    description: prose`
+      Schema validation failed, or a value refused (\`BlockchainError\` with \`code\`,
+      \`retryable\`, \`suggestedAction\` for blockchain operations)`,
+  })
   : t.Unsafe({ ...BlockchainErrorEnvelope, description: 'The error envelope; `BlockchainError` adds `retryable` and `suggestedAction`' })]))
 
 export const Created = t.Object({
   id: t.String({ description: 'transaction id' }),
   status: t.Union([t.Literal('pending'), t.Literal('awaiting_signature'), t.Literal('confirmed'), t.Literal('failed')], {
-    description: '`pending` (custodial, submitted) or `awaiting_signature` (prepared); a retry with the Idempotency-Key of a send whose first answer was lost (its process stopped after recording it) answers the send\'s current status, which may be `confirmed` or `failed`',
+    description: prose`
+      \`pending\` (custodial, submitted) or \`awaiting_signature\` (prepared); a retry with the
+      Idempotency-Key of a send whose first answer was lost (its process stopped after recording it)
+      answers the send's current status, which may be \`confirmed\` or \`failed\``,
   }),
   txHash: t.Union([t.String(), t.Null()]),
   requiresClientSigning: t.Boolean(),
@@ -103,7 +126,13 @@ export const TokenRef = t.Object({
 export const Transaction = t.Object({
   id: t.String({ format: 'uuid' }),
   walletId: t.String(),
-  type: t.Union([t.Literal('send'), t.Literal('swap'), t.Literal('approval'), t.Literal('supply'), t.Literal('withdraw'), t.Literal('dapp')], { description: '`approval`: an ERC-20 approval sent for a swap (`POST /v1/swap/approve`) or before a lending supply; `supply`, `withdraw`: a lending pool\'s (`POST /v1/aave/supply`, `/withdraw`; a withdraw\'s `amount` is 0 and `metadata.amount` what is withdrawn); `dapp`: a transaction the client signed and broadcast with `POST /v1/dapps/broadcast`' }),
+  type: t.Union([t.Literal('send'), t.Literal('swap'), t.Literal('approval'), t.Literal('supply'), t.Literal('withdraw'), t.Literal('dapp')], {
+    description: prose`
+      \`approval\`: an ERC-20 approval sent for a swap (\`POST /v1/swap/approve\`) or before a
+      lending supply; \`supply\`, \`withdraw\`: a lending pool's (\`POST /v1/aave/supply\`,
+      \`/withdraw\`; a withdraw's \`amount\` is 0 and \`metadata.amount\` what is withdrawn);
+      \`dapp\`: a transaction the client signed and broadcast with \`POST /v1/dapps/broadcast\``,
+  }),
   chain: t.String(),
   isTestnet: t.Boolean(),
   status: t.Union([t.Literal('awaiting_signature'), t.Literal('pending'), t.Literal('confirmed'), t.Literal('failed')]),
@@ -120,7 +149,12 @@ export const Transaction = t.Object({
   feePaid: Nullable(t.String({ description: 'network fee paid once mined, smallest unit of the native coin' })),
   failureReason: Nullable(t.String()),
   resendCount: t.Integer(),
-  replacedHashes: t.Array(t.String(), { description: 'EVM: the other hashes this send was signed with for its nonce (a resend after the node dropped it, or a replacement with higher fees). Until it is mined any one of them may be; once mined, `txHash` is the one mined and these were replaced (never mined). Empty for most sends.' }),
+  replacedHashes: t.Array(t.String(), {
+    description: prose`
+      EVM: the other hashes this send was signed with for its nonce (a resend after the node dropped
+      it, or a replacement with higher fees). Until it is mined any one of them may be; once mined,
+      \`txHash\` is the one mined and these were replaced (never mined). Empty for most sends.`,
+  }),
   simulation: t.Boolean(),
   quoteId: Nullable(t.String()),
   metadata: Nullable(t.Record(t.String(), t.Any())),

@@ -15,7 +15,11 @@ export const transactions = sqliteTable('transactions', {
   tenantId: text('tenant_id').notNull().references(() => tenants.id),
   userId: text('user_id').notNull().references(() => users.id),
   walletId: text('wallet_id').notNull(),
-  /** `send`, `swap` (simulated or executed), `approval` (an ERC-20 approval for a swap or a lending supply), `supply` or `withdraw` (a lending pool's, modules/lending), `dapp` (a client-signed transaction broadcast with `POST /v1/dapps/broadcast`) */
+  /**
+   * `send`, `swap` (simulated or executed), `approval` (an ERC-20 approval for a swap or a lending
+   * supply), `supply` or `withdraw` (a lending pool's, modules/lending), `dapp` (a client-signed
+   * transaction broadcast with `POST /v1/dapps/broadcast`)
+   */
   type: text('type', { enum: TX_TYPES }).notNull(),
   /** family chain id */
   chain: text('chain').notNull(),

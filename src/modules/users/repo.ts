@@ -168,7 +168,11 @@ export function findByUsernamePrefix(db: Executor, tenantId: string, q: string, 
     .limit(limit)
 }
 
-export type UserChanges = Partial<Pick<UserRow, 'username' | 'usernameKey' | 'email' | 'emailKey' | 'displayName' | 'passwordHash' | 'passwordChangedAt' | 'status' | 'deletedAt' | 'fcmToken' | 'locale' | 'updatedAt'>>
+export type UserChanges = Partial<Pick<
+  UserRow,
+  'username' | 'usernameKey' | 'email' | 'emailKey' | 'displayName' | 'passwordHash' | 'passwordChangedAt'
+  | 'status' | 'deletedAt' | 'fcmToken' | 'locale' | 'updatedAt'
+>>
 
 export async function updateUser(db: Executor, tenantId: string | null, id: string, set: UserChanges) {
   await db.update(users).set(set).where(and(eq(users.scope, scopeOf(tenantId)), eq(users.id, id)))

@@ -1,6 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { WalletOwnerLookup } from '../../context'
 import type { Deps } from '../../deps'
+import { prose } from '../../http/prose'
 import { errorResponses, LimitOffsetQuery, Ok, OffsetPagination } from '../../http/schemas'
 import { security } from '../../http/security'
 import { CreateUser, UpdateMe, UpdateUser } from './model'
@@ -20,6 +21,29 @@ const UserList = t.NoValidate(t.Object({ data: t.Array(UserProfile), pagination:
 const UserRead = t.NoValidate(t.Composite([UserProfile]))
 const QrCode = t.String({ description: 'data URL of a PNG (base64) encoding `deepLink`' })
 
+/** What the OpenAPI document says of each operation, kept off the route lines. */
+const descriptions = {
+  createUser: prose`
+    Errors are \`{ detail }\`; a taken username, or an email that an active account of the tenant
+    already has (without regard to case), answers 409. The database holds one active account per
+    email and tenant, so of two creations racing for one email one answers 409.`,
+  searchUsers: 'Any signed-in user; answers only id, username and display name, so a payer can find a payee.',
+  setFcmToken: prose`
+    One token per user: a new one replaces the last (the device the user signed in on last gets the
+    pushes). One user per token: a token another user holds, in this tenant or another, is moved to
+    the caller in the same transaction, and that user gets no more pushes on it. \`locale\` sets the
+    language the inbox (\`GET /v1/notifications/inbox\`) and the pushes are written in; a device
+    sends its language with its token. A token FCM reports unregistered is removed by Slipway
+    (docs/notifications.md).`,
+  updateUser: prose`
+    Changing a password rejects every refresh token issued before it. Users changing their own
+    password must send \`currentPassword\` (422 when wrong). An email that another active account of
+    the tenant has answers 409 (one active account per email and tenant, held by the database).`,
+  deleteUser: prose`
+    The user can no longer sign in or refresh, and its refresh tokens are revoked. The username
+    stays reserved.`,
+}
+
 /** `walletOwners` lets operators find users by wallet address or id (the wallets module's, wired in src/services.ts). */
 export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup) {
   return new Elysia({ prefix: '/v1/users', detail: { tags: ['Users'] } })
@@ -33,7 +57,7 @@ export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup) {
       errorStyle: 'detail',
       body: CreateUser,
       response: { 201: t.Composite([UserProfile, t.Object({ qrCode: QrCode })]), ...errorResponses('detail', 400, 401, 403, 404, 409) },
-      detail: { operationId: 'createUser', summary: 'Create a user (admin or tenantadmin)', description: 'Errors are `{ detail }`; a taken username, or an email that an active account of the tenant already has (without regard to case), answers 409. The database holds one active account per email and tenant, so of two creations racing for one email one answers 409.' },
+      detail: { operationId: 'createUser', summary: 'Create a user (admin or tenantadmin)', description: descriptions.createUser },
     })
     .get('/', async ({ query, ctx }) => {
       const limit = query.limit ?? 50
@@ -50,7 +74,7 @@ export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup) {
       auth: 'any',
       query: t.Object({ username: t.String({ minLength: 1, maxLength: 100 }), limit: t.Optional(t.Integer({ minimum: 1, maximum: 50, default: 20 })) }),
       response: { 200: t.Object({ data: t.Array(t.Object({ id: t.String(), username: t.String(), displayName: t.Union([t.String(), t.Null()]) })) }), ...errorResponses('standard', 400, 401) },
-      detail: { operationId: 'searchUsers', summary: 'Find users of one\'s tenant by username prefix', description: 'Any signed-in user; answers only id, username and display name, so a payer can find a payee.' },
+      detail: { operationId: 'searchUsers', summary: 'Find users of one\'s tenant by username prefix', description: descriptions.searchUsers },
     })
     .get('/advanced-search', async ({ query, ctx }) => {
       const limit = query.limit ?? 50
@@ -79,7 +103,7 @@ export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup) {
       detail: {
         operationId: 'setFcmToken',
         summary: 'Set the push notification device token (and the notifications\' language)',
-        description: 'One token per user: a new one replaces the last (the device the user signed in on last gets the pushes). One user per token: a token another user holds, in this tenant or another, is moved to the caller in the same transaction, and that user gets no more pushes on it. `locale` sets the language the inbox (`GET /v1/notifications/inbox`) and the pushes are written in; a device sends its language with its token. A token FCM reports unregistered is removed by Slipway (docs/notifications.md).',
+        description: descriptions.setFcmToken,
       },
     })
     .get('/:id', ({ params, query, ctx }) => usersService.getUser(ctx, params.id, query.tenantId), {
@@ -94,7 +118,7 @@ export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup) {
       params: UserId,
       body: UpdateUser,
       response: { 200: UserProfile, ...errorResponses('standard', 400, 401, 404, 409, 422) },
-      detail: { operationId: 'updateUser', summary: 'Change a user\'s email or password (at least one)', description: 'Changing a password rejects every refresh token issued before it. Users changing their own password must send `currentPassword` (422 when wrong). An email that another active account of the tenant has answers 409 (one active account per email and tenant, held by the database).' },
+      detail: { operationId: 'updateUser', summary: 'Change a user\'s email or password (at least one)', description: descriptions.updateUser },
     })
     .delete('/:id', async ({ params, query, ctx, set }) => {
       await usersService.deleteUser(ctx, params.id, query.tenantId)
@@ -104,13 +128,16 @@ export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup) {
       params: UserId,
       query: TenantQuery,
       response: { 204: t.Void({ description: 'Deleted' }), ...errorResponses('standard', 400, 401, 403, 404) },
-      detail: { operationId: 'deleteUser', summary: 'Soft-delete a user (operators)', description: 'The user can no longer sign in or refresh, and its refresh tokens are revoked. The username stays reserved.' },
+      detail: { operationId: 'deleteUser', summary: 'Soft-delete a user (operators)', description: descriptions.deleteUser },
     })
     .get('/:id/qr-code', ({ params, query, ctx }) => usersService.userQrCode(ctx, params.id, query.tenantId), {
       auth: 'any',
       params: UserId,
       query: TenantQuery,
-      response: { 200: t.Object({ userId: t.String(), deepLink: t.String({ description: '`{PUBLIC_BASE_URL}/send?to=<userId>&username=<username>`' }), qrCode: QrCode }), ...errorResponses('standard', 401, 404) },
+      response: {
+        200: t.Object({ userId: t.String(), deepLink: t.String({ description: '`{PUBLIC_BASE_URL}/send?to=<userId>&username=<username>`' }), qrCode: QrCode }),
+        ...errorResponses('standard', 401, 404),
+      },
       detail: { operationId: 'getUserQrCode', summary: 'QR code for receiving payments', description: 'Encodes a deep link that pre-fills a send form with this user as the payee.' },
     })
 }

@@ -105,7 +105,16 @@ export async function updateUser(ctx: Ctx, id: string, input: UpdateUser) {
     if (passwordHash) Object.assign(set, { passwordHash, passwordChangedAt: now })
     await repo.updateUser(tx, user.tenantId, user.id, set)
     if (user.tenantId && !self) {
-      await recordActivity(tx, { tenantId: user.tenantId, actor: ctx.actor, action: 'user.updated', targetType: 'user', targetId: user.id, details: { changed: Object.keys(input).filter((k) => k === 'email' || k === 'password') }, requestId: ctx.requestId, at: now })
+      await recordActivity(tx, {
+        tenantId: user.tenantId,
+        actor: ctx.actor,
+        action: 'user.updated',
+        targetType: 'user',
+        targetId: user.id,
+        details: { changed: Object.keys(input).filter((k) => k === 'email' || k === 'password') },
+        requestId: ctx.requestId,
+        at: now,
+      })
     }
     return { ...user, ...set }
   }).catch((err: unknown) => {

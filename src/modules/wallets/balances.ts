@@ -56,7 +56,14 @@ export async function walletBalance(ctx: Ctx, walletId: string, cache: BalanceCa
 export async function aggregateBalances(ctx: Ctx, cache: BalanceCache) {
   const tenant = await callerTenant(ctx)
   const { rows } = await repo.listUserWallets(ctx.deps.database.db, tenant.id, ctx.actor.userId)
-  const groups = new Map<string, { chain: string; isTestnet: boolean; walletIds: string[]; native: { symbol: string; decimals: number; raw: bigint }; tokens: Map<string, { symbol: string; name: string; address: string; decimals: number; raw: bigint }>; lastUpdated: string }>()
+  const groups = new Map<string, {
+    chain: string
+    isTestnet: boolean
+    walletIds: string[]
+    native: { symbol: string; decimals: number; raw: bigint }
+    tokens: Map<string, { symbol: string; name: string; address: string; decimals: number; raw: bigint }>
+    lastUpdated: string
+  }>()
   const unavailable: Array<{ chain: string; isTestnet: boolean; message: string }> = []
   const results = await Promise.allSettled(rows.map((w) => readWallet(ctx.deps, cache, tenant.settings, w)))
   results.forEach((r, i) => {
@@ -70,7 +77,14 @@ export async function aggregateBalances(ctx: Ctx, cache: BalanceCache) {
     const k = `${w.chain}|${w.isTestnet}`
     let g = groups.get(k)
     if (!g) {
-      g = { chain: w.chain, isTestnet: w.isTestnet, walletIds: [], native: { symbol: b.nativeBalance.symbol, decimals: b.nativeBalance.decimals, raw: 0n }, tokens: new Map(), lastUpdated: b.lastUpdated }
+      g = {
+        chain: w.chain,
+        isTestnet: w.isTestnet,
+        walletIds: [],
+        native: { symbol: b.nativeBalance.symbol, decimals: b.nativeBalance.decimals, raw: 0n },
+        tokens: new Map(),
+        lastUpdated: b.lastUpdated,
+      }
       groups.set(k, g)
     }
     g.walletIds.push(w.id)
@@ -97,7 +111,14 @@ export async function aggregateBalances(ctx: Ctx, cache: BalanceCache) {
       if (!g.isTestnet) addTotal(t.symbol, t.decimals, t.raw)
       return { symbol: t.symbol, name: t.name, address: t.address, ...amount(t.raw, t.decimals) }
     })
-    return { chain: g.chain, isTestnet: g.isTestnet, walletCount: g.walletIds.length, nativeBalance: { symbol: g.native.symbol, ...amount(g.native.raw, g.native.decimals) }, tokens, lastUpdated: g.lastUpdated }
+    return {
+      chain: g.chain,
+      isTestnet: g.isTestnet,
+      walletCount: g.walletIds.length,
+      nativeBalance: { symbol: g.native.symbol, ...amount(g.native.raw, g.native.decimals) },
+      tokens,
+      lastUpdated: g.lastUpdated,
+    }
   })
   return {
     chains,

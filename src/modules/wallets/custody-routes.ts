@@ -4,6 +4,7 @@
  */
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
+import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { wallets } from './handle'
@@ -11,6 +12,29 @@ import {
   CancelMigration, ClientChallenge, ClientChallengeQuery, ConfirmClientCustody, Device, MigrationChallenge, MigrationChallengeQuery,
   RegisterClientWallet, RegisterDevice, Wallet,
 } from './model'
+
+/** What the OpenAPI document says of each operation, kept off the route lines. */
+const descriptions = {
+  clientWalletChallenge: prose`
+    Single use, valid 5 minutes; 30 per minute per IP. Sign \`message\` with the wallet's key:
+    EIP-191 \`personal_sign\` on EVM chains; ed25519 over the UTF-8 bytes on Solana (signature
+    base58 or base64).`,
+  registerClientWallet: prose`
+    The key stays on the device (\`keyManagementScheme: client_side\`, \`walletType: client\`). 400
+    for an unknown, used or expired challenge or a wrong signature; 409 \`PRIMARY_WALLET_EXISTS\` or
+    an address already registered.`,
+  registerDevice: prose`
+    Re-checks the password (422 when wrong), because a registered device is what a migration hands a
+    key to. 10 per minute per IP.`,
+  migrationChallenge: prose`
+    Hands the key over once, encrypted to the registered device's X25519 key (same envelope as
+    export), and marks the wallet \`client_side_pending\`. The device then signs \`message\` with
+    the wallet key and posts it to confirm-client-custody, which erases the service's copy. 409
+    while a migration is already pending (cancel it to start again).`,
+  confirmClientCustody: prose`
+    The signature over the migration challenge, made with the wallet's key, proves the device holds
+    it; the service then erases its copy (\`client_side\`).`,
+}
 
 export function custodyRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/wallets', detail: { tags: ['Wallets'] } })
@@ -23,7 +47,7 @@ export function custodyRoutes(deps: Deps) {
       detail: {
         operationId: 'clientWalletChallenge',
         summary: 'Challenge for registering a non-custodial wallet',
-        description: 'Single use, valid 5 minutes; 30 per minute per IP. Sign `message` with the wallet\'s key: EIP-191 `personal_sign` on EVM chains; ed25519 over the UTF-8 bytes on Solana (signature base58 or base64).',
+        description: descriptions.clientWalletChallenge,
       },
     })
     .post('/client', async ({ body, ctx, set }) => {
@@ -37,7 +61,7 @@ export function custodyRoutes(deps: Deps) {
       detail: {
         operationId: 'registerClientWallet',
         summary: 'Register a non-custodial wallet with a signed challenge',
-        description: 'The key stays on the device (`keyManagementScheme: client_side`, `walletType: client`). 400 for an unknown, used or expired challenge or a wrong signature; 409 `PRIMARY_WALLET_EXISTS` or an address already registered.',
+        description: descriptions.registerClientWallet,
       },
     })
     .post('/register-device', async ({ body, ctx, set }) => {
@@ -49,7 +73,7 @@ export function custodyRoutes(deps: Deps) {
       rateLimit: { max: 10, windowSeconds: 60 },
       body: RegisterDevice,
       response: { 201: Device, ...errorResponses('standard', 400, 401, 403, 422, 429) },
-      detail: { operationId: 'registerDevice', summary: 'Register a device to receive a wallet key in a custody migration', description: 'Re-checks the password (422 when wrong), because a registered device is what a migration hands a key to. 10 per minute per IP.' },
+      detail: { operationId: 'registerDevice', summary: 'Register a device to receive a wallet key in a custody migration', description: descriptions.registerDevice },
     })
     .get('/migration-challenge', async ({ query, ctx }) => wallets.migrationChallenge(ctx, query), {
       auth: 'any',
@@ -58,14 +82,14 @@ export function custodyRoutes(deps: Deps) {
       detail: {
         operationId: 'migrationChallenge',
         summary: 'Start moving a custodial wallet to client custody',
-        description: 'Hands the key over once, encrypted to the registered device\'s X25519 key (same envelope as export), and marks the wallet `client_side_pending`. The device then signs `message` with the wallet key and posts it to confirm-client-custody, which erases the service\'s copy. 409 while a migration is already pending (cancel it to start again).',
+        description: descriptions.migrationChallenge,
       },
     })
     .post('/confirm-client-custody', async ({ body, ctx }) => wallets.confirmClientCustody(ctx, body), {
       auth: 'any',
       body: ConfirmClientCustody,
       response: { 200: Wallet, ...errorResponses('standard', 400, 401, 404) },
-      detail: { operationId: 'confirmClientCustody', summary: 'Confirm a custody migration', description: 'The signature over the migration challenge, made with the wallet\'s key, proves the device holds it; the service then erases its copy (`client_side`).' },
+      detail: { operationId: 'confirmClientCustody', summary: 'Confirm a custody migration', description: descriptions.confirmClientCustody },
     })
     .post('/cancel-migration', async ({ body, ctx }) => wallets.cancelMigration(ctx, body), {
       auth: 'any',

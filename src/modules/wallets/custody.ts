@@ -164,7 +164,16 @@ export async function migrationChallenge(ctx: Ctx, input: MigrationChallengeQuer
       id: challengeId, tenantId: cur.tenantId, userId: cur.userId, purpose: 'migration', chain: cur.chain, isTestnet: cur.isTestnet,
       addressKey: cur.addressKey, walletId: cur.id, message, expiresAt, usedAt: null, createdAt: now,
     })
-    await recordActivity(tx, { tenantId: cur.tenantId, actor: ctx.actor, action: 'wallet.migration_started', targetType: 'wallet', targetId: cur.id, details: { deviceId: device.id }, requestId: ctx.requestId, at: now })
+    await recordActivity(tx, {
+      tenantId: cur.tenantId,
+      actor: ctx.actor,
+      action: 'wallet.migration_started',
+      targetType: 'wallet',
+      targetId: cur.id,
+      details: { deviceId: device.id },
+      requestId: ctx.requestId,
+      at: now,
+    })
     return cur
   })
   const family = lookupChain(row.chain)!.chain.family

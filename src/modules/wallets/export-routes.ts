@@ -1,10 +1,21 @@
 /** Export of a custodial wallet's private key: a password-confirmed token, then the key encrypted to the client. */
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
+import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { wallets } from './handle'
 import { ExportedKey, ExportKey, ExportToken, RequestExportToken } from './model'
+
+/** What the OpenAPI document says of each operation, kept off the route lines. */
+const descriptions = {
+  requestExportToken: prose`
+    A wrong password answers 422 (not 401, which would sign the user out). The token is single use,
+    valid 5 minutes, for this wallet only. 10 per minute per IP.`,
+  exportKey: prose`
+    Spends the export token (403 when invalid, expired or used). The key is encrypted to
+    \`clientPublicKey\`; see the KeyEnvelope schema for the exact construction.`,
+}
 
 export function exportRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/wallets', detail: { tags: ['Wallets'] } })
@@ -14,12 +25,12 @@ export function exportRoutes(deps: Deps) {
       rateLimit: { max: 10, windowSeconds: 60 },
       body: RequestExportToken,
       response: { 200: ExportToken, ...errorResponses('standard', 400, 401, 404, 422, 429) },
-      detail: { operationId: 'requestExportToken', summary: 'Re-confirm the password to export a wallet key', description: 'A wrong password answers 422 (not 401, which would sign the user out). The token is single use, valid 5 minutes, for this wallet only. 10 per minute per IP.' },
+      detail: { operationId: 'requestExportToken', summary: 'Re-confirm the password to export a wallet key', description: descriptions.requestExportToken },
     })
     .post('/export-key', async ({ body, ctx }) => wallets.exportKey(ctx, body), {
       auth: 'any',
       body: ExportKey,
       response: { 200: ExportedKey, ...errorResponses('standard', 400, 401, 403, 404) },
-      detail: { operationId: 'exportKey', summary: 'Export a custodial wallet\'s private key, encrypted to the client', description: 'Spends the export token (403 when invalid, expired or used). The key is encrypted to `clientPublicKey`; see the KeyEnvelope schema for the exact construction.' },
+      detail: { operationId: 'exportKey', summary: 'Export a custodial wallet\'s private key, encrypted to the client', description: descriptions.exportKey },
     })
 }

@@ -4,6 +4,7 @@
  * a wallet request loads the services (see handle.ts).
  */
 import { t } from 'elysia'
+import { prose } from '../../http/prose'
 import { LimitOffsetQuery } from '../../http/schemas'
 
 /** How exported keys are encrypted (see keys.ts encryptToX25519). */
@@ -18,7 +19,11 @@ export const Wallet = t.Object({
   chain: t.String({ description: 'family chain id', examples: ['ethereum'] }),
   address: t.String(),
   label: t.Union([t.String(), t.Null()], { description: 'from the `name` request field' }),
-  walletType: t.Union([t.Literal('managed'), t.Literal('imported'), t.Literal('client')], { description: '`managed`: created here; `imported`: key or mnemonic imported; `client`: non-custodial address registered with a signature' }),
+  walletType: t.Union([t.Literal('managed'), t.Literal('imported'), t.Literal('client')], {
+    description: prose`
+      \`managed\`: created here; \`imported\`: key or mnemonic imported; \`client\`: non-custodial
+      address registered with a signature`,
+  }),
   isPrimary: t.Boolean(),
   isWatchOnly: t.Boolean(),
   isTestnet: t.Boolean(),
@@ -82,7 +87,14 @@ export const Balance = t.Object({
 }, { title: 'Balance' })
 
 export const AggregateBalances = t.Object({
-  chains: t.Array(t.Object({ chain: t.String(), isTestnet: t.Boolean(), walletCount: t.Integer(), nativeBalance: t.Object({ symbol: t.String(), ...Amount }), tokens: t.Array(TokenBalance), lastUpdated: t.String() })),
+  chains: t.Array(t.Object({
+    chain: t.String(),
+    isTestnet: t.Boolean(),
+    walletCount: t.Integer(),
+    nativeBalance: t.Object({ symbol: t.String(), ...Amount }),
+    tokens: t.Array(TokenBalance),
+    lastUpdated: t.String(),
+  })),
   total: t.Array(t.Object({ symbol: t.String(), ...Amount }), { description: 'mainnet amounts summed per symbol across chains' }),
   unavailable: t.Array(t.Object({ chain: t.String(), isTestnet: t.Boolean(), message: t.String() }), { description: 'networks whose RPC could not be read; left out of the sums' }),
   walletCount: t.Integer(),
@@ -96,14 +108,23 @@ export const Envelope = t.Object({
   nonce: t.String({ description: '12-byte AES-GCM nonce, base64' }),
   ciphertext: t.String({ description: 'AES-256-GCM ciphertext followed by its 16-byte tag, base64' }),
   aad: t.String({ description: 'associated data: the wallet id' }),
-}, { title: 'KeyEnvelope', description: 'X25519(server ephemeral, client key) → HKDF-SHA256(salt = serverPublicKey ‖ clientPublicKey, info "slipway-wallet-export-v1", 32 bytes) → AES-256-GCM(nonce, aad = wallet id).' })
+}, {
+  title: 'KeyEnvelope',
+  description: prose`
+    X25519(server ephemeral, client key) → HKDF-SHA256(salt = serverPublicKey ‖ clientPublicKey,
+    info "slipway-wallet-export-v1", 32 bytes) → AES-256-GCM(nonce, aad = wallet id).`,
+})
 export const KeyFormat = t.Union([t.Literal('hex'), t.Literal('base58-secret-key')], { description: 'EVM: `0x` + 64 hex; Solana: base58 of the 64-byte secret key (seed ‖ public key)' })
 
 export const RequestExportToken = t.Object({ walletId: t.String({ maxLength: 64 }), password: t.String({ minLength: 1, maxLength: 256 }) })
 export type RequestExportToken = typeof RequestExportToken.static
 export const ExportToken = t.Object({ exportToken: t.String(), walletId: t.String(), expiresAt: t.String(), expiresIn: t.Integer() })
 
-export const ExportKey = t.Object({ walletId: t.String({ maxLength: 64 }), exportToken: t.String({ minLength: 1, maxLength: 128 }), clientPublicKey: t.String({ minLength: 1, maxLength: 128, description: 'ephemeral X25519 public key, base64 or hex' }) })
+export const ExportKey = t.Object({
+  walletId: t.String({ maxLength: 64 }),
+  exportToken: t.String({ minLength: 1, maxLength: 128 }),
+  clientPublicKey: t.String({ minLength: 1, maxLength: 128, description: 'ephemeral X25519 public key, base64 or hex' }),
+})
 export type ExportKey = typeof ExportKey.static
 export const ExportedKey = t.Object({ walletId: t.String(), chain: t.String(), address: t.String(), keyFormat: KeyFormat, envelope: Envelope })
 
@@ -117,7 +138,15 @@ export const Device = t.Object({ deviceId: t.String(), name: t.Union([t.String()
 
 export const MigrationChallengeQuery = t.Object({ walletId: t.String({ maxLength: 64 }), deviceId: t.String({ maxLength: 64 }) })
 export type MigrationChallengeQuery = typeof MigrationChallengeQuery.static
-export const MigrationChallenge = t.Object({ walletId: t.String(), deviceId: t.String(), challengeId: t.String(), message: t.String(), expiresAt: t.String(), keyFormat: KeyFormat, envelope: Envelope })
+export const MigrationChallenge = t.Object({
+  walletId: t.String(),
+  deviceId: t.String(),
+  challengeId: t.String(),
+  message: t.String(),
+  expiresAt: t.String(),
+  keyFormat: KeyFormat,
+  envelope: Envelope,
+})
 
 export const ConfirmClientCustody = t.Object({ walletId: t.String({ maxLength: 64 }), challengeId: t.String({ maxLength: 64 }), signature: t.String({ minLength: 1, maxLength: 256 }) })
 export type ConfirmClientCustody = typeof ConfirmClientCustody.static
@@ -129,7 +158,14 @@ export type CancelMigration = typeof CancelMigration.static
 
 export const ClientChallengeQuery = t.Object({ chain: ChainName, address: t.String({ minLength: 1, maxLength: 128 }), isTestnet: t.Optional(t.Boolean()) })
 export type ClientChallengeQuery = typeof ClientChallengeQuery.static
-export const ClientChallenge = t.Object({ challengeId: t.String(), message: t.String({ description: 'sign exactly this text' }), chain: t.String(), isTestnet: t.Boolean(), address: t.String(), expiresAt: t.String() })
+export const ClientChallenge = t.Object({
+  challengeId: t.String(),
+  message: t.String({ description: 'sign exactly this text' }),
+  chain: t.String(),
+  isTestnet: t.Boolean(),
+  address: t.String(),
+  expiresAt: t.String(),
+})
 
 export const RegisterClientWallet = t.Object({
   challengeId: t.String({ maxLength: 64 }),

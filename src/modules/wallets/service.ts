@@ -33,7 +33,9 @@ export function resolveChain(settings: StoredSettings | null, chain: string, isT
 
 function requireCustodialMode(settings: StoredSettings) {
   if (settings.walletMode === 'mpc') throw new BadRequestError('This tenant uses MPC wallets: create wallets with the DKG start flow (POST /v1/mpc/wallets/dkg/start)')
-  if (settings.walletMode === 'non_custodial') throw new BadRequestError('This tenant uses non-custodial wallets: register a client wallet (GET /v1/wallets/client/challenge, then POST /v1/wallets/client)')
+  if (settings.walletMode === 'non_custodial') {
+    throw new BadRequestError('This tenant uses non-custodial wallets: register a client wallet (GET /v1/wallets/client/challenge, then POST /v1/wallets/client)')
+  }
 }
 
 const primaryExists = () => new ConflictError('A primary wallet already exists for this chain and network type', { code: 'PRIMARY_WALLET_EXISTS' })
@@ -131,7 +133,12 @@ export async function listWallets(ctx: Ctx, query: ListWalletsQuery) {
   // `chain=sepolia` lists the Sepolia wallets, as `chain=ethereum&isTestnet=true` does
   const named = query.chain ? namedChain(query.chain) : undefined
   if (named?.isTestnet && query.isTestnet === false) return { rows: [], total: 0, limit, offset }
-  const { rows, total } = await repo.listUserWallets(ctx.deps.database.db, ctx.actor.tenantId, ctx.actor.userId, { limit, offset, chain: named?.family ?? query.chain, isTestnet: named?.isTestnet ?? query.isTestnet })
+  const { rows, total } = await repo.listUserWallets(ctx.deps.database.db, ctx.actor.tenantId, ctx.actor.userId, {
+    limit,
+    offset,
+    chain: named?.family ?? query.chain,
+    isTestnet: named?.isTestnet ?? query.isTestnet,
+  })
   return { rows: rows.map(walletView), total, limit, offset }
 }
 

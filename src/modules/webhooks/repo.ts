@@ -104,7 +104,18 @@ const deliveryWithWebhookQuery = preparedOnce('webhooks:delivery-with-webhook', 
   const d = webhookDeliveries
   const w = webhooks
   return db.select({
-    delivery: { id: d.id, tenantId: d.tenantId, environment: d.environment, webhookId: d.webhookId, type: d.type, body: d.body, status: d.status, round: d.round, attempts: d.attempts, maxAttempts: d.maxAttempts },
+    delivery: {
+      id: d.id,
+      tenantId: d.tenantId,
+      environment: d.environment,
+      webhookId: d.webhookId,
+      type: d.type,
+      body: d.body,
+      status: d.status,
+      round: d.round,
+      attempts: d.attempts,
+      maxAttempts: d.maxAttempts,
+    },
     webhook: { id: w.id, tenantId: w.tenantId, url: w.url, eventTypes: w.eventTypes, status: w.status, secretSealed: w.secretSealed },
   }).from(d)
     .leftJoin(w, and(eq(w.tenantId, sql.placeholder('tenantId')), eq(w.id, d.webhookId)))

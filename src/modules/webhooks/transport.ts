@@ -92,7 +92,11 @@ export async function attemptDelivery(deps: Deps, url: string, headers: Record<s
       try {
         address = await publicAddressOf(deps, target.hostname)
       } catch (err) {
-        if (err instanceof OutboundRefused) return { ok: false, statusCode: null, error: err.reason === 'unresolved' ? 'the host did not resolve' : 'address refused: the host resolves to a non-public address' }
+        if (err instanceof OutboundRefused) return {
+          ok: false,
+          statusCode: null,
+          error: err.reason === 'unresolved' ? 'the host did not resolve' : 'address refused: the host resolves to a non-public address',
+        }
         throw err
       }
       res = await postPinned({ address, hostname: target.hostname, pathAndQuery: target.pathname + target.search, headers, body })

@@ -93,7 +93,9 @@ function findLicence(root: string, path: string, name: string, version: string, 
   const file = licenceFile(root, path)
   return {
     licence: null, source: 'none',
-    problem: `no licence field in the lock${existsSync(join(root, path)) ? ' nor in its package.json' : ' (not installed here)'}${file ? `; it ships ${file}` : ''}: add "${name}@${version}" to withoutLicenceField in licences.allow.json with the licence found upstream and where`,
+    problem: `no licence field in the lock${existsSync(join(root, path)) ? ' nor in its package.json' : ' (not installed here)'}`
+      + (file ? `; it ships ${file}` : '')
+      + `: add "${name}@${version}" to withoutLicenceField in licences.allow.json with the licence found upstream and where`,
   }
 }
 
@@ -108,13 +110,21 @@ export function checkLicences(lock: LockFile, allow: Allowlist, root: string): G
     const base = { name, version, path, optional: !!entry.optional || !!entry.devOptional, licence: found.licence, source: found.source }
     if (!found.licence) return { ...base, usedUnder: null, problem: found.problem }
     const expr = parseSpdx(found.licence)
-    if (!expr) return { ...base, usedUnder: null, problem: `"${found.licence}" is not an SPDX licence expression: add "${name}@${version}" to withoutLicenceField only if its licence is one of the allowed ones` }
+    if (!expr) return {
+      ...base,
+      usedUnder: null,
+      problem: `"${found.licence}" is not an SPDX licence expression: add "${name}@${version}" to withoutLicenceField only if its licence is one of the allowed ones`,
+    }
     const allowed = (id: string) => {
       const rule = allow.licences[id]
       return !!rule && (!rule.onlyFor || rule.onlyFor.includes(name))
     }
     const usedUnder = usableUnder(expr, allowed)
-    return usedUnder ? { ...base, usedUnder } : { ...base, usedUnder, problem: `${found.licence} is not in licences.allow.json${Object.entries(allow.licences).some(([id, r]) => r.onlyFor && found.licence!.includes(id)) ? ' for this package' : ''}` }
+    return usedUnder ? { ...base, usedUnder } : {
+      ...base,
+      usedUnder,
+      problem: `${found.licence} is not in licences.allow.json${Object.entries(allow.licences).some(([id, r]) => r.onlyFor && found.licence!.includes(id)) ? ' for this package' : ''}`,
+    }
   })
   packages.sort((a, b) => a.name.localeCompare(b.name) || a.version.localeCompare(b.version))
   return { packages, violations: packages.filter((p) => p.problem) }

@@ -4,6 +4,7 @@
  * other than the common permissive ones, a choice between licences, a licence read from
  * somewhere other than the lock) and any package the gate refuses.
  */
+import { prose } from '../../http/prose'
 import type { GateResult, PackageLicence } from './gate'
 
 /** Licences so common and so permissive that a package under one of them is counted, not named. */
@@ -52,7 +53,10 @@ export function licenceReport(result: GateResult): LicenceReport {
  * The runtime inside the compiled binary is not an npm dependency's code: it is Bun
  * itself (the `bun` package), which statically links other libraries.
  */
-export const RUNTIME_NOTE = 'The compiled binary also carries the Bun runtime (MIT), which statically links JavaScriptCore and WebCore from WebKit (LGPL-2.0) and other libraries under their own licences, listed in Bun\'s LICENSE.md (bun.com/docs/project/license).'
+export const RUNTIME_NOTE = prose`
+  The compiled binary also carries the Bun runtime (MIT), which statically links JavaScriptCore and
+  WebCore from WebKit (LGPL-2.0) and other libraries under their own licences, listed in Bun's
+  LICENSE.md (bun.com/docs/project/license).`
 
 export function formatReport(report: LicenceReport, version: string): string {
   const width = Math.max(...report.groups.map((g) => g.licence.length))

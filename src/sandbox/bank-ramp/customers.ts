@@ -26,7 +26,18 @@ export function customerRoutes(ctx: SimulatorContext) {
       let c = customers.get(k)
       const created = !c
       if (!c) {
-        c = { id: params.id, accountId: account!.id, type: body?.CustomerType === 'Business' ? 'Business' : 'Individual', started: false, status: 'Pending', actionsRequired: [], agreements: [], regions: [], created: iso(), version: 0 }
+        c = {
+          id: params.id,
+          accountId: account!.id,
+          type: body?.CustomerType === 'Business' ? 'Business' : 'Individual',
+          started: false,
+          status: 'Pending',
+          actionsRequired: [],
+          agreements: [],
+          regions: [],
+          created: iso(),
+          version: 0,
+        }
         customers.set(k, c)
       }
       const token = randomUUID()

@@ -42,7 +42,8 @@ export function payinRoutes(ctx: SimulatorContext, runner: DepositRunner) {
         }
       }
       const res: BankDepositToOnchainAddressResponse = {
-        PaymentMethodID: m.id, PaymentMethodType: 'BankSepa', AccountNumber: m.iban, AccountHolderName: 'Noah Sandbox Ltd', BankCode: 'INGDDEFFXXX', BankName: 'Sandbox Bank', Reference: m.ruleId.slice(0, 8).toUpperCase(),
+        PaymentMethodID: m.id, PaymentMethodType: 'BankSepa', AccountNumber: m.iban, AccountHolderName: 'Noah Sandbox Ltd',
+        BankCode: 'INGDDEFFXXX', BankName: 'Sandbox Bank', Reference: m.ruleId.slice(0, 8).toUpperCase(),
       }
       return json(res)
     })
@@ -54,7 +55,13 @@ export function payinRoutes(ctx: SimulatorContext, runner: DepositRunner) {
       // bank accounts saved by sells (beneficiaries)
       for (const m of payoutMethods.valuesOf(account!.id)) {
         if (m.customerId !== customerId) continue
-        items.push({ ID: m.id, CustomerID: m.customerId, Country: m.fields.IBAN!.slice(0, 2), PaymentMethodCategory: 'Bank', DisplayDetails: { Type: 'FiatPaymentMethodBankDisplay', AccountNumber: m.fields.IBAN!, ...(m.fields.BIC ? { BankCode: m.fields.BIC } : {}) } })
+        items.push({
+          ID: m.id,
+          CustomerID: m.customerId,
+          Country: m.fields.IBAN!.slice(0, 2),
+          PaymentMethodCategory: 'Bank',
+          DisplayDetails: { Type: 'FiatPaymentMethodBankDisplay', AccountNumber: m.fields.IBAN!, ...(m.fields.BIC ? { BankCode: m.fields.BIC } : {}) },
+        })
       }
       return json({ Items: items })
     })

@@ -116,7 +116,12 @@ export function payoutRoutes(ctx: SimulatorContext) {
       if (customer.status !== 'Approved') return partnerError(403, 'Forbidden', 'The customer is not verified')
       if (!['USDC', 'USDC_TEST'].includes(b.CryptoCurrency)) return partnerError(400, 'InvalidMessage', 'CryptoCurrency is not sold on this channel', { CryptoCurrency: 'unsupported' })
       const fiat = toUnits(b.FiatAmount, 2)
-      if (fiat < PAYOUT_MIN || fiat > PAYOUT_MAX) return partnerError(400, 'InvalidMessage', `FiatAmount must be between ${fromUnits(PAYOUT_MIN, 2)} and ${fromUnits(PAYOUT_MAX, 2)}`, { FiatAmount: 'out of limits' })
+      if (fiat < PAYOUT_MIN || fiat > PAYOUT_MAX) return partnerError(
+        400,
+        'InvalidMessage',
+        `FiatAmount must be between ${fromUnits(PAYOUT_MIN, 2)} and ${fromUnits(PAYOUT_MAX, 2)}`,
+        { FiatAmount: 'out of limits' },
+      )
       let saved = null
       if (b.PaymentMethodID !== undefined) {
         saved = ownPayoutMethod(account!.id, customer.id, b.PaymentMethodID)
@@ -137,7 +142,13 @@ export function payoutRoutes(ctx: SimulatorContext) {
         paymentMethodId: saved?.id, expiresAt: now() + 30 * 60_000,
       })
       const address = network.startsWith('Solana') ? SANDBOX_DEPOSIT_SOLANA : (opts.depositAddress ?? SANDBOX_DEPOSIT_EVM)
-      return json({ FormSessionID: id, TotalFee: fromUnits(fee, 2), CryptoAmountEstimate: fromUnits(estimate, 6), CryptoAuthorizedAmount: fromUnits(authorized, 6), DepositAddress: { Network: network, Address: address } })
+      return json({
+        FormSessionID: id,
+        TotalFee: fromUnits(fee, 2),
+        CryptoAmountEstimate: fromUnits(estimate, 6),
+        CryptoAuthorizedAmount: fromUnits(authorized, 6),
+        DepositAddress: { Network: network, Address: address },
+      })
     })
     .post('/transactions/sell', async ({ request, account }) => {
       const b = await readJson(request)

@@ -9,7 +9,10 @@ import { isValidIban } from './iban'
 export const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
 export const partnerError = (status: number, type: string, detail: string, request?: Record<string, unknown>) =>
   json({ Type: type, Detail: detail, Instance: randomUUID(), ...(request ? { Extensions: { Request: request } } : {}) }, status)
-export const html = (body: string, status = 200) => new Response(`<!doctype html><html><head><meta charset="utf-8"><title>Bank ramp sandbox</title></head><body>${body}</body></html>`, { status, headers: { 'content-type': 'text/html; charset=utf-8' } })
+export const html = (body: string, status = 200) => new Response(
+  `<!doctype html><html><head><meta charset="utf-8"><title>Bank ramp sandbox</title></head><body>${body}</body></html>`,
+  { status, headers: { 'content-type': 'text/html; charset=utf-8' } },
+)
 export const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 export const DECIMAL = /^\d{1,12}(\.\d{1,2})?$/
 export const DECIMAL6 = /^\d{1,12}(\.\d{1,6})?$/

@@ -56,7 +56,14 @@ export function createCardSandbox(opts: CardSandboxOptions) {
   }
 
   async function deliver(tenantId: string, session: OnrampSession) {
-    const event = { id: `evt_${randomBytes(12).toString('hex')}`, object: 'event', type: 'crypto.onramp_session_updated', created: Math.floor(Date.now() / 1000), livemode: false, data: { object: session } }
+    const event = {
+      id: `evt_${randomBytes(12).toString('hex')}`,
+      object: 'event',
+      type: 'crypto.onramp_session_updated',
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+      data: { object: session },
+    }
     const raw = JSON.stringify(event)
     const req = new Request(`${opts.publicBaseUrl}/v1/ramp/card/webhooks/sandbox/${tenantId}`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': await signEvent(raw, sandboxCredentials(opts.secret, tenantId).webhookKey, Date.now()) }, body: raw,
@@ -91,10 +98,13 @@ export function createCardSandbox(opts: CardSandboxOptions) {
 
   function page(s: Stored) {
     const d = s.session.transaction_details ?? {}
-    const buttons = ['pay', 'complete', 'reject', 'fail'].map((a) => `<form method="post" action="${CARD_SANDBOX_PATH}/session/${s.session.id}/${a}"><button>${a}</button></form>`).join('')
+    const buttons = ['pay', 'complete', 'reject', 'fail']
+      .map((a) => `<form method="post" action="${CARD_SANDBOX_PATH}/session/${s.session.id}/${a}"><button>${a}</button></form>`).join('')
+    const from = `${d.source_amount ?? '?'} ${d.source_currency ?? ''}`
+    const to = `${d.destination_amount ?? '?'} ${d.destination_currency ?? ''} on ${d.destination_network ?? ''}`
     return new Response(`<!doctype html><meta charset="utf-8"><title>Sandbox card onramp</title><h1>Sandbox card onramp</h1>
 <p>Session <code>${s.session.id}</code>: <strong>${s.session.status}</strong></p>
-<p>${d.source_amount ?? '?'} ${d.source_currency ?? ''} → ${d.destination_amount ?? '?'} ${d.destination_currency ?? ''} on ${d.destination_network ?? ''} to <code>${d.wallet_address ?? ''}</code></p>${buttons}`, { headers: { 'content-type': 'text/html; charset=utf-8' } })
+<p>${from} → ${to} to <code>${d.wallet_address ?? ''}</code></p>${buttons}`, { headers: { 'content-type': 'text/html; charset=utf-8' } })
   }
 
   async function handle(req: Request): Promise<Response> {

@@ -27,7 +27,13 @@ export const SANDBOX_SWAP_GAS_PRICE = 2_000_000_000n
 const TOOL = { key: 'sandbox-router', name: 'Slipway sandbox router', logoURI: '' }
 const ROUTER_SWAP_ABI = [{
   type: 'function', name: 'swap', stateMutability: 'payable',
-  inputs: [{ name: 'fromToken', type: 'address' }, { name: 'toToken', type: 'address' }, { name: 'amountIn', type: 'uint256' }, { name: 'minAmountOut', type: 'uint256' }, { name: 'recipient', type: 'address' }],
+  inputs: [
+    { name: 'fromToken', type: 'address' },
+    { name: 'toToken', type: 'address' },
+    { name: 'amountIn', type: 'uint256' },
+    { name: 'minAmountOut', type: 'uint256' },
+    { name: 'recipient', type: 'address' },
+  ],
   outputs: [{ name: 'amountOut', type: 'uint256' }],
 }] as const
 
@@ -52,7 +58,11 @@ export function createSandboxSwapAggregator(opts: SandboxSwapAggregatorOptions) 
       const path = url.pathname.slice(url.pathname.indexOf(SANDBOX_SWAP_AGGREGATOR_PATH) + SANDBOX_SWAP_AGGREGATOR_PATH.length)
       if (request.method !== 'GET' || path.replace(/\/+$/, '') !== '/v1/quote') return lifiError(404, 1003, `No route ${request.method} ${SANDBOX_SWAP_AGGREGATOR_PATH}${path}`)
       if (!opts.routerAddress || opts.chainIds.length === 0) {
-        return lifiError(503, 1006, 'The sandbox swap aggregator is not configured: run `npm run devnet` (it writes SANDBOX_SWAP_ROUTER_ADDRESS and SANDBOX_SWAP_CHAINS to .env.devnet) and restart Slipway')
+        return lifiError(
+          503,
+          1006,
+          'The sandbox swap aggregator is not configured: run `npm run devnet` (it writes SANDBOX_SWAP_ROUTER_ADDRESS and SANDBOX_SWAP_CHAINS to .env.devnet) and restart Slipway',
+        )
       }
       return quote(url.searchParams, opts.routerAddress, opts.chainIds)
     },

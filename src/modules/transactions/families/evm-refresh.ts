@@ -189,7 +189,10 @@ async function handleKept(deps: Deps, net: EvmNet, row: TransactionRow, depth: n
     if (BigInt(row.maxFeePerGas!) < base + tip || BigInt(row.maxPriorityFeePerGas!) < tip) {
       const fees = replacementFees(deps, row, base, tip)
       if (!fees || row.resendCount >= deps.config.txMaxResends) {
-        deps.logger.warn('transaction underpriced and no replacement is allowed (fee ceiling or resend limit): kept pending while the node keeps it', { transactionId: row.id, resendCount: row.resendCount })
+        deps.logger.warn(
+          'transaction underpriced and no replacement is allowed (fee ceiling or resend limit): kept pending while the node keeps it',
+          { transactionId: row.id, resendCount: row.resendCount },
+        )
         return row
       }
       return resign(deps, net, row, wallet, fees, 'underpriced transaction replaced with higher fees')

@@ -93,7 +93,15 @@ async function custodialSend(ctx: Ctx, p: SendPlan) {
   }
 }
 
-async function submitCustodial(ctx: Ctx, p: SendPlan, net: EvmNet, call: EvmCall, fees: EvmFees, key: NonceKey, secret: Uint8Array, row: { id: string; tenantId: string; chain: string; isTestnet: boolean; nonce: number; rawTx: Hex; txHash: Hex }) {
+async function submitCustodial(ctx: Ctx, p: SendPlan, net: EvmNet, call: EvmCall, fees: EvmFees, key: NonceKey, secret: Uint8Array, row: {
+  id: string
+  tenantId: string
+  chain: string
+  isTestnet: boolean
+  nonce: number
+  rawTx: Hex
+  txHash: Hex
+}) {
   const { deps } = ctx
   let current: { nonce: number; raw: Hex; hash: Hex } = { nonce: row.nonce, raw: row.rawTx, hash: row.txHash }
   for (let attempt = 1; ; attempt++) {
