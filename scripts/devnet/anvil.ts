@@ -89,7 +89,9 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilNode> {
     ...(opts.state ? ['--state', opts.state, ...(opts.stateIntervalSeconds ? ['--state-interval', String(opts.stateIntervalSeconds)] : [])] : []),
     ...(opts.args ?? []),
   ]
-  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+  // its own process group: a Ctrl-C at the terminal reaches the parent, which stops the node
+  // itself (a second signal while anvil writes its state could cut the file short)
+  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' }, detached: true })
   killOnExit(child)
   const logs = process.env.EVM_NODE_LOGS === '1' || process.env.EVM_NODE_LOGS === 'true'
   let seen = ''
