@@ -76,6 +76,8 @@ export interface Devnet {
   gnosisUrl: string
   /** the settings that point Slipway at this devnet (written to .env.devnet by scripts/devnet.ts) */
   env: Record<string, string>
+  /** the nodes' process ids (benchmarks read their CPU time) */
+  pids: { sepolia: number; gnosis: number }
   /** stops both nodes; with a state file, each writes its chain there first */
   stop(): Promise<void>
 }
@@ -146,6 +148,7 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     url,
     chainId: DEVNET_CHAIN_ID,
     gnosisUrl: gnosis.url,
+    pids: { sepolia: sepolia.pid, gnosis: gnosis.pid },
     env: {
       RPC_URL_SEPOLIA: url,
       BANK_RAMP_SIMULATOR_RPC_URL: url,
