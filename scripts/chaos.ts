@@ -40,10 +40,14 @@ let seed = arg('seed', Date.now() % 2 ** 31)
 const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
 
 const ROOT = join(import.meta.dir, '..')
-const FUNDER_KEY = '0x4f3edf983ac636a65a842ce7c78d9aa706d3b113bce9c46f30d7d21715b23b1d'
 const ADMIN = { username: 'chaos', password: 'Chaos-passw0rd' }
 const dir = mkdtempSync(join(tmpdir(), 'slipway-chaos-'))
 const children: Array<ReturnType<typeof Bun.spawn>> = []
+// However it ends (a failed set-up too): Slipway goes with it, or it would hold the caller's
+// pipes open (the node goes too: scripts/devnet/anvil.ts kills it on exit).
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL')
+})
 // Stopped from outside (a test's time limit, Ctrl-C): take the node and Slipway down too.
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
@@ -57,7 +61,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 // ---- the world: a chain, a webhook receiver, Slipway ------------------------------
 
 // anvil, in its own process, with a block every half second: sends wait in its pool as on a real chain
-const node = await startAnvil({ chainId: 1, blockTime: 0.5, balances: [{ address: privateKeyToAccount(FUNDER_KEY).address, wei: 10n ** 24n }] })
+const node = await startAnvil({ chainId: 1, blockTime: 0.5 })
 const rpcUrl = node.url
 console.log(`chaos: EVM node anvil (pid ${node.pid}) at ${rpcUrl}; working in ${dir}`)
 
@@ -179,12 +183,12 @@ const tenant = (await must(call('POST', '/v1/admin/tenants', {
 }, { token: adminToken }), 201)) as Tenant
 partnerAccounts.set(PARTNER.apiKey, { id: tenant.id, webhook: { url: `${base}/v1/ramp/bank/webhooks/sandbox/${tenant.id}`, secret: PARTNER.webhookKey } })
 await must(call('PUT', `/v1/admin/tenants/${tenant.id}/webhooks/sandbox`, { url: 'https://hooks.chaos.test/in', eventTypes: ['ramp.kyc.updated', 'ramp.deposit.updated', 'ramp.transaction.updated', 'ramp.payout.updated'] }, { token: adminToken }), 201)
-const funder = privateKeyToAccount(FUNDER_KEY).address
 const users: Array<{ token: string; walletId: string; address: string }> = []
 for (let i = 0; i < 2; i++) {
   const reg = await must(call('POST', '/v1/auth/register', { username: `chaos_${i}`, email: `chaos${i}@example.com`, password: 'Chaos-passw0rd' }, { signedBy: tenant }), 201)
   const w = await must(call('POST', '/v1/wallets/', { chain: 'ethereum' }, { token: reg.accessToken }), 201)
-  await rpc('eth_sendTransaction', [{ from: funder, to: w.address, value: '0x' + (10n ** 20n).toString(16) }])
+  // 100 ETH of gas, set by the node (anvil_setBalance)
+  await rpc('anvil_setBalance', [w.address, '0x' + (10n ** 20n).toString(16)])
   users.push({ token: reg.accessToken, walletId: w.id, address: w.address })
 }
 // A bank ramp customer, onboarded on the partner's hosted page, with a virtual IBAN.
