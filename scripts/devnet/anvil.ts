@@ -95,6 +95,7 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilNode> {
   killOnExit(child)
   const logs = process.env.EVM_NODE_LOGS === '1' || process.env.EVM_NODE_LOGS === 'true'
   let seen = ''
+  let listening = () => {}
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`anvil did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS)
     const fail = (err: Error) => {
@@ -111,16 +112,23 @@ export async function startAnvil(opts: AnvilOptions): Promise<AnvilNode> {
         resolve(Number(m[1]))
       }
     }
+    const early = (code: number | null, signal: NodeJS.Signals | null) => fail(new Error(`anvil exited before listening (${signal ?? `code ${code}`}): anvil ${args.join(' ')}`))
     child.stdout!.on('data', read)
     child.stderr!.on('data', read)
     child.once('error', fail)
-    child.once('exit', (code, signal) => fail(new Error(`anvil exited before listening (${signal ?? `code ${code}`}): anvil ${args.join(' ')}`)))
+    child.once('exit', early)
+    listening = () => {
+      child.stdout!.off('data', read)
+      child.stderr!.off('data', read)
+      child.off('error', fail)
+      child.off('exit', early)
+    }
   })
   // Once listening, only drain (unless logs were asked for): the node writes a line per call.
+  listening()
   seen = ''
-  child.stdout!.removeAllListeners('data')
-  child.stderr!.removeAllListeners('data')
-  child.removeAllListeners('exit')
+  // a failed kill later is not the caller's to handle (an 'error' with no listener would throw)
+  child.on('error', () => {})
   child.stdout!.on('data', (chunk: Buffer) => logs && process.stderr.write(chunk))
   child.stderr!.on('data', (chunk: Buffer) => logs && process.stderr.write(chunk))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
