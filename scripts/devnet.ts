@@ -1,17 +1,22 @@
 /**
  * `npm run devnet`: every sandbox flow on one offline machine. Starts the devnet's chains
- * (scripts/devnet/chain.ts): Sepolia's chain id on 127.0.0.1:8545 (the test stablecoin at the
+ * (scripts/devnet/chain.ts: two anvil nodes on the Prague fork, ready in about a second):
+ * Sepolia's chain id on 127.0.0.1:8545 (the test stablecoin at the
  * registry's Sepolia USDC address, funded keys for the bank ramp simulator and the faucet) and
  * gnosis's (chain id 100) on the next port, for swaps (the registry's gnosis USDC and EURe, the
  * sandbox swap aggregator's router, funded). It writes the settings that point Slipway at them
  * to `.env.devnet` (which `npm start` reads), and runs until Ctrl-C. The chains are kept in
- * `.devnet/chain` and `.devnet/chain-gnosis`, so a restart keeps balances.
+ * state files (anvil's --state: loaded at start, written at Ctrl-C and every 10 s),
+ * `.devnet/state.json` and `.devnet/state-gnosis.json` unless `--state FILE` names another, so
+ * a restart keeps balances.
  *
  *   npm run devnet                          # then, in another terminal: npm start
  *   npm run devnet -- --port 8546           # another port (gnosis on the next one)
  *   npm run devnet -- --gnosis-port 9545    # gnosis's node elsewhere
  *   npm run devnet -- --x402-port 9547      # the x402 merchant elsewhere (default: the port after gnosis's)
- *   npm run devnet -- --reset               # forget both chains and start afresh
+ *   npm run devnet -- --state ~/sandbox.json   # keep the chains there (gnosis's in ~/sandbox-gnosis.json)
+ *   npm run devnet -- --block-time 0        # a block per transaction instead of one a second
+ *   npm run devnet -- --reset               # forget both chains (of --state or the default) and start afresh
  *   npm run devnet -- --port 0 --env-file /tmp/x/.env.devnet --dir /tmp/x/chains
  *                                           # free ports for both nodes, the env file and the
  *                                           # chains' folder elsewhere (tests use this)
@@ -28,7 +33,7 @@
  */
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
-import { DEVNET_CHAIN_ID, DEVNET_USDC, startDevnet } from './devnet/chain'
+import { DEVNET_CHAIN_ID, DEVNET_USDC, gnosisStateFile, startDevnet } from './devnet/chain'
 import { startX402Merchant, WEATHER_PRICE } from './devnet/x402'
 import { DEVNET_SOLANA_USDC, SOLANA_DEVNET_PORT, startSolanaDevnet } from './devnet/solana'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -58,12 +63,19 @@ if (!Number.isInteger(x402Port) || x402Port < 0 || x402Port > 65535) {
 }
 const dir = resolve(value('dir') ?? join(ROOT, '.devnet'))
 const envFile = resolve(value('env-file') ?? join(ROOT, '.env.devnet'))
-if (flag('reset')) rmSync(dir, { recursive: true, force: true })
-mkdirSync(join(dir, 'chain'), { recursive: true })
+const state = resolve(value('state') ?? join(dir, 'state.json'))
+const blockTime = Number(value('block-time') ?? 1)
+if (!Number.isFinite(blockTime) || blockTime < 0) {
+  console.error(`--block-time: "${value('block-time')}" is not a number of seconds`)
+  process.exit(2)
+}
+if (flag('reset')) for (const file of [state, gnosisStateFile(state)]) rmSync(file, { force: true })
+mkdirSync(dirname(state), { recursive: true })
 
+const loaded = existsSync(state)
 let devnet
 try {
-  devnet = await startDevnet({ port, gnosisPort, dbPath: join(dir, 'chain'), gnosisDbPath: join(dir, 'chain-gnosis'), blockTime: Number(value('block-time') ?? 1) })
+  devnet = await startDevnet({ port, gnosisPort, state, blockTime })
 } catch (err) {
   const e = err as { code?: string; message?: string }
   console.error(e.code === 'EADDRINUSE' || /in use/i.test(e.message ?? '') ? `devnet: port ${port} or ${gnosisPort} is in use (another devnet?); try --port or --gnosis-port` : `devnet: ${e.message ?? err}`)
@@ -97,15 +109,15 @@ writeFileSync(`${envFile}.tmp`, [
 ].join('\n'))
 renameSync(`${envFile}.tmp`, envFile)
 const shown = (p: string) => (relative(ROOT, p).startsWith('..') ? p : relative(ROOT, p))
-console.log(`devnet: chain ${devnet.chainId} (Sepolia's id) at ${devnet.url}${existsSync(join(dir, 'chain')) ? `, kept in ${shown(join(dir, 'chain'))}` : ''}`)
+console.log(`devnet: chain ${devnet.chainId} (Sepolia's id, Prague fork) at ${devnet.url}, kept in ${shown(state)}${loaded ? ' (loaded from it)' : ''}`)
 console.log(`devnet: test USDC (permit, transferWithAuthorization, open mint) at ${devnet.env.BANK_RAMP_SIMULATOR_TOKEN_ADDRESS}`)
-console.log(`devnet: chain 100 (posing as gnosis, for swaps) at ${devnet.gnosisUrl}: USDC, EURe, and the sandbox swap router at ${devnet.env.SANDBOX_SWAP_ROUTER_ADDRESS}`)
+console.log(`devnet: chain 100 (posing as gnosis, for swaps) at ${devnet.gnosisUrl}, kept in ${shown(gnosisStateFile(state))}: USDC, EURe, and the sandbox swap router at ${devnet.env.SANDBOX_SWAP_ROUTER_ADDRESS}`)
 console.log(`devnet: gasless swaps (EURe to xDAI) on, relayed by ${privateKeyToAccount(devnet.env.SWAP_GASLESS_RELAYER_PRIVATE_KEY as `0x${string}`).address} (allowed by the router, 100 xDAI of gas)`)
 console.log(`devnet: x402 merchant at ${merchant.url} (https://${X402_HOST} for Slipway): GET /weather costs ${Number(WEATHER_PRICE) / 1e6} USDC (x402 v2; /weather-v1 in version 1), paid to ${merchant.payTo}, settled by ${merchant.facilitator}`)
 console.log(`devnet: Solana (solana-devnet, LiteSVM) at ${solana.url}: devnet USDC mint ${DEVNET_SOLANA_USDC}; SOL: method requestAirdrop [address, lamports]; USDC: method devnet_mintTo [owner, mint, amount]`)
 console.log(`devnet: wrote ${shown(envFile)} (${Object.keys(env).join(', ')}); start Slipway with \`npm start\` in another terminal (it reads .env.devnet)`)
 console.log('devnet: gas and test USDC for a sandbox wallet: POST /v1/sandbox/faucet { walletId, stablecoin? }')
-console.log(`devnet: gas on gnosis for an address: curl -s ${devnet.gnosisUrl} -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"evm_setAccountBalance","params":["<address>","0xde0b6b3a7640000"]}'`)
+console.log(`devnet: gas on gnosis for an address: curl -s ${devnet.gnosisUrl} -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"anvil_setBalance","params":["<address>","0xde0b6b3a7640000"]}'`)
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
     await merchant.stop()

@@ -9,8 +9,8 @@
  *
  * The quote does what the aggregator's answer does not: the bearer check, the wallet and
  * registry lookups, the aggregator call (in process), the source chain's reads (allowance,
- * fees, balance: three JSON-RPC requests to the devnet's gnosis node, ganache, in this
- * script's process) and the quote stored for execute (a write transaction). A second line
+ * fees, balance: three JSON-RPC requests to the devnet's gnosis node, anvil, in its own
+ * process) and the quote stored for execute (a write transaction). A second line
  * quotes EURe to xDAI, which adds the gasless block (the token's permit nonce, the fees).
  *
  *   bun scripts/bench/swaps.ts           (BENCH_SECONDS=5, BENCH_ROUNDS=3)
@@ -57,9 +57,9 @@ try {
   for (let k = 0; k < ROUNDS; k++) {
     const aggregator = await load('sandbox aggregator GET /v1/quote (direct)', aggregatorUrl, { pid: slipway.proc.pid })
     // the devnet's node runs in this process: its CPU time per quote is the chain reads' share
-    const node0 = await cpuMs(process.pid)
+    const node0 = await cpuMs(devnet.pids.gnosis)
     const quote = await rssDuring(slipway.proc.pid, quoteLoad('POST /v1/swap/quote USDC→EURe (bearer)', usdcToEure))
-    const node1 = await cpuMs(process.pid)
+    const node1 = await cpuMs(devnet.pids.gnosis)
     const requests = quote.result.rps * Number(process.env.BENCH_SECONDS ?? 5)
     const nodeUs = node0 !== undefined && node1 !== undefined && requests > 0 ? ((node1 - node0) * 1000) / requests : NaN
     const gasless = await quoteLoad('POST /v1/swap/quote EURe→xDAI (+ gasless block)', eureToXdai)
@@ -77,7 +77,7 @@ try {
     { result: rGasless, baseline: rAgg, rounds: rounds.map((r) => [r.aggregator, r.gasless] as const) },
   ])
   console.log(`\nRound by round, USDC→EURe quotes: ${rounds.map((r) => `${r.quote.result.rps.toFixed(0)} req/s, ${r.quote.result.cpuUs?.toFixed(0)} µs CPU`).join('; ')}`)
-  console.log(`The devnet's gnosis node (ganache, in this script's process) spent ${median(rounds.map((r) => r.nodeUs)).toFixed(0)} µs of CPU per USDC→EURe quote on its three JSON-RPC requests (median of the rounds), beside Slipway's own CPU per quote in the table.`)
+  console.log(`The devnet's gnosis node (anvil, in its own process) spent ${median(rounds.map((r) => r.nodeUs)).toFixed(0)} µs of CPU per USDC→EURe quote on its three JSON-RPC requests (median of the rounds), beside Slipway's own CPU per quote in the table.`)
   console.log(`Slipway resident memory (bun src/index.ts): ${rssIdle?.toFixed(0)} MiB idle (swap module not loaded); under quote load median ${quote.median.toFixed(0)}, peak ${quote.peak.toFixed(0)} MiB: the swap routes add ${(quote.median - (rssIdle ?? NaN)).toFixed(0)} MiB (median), ${(quote.peak - (rssIdle ?? NaN)).toFixed(0)} MiB at peak`)
   if (!valid) process.exitCode = 1
   else if (!met) console.log('\nThe quote target (≥ 80% of the aggregator\'s own rate) is NOT met (see the table).')

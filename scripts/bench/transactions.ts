@@ -1,17 +1,17 @@
 /**
  * Custodial send benchmark: POST /v1/transactions/ through the app (in process, on a
- * file database) against a ganache node running in its own process, with CONCURRENCY
+ * file database) against an anvil node (Prague fork) in its own process, with CONCURRENCY
  * requests in flight spread over WALLETS wallets. A timing proxy in front of the node
  * records when at least one RPC request is in flight; the rest of the wall time is time
  * spent outside the node (validation, key opening, signing, the nonce reservation and
  * the record in the database, HTTP handling), measured over the send phase alone. The
- * node mines a block every second (GANACHE_BLOCK_TIME). Then the status job follows every
+ * node mines a block every second (BENCH_BLOCK_TIME). Then the status job follows every
  * send until it settles (BENCH_SETTLE_WAIT_MS; TX_DROP_AFTER_MS=3000 here), and the script
  * checks that the stored nonces of each wallet are distinct and consecutive and counts
  * what was mined.
  *
  *   bun scripts/bench/transactions.ts     (BENCH_N=400 sends, BENCH_CONCURRENCY=16, BENCH_WALLETS=4)
- *   BENCH_DIRECT=1 skips the timing proxy; BENCH_INPROC=1 runs ganache in this process
+ *   BENCH_DIRECT=1 skips the timing proxy
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -26,37 +26,16 @@ import { registerJobs } from '../../src/services'
 import { JobRunner } from '../../src/jobs/runner'
 import { ensureBootstrapAdmin } from '../../src/modules/auth/service'
 import { signedHeaders } from '../../tests/helpers/client'
+import { startAnvil } from '../devnet/anvil'
 
 const N = Number(process.env.BENCH_N ?? 400)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 4)
 const FUNDER_KEY: Hex = '0x4f3edf983ac636a65a842ce7c78d9aa706d3b113bce9c46f30d7d21715b23b1d'
 
-async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const reader = stream.getReader()
-  let text = ''
-  while (!text.includes('\n')) {
-    const { value, done } = await reader.read()
-    if (done) break
-    text += new TextDecoder().decode(value)
-  }
-  reader.releaseLock()
-  return text.split('\n')[0]!.trim()
-}
-
-let node: { kill(): void }
-let nodeUrl: string
-if (process.env.BENCH_INPROC) {
-  const ganache = (await import('ganache')).default
-  const server = ganache.server({ logging: { quiet: true }, chain: { chainId: 1, hardfork: 'shanghai' }, wallet: { accounts: [{ secretKey: FUNDER_KEY, balance: '0x' + (10n ** 24n).toString(16) }] } } as never)
-  await server.listen(0, '127.0.0.1')
-  nodeUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`
-  node = { kill: () => void server.close() }
-} else {
-  const child = Bun.spawn([process.execPath, join(import.meta.dir, 'servers/ganache.ts')], { env: { ...process.env, FUNDER_KEY }, stdout: 'pipe', stderr: 'ignore' })
-  nodeUrl = await firstLine(child.stdout)
-  node = child
-}
+// anvil in its own process (its binary), a block every BENCH_BLOCK_TIME seconds (1) as on a real chain
+const anvil = await startAnvil({ chainId: 1, blockTime: Number(process.env.BENCH_BLOCK_TIME ?? 1), balances: [{ address: privateKeyToAccount(FUNDER_KEY).address, wei: 10n ** 24n }] })
+const nodeUrl = anvil.url
 
 // Timing proxy: total time during which the node had at least one request in flight.
 let inFlight = 0
@@ -139,7 +118,7 @@ await Promise.all(Array.from({ length: CONCURRENCY }, async (_, worker) => {
 const wallMs = performance.now() - t0
 const sendPhase = { nodeBusyMs, rpcRequests }
 // Then the status job (durable queue) follows every send to the end: confirmed, or resent
-// when the node lost it (ganache's interval miner drops some under load), or failed.
+// when the node lost it, or failed.
 const runner = registerJobs(new JobRunner(deps, { queueName: 'bench-tx', dataPath: join(dir, 'queue.sqlite'), pollMs: 100 }))
 runner.start()
 const settledCount = async () => {
@@ -167,7 +146,7 @@ while (onChain < N + WALLETS - failures && Date.now() < deadline) {
 }
 const minedMs = performance.now() - t0
 
-console.log(`\ncustodial sends: ${N} over ${WALLETS} wallets, ${CONCURRENCY} in flight, ganache in its own process (1-second blocks)`)
+console.log(`\ncustodial sends: ${N} over ${WALLETS} wallets, ${CONCURRENCY} in flight, anvil in its own process (${process.env.BENCH_BLOCK_TIME ?? 1}-second blocks)`)
 console.log(`  sends per second          ${(N / (wallMs / 1000)).toFixed(1)}`)
 console.log(`  wall time                 ${wallMs.toFixed(0)} ms  (${(wallMs / N).toFixed(2)} ms per send)`)
 console.log(`  node busy (>=1 RPC open)  ${sendPhase.nodeBusyMs.toFixed(0)} ms  (${sendPhase.rpcRequests} RPC requests, ${(sendPhase.rpcRequests / N).toFixed(1)} per send)`)
@@ -177,7 +156,7 @@ console.log(`  settled by the status job ${settled.ok} confirmed, ${settled.fail
 console.log(`  transactions mined        ${onChain} of ${N + WALLETS - failures} accepted, ${minedMs.toFixed(0)} ms after the first send`)
 
 proxy.stop(true)
-node.kill()
+await anvil.stop()
 deps.database.close()
 rmSync(dir, { recursive: true, force: true })
 process.exit(failures ? 1 : 0)

@@ -15,7 +15,7 @@
 // the stablecoin for the gas it paid) and pays the native coin for `amountIn - fee` to the payer
 // itself. Only allowed relayers may call it and the output goes only to the payer, because a permit
 // signs neither the fee nor the minimum: anyone else holding the signature could set both.
-// Compiled for the `paris` EVM (ganache 7 stops at Shanghai) by scripts/devnet/compile.ts.
+// Compiled for the `prague` EVM (the fork the devnet's anvil nodes run, as mainnet does) by scripts/devnet/compile.ts.
 pragma solidity 0.8.37;
 
 interface IERC20Like {

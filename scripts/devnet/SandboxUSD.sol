@@ -8,7 +8,7 @@
 // Their code is placed at the token registry's sandbox addresses, where no constructor runs, so
 // nothing depends on a constructor: name, symbol and decimals are constants, and the EIP-712
 // domain is computed from the address the code runs at and the chain id.
-// Compiled for the `paris` EVM (ganache 7 stops at Shanghai) by scripts/devnet/compile.ts.
+// Compiled for the `prague` EVM (the fork the devnet's anvil nodes run, as mainnet does) by scripts/devnet/compile.ts.
 pragma solidity 0.8.37;
 
 abstract contract SandboxToken {

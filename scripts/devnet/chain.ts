@@ -1,5 +1,5 @@
 /**
- * The devnet's chain: a ganache node posing as Sepolia (chain id 11155111) on 127.0.0.1, with
+ * The devnet's chain: an anvil node (scripts/devnet/anvil.ts, Prague fork) posing as Sepolia (chain id 11155111) on 127.0.0.1, with
  * the test stablecoin (SandboxUSD.sol: 6 decimals, EIP-2612 permit, EIP-3009
  * transferWithAuthorization, open mint) at the token registry's Sepolia USDC address, a
  * Multicall3 at its canonical address, a minimal Aave v3 pool (SandboxAavePool.sol) at Aave's
@@ -8,8 +8,9 @@
  * (gas for sandbox wallets). Blocks are mined every `blockTime` seconds, as on a real chain.
  *
  * The keys are public and for this devnet only; the chain id is a testnet's, so Slipway's
- * sandbox partners accept it (they refuse mainnets). With `dbPath` the chain survives a
- * restart; the set-up is applied again only where it is missing.
+ * sandbox partners accept it (they refuse mainnets). With a state file (`state`) the chain
+ * survives a restart; the set-up is applied again only where it is missing. Contracts are
+ * placed with anvil's `anvil_setCode`, gas with `anvil_setBalance`.
  *
  * A second node poses as `gnosis` (chain id 100) for swaps, which the spec refuses on
  * testnets: the registry's gnosis USDC (SandboxUSD) and EURe (SandboxEURe, 18 decimals) at
@@ -19,7 +20,8 @@
  * chain id is a mainnet's, so the funded-key sandboxes (bank ramp simulator, faucet) are not
  * pointed at it; only the devnet's own set-up holds keys there.
  */
-import ganache from 'ganache'
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { createPublicClient, createWalletClient, defineChain, getContractAddress, http, type Address, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import sandboxUsd from './SandboxUSD.json'
@@ -29,6 +31,7 @@ import sandboxAavePool from './SandboxAavePool.json'
 import multicall3 from '../../tests/fixtures/multicall3.json'
 import { marketPairs, NATIVE_TOKEN } from '../../src/sandbox/swap-aggregator/market'
 import { X402_KEYS } from './x402'
+import { startAnvil, type AnvilNode } from './anvil'
 
 export const DEVNET_CHAIN_ID = 11155111
 /** the token registry's Sepolia USDC address (src/modules/tokens/registry.ts) */
@@ -63,6 +66,8 @@ const ROUTER_NATIVE_WEI = 100_000n * 10n ** 18n
 const RELAYER_NATIVE_WEI = 100n * 10n ** 18n
 /** what the simulator holds to pay deposits with: 1,000,000,000 USDC */
 const SIMULATOR_USDC = 1_000_000_000_000_000n
+/** each devnet key's gas on a new chain (1,000,000 of the native coin) */
+const KEY_NATIVE_WEI = 10n ** 24n
 
 export interface Devnet {
   url: string
@@ -71,45 +76,79 @@ export interface Devnet {
   gnosisUrl: string
   /** the settings that point Slipway at this devnet (written to .env.devnet by scripts/devnet.ts) */
   env: Record<string, string>
+  /** the nodes' process ids (benchmarks read their CPU time) */
+  pids: { sepolia: number; gnosis: number }
+  /** stops both nodes; with a state file, each writes its chain there first */
   stop(): Promise<void>
 }
 
+/** the gnosis node's state file beside Sepolia's: `devnet.json` → `devnet-gnosis.json` */
+export const gnosisStateFile = (file: string) => (/\.json$/i.test(file) ? file.replace(/\.json$/i, '-gnosis.json') : `${file}-gnosis`)
+
+export interface DevnetOptions {
+  /** Sepolia's node's port (8545; 0: a free one) */
+  port?: number
+  /** gnosis's (the next port; with port 0, a free one) */
+  gnosisPort?: number
+  host?: string
+  /** a file Sepolia's chain is loaded from at start (when it exists) and written to at stop and every 10 s (anvil's --state) */
+  state?: string
+  /** gnosis's (default: beside `state`, see gnosisStateFile) */
+  gnosisState?: string
+  /** a folder to keep Sepolia's chain in (its state.json), for callers that name folders; `state` wins */
+  dbPath?: string
+  /** gnosis's folder (default `<dbPath>-gnosis`) */
+  gnosisDbPath?: string
+  /** seconds between blocks (default 1, as on a real chain); 0: a block per transaction */
+  blockTime?: number
+}
+
 /**
- * Starts both nodes: Sepolia's on `port` (8545), gnosis's on `gnosisPort` (the next port; with
- * port 0, a free one). `dbPath` keeps Sepolia's chain, `gnosisDbPath` (default `<dbPath>-gnosis`) gnosis's.
+ * Starts both nodes (anvil, Prague fork): Sepolia's on `port` (8545), gnosis's on `gnosisPort`.
+ * The set-up runs with a block per transaction (so it takes well under a second), then the
+ * nodes switch to `blockTime`. With a state file, a restarted devnet has its balances back and
+ * only what is missing is set up again.
  */
-export async function startDevnet(opts: { port?: number; gnosisPort?: number; host?: string; dbPath?: string; gnosisDbPath?: string; blockTime?: number } = {}): Promise<Devnet> {
+export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const host = opts.host ?? '127.0.0.1'
   const port = opts.port ?? 8545
-  const node = async (chainId: number, listenPort: number, dbPath: string | undefined) => {
-    const balance = `0x${(10n ** 24n).toString(16)}`
-    const server = ganache.server({
-      logging: { quiet: true },
-      chain: { chainId, hardfork: 'shanghai' },
-      miner: { blockTime: opts.blockTime ?? 1 },
-      ...(dbPath ? { database: { dbPath } } : {}),
-      wallet: { accounts: [...Object.values(DEVNET_KEYS), X402_KEYS.facilitator].map((secretKey) => ({ secretKey, balance })) },
-    } as never)
-    await server.listen(listenPort, host)
-    return { server, url: `http://${host}:${(server.address() as { port: number }).port}` }
+  const blockTime = opts.blockTime ?? 1
+  const inFolder = (folder: string | undefined) => {
+    if (!folder) return undefined
+    mkdirSync(folder, { recursive: true })
+    return join(folder, 'state.json')
   }
-  const sepolia = await node(DEVNET_CHAIN_ID, port, opts.dbPath)
-  let gnosis: Awaited<ReturnType<typeof node>> | undefined
+  const sepoliaState = opts.state ?? inFolder(opts.dbPath)
+  const gnosisState = opts.gnosisState ?? (opts.state ? gnosisStateFile(opts.state) : inFolder(opts.gnosisDbPath ?? (opts.dbPath ? `${opts.dbPath}-gnosis` : undefined)))
+  const keys = [...Object.values(DEVNET_KEYS), X402_KEYS.facilitator].map((k) => privateKeyToAccount(k).address)
+  const node = async (chainId: number, listenPort: number, state: string | undefined) => startAnvil({
+    chainId, host, port: listenPort,
+    // whole seconds are switched to after the set-up (anvil's evm_setIntervalMining takes whole seconds)
+    blockTime: blockTime > 0 && !Number.isInteger(blockTime) ? blockTime : undefined,
+    ...(state ? { state, stateIntervalSeconds: 10 } : {}),
+    // the devnet's keys get their gas once, on a new chain: a restarted one keeps what they hold
+    balances: state && existsSync(state) ? [] : keys.map((address) => ({ address, wei: KEY_NATIVE_WEI })),
+  })
+  const sepolia = await node(DEVNET_CHAIN_ID, port, sepoliaState)
+  let gnosis: AnvilNode | undefined
   try {
-    gnosis = await node(DEVNET_GNOSIS_CHAIN_ID, opts.gnosisPort ?? (port === 0 ? 0 : port + 1), opts.gnosisDbPath ?? (opts.dbPath ? `${opts.dbPath}-gnosis` : undefined))
-    await setUp(sepolia.url)
-    await setUpGnosis(gnosis.url)
+    gnosis = await node(DEVNET_GNOSIS_CHAIN_ID, opts.gnosisPort ?? (port === 0 ? 0 : port + 1), gnosisState)
+    await Promise.all([setUp(sepolia.url), setUpGnosis(gnosis.url)])
+    if (blockTime > 0 && Number.isInteger(blockTime)) {
+      for (const n of [sepolia, gnosis]) await n.rpc('evm_setIntervalMining', [blockTime])
+    }
   } catch (err) {
-    await sepolia.server.close()
-    await gnosis?.server.close()
+    await sepolia.stop()
+    await gnosis?.stop()
     throw err
   }
   const url = sepolia.url
-  const gnosisServer = gnosis.server
+  const gnosisNode = gnosis
   return {
     url,
     chainId: DEVNET_CHAIN_ID,
     gnosisUrl: gnosis.url,
+    pids: { sepolia: sepolia.pid, gnosis: gnosis.pid },
     env: {
       RPC_URL_SEPOLIA: url,
       BANK_RAMP_SIMULATOR_RPC_URL: url,
@@ -125,8 +164,7 @@ export async function startDevnet(opts: { port?: number; gnosisPort?: number; ho
       SWAP_GASLESS_RELAYER_PRIVATE_KEY: DEVNET_KEYS.relayer,
     },
     stop: async () => {
-      await sepolia.server.close()
-      await gnosisServer.close()
+      await Promise.all([sepolia.stop(), gnosisNode.stop()])
     },
   }
 }
@@ -134,13 +172,13 @@ export async function startDevnet(opts: { port?: number; gnosisPort?: number; ho
 /**
  * Gas on the gnosis node for any address (a user's wallet before a swap): the faucet stays on
  * Sepolia, as its key refuses a mainnet chain id and gnosis wallets are not testnet wallets, so
- * the devnet sets the balance itself (ganache's `evm_setAccountBalance`; the same call works
- * with curl, docs/sandbox.md).
+ * the devnet sets the balance itself (anvil's `anvil_setBalance`; the same call works with
+ * curl, docs/sandbox.md).
  */
 export async function giveGnosisGas(gnosisUrl: string, address: string, wei: bigint) {
-  const res = await fetch(gnosisUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_setAccountBalance', params: [address, `0x${wei.toString(16)}`] }) })
+  const res = await fetch(gnosisUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [address, `0x${wei.toString(16)}`] }) })
   const body = await res.json() as { error?: { message: string } }
-  if (body.error) throw new Error(`evm_setAccountBalance: ${body.error.message}`)
+  if (body.error) throw new Error(`anvil_setBalance: ${body.error.message}`)
 }
 
 /** Puts the tokens, Multicall3 and the router in place on the gnosis node, sets its rates and funds it, where a restarted chain does not have them yet. */
@@ -149,12 +187,12 @@ async function setUpGnosis(url: string) {
   const pub = createPublicClient({ chain, transport: http(url) })
   const rpc = (method: string, params: unknown[]) => pub.request({ method, params } as never)
   for (const [address, code] of [[DEVNET_GNOSIS_USDC, sandboxUsd.deployedBytecode], [DEVNET_GNOSIS_EURE, sandboxEure.deployedBytecode]] as const) {
-    if ((await pub.getCode({ address })) !== code) await rpc('evm_setAccountCode', [address, code])
+    if ((await pub.getCode({ address })) !== code) await rpc('anvil_setCode', [address, code])
   }
-  if (!(await pub.getCode({ address: MULTICALL3 }))) await rpc('evm_setAccountCode', [MULTICALL3, multicall3.deployedBytecode])
+  if (!(await pub.getCode({ address: MULTICALL3 }))) await rpc('anvil_setCode', [MULTICALL3, multicall3.deployedBytecode])
   const owner = createWalletClient({ chain, transport: http(url), account: privateKeyToAccount(DEVNET_KEYS.router) })
   const mined = async (hash: Hex) => {
-    const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+    const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 20 })
     if (receipt.status !== 'success') throw new Error(`devnet set-up transaction ${hash} reverted`)
   }
   if (!(await pub.getCode({ address: DEVNET_SWAP_ROUTER }))) {
@@ -193,8 +231,8 @@ async function setUp(url: string) {
   const chain = defineChain({ id: DEVNET_CHAIN_ID, name: 'devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } })
   const pub = createPublicClient({ chain, transport: http(url) })
   const rpc = (method: string, params: unknown[]) => pub.request({ method, params } as never)
-  if ((await pub.getCode({ address: DEVNET_USDC })) !== sandboxUsd.deployedBytecode) await rpc('evm_setAccountCode', [DEVNET_USDC, sandboxUsd.deployedBytecode])
-  if (!(await pub.getCode({ address: MULTICALL3 }))) await rpc('evm_setAccountCode', [MULTICALL3, multicall3.deployedBytecode])
+  if ((await pub.getCode({ address: DEVNET_USDC })) !== sandboxUsd.deployedBytecode) await rpc('anvil_setCode', [DEVNET_USDC, sandboxUsd.deployedBytecode])
+  if (!(await pub.getCode({ address: MULTICALL3 }))) await rpc('anvil_setCode', [MULTICALL3, multicall3.deployedBytecode])
   await setUpAavePool(url, pub, rpc)
   const simulator = privateKeyToAccount(DEVNET_KEYS.simulator).address
   const held = await pub.readContract({ address: DEVNET_USDC, abi: sandboxUsd.abi, functionName: 'balanceOf', args: [simulator] }) as bigint
@@ -202,11 +240,11 @@ async function setUp(url: string) {
   // the x402 facilitator pays its settlements' gas (a chain from before it existed holds none for it)
   const facilitator = privateKeyToAccount(X402_KEYS.facilitator).address
   if (await pub.getBalance({ address: facilitator }) < 10n ** 18n) {
-    await pub.waitForTransactionReceipt({ hash: await funder.sendTransaction({ to: facilitator, value: 100n * 10n ** 18n }), pollingInterval: 100 })
+    await pub.waitForTransactionReceipt({ hash: await funder.sendTransaction({ to: facilitator, value: 100n * 10n ** 18n }), pollingInterval: 20 })
   }
   if (held < SIMULATOR_USDC / 2n) {
     const hash = await funder.writeContract({ address: DEVNET_USDC, abi: sandboxUsd.abi, functionName: 'mint', args: [simulator, SIMULATOR_USDC] })
-    await pub.waitForTransactionReceipt({ hash, pollingInterval: 100 })
+    await pub.waitForTransactionReceipt({ hash, pollingInterval: 20 })
   }
 }
 
@@ -217,12 +255,12 @@ async function setUp(url: string) {
  * restarted chain does not have it yet.
  */
 async function setUpAavePool(url: string, pub: ReturnType<typeof createPublicClient>, rpc: (method: string, params: unknown[]) => Promise<unknown>) {
-  if ((await pub.getCode({ address: DEVNET_AAVE_POOL })) !== sandboxAavePool.deployedBytecode) await rpc('evm_setAccountCode', [DEVNET_AAVE_POOL, sandboxAavePool.deployedBytecode])
+  if ((await pub.getCode({ address: DEVNET_AAVE_POOL })) !== sandboxAavePool.deployedBytecode) await rpc('anvil_setCode', [DEVNET_AAVE_POOL, sandboxAavePool.deployedBytecode])
   const reserve = await pub.readContract({ address: DEVNET_AAVE_POOL, abi: sandboxAavePool.abi, functionName: 'getReserveData', args: [DEVNET_USDC] }) as { aTokenAddress: Address }
   if (!/^0x0{40}$/.test(reserve.aTokenAddress)) return
   const chain = defineChain({ id: DEVNET_CHAIN_ID, name: 'devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } })
   const funder = createWalletClient({ chain, transport: http(url), account: privateKeyToAccount(DEVNET_KEYS.funder) })
   const hash = await funder.writeContract({ address: DEVNET_AAVE_POOL, abi: sandboxAavePool.abi, functionName: 'listReserve', args: [DEVNET_USDC, 'Aave Ethereum Sepolia USDC (devnet)', 'aEthUSDC', DEVNET_AAVE_USDC_RATE, 100_000_000n] } as never)
-  const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 100 })
+  const receipt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 20 })
   if (receipt.status !== 'success') throw new Error(`devnet set-up: listing USDC on the Aave pool reverted (${hash})`)
 }

@@ -8,6 +8,8 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import solc from 'solc'
 
+const EVM_VERSION = 'prague'
+
 const require = createRequire(import.meta.url)
 /** imports from npm packages (none today: each contract's source holds what it needs) */
 function findImports(path: string) {
@@ -29,8 +31,8 @@ for (const [source, contracts] of Object.entries(SOURCES)) {
   const input = {
     language: 'Solidity',
     sources: { [source]: { content: readFileSync(join(import.meta.dir, source), 'utf8') } },
-    // ganache 7 stops at Shanghai; paris avoids PUSH0.
-    settings: { evmVersion: 'paris', optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } } },
+    // the fork the devnet and test nodes run (anvil: Prague), as on mainnet today
+    settings: { evmVersion: EVM_VERSION, optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } } },
   }
   const out = JSON.parse(solc.compile(JSON.stringify(input), { import: findImports }))
   const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === 'error')
@@ -38,7 +40,7 @@ for (const [source, contracts] of Object.entries(SOURCES)) {
   for (const contract of contracts) {
     const c = out.contracts[source][contract]
     writeFileSync(join(import.meta.dir, `${contract}.json`), JSON.stringify({
-      compiler: solc.version(), evmVersion: 'paris', abi: c.abi, bytecode: `0x${c.evm.bytecode.object}`, deployedBytecode: `0x${c.evm.deployedBytecode.object}`,
+      compiler: solc.version(), evmVersion: EVM_VERSION, abi: c.abi, bytecode: `0x${c.evm.bytecode.object}`, deployedBytecode: `0x${c.evm.deployedBytecode.object}`,
     }, null, 2) + '\n')
     console.log(`wrote scripts/devnet/${contract}.json`)
   }

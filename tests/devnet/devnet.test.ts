@@ -140,7 +140,10 @@ describe('npm run devnet', () => {
       expect(written.RPC_URL_GNOSIS).not.toBe(written.RPC_URL_SEPOLIA)
       expect(await createPublicClient({ transport: http(written.RPC_URL_SEPOLIA) }).getChainId()).toBe(11155111)
       expect(await createPublicClient({ transport: http(written.RPC_URL_GNOSIS) }).getChainId()).toBe(100)
-      expect(existsSync(join(out, 'chains', 'chain'))).toBe(true)
+      // stopped, it writes both chains to their state files (anvil's --state), kept for the next start
+      proc.kill('SIGTERM')
+      expect(await proc.exited).toBe(0)
+      expect([existsSync(join(out, 'chains', 'state.json')), existsSync(join(out, 'chains', 'state-gnosis.json'))]).toEqual([true, true])
     } finally {
       proc.kill('SIGTERM')
       await proc.exited

@@ -32,7 +32,7 @@ afterAll(async () => {
   await w.stop()
 })
 
-const node = (method: string) => w.chain.pub.request({ method, params: [] } as never)
+const node = (method: string, params: unknown[] = []) => w.chain.pub.request({ method, params } as never)
 
 test('the supply never reaches the node after its approval was sent: the key stays bound; a retry answers the approval, sends nothing; one approval on chain, no 500', async () => {
   const u = await w.f.user(w.tenant)
@@ -44,7 +44,8 @@ test('the supply never reaches the node after its approval was sent: the key sta
   const body = { walletId: wallet.id, asset: DEVNET_USDC, amount: '10000000' }
   const key = { 'idempotency-key': `lend-fault-${crypto.randomUUID()}` }
   const submitted = proxy.submissions
-  await node('miner_stop')
+  // mining paused: the approval waits in the node's pool
+  await node('evm_setAutomine', [false])
   let first, retry
   try {
     // the approval passes, the supply's submission is refused
@@ -55,7 +56,8 @@ test('the supply never reaches the node after its approval was sent: the key sta
     // nothing sent again
     expect(proxy.submissions - submitted).toBe(2)
   } finally {
-    await node('miner_start')
+    await node('evm_setAutomine', [true])
+    await node('evm_mine')
   }
   expect(retry.headers.get('idempotency-replayed')).toBe('true')
   // the supply as it is (recorded failed: never submitted) and the approval that went out

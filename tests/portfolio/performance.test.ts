@@ -323,7 +323,7 @@ describe('empty wallets and missing prices', () => {
     cg.updatedAt = t.clock.now() / 1000
     await recordDay(tenant)
     // the wallet is emptied, and the next day records it so
-    await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_setAccountBalance', params: [w.address, '0x0'] }) })
+    await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [w.address, '0x0'] }) })
     clock().advance(DAY)
     cg.updatedAt = t.clock.now() / 1000
     await recordDay(tenant)

@@ -1,5 +1,5 @@
 /**
- * Payouts and sends that must not overdraw or pay twice, over HTTP on ganache with real
+ * Payouts and sends that must not overdraw or pay twice, over HTTP on anvil with real
  * transfers (issue 30, items 1 and 2):
  * - concurrent payouts, and concurrent sends, against a wallet that can afford one;
  * - a transfer that reverts on chain is never sold, and fails its payout with an event;
@@ -76,16 +76,16 @@ describe('the sell waits for the transfer', () => {
     expect(q.status).toBe(200)
     const sellsBefore = pw.partner.sells
     // the node holds the transfer; meanwhile the wallet's tokens leave by a path Slipway does not see
-    await rpcCall('miner_stop', [])
+    await pw.chain.pauseMining()
     let p
     try {
       p = await post(u, '/v1/ramp/bank/payout/payouts', { quoteId: q.body.id, isTestnet: true })
       expect(p.status).toBe(200)
       expect(p.body).toMatchObject({ status: 'pending', txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) })
       const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [wallet.address, BALANCE_SLOT]))
-      await rpcCall('evm_setAccountStorageAt', [USDC_SEPOLIA, slot, `0x${'0'.repeat(64)}`])
+      await rpcCall('anvil_setStorageAt', [USDC_SEPOLIA, slot, `0x${'0'.repeat(64)}`])
     } finally {
-      await rpcCall('miner_start', [])
+      await pw.chain.resumeMining()
     }
     const failed = await advanced(u, p!.body.id)
     expect(failed).toMatchObject({ status: 'failed', rampTransactionId: null, failureReason: expect.stringContaining('The transfer to the bank ramp failed') })

@@ -4,16 +4,10 @@
  * each restart (the script exits 1 on any violation). `npm run chaos` runs 20 rounds.
  */
 import { expect, test } from 'bun:test'
-import { readdirSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 
-/** ganache's own folders under the temp directory (it makes one when not given a path, and a killed node leaves it) */
-const ganacheFolders = () => new Set(readdirSync(tmpdir()).filter((f) => f.startsWith('ganache_')))
-/** A folder's maker (`ganache_-<pid>-<random>`) still runs: a node of another test or process on the machine, not one the chaos run killed. */
-const makerAlive = (folder: string) => {
-  const pid = Number(/^ganache_-(\d+)-/.exec(folder)?.[1])
-  if (!pid) return false
+const alive = (pid: number) => {
   try {
     process.kill(pid, 0)
     return true
@@ -23,14 +17,16 @@ const makerAlive = (folder: string) => {
 }
 
 test('three kill -9 rounds under a mixed workload: no send twice or lost, no event lost or re-labelled, no half-written row', async () => {
-  const before = ganacheFolders()
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, '../../scripts/chaos.ts'), '--rounds', '3', '--settle-seconds', '45'], { stdout: 'pipe', stderr: 'pipe' })
   // before the test's own limit: SIGTERM lets the script take its node and Slipway down with it
   const stop = setTimeout(() => proc.kill('SIGTERM'), 400_000)
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]).finally(() => clearTimeout(stop))
   if (code !== 0) console.error(out, err)
   expect(code).toBe(0)
-  // the run leaves nothing behind in the temp directory (folders of processes still running are other work on the machine)
-  expect([...ganacheFolders()].filter((f) => !before.has(f) && !makerAlive(f))).toEqual([])
+  // the run leaves nothing behind: its EVM node (anvil, a process of its own) is gone, and so is its folder
+  const [, nodePid, folder] = /chaos: EVM node anvil \(pid (\d+)\) at \S+; working in (\S+)/.exec(out) ?? []
+  expect(Number(nodePid)).toBeGreaterThan(0)
+  expect(alive(Number(nodePid))).toBe(false)
+  expect(existsSync(folder!)).toBe(false)
   expect(out).toMatch(/chaos: 3 rounds, [1-9]\d* acknowledged sends, [1-9]\d* acknowledged events, [1-9]\d* acknowledged deposits, \d+ deliveries received, 0 violations/)
 }, 420_000)

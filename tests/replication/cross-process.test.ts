@@ -29,9 +29,8 @@ beforeAll(async () => {
   receiver.start()
   sqld = await startSqld()
   chain = await startLocalChain({ chainId: 1, dbPath: mkdtempSync(join(sqld.dir, 'chain-')) })
-  // TX_DROP_AFTER_MS short: ganache's pool sometimes files the next nonce of a wallet as a
-  // future one and never mines it (docs/transactions.md); the status job hands such a send to
-  // the node again after TX_DROP_AFTER_MS, which must come within this test's wait
+  // TX_DROP_AFTER_MS short: a send a node keeps but does not mine (docs/transactions.md) is
+  // handed to it again after TX_DROP_AFTER_MS, which must come within this test's wait
   const env = { RPC_URL_ETHEREUM: chain.url, RPC_TIMEOUT_MS: '3000', TX_DROP_AFTER_MS: '2000', WEBHOOK_DEV_ROUTES: `hooks.slipway.test=${receiver.origin}` }
   // Edges pull every 5 s: anything seen sooner is the pull after a write or the primary fallback.
   ;[edgeA, edgeB] = await Promise.all([startEdge(sqld, { ...env, DATABASE_SYNC_INTERVAL_MS: '5000' }), startEdge(sqld, { ...env, DATABASE_SYNC_INTERVAL_MS: '5000' })])

@@ -33,7 +33,7 @@ test('a sender on chain id 1 refuses to pay, naming the chain, and never signs a
   expect((err as Error).message).toContain('chain id 1 (Ethereum), a mainnet')
 })
 
-test('a sender on ganache\'s chain id 1337 is accepted', async () => {
+test('a sender on a development chain id (1337, viem\'s localhost) is accepted', async () => {
   chainId = 1337
   expect(await evmStablecoinSender({ rpcUrl, ...settings, timeoutMs: 2000 }).checkChain!()).toBe(1337)
 })

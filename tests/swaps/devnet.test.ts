@@ -278,28 +278,35 @@ describe('Idempotency-Key on execute', () => {
 })
 
 describe('the broadcast routes', () => {
-  /** A client wallet with gas and an approval, a swap and a send prepared (none broadcast). */
+  /**
+   * Client wallets with gas: an approval prepared on one, a swap and a send on the other (none
+   * broadcast). Two wallets: each prepared transaction takes the chain's next nonce, so an
+   * approval and a swap prepared together on one wallet share a nonce and only one of them can
+   * ever be mined.
+   */
   async function prepared() {
     const u = await f.user(tenant)
     const account = privateKeyToAccount(generatePrivateKey())
+    const approver = privateKeyToAccount(generatePrivateKey())
     const w = await clientWallet(u, account)
-    await giveGnosisGas(devnet.gnosisUrl, account.address, 2n * 10n ** 18n)
-    const approval = await api.post('/v1/swap/approve', { walletId: w.id, tokenAddress: DEVNET_GNOSIS_USDC, spenderAddress: DEVNET_SWAP_ROUTER, amount: '1' }, auth(u))
+    const aw = await clientWallet(u, approver)
+    for (const a of [account, approver]) await giveGnosisGas(devnet.gnosisUrl, a.address, 2n * 10n ** 18n)
+    const approval = await api.post('/v1/swap/approve', { walletId: aw.id, tokenAddress: DEVNET_GNOSIS_USDC, spenderAddress: DEVNET_SWAP_ROUTER, amount: '1' }, auth(u))
     const q = await quote(u, quoteBody(w.id, { fromToken: NATIVE, toToken: DEVNET_GNOSIS_USDC, fromAmount: String(10n ** 16n) }))
     const swap = await api.post('/v1/swap/execute', { quoteId: q.quoteId }, auth(u))
     const send = await api.post('/v1/transactions/', { walletId: w.id, chain: 'gnosis', toAddress: DEVNET_SWAP_ROUTER, amount: '1' }, auth(u))
     for (const r of [approval, swap, send]) expect(r.body.status).toBe('awaiting_signature')
-    return { u, account, approval: approval.body, swap: swap.body, send: send.body }
+    return { u, account, approver, approval: approval.body, swap: swap.body, send: send.body }
   }
   const sig = (account: PrivateKeyAccount, p: { signingHash: Hex }) => account.sign({ hash: p.signingHash })
 
   test('each accepts only its own record types; another user\'s or tenant\'s ids 404; garbage signatures 400', async () => {
-    const { u, account, approval, swap, send } = await prepared()
+    const { u, account, approver, approval, swap, send } = await prepared()
     // every call from its own client address: this test makes more calls than the limit allows one client
     let n = 0
     const auth = (who: SignedInUser) => ({ token: who.accessToken, headers: { 'x-forwarded-for': `198.51.100.${++n}` } })
     const post = (route: string, p: { preparedTransactionId: string; signingHash: Hex }, who = u) =>
-      sig(account, p).then((signature) => api.post(`/v1/swap/${route}`, { transactionId: p.preparedTransactionId, signature }, auth(who)))
+      sig(p === approval ? approver : account, p).then((signature) => api.post(`/v1/swap/${route}`, { transactionId: p.preparedTransactionId, signature }, auth(who)))
     // broadcast-approve: approvals only; broadcast: swaps (and approvals), never a plain send
     for (const [route, p] of [['broadcast-approve', swap], ['broadcast-approve', send], ['broadcast', send]] as const) {
       const res = await post(route, p)

@@ -24,7 +24,7 @@ test('the same key and body answers the first send again; the chain sees one tra
   expect(other.body.details).toEqual({ code: 'IDEMPOTENCY_KEY_REUSED' })
   const list = await sw.f.api.get('/v1/transactions/', { token: u.accessToken })
   expect(list.body.pagination.total).toBe(1)
-  // ganache mines each submission at once: one transfer so far
+  // the node mines each submission at once: one transfer so far
   expect(await sw.chain.balance(to)).toBe(1000n)
   // without the header a repeat sends again, as the spec says
   const plain = await sw.f.api.post('/v1/transactions/', body, { token: u.accessToken })

@@ -1,6 +1,6 @@
 /**
  * Statuses settle across a restart: the app runs as a child process on a file database
- * (`bun src/index.ts`, RPC_URL_ETHEREUM pointing at a ganache started here), sends while
+ * (`bun src/index.ts`, RPC_URL_ETHEREUM pointing at an anvil node started here), sends while
  * the node's miner is stopped, is killed with SIGKILL, and is started again after the
  * node mined them. Only the background job reads the chain here (the test reads the
  * stored record, which does not), so the confirmations it sees are the job's work.
@@ -11,16 +11,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import ganache from 'ganache'
 import { createPublicClient, createWalletClient, http, parseEther, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
 import { Api, signedHeaders } from '@tests/helpers/client'
-import { FUNDER_KEY } from '@tests/wallets/ganache'
+import { FUNDER_KEY, startLocalChain, type LocalChain } from '@tests/wallets/ganache'
 import { waitFor } from './helpers'
 
 let dir: string
-let server: ReturnType<typeof ganache.server>
+let node: LocalChain
 let rpcUrl: string
 
 /** The app as a child process on this test's database file, with PROCESS_ADMIN as its admin (see tests/helpers/process.ts). */
@@ -38,25 +37,18 @@ const startApp = (extraEnv: Record<string, string> = {}) => startProcess([proces
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'slipway-tx-restart-'))
-  // `strict` instamine: with the miner stopped, a submission is answered at once and waits in the pool.
-  server = ganache.server({
-    logging: { quiet: true },
-    chain: { chainId: 1, hardfork: 'shanghai' },
-    miner: { instamine: 'strict' },
-    wallet: { accounts: [{ secretKey: FUNDER_KEY, balance: `0x${parseEther('100').toString(16)}` }] },
-  } as never)
-  await server.listen(0, '127.0.0.1')
-  rpcUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+  // With mining paused, a submission is answered at once and waits in the node's pool.
+  node = await startLocalChain({ chainId: 1 })
+  rpcUrl = node.url
 }, 30_000)
 afterAll(async () => {
-  await server.close()
+  await node.stop()
   rmSync(dir, { recursive: true, force: true })
 })
 
 describe('restart with pending transactions', () => {
   test('kill -9 while sends are pending; after the restart the job settles them as confirmed', async () => {
     const pub = createPublicClient({ transport: http(rpcUrl) })
-    const rpc = (method: string, params: unknown[] = []) => pub.request({ method, params } as never)
     let app = await startApp()
     const ids: string[] = []
     let token = ''
@@ -73,7 +65,7 @@ describe('restart with pending transactions', () => {
       expect(wallet.status).toBe(201)
       const funder = createWalletClient({ account: privateKeyToAccount(FUNDER_KEY as Hex), transport: http(rpcUrl), chain: { id: 1, name: 'local', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } } })
       await pub.waitForTransactionReceipt({ hash: await funder.sendTransaction({ to: wallet.body.address, value: parseEther('1') }) })
-      await rpc('miner_stop')
+      await node.pauseMining()
       const to = privateKeyToAccount(generatePrivateKey()).address
       for (let i = 1; i <= 3; i++) {
         const res = await api.post('/v1/transactions/', { walletId: wallet.body.id, chain: 'ethereum', toAddress: to, amount: String(i) }, { token })
@@ -88,8 +80,7 @@ describe('restart with pending transactions', () => {
       app.proc.kill(9)
       await app.proc.exited
     }
-    await rpc('miner_start')
-    await rpc('evm_mine')
+    await node.resumeMining()
     app = await startApp()
     try {
       const api = new Api(app.url)
@@ -107,16 +98,11 @@ describe('restart with pending transactions', () => {
 
 describe('two API processes on one database', () => {
   test('concurrent sends from one wallet through both processes never share or skip a nonce', async () => {
-    // Instant mining here: across two processes nonces may reach the node out of order, and
-    // in our runs ganache's `strict` mode left such transactions unmined.
-    const eager = ganache.server({
-      logging: { quiet: true },
-      chain: { chainId: 1, hardfork: 'shanghai' },
-      wallet: { accounts: [{ secretKey: FUNDER_KEY, balance: `0x${parseEther('100').toString(16)}` }] },
-    } as never)
-    await eager.listen(0, '127.0.0.1')
+    // A fresh node, a block per transaction: across two processes nonces may reach the node
+    // out of order, and it holds a later one until the gap is filled.
+    const eager = await startLocalChain({ chainId: 1 })
     const strictUrl = rpcUrl
-    rpcUrl = `http://127.0.0.1:${(eager.address() as { port: number }).port}`
+    rpcUrl = eager.url
     const pub = createPublicClient({ transport: http(rpcUrl) })
     const first = await startApp()
     // The second process serves HTTP only (one queue worker is enough for the shared outbox).
@@ -147,7 +133,7 @@ describe('two API processes on one database', () => {
         await c.proc.exited
       }
       rpcUrl = strictUrl
-      await eager.close()
+      await eager.stop()
     }
   }, 120_000)
 })

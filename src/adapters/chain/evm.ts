@@ -2,8 +2,8 @@
  * EVM networks through viem. Clients are cached per RPC address. Balance reads are
  * batched: with Multicall3 (one eth_call) when the RPC reports the chain id the
  * registry expects and the contract is deployed there (checked once per network),
- * otherwise as one JSON-RPC batch request (a development node such as ganache reports
- * its own chain id, or the expected one with no Multicall3 at the canonical address).
+ * otherwise as one JSON-RPC batch request (a development node may report its own chain
+ * id, or the expected one with no Multicall3 at the canonical address).
  * `rpc(endpoint)` is what sends use (the port's EvmRpc): viem's errors are read here,
  * so callers get a reason, `null` or a SubmitOutcome rather than viem error classes.
  */

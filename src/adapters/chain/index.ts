@@ -74,7 +74,7 @@ export function chainError(endpoint: ChainEndpoint, err: unknown): AppError {
   if (named('ContractFunctionZeroDataError')) {
     return new AppError(501, 'NotImplemented', `No contract${at} is deployed on ${endpoint.registryId}`, { code: 'CONTRACT_NOT_AVAILABLE' })
   }
-  // (nodes word a revert differently: viem names some, ganache and others say it in the details)
+  // (nodes word a revert differently: viem names some, others say it only in the details)
   if (named('ContractFunctionRevertedError', 'ExecutionRevertedError') || links.some((l) => /\brevert/i.test(l.details ?? ''))) {
     return new AppError(422, 'Validation Error', `The contract${at} on ${endpoint.registryId} refused the call (reverted)`, { code: 'CONTRACT_CALL_REVERTED' })
   }

@@ -1,8 +1,8 @@
 /**
  * Known mainnets, from viem's chain definitions: every chain not marked `testnet: true`,
  * so the list follows viem's releases instead of a hand list going stale. The local
- * development chains viem also leaves unmarked (Localhost 1337, which ganache uses, and
- * Hardhat / Anvil / Foundry 31337) are not mainnets. An id that viem gives both to a
+ * development chains viem also leaves unmarked (Localhost 1337, and Hardhat / Anvil /
+ * Foundry 31337, which anvil reports unless told another id) are not mainnets. An id that viem gives both to a
  * mainnet and to a testnet counts as a mainnet: refusing a test network by mistake costs a
  * configuration change, paying on a mainnet by mistake costs money.
  */

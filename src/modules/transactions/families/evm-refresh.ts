@@ -20,9 +20,11 @@
  *   replaced: same nonce, tip and max fee each raised by at least the nodes' replacement
  *   minimum (10%), to twice the base fee plus the tip as a new send gets, never above the
  *   ceiling, at most TX_MAX_RESENDS times (then it stays pending while the node keeps it).
- *   With fees the node accepts, the node holds it where it does not mine it (ganache's
- *   queued pool: docs/transactions.md): its signed bytes, and those of the wallet's later
- *   pending sends, are handed to the node again in nonce order.
+ *   With fees the node accepts, the node holds it where it does not mine it (a pool that
+ *   filed it as a future nonce, a node that lost the earlier ones: docs/transactions.md): its
+ *   signed bytes, and those of the wallet's later pending sends, are handed to the node again
+ *   in nonce order. (A node that evicts what can no longer pay the base fee, as anvil and
+ *   geth do, drops it instead: the case above.)
  * - Kept behind an earlier nonce: the wallet's send next in line is looked at instead.
  * - A nonce used on chain by a transaction that is none of its hashes: `failed`.
  *
@@ -39,7 +41,7 @@ import { findTransaction, pendingSendsFrom, updateTransaction, type TransactionR
 import { isCustodial, walletSecret } from '../shared'
 import { evmNet, signEvm, transferCall, type EvmNet } from './evm-calls'
 
-/** How much more tip and max fee a node wants before it replaces a transaction it holds (geth's and ganache's default price bump). */
+/** How much more tip and max fee a node wants before it replaces a transaction it holds (geth's and anvil's default price bump). */
 export const REPLACEMENT_BUMP_PERCENT = 10n
 
 type Wallet = NonNullable<Awaited<ReturnType<typeof walletsRepo.findWallet>>>
@@ -271,7 +273,7 @@ const rebroadcasting = new Set<string>()
  * The send next in line is kept by the node, with fees it accepts, and not mined: hands
  * its signed bytes to the node again, then those of the wallet's later pending sends, in
  * nonce order. A node answers "already known" for what it holds; one that parked them
- * where it does not mine them (ganache's queued pool) takes them as new.
+ * where it does not mine them (a queue of future nonces) takes them as new.
  */
 async function rebroadcast(deps: Deps, net: EvmNet, head: TransactionRow): Promise<TransactionRow> {
   const key = `${head.tenantId}|${head.walletId}|${head.network}`

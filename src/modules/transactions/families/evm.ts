@@ -153,8 +153,8 @@ interface Turn {
 /**
  * Per-wallet submission lanes (in this process): a send submits only after the sends
  * that reserved earlier nonces have, so the node sees nonces in order. Nodes queue an
- * early nonce, but RPC providers and load balancers do not all do so, and a development
- * node such as ganache holds every request behind it.
+ * early nonce, but RPC providers and load balancers do not all do so, and some development
+ * nodes hold every request behind it.
  */
 const lanes = new Map<string, Promise<void>>()
 
