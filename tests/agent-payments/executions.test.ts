@@ -1,5 +1,5 @@
 /**
- * Executions and approvals end to end over HTTP on a local chain posing as Sepolia (ganache,
+ * Executions and approvals end to end over HTTP on a local chain posing as Sepolia (anvil,
  * the registry's Sepolia USDC address holding the test ERC-20), the app's job worker running:
  * an execution that pays on chain (balances move) and ends `succeeded` with its receipt; one
  * that needs an approval, approved and paid; one denied with its reasons; one over a limit;
@@ -16,7 +16,7 @@ import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { until } from '@tests/helpers/until'
 import { reader } from '@tests/transactions/helpers'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 
 const BASE = '/v1/agent-payments'
 const USDC: Address = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'

@@ -15,7 +15,7 @@ import { PROCESS_ADMIN, type RunningProcess } from '@tests/helpers/process'
 import { startSqld, type Sqld } from '@tests/helpers/sqld'
 import { until } from '@tests/helpers/until'
 import { reader } from '@tests/transactions/helpers'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 import { startEdge, startOnPrimary } from '../replication/helpers'
 
 const BASE = '/v1/agent-payments'

@@ -1,6 +1,6 @@
 /**
  * The wallet owner's consent (issue 37, item 5), over HTTP on a local chain posing as Sepolia
- * (ganache, the registry's Sepolia USDC), the job worker running: an agent a tenant admin bound
+ * (anvil, the registry's Sepolia USDC), the job worker running: an agent a tenant admin bound
  * to a user's wallet cannot pay from it (409 AGENT_WALLET_CONSENT_REQUIRED, nothing stored,
  * no USDC moves) until the owner consents with their own token; nobody else can consent for
  * them; a withdrawn consent stops the next payment, also one approved after it; another wallet
@@ -16,7 +16,7 @@ import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { until } from '@tests/helpers/until'
 import { reader } from '@tests/transactions/helpers'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 
 const BASE = '/v1/agent-payments'
 const USDC: Address = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'

@@ -1,6 +1,6 @@
 /**
  * No agent payment stays reserved for nothing: the `agent_payments.execution.watch` job
- * (src/modules/agent-payments/watch.ts) on ganache as Sepolia, the app's jobs on a ManualClock.
+ * (src/modules/agent-payments/watch.ts) on anvil as Sepolia, the app's jobs on a ManualClock.
  * A process is "stopped" by doing only the first steps of a payment with the module's own
  * functions (the execution moved to `processing`, a hold placed, a send recorded), then the
  * clock moves past the watch: an execution never sent fails and its reservation is released;
@@ -26,7 +26,7 @@ import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { until } from '@tests/helpers/until'
 import { reader } from '@tests/transactions/helpers'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 
 const BASE = '/v1/agent-payments'
 const USDC: Address = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'

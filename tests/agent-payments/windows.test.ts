@@ -18,7 +18,7 @@ import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser } from '@tests/helpers/factories'
 import { until } from '@tests/helpers/until'
 import { reader } from '@tests/transactions/helpers'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 
 const BASE = '/v1/agent-payments'
 const USDC: Address = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'

@@ -1,5 +1,5 @@
 /**
- * x402 version 1 on the x402 rail, over HTTP on the devnet chain (ganache with the test USDC's
+ * x402 version 1 on the x402 rail, over HTTP on the devnet chain (anvil with the test USDC's
  * EIP-3009 at the registry's Sepolia address) against the devnet's x402 merchant
  * (scripts/devnet/x402.ts, its v1 resources in scripts/devnet/x402-v1.ts: the requirements in
  * the 402's JSON body, network `sepolia`, `maxAmountRequired`; verified and settled by the same

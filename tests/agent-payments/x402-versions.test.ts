@@ -43,7 +43,7 @@ describe('version 1 requirements are refused before signing like version 2 ones'
   const cases: [string, Record<string, unknown>, RegExp][] = [
     ['another scheme', { scheme: 'upto' }, /scheme upto is not exact/],
     ['another network (base-sepolia)', { network: 'base-sepolia' }, /network eip155:84532 is not the execution's eip155:11155111/],
-    ['a network version 1 does not name', { network: 'ganache' }, /network ganache is not the execution's/],
+    ['a network version 1 does not name', { network: 'anvil' }, /network anvil is not the execution's/],
     ['another asset', { asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' }, /asset .* is not the execution's currency/],
     ['another payee than the merchant', { payTo: '0x' + '2'.repeat(40) }, /payTo 0x2+ is not the merchant's/],
     ['a payTo that is not an address', { payTo: 'merchant' }, /payTo is not an address/],

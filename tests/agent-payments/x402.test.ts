@@ -1,5 +1,5 @@
 /**
- * The x402 rail end to end, over HTTP, on the devnet chain (ganache with the test USDC's
+ * The x402 rail end to end, over HTTP, on the devnet chain (anvil with the test USDC's
  * EIP-3009 at the registry's Sepolia address) against the devnet's x402 merchant
  * (scripts/devnet/x402.ts: `@x402/hono`'s middleware and an `@x402/evm` facilitator settling on
  * that chain), reached at https://x402.devnet.test through WEBHOOK_DEV_ROUTES. Balances are read

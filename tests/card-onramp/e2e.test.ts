@@ -20,7 +20,7 @@ import { WebhookReceiver } from '@tests/fakes/webhook-receiver'
 import { FakeFcm } from '@tests/fakes/fcm'
 import { until } from '@tests/helpers/until'
 import { reader } from '@tests/transactions/helpers'
-import { FUNDER_KEY, startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { FUNDER_KEY, startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 
 const USDC_SEPOLIA: Address = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'
 const SPEC_FIELDS = ['id', 'environment', 'status', 'providerStatus', 'providerSessionId', 'pair', 'destination', 'customer', 'requested', 'amounts', 'transactionId', 'failureCode', 'createdAt', 'updatedAt']

@@ -1,6 +1,6 @@
 /**
  * The dApp helpers end to end over real HTTP, against a local EVM node posing as Sepolia
- * (ganache, chain id 11155111, the tenant's `chains.rpc.sepolia`), with the status job
+ * (anvil, chain id 11155111, the tenant's `chains.rpc.sepolia`), with the status job
  * running: a custodial wallet's personal message verified with viem, a nonce spent once,
  * a transaction signed in the test by the user's registered non-custodial key broadcast once
  * and confirmed, the node's refusals, and the rate limits with their headers.
@@ -15,7 +15,7 @@ import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { reader, waitFor } from '@tests/transactions/helpers'
 import { startRpcFaultProxy } from '@tests/helpers/rpc-fault-proxy'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 
 const SEPOLIA = 11_155_111
 

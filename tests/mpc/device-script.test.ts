@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Address } from 'viem'
 import { reader } from '@tests/transactions/helpers'
-import { FUNDER_KEY } from '@tests/wallets/ganache'
+import { FUNDER_KEY } from '@tests/helpers/evm-node'
 import { mpcWorld, type MpcWorld } from './world'
 
 const ROOT = join(import.meta.dir, '../..')

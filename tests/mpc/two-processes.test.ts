@@ -14,7 +14,7 @@ import { Api } from '@tests/helpers/client'
 import { PROCESS_ADMIN, type RunningProcess } from '@tests/helpers/process'
 import { startSqld, type Sqld } from '@tests/helpers/sqld'
 import { reader } from '@tests/transactions/helpers'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 import { startEdge, startOnPrimary } from '../replication/helpers'
 import { until } from './world'
 

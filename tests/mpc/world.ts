@@ -12,7 +12,7 @@ import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/ap
 import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { freePort } from '@tests/helpers/process'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 import { until as waitUntil } from '@tests/helpers/until'
 
 export interface MpcWorld {

@@ -1,5 +1,5 @@
 /**
- * End to end over real HTTP on 127.0.0.1: custodial sends on a local EVM node (ganache),
+ * End to end over real HTTP on 127.0.0.1: custodial sends on a local EVM node (anvil),
  * settled by the status job, notify the sender (`transaction.confirmed` or `.failed`) and a
  * recipient who is another user of the tenant (`transfer.incoming`), each in their language;
  * the fake FCM (OAuth token endpoint and messages:send, tests/fakes/fcm.ts) receives exactly
@@ -20,7 +20,7 @@ import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/ap
 import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { FakeFcm } from '@tests/fakes/fcm'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 import { custodialWallet, rpcProxy, waitFor } from '@tests/transactions/helpers'
 
 let node: LocalChain

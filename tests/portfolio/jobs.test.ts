@@ -15,7 +15,7 @@ import { SANDBOX_PRICES } from '@/sandbox/prices/provider'
 import { makeApp, ManualClock, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { until } from '@tests/helpers/until'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 
 const DAY1 = Date.UTC(2026, 10, 1)
 const DAY2 = Date.UTC(2026, 10, 2)

@@ -1,6 +1,6 @@
 /**
  * `GET /v1/portfolio/performance` end to end: Slipway over real HTTP, balances on a local EVM
- * node (ganache, chain id 1, the registry's mainnet USDC placed on it), prices from a fake
+ * node (anvil, chain id 1, the registry's mainnet USDC placed on it), prices from a fake
  * CoinGecko over HTTP, and the daily job's function run once per simulated day on a ManualClock.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
@@ -13,7 +13,7 @@ import { makeApp, ManualClock, serve, type HttpServer, type TestApp } from '@tes
 import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { FakeCoinGecko } from '@tests/fakes/coingecko'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 
 const USDC: Address = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'
 const DAY = 86_400_000

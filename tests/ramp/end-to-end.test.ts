@@ -1,13 +1,13 @@
 /**
  * The whole pay-in flow over HTTP: Slipway served on 127.0.0.1, the simulator as its own
- * server paying from its funded wallet on a local chain (ganache), the tenant's receiver.
+ * server paying from its funded wallet on a local chain (anvil), the tenant's receiver.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createPublicClient, erc20Abi, http, type Address } from 'viem'
 import { evmStablecoinSender } from '@/adapters/chain/funded-sender'
 import { isUuid } from '@/lib/ids'
 import { isValidIban } from '@/sandbox/bank-ramp/iban'
-import { FUNDER_KEY, startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { FUNDER_KEY, startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 import type { SignedInUser } from '@tests/helpers/factories'
 import { DEPOSIT_FIELDS, events, KYC_FIELDS, onboard, postPartnerEvent, rampWorld, TRANSACTION_FIELDS, until, type RampTenant, type RampWorld } from './world'
 

@@ -1,7 +1,7 @@
 /**
  * The set-up tests/ramp/payout-safety.test.ts and tests/ramp/payout-faults.test.ts share: payouts
- * over HTTP on ganache with real transfers, with a fault proxy of our own before each real part.
- * A ganache Sepolia chain with USDC placed; a ramp world whose partner simulator reads a sell's
+ * over HTTP on anvil with real transfers, with a fault proxy of our own before each real part.
+ * An anvil Sepolia chain with USDC placed; a ramp world whose partner simulator reads a sell's
  * transfer back from the chain before it pays out; the tenant's Sepolia RPC behind
  * tests/helpers/rpc-fault-proxy.ts and its bank ramp behind ./partner-proxy.ts.
  * `payoutFaultWorld` registers the file's beforeAll and afterAll, and answers the handles (set once
@@ -12,7 +12,7 @@ import { parseEther, type Address } from 'viem'
 import type { ApiResponse } from '@tests/helpers/client'
 import type { SignedInUser } from '@tests/helpers/factories'
 import { startRpcFaultProxy, type RpcFaultProxy } from '@tests/helpers/rpc-fault-proxy'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 import { reader } from '@tests/transactions/helpers'
 import type { ManualClock } from '@/lib/clock'
 import { evmTransferVerifier } from '@/adapters/chain/transfer-check'

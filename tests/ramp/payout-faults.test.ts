@@ -1,7 +1,7 @@
 /**
  * `POST /v1/ramp/bank/payout/payouts` (a quote paid out; it shares payQuote with initiate, whose
  * faults tests/ramp/payout-safety.test.ts injects) with an `Idempotency-Key` and a fault at each
- * step, over HTTP on ganache with real transfers (issue 30, item 2): before the broadcast, after
+ * step, over HTTP on anvil with real transfers (issue 30, item 2): before the broadcast, after
  * it, the partner refusing the sell, and the partner's answer lost. And a transfer the node takes
  * and drops, never mined (item 1): the payout fails, its hold is released, `ramp.payout.updated`
  * is published, and the partner is never asked to sell.

@@ -1,6 +1,6 @@
 /**
  * Payouts end to end over HTTP: Slipway served on 127.0.0.1, the simulator as its own server,
- * a custodial wallet on a local chain (ganache, the registry's Sepolia USDC address holding the
+ * a custodial wallet on a local chain (anvil, the registry's Sepolia USDC address holding the
  * test ERC-20). Search a channel, fill the form its schema asks for (checked with ajv), quote,
  * pay out from the wallet, receive the partner's events and the tenant's
  * ramp.transaction.updated and ramp.payout.updated. Then idempotency on each route, the
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import Ajv from 'ajv'
 import { parseEther, type Address } from 'viem'
 import type { SignedInUser } from '@tests/helpers/factories'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 import { reader } from '@tests/transactions/helpers'
 import type { ManualClock } from '@/lib/clock'
 import { evmTransferVerifier } from '@/adapters/chain/transfer-check'

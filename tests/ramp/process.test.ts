@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createPublicClient, erc20Abi, http, type Address } from 'viem'
 import { Api } from '@tests/helpers/client'
 import { PROCESS_ADMIN, startProcess, type RunningProcess } from '@tests/helpers/process'
-import { FUNDER_KEY, startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { FUNDER_KEY, startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 import { until } from './world'
 
 let chain: LocalChain

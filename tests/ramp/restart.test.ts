@@ -12,7 +12,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { Api } from '@tests/helpers/client'
 import { PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
 import { WebhookReceiver } from '@tests/fakes/webhook-receiver'
-import { FUNDER_KEY, startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { FUNDER_KEY, startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 import { until } from './world'
 
 let chain: LocalChain
@@ -33,7 +33,7 @@ afterAll(async () => {
 
 const pub = () => createPublicClient({ transport: http(chain.url) })
 const rpc = (method: string) => pub().request({ method, params: [] } as never)
-/** the funder's transactions waiting in the node's pool (ganache counts none of them in a `pending` nonce) */
+/** the funder's transactions waiting in the node's pool, by its txpool_content */
 const pooled = async () => {
   const pool = await pub().request({ method: 'txpool_content', params: [] } as never) as { pending: Record<string, Record<string, { hash: string }>> }
   const mine = Object.entries(pool.pending).find(([from]) => from.toLowerCase() === FUNDER.toLowerCase())?.[1] ?? {}
@@ -63,7 +63,7 @@ async function strandedDeposit(signal: 'SIGKILL' | 'SIGTERM') {
     expect((await api.post('/v1/ramp/bank/payin/initiate', { walletId: wallet.id, isTestnet: true }, { token })).status).toBe(200)
 
     const nonceBefore = await pub().getTransactionCount({ address: FUNDER })
-    await rpc('miner_stop')
+    await chain.pauseMining()
     expect((await api.post('/v1/ramp/bank/payin/sandbox/simulate-deposit', { amount: 10 }, { token })).status).toBe(200)
     // the window: the deposit converted, the delivery submitted, its transfer broadcast and not mined
     const [broadcast] = await until(pooled, (hashes) => hashes.length === 1, 20_000)
@@ -72,8 +72,7 @@ async function strandedDeposit(signal: 'SIGKILL' | 'SIGTERM') {
     await first.stop(signal)
     if (signal === 'SIGKILL') {
       // mined while the server is down: the stablecoin arrives, the server does not see it happen
-      await rpc('miner_start')
-      await rpc('evm_mine')
+      await chain.resumeMining()
       expect(await pub().readContract({ address: chain.tokenAddress, abi: erc20Abi, functionName: 'balanceOf', args: [wallet.address as Address] })).toBe(AMOUNT)
     }
     second = await startProcess(CMD, { env: env(), dir: first.dir })
@@ -83,8 +82,7 @@ async function strandedDeposit(signal: 'SIGKILL' | 'SIGTERM') {
       await Bun.sleep(1500)
       expect(await pooled()).toEqual([broadcast!])
       expect(await pub().getTransactionCount({ address: FUNDER })).toBe(nonceBefore)
-      await rpc('miner_start')
-      await rpc('evm_mine')
+      await chain.resumeMining()
     }
     const done = await until(() => api.get('/v1/ramp/bank/payin/transactions?isTestnet=true', { token }), (r) => deliveryOf(r.body)?.status === 'completed', 30_000)
     const delivery = deliveryOf(done.body)!
@@ -101,7 +99,7 @@ async function strandedDeposit(signal: 'SIGKILL' | 'SIGTERM') {
     expect(await pub().getTransactionCount({ address: FUNDER })).toBe(nonceBefore + 1)
     expect(await pub().readContract({ address: chain.tokenAddress, abi: erc20Abi, functionName: 'balanceOf', args: [wallet.address as Address] })).toBe(AMOUNT)
   } finally {
-    await rpc('miner_start').catch(() => {})
+    await chain.resumeMining().catch(() => {})
     if (first.proc.exitCode === null && !first.proc.killed) await first.stop('SIGKILL')
     await second?.stop()
   }

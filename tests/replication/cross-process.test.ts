@@ -1,6 +1,6 @@
 /**
  * Correctness across processes: two API processes on embedded replicas (edges) and
- * workers on the primary, all against one real sqld, with ganache as the EVM node.
+ * workers on the primary, all against one real sqld, with anvil as the EVM node.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
@@ -10,7 +10,7 @@ import { Api, signedHeaders } from '@tests/helpers/client'
 import { PROCESS_ADMIN, type RunningProcess } from '@tests/helpers/process'
 import { startSqld, type Sqld } from '@tests/helpers/sqld'
 import { WebhookReceiver } from '@tests/fakes/webhook-receiver'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 import { reader, waitFor } from '@tests/transactions/helpers'
 import { startEdge, startOnPrimary } from './helpers'
 

@@ -10,7 +10,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { Api } from '@tests/helpers/client'
 import { PROCESS_ADMIN, type RunningProcess } from '@tests/helpers/process'
 import { startSqld, type Sqld } from '@tests/helpers/sqld'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 import { waitFor } from '@tests/transactions/helpers'
 import { startEdge } from './helpers'
 

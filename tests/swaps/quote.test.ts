@@ -13,7 +13,7 @@ import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { FAKE_OTHER_TOKEN, FakeLifi } from '@tests/fakes/lifi'
 import { startFakeSolana, type FakeSolana } from '@tests/fakes/solana-rpc'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 import { custodialWallet } from '@tests/transactions/helpers'
 
 const EURE = '0xcB444e90D8198415266c6a2724b7900fb12FC56E'

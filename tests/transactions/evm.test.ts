@@ -7,7 +7,7 @@ import { RateLimiter } from '@/http/rate-limit'
 import { systemClock } from '@/lib/clock'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 import { clientWallet, custodialWallet, reader, USDC_MAINNET, waitFor } from './helpers'
 
 let t: TestApp

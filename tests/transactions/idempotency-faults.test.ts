@@ -1,6 +1,6 @@
 /**
  * `Idempotency-Key` on `POST /v1/transactions/` (a custodial EVM send) with a fault injected
- * at each step of the send, over HTTP on ganache (issue 30, item 2):
+ * at each step of the send, over HTTP on anvil (issue 30, item 2):
  * - before the broadcast (the node refuses the submission, or cannot be reached): the error is
  *   answered, the key is released, and the same key sends once;
  * - after the broadcast (the node took it, its answer was lost): the send goes on, a retry

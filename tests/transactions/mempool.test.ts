@@ -1,5 +1,5 @@
 /**
- * Sends against a real node's mempool and base fee (anvil, tests/wallets/ganache.ts), with no
+ * Sends against a real node's mempool and base fee (anvil, tests/helpers/evm-node.ts), with no
  * proxy before it: the node itself drops a send from its pool (`anvil_dropTransaction`) or
  * raises its base fee above a send's max fee (`anvil_setNextBlockBaseFeePerGas`), and the
  * status job (src/modules/transactions/families/evm-refresh.ts) resends, replaces or fails it.
@@ -13,7 +13,7 @@ import { transactions } from '@/modules/transactions/schema'
 import { systemClock } from '@/lib/clock'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 import { custodialWallet, reader, waitFor } from './helpers'
 
 let node: LocalChain

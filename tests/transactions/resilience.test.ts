@@ -14,7 +14,7 @@ import { transactions } from '@/modules/transactions/schema'
 import { systemClock } from '@/lib/clock'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 import { custodialWallet, reader, rpcProxy, waitFor } from './helpers'
 
 let node: LocalChain

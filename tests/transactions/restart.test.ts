@@ -15,7 +15,7 @@ import { createPublicClient, createWalletClient, http, parseEther, type Hex } fr
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
 import { Api, signedHeaders } from '@tests/helpers/client'
-import { FUNDER_KEY, startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { FUNDER_KEY, startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 import { waitFor } from './helpers'
 
 let dir: string

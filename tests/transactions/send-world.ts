@@ -1,6 +1,6 @@
 /**
  * The set-up tests/transactions/idempotency.test.ts and tests/transactions/idempotency-faults.test.ts
- * share: a ganache mainnet node, an app on the system clock (RPC calls time out after 3 s), and a
+ * share: an anvil mainnet node, an app on the system clock (RPC calls time out after 3 s), and a
  * tenant whose Ethereum RPC is the node, or with `proxied` a JSON-RPC fault proxy before it
  * (tests/helpers/rpc-fault-proxy.ts). `sendWorld` registers the file's beforeAll and afterAll, and
  * answers the handles (set once beforeAll ran) and `funded`.
@@ -11,7 +11,7 @@ import { systemClock } from '@/lib/clock'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { startRpcFaultProxy, type RpcFaultProxy } from '@tests/helpers/rpc-fault-proxy'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 import { custodialWallet, reader } from './helpers'
 
 export interface SendWorld {

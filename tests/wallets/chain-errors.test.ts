@@ -9,7 +9,7 @@ import { ChainGateway } from '@/adapters/chain'
 import type { ChainEndpoint } from '@/adapters/chain/port'
 import { AppError } from '@/http/errors'
 import { createLogger } from '@/lib/logger'
-import { startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 
 let node: LocalChain
 const gateway = new ChainGateway(createLogger({ silent: true }), 2000)

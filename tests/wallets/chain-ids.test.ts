@@ -10,7 +10,7 @@ import { parseEther, type Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
-import { MULTICALL3_ADDRESS, startLocalChain, type LocalChain } from '@tests/wallets/ganache'
+import { MULTICALL3_ADDRESS, startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
 
 const SEPOLIA_CHAIN_ID = 11155111
 let t: TestApp
