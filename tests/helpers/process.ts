@@ -23,6 +23,26 @@ export function removeCreatedDirs() {
 
 export const PROCESS_ADMIN = { username: 'ops', password: 'Ops-passw0rd' }
 
+/**
+ * A child's stderr on ours, line by line, less runtime deprecation notices about dependencies
+ * (Deno's Node layer prints `[DEP0040] DeprecationWarning: The punycode module...` for a
+ * dependency's import): noise in a clean run that reads like an error, and nothing to act on here.
+ */
+async function forwardStderr(stream: ReadableStream<Uint8Array>) {
+  const decoder = new TextDecoder()
+  let pending = ''
+  const reader = stream.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    pending += decoder.decode(value, { stream: true })
+    const lines = pending.split('\n')
+    pending = lines.pop() ?? ''
+    for (const line of lines) if (!/\bDeprecationWarning\b/.test(line)) process.stderr.write(`${line}\n`)
+  }
+  if (pending && !/\bDeprecationWarning\b/.test(pending)) process.stderr.write(pending)
+}
+
 export function freePort() {
   const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
   const port = s.port!
@@ -41,8 +61,9 @@ export async function startProcess(cmd: string[], opts: { env?: Record<string, s
       BOOTSTRAP_ADMIN_USERNAME: PROCESS_ADMIN.username, BOOTSTRAP_ADMIN_PASSWORD: PROCESS_ADMIN.password, ...opts.env,
     },
     stdout: 'ignore',
-    stderr: 'inherit',
+    stderr: 'pipe',
   })
+  forwardStderr(proc.stderr)
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000)
   while (Date.now() < deadline) {
