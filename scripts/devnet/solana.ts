@@ -12,7 +12,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { createRegistryMints, SolanaSvm, type NodeState } from '../../tests/fakes/solana-svm'
+import { createRegistryMints, SolanaSvm, type Snapshot } from '../../tests/fakes/solana-svm'
 import { handleRpc } from '../../tests/fakes/solana-svm-rpc'
 
 /** the token registry's Solana devnet USDC (src/modules/tokens/registry.ts) */
@@ -35,8 +35,7 @@ function load(statePath: string | undefined): SolanaSvm {
     createRegistryMints(svm, 'solana-devnet')
     return svm
   }
-  const { state, svm } = JSON.parse(readFileSync(statePath, 'utf8')) as { state: NodeState; svm: string }
-  return new SolanaSvm({ svm: Buffer.from(svm, 'base64'), state })
+  return new SolanaSvm(JSON.parse(readFileSync(statePath, 'utf8')) as Snapshot)
 }
 
 export async function startSolanaDevnet(opts: { port: number; statePath?: string }): Promise<SolanaDevnet> {
@@ -47,9 +46,8 @@ export async function startSolanaDevnet(opts: { port: number; statePath?: string
   const save = () => {
     if (!opts.statePath || !dirty) return
     dirty = false
-    const snap = svm.snapshot()
     mkdirSync(dirname(opts.statePath), { recursive: true })
-    writeFileSync(`${opts.statePath}.tmp`, JSON.stringify({ state: snap.state, svm: Buffer.from(snap.svm).toString('base64') }))
+    writeFileSync(`${opts.statePath}.tmp`, JSON.stringify(svm.snapshot()))
     renameSync(`${opts.statePath}.tmp`, opts.statePath)
   }
   const extra = (method: string, params: unknown[]) => {

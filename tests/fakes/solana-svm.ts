@@ -38,6 +38,12 @@ export interface LandedStatus { slot: number; err: RpcTransactionError | null }
 /** The node's own bookkeeping beside the SVM's accounts: what a snapshot keeps. */
 export interface NodeState { slot: number; blockHeight: number; hashes: Array<[string, number]>; statuses: Array<[string, LandedStatus]>; blockTimes: Array<[number, number]> }
 
+/** An account as a snapshot keeps it (data base64, amounts as decimal text). */
+export interface SavedAccount { address: string; data: string; executable: boolean; lamports: string; programAddress: string; space: string }
+
+/** What the devnet keeps across a restart: every account a transaction, an airdrop or a set touched, and the node's bookkeeping. */
+export interface Snapshot { accounts: SavedAccount[]; state: NodeState }
+
 export class SolanaSvm {
   readonly svm: LiteSVM
   slot = 1234
@@ -46,25 +52,46 @@ export class SolanaSvm {
   private readonly hashes = new Map<string, number>()
   readonly statuses = new Map<string, LandedStatus>()
   private readonly blockTimes = new Map<number, number>()
+  /**
+   * Every account a transaction named, an airdrop funded or a set wrote: what a snapshot saves.
+   * (litesvm 1.4.1, whose platform packages exist for every platform, cannot serialise itself.)
+   */
+  private readonly touched = new Set<string>()
   /** the mints' authority (public and for tests and the devnet only): `mintTo` signs with it */
   readonly mintAuthority = Keypair.fromSeed(new Uint8Array(32).fill(7))
 
-  constructor(snapshot?: { svm: Uint8Array; state: NodeState }) {
-    this.svm = (snapshot ? LiteSVM.fromBytes(snapshot.svm) : new LiteSVM()).withBlockhashCheck(false)
+  constructor(snapshot?: Snapshot) {
+    this.svm = new LiteSVM().withBlockhashCheck(false)
     if (snapshot) {
       Object.assign(this, { slot: snapshot.state.slot, blockHeight: snapshot.state.blockHeight })
       for (const [k, v] of snapshot.state.hashes) this.hashes.set(k, v)
       for (const [k, v] of snapshot.state.statuses) this.statuses.set(k, v)
       for (const [k, v] of snapshot.state.blockTimes) this.blockTimes.set(k, v)
-    } else {
-      this.svm.warpToSlot(BigInt(this.slot))
-      this.hashes.set(this.svm.latestBlockhash(), this.blockHeight + VALID_BLOCKS)
-      this.airdrop(this.mintAuthority.publicKey.toBase58(), 1_000_000_000_000n)
+      for (const a of snapshot.accounts) {
+        this.svm.setAccount({
+          address: addr(a.address), data: new Uint8Array(Buffer.from(a.data, 'base64')), executable: a.executable,
+          lamports: BigInt(a.lamports) as never, programAddress: addr(a.programAddress), space: BigInt(a.space),
+        })
+        this.touched.add(a.address)
+      }
     }
+    this.svm.warpToSlot(BigInt(this.slot))
+    this.hashes.set(this.svm.latestBlockhash(), this.blockHeight + VALID_BLOCKS)
+    if (!snapshot) this.airdrop(this.mintAuthority.publicKey.toBase58(), 1_000_000_000_000n)
   }
 
-  snapshot(): { svm: Uint8Array; state: NodeState } {
-    return { svm: this.svm.toBytes(), state: { slot: this.slot, blockHeight: this.blockHeight, hashes: [...this.hashes], statuses: [...this.statuses], blockTimes: [...this.blockTimes] } }
+  snapshot(): Snapshot {
+    const accounts: SavedAccount[] = []
+    for (const address of this.touched) {
+      const a = this.svm.getAccount(addr(address))
+      if (!a.exists) continue
+      accounts.push({
+        address, data: Buffer.from(a.data).toString('base64'), executable: a.executable, lamports: String(a.lamports),
+        programAddress: String(a.programAddress), space: String(a.space),
+      })
+    }
+    const state = { slot: this.slot, blockHeight: this.blockHeight, hashes: [...this.hashes], statuses: [...this.statuses], blockTimes: [...this.blockTimes] }
+    return { accounts, state }
   }
 
   get context() {
@@ -95,6 +122,7 @@ export class SolanaSvm {
   airdrop(address: string, lamports: bigint): string {
     const r = this.svm.airdrop(addr(address), lamports as never)
     if (!r || r instanceof FailedTransactionMetadata) throw new RpcRefusal(-32600, `airdrop failed: ${r ? rpcError(r.err()).message : 'no result'}`)
+    this.touched.add(address)
     const signature = base58.encode(r.signature())
     this.advance()
     this.statuses.set(signature, { slot: this.slot, err: null })
@@ -104,6 +132,7 @@ export class SolanaSvm {
   /** Creates (or overwrites) an initialized mint at `address`, minted by `mintAuthority`. */
   createMint(address: string, decimals: number) {
     const data = mintData(this.mintAuthority.publicKey, decimals)
+    this.touched.add(address)
     this.svm.setAccount({ address: addr(address), data, executable: false, lamports: this.svm.minimumBalanceForRentExemption(BigInt(data.length)) as never, programAddress: addr(TOKEN_PROGRAM), space: BigInt(data.length) })
   }
 
@@ -132,6 +161,7 @@ export class SolanaSvm {
   setTokenAccount(owner: string, mint: string, amount: bigint, address?: string) {
     const data = tokenAccountData(new PublicKey(mint), new PublicKey(owner), amount)
     const at = address ?? associatedTokenAddress(new PublicKey(owner), new PublicKey(mint)).toBase58()
+    this.touched.add(at)
     this.svm.setAccount({ address: addr(at), data, executable: false, lamports: this.svm.minimumBalanceForRentExemption(BigInt(data.length)) as never, programAddress: addr(TOKEN_PROGRAM), space: BigInt(data.length) })
   }
 
@@ -170,6 +200,7 @@ export class SolanaSvm {
       }
     }
     if (opts.land === false) return signature
+    for (const key of VersionedTransaction.deserialize(raw).message.staticAccountKeys) this.touched.add(key.toBase58())
     const r = this.svm.sendTransaction(kit)
     if (r instanceof FailedTransactionMetadata) {
       const { err } = rpcError(r.err())

@@ -30,18 +30,13 @@ describe('package-lock.json', () => {
     expect(root.optionalDependencies).toEqual(pkg.optionalDependencies)
   })
 
-  // litesvm 1.5.0 (a devDependency: the Solana tests' SVM) names six platform packages and only
-  // litesvm-linux-x64-gnu was published at 1.5.0: the other five do not exist to be recorded
-  // (npm view litesvm-darwin-arm64@1.5.0 answers 404; their newest is 1.4.1), so the SVM runs on glibc x64 Linux only.
-  const UNPUBLISHED = new Set(['litesvm-darwin-arm64', 'litesvm-darwin-x64', 'litesvm-linux-arm64-gnu', 'litesvm-linux-arm64-musl', 'litesvm-linux-x64-musl'].map((n) => `node_modules/litesvm -> ${n}`))
-
   test('records every optional dependency of every package (other platforms\' binaries too), each with its version and integrity', () => {
     const missing: string[] = []
     const unpinned: string[] = []
     for (const [path, entry] of Object.entries(lock.packages)) {
       if (!path || entry.link) continue
       if (!entry.version || !entry.integrity) unpinned.push(path)
-      for (const name of Object.keys(entry.optionalDependencies ?? {})) if (!resolve(path, name) && !UNPUBLISHED.has(`${path} -> ${name}`)) missing.push(`${path} -> ${name}`)
+      for (const name of Object.keys(entry.optionalDependencies ?? {})) if (!resolve(path, name)) missing.push(`${path} -> ${name}`)
     }
     expect(missing).toEqual([])
     expect(unpinned).toEqual([])
