@@ -38,13 +38,32 @@ export interface IdempotencyBinding {
   unbind(tx: Tx): Promise<void>
 }
 
-/** What a service verb gets from a route: the dependencies, who acts, and the request id. Never the HTTP context. */
+/**
+ * What a service verb gets, whoever calls it: the dependencies, who acts, the tenant it acts
+ * in and the request id. Never the HTTP context. The tenant is the authenticated one, read
+ * once with the credentials (src/db/callers.ts): verbs take it from here (tenants' `tenantOf`)
+ * and never read it again.
+ */
 export interface Ctx {
   deps: Deps
   actor: Actor
+  /** the caller's tenant as read with its credentials; null for a platform admin */
+  tenant: SignedTenant | null
   requestId: string
   /** set on routes with the `idempotent` option when the request carries a key */
   idempotency?: IdempotencyBinding
+  /** the open write transaction, when the verb runs inside one (see withTransaction) */
+  tx?: Tx
+}
+
+/**
+ * Runs `fn` in the context's open write transaction, or in a new one when there is none, so a
+ * verb called inside another's write joins it rather than opening a second. `fn` gets the
+ * transaction and the context that carries it, to hand on to the verbs it calls.
+ */
+export function withTransaction<T>(ctx: Ctx, fn: (tx: Tx, ctx: Ctx) => Promise<T>): Promise<T> {
+  if (ctx.tx) return fn(ctx.tx, ctx)
+  return ctx.deps.database.write((tx) => fn(tx, { ...ctx, tx }))
 }
 
 /** `wallet: { option: "create" }` at registration: a custodial wallet made in the same transaction as the user. */

@@ -258,7 +258,7 @@ async function command(name: string, args: string[]) {
     }
     const deps = await buildDeps(config, { migrate: applyMigrations })
     try {
-      const tenant = await createTenant({ deps, actor: null, requestId: 'cli' }, {
+      const tenant = await createTenant({ deps, actor: null, tenant: null, requestId: 'cli' }, {
         name,
         settings: {
           ...(sandbox ? { bankRamp: { sandbox: { connected: true, functions: { kyc: true, payin: true, payout: true } } } } : {}),

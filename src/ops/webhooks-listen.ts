@@ -72,7 +72,7 @@ export async function webhooksListen(config: Config, args: string[]): Promise<nu
     return 2
   }
   const deps = await buildDeps(config, { migrate: applyMigrations })
-  const ctx: CommandCtx = { deps, actor: null, requestId: 'cli:webhooks-listen' }
+  const ctx: CommandCtx = { deps, actor: null, tenant: null, requestId: 'cli:webhooks-listen' }
   const stale = await currentDevRoute(ctx, options.tenantId).catch(() => undefined)
   if (stale && (await isListening(stale.origin, options.tenantId))) {
     console.error(`Another slipway webhooks listen for tenant ${options.tenantId} is running (${stale.origin}): stop it first.`)

@@ -19,7 +19,7 @@ import * as repo from '@/modules/agent-payments/repo'
 import { findHold, placeHold, walletBalances } from '@/modules/transactions/holds'
 import { findTenant } from '@/modules/tenants/repo'
 import { settingsOf } from '@/modules/tenants/service'
-import { findActor } from '@/modules/users/repo'
+import { ownerContext } from '@/modules/users/owner'
 import { findWallet } from '@/modules/wallets/repo'
 import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
 import { Api } from '@tests/helpers/client'
@@ -111,10 +111,9 @@ describe('the watch job', () => {
     const before = await reader(chain.url).tokenBalance(USDC, merchant.payTo.address)
     const id = await stoppedBeforeSending('2')
     const wallet = await placeTheHold(id, 2_000_000n)
-    const owner = (await findActor(t.deps.database, wallet.userId))!.user
+    const ctx = (await ownerContext(t.deps, wallet.userId, 'test'))!
     const { createTransaction } = await import('@/modules/transactions/service')
-    const ctx = { deps: t.deps, actor: { userId: owner.id, tenantId: tenant.id, role: owner.role, user: owner }, requestId: 'test' }
-    const sent = await createTransaction(ctx as never, { walletId: wallet.id, chain: 'sepolia', toAddress: merchant.payTo.address, amount: '2000000', tokenAddress: USDC }, { holdId: holdIdOf(id) })
+    const sent = await createTransaction(ctx, { walletId: wallet.id, chain: 'sepolia', toAddress: merchant.payTo.address, amount: '2000000', tokenAddress: USDC }, { holdId: holdIdOf(id) })
     expect((await findHold(t.deps.database.db, tenant.id, holdIdOf(id)))?.transactionId).toBe(sent.id)
     expect((await read(id)).body.transactionId).toBeNull()
     ;(t.clock as ManualClock).advance(WATCH_AFTER_MS)

@@ -19,7 +19,7 @@
 import { Elysia } from 'elysia'
 import type { Ctx } from '../../context'
 import type { Deps } from '../../deps'
-import { actorFromBearer, bearerToken } from '../../http/auth'
+import { bearerToken, callerFromBearer } from '../../http/auth'
 import { ForbiddenError, UnauthorizedError } from '../../http/errors'
 import { stateOf } from '../../http/request-state'
 import { safeEqual, sha256Hex } from '../../lib/crypto'
@@ -110,14 +110,15 @@ async function resolveCaller(deps: Deps, request: Request, allow: ApAuth): Promi
     if (keyKind !== 'agent' || allow !== 'operatorOrAgent') throw new ForbiddenError('This API key cannot be used on this route')
     return { kind: 'agent', deps, tenantId: key.tenantId, agentId: key.ownerId, keyId: key.id, requestId }
   }
-  const actor = await actorFromBearer(deps, header)
-  if (!actor) throw new UnauthorizedError()
+  const caller = await callerFromBearer(deps, header)
+  if (!caller) throw new UnauthorizedError()
+  const { actor, tenant } = caller
   if (allow === 'walletOwner') {
     if (!actor.tenantId) throw new ForbiddenError()
-    return { kind: 'owner', ctx: { deps, actor, requestId }, tenantId: actor.tenantId }
+    return { kind: 'owner', ctx: { deps, actor, tenant, requestId }, tenantId: actor.tenantId }
   }
   if (actor.role === 'user') throw new ForbiddenError()
-  return { kind: 'operator', ctx: { deps, actor, requestId } }
+  return { kind: 'operator', ctx: { deps, actor, tenant, requestId } }
 }
 
 /** The route option `apAuth`: `'operator'` (J), `'operatorOrAgent'` (J or A), `'operatorOrMerchant:<scope>'` (J or M), `'walletOwner'`; resolves `caller`. */

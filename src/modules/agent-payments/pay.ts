@@ -7,14 +7,13 @@
  * the limits, so its reservation is released). A send the module refuses at once
  * (INSUFFICIENT_BALANCE, a 4xx) makes the execution `failed` right away.
  */
-import type { Ctx } from '../../context'
 import type { Tx } from '../../db/client'
 import type { Deps } from '../../deps'
 import { AppError } from '../../http/errors'
 import { scheduleJob } from '../../jobs/outbox'
 import { errorSummary } from '../../lib/logger'
 import { lookupChain } from '../tokens/registry'
-import { findActor } from '../users/repo'
+import { ownerContext } from '../users/owner'
 import { findWallet } from '../wallets/repo'
 import type { Scope } from './credentials'
 import { toUnits } from './policy'
@@ -23,8 +22,7 @@ import type { ExecutionRow } from './schema'
 import { APPROVAL_EXPIRE_TOPIC, CONFIRMATION_EXPIRE_TOPIC, EXECUTION_FOLLOW_TOPIC } from './topics'
 import { approvalView } from './views'
 import { recordChange } from './changes'
-import { findTenant } from '../tenants/repo'
-import { settingsOf } from '../tenants/service'
+import { tenantOf } from '../tenants/caller'
 import { findHold, placeHold, releaseHold, walletBalances } from '../transactions/holds'
 import { holdIdOf } from './moves'
 import { afterMandatePayment, moveExecution } from './moves'
@@ -63,19 +61,17 @@ export async function payExecution(deps: Deps, tenantId: string, id: string, sco
   if (row.status !== 'processing' || row.transactionId) return row
   const agent = await repo.findAgent(db, tenantId, row.agentId)
   const wallet = agent ? await findWallet(db, tenantId, agent.walletId) : undefined
-  const owner = wallet ? await findActor(deps.database, wallet.userId) : undefined
-  if (!wallet || !owner) return fail(deps, scope, id, 'The agent\'s wallet or its owner is gone')
+  const ctx = wallet ? await ownerContext(deps, wallet.userId, `ap-execution:${id}`) : null
+  if (!wallet || !ctx) return fail(deps, scope, id, 'The agent\'s wallet or its owner is gone')
   const token = lookupChain(row.network ?? '')?.network.tokens.find((tk) => tk.symbol === row.currency && tk.address !== null)
   if (!token || !row.payToAddress) return fail(deps, scope, id, `${row.currency} is not a token of ${row.network}`)
   const amount = toUnits(row.amount) / 10n ** BigInt(18 - token.decimals)
-  const ctx: Ctx = { deps, actor: { userId: owner.user.id, tenantId: owner.user.tenantId, role: owner.user.role, user: owner.user }, requestId: `ap-execution:${id}` }
   // the amount held against the wallet under the execution's own hold id, before the send: the
   // watch job finds the send through it, or fails an execution whose send was never recorded
   const holdId = holdIdOf(id)
-  const tenant = (await findTenant(db, tenantId))!
   let held: Awaited<ReturnType<typeof walletBalances>>
   try {
-    held = await walletBalances(deps, settingsOf({ deps }, tenant), wallet, token.address)
+    held = await walletBalances(deps, tenantOf(ctx).settings, wallet, token.address)
   } catch (err) {
     deps.logger.warn('agent payment: the wallet\'s balance is unreadable', { executionId: id, ...errorSummary(err) })
     return fail(deps, scope, id, 'CHAIN_UNAVAILABLE: The wallet\'s balance could not be read; nothing was sent')

@@ -19,7 +19,7 @@ import { getAddress, keccak256, parseTransaction, recoverTransactionAddress, typ
 import type { Family } from '../../adapters/chain/port'
 import type { Ctx } from '../../context'
 import { BadRequestError } from '../../http/errors'
-import { callerTenant } from '../tenants/caller'
+import { tenantOf } from '../tenants/caller'
 import { chainEnabled, endpointFor, lookupChain, namedChain } from '../tokens/registry'
 import { submitClientSigned } from '../transactions/client-signed'
 import { blockchainError, signatureDecodeFailed } from '../transactions/errors'
@@ -137,7 +137,7 @@ function decodeSolana(text: string): Decoded {
 }
 
 export async function broadcastSigned(ctx: Ctx, input: DappBroadcastBody) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const found = lookupChain(input.chain)
   const named = namedChain(input.chain)
   if (!found || !named || !chainEnabled(tenant.settings, found.chain.id)) throw new BadRequestError(`Unsupported chain: ${input.chain}`)

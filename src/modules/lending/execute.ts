@@ -17,7 +17,7 @@ import { AAVE_POOL_ABI } from '../../adapters/chain/aave'
 import type { Ctx } from '../../context'
 import { BadRequestError, ConflictError, errorBody } from '../../http/errors'
 import { isUuid } from '../../lib/ids'
-import { callerTenant } from '../tenants/caller'
+import { tenantOf } from '../tenants/caller'
 import { chainByFamily } from '../tokens/registry'
 import { broadcastTransaction } from '../transactions/broadcast'
 import { preparedNotFound } from '../transactions/errors'
@@ -37,7 +37,7 @@ const PROTOCOL = 'aave'
 type Mode = 'send' | 'prepare'
 
 async function plan(ctx: Ctx, input: SupplyBody | WithdrawBody, mode: Mode) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const w = await ownWallet(ctx, input.walletId)
   const chain = chainByFamily(w.chain)
   if (chain?.family !== 'evm') throw new BadRequestError(`Aave is on EVM chains; this wallet is on ${w.chain}`, { code: 'AAVE_NETWORK_UNSUPPORTED' })
@@ -178,7 +178,7 @@ export async function prepareWithdraw(ctx: Ctx, input: WithdrawBody) {
 
 /** A client-signed lending transaction (its approval, supply or withdraw), broadcast once through the transactions module. */
 export async function broadcastLending(ctx: Ctx, input: LendingBroadcastBody) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   if (!isUuid(input.transactionId)) throw preparedNotFound()
   const prepared = await findUserPrepared(ctx.deps.database.db, tenant.id, ctx.actor.userId, input.transactionId)
   const row = prepared && (await findUserTransaction(ctx.deps.database.db, tenant.id, ctx.actor.userId, prepared.transactionId))

@@ -3,7 +3,7 @@ import type { Hex } from 'viem'
 import type { Ctx } from '../../context'
 import { BadRequestError } from '../../http/errors'
 import { iso } from '../../lib/clock'
-import { callerTenant } from '../tenants/caller'
+import { tenantOf } from '../tenants/caller'
 import { activeTokens, chainByFamily, namedChain } from '../tokens/registry'
 import { listWallets, ownWallet } from '../wallets/service'
 import type { PositionsQuery, RateHistoryQuery } from './model'
@@ -15,7 +15,7 @@ import { marketFor, reserveOf } from './reserves'
 const rateView = (rate: bigint) => ({ liquidityRate: rate.toString(), supplyApr: aprText(rate), supplyApy: apyText(rate) })
 
 export async function positions(ctx: Ctx, query: PositionsQuery) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const wallets = query.walletId ? [await ownWallet(ctx, query.walletId)] : (await listWallets(ctx, { limit: 1000, offset: 0 })).rows
   const out = []
   for (const w of wallets) {
@@ -48,7 +48,7 @@ export async function positions(ctx: Ctx, query: PositionsQuery) {
 }
 
 export async function rateHistory(ctx: Ctx, query: RateHistoryQuery) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const named = namedChain(query.chain)
   const chain = named && chainByFamily(named.family)
   if (!chain || chain.family !== 'evm') throw new BadRequestError(`Unsupported chain: ${query.chain}`, { code: 'AAVE_NETWORK_UNSUPPORTED' })

@@ -13,7 +13,7 @@ import { scheduleJob } from '../../jobs/outbox'
 import { iso } from '../../lib/clock'
 import { isUuid, newId } from '../../lib/ids'
 import { errorSummary } from '../../lib/logger'
-import { callerTenant } from '../tenants/caller'
+import { tenantOf } from '../tenants/caller'
 import { operatorTenant, settingsOf } from '../tenants/service'
 import type { StoredSettings } from '../tenants/settings'
 import { CHAINS, chainEnabled } from '../tokens/registry'
@@ -45,7 +45,7 @@ async function engineOf(deps: Deps): Promise<MpcEngine> {
 }
 
 export async function config(ctx: Ctx) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const engine = ctx.deps.config.mpcEngine ? await engineOf(ctx.deps) : undefined
   return {
     enabled: tenant.settings.walletMode === 'mpc' && engine !== undefined,
@@ -104,7 +104,7 @@ async function openSession(deps: Deps, tx: Tx, row: NewSession) {
 export const DKG_STARTS_PER_MINUTE = 20
 
 export async function dkgStart(ctx: Ctx, input: DkgStartBody) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   if (tenant.settings.walletMode !== 'mpc') throw notMpcTenant()
   await engineOf(ctx.deps)
   const limit = ctx.deps.rateLimiter.hit(`mpc-dkg|${tenant.id}|${ctx.actor.userId}`, DKG_STARTS_PER_MINUTE, 60_000)
@@ -143,7 +143,7 @@ export function validateRegistrationDkg(deps: Deps, tenant: SignedTenant, chain:
 }
 
 export async function registerWallet(ctx: Ctx, input: RegisterWalletBody) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   if (tenant.settings.walletMode !== 'mpc') throw notMpcTenant()
   if (!isUuid(input.sessionId)) throw sessionNotFound()
   // Every read that decides is made in the write transaction, on the primary: on an edge the
@@ -185,7 +185,7 @@ export async function registerWallet(ctx: Ctx, input: RegisterWalletBody) {
 }
 
 export async function signStart(ctx: Ctx, walletId: string, input: SignStartBody) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   if (!isUuid(walletId)) throw new NotFoundError('Wallet not found')
   await engineOf(ctx.deps)
   const parties = [...(input.parties ?? [DEVICE, SERVICE])].sort()

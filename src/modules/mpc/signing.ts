@@ -6,10 +6,9 @@
  * out and the other report reads its hash.
  */
 import { recoverAddress, type Hex } from 'viem'
-import type { Ctx } from '../../context'
 import type { Deps } from '../../deps'
 import { AppError, BadRequestError, ConflictError } from '../../http/errors'
-import { findActor } from '../users/repo'
+import { ownerContext } from '../users/owner'
 import * as walletsRepo from '../wallets/repo'
 import * as repo from './repo'
 
@@ -52,9 +51,8 @@ export async function acceptSignature(deps: Deps, s: repo.MpcSessionRow, partyId
   }
   const current = await repo.findSession(deps.database.db, s.tenantId, s.id)
   if (current?.txHash) return
-  const owner = await findActor(deps.database, s.userId)
-  if (!owner) throw new ConflictError('The session\'s user is gone', { code: 'MPC_WALLET_GONE' })
-  const ctx: Ctx = { deps, actor: { userId: owner.user.id, tenantId: owner.user.tenantId, role: owner.user.role, user: owner.user }, requestId: `mpc:${s.id}` }
+  const ctx = await ownerContext(deps, s.userId, `mpc:${s.id}`)
+  if (!ctx) throw new ConflictError('The session\'s user is gone', { code: 'MPC_WALLET_GONE' })
   const { broadcastTransaction } = await import('../transactions/broadcast')
   try {
     const sent = await broadcastTransaction(ctx, s.preparedId, { signature })

@@ -16,7 +16,7 @@
 import type { Ctx } from '../../context'
 import { AppError } from '../../http/errors'
 import { iso } from '../../lib/clock'
-import { callerTenant } from '../tenants/caller'
+import { tenantOf } from '../tenants/caller'
 import type { BalanceCache } from '../wallets/balance-cache'
 import { readWallet } from '../wallets/balances'
 import { listUserWallets } from '../wallets/repo'
@@ -34,7 +34,7 @@ const AFTER_ALL_DAYS = '9999-12-31'
 
 export async function performance(ctx: Ctx, query: PerformanceQuery, cache: BalanceCache): Promise<Performance> {
   const { deps } = ctx
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const userId = ctx.actor.userId
   const db = deps.database.db
   const now = deps.clock.now()

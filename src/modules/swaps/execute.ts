@@ -8,7 +8,7 @@ import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
 import type { Ctx } from '../../context'
 import { BadRequestError, NotFoundError } from '../../http/errors'
 import { isUuid } from '../../lib/ids'
-import { callerTenant } from '../tenants/caller'
+import { tenantOf } from '../tenants/caller'
 import { chainByFamily, endpointFor } from '../tokens/registry'
 import { broadcastTransaction } from '../transactions/broadcast'
 import { preparedNotFound } from '../transactions/errors'
@@ -26,7 +26,7 @@ async function evmWallet(ctx: Ctx, walletId: string) {
 }
 
 export async function checkAllowance(ctx: Ctx, input: AllowanceBody) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const w = await evmWallet(ctx, input.walletId)
   const { endpoint } = endpointFor(ctx.deps.config, tenant.settings, w.chain, w.isTestnet)
   const rpc = await ctx.deps.chain.evmRpc(endpoint)
@@ -88,7 +88,7 @@ export async function swapState(ctx: Ctx, id: string) {
 
 export async function executeSwap(ctx_: Ctx, input: ExecuteBody) {
   const ctx = asSwap(ctx_)
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const q = await findUserQuote(ctx.deps.database.db, tenant.id, ctx.actor.userId, input.quoteId)
   if (!q) throw new NotFoundError('Quote not found', { code: 'SWAP_QUOTE_NOT_FOUND' })
   if (q.expiresAt <= ctx.deps.clock.now()) throw new BadRequestError('The quote has expired: ask for a new one with POST /v1/swap/quote', { code: 'SWAP_QUOTE_EXPIRED' })
@@ -116,7 +116,7 @@ export async function executeSwap(ctx_: Ctx, input: ExecuteBody) {
 
 /** A client-signed swap or approval (`types`), broadcast once through the transactions module. */
 export async function broadcastSwap(ctx: Ctx, input: SwapBroadcastBody, types: ReadonlyArray<'swap' | 'approval'>) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   if (!isUuid(input.transactionId)) throw preparedNotFound()
   const p = await findUserPrepared(ctx.deps.database.db, tenant.id, ctx.actor.userId, input.transactionId)
   const row = p && (await findUserTransaction(ctx.deps.database.db, tenant.id, ctx.actor.userId, p.transactionId))

@@ -14,7 +14,7 @@ import type { Config } from '../../config'
 import type { Ctx } from '../../context'
 import { AppError, BadRequestError, NotFoundError, ServiceUnavailableError } from '../../http/errors'
 import type { StoredSettings } from '../tenants/settings'
-import { callerTenant } from '../tenants/caller'
+import { tenantOf } from '../tenants/caller'
 import { endpointFor } from '../tokens/registry'
 import { evmNet, type EvmNet } from '../transactions/families/evm-calls'
 import type { RelaySigner } from '../transactions/families/port'
@@ -98,7 +98,7 @@ export async function gaslessQuoteBlock(ctx: Ctx, settings: StoredSettings, q: {
 /** What one gasless swap of a quote is: the permit to sign, the relayer's fee and the minimum the owner receives. */
 async function plan(ctx: Ctx, quoteId: string) {
   const { config } = ctx.deps
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const q = await findUserQuote(ctx.deps.database.db, tenant.id, ctx.actor.userId, quoteId)
   if (!q) throw new NotFoundError('Quote not found', { code: 'SWAP_QUOTE_NOT_FOUND' })
   if (!gaslessEnabled(config)) throw new BadRequestError('Gasless swaps are not enabled on this deployment', { code: 'SWAP_GASLESS_DISABLED' })

@@ -7,7 +7,7 @@ import { formatUnits, type Hex } from 'viem'
 import type { LiFiStep } from '../../adapters/swap-aggregator/port'
 import type { Ctx } from '../../context'
 import { BadRequestError } from '../../http/errors'
-import { callerTenant } from '../tenants/caller'
+import { tenantOf } from '../tenants/caller'
 import { endpointFor, type ChainDef } from '../tokens/registry'
 import { ownWallet } from '../wallets/service'
 import { aggregatorQuote } from './aggregator'
@@ -51,7 +51,7 @@ function secondSignature(step: LiFiStep): string | null {
 
 export async function quoteSwap(ctx: Ctx, input: QuoteBody) {
   if (input.isTestnet === true) throw new BadRequestError('Swaps on testnets are not supported: the aggregator supports no testnet chain ids (isTestnet: true)')
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const w = await ownWallet(ctx, input.walletId)
   const from = swapChain(tenant.settings, input.fromChain)
   const to = swapChain(tenant.settings, input.toChain)

@@ -11,7 +11,7 @@ import type { Ctx } from '../../context'
 import { activeTokens, chainByFamily, endpointFor, namedChain, namesWalletNetwork, type TokenDef } from '../tokens/registry'
 import type { StoredSettings } from '../tenants/settings'
 import { normalizeAddress } from '../wallets/keys'
-import { callerTenant } from '../tenants/caller'
+import { tenantOf } from '../tenants/caller'
 import { ownWallet } from '../wallets/service'
 import { familyOf } from './families'
 import type { EvmCall } from './families/evm-calls'
@@ -39,7 +39,7 @@ function resolveToken(settings: StoredSettings, w: WalletRow, tokenAddress: stri
 }
 
 async function planSend(ctx: Ctx, input: SendBody): Promise<SendPlan> {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const w = await ownWallet(ctx, input.walletId)
   if (!namesWalletNetwork(input.chain, w)) {
     throw new BadRequestError(`The wallet is on ${w.isTestnet ? chainByFamily(w.chain)!.testnet.id : w.chain}, not ${input.chain}`)
@@ -88,7 +88,7 @@ export interface EvmCallInput {
  * follows it. The token must be active for the tenant on the wallet's network.
  */
 export async function createEvmCall(ctx: Ctx, input: EvmCallInput, opts: { holdId?: string } = {}) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const w = await ownWallet(ctx, input.walletId)
   const chain = chainByFamily(w.chain)!
   if (chain.family !== 'evm') throw new BadRequestError(`The wallet is on ${w.chain}, not an EVM chain`)

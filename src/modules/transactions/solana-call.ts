@@ -11,7 +11,7 @@
 import { VersionedTransaction } from '@solana/web3.js'
 import type { Ctx } from '../../context'
 import { BadRequestError } from '../../http/errors'
-import { callerTenant } from '../tenants/caller'
+import { tenantOf } from '../tenants/caller'
 import { chainByFamily, endpointFor, type TokenDef } from '../tokens/registry'
 import { ownWallet } from '../wallets/service'
 import { prepareVersioned, sendVersioned } from './families/solana'
@@ -31,7 +31,7 @@ export interface SolanaCallInput {
 }
 
 export async function createSolanaCall(ctx: Ctx, input: SolanaCallInput) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const w = await ownWallet(ctx, input.walletId)
   const chain = chainByFamily(w.chain)!
   if (chain.family !== 'solana') throw new BadRequestError(`The wallet is on ${w.chain}, not Solana`)

@@ -9,7 +9,7 @@ import type { Deps } from '../../deps'
 import type { Ctx, SignedTenant } from '../../context'
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../../http/errors'
 import { isUuid, newId } from '../../lib/ids'
-import { callerTenant } from '../tenants/caller'
+import { tenantOf } from '../tenants/caller'
 import { settingsOf } from '../tenants/service'
 import type { StoredSettings } from '../tenants/settings'
 import { chainEnabled, lookupChain, namedChain, type ResolvedNetwork } from '../tokens/registry'
@@ -74,7 +74,7 @@ export async function addWallet(deps: Deps, tx: Tx, w: NewWallet): Promise<Walle
 }
 
 export async function createWallet(ctx: Ctx, input: CreateWallet) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const net = resolveChain(tenant.settings, input.chain, input.isTestnet)
   requireCustodialMode(tenant.settings)
   const key = generateKey(net.chain.family)
@@ -90,7 +90,7 @@ export async function createWallet(ctx: Ctx, input: CreateWallet) {
 }
 
 export async function importWallet(ctx: Ctx, input: ImportWallet) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const net = resolveChain(tenant.settings, input.chain, input.isTestnet)
   requireCustodialMode(tenant.settings)
   if ((input.privateKey === undefined) === (input.mnemonic === undefined)) throw new BadRequestError('Provide exactly one of privateKey or mnemonic')
