@@ -91,6 +91,9 @@ export interface RegistrationCollaborators {
   }
 }
 
+/** Ends every session of a user, in the caller's write transaction (a deleted user signs out everywhere). */
+export type SessionRevoker = (tx: Tx, user: { id: string; tenantId: string | null }, now: number) => Promise<void>
+
 /** User ids owning a wallet whose address or id is `q`, for the operators' user search. */
 export type WalletOwnerLookup = (tenantId: string, q: string) => Promise<string[]>
 

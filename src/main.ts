@@ -16,8 +16,8 @@ import { registerJobs } from './services'
 import { engineRamInEffect } from './lib/engine-memory'
 import { errorSummary } from './lib/logger'
 import { JobRunner } from './jobs/runner'
-import { createAdmin, createTenantAdmin, ensureBootstrapAdmin, hasAdmin } from './modules/auth/service'
-import { createTenant } from './modules/tenants/service'
+import { createAdmin, createTenantAdmin, ensureBootstrapAdmin, hasAdmin } from './modules/auth'
+import { createTenant } from './modules/tenants'
 import { version } from '../package.json'
 
 function configOrExit(): Config {

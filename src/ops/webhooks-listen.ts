@@ -21,9 +21,8 @@ import type { Config } from '../config'
 import { applyMigrations } from '../db/migrate'
 import { buildDeps, type Deps } from '../deps'
 import { AppError } from '../lib/errors'
-import { currentDevRoute, ListenRefused, startListening, stopListening, type ListenSession } from '../modules/webhooks/dev-listen'
-import type { CommandCtx } from '../modules/webhooks/service'
-import { verifyDelivery } from '../modules/webhooks/signature'
+import { currentDevRoute, ListenRefused, startListening, stopListening, type ListenSession, verifyDelivery } from '../modules/webhooks'
+import type { CommandCtx } from '../modules/webhooks'
 
 export const LISTEN_USAGE = 'usage: slipway webhooks listen --tenant <tenantId> [--port <port>] [--forward-to <url>] [--json]'
 /** Answered on GET by a running listener, so a second one for the tenant can tell it is alive. */

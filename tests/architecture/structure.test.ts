@@ -151,6 +151,39 @@ describe('structure', () => {
     expect(offenders).toEqual([])
   })
 
+  /** The module a path belongs to (`src/modules/<name>/...`), or null. */
+  const moduleOf = (f: string) => rel(f).match(/^src\/modules\/([^/]+)\//)?.[1] ?? null
+  /**
+   * The one import past a face left: the sandbox swap aggregator, built in src/deps.ts below
+   * every module, reads the chain registry (through the face, with its routes, it would close
+   * a circle through deps.ts).
+   */
+  const PAST_FACE = new Set(['src/sandbox/swap-aggregator/market.ts -> src/modules/tokens/registry.ts'])
+
+  test('every module has a face, src/modules/<name>/index.ts, and code outside a module imports only that', () => {
+    const modules = readdirSync(join(SRC, 'modules')).filter((m) => statSync(join(SRC, 'modules', m)).isDirectory())
+    expect(modules.filter((m) => !existsSync(join(SRC, 'modules', m, 'index.ts')))).toEqual([])
+    const offenders: string[] = []
+    for (const f of sources) {
+      for (const s of specifiers(text.get(f)!)) {
+        const target = resolveSpec(f, s.spec)
+        const owner = target && moduleOf(target)
+        if (!owner || owner === moduleOf(f)) continue
+        if (rel(target!) === `src/modules/${owner}/index.ts` || PAST_FACE.has(`${rel(f)} -> ${rel(target!)}`)) continue
+        offenders.push(`${rel(f)} -> ${rel(target!)}`)
+      }
+    }
+    expect(offenders).toEqual([])
+  })
+
+  test('a face hands on no repo function: another module asks for data through a verb', () => {
+    const offenders = sources
+      .filter((f) => /^src\/modules\/[^/]+\/index\.ts$/.test(rel(f)))
+      .filter((f) => specifiers(text.get(f)!).some((s) => /(^|\/)repo$/.test(s.spec.replace(/\.ts$/, ''))))
+      .map(rel)
+    expect(offenders).toEqual([])
+  })
+
   test('viem and @solana/web3.js clients are built only in src/adapters/chain', () => {
     const offenders = sources
       .filter((f) => !rel(f).startsWith('src/adapters/chain/'))

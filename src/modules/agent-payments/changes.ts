@@ -7,7 +7,7 @@
  */
 import type { Tx } from '../../db/client'
 import { newId } from '../../lib/ids'
-import { publishEvent, publishToOwned } from '../webhooks/publish'
+import { publishEvent, publishToOwned } from '../webhooks'
 import type { Scope } from './credentials'
 import { insertAudit } from './repo'
 import type { ApEnvironment } from './record-types'

@@ -23,7 +23,7 @@ import { bearerToken, callerFromBearer } from '../../http/auth'
 import { ForbiddenError, UnauthorizedError } from '../../http/errors'
 import { stateOf } from '../../http/request-state'
 import { safeEqual, sha256Hex } from '../../lib/crypto'
-import { findTenant, operatorTenantId } from '../tenants/service'
+import { findTenant, operatorTenantId } from '../tenants'
 import { findKeyByHash, touchKey } from './repo'
 import type { ApiKeyRow } from './schema'
 

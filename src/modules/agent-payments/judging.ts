@@ -7,7 +7,7 @@
  * serial: BEGIN IMMEDIATE) and an execution counts in the windows it was judged in.
  */
 import type { Executor } from '../../db/client'
-import { lookupChain } from '../tokens/registry'
+import { lookupChain } from '../tokens'
 import { judge, policyTimeZone, toUnits, fromUnits, windowOf, WINDOW_INTERVALS, type Judgement, type WindowInterval } from './policy'
 import { judgeMandate, type MandatePaymentRequest } from './mandate-check'
 import type { Payee } from './payees'

@@ -12,9 +12,9 @@ import type { Deps } from '../../deps'
 import { AppError } from '../../http/errors'
 import { scheduleJob } from '../../jobs/outbox'
 import { errorSummary } from '../../lib/logger'
-import { lookupChain } from '../tokens/registry'
-import { ownerContext } from '../users/owner'
-import { findWallet } from '../wallets/repo'
+import { lookupChain } from '../tokens'
+import { ownerContext } from '../users'
+import { findWallet } from '../wallets'
 import type { Scope } from './credentials'
 import { toUnits } from './policy'
 import * as repo from './repo'
@@ -22,10 +22,9 @@ import type { ExecutionRow } from './schema'
 import { APPROVAL_EXPIRE_TOPIC, CONFIRMATION_EXPIRE_TOPIC, EXECUTION_FOLLOW_TOPIC } from './topics'
 import { approvalView } from './views'
 import { recordChange } from './changes'
-import { tenantOf } from '../tenants/caller'
-import { findHold, placeHold, releaseHold, walletBalances } from '../transactions/holds'
-import { holdIdOf } from './moves'
-import { afterMandatePayment, moveExecution } from './moves'
+import { tenantOf } from '../tenants'
+import { transactions } from '../transactions'
+import { holdIdOf, afterMandatePayment, moveExecution } from './moves'
 import { CONSENT_REQUIRED, walletConsentRefusal } from './wallet-consent'
 
 export { moveExecution }
@@ -42,7 +41,7 @@ async function fail(deps: Deps, scope: Scope, id: string, reason: string): Promi
     const row = (await repo.findExecution(tx, scope.tenantId, id))!
     if (row.status !== 'processing') return row
     // a hold no send took over counts no more (one a send took over follows its send)
-    await releaseHold(tx, scope.tenantId, holdIdOf(id), now)
+    await transactions.releaseHold(tx, scope.tenantId, holdIdOf(id), now)
     return moveExecution(tx, scope, row, { status: 'failed', failureReason: reason, completedAt: now }, 'failed', now)
   })
 }
@@ -69,9 +68,9 @@ export async function payExecution(deps: Deps, tenantId: string, id: string, sco
   // the amount held against the wallet under the execution's own hold id, before the send: the
   // watch job finds the send through it, or fails an execution whose send was never recorded
   const holdId = holdIdOf(id)
-  let held: Awaited<ReturnType<typeof walletBalances>>
+  let held: Awaited<ReturnType<typeof transactions.walletBalances>>
   try {
-    held = await walletBalances(deps, tenantOf(ctx).settings, wallet, token.address)
+    held = await transactions.walletBalances(deps, tenantOf(ctx).settings, wallet, token.address)
   } catch (err) {
     deps.logger.warn('agent payment: the wallet\'s balance is unreadable', { executionId: id, ...errorSummary(err) })
     return fail(deps, scope, id, 'CHAIN_UNAVAILABLE: The wallet\'s balance could not be read; nothing was sent')
@@ -81,8 +80,8 @@ export async function payExecution(deps: Deps, tenantId: string, id: string, sco
     const placed = await deps.database.write(async (tx) => {
       const cur = (await repo.findExecution(tx, tenantId, id))!
       // another caller started this send (the hold's id is the execution's), or the watch job ended it
-      if (cur.status !== 'processing' || cur.transactionId || (await findHold(tx, tenantId, holdId))) return false
-      await placeHold(tx, held.key, held.balances, { tokenAddress: token.address, amount, purpose: 'agent_payment', refId: id, id: holdId }, deps.clock.now())
+      if (cur.status !== 'processing' || cur.transactionId || (await transactions.findHold(tx, tenantId, holdId))) return false
+      await transactions.placeHold(tx, held.key, held.balances, { tokenAddress: token.address, amount, purpose: 'agent_payment', refId: id, id: holdId }, deps.clock.now())
       return true
     })
     if (!placed) return (await repo.findExecution(db, tenantId, id))!
@@ -90,10 +89,9 @@ export async function payExecution(deps: Deps, tenantId: string, id: string, sco
     if (err instanceof AppError && err.status < 500) return fail(deps, scope, id, `${err.code ?? err.label}: ${err.message}`)
     throw err
   }
-  const { createTransaction } = await import('../transactions/service')
   let sent: { id: string; txHash: string | null }
   try {
-    sent = await createTransaction(ctx, { walletId: wallet.id, chain: row.network!, toAddress: row.payToAddress, amount: amount.toString(), tokenAddress: token.address }, { holdId })
+    sent = await transactions.createTransaction(ctx, { walletId: wallet.id, chain: row.network!, toAddress: row.payToAddress, amount: amount.toString(), tokenAddress: token.address }, { holdId })
   } catch (err) {
     if (err instanceof AppError && err.status < 500) return fail(deps, scope, id, `${err.code ?? err.label}: ${err.message}`)
     // the send may or may not have been recorded: the execution stays `processing` (its amount reserved and held) and the
@@ -122,10 +120,9 @@ export async function followExecution(deps: Deps, tenantId: string | null | unde
     const now = deps.clock.now()
     await deps.database.write((tx) => scheduleJob(tx, followJob(tenantId, id, attempt + 1, now + Math.min(1000 * attempt, 15_000)), now))
   }
-  const { refreshedTransaction } = await import('../transactions/refresh')
   let send
   try {
-    send = await refreshedTransaction(deps, tenantId, row.transactionId)
+    send = await transactions.refreshedTransaction(deps, tenantId, row.transactionId)
   } catch (err) {
     if (!(err instanceof AppError)) deps.logger.warn('agent payment send status unreadable', { executionId: id, ...errorSummary(err) })
     return again()

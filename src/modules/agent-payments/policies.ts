@@ -2,7 +2,7 @@
 import { BadRequestError, ConflictError, NotFoundError } from '../../http/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
-import { lookupChain } from '../tokens/registry'
+import { lookupChain } from '../tokens'
 import { visibleAgent } from './agents'
 import { BOTH_ENVIRONMENTS, recordChange } from './changes'
 import type { Scope } from './credentials'

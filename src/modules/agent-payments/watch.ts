@@ -14,8 +14,7 @@
  */
 import type { Deps } from '../../deps'
 import { scheduleJob } from '../../jobs/outbox'
-import { findHold, releaseHold } from '../transactions/holds'
-import { findTransaction } from '../transactions/repo'
+import { transactions, findTransaction } from '../transactions'
 import type { Scope } from './credentials'
 import { holdIdOf, moveExecution } from './moves'
 import * as repo from './repo'
@@ -34,7 +33,7 @@ export async function watchExecution(deps: Deps, tenantId: string | null | undef
     const cur = (await repo.findExecution(tx, tenantId, id))!
     if (cur.status !== 'processing' || (cur.rail === 'x402' ? cur.x402?.authorization : cur.transactionId)) return null
     if (cur.rail === 'onchain') {
-      const hold = await findHold(tx, tenantId, holdIdOf(id))
+      const hold = await transactions.findHold(tx, tenantId, holdIdOf(id))
       if (hold?.transactionId) {
         const send = (await findTransaction(tx, tenantId, hold.transactionId))!
         await repo.updateExecution(tx, tenantId, id, { transactionId: send.id, txHash: send.txHash, failureReason: null, updatedAt: now })
@@ -43,7 +42,7 @@ export async function watchExecution(deps: Deps, tenantId: string | null | undef
         return null
       }
       if (hold && hold.releasedAt === null && hold.expiresAt > now) return hold.expiresAt + 1000
-      await releaseHold(tx, tenantId, holdIdOf(id), now)
+      await transactions.releaseHold(tx, tenantId, holdIdOf(id), now)
     }
     await moveExecution(tx, scope, cur, { status: 'failed', failureReason: NOT_SENT, completedAt: now }, 'failed', now)
     return null

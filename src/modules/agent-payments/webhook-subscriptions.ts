@@ -7,8 +7,8 @@
  */
 import { BadRequestError, NotFoundError } from '../../http/errors'
 import { iso } from '../../lib/clock'
-import * as subs from '../webhooks/subscriptions'
-import type { WebhookRow } from '../webhooks/subscriptions'
+import * as subs from '../webhooks'
+import type { WebhookRow } from '../webhooks'
 import { recordChange } from './changes'
 import type { Scope } from './credentials'
 import type { CreateApWebhook, UpdateApWebhook } from './webhook-model'

@@ -11,7 +11,7 @@ import type { Hex } from 'viem'
 import type { Deps } from '../../deps'
 import { scheduleJob } from '../../jobs/outbox'
 import { errorSummary } from '../../lib/logger'
-import { releaseHold, shortenHold } from '../transactions/holds'
+import { transactions } from '../transactions'
 import type { Scope } from './credentials'
 import { afterMandatePayment, moveExecution } from './moves'
 import * as repo from './repo'
@@ -48,7 +48,7 @@ export async function failX402(deps: Deps, scope: Scope, id: string, reason: str
     const row = (await repo.findExecution(tx, scope.tenantId, id))!
     if (!stillWaiting(row, record)) return row
     const holdId = record?.holdId ?? row.x402?.holdId
-    if (holdId) await releaseHold(tx, scope.tenantId, holdId, now)
+    if (holdId) await transactions.releaseHold(tx, scope.tenantId, holdId, now)
     return moveExecution(tx, scope, row, { status: 'failed', failureReason: reason, completedAt: now, x402: record ?? row.x402 }, 'failed', now)
   })
 }
@@ -59,7 +59,7 @@ async function succeedX402(deps: Deps, scope: Scope, id: string, txHash: string 
   return deps.database.write(async (tx) => {
     const row = (await repo.findExecution(tx, scope.tenantId, id))!
     if (!stillWaiting(row, record)) return row
-    if (record.holdId) await shortenHold(tx, scope.tenantId, record.holdId, now + HOLD_AFTER_SETTLED_MS)
+    if (record.holdId) await transactions.shortenHold(tx, scope.tenantId, record.holdId, now + HOLD_AFTER_SETTLED_MS)
     const after = await moveExecution(tx, scope, row, { status: 'succeeded', txHash, failureReason: null, completedAt: now, x402: record }, 'succeeded', now)
     if (row.mandateId) await afterMandatePayment(tx, scope, row.mandateId, now)
     return after

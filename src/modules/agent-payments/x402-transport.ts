@@ -9,9 +9,7 @@
  * the resource itself, which the execution keeps.
  */
 import type { Deps } from '../../deps'
-import { AddressRefused } from '../webhooks/address'
-import { checkSubscriptionUrl } from '../webhooks/subscriptions'
-import { fetchPublic, OutboundRefused } from '../webhooks/transport'
+import { AddressRefused, checkSubscriptionUrl, fetchPublic, OutboundRefused } from '../webhooks'
 
 /** A stop on the way to the resource, before or after paying: a code for the execution's failureReason. */
 export class X402Stop extends Error {

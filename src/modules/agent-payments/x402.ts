@@ -26,8 +26,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import type { Deps } from '../../deps'
 import { AppError, BadRequestError, ConflictError } from '../../http/errors'
 import { scheduleJob } from '../../jobs/outbox'
-import { placeHold, walletBalances } from '../transactions/holds'
-import { walletSecret } from '../transactions/shared'
+import { transactions, walletSecret } from '../transactions'
 import type { Scope } from './credentials'
 import { moveExecution } from './moves'
 import { fromUnits } from './policy'
@@ -153,7 +152,7 @@ async function authorize(deps: Deps, scope: Scope, plan: Plan, id: string, recor
   const rpc = await deps.chain.evmRpc(plan.endpoint)
   const head = await deps.chain.guard(plan.endpoint, 'block number', () => rpc.blockNumber())
   const fromBlock = (head > 5n ? head - 5n : 0n).toString()
-  const held = await walletBalances(deps, plan.settings, plan.wallet, plan.token.address)
+  const held = await transactions.walletBalances(deps, plan.settings, plan.wallet, plan.token.address)
   if (!held) throw new BadRequestError('The agent\'s wallet is on a chain the registry does not know', { code: 'X402_NETWORK_UNSUPPORTED' })
   const expiresAt = Number(auth.validBefore) * 1000 + SETTLE_GRACE_MS
   const now = deps.clock.now()
@@ -162,7 +161,7 @@ async function authorize(deps: Deps, scope: Scope, plan: Plan, id: string, recor
     if (row.status !== 'processing' || row.x402?.authorization) throw new ConflictError('The execution is no longer waiting to be paid', { code: 'EXECUTION_STATE_INVALID' })
     const refused = await payeeRefusedIn(tx, row, chosen.payTo)
     if (refused.length) throw new ConflictError(`The payee is refused: ${refused.join('; ')}`, { code: 'X402_PAYEE_REFUSED' })
-    const holdId = await placeHold(tx, held.key, held.balances, { tokenAddress: plan.token.address, amount: units, purpose: 'agent_payment_x402', refId: id, expiresAt }, now)
+    const holdId = await transactions.placeHold(tx, held.key, held.balances, { tokenAddress: plan.token.address, amount: units, purpose: 'agent_payment_x402', refId: id, expiresAt }, now)
     // the execution now counts what the resource asks (at most what was reserved)
     await moveExecution(tx, scope, row, { amount: fromUnits(units * plan.scale), payToAddress: chosen.payTo, x402: { ...record, requirement: requirementOf(chosen), authorization: auth, holdId, fromBlock } }, 'authorized', now)
     await scheduleJob(tx, settleJob(scope.tenantId, id, expiresAt), now)

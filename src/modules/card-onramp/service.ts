@@ -11,12 +11,9 @@ import { AppError, BadRequestError, ForbiddenError, NotFoundError, ServiceUnavai
 import type { OnrampEndpoint } from '../../adapters/card-onramp/stripe'
 import { iso } from '../../lib/clock'
 import { isUuid, newId } from '../../lib/ids'
-import { tenantOf } from '../tenants/caller'
-import { findTenant, settingsOf } from '../tenants/service'
-import { cardOnrampAad, type StoredSettings } from '../tenants/settings'
-import { chainByFamily, lookupChain } from '../tokens/registry'
-import { normalizeAddress } from '../wallets/keys'
-import { ownWallet } from '../wallets/service'
+import { tenantOf, findTenant, settingsOf, cardOnrampAad, type StoredSettings } from '../tenants'
+import { chainByFamily, lookupChain } from '../tokens'
+import { wallets } from '../wallets'
 import type { CreateBody, ListQuery, TenantCreateBody } from './model'
 import * as repo from './repo'
 import { dec } from './amounts'
@@ -105,7 +102,7 @@ async function open(deps: Deps, o: Opening) {
 
 export async function createForUser(ctx: Ctx, input: CreateBody) {
   const tenant = tenantOf(ctx)
-  const w = await ownWallet(ctx, input.walletId)
+  const w = await wallets.ownWallet(ctx, input.walletId)
   return open(ctx.deps, {
     tenantId: tenant.id, settings: tenant.settings, env: w.isTestnet ? 'sandbox' : 'production', userId: ctx.actor.userId, externalId: null,
     walletId: w.id, address: w.address, chain: w.chain, amounts: input,
@@ -117,7 +114,7 @@ export async function createForTenant(deps: Deps, tenant: SignedTenant, input: T
   const chain = lookupChain(input.chain)
   const family = chain && chainByFamily(chain.chain.id)
   if (!chain || !family) throw new BadRequestError(`Unsupported chain: ${input.chain}`)
-  const address = normalizeAddress(family.family, input.walletAddress)
+  const address = await wallets.normalizeAddress(family.family, input.walletAddress)
   if (!address) throw new BadRequestError(`walletAddress is not a valid ${chain.chain.id} address`)
   return open(deps, {
     tenantId: tenant.id, settings, env: input.isTestnet || chain.network.isTestnet ? 'sandbox' : 'production', userId: null, externalId: input.externalId,

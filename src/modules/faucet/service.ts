@@ -7,9 +7,9 @@
 import type { Faucet } from '../../adapters/chain/faucet'
 import type { Ctx } from '../../context'
 import { AppError, BadRequestError } from '../../lib/errors'
-import { tenantOf } from '../tenants/caller'
-import { activeTokens, chainByFamily } from '../tokens/registry'
-import { ownWallet } from '../wallets/service'
+import { tenantOf } from '../tenants'
+import { activeTokens, chainByFamily } from '../tokens'
+import { wallets } from '../wallets'
 import { GAS_TARGET_WEI, STABLECOIN_MAX } from './limits'
 
 export interface FaucetBody {
@@ -25,7 +25,7 @@ export const faucetNotConfigured = () => new AppError(
 )
 
 export async function fundWallet(ctx: Ctx, faucet: Faucet | undefined, input: FaucetBody) {
-  const w = await ownWallet(ctx, input.walletId)
+  const w = await wallets.ownWallet(ctx, input.walletId)
   if (!faucet) throw faucetNotConfigured()
   const chain = chainByFamily(w.chain)
   if (!chain || chain.family !== 'evm' || !w.isTestnet) throw new BadRequestError('The sandbox faucet funds EVM testnet wallets (isTestnet: true)')

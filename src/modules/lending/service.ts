@@ -3,9 +3,9 @@ import type { Hex } from 'viem'
 import type { Ctx } from '../../context'
 import { BadRequestError } from '../../http/errors'
 import { iso } from '../../lib/clock'
-import { tenantOf } from '../tenants/caller'
-import { activeTokens, chainByFamily, namedChain } from '../tokens/registry'
-import { listWallets, ownWallet } from '../wallets/service'
+import { tenantOf } from '../tenants'
+import { activeTokens, chainByFamily, namedChain } from '../tokens'
+import { wallets as walletVerbs } from '../wallets'
 import type { PositionsQuery, RateHistoryQuery } from './model'
 import { requirePool } from './pools'
 import { apyText, aprText } from './rates'
@@ -16,7 +16,7 @@ const rateView = (rate: bigint) => ({ liquidityRate: rate.toString(), supplyApr:
 
 export async function positions(ctx: Ctx, query: PositionsQuery) {
   const tenant = tenantOf(ctx)
-  const wallets = query.walletId ? [await ownWallet(ctx, query.walletId)] : (await listWallets(ctx, { limit: 1000, offset: 0 })).rows
+  const wallets = query.walletId ? [await walletVerbs.ownWallet(ctx, query.walletId)] : (await walletVerbs.listWallets(ctx, { limit: 1000, offset: 0 })).rows
   const out = []
   for (const w of wallets) {
     const chain = chainByFamily(w.chain)

@@ -8,8 +8,9 @@
 import { recoverAddress, type Hex } from 'viem'
 import type { Deps } from '../../deps'
 import { AppError, BadRequestError, ConflictError } from '../../http/errors'
-import { ownerContext } from '../users/owner'
-import * as walletsRepo from '../wallets/repo'
+import { ownerContext } from '../users'
+import { transactions } from '../transactions'
+import * as walletsRepo from '../wallets'
 import * as repo from './repo'
 
 /** secp256k1's order: a signature's S above half of it is turned to n − S (EIP-2), with the other recovery bit. */
@@ -53,9 +54,8 @@ export async function acceptSignature(deps: Deps, s: repo.MpcSessionRow, partyId
   if (current?.txHash) return
   const ctx = await ownerContext(deps, s.userId, `mpc:${s.id}`)
   if (!ctx) throw new ConflictError('The session\'s user is gone', { code: 'MPC_WALLET_GONE' })
-  const { broadcastTransaction } = await import('../transactions/broadcast')
   try {
-    const sent = await broadcastTransaction(ctx, s.preparedId, { signature })
+    const sent = await transactions.broadcastTransaction(ctx, s.preparedId, { signature })
     await deps.database.write((tx) => repo.updateSession(tx, s.tenantId, s.id, { status: 'completed', transactionId: sent.id, txHash: sent.txHash, updatedAt: deps.clock.now() }))
   } catch (err) {
     // the other party's report broadcast it first

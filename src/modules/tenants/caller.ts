@@ -5,7 +5,7 @@
  * rather than in each module.
  */
 import type { Ctx, SignedTenant } from '../../context'
-import { ForbiddenError } from '../../http/errors'
+import { ForbiddenError } from '../../lib/errors'
 import { readSettings, type StoredSettings } from './settings'
 
 export interface TenantContext {

@@ -2,9 +2,8 @@
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../http/errors'
 import { iso } from '../../lib/clock'
 import { newApiKey, newApiSecret, newId, isUuid } from '../../lib/ids'
-import type { Actor } from '../../context'
-import type { Ctx } from '../../context'
-import { listActivity, recordActivity } from '../activity/repo'
+import type { Actor, Ctx } from '../../context'
+import { listActivity, recordActivity } from '../activity'
 import { applyPatch, changedPaths, defaultSettings, readSettings, viewSettings, type StoredSettings, type TenantSettingsPatch } from './settings'
 
 import type { CreateTenant, UpdateTenant } from './model'
