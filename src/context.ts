@@ -39,14 +39,17 @@ export interface IdempotencyBinding {
 }
 
 /**
- * What a service verb gets, whoever calls it: the dependencies, who acts, the tenant it acts
- * in and the request id. Never the HTTP context. The tenant is the authenticated one, read
- * once with the credentials (src/db/callers.ts): verbs take it from here (tenants' `tenantOf`)
- * and never read it again.
+ * What a service verb gets, whoever calls it (a route, an agent or merchant key, a job, the
+ * CLI): the dependencies, who acts (`A`), the tenant it acts in and the request id. Never
+ * the HTTP context. The tenant is the authenticated one, read once with the credentials
+ * (src/db/callers.ts for a user's token; a key's own check): verbs take it from here
+ * (tenants' `tenantOf`, `tenantSettings`) and never read it again. `Ctx` is a signed-in
+ * user's; agent payments' `Scope` is the same context with an agent, a merchant, a user or
+ * the system as the actor; the CLI's has none.
  */
-export interface Ctx {
+export interface VerbContext<A> {
   deps: Deps
-  actor: Actor
+  actor: A
   /** the caller's tenant as read with its credentials; null for a platform admin */
   tenant: SignedTenant | null
   requestId: string
@@ -56,12 +59,15 @@ export interface Ctx {
   tx?: Tx
 }
 
+/** The context of a verb a signed-in user calls. */
+export type Ctx = VerbContext<Actor>
+
 /**
  * Runs `fn` in the context's open write transaction, or in a new one when there is none, so a
  * verb called inside another's write joins it rather than opening a second. `fn` gets the
  * transaction and the context that carries it, to hand on to the verbs it calls.
  */
-export function withTransaction<T>(ctx: Ctx, fn: (tx: Tx, ctx: Ctx) => Promise<T>): Promise<T> {
+export function withTransaction<C extends VerbContext<unknown>, T>(ctx: C, fn: (tx: Tx, ctx: C) => Promise<T>): Promise<T> {
   if (ctx.tx) return fn(ctx.tx, ctx)
   return ctx.deps.database.write((tx) => fn(tx, { ...ctx, tx }))
 }

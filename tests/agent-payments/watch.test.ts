@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { parseEther, type Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { ManualClock } from '@/lib/clock'
-import type { Scope } from '@/modules/agent-payments/credentials'
+import { systemScope, type Scope } from '@/modules/agent-payments/credentials'
 import { holdIdOf, moveExecution, WATCH_AFTER_MS } from '@/modules/agent-payments/moves'
 import { payExecution } from '@/modules/agent-payments/pay'
 import * as repo from '@/modules/agent-payments/repo'
@@ -41,7 +41,7 @@ let merchant: { id: string; payTo: { address: Address } }
 let agent: { id: string; walletId: string }
 
 const as = (u: SignedInUser) => ({ token: u.accessToken })
-const scope = (): Scope => ({ deps: t.deps, tenantId: tenant.id, actor: { type: 'system', id: null }, requestId: 'test' })
+const scope = (): Promise<Scope> => systemScope(t.deps, tenant.id, 'test')
 const read = (id: string) => f.api.get(`${BASE}/executions/${id}`, as(admin))
 const dailySpent = async () => (await f.api.get(`${BASE}/agents/${agent.id}`, as(admin))).body.spend.windows.find((w: { interval: string }) => w.interval === 'daily').spentAmount
 
@@ -50,7 +50,8 @@ async function stoppedBeforeSending(amount: string) {
   const r = await f.api.post(`${BASE}/executions`, { agentId: agent.id, merchantId: merchant.id, amount, currency: 'USDC', rail: 'onchain' }, as(admin))
   expect([r.status, r.body.status]).toEqual([201, 'requires_approval'])
   const now = t.clock.now()
-  await t.deps.database.write(async (tx) => moveExecution(tx, scope(), (await repo.findExecution(tx, tenant.id, r.body.id))!, { status: 'processing' }, 'processing', now))
+  const s = await scope()
+  await t.deps.database.write(async (tx) => moveExecution(tx, s, (await repo.findExecution(tx, tenant.id, r.body.id))!, { status: 'processing' }, 'processing', now))
   return r.body.id as string
 }
 async function placeTheHold(id: string, units: bigint) {

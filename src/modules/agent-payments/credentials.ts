@@ -1,7 +1,7 @@
 /**
  * Who calls an agent payments route, as the route option `apAuth` resolves it:
  * - a tenantadmin's bearer token, or a platform admin's naming `tenantId` (the `J` of
- *   the spec's table): `{ kind: 'operator' }`, held to its tenant by `operatorTenantId`;
+ *   the spec's table): `{ kind: 'operator' }`, held to its tenant by `operatorTenantContext`;
  * - an agent API key (`Authorization: Bearer sk_agent_…`) on the routes that take one:
  *   `{ kind: 'agent' }`, acting only as its own agent.
  * - a merchant API key (`Authorization: Bearer sk_merch_…`) on the shopper routes (M), with the
@@ -15,15 +15,19 @@
  * 403 `Rate limit exceeded`, the spec's answer); then a key on a route it may not use answers 403.
  * The limit is counted in this process's memory, as every limit of the spec ("counters are
  * kept in memory by each API instance").
+ *
+ * Whoever calls, the verbs get one context (`Scope`, the platform's verb context with the
+ * audit log's actor): the tenant in it was read once, by the credential check, and no verb
+ * reads it again.
  */
 import { Elysia } from 'elysia'
-import type { Ctx } from '../../context'
+import type { Ctx, SignedTenant, VerbContext } from '../../context'
 import type { Deps } from '../../deps'
 import { bearerToken, callerFromBearer } from '../../http/auth'
 import { ForbiddenError, UnauthorizedError } from '../../http/errors'
 import { stateOf } from '../../http/request-state'
 import { safeEqual, sha256Hex } from '../../lib/crypto'
-import { findTenant, operatorTenantId } from '../tenants'
+import { findTenant, operatorTenantContext } from '../tenants'
 import { findKeyByHash, touchKey } from './repo'
 import type { ApiKeyRow } from './schema'
 
@@ -35,19 +39,21 @@ export const LAST_USED_EVERY_MS = 60_000
 
 export type Caller =
   | { kind: 'operator'; ctx: Ctx }
-  | { kind: 'agent'; deps: Deps; tenantId: string; agentId: string; keyId: string; requestId: string }
-  | { kind: 'merchant'; deps: Deps; tenantId: string; merchantId: string; keyId: string; requestId: string }
+  | { kind: 'agent'; deps: Deps; tenant: SignedTenant; agentId: string; keyId: string; requestId: string }
+  | { kind: 'merchant'; deps: Deps; tenant: SignedTenant; merchantId: string; keyId: string; requestId: string }
   | { kind: 'owner'; ctx: Ctx; tenantId: string }
 
 /** Who did a change, as the audit log records it. */
 export interface AuditActor { type: 'user' | 'agent' | 'merchant' | 'system'; id: string | null }
 
-/** What every service verb of the group gets: the tenant acted on, who acts, the request. Never the HTTP context. */
-export interface Scope {
-  deps: Deps
+/**
+ * What every service verb of the group gets: the platform's verb context, with the audit
+ * log's actor, the tenant acted on (read once with the credentials, or once by a job) and
+ * its id. Never the HTTP context.
+ */
+export interface Scope extends VerbContext<AuditActor> {
+  tenant: SignedTenant
   tenantId: string
-  actor: AuditActor
-  requestId: string
   /** set when an agent key calls: the only agent it may see */
   agentId?: string
   /** set when a merchant key calls: the only merchant whose shoppers it may see */
@@ -57,24 +63,34 @@ export interface Scope {
 /** The scope of a call: an operator's tenant (a platform admin names it), or the key's own tenant. */
 export async function scopeOf(caller: Caller, requestedTenant: string | undefined): Promise<Scope> {
   if (caller.kind === 'agent') {
-    return { deps: caller.deps, tenantId: caller.tenantId, actor: { type: 'agent', id: caller.agentId }, requestId: caller.requestId, agentId: caller.agentId }
+    const { deps, tenant, requestId, agentId } = caller
+    return { deps, tenant, tenantId: tenant.id, actor: { type: 'agent', id: agentId }, requestId, agentId }
   }
   if (caller.kind === 'merchant') {
-    return { deps: caller.deps, tenantId: caller.tenantId, actor: { type: 'merchant', id: caller.merchantId }, requestId: caller.requestId, merchantId: caller.merchantId }
+    const { deps, tenant, requestId, merchantId } = caller
+    return { deps, tenant, tenantId: tenant.id, actor: { type: 'merchant', id: merchantId }, requestId, merchantId }
   }
   if (caller.kind === 'owner') {
     // the owner acts for themself: their own tenant, whatever `tenantId` says
-    return { deps: caller.ctx.deps, tenantId: caller.tenantId, actor: { type: 'user', id: caller.ctx.actor.userId }, requestId: caller.ctx.requestId }
+    const { ctx } = caller
+    return { deps: ctx.deps, tenant: ctx.tenant!, tenantId: caller.tenantId, actor: { type: 'user', id: ctx.actor.userId }, requestId: ctx.requestId }
   }
   const { ctx } = caller
-  const tenantId = await operatorTenantId(ctx, requestedTenant)
-  return { deps: ctx.deps, tenantId, actor: { type: 'user', id: ctx.actor.userId }, requestId: ctx.requestId }
+  const tenant = await operatorTenantContext(ctx, requestedTenant)
+  return { deps: ctx.deps, tenant, tenantId: tenant.id, actor: { type: 'user', id: ctx.actor.userId }, requestId: ctx.requestId }
+}
+
+/** The context of a job's work in `tenantId` (no one signed in acts): the tenant read once for the run. */
+export async function systemScope(deps: Deps, tenantId: string, requestId: string): Promise<Scope> {
+  const row = await findTenant(deps.database.db, tenantId)
+  if (!row) throw new Error(`tenant ${tenantId} is gone`)
+  return { deps, tenant: { id: row.id, name: row.name, settings: row.settings }, tenantId, actor: { type: 'system', id: null }, requestId }
 }
 
 const kindOf = (token: string): ApiKeyRow['kind'] | null =>
   token.startsWith(KEY_PREFIX.agent) ? 'agent' : token.startsWith(KEY_PREFIX.merchant) ? 'merchant' : null
 
-async function keyCaller(deps: Deps, token: string, kind: ApiKeyRow['kind']): Promise<ApiKeyRow> {
+async function keyCaller(deps: Deps, token: string, kind: ApiKeyRow['kind']): Promise<{ key: ApiKeyRow; tenant: SignedTenant }> {
   const hash = sha256Hex(token)
   const row = await findKeyByHash(deps.database.db, hash)
   // the lookup is by hash; the constant-time compare keeps the check itself free of early exits
@@ -86,7 +102,7 @@ async function keyCaller(deps: Deps, token: string, kind: ApiKeyRow['kind']): Pr
   if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_EVERY_MS || now < row.lastUsedAt) {
     await deps.database.write((tx) => touchKey(tx, row.tenantId, row.id, now))
   }
-  return row
+  return { key: row, tenant: { id: tenant.id, name: tenant.name, settings: tenant.settings } }
 }
 
 export type MerchantScope = 'shoppers:read' | 'shoppers:write' | 'mandates:read' | 'executions:read'
@@ -101,14 +117,14 @@ async function resolveCaller(deps: Deps, request: Request, allow: ApAuth): Promi
   if (token && keyKind) {
     // a wallet's owner consents with their own token, never through a key a tenant admin made
     if (allow === 'walletOwner') throw new ForbiddenError('This API key cannot be used on this route')
-    const key = await keyCaller(deps, token, keyKind)
+    const { key, tenant } = await keyCaller(deps, token, keyKind)
     if (keyKind === 'merchant' && allow.startsWith('operatorOrMerchant:')) {
       const scope = allow.slice('operatorOrMerchant:'.length)
       if (!key.scopes.includes(scope)) throw new ForbiddenError(`This API key lacks the scope ${scope}`)
-      return { kind: 'merchant', deps, tenantId: key.tenantId, merchantId: key.ownerId, keyId: key.id, requestId }
+      return { kind: 'merchant', deps, tenant, merchantId: key.ownerId, keyId: key.id, requestId }
     }
     if (keyKind !== 'agent' || allow !== 'operatorOrAgent') throw new ForbiddenError('This API key cannot be used on this route')
-    return { kind: 'agent', deps, tenantId: key.tenantId, agentId: key.ownerId, keyId: key.id, requestId }
+    return { kind: 'agent', deps, tenant, agentId: key.ownerId, keyId: key.id, requestId }
   }
   const caller = await callerFromBearer(deps, header)
   if (!caller) throw new UnauthorizedError()

@@ -107,7 +107,7 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
       // judge and reserve: the agent, policy, merchant and the windows' sums read in this transaction
       const agent = (await repo.findAgent(tx, scope.tenantId, agent0.id))!
       // the wallet's owner consented (or the tenant manages its users' wallets), read in this write: else nothing is stored or paid
-      const refusal = await walletConsentRefusal(scope.deps, tx, agent)
+      const refusal = await walletConsentRefusal(scope, tx, agent)
       if (refusal) throw new ConflictError(refusal, { code: CONSENT_REQUIRED })
       const merchant = merchant0 ? await repo.findMerchant(tx, scope.tenantId, merchant0.id) : undefined
       const policyJudgement = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: input.amount, currency: input.currency, rail: input.rail, network, now })

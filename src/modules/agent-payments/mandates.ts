@@ -11,7 +11,7 @@ import { scheduleJob } from '../../jobs/outbox'
 import { sha256Hex } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
 import { recordChange } from './changes'
-import type { Scope } from './credentials'
+import { systemScope, type Scope } from './credentials'
 import type { AuthorizeMandate, CreateMandate } from './mandate-model'
 import type { MandateRow, ShopperRow } from './schema'
 import type { MandateConstraints, MandateStatus, MandateType } from './record-types'
@@ -188,7 +188,7 @@ export async function revokeMandate(scope: Scope, mandateId: string) {
 export async function expireMandate(deps: Deps, tenantId: string | null, payload: Record<string, unknown>, jobId: string) {
   const mandateId = typeof payload.mandateId === 'string' ? payload.mandateId : null
   if (!tenantId || !mandateId) return
-  const scope: Scope = { deps, tenantId, actor: { type: 'system', id: null }, requestId: `job:${jobId}` }
+  const scope = await systemScope(deps, tenantId, `job:${jobId}`)
   const before = await repo.findMandate(deps.database.db, tenantId, mandateId)
   if (!before || (before.status !== 'pending_authorization' && before.status !== 'active')) return
   const now = deps.clock.now()

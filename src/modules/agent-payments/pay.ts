@@ -15,7 +15,7 @@ import { errorSummary } from '../../lib/logger'
 import { lookupChain } from '../tokens'
 import { ownerContext } from '../users'
 import { findWallet } from '../wallets'
-import type { Scope } from './credentials'
+import { systemScope, type Scope } from './credentials'
 import { toUnits } from './policy'
 import * as repo from './repo'
 import type { ExecutionRow } from './schema'
@@ -30,7 +30,6 @@ import { CONSENT_REQUIRED, walletConsentRefusal } from './wallet-consent'
 export { moveExecution }
 
 
-const systemScope = (deps: Deps, tenantId: string, requestId: string): Scope => ({ deps, tenantId, actor: { type: 'system', id: null }, requestId })
 
 const followJob = (tenantId: string, executionId: string, attempt: number, runAt: number) =>
   ({ id: `ap-execution-follow:${executionId}:${attempt}`, topic: EXECUTION_FOLLOW_TOPIC, tenantId, payload: { executionId, attempt }, runAt })
@@ -47,13 +46,14 @@ async function fail(deps: Deps, scope: Scope, id: string, reason: string): Promi
 }
 
 /** Sends an execution in `processing` that has no send yet; answers the execution as it is after. */
-export async function payExecution(deps: Deps, tenantId: string, id: string, scope: Scope = systemScope(deps, tenantId, `ap-execution:${id}`)): Promise<ExecutionRow> {
+export async function payExecution(deps: Deps, tenantId: string, id: string, given?: Scope): Promise<ExecutionRow> {
+  const scope = given ?? await systemScope(deps, tenantId, `ap-execution:${id}`)
   const db = deps.database.db
   const row = (await repo.findExecution(db, tenantId, id))!
   if (row.status === 'processing' && !row.transactionId && !row.x402?.authorization) {
     // no payment starts from a wallet whose owner has not consented (or withdrew it since the execution was judged)
     const agent = await repo.findAgent(db, tenantId, row.agentId)
-    const refusal = agent ? await walletConsentRefusal(deps, db, agent) : 'The agent is gone'
+    const refusal = agent ? await walletConsentRefusal(scope, db, agent) : 'The agent is gone'
     if (refusal) return fail(deps, scope, id, `${CONSENT_REQUIRED}: ${refusal}`)
   }
   if (row.rail === 'x402') return (await import('./x402')).payX402(deps, tenantId, id, scope)
@@ -115,7 +115,7 @@ export async function followExecution(deps: Deps, tenantId: string | null | unde
   const attempt = Number(payload.attempt ?? 1)
   const row = tenantId ? await repo.findExecution(deps.database.db, tenantId, id) : undefined
   if (!tenantId || !row || row.status !== 'processing' || !row.transactionId) return
-  const scope = systemScope(deps, tenantId, `job:${EXECUTION_FOLLOW_TOPIC}:${id}`)
+  const scope = await systemScope(deps, tenantId, `job:${EXECUTION_FOLLOW_TOPIC}:${id}`)
   const again = async () => {
     const now = deps.clock.now()
     await deps.database.write((tx) => scheduleJob(tx, followJob(tenantId, id, attempt + 1, now + Math.min(1000 * attempt, 15_000)), now))
@@ -143,7 +143,7 @@ export async function followExecution(deps: Deps, tenantId: string | null | unde
 export async function expireApproval(deps: Deps, tenantId: string | null | undefined, payload: Record<string, unknown>) {
   if (!tenantId) return
   const id = String(payload.approvalId)
-  const scope = systemScope(deps, tenantId, `job:${APPROVAL_EXPIRE_TOPIC}:${id}`)
+  const scope = await systemScope(deps, tenantId, `job:${APPROVAL_EXPIRE_TOPIC}:${id}`)
   const now = deps.clock.now()
   await deps.database.write(async (tx) => {
     const a = await repo.findApproval(tx, tenantId, id)
@@ -160,7 +160,7 @@ export async function expireApproval(deps: Deps, tenantId: string | null | undef
 export async function expireConfirmation(deps: Deps, tenantId: string | null | undefined, payload: Record<string, unknown>) {
   if (!tenantId) return
   const id = String(payload.executionId)
-  const scope = systemScope(deps, tenantId, `job:${CONFIRMATION_EXPIRE_TOPIC}:${id}`)
+  const scope = await systemScope(deps, tenantId, `job:${CONFIRMATION_EXPIRE_TOPIC}:${id}`)
   const now = deps.clock.now()
   await deps.database.write(async (tx) => {
     const row = await repo.findExecution(tx, tenantId, id)

@@ -12,7 +12,7 @@ import type { Deps } from '../../deps'
 import { ConflictError, NotFoundError } from '../../http/errors'
 import type { ErrorCode } from '../../lib/error-codes'
 import { iso } from '../../lib/clock'
-import { findTenant, settingsOf } from '../tenants'
+import { tenantSettings } from '../tenants'
 import { findWallet } from '../wallets'
 import { recordChange } from './changes'
 import type { Scope } from './credentials'
@@ -22,10 +22,9 @@ import { agentView } from './views'
 
 export const CONSENT_REQUIRED = 'AGENT_WALLET_CONSENT_REQUIRED' satisfies ErrorCode
 
-/** Whether a platform admin declared that this tenant manages its users' wallets. */
-export async function tenantManagesUserWallets(deps: Deps, db: Executor, tenantId: string): Promise<boolean> {
-  const tenant = await findTenant(db, tenantId)
-  return tenant ? settingsOf({ deps }, tenant).agentPayments.tenantManagesUserWallets === true : false
+/** Whether a platform admin declared that the scope's tenant manages its users' wallets (its settings as the scope carries them). */
+export function tenantManagesUserWallets(scope: Pick<Scope, 'deps' | 'tenant'>): boolean {
+  return tenantSettings(scope.deps, scope.tenant).settings.agentPayments.tenantManagesUserWallets === true
 }
 
 /**
@@ -33,10 +32,10 @@ export async function tenantManagesUserWallets(deps: Deps, db: Executor, tenantI
  * consented to this agent on this wallet, or the tenant manages its users' wallets. Read with
  * `db` (the caller's open write, when it has one).
  */
-export async function walletConsentRefusal(deps: Deps, db: Executor, agent: AgentRow): Promise<string | null> {
+export async function walletConsentRefusal(scope: Pick<Scope, 'deps' | 'tenant'>, db: Executor, agent: AgentRow): Promise<string | null> {
   const wallet = await findWallet(db, agent.tenantId, agent.walletId)
   if (wallet && agent.walletConsentBy !== null && agent.walletConsentBy === wallet.userId) return null
-  if (await tenantManagesUserWallets(deps, db, agent.tenantId)) return null
+  if (tenantManagesUserWallets(scope)) return null
   return 'The owner of the agent\'s wallet has not consented to this agent paying from it (POST /v1/agent-payments/agents/{agentId}/wallet-consent with the owner\'s token); nothing was paid'
 }
 

@@ -15,7 +15,7 @@
 import type { Deps } from '../../deps'
 import { scheduleJob } from '../../jobs/outbox'
 import { transactions, findTransaction } from '../transactions'
-import type { Scope } from './credentials'
+import { systemScope, type Scope } from './credentials'
 import { holdIdOf, moveExecution } from './moves'
 import * as repo from './repo'
 import { EXECUTION_FOLLOW_TOPIC, EXECUTION_WATCH_TOPIC } from './topics'
@@ -27,7 +27,7 @@ export async function watchExecution(deps: Deps, tenantId: string | null | undef
   if (!tenantId) return
   const row = await repo.findExecution(deps.database.db, tenantId, id)
   if (!row || row.status !== 'processing' || (row.rail === 'x402' ? row.x402?.authorization : row.transactionId)) return
-  const scope: Scope = { deps, tenantId, actor: { type: 'system', id: null }, requestId: `job:${EXECUTION_WATCH_TOPIC}:${id}` }
+  const scope = await systemScope(deps, tenantId, `job:${EXECUTION_WATCH_TOPIC}:${id}`)
   const now = deps.clock.now()
   const again = await deps.database.write(async (tx) => {
     const cur = (await repo.findExecution(tx, tenantId, id))!

@@ -1,8 +1,7 @@
 /** What the x402 rail needs of an execution: its chain and token (to read), its wallet and what it allows (to pay). */
 import type { ChainEndpoint } from '../../adapters/chain/port'
 import type { Deps } from '../../deps'
-import { findTenant, settingsOf } from '../tenants'
-import type { StoredSettings } from '../tenants'
+import { tenantSettings, type StoredSettings } from '../tenants'
 import { endpointFor, lookupChain } from '../tokens'
 import { isCustodial } from '../transactions'
 import { findWallet } from '../wallets'
@@ -17,7 +16,6 @@ import type { AgentRow, ExecutionRow } from './schema'
 import { X402_SETTLE_TOPIC } from './topics'
 import type { Allowed } from './x402-checks'
 
-export const systemScope = (deps: Deps, tenantId: string, requestId: string): Scope => ({ deps, tenantId, actor: { type: 'system', id: null }, requestId })
 export const settleJob = (tenantId: string, executionId: string, runAt: number) =>
   ({ id: `ap-x402-settle:${executionId}:${runAt}`, topic: X402_SETTLE_TOPIC, tenantId, payload: { executionId }, runAt })
 
@@ -37,12 +35,13 @@ export interface Plan extends ChainView {
 }
 
 /** The execution's network and token on the tenant's RPC; null when it is no EVM token of the registry. */
-export async function chainOf(deps: Deps, row: ExecutionRow): Promise<ChainView | null> {
+export async function chainOf(scope: Pick<Scope, 'deps' | 'tenant'>, row: ExecutionRow): Promise<ChainView | null> {
+  const { deps } = scope
   const resolved = lookupChain(row.network ?? '')
   const token = resolved?.network.tokens.find((tk) => tk.symbol === row.currency && tk.address !== null)
   const chainId = resolved?.network.chainId
   if (!resolved || !token?.address || !chainId || resolved.chain.family !== 'evm') return null
-  const settings = settingsOf({ deps }, (await findTenant(deps.database.db, row.tenantId))!)
+  const { settings } = tenantSettings(deps, scope.tenant)
   const { endpoint } = endpointFor(deps.config, settings, resolved.chain.id, resolved.network.isTestnet)
   return { endpoint, chainId, token: { address: token.address, decimals: token.decimals, symbol: token.symbol }, settings }
 }
@@ -51,13 +50,14 @@ export async function chainOf(deps: Deps, row: ExecutionRow): Promise<ChainView 
 const policyOf = (db: Executor, agent: AgentRow) => agent.policyId ? repo.findPolicy(db, agent.tenantId, agent.policyId) : Promise.resolve(undefined)
 
 /** What the rail needs to pay an execution in `processing`, or why it cannot. */
-export async function planOf(deps: Deps, row: ExecutionRow): Promise<Plan | { stop: string }> {
+export async function planOf(scope: Pick<Scope, 'deps' | 'tenant'>, row: ExecutionRow): Promise<Plan | { stop: string }> {
+  const { deps } = scope
   const db = deps.database.db
   const agent = await repo.findAgent(db, row.tenantId, row.agentId)
   const wallet = agent ? await findWallet(db, row.tenantId, agent.walletId) : undefined
   if (!wallet) return { stop: 'X402_WALLET_GONE: The agent\'s wallet is gone' }
   if (!isCustodial(wallet)) return { stop: 'X402_WALLET_NOT_CUSTODIAL: The x402 rail signs with the agent\'s custodial wallet; this wallet\'s key is not held by Slipway' }
-  const view = await chainOf(deps, row)
+  const view = await chainOf(scope, row)
   if (!view) return { stop: `X402_NETWORK_UNSUPPORTED: ${row.currency} on ${row.network} cannot be paid over x402 (EVM networks only)` }
   // the payee rule, with the policy and the merchants as they are now: the payTo is known only from the 402 answer
   const policy = await policyOf(db, agent!)

@@ -12,13 +12,13 @@ import type { Deps } from '../../deps'
 import { scheduleJob } from '../../jobs/outbox'
 import { errorSummary } from '../../lib/logger'
 import { transactions } from '../transactions'
-import type { Scope } from './credentials'
+import { systemScope, type Scope } from './credentials'
 import { afterMandatePayment, moveExecution } from './moves'
 import * as repo from './repo'
 import type { ExecutionRow } from './schema'
 import type { X402Record } from './record-types'
 import { X402_SETTLE_TOPIC } from './topics'
-import { chainOf, settleJob, systemScope, type ChainView } from './x402-plan'
+import { chainOf, settleJob, type ChainView } from './x402-plan'
 
 /** how long after an authorization's `validBefore` the job first looks (a block or two to settle in) */
 export const SETTLE_GRACE_MS = 5_000
@@ -127,9 +127,9 @@ export async function settleX402(deps: Deps, tenantId: string | null | undefined
   const id = String(payload.executionId)
   const row = tenantId ? await repo.findExecution(deps.database.db, tenantId, id) : undefined
   if (!tenantId || !row || row.status !== 'processing' || !row.x402?.authorization) return
-  const scope = systemScope(deps, tenantId, `job:${X402_SETTLE_TOPIC}:${id}`)
+  const scope = await systemScope(deps, tenantId, `job:${X402_SETTLE_TOPIC}:${id}`)
   const later = (at: number) => deps.database.write((tx) => scheduleJob(tx, settleJob(tenantId, id, at), deps.clock.now()))
-  const view = await chainOf(deps, row)
+  const view = await chainOf(scope, row)
   let outcome: Outcome | null = null
   try {
     if (view) outcome = await outcomeOf(deps, view, row.x402)

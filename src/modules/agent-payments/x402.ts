@@ -27,14 +27,14 @@ import type { Deps } from '../../deps'
 import { AppError, BadRequestError, ConflictError } from '../../http/errors'
 import { scheduleJob } from '../../jobs/outbox'
 import { transactions, walletSecret } from '../transactions'
-import type { Scope } from './credentials'
+import { systemScope, type Scope } from './credentials'
 import { moveExecution } from './moves'
 import { fromUnits } from './policy'
 import * as repo from './repo'
 import type { ExecutionRow } from './schema'
 import type { X402Record } from './record-types'
 import { refusalsOf, requirementOf, signingRefusal } from './x402-checks'
-import { payeeRefusedIn, planOf, settleJob, systemScope, type Plan } from './x402-plan'
+import { payeeRefusedIn, planOf, settleJob, type Plan } from './x402-plan'
 import { failX402, SETTLE_GRACE_MS, settleOrWait } from './x402-settle'
 import { keptAnswer, resourceFetch, X402Stop, type ResourceAnswer } from './x402-transport'
 import { asV2Requirement, caipNetwork, X402HttpClient, type X402Version } from './x402-versions'
@@ -68,10 +68,11 @@ function stopOf(err: unknown, stopped: X402Stop | undefined): { code: string; me
 }
 
 /** Pays an execution in `processing` on the x402 rail; answers it as it is after. */
-export async function payX402(deps: Deps, tenantId: string, id: string, scope: Scope = systemScope(deps, tenantId, `ap-execution:${id}`)): Promise<ExecutionRow> {
+export async function payX402(deps: Deps, tenantId: string, id: string, given?: Scope): Promise<ExecutionRow> {
+  const scope = given ?? await systemScope(deps, tenantId, `ap-execution:${id}`)
   const row = (await repo.findExecution(deps.database.db, tenantId, id))!
   if (row.status !== 'processing' || row.x402?.authorization || !row.resourceUrl) return row
-  const plan = await planOf(deps, row)
+  const plan = await planOf(scope, row)
   if ('stop' in plan) return failX402(deps, scope, id, plan.stop, null)
   const { wallet, allowed } = plan
   const record: X402Record = {}

@@ -3,9 +3,9 @@
  * tenant's settings, the operators' tenant rules, a tenant by id for work that names one
  * (jobs, partners' events), and the routes.
  */
-export { tenantOf } from './caller'
+export { tenantOf, tenantSettings } from './caller'
 export type { TenantContext } from './caller'
-export { createTenant, findTenant, operatorTenant, operatorTenantId, settingsOf } from './service'
+export { createTenant, findTenant, operatorTenant, operatorTenantContext, operatorTenantId, settingsOf } from './service'
 export { bankRampAad, cardOnrampAad, readSettings } from './settings'
 export type { StoredRampEnv, StoredSettings } from './settings'
 export { listTenants } from './lookups'
