@@ -1,6 +1,6 @@
 /**
  * No agent payment stays reserved for nothing: the `agent_payments.execution.watch` job
- * (src/modules/agent-payments/watch.ts) on anvil as Sepolia, the app's jobs on a ManualClock.
+ * (src/modules/agent-payments/executions/watch.ts) on anvil as Sepolia, the app's jobs on a ManualClock.
  * A process is "stopped" by doing only the first steps of a payment with the module's own
  * functions (the execution moved to `processing`, a hold placed, a send recorded), then the
  * clock moves past the watch: an execution never sent fails and its reservation is released;
@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { parseEther, type Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { ManualClock } from '@/lib/clock'
-import { systemScope, type Scope } from '@/modules/agent-payments/credentials'
-import { holdIdOf, moveExecution, WATCH_AFTER_MS } from '@/modules/agent-payments/moves'
-import { payExecution } from '@/modules/agent-payments/pay'
+import { systemScope, type Scope } from '@/modules/agent-payments/agents/credentials'
+import { holdIdOf, moveExecution, WATCH_AFTER_MS } from '@/modules/agent-payments/executions/moves'
+import { payExecution } from '@/modules/agent-payments/executions/pay'
 import * as repo from '@/modules/agent-payments/repo'
 import { findHold, placeHold, walletBalances } from '@/modules/transactions/holds'
 import { findTenant } from '@/modules/tenants/repo'
