@@ -38,13 +38,38 @@ export interface IdempotencyBinding {
   unbind(tx: Tx): Promise<void>
 }
 
-/** What a service verb gets from a route: the dependencies, who acts, and the request id. Never the HTTP context. */
-export interface Ctx {
+/**
+ * What a service verb gets, whoever calls it (a route, an agent or merchant key, a job, the
+ * CLI): the dependencies, who acts (`A`), the tenant it acts in and the request id. Never
+ * the HTTP context. The tenant is the authenticated one, read once with the credentials
+ * (src/db/callers.ts for a user's token; a key's own check): verbs take it from here
+ * (tenants' `tenantOf`, `tenantSettings`) and never read it again. `Ctx` is a signed-in
+ * user's; agent payments' `Scope` is the same context with an agent, a merchant, a user or
+ * the system as the actor; the CLI's has none.
+ */
+export interface VerbContext<A> {
   deps: Deps
-  actor: Actor
+  actor: A
+  /** the caller's tenant as read with its credentials; null for a platform admin */
+  tenant: SignedTenant | null
   requestId: string
   /** set on routes with the `idempotent` option when the request carries a key */
   idempotency?: IdempotencyBinding
+  /** the open write transaction, when the verb runs inside one (see withTransaction) */
+  tx?: Tx
+}
+
+/** The context of a verb a signed-in user calls. */
+export type Ctx = VerbContext<Actor>
+
+/**
+ * Runs `fn` in the context's open write transaction, or in a new one when there is none, so a
+ * verb called inside another's write joins it rather than opening a second. `fn` gets the
+ * transaction and the context that carries it, to hand on to the verbs it calls.
+ */
+export function withTransaction<C extends VerbContext<unknown>, T>(ctx: C, fn: (tx: Tx, ctx: C) => Promise<T>): Promise<T> {
+  if (ctx.tx) return fn(ctx.tx, ctx)
+  return ctx.deps.database.write((tx) => fn(tx, { ...ctx, tx }))
 }
 
 /** `wallet: { option: "create" }` at registration: a custodial wallet made in the same transaction as the user. */
@@ -71,6 +96,9 @@ export interface RegistrationCollaborators {
     start(tx: Tx, tenant: SignedTenant, user: UserRow, chain: string): Promise<Record<string, unknown> | undefined>
   }
 }
+
+/** Ends every session of a user, in the caller's write transaction (a deleted user signs out everywhere). */
+export type SessionRevoker = (tx: Tx, user: { id: string; tenantId: string | null }, now: number) => Promise<void>
 
 /** User ids owning a wallet whose address or id is `q`, for the operators' user search. */
 export type WalletOwnerLookup = (tenantId: string, q: string) => Promise<string[]>

@@ -9,7 +9,7 @@ import { createApp } from './app'
 import { ConfigError, loadConfig } from './config'
 import { buildDeps } from './deps'
 import { setSocketIp } from './http/request-state'
-import { ensureBootstrapAdmin } from './modules/auth/service'
+import { ensureBootstrapAdmin } from './modules/auth'
 
 declare const Deno: {
   serve(opts: {

@@ -16,8 +16,8 @@ import { registerJobs } from './services'
 import { engineRamInEffect } from './lib/engine-memory'
 import { errorSummary } from './lib/logger'
 import { JobRunner } from './jobs/runner'
-import { createAdmin, createTenantAdmin, ensureBootstrapAdmin, hasAdmin } from './modules/auth/service'
-import { createTenant } from './modules/tenants/service'
+import { createAdmin, createTenantAdmin, ensureBootstrapAdmin, hasAdmin } from './modules/auth'
+import { createTenant } from './modules/tenants'
 import { version } from '../package.json'
 
 function configOrExit(): Config {
@@ -258,7 +258,7 @@ async function command(name: string, args: string[]) {
     }
     const deps = await buildDeps(config, { migrate: applyMigrations })
     try {
-      const tenant = await createTenant({ deps, actor: null, requestId: 'cli' }, {
+      const tenant = await createTenant({ deps, actor: null, tenant: null, requestId: 'cli' }, {
         name,
         settings: {
           ...(sandbox ? { bankRamp: { sandbox: { connected: true, functions: { kyc: true, payin: true, payout: true } } } } : {}),

@@ -6,34 +6,30 @@
  * module exports: its background jobs (`registerJobs`) and the webhook event types it
  * publishes (`WEBHOOK_EVENT_TYPES`).
  */
-import type { FeedSource, RegistrationCollaborators, WalletOwnerLookup } from './context'
+import type { FeedSource, RegistrationCollaborators, SessionRevoker, WalletOwnerLookup } from './context'
 import type { Deps } from './deps'
 import type { JobRunner } from './jobs/runner'
-import { registrationBreachCheck } from './modules/auth/breach-check'
-import { lazy } from './lib/lazy'
-import { AGENT_PAYMENTS_EVENT_TYPES } from './modules/agent-payments/event-types'
-import { registerAgentPaymentJobs } from './modules/agent-payments/jobs'
-import { registerMandateJobs } from './modules/agent-payments/mandate-jobs'
-import { CARD_ONRAMP_EVENT_TYPES } from './modules/card-onramp/event-types'
-import { registerLendingJobs } from './modules/lending/jobs'
-import { registerMailJobs } from './modules/mail/jobs'
-import { registerMpcJobs } from './modules/mpc/jobs'
-import { registerNotificationJobs } from './modules/notifications/jobs'
-import { registerPasswordResetJobs } from './modules/password-reset/jobs'
-import { registerPortfolioJobs } from './modules/portfolio/jobs'
-import { RAMP_EVENT_TYPES } from './modules/ramp/event-types'
-import { rampFeedSource } from './modules/ramp/feed'
-import { registerRampJobs } from './modules/ramp/jobs'
-import { registerTransactionJobs } from './modules/transactions/jobs'
-import { BalanceCache } from './modules/wallets/balance-cache'
-import { registrationWallets, walletOwnerLookup } from './modules/wallets/registration'
-import { registerWebhookJobs } from './modules/webhooks/jobs'
+import { registrationBreachCheck, revokeUserSessions } from './modules/auth'
+import { AGENT_PAYMENTS_EVENT_TYPES, registerAgentPaymentJobs, registerMandateJobs } from './modules/agent-payments'
+import { CARD_ONRAMP_EVENT_TYPES } from './modules/card-onramp'
+import { registerLendingJobs } from './modules/lending'
+import { registerMailJobs } from './modules/mail'
+import { mpcService, registerMpcJobs } from './modules/mpc'
+import { registerNotificationJobs } from './modules/notifications'
+import { registerPasswordResetJobs } from './modules/password-reset'
+import { registerPortfolioJobs } from './modules/portfolio'
+import { RAMP_EVENT_TYPES, rampFeedSource, registerRampJobs } from './modules/ramp'
+import { registerTransactionJobs } from './modules/transactions'
+import { BalanceCache, registrationWallets, walletOwnerLookup } from './modules/wallets'
+import { registerWebhookJobs } from './modules/webhooks'
 
 export interface Services {
   /** what `POST /v1/auth/register` needs from other modules */
   registration: RegistrationCollaborators
   /** user ids by wallet address or id, for `GET /v1/users/advanced-search` */
   walletOwners: WalletOwnerLookup
+  /** a deleted user's sessions ended, in the deleting write (the auth module's) */
+  revokeSessions: SessionRevoker
   /** chain balances read in the last few seconds, shared by the balance routes */
   balances: BalanceCache
   /** other modules' movements in the unified feed: the bank ramp's deposits and payouts */
@@ -61,9 +57,6 @@ export function registerJobs(runner: JobRunner): JobRunner {
   return runner
 }
 
-/** the MPC flows, loaded by the first registration that needs them */
-const mpc = lazy(() => import('./modules/mpc/service'))
-
 export function buildServices(deps: Deps): Services {
   return {
     registration: {
@@ -71,11 +64,13 @@ export function buildServices(deps: Deps): Services {
       checkPassword: (tenant, password) => registrationBreachCheck(deps, tenant, password),
       wallets: registrationWallets(deps),
       mpc: {
-        validate: async (tenant, chain) => (await mpc()).validateRegistrationDkg(deps, tenant, chain),
-        start: async (tx, tenant, user, chain) => (await mpc()).registrationDkg(deps, tx, tenant, user, chain),
+        // the MPC flows, loaded by the first registration that needs them
+        validate: (tenant, chain) => mpcService.validateRegistrationDkg(deps, tenant, chain),
+        start: (tx, tenant, user, chain) => mpcService.registrationDkg(deps, tx, tenant, user, chain),
       },
     },
     walletOwners: walletOwnerLookup(deps),
+    revokeSessions: revokeUserSessions,
     balances: new BalanceCache(deps.clock),
     feedSources: [rampFeedSource(deps)],
     webhookEventTypes: WEBHOOK_EVENT_TYPES,

@@ -4,8 +4,7 @@ import type { Deps } from '../deps'
 import type { Executor } from '../db/client'
 import { preparedOnce } from '../db/prepared'
 import { signatureReplays } from '../db/schema'
-import { findByApiKey, secretAad } from '../modules/tenants/repo'
-import { findActor, findByUsername } from '../modules/users/repo'
+import { findActor, findByApiKey, findPlatformUser, secretAad } from '../db/callers'
 import { hmacSha256Hex, safeEqual, sha256Hex, type Sealer } from '../lib/crypto'
 import { verifyAccessToken, type AccessClaims } from '../lib/jwt'
 import { verifyPassword } from '../lib/passwords'
@@ -14,17 +13,33 @@ import type { Actor, SignedTenant } from '../context'
 
 export type { Actor, SignedTenant }
 
+/** Who acts and the tenant they act in (null for a platform admin), read together in one statement. */
+export interface Caller {
+  actor: Actor
+  tenant: SignedTenant | null
+}
+
 /**
- * The user behind a valid token, read on every request so a deleted user, a
- * changed role or a disabled tenant stops working at once, not at token expiry.
+ * The user behind a valid token, with its tenant, read on every request so a deleted user,
+ * a changed role or a disabled tenant stops working at once, not at token expiry.
  */
-export async function loadActor(deps: Deps, claims: AccessClaims): Promise<Actor | null> {
+export async function loadCaller(deps: Deps, claims: AccessClaims): Promise<Caller | null> {
   const row = await findActor(deps.database, claims.sub)
   if (!row) return null
   const { user } = row
   if (user.status !== 'active' || user.tenantId !== claims.tenantId || user.role !== claims.role) return null
   if (user.tenantId !== null && row.tenantStatus !== 'active') return null
-  return { userId: user.id, tenantId: user.tenantId, role: user.role, user }
+  return callerOf(row)
+}
+
+/** The caller a row of the credential read names (src/db/callers.ts): the user as actor, and its tenant. */
+export function callerOf(row: NonNullable<Awaited<ReturnType<typeof findActor>>>): Caller {
+  const { user } = row
+  const actor: Actor = { userId: user.id, tenantId: user.tenantId, role: user.role, user }
+  const tenant = user.tenantId === null || row.tenantName === null
+    ? null
+    : { id: user.tenantId, name: row.tenantName, settings: row.tenantSettings as Record<string, unknown> }
+  return { actor, tenant }
 }
 
 /** The bearer token of an `Authorization` header, or undefined. */
@@ -33,12 +48,17 @@ export function bearerToken(header: string | null | undefined): string | undefin
   return token || undefined
 }
 
-/** The actor behind an `Authorization: Bearer` header, or null for anything wrong with it. */
-export async function actorFromBearer(deps: Deps, header: string | null | undefined): Promise<Actor | null> {
+/** The caller behind an `Authorization: Bearer` header, or null for anything wrong with it. */
+export async function callerFromBearer(deps: Deps, header: string | null | undefined): Promise<Caller | null> {
   const token = bearerToken(header)
   if (!token) return null
   const claims = verifyAccessToken(deps.jwtKey, token, deps.clock.now())
-  return claims ? loadActor(deps, claims) : null
+  return claims ? loadCaller(deps, claims) : null
+}
+
+/** The actor behind an `Authorization: Bearer` header, or null for anything wrong with it. */
+export async function actorFromBearer(deps: Deps, header: string | null | undefined): Promise<Actor | null> {
+  return (await callerFromBearer(deps, header))?.actor ?? null
 }
 
 /**
@@ -55,7 +75,7 @@ export async function isPlatformAdmin(deps: Deps, authorization: string | null):
   if (colon <= 0) return false
   const username = decoded.slice(0, colon)
   const password = decoded.slice(colon + 1)
-  const user = await findByUsername(deps.database.db, null, username)
+  const user = await findPlatformUser(deps.database.db, username)
   // One argon2 verification whatever the username, as at sign-in, so timing does not tell which admins exist.
   const ok = await verifyPassword(user?.status === 'active' && user.role === 'admin' ? user.passwordHash : null, password)
   return ok && user?.role === 'admin' && user.status === 'active'

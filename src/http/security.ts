@@ -1,7 +1,7 @@
 /**
  * Route options shared by every module, as Elysia macros:
  * - `auth`: bearer access token (`'any'`, `'operator'` or `'admin'`); resolves `actor` and
- *   `ctx`, the service context `{ deps, actor, requestId }` that routes pass to one service verb
+ *   `ctx`, the service context `{ deps, actor, tenant, requestId }` that routes pass to one service verb
  * - `tenantSigned`: the tenant signature (HMAC); resolves `tenant`. It runs after body
  *   validation, as the spec orders.
  * - `signedUser`: both credentials on one route (the lending group): the tenant signature and
@@ -19,7 +19,7 @@ import type { Deps } from '../deps'
 import type { Role } from '../lib/jwt'
 import { ForbiddenError, TooManyRequestsError, UnauthorizedError, type ErrorStyle } from './errors'
 import { socketIpOf, stateOf } from './request-state'
-import { actorFromBearer, isPlatformAdmin, verifyTenantSignature, type Actor, type SignedTenant } from './auth'
+import { callerFromBearer, isPlatformAdmin, verifyTenantSignature, type Actor, type SignedTenant } from './auth'
 
 export type AuthLevel = 'any' | 'operator' | 'admin'
 
@@ -90,11 +90,12 @@ export function security(deps: Deps) {
         // `request.headers.get`, not the `headers` context: naming `headers` makes Elysia copy every header into an object on each request.
         // The service context is built here, once per request: routes hand `ctx` to one service verb.
         async resolve({ request }): Promise<{ actor: Actor; ctx: Ctx }> {
-          const actor = await actorFromBearer(deps, request.headers.get('authorization'))
-          if (!actor) throw new UnauthorizedError()
+          const caller = await callerFromBearer(deps, request.headers.get('authorization'))
+          if (!caller) throw new UnauthorizedError()
+          const { actor, tenant } = caller
           if (level === 'operator' && actor.role === 'user') throw new ForbiddenError()
           if (level === 'admin' && actor.role !== 'admin') throw new ForbiddenError()
-          return { actor, ctx: { deps, actor, requestId: stateOf(request).id } }
+          return { actor, ctx: { deps, actor, tenant, requestId: stateOf(request).id } }
         },
       }),
       adminBasic: (on: boolean) => ({
@@ -114,13 +115,14 @@ export function security(deps: Deps) {
         detail: on ? { security: [{ bearerAuth: [], tenantApiKey: [], tenantTimestamp: [], tenantSignature: [] }] } : {},
         async resolve({ request }): Promise<{ tenant: SignedTenant; actor: Actor; ctx: Ctx }> {
           const tenant = await signedTenant(deps, request)
-          const actor = await actorFromBearer(deps, request.headers.get('authorization'))
-          if (!actor) throw new UnauthorizedError()
+          const caller = await callerFromBearer(deps, request.headers.get('authorization'))
+          if (!caller) throw new UnauthorizedError()
+          const { actor } = caller
           // Both credentials name a tenant. A bearer of another tenant's user (or of a platform
           // admin, who has none) must not act under this signature, or one tenant's API secret
           // would reach every tenant's users: the same 401 as any other bearer problem.
           if (actor.tenantId !== tenant.id) throw new UnauthorizedError()
-          return { tenant, actor, ctx: { deps, actor, requestId: stateOf(request).id } }
+          return { tenant, actor, ctx: { deps, actor, tenant, requestId: stateOf(request).id } }
         },
       }),
     })

@@ -25,12 +25,12 @@
 import { coreSealedColumns, type Deps } from '../deps'
 import type { SealedColumn } from '../db/sealed-columns'
 import { Sealer } from '../lib/crypto'
-import { sealedColumns as mailColumns } from '../modules/mail/sealed'
-import { sealedColumns as mpcColumns } from '../modules/mpc/sealed'
-import { sealedColumns as rampColumns } from '../modules/ramp/sealed'
-import { sealedColumns as tenantColumns } from '../modules/tenants/sealed'
-import { sealedColumns as walletColumns } from '../modules/wallets/sealed'
-import { sealedColumns as webhookColumns } from '../modules/webhooks/repo'
+import { sealedColumns as mailColumns } from '../modules/mail'
+import { sealedColumns as mpcColumns } from '../modules/mpc'
+import { sealedColumns as rampColumns } from '../modules/ramp'
+import { sealedColumns as tenantColumns } from '../modules/tenants'
+import { sealedColumns as walletColumns } from '../modules/wallets'
+import { sealedColumns as webhookColumns } from '../modules/webhooks'
 
 export interface ColumnReport {
   /** values moved to the current version by this run */

@@ -23,9 +23,9 @@
 import type { Config } from '../config'
 import { applyMigrations } from '../db/migrate'
 import { buildDeps, type Deps } from '../deps'
-import * as rampRepo from '../modules/ramp/repo'
-import { findTenant } from '../modules/tenants/repo'
-import { findById as findUser } from '../modules/users/repo'
+import * as rampRepo from '../modules/ramp'
+import { findTenant } from '../modules/tenants'
+import { findUser as findUser } from '../modules/users'
 import { forgetCustomer } from '../sandbox/bank-ramp/repo'
 
 export const RESET_USAGE = 'usage: slipway sandbox reset-user --tenant <tenantId> --user <userId>'

@@ -21,9 +21,8 @@ import type { Config } from '../config'
 import { applyMigrations } from '../db/migrate'
 import { buildDeps, type Deps } from '../deps'
 import { AppError } from '../lib/errors'
-import { currentDevRoute, ListenRefused, startListening, stopListening, type ListenSession } from '../modules/webhooks/dev-listen'
-import type { CommandCtx } from '../modules/webhooks/service'
-import { verifyDelivery } from '../modules/webhooks/signature'
+import { currentDevRoute, ListenRefused, startListening, stopListening, type ListenSession, verifyDelivery } from '../modules/webhooks'
+import type { CommandCtx } from '../modules/webhooks'
 
 export const LISTEN_USAGE = 'usage: slipway webhooks listen --tenant <tenantId> [--port <port>] [--forward-to <url>] [--json]'
 /** Answered on GET by a running listener, so a second one for the tenant can tell it is alive. */
@@ -72,7 +71,7 @@ export async function webhooksListen(config: Config, args: string[]): Promise<nu
     return 2
   }
   const deps = await buildDeps(config, { migrate: applyMigrations })
-  const ctx: CommandCtx = { deps, actor: null, requestId: 'cli:webhooks-listen' }
+  const ctx: CommandCtx = { deps, actor: null, tenant: null, requestId: 'cli:webhooks-listen' }
   const stale = await currentDevRoute(ctx, options.tenantId).catch(() => undefined)
   if (stale && (await isListening(stale.origin, options.tenantId))) {
     console.error(`Another slipway webhooks listen for tenant ${options.tenantId} is running (${stale.origin}): stop it first.`)

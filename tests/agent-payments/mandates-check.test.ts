@@ -1,6 +1,6 @@
 /** The pure mandate check the executions call: judgeMandate and mandateAfterPayment. */
 import { describe, expect, test } from 'bun:test'
-import { judgeMandate, mandateAfterPayment, type MandatePaymentRequest, type MandateTerms } from '@/modules/agent-payments/mandate-check'
+import { judgeMandate, mandateAfterPayment, type MandatePaymentRequest, type MandateTerms } from '@/modules/agent-payments/mandates/mandate-check'
 
 const NOW = Date.UTC(2026, 10, 25, 12) // Wednesday
 const AGENT = 'agent-1'

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
 import { outbox } from '@/jobs/schema'
 import { sha256Hex } from '@/lib/crypto'
-import { mandateContent } from '@/modules/agent-payments/mandates'
+import { mandateContent } from '@/modules/agent-payments/mandates/mandates'
 import { apMandates } from '@/modules/agent-payments/schema'
-import { MANDATE_EXPIRE_TOPIC } from '@/modules/agent-payments/mandate-topics'
+import { MANDATE_EXPIRE_TOPIC } from '@/modules/agent-payments/mandates/mandate-topics'
 import { webhookDeliveries } from '@/modules/webhooks/schema'
 import { makeApp, ManualClock, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
@@ -268,7 +268,7 @@ describe('authorize and revoke', () => {
 
 describe('expiry', () => {
   const runJob = async (mandateId: string) => {
-    const { expireMandate } = await import('@/modules/agent-payments/mandates')
+    const { expireMandate } = await import('@/modules/agent-payments/mandates/mandates')
     await expireMandate(t.deps, a.id, { mandateId }, `job-${mandateId}`)
   }
 
@@ -295,7 +295,7 @@ describe('expiry', () => {
     expect(log.map((e: { action: string }) => e.action)).toEqual(['mandate.expired', 'mandate.authorized', 'mandate.created'])
     expect(log[0]).toMatchObject({ actorType: 'system', actorId: null, before: { status: 'active' }, after: { status: 'expired' } })
     // unknown mandates and another tenant's are ignored
-    const { expireMandate } = await import('@/modules/agent-payments/mandates')
+    const { expireMandate } = await import('@/modules/agent-payments/mandates/mandates')
     await expireMandate(t.deps, b.id, { mandateId: pending.id }, 'x')
     await expireMandate(t.deps, a.id, { mandateId: UNKNOWN }, 'x')
     await expireMandate(t.deps, null, { mandateId: pending.id }, 'x')

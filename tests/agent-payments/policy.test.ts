@@ -1,6 +1,6 @@
-/** The policy engine (src/modules/agent-payments/policy.ts): a pure function, judged case by case. */
+/** The policy engine (src/modules/agent-payments/policies/policy.ts): a pure function, judged case by case. */
 import { describe, expect, test } from 'bun:test'
-import { fromUnits, judge, toUnits, windowOf, withinActiveHours, type JudgeInput, type PolicyInput } from '@/modules/agent-payments/policy'
+import { fromUnits, judge, toUnits, windowOf, withinActiveHours, type JudgeInput, type PolicyInput } from '@/modules/agent-payments/policies/policy'
 
 const MERCHANT = { id: 'm-1', status: 'active', category: 'travel', network: 'base' }
 // Wednesday 2026-11-25 10:00 UTC (11:00 in Berlin)

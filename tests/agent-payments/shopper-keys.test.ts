@@ -51,7 +51,7 @@ async function mandateFor(shopperId: string) {
   return r.body as { id: string }
 }
 async function contentHashOf(mandateId: string) {
-  const { mandateContent } = await import('@/modules/agent-payments/mandates')
+  const { mandateContent } = await import('@/modules/agent-payments/mandates/mandates')
   const { findMandate } = await import('@/modules/agent-payments/repo')
   return sha256Hex(mandateContent((await findMandate(t.deps.database.db, a.id, mandateId))!))
 }
@@ -200,7 +200,7 @@ describe('a key change refuses mandates created before it', () => {
   })
 
   test('the view\'s thumbprint is RFC 7638\'s (jose\'s calculateJwkThumbprint), for ES256 and EdDSA keys', async () => {
-    const { jwkThumbprint } = await import('@/modules/agent-payments/shopper-jws')
+    const { jwkThumbprint } = await import('@/modules/agent-payments/merchants/shopper-jws')
     for (const alg of ['ES256', 'EdDSA'] as const) {
       const k = await pair(alg)
       expect(jwkThumbprint({ ...k.jwk, kid: 'extra', use: 'sig' } as Record<string, unknown>)).toBe(k.thumbprint)

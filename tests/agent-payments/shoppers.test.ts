@@ -257,7 +257,7 @@ describe('mandates of a shopper, and its AP2 authorization', () => {
   }
   /** the hash the shopper signs: GET the mandate, rebuild its canonical content */
   async function contentHashOf(mandateId: string) {
-    const { mandateContent } = await import('@/modules/agent-payments/mandates')
+    const { mandateContent } = await import('@/modules/agent-payments/mandates/mandates')
     const { findMandate } = await import('@/modules/agent-payments/repo')
     return sha256Hex(mandateContent((await findMandate(t.deps.database.db, a.id, mandateId))!))
   }

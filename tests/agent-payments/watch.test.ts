@@ -1,6 +1,6 @@
 /**
  * No agent payment stays reserved for nothing: the `agent_payments.execution.watch` job
- * (src/modules/agent-payments/watch.ts) on anvil as Sepolia, the app's jobs on a ManualClock.
+ * (src/modules/agent-payments/executions/watch.ts) on anvil as Sepolia, the app's jobs on a ManualClock.
  * A process is "stopped" by doing only the first steps of a payment with the module's own
  * functions (the execution moved to `processing`, a hold placed, a send recorded), then the
  * clock moves past the watch: an execution never sent fails and its reservation is released;
@@ -12,14 +12,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { parseEther, type Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { ManualClock } from '@/lib/clock'
-import type { Scope } from '@/modules/agent-payments/credentials'
-import { holdIdOf, moveExecution, WATCH_AFTER_MS } from '@/modules/agent-payments/moves'
-import { payExecution } from '@/modules/agent-payments/pay'
+import { systemScope, type Scope } from '@/modules/agent-payments/agents/credentials'
+import { holdIdOf, moveExecution, WATCH_AFTER_MS } from '@/modules/agent-payments/executions/moves'
+import { payExecution } from '@/modules/agent-payments/executions/pay'
 import * as repo from '@/modules/agent-payments/repo'
 import { findHold, placeHold, walletBalances } from '@/modules/transactions/holds'
 import { findTenant } from '@/modules/tenants/repo'
 import { settingsOf } from '@/modules/tenants/service'
-import { findActor } from '@/modules/users/repo'
+import { ownerContext } from '@/modules/users/owner'
 import { findWallet } from '@/modules/wallets/repo'
 import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
 import { Api } from '@tests/helpers/client'
@@ -41,7 +41,7 @@ let merchant: { id: string; payTo: { address: Address } }
 let agent: { id: string; walletId: string }
 
 const as = (u: SignedInUser) => ({ token: u.accessToken })
-const scope = (): Scope => ({ deps: t.deps, tenantId: tenant.id, actor: { type: 'system', id: null }, requestId: 'test' })
+const scope = (): Promise<Scope> => systemScope(t.deps, tenant.id, 'test')
 const read = (id: string) => f.api.get(`${BASE}/executions/${id}`, as(admin))
 const dailySpent = async () => (await f.api.get(`${BASE}/agents/${agent.id}`, as(admin))).body.spend.windows.find((w: { interval: string }) => w.interval === 'daily').spentAmount
 
@@ -50,7 +50,8 @@ async function stoppedBeforeSending(amount: string) {
   const r = await f.api.post(`${BASE}/executions`, { agentId: agent.id, merchantId: merchant.id, amount, currency: 'USDC', rail: 'onchain' }, as(admin))
   expect([r.status, r.body.status]).toEqual([201, 'requires_approval'])
   const now = t.clock.now()
-  await t.deps.database.write(async (tx) => moveExecution(tx, scope(), (await repo.findExecution(tx, tenant.id, r.body.id))!, { status: 'processing' }, 'processing', now))
+  const s = await scope()
+  await t.deps.database.write(async (tx) => moveExecution(tx, s, (await repo.findExecution(tx, tenant.id, r.body.id))!, { status: 'processing' }, 'processing', now))
   return r.body.id as string
 }
 async function placeTheHold(id: string, units: bigint) {
@@ -111,10 +112,9 @@ describe('the watch job', () => {
     const before = await reader(chain.url).tokenBalance(USDC, merchant.payTo.address)
     const id = await stoppedBeforeSending('2')
     const wallet = await placeTheHold(id, 2_000_000n)
-    const owner = (await findActor(t.deps.database, wallet.userId))!.user
+    const ctx = (await ownerContext(t.deps, wallet.userId, 'test'))!
     const { createTransaction } = await import('@/modules/transactions/service')
-    const ctx = { deps: t.deps, actor: { userId: owner.id, tenantId: tenant.id, role: owner.role, user: owner }, requestId: 'test' }
-    const sent = await createTransaction(ctx as never, { walletId: wallet.id, chain: 'sepolia', toAddress: merchant.payTo.address, amount: '2000000', tokenAddress: USDC }, { holdId: holdIdOf(id) })
+    const sent = await createTransaction(ctx, { walletId: wallet.id, chain: 'sepolia', toAddress: merchant.payTo.address, amount: '2000000', tokenAddress: USDC }, { holdId: holdIdOf(id) })
     expect((await findHold(t.deps.database.db, tenant.id, holdIdOf(id)))?.transactionId).toBe(sent.id)
     expect((await read(id)).body.transactionId).toBeNull()
     ;(t.clock as ManualClock).advance(WATCH_AFTER_MS)

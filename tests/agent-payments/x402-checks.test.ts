@@ -1,11 +1,11 @@
 /**
- * What the x402 rail checks before signing (src/modules/agent-payments/x402-checks.ts), as a
+ * What the x402 rail checks before signing (src/modules/agent-payments/x402/x402-checks.ts), as a
  * table: each field of a payment requirement that the execution does not allow is named, and
  * the key signs only a TransferWithAuthorization of exactly the chosen requirement.
  */
 import { describe, expect, test } from 'bun:test'
 import type { PaymentRequirements } from '@x402/core/types'
-import { refusalsOf, signingRefusal, type Allowed } from '@/modules/agent-payments/x402-checks'
+import { refusalsOf, signingRefusal, type Allowed } from '@/modules/agent-payments/x402/x402-checks'
 
 const USDC = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'
 const SHOP = '0xE04Ec2E4549Fdbf1E04a1cCC1210C7774f23b862'

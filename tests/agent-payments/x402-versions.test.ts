@@ -1,6 +1,6 @@
 /**
  * x402 version 1 requirements meet the same checks as version 2's
- * (src/modules/agent-payments/x402-versions.ts maps them, x402-checks.ts judges): a v1
+ * (src/modules/agent-payments/x402/x402-versions.ts maps them, x402-checks.ts judges): a v1
  * requirement (network by name, `maxAmountRequired`) is seen in v2's shape, each field the
  * execution does not allow is refused with the same reason, and the key signs only the chosen v1
  * requirement's exact TransferWithAuthorization. A 402 without a list of requirements is unreadable.
@@ -8,8 +8,8 @@
 import { describe, expect, test } from 'bun:test'
 import { x402Client } from '@x402/core/client'
 import type { PaymentRequirements } from '@x402/core/types'
-import { refusalsOf, signingRefusal, type Allowed } from '@/modules/agent-payments/x402-checks'
-import { asV2Requirement, caipNetwork, v1NetworkName, X402HttpClient } from '@/modules/agent-payments/x402-versions'
+import { refusalsOf, signingRefusal, type Allowed } from '@/modules/agent-payments/x402/x402-checks'
+import { asV2Requirement, caipNetwork, v1NetworkName, X402HttpClient } from '@/modules/agent-payments/x402/x402-versions'
 
 const USDC = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'
 const SHOP = '0xE04Ec2E4549Fdbf1E04a1cCC1210C7774f23b862'

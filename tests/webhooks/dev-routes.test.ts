@@ -23,7 +23,7 @@ let other: Tenant
 const ORIGIN = 'http://127.0.0.1:9'
 
 const withNodeEnv = (deps: Deps, nodeEnv: string): Deps => ({ ...deps, config: { ...deps.config, nodeEnv } })
-const ctxOf = (deps: Deps): CommandCtx => ({ deps, actor: null, requestId: 'test' })
+const ctxOf = (deps: Deps): CommandCtx => ({ deps, actor: null, tenant: null, requestId: 'test' })
 
 beforeAll(async () => {
   t = await makeApp()

@@ -1,5 +1,5 @@
 /** The group's audit log (route 54): every change, newest first. */
-import type { Scope } from './credentials'
+import type { Scope } from './agents/credentials'
 import * as repo from './repo'
 import type { AuditRow } from './schema'
 import { auditView } from './views'

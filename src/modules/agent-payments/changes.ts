@@ -7,8 +7,8 @@
  */
 import type { Tx } from '../../db/client'
 import { newId } from '../../lib/ids'
-import { publishEvent, publishToOwned } from '../webhooks/publish'
-import type { Scope } from './credentials'
+import { publishEvent, publishToOwned } from '../webhooks'
+import type { Scope } from './agents/credentials'
 import { insertAudit } from './repo'
 import type { ApEnvironment } from './record-types'
 

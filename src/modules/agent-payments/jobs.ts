@@ -10,9 +10,9 @@ import type { JobRunner } from '../../jobs/runner'
 import { lazy } from '../../lib/lazy'
 import { APPROVAL_EXPIRE_TOPIC, CONFIRMATION_EXPIRE_TOPIC, EXECUTION_FOLLOW_TOPIC, EXECUTION_WATCH_TOPIC, X402_SETTLE_TOPIC } from './topics'
 
-const run = lazy(() => import('./pay'))
-const x402 = lazy(() => import('./x402-settle'))
-const watch = lazy(() => import('./watch'))
+const run = lazy(() => import('./executions/pay'))
+const x402 = lazy(() => import('./x402/x402-settle'))
+const watch = lazy(() => import('./executions/watch'))
 
 export function registerAgentPaymentJobs(runner: JobRunner) {
   runner.register(EXECUTION_FOLLOW_TOPIC, {

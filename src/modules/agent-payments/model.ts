@@ -1,7 +1,8 @@
 /** Request and answer shapes of the agent payments group (`/v1/agent-payments`); the services take `typeof X.static`. */
 import { t } from 'elysia'
 import { Limit, Offset } from '../../http/schemas'
-import { DECIMAL_PATTERN } from './policy'
+import { DECIMAL_PATTERN } from './policies/policy'
+import { prose } from '../../http/prose'
 
 export const Uuid = t.String({ format: 'uuid' })
 export const Amount = (description: string) => t.String({ pattern: DECIMAL_PATTERN, description: `${description}; a decimal string in the currency's units (\`"12.50"\`)`, examples: ['25.00'] })
@@ -11,18 +12,30 @@ export const MaybeWhen = t.Union([When, t.Null()])
 export const Network = t.String({ pattern: '^[a-z0-9-]{1,64}$', description: 'a registry id of a network (`base`, `ethereum`, `sepolia`, `solana-devnet`)' })
 export const Category = t.String({ pattern: '^[a-z0-9][a-z0-9_.-]{0,63}$', description: 'lower-case, as the tenant names them (`travel`, `saas`)' })
 const Metadata = t.Record(t.String({ minLength: 1, maxLength: 64 }), t.String({ maxLength: 500 }), { maxProperties: 50, description: 'the tenant\'s own labels: up to 50 string values' })
-const Jwk = t.Object({ kty: t.String({ minLength: 1, maxLength: 16 }) }, { additionalProperties: true, description: 'the agent\'s public key as a JWK (RFC 7517); a key with private parts (`d`, `p`, `q`, `k`...) is refused' })
+const Jwk = t.Object({ kty: t.String({ minLength: 1, maxLength: 16 }) }, { additionalProperties: true, description: prose`
+  the agent's public key as a JWK (RFC 7517); a key with private parts (\`d\`, \`p\`, \`q\`, \`k\`...)
+  is refused` })
 export const TenantIdField = t.Optional(t.String({ format: 'uuid', description: 'platform admins: the tenant acted on (also accepted in the query); a tenantadmin may leave it out' }))
 
 /** The consent rule, in the OpenAPI of the agent and execution routes. */
-export const CONSENT_NOTE = 'An agent pays from a user\'s wallet only with that user\'s consent (null here: executions answer 409 `AGENT_WALLET_CONSENT_REQUIRED`, nothing paid), unless a platform admin set the tenant\'s `agentPayments.tenantManagesUserWallets` (docs/agent-payments.md, "The wallet owner\'s consent").'
+export const CONSENT_NOTE = prose`
+  An agent pays from a user's wallet only with that user's consent (null here: executions answer 409
+  \`AGENT_WALLET_CONSENT_REQUIRED\`, nothing paid), unless a platform admin set the tenant's
+  \`agentPayments.tenantManagesUserWallets\` (docs/agent-payments.md, "The wallet owner's consent").`
 
 export const ENVIRONMENT_NOTE = 'the webhook environment of its events: `sandbox` when its money is on a testnet, else `production`'
 
 export const TenantQuery = t.Object({ tenantId: TenantIdField })
 export const PageQuery = t.Object({ tenantId: TenantIdField, limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset) })
-export const AgentListQuery = t.Object({ tenantId: TenantIdField, status: t.Optional(t.Union([t.Literal('active'), t.Literal('paused'), t.Literal('archived')])), limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset) })
-export const MerchantListQuery = t.Object({ tenantId: TenantIdField, status: t.Optional(t.Union([t.Literal('active'), t.Literal('disabled')])), limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset) })
+export const AgentListQuery = t.Object({
+  tenantId: TenantIdField,
+  status: t.Optional(t.Union([t.Literal('active'), t.Literal('paused'), t.Literal('archived')])),
+  limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset),
+})
+export const MerchantListQuery = t.Object({
+  tenantId: TenantIdField, status: t.Optional(t.Union([t.Literal('active'), t.Literal('disabled')])),
+  limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset),
+})
 
 export const RESOURCE_TYPES = ['agent', 'agent_api_key', 'policy', 'merchant', 'merchant_api_key', 'mandate', 'execution', 'approval', 'shopper', 'webhook'] as const
 export const AuditQuery = t.Object({
@@ -49,13 +62,19 @@ export const CreateAgent = t.Object({
   tenantId: TenantIdField,
   name: t.String({ minLength: 1, maxLength: 100 }),
   description: t.Optional(t.String({ maxLength: 1000 })),
-  walletId: t.String({ format: 'uuid', description: 'a custodial wallet of the tenant (any of its users) the agent pays from; the agent pays only once its owner consented (the caller\'s own wallet: consented by binding it)' }),
+  walletId: t.String({ format: 'uuid', description: prose`
+    a custodial wallet of the tenant (any of its users) the agent pays from; the agent pays only once
+    its owner consented (the caller's own wallet: consented by binding it)` }),
   policyId: t.Optional(t.String({ format: 'uuid', description: 'the policy that judges its payments; without one every execution will be refused' })),
   publicKeyJwk: t.Optional(Jwk),
   metadata: t.Optional(Metadata),
 }, {
   additionalProperties: false,
-  examples: [{ name: 'Travel booker', description: 'Books trains under 200 EUR', walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80', policyId: '5d1c8e2a-3f4b-4c6d-9e7f-1a2b3c4d5e6f', metadata: { team: 'ops' } }],
+  examples: [{
+    name: 'Travel booker', description: 'Books trains under 200 EUR',
+    walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80', policyId: '5d1c8e2a-3f4b-4c6d-9e7f-1a2b3c4d5e6f',
+    metadata: { team: 'ops' },
+  }],
 })
 export type CreateAgent = typeof CreateAgent.static
 
@@ -76,7 +95,10 @@ export const Agent = t.Object({
   walletConsent: t.Union([t.Object({
     grantedBy: Uuid,
     grantedAt: When,
-  }), t.Null()], { description: `the wallet owner's consent to this agent paying from \`walletId\`: by the owner's own \`POST /v1/agent-payments/agents/{agentId}/wallet-consent\`, or given when a tenant admin binds their own wallet; cleared when \`walletId\` changes. ${CONSENT_NOTE}` }),
+  }), t.Null()], { description: prose`
+    the wallet owner's consent to this agent paying from \`walletId\`: by the owner's own \`POST
+    /v1/agent-payments/agents/{agentId}/wallet-consent\`, or given when a tenant admin binds their own
+    wallet; cleared when \`walletId\` changes. ${CONSENT_NOTE}` }),
   policyId: t.Union([Uuid, t.Null()]),
   publicKeyJwk: t.Union([t.Record(t.String(), t.Any()), t.Null()]),
   metadata: t.Record(t.String(), t.String()),
@@ -90,7 +112,10 @@ export const Agent = t.Object({
 export const SpendWindow = t.Object({
   interval: t.Union([t.Literal('per_transaction'), t.Literal('daily'), t.Literal('weekly'), t.Literal('monthly'), t.Literal('all_time')]),
   limitAmount: t.String({ description: 'the policy\'s limit, a decimal string' }),
-  spentAmount: t.String({ description: 'what counts in the window, a decimal string: executions waiting for an approval or a confirmation, reserved or paid, each in the window of the instant it was last judged (`"0"` for `per_transaction`)' }),
+  spentAmount: t.String({ description: prose`
+    what counts in the window, a decimal string: executions waiting for an approval or a confirmation,
+    reserved or paid, each in the window of the instant it was last judged (\`"0"\` for
+    \`per_transaction\`)` }),
   remainingAmount: t.String({ description: 'what is left of the limit, a decimal string' }),
   windowStart: MaybeWhen,
   windowEnd: MaybeWhen,
@@ -132,7 +157,8 @@ export const ApiKey = t.Object({
   revokedAt: MaybeWhen,
   createdAt: When,
 }, { title: 'AgentPaymentsApiKey' })
-export const ApiKeyWithSecret = t.Composite([ApiKey, t.Object({ key: t.String({ description: 'the key, shown only now: Slipway keeps only its SHA-256' }) })], { title: 'AgentPaymentsApiKeyWithSecret' })
+export const ApiKeyWithSecret = t.Composite([ApiKey, t.Object({ key: t.String({ description: prose`
+  the key, shown only now: Slipway keeps only its SHA-256` }) })], { title: 'AgentPaymentsApiKeyWithSecret' })
 export const ApiKeyList = list(ApiKey, 'AgentPaymentsApiKeyList')
 
 // merchants
@@ -148,7 +174,8 @@ export const CreateMerchant = t.Object({
   website: t.Optional(Website),
   category: t.Optional(Category),
   payTo: PayTo,
-}, { additionalProperties: false, examples: [{ name: 'Rail Europe', website: 'https://rail.example.com', category: 'travel', payTo: { network: 'base', address: '0x5a1E5A1e5a1E5a1e5A1E5a1e5A1e5a1E5A1E0001' } }] })
+}, { additionalProperties: false, examples: [{ name: 'Rail Europe', website: 'https://rail.example.com', category: 'travel', payTo: { network: 'base', address: prose`
+  0x5a1E5A1e5a1E5a1e5A1E5a1e5A1e5a1E5A1E0001` } }] })
 export type CreateMerchant = typeof CreateMerchant.static
 
 export const UpdateMerchant = t.Object({
@@ -177,7 +204,9 @@ export const MerchantList = list(Merchant, 'AgentMerchantList')
 
 export const AuditEntry = t.Object({
   id: Uuid,
-  actorType: t.Union([t.Literal('user'), t.Literal('agent'), t.Literal('merchant'), t.Literal('system')], { description: '`user`: a tenantadmin or platform admin (`actorId` their user id); `agent`, `merchant`: a key\'s owner' }),
+  actorType: t.Union([t.Literal('user'), t.Literal('agent'), t.Literal('merchant'), t.Literal('system')], { description: prose`
+    \`user\`: a tenantadmin or platform admin (\`actorId\` their user id); \`agent\`, \`merchant\`: a
+    key's owner` }),
   actorId: t.Union([t.String(), t.Null()]),
   action: t.String({ description: '`<resource>.<change>`: the webhook event type without `agent_payments.`' }),
   resourceType: t.String(),

@@ -49,7 +49,10 @@ export interface MandateCart { items: CartItem[]; total: string; currency: strin
 
 // executions and approvals
 
-export const EXECUTION_STATUSES = ['pending', 'rejected', 'requires_approval', 'requires_confirmation', 'processing', 'succeeded', 'failed', 'canceled', 'expired', 'refunded', 'partially_refunded'] as const
+export const EXECUTION_STATUSES = [
+  'pending', 'rejected', 'requires_approval', 'requires_confirmation', 'processing', 'succeeded',
+  'failed', 'canceled', 'expired', 'refunded', 'partially_refunded',
+] as const
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number]
 /** the statuses past their judgement whose amount is reserved or paid (what a payment under a mandate has used up) */
 export const RESERVED_STATUSES: ExecutionStatus[] = ['processing', 'succeeded', 'refunded', 'partially_refunded']

@@ -6,7 +6,9 @@
 import { and, desc, eq, gte, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
 import {
-  apAgents, apApiKeys, apApprovals, apAuditLog, apExecutions, apMandates, apMerchants, apPolicies, apShoppers, type ShopperRow, type AgentRow, type ApiKeyRow, type ApprovalRow, type AuditRow, type ExecutionRow, type MandateRow, type MerchantRow, type PolicyRow,
+  apAgents, apApiKeys, apApprovals, apAuditLog, apExecutions, apMandates, apMerchants, apPolicies,
+  apShoppers, type ShopperRow, type AgentRow, type ApiKeyRow, type ApprovalRow, type AuditRow,
+  type ExecutionRow, type MandateRow, type MerchantRow, type PolicyRow,
 } from './schema'
 import { COUNTED_STATUSES, type AgentStatus, type ApprovalStatus, type ExecutionStatus, type MandateStatus, type MandateType } from './record-types'
 
@@ -16,7 +18,11 @@ async function paged<T>(rows: Promise<T[]>, count: Promise<Array<{ n: number }>>
   const [data, [c]] = await Promise.all([rows, count])
   return { rows: data, total: Number(c?.n ?? 0) }
 }
-const countOf = (db: Executor, table: typeof apAgents | typeof apPolicies | typeof apMerchants | typeof apApiKeys | typeof apAuditLog | typeof apExecutions | typeof apApprovals | typeof apShoppers, where: SQL | undefined) =>
+const countOf = (
+  db: Executor,
+  table: typeof apAgents | typeof apPolicies | typeof apMerchants | typeof apApiKeys | typeof apAuditLog | typeof apExecutions | typeof apApprovals | typeof apShoppers,
+  where: SQL | undefined,
+) =>
   db.select({ n: sql<number>`count(*)` }).from(table).where(where)
 
 // agents
@@ -91,7 +97,10 @@ export function merchantsOnNetwork(db: Executor, tenantId: string, network: stri
 /** The tenant's merchants (enabled or not) whose `payTo` is this address on this network; EVM addresses compared without case. */
 export function merchantsAt(db: Executor, tenantId: string, network: string, address: string, evm: boolean) {
   return db.select({ id: apMerchants.id, address: apMerchants.payToAddress, status: apMerchants.status }).from(apMerchants)
-    .where(and(eq(apMerchants.tenantId, tenantId), eq(apMerchants.payToNetwork, network), evm ? sql`lower(${apMerchants.payToAddress}) = ${address.toLowerCase()}` : eq(apMerchants.payToAddress, address)))
+    .where(and(
+      eq(apMerchants.tenantId, tenantId), eq(apMerchants.payToNetwork, network),
+      evm ? sql`lower(${apMerchants.payToAddress}) = ${address.toLowerCase()}` : eq(apMerchants.payToAddress, address),
+    ))
 }
 
 export function listMerchants(db: Executor, tenantId: string, f: { status?: MerchantRow['status']; limit: number; offset: number }) {
@@ -208,7 +217,10 @@ export function findExecutionByKey(db: Executor, tenantId: string, idempotencyKe
   return db.select().from(apExecutions).where(and(eq(apExecutions.tenantId, tenantId), eq(apExecutions.idempotencyKey, idempotencyKey))).get()
 }
 
-export function listExecutions(db: Executor, tenantId: string, f: { status?: ExecutionStatus; agentId?: string; merchantId?: string; mandateId?: string; shopperId?: string; limit: number; offset: number }) {
+export function listExecutions(
+  db: Executor, tenantId: string,
+  f: { status?: ExecutionStatus; agentId?: string; merchantId?: string; mandateId?: string; shopperId?: string; limit: number; offset: number },
+) {
   const where = and(
     eq(apExecutions.tenantId, tenantId),
     // a shopper's executions: those under its mandates

@@ -8,17 +8,18 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { errorResponses } from '../../http/schemas'
-import { agentRoutes, J } from './agent-routes'
+import { agentRoutes, J } from './agents/agent-routes'
 import { listAudit } from './audit'
-import { apSecurity, scopeOf } from './credentials'
-import { mandateRoutes } from './mandate-routes'
-import { executionRoutes } from './execution-routes'
-import { merchantRoutes } from './merchant-routes'
+import { apSecurity, scopeOf } from './agents/credentials'
+import { mandateRoutes } from './mandates/mandate-routes'
+import { executionRoutes } from './executions/execution-routes'
+import { merchantRoutes } from './merchants/merchant-routes'
 import { AuditList, AuditQuery } from './model'
-import { policyRoutes } from './policy-routes'
-import { webhookSubscriptionRoutes } from './webhook-routes'
-import { shopperRoutes } from './shopper-routes'
-import { walletConsentRoutes } from './wallet-consent-routes'
+import { policyRoutes } from './policies/policy-routes'
+import { webhookSubscriptionRoutes } from './webhooks/webhook-routes'
+import { shopperRoutes } from './merchants/shopper-routes'
+import { walletConsentRoutes } from './agents/wallet-consent-routes'
+import { prose } from '../../http/prose'
 
 export function agentPaymentRoutes(deps: Deps) {
   return new Elysia({ detail: { tags: ['Agent payments'] } })
@@ -36,6 +37,8 @@ export function agentPaymentRoutes(deps: Deps) {
         apAuth: 'operator',
         query: AuditQuery,
         response: { 200: AuditList, ...errorResponses('standard', 401, 403, 404) },
-        detail: { operationId: 'agentPaymentsAuditLog', summary: 'The group\'s audit log', description: `${J} Every change (who, what, the resource before and after, never a key or its hash), newest first; \`?resourceType&resourceId&actorType\` filter.` },
+        detail: { operationId: 'agentPaymentsAuditLog', summary: 'The group\'s audit log', description: prose`
+          ${J} Every change (who, what, the resource before and after, never a key or its hash), newest first;
+          \`?resourceType&resourceId&actorType\` filter.` },
       }))
 }

@@ -1,6 +1,6 @@
 /** Rows as the API answers them: ISO dates, no key hash ever. Audit entries and webhook events use the same views. */
 import { iso } from '../../lib/clock'
-import { jwkThumbprint } from './jwk-thumbprint'
+import { jwkThumbprint } from './merchants/jwk-thumbprint'
 import type { AgentRow, ApiKeyRow, ApprovalRow, AuditRow, ExecutionRow, MerchantRow, PolicyRow } from './schema'
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms))

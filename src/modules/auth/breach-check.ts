@@ -11,7 +11,7 @@ import { BreachServiceError } from '../../adapters/hibp/port'
 import { ServiceUnavailableError } from '../../http/errors'
 import { errorSummary } from '../../lib/logger'
 import type { SignedTenant } from '../../context'
-import { readSettings } from '../tenants/settings'
+import { readSettings } from '../tenants'
 
 export const BREACHED_MESSAGE = 'This password has appeared in a known data breach; choose a different one'
 export const BREACH_CHECK_UNAVAILABLE = 'The password could not be checked right now; please try again in a few minutes'

@@ -1,10 +1,9 @@
 /** Request and response schemas of sign-in; the service's input types are read from them. */
 import { t } from 'elysia'
 import { prose } from '../../http/prose'
-import { UserProfile } from '../users/view'
+import { Email, UserProfile, Username } from '../users'
 
-export const Username = t.String({ minLength: 3, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$', description: '3 to 100 letters, digits, `_` or `-`; unique in the tenant regardless of case' })
-export const Email = t.String({ format: 'email', maxLength: 254 })
+export { Email, Username }
 export const Password = t.String({ minLength: 8, maxLength: 256, description: 'at least 8 characters with an upper-case letter, a lower-case letter and a digit (the last three checked with 422)' })
 
 /**

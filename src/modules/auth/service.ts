@@ -5,9 +5,9 @@ import type { RegistrationCollaborators, SignedTenant } from '../../context'
 import type { Login, Register } from './model'
 import { newId } from '../../lib/ids'
 import { hashPassword, passwordProblems, verifyPassword } from '../../lib/passwords'
-import * as usersRepo from '../users/repo'
-import { recordActivity } from '../activity/repo'
-import { userView } from '../users/view'
+import * as usersRepo from '../users'
+import { recordActivity } from '../activity'
+import { userView } from '../users'
 import { startSession } from './sessions'
 
 /** A new user of the signed tenant, with a session (and a custodial wallet when asked, or on an `mpc` tenant its DKG session). Its collaborators come from src/services.ts. */
@@ -45,7 +45,7 @@ export async function register(deps: Deps, tenant: SignedTenant, input: Register
 const badCredentials = () => new UnauthorizedError('Invalid credentials')
 
 export async function login(deps: Deps, tenantId: string | null, input: Login) {
-  const user = await usersRepo.findByUsername(deps.database.db, tenantId, input.username)
+  const user = await usersRepo.findUserByUsername(deps.database.db, tenantId, input.username)
   // Always run one argon2 verification, so timing does not tell whether the user exists.
   const ok = await verifyPassword(user?.status === 'active' ? user.passwordHash : null, input.password)
   if (!user || !ok || user.status !== 'active') throw badCredentials()

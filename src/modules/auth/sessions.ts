@@ -10,10 +10,9 @@ import { UnauthorizedError } from '../../http/errors'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
 import { signAccessToken } from '../../lib/jwt'
-import { findTenant } from '../tenants/repo'
-import { settingsOf } from '../tenants/service'
-import * as usersRepo from '../users/repo'
-import type { UserRow } from '../users/repo'
+import { findTenant, settingsOf } from '../tenants'
+import * as usersRepo from '../users'
+import type { UserRow } from '../users'
 import * as repo from './repo'
 
 export async function issueAccessToken(deps: Deps, user: Pick<UserRow, 'id' | 'tenantId' | 'role'>) {
@@ -46,7 +45,7 @@ export async function refreshSession(deps: Deps, presented: string) {
   const outcome = await deps.database.write(async (tx) => {
     const token = await repo.findByHash(tx, hash)
     if (!token || token.revokedAt !== null || token.expiresAt <= now) return { error: invalid() }
-    const user = await usersRepo.findById(tx, token.tenantId, token.userId)
+    const user = await usersRepo.findUser(tx, token.tenantId, token.userId)
     const tenant = user?.tenantId ? await findTenant(tx, user.tenantId) : undefined
     if (!user || user.status !== 'active' || (user.tenantId !== null && tenant?.status !== 'active')) return { error: invalid() }
     // Tokens issued before the last password change (or reset) are refused.

@@ -18,12 +18,12 @@ import { createHash } from 'node:crypto'
 import type { Deps } from '../../deps'
 import { AppError, UnauthorizedError } from '../../http/errors'
 import { MAX_EVENT_BYTES, type OnrampSession } from '../../adapters/card-onramp/stripe'
-import { notify } from '../notifications/notify'
-import { publishEvent } from '../webhooks/publish'
+import { notify } from '../notifications'
+import { publishEvent } from '../webhooks'
 import type { CardAmounts, CardStatus } from './schema'
 import * as repo from './repo'
 import { dec } from './amounts'
-import { providerOf, sessionView, tenantOf, type Env } from './service'
+import { providerOf, sessionView, tenantById, type Env } from './service'
 
 const NEXT: Record<CardStatus, CardStatus[]> = {
   initialized: ['failed', 'rejected', 'fulfillment_processing', 'fulfillment_complete'],
@@ -67,7 +67,7 @@ export async function receiveEvent(deps: Deps, env: Env, tenantId: string, raw: 
   if (raw.byteLength > MAX_EVENT_BYTES) throw new AppError(413, 'Payload Too Large', `A provider event is at most ${MAX_EVENT_BYTES} bytes`, { code: 'CARD_ONRAMP_EVENT_TOO_LARGE' })
   // an unknown tenant, or one not connected in this environment, answers as a bad signature does
   const refused = () => new UnauthorizedError('The event\'s signature does not verify (Stripe-Signature, webhook secret, timestamp within 5 minutes)', { code: 'CARD_ONRAMP_EVENT_SIGNATURE' })
-  const tenant = await tenantOf(deps, tenantId)
+  const tenant = await tenantById(deps, tenantId)
   if (!tenant) throw refused()
   let provider
   try {

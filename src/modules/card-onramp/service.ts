@@ -11,12 +11,9 @@ import { AppError, BadRequestError, ForbiddenError, NotFoundError, ServiceUnavai
 import type { OnrampEndpoint } from '../../adapters/card-onramp/stripe'
 import { iso } from '../../lib/clock'
 import { isUuid, newId } from '../../lib/ids'
-import { callerTenant } from '../tenants/caller'
-import { findTenant, settingsOf } from '../tenants/service'
-import { cardOnrampAad, type StoredSettings } from '../tenants/settings'
-import { chainByFamily, lookupChain } from '../tokens/registry'
-import { normalizeAddress } from '../wallets/keys'
-import { ownWallet } from '../wallets/service'
+import { tenantOf, findTenant, settingsOf, cardOnrampAad, type StoredSettings } from '../tenants'
+import { chainByFamily, lookupChain } from '../tokens'
+import { wallets } from '../wallets'
 import type { CreateBody, ListQuery, TenantCreateBody } from './model'
 import * as repo from './repo'
 import { dec } from './amounts'
@@ -104,8 +101,8 @@ async function open(deps: Deps, o: Opening) {
 }
 
 export async function createForUser(ctx: Ctx, input: CreateBody) {
-  const tenant = await callerTenant(ctx)
-  const w = await ownWallet(ctx, input.walletId)
+  const tenant = tenantOf(ctx)
+  const w = await wallets.ownWallet(ctx, input.walletId)
   return open(ctx.deps, {
     tenantId: tenant.id, settings: tenant.settings, env: w.isTestnet ? 'sandbox' : 'production', userId: ctx.actor.userId, externalId: null,
     walletId: w.id, address: w.address, chain: w.chain, amounts: input,
@@ -117,7 +114,7 @@ export async function createForTenant(deps: Deps, tenant: SignedTenant, input: T
   const chain = lookupChain(input.chain)
   const family = chain && chainByFamily(chain.chain.id)
   if (!chain || !family) throw new BadRequestError(`Unsupported chain: ${input.chain}`)
-  const address = normalizeAddress(family.family, input.walletAddress)
+  const address = await wallets.normalizeAddress(family.family, input.walletAddress)
   if (!address) throw new BadRequestError(`walletAddress is not a valid ${chain.chain.id} address`)
   return open(deps, {
     tenantId: tenant.id, settings, env: input.isTestnet || chain.network.isTestnet ? 'sandbox' : 'production', userId: null, externalId: input.externalId,
@@ -128,7 +125,7 @@ export async function createForTenant(deps: Deps, tenant: SignedTenant, input: T
 const notFound = () => new NotFoundError('Card onramp session not found', { code: 'CARD_ONRAMP_SESSION_NOT_FOUND' })
 
 export async function readForUser(ctx: Ctx, id: string) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const r = isUuid(id) ? await repo.findSession(ctx.deps.database.db, tenant.id, id) : undefined
   if (!r || r.userId !== ctx.actor.userId) throw notFound()
   return sessionView(r)
@@ -141,7 +138,7 @@ export async function readForTenant(deps: Deps, tenant: SignedTenant, id: string
 }
 
 export async function listForUser(ctx: Ctx, q: ListQuery) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const limit = q.limit ?? 20
   const offset = q.offset ?? 0
   const { rows, total } = await repo.listSessions(ctx.deps.database.db, tenant.id, { userId: ctx.actor.userId }, limit, offset)
@@ -156,7 +153,7 @@ export async function listForTenant(deps: Deps, tenant: SignedTenant, q: ListQue
 }
 
 /** The tenant of a provider event's address, with its settings; null when unknown. */
-export async function tenantOf(deps: Deps, tenantId: string) {
+export async function tenantById(deps: Deps, tenantId: string) {
   const row = isUuid(tenantId) ? await findTenant(deps.database.db, tenantId) : undefined
   return row ? { id: row.id, settings: settingsOf({ deps }, row) } : null
 }

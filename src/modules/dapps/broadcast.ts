@@ -19,13 +19,11 @@ import { getAddress, keccak256, parseTransaction, recoverTransactionAddress, typ
 import type { Family } from '../../adapters/chain/port'
 import type { Ctx } from '../../context'
 import { BadRequestError } from '../../http/errors'
-import { callerTenant } from '../tenants/caller'
-import { chainEnabled, endpointFor, lookupChain, namedChain } from '../tokens/registry'
-import { submitClientSigned } from '../transactions/client-signed'
-import { blockchainError, signatureDecodeFailed } from '../transactions/errors'
-import { evmNet } from '../transactions/families/evm-calls'
-import * as walletsRepo from '../wallets/repo'
-import { addressKeyOf } from '../wallets/keys'
+import { tenantOf } from '../tenants'
+import { chainEnabled, endpointFor, lookupChain, namedChain } from '../tokens'
+import { transactions, blockchainError, signatureDecodeFailed } from '../transactions'
+import * as walletsRepo from '../wallets'
+import { addressKeyOf } from '../wallets'
 import type { DappBroadcastBody } from './model'
 
 interface Decoded {
@@ -137,7 +135,7 @@ function decodeSolana(text: string): Decoded {
 }
 
 export async function broadcastSigned(ctx: Ctx, input: DappBroadcastBody) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const found = lookupChain(input.chain)
   const named = namedChain(input.chain)
   if (!found || !named || !chainEnabled(tenant.settings, found.chain.id)) throw new BadRequestError(`Unsupported chain: ${input.chain}`)
@@ -155,7 +153,7 @@ export async function broadcastSigned(ctx: Ctx, input: DappBroadcastBody) {
   let metadata = d.metadata
   if (family === 'evm') {
     // what signatures commit to is the chain id the network's RPC reports (as sends sign for)
-    const net = await evmNet(ctx.deps, endpoint)
+    const net = await transactions.evmNet(ctx.deps, endpoint)
     if (net.chainId !== d.chainId) throw chainIdMismatch(`The transaction is signed for chain id ${d.chainId}; ${endpoint.registryId} is chain id ${net.chainId}`)
   } else {
     // A blockhash is valid for 150 blocks: the status job gives the transaction up past the node's height now + 150 (as sendVersioned).
@@ -163,7 +161,7 @@ export async function broadcastSigned(ctx: Ctx, input: DappBroadcastBody) {
     const height = await ctx.deps.chain.guard(endpoint, 'blockHeight', () => rpc.blockHeight())
     metadata = { ...metadata, lastValidBlockHeight: height + 150 }
   }
-  const out = await submitClientSigned(ctx, {
+  const out = await transactions.submitClientSigned(ctx, {
     wallet, endpoint, type: 'dapp', raw: d.raw, txHash: d.txHash, toAddress: d.toAddress, amount: d.amount, chainId: d.chainId, nonce: d.nonce,
     gasLimit: d.gasLimit, maxFeePerGas: d.maxFeePerGas, maxPriorityFeePerGas: d.maxPriorityFeePerGas, metadata,
   })

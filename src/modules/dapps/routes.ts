@@ -9,7 +9,7 @@ import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { lazyService } from '../../lib/lazy'
-import { chainErrors } from '../transactions/model'
+import { chainErrors } from '../transactions'
 import { DappBroadcast, DappBroadcastBody, DappNonce, MESSAGE_MAX_CHARS, NONCE_TTL_MINUTES, SignedMessage, SignMessageBody } from './model'
 
 /** The dApp verbs (they sign and decode, and so load the chain libraries) load with the first dApp request. */

@@ -14,10 +14,10 @@ import type { ErrorCode } from '../../lib/error-codes'
 import { iso } from '../../lib/clock'
 import { sha256Hex } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
-import { callerTenant } from '../tenants/caller'
-import { chainByFamily } from '../tokens/registry'
-import { isCustodial, walletSecret } from '../transactions/shared'
-import { ownWallet } from '../wallets/service'
+import { tenantOf } from '../tenants'
+import { chainByFamily } from '../tokens'
+import { isCustodial, walletSecret } from '../transactions'
+import { wallets } from '../wallets'
 import { refusalOf } from './message-guard'
 import { NONCE_TTL_MINUTES, type SignMessageBody } from './model'
 import { dropExpiredNonces, findUserNonce, insertNonce, spendNonce } from './repo'
@@ -29,7 +29,7 @@ const NONCE_TTL_MS = NONCE_TTL_MINUTES * 60_000
  * minutes. Only its SHA-256 is stored. Issuing one also forgets the tenant's expired nonces.
  */
 export async function issueNonce(ctx: Ctx) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const nonce = randomBytes(16).toString('hex')
   const now = ctx.deps.clock.now()
   const expiresAt = now + NONCE_TTL_MS
@@ -81,8 +81,8 @@ export async function signPersonalMessage(ctx: Ctx, input: SignMessageBody) {
   const { bytes, text } = messageOf(input)
   const refused = refusalOf(bytes, text)
   if (refused) throw dappError(400, refused.code, refused.reason)
-  const tenant = await callerTenant(ctx)
-  const w = await ownWallet(ctx, input.walletId)
+  const tenant = tenantOf(ctx)
+  const w = await wallets.ownWallet(ctx, input.walletId)
   if (!isCustodial(w)) {
     const how = w.keyManagementScheme === 'mpc_tss'
       ? 'an MPC wallet: its parties sign together, on the device and the service party (POST /v1/mpc/wallets/{walletId}/sign/start)'

@@ -7,9 +7,9 @@
 import type { Faucet } from '../../adapters/chain/faucet'
 import type { Ctx } from '../../context'
 import { AppError, BadRequestError } from '../../lib/errors'
-import { callerTenant } from '../tenants/caller'
-import { activeTokens, chainByFamily } from '../tokens/registry'
-import { ownWallet } from '../wallets/service'
+import { tenantOf } from '../tenants'
+import { activeTokens, chainByFamily } from '../tokens'
+import { wallets } from '../wallets'
 import { GAS_TARGET_WEI, STABLECOIN_MAX } from './limits'
 
 export interface FaucetBody {
@@ -25,7 +25,7 @@ export const faucetNotConfigured = () => new AppError(
 )
 
 export async function fundWallet(ctx: Ctx, faucet: Faucet | undefined, input: FaucetBody) {
-  const w = await ownWallet(ctx, input.walletId)
+  const w = await wallets.ownWallet(ctx, input.walletId)
   if (!faucet) throw faucetNotConfigured()
   const chain = chainByFamily(w.chain)
   if (!chain || chain.family !== 'evm' || !w.isTestnet) throw new BadRequestError('The sandbox faucet funds EVM testnet wallets (isTestnet: true)')
@@ -33,7 +33,7 @@ export async function fundWallet(ctx: Ctx, faucet: Faucet | undefined, input: Fa
   if (chain.testnet.id !== network) throw new BadRequestError(`The sandbox faucet pays on ${network}; this wallet is on ${chain.testnet.id}`, { details: { code: 'SANDBOX_FAUCET_NETWORK', network } })
   const amount = input.stablecoin === undefined ? 0n : BigInt(input.stablecoin)
   if (amount > STABLECOIN_MAX) throw new BadRequestError(`stablecoin is at most ${STABLECOIN_MAX} (10,000 with 6 decimals)`, { details: { field: 'stablecoin' } })
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const token = amount > 0n ? activeTokens(tenant.settings, chain, chain.testnet).find((tk) => tk.symbol === 'USDC' && tk.address !== null) : undefined
   if (amount > 0n && !token) throw new BadRequestError(`USDC is not active on ${network} for this tenant`)
   const run = async <T>(what: string, fn: () => Promise<T>) => {

@@ -17,15 +17,10 @@ import { AAVE_POOL_ABI } from '../../adapters/chain/aave'
 import type { Ctx } from '../../context'
 import { BadRequestError, ConflictError, errorBody } from '../../http/errors'
 import { isUuid } from '../../lib/ids'
-import { callerTenant } from '../tenants/caller'
-import { chainByFamily } from '../tokens/registry'
-import { broadcastTransaction } from '../transactions/broadcast'
-import { preparedNotFound } from '../transactions/errors'
-import { insufficientBalance } from '../transactions/holds'
-import { findUserPrepared, findUserTransaction } from '../transactions/repo'
-import { createEvmCall } from '../transactions/service'
-import { isCustodial } from '../transactions/shared'
-import { ownWallet } from '../wallets/service'
+import { tenantOf } from '../tenants'
+import { chainByFamily } from '../tokens'
+import { transactions, preparedNotFound, insufficientBalance, findUserPrepared, findUserTransaction, isCustodial } from '../transactions'
+import { wallets } from '../wallets'
 import type { LendingBroadcastBody, SupplyBody, WithdrawBody } from './model'
 import { requirePool } from './pools'
 import { listedReserve, marketFor } from './reserves'
@@ -37,8 +32,8 @@ const PROTOCOL = 'aave'
 type Mode = 'send' | 'prepare'
 
 async function plan(ctx: Ctx, input: SupplyBody | WithdrawBody, mode: Mode) {
-  const tenant = await callerTenant(ctx)
-  const w = await ownWallet(ctx, input.walletId)
+  const tenant = tenantOf(ctx)
+  const w = await wallets.ownWallet(ctx, input.walletId)
   const chain = chainByFamily(w.chain)
   if (chain?.family !== 'evm') throw new BadRequestError(`Aave is on EVM chains; this wallet is on ${w.chain}`, { code: 'AAVE_NETWORK_UNSUPPORTED' })
   if (mode === 'send' && !isCustodial(w)) {
@@ -119,14 +114,14 @@ export async function supply(ctx: Ctx, input: SupplyBody) {
   if (held < p.amount) throw insufficientBalance('token', held)
   const allowance = await allowanceOf(ctx, p)
   const ids = { approval: '', main: '' }
-  const approval = allowance < p.amount ? view(await createEvmCall(bindingFor(ctx, 'aave_supply', ids, 'approval'), approvalCall(p)), 'approval', p) : null
-  const sent = await createEvmCall(bindingFor(ctx, 'aave_supply', ids, 'main'), supplyCall(p, approval ? SUPPLY_GAS_AFTER_APPROVAL : undefined))
+  const approval = allowance < p.amount ? view(await transactions.createEvmCall(bindingFor(ctx, 'aave_supply', ids, 'approval'), approvalCall(p)), 'approval', p) : null
+  const sent = await transactions.createEvmCall(bindingFor(ctx, 'aave_supply', ids, 'main'), supplyCall(p, approval ? SUPPLY_GAS_AFTER_APPROVAL : undefined))
   return { ...view(sent, 'supply', p), type: 'supply' as const, approval }
 }
 
 export async function withdraw(ctx: Ctx, input: WithdrawBody) {
   const p = await plan(ctx, input, 'send')
-  const sent = await createEvmCall(bindingFor(ctx, 'aave_withdraw', { approval: '', main: '' }, 'main'), await withdrawCall(ctx, p))
+  const sent = await transactions.createEvmCall(bindingFor(ctx, 'aave_withdraw', { approval: '', main: '' }, 'main'), await withdrawCall(ctx, p))
   return { ...view(sent, 'withdraw', p), type: 'withdraw' as const }
 }
 
@@ -167,23 +162,23 @@ export async function lendingState(ctx: Ctx, type: 'supply' | 'withdraw', id: st
 export async function prepareSupply(ctx: Ctx, input: SupplyBody) {
   const p = await plan(ctx, input, 'prepare')
   const allowance = await allowanceOf(ctx, p)
-  if (allowance < p.amount) return { ...view(await createEvmCall(ctx, approvalCall(p)), 'approval', p), nextStep: 'broadcast_then_prepare_again' as const }
-  return { ...view(await createEvmCall(ctx, supplyCall(p)), 'supply', p), nextStep: 'broadcast' as const }
+  if (allowance < p.amount) return { ...view(await transactions.createEvmCall(ctx, approvalCall(p)), 'approval', p), nextStep: 'broadcast_then_prepare_again' as const }
+  return { ...view(await transactions.createEvmCall(ctx, supplyCall(p)), 'supply', p), nextStep: 'broadcast' as const }
 }
 
 export async function prepareWithdraw(ctx: Ctx, input: WithdrawBody) {
   const p = await plan(ctx, input, 'prepare')
-  return { ...view(await createEvmCall(ctx, await withdrawCall(ctx, p)), 'withdraw', p), nextStep: 'broadcast' as const }
+  return { ...view(await transactions.createEvmCall(ctx, await withdrawCall(ctx, p)), 'withdraw', p), nextStep: 'broadcast' as const }
 }
 
 /** A client-signed lending transaction (its approval, supply or withdraw), broadcast once through the transactions module. */
 export async function broadcastLending(ctx: Ctx, input: LendingBroadcastBody) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   if (!isUuid(input.transactionId)) throw preparedNotFound()
   const prepared = await findUserPrepared(ctx.deps.database.db, tenant.id, ctx.actor.userId, input.transactionId)
   const row = prepared && (await findUserTransaction(ctx.deps.database.db, tenant.id, ctx.actor.userId, prepared.transactionId))
   // only what this group prepared: another group's prepared transaction is not found here
   if (!row || !['approval', 'supply', 'withdraw'].includes(row.type) || row.metadata?.protocol !== PROTOCOL) throw preparedNotFound()
   const { transactionId: _, ...signature } = input
-  return broadcastTransaction(ctx, prepared!.id, signature)
+  return transactions.broadcastTransaction(ctx, prepared!.id, signature)
 }

@@ -1,7 +1,7 @@
 /** The lending group's (`/v1/aave`) request and response schemas; the verbs take the request types. */
 import { t } from 'elysia'
 import { prose } from '../../http/prose'
-import { BroadcastBody, Created } from '../transactions/model'
+import { BroadcastBody, Created } from '../transactions'
 
 const Address = t.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: '`0x` and 40 hex characters' })
 const Digits = t.String({ pattern: '^[0-9]{1,78}$', description: 'integer string in the token\'s smallest unit; decimals such as `1.5` answer 400' })

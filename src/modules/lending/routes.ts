@@ -14,7 +14,7 @@ import { rejectUnknownProperties } from '../../http/request-state'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { lazyService } from '../../lib/lazy'
-import { Broadcast, chainErrors } from '../transactions/model'
+import { Broadcast, chainErrors } from '../transactions'
 import { LendingBroadcastBody, Positions, PositionsQuery, PreparedStep, RateHistory, RateHistoryQuery, SupplyBody, SupplySent, WithdrawBody, WithdrawSent } from './model'
 
 /** The lending service (it reads wallets, and so the chain libraries) loads with the first lending request. */

@@ -3,9 +3,9 @@ import type { Hex } from 'viem'
 import type { Ctx } from '../../context'
 import { BadRequestError } from '../../http/errors'
 import { iso } from '../../lib/clock'
-import { callerTenant } from '../tenants/caller'
-import { activeTokens, chainByFamily, namedChain } from '../tokens/registry'
-import { listWallets, ownWallet } from '../wallets/service'
+import { tenantOf } from '../tenants'
+import { activeTokens, chainByFamily, namedChain } from '../tokens'
+import { wallets as walletVerbs } from '../wallets'
 import type { PositionsQuery, RateHistoryQuery } from './model'
 import { requirePool } from './pools'
 import { apyText, aprText } from './rates'
@@ -15,8 +15,8 @@ import { marketFor, reserveOf } from './reserves'
 const rateView = (rate: bigint) => ({ liquidityRate: rate.toString(), supplyApr: aprText(rate), supplyApy: apyText(rate) })
 
 export async function positions(ctx: Ctx, query: PositionsQuery) {
-  const tenant = await callerTenant(ctx)
-  const wallets = query.walletId ? [await ownWallet(ctx, query.walletId)] : (await listWallets(ctx, { limit: 1000, offset: 0 })).rows
+  const tenant = tenantOf(ctx)
+  const wallets = query.walletId ? [await walletVerbs.ownWallet(ctx, query.walletId)] : (await walletVerbs.listWallets(ctx, { limit: 1000, offset: 0 })).rows
   const out = []
   for (const w of wallets) {
     const chain = chainByFamily(w.chain)
@@ -48,7 +48,7 @@ export async function positions(ctx: Ctx, query: PositionsQuery) {
 }
 
 export async function rateHistory(ctx: Ctx, query: RateHistoryQuery) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const named = namedChain(query.chain)
   const chain = named && chainByFamily(named.family)
   if (!chain || chain.family !== 'evm') throw new BadRequestError(`Unsupported chain: ${query.chain}`, { code: 'AAVE_NETWORK_UNSUPPORTED' })

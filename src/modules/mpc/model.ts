@@ -2,7 +2,7 @@
 import { t, type Static } from 'elysia'
 import { prose } from '../../http/prose'
 import { OffsetPagination } from '../../http/schemas'
-import { Wallet } from '../wallets/model'
+import { Wallet } from '../wallets'
 
 /** Party ids: 0 the user's device, 1 the service party, 2 the backup (held encrypted by the user). */
 export const PARTY_ROLES = ['device', 'service', 'backup'] as const

@@ -13,14 +13,12 @@ import { scheduleJob } from '../../jobs/outbox'
 import { iso } from '../../lib/clock'
 import { isUuid, newId } from '../../lib/ids'
 import { errorSummary } from '../../lib/logger'
-import { callerTenant } from '../tenants/caller'
-import { operatorTenant, settingsOf } from '../tenants/service'
-import type { StoredSettings } from '../tenants/settings'
-import { CHAINS, chainEnabled } from '../tokens/registry'
-import * as txRepo from '../transactions/repo'
-import { addWallet, resolveChain } from '../wallets/service'
-import * as walletsRepo from '../wallets/repo'
-import { walletView } from '../wallets/view'
+import { tenantOf, operatorTenant, settingsOf } from '../tenants'
+import type { StoredSettings } from '../tenants'
+import { CHAINS, chainEnabled } from '../tokens'
+import * as txRepo from '../transactions'
+import { resolveChain, wallets, walletView } from '../wallets'
+import * as walletsRepo from '../wallets'
 import { sessionExpired, sessionNotFound } from './access'
 import { BACKUP, DEVICE, MAX_MESSAGE_BYTES, MAX_SESSION_MESSAGES, PARTY_ROLES, SERVICE, type DkgStartBody, type RegisterWalletBody, type SignStartBody } from './model'
 import * as repo from './repo'
@@ -45,7 +43,7 @@ async function engineOf(deps: Deps): Promise<MpcEngine> {
 }
 
 export async function config(ctx: Ctx) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const engine = ctx.deps.config.mpcEngine ? await engineOf(ctx.deps) : undefined
   return {
     enabled: tenant.settings.walletMode === 'mpc' && engine !== undefined,
@@ -104,7 +102,7 @@ async function openSession(deps: Deps, tx: Tx, row: NewSession) {
 export const DKG_STARTS_PER_MINUTE = 20
 
 export async function dkgStart(ctx: Ctx, input: DkgStartBody) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   if (tenant.settings.walletMode !== 'mpc') throw notMpcTenant()
   await engineOf(ctx.deps)
   const limit = ctx.deps.rateLimiter.hit(`mpc-dkg|${tenant.id}|${ctx.actor.userId}`, DKG_STARTS_PER_MINUTE, 60_000)
@@ -143,7 +141,7 @@ export function validateRegistrationDkg(deps: Deps, tenant: SignedTenant, chain:
 }
 
 export async function registerWallet(ctx: Ctx, input: RegisterWalletBody) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   if (tenant.settings.walletMode !== 'mpc') throw notMpcTenant()
   if (!isUuid(input.sessionId)) throw sessionNotFound()
   // Every read that decides is made in the write transaction, on the primary: on an edge the
@@ -171,7 +169,7 @@ export async function registerWallet(ctx: Ctx, input: RegisterWalletBody) {
     const share = await repo.findShareOfSession(tx, tenant.id, s.id)
     if (!share || share.publicKey !== s.publicKey) throw new ConflictError('The service party holds no share of this key', { code: 'MPC_PUBLIC_KEY_MISMATCH' })
     const net = resolveChain(tenant.settings, s.chain, s.isTestnet)
-    const w = await addWallet(ctx.deps, tx, {
+    const w = await wallets.addWallet(ctx.deps, tx, {
       tenantId: tenant.id, userId: ctx.actor.userId, net, address: addressOfPublicKey(s.publicKey),
       label: input.label ?? null, walletType: 'managed', scheme: 'mpc_tss', isPrimary: input.isPrimary ?? false,
     })
@@ -185,7 +183,7 @@ export async function registerWallet(ctx: Ctx, input: RegisterWalletBody) {
 }
 
 export async function signStart(ctx: Ctx, walletId: string, input: SignStartBody) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   if (!isUuid(walletId)) throw new NotFoundError('Wallet not found')
   await engineOf(ctx.deps)
   const parties = [...(input.parties ?? [DEVICE, SERVICE])].sort()

@@ -6,11 +6,11 @@
  * out and the other report reads its hash.
  */
 import { recoverAddress, type Hex } from 'viem'
-import type { Ctx } from '../../context'
 import type { Deps } from '../../deps'
 import { AppError, BadRequestError, ConflictError } from '../../http/errors'
-import { findActor } from '../users/repo'
-import * as walletsRepo from '../wallets/repo'
+import { ownerContext } from '../users'
+import { transactions } from '../transactions'
+import * as walletsRepo from '../wallets'
 import * as repo from './repo'
 
 /** secp256k1's order: a signature's S above half of it is turned to n − S (EIP-2), with the other recovery bit. */
@@ -52,12 +52,10 @@ export async function acceptSignature(deps: Deps, s: repo.MpcSessionRow, partyId
   }
   const current = await repo.findSession(deps.database.db, s.tenantId, s.id)
   if (current?.txHash) return
-  const owner = await findActor(deps.database, s.userId)
-  if (!owner) throw new ConflictError('The session\'s user is gone', { code: 'MPC_WALLET_GONE' })
-  const ctx: Ctx = { deps, actor: { userId: owner.user.id, tenantId: owner.user.tenantId, role: owner.user.role, user: owner.user }, requestId: `mpc:${s.id}` }
-  const { broadcastTransaction } = await import('../transactions/broadcast')
+  const ctx = await ownerContext(deps, s.userId, `mpc:${s.id}`)
+  if (!ctx) throw new ConflictError('The session\'s user is gone', { code: 'MPC_WALLET_GONE' })
   try {
-    const sent = await broadcastTransaction(ctx, s.preparedId, { signature })
+    const sent = await transactions.broadcastTransaction(ctx, s.preparedId, { signature })
     await deps.database.write((tx) => repo.updateSession(tx, s.tenantId, s.id, { status: 'completed', transactionId: sent.id, txHash: sent.txHash, updatedAt: deps.clock.now() }))
   } catch (err) {
     // the other party's report broadcast it first

@@ -15,7 +15,7 @@
  */
 import type { Deps } from '../../deps'
 import { scheduleJob } from '../../jobs/outbox'
-import { dropFcmToken, findById } from '../users/repo'
+import { dropFcmToken, findUser as findById } from '../users'
 import { findNotification, markPushed } from './repo'
 import { localeOf, renderNotification } from './templates'
 import { pushJob } from './topics'

@@ -5,7 +5,7 @@
  * the decimal comma. Failure reasons stay in `data.failureReason` (English, technical): the
  * body says what happened in the user's language.
  */
-import type { Locale } from '../mail/templates'
+import type { Locale } from '../mail'
 import type { NotificationKind } from './notify'
 
 export type { Locale }

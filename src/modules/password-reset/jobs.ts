@@ -1,6 +1,6 @@
 /** Background half of forgot-password. */
 import type { JobRunner } from '../../jobs/runner'
-import type { Locale } from '../mail/templates'
+import type { Locale } from '../mail'
 import { RESET_REQUEST_TOPIC, handleResetRequest } from './service'
 
 export function registerPasswordResetJobs(runner: JobRunner) {

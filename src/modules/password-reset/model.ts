@@ -1,6 +1,6 @@
 /** Request schemas of password reset; the service's input types are read from them. */
 import { t } from 'elysia'
-import { Email } from '../auth/model'
+import { Email } from '../users'
 
 export const Locale = t.Union([t.Literal('en'), t.Literal('it')], { description: '`en` (default) or `it`: the language of the emails' })
 export const ResetToken = t.String({ minLength: 1, maxLength: 512, description: 'the token from the emailed link' })

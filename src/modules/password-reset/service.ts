@@ -15,25 +15,21 @@
  */
 import type { Deps } from '../../deps'
 import type { Executor } from '../../db/client'
-import type { SignedTenant } from '../../context'
+import type { SignedTenant, Ctx } from '../../context'
 import { BadRequestError, NotFoundError, TooManyRequestsError } from '../../http/errors'
 import { scheduleJob } from '../../jobs/outbox'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { isUuid, newId } from '../../lib/ids'
 import { hashPassword, passwordProblems } from '../../lib/passwords'
-import type { Ctx } from '../../context'
-import { recordActivity } from '../activity/repo'
-import { revokeUserSessions, startSession } from '../auth/sessions'
-import { queueMail } from '../mail/service'
-import type { Locale } from '../mail/templates'
+import { recordActivity } from '../activity'
+import { revokeUserSessions, startSession, breachProblem } from '../auth'
+import { queueMail } from '../mail'
+import type { Locale } from '../mail'
 import type { AdminSendReset, ForgotPassword, ResetPassword } from './model'
-import { operatorTenant, settingsOf } from '../tenants/service'
-import { readSettings, type StoredSettings } from '../tenants/settings'
-import * as usersRepo from '../users/repo'
-import { providersOf } from '../social/repo'
-import { findTenant, type TenantRow } from '../tenants/repo'
+import { operatorTenant, settingsOf, readSettings, type StoredSettings, findTenant, type TenantRow } from '../tenants'
+import * as usersRepo from '../users'
+import { providersOf } from '../social'
 import * as repo from './repo'
-import { breachProblem } from '../auth/breach-check'
 
 export const RESET_REQUEST_TOPIC = 'password-reset.request'
 
@@ -75,7 +71,7 @@ export async function handleResetRequest(deps: Deps, jobId: string, tenantId: st
   if (!tenant || tenant.status !== 'active') return
   const settings = settingsOf({ deps }, tenant)
   if (!resetEnabled(settings)) return
-  const user = await usersRepo.findByEmail(db, tenantId, payload.email)
+  const user = await usersRepo.findUserByEmail(db, tenantId, payload.email)
   if (!user || user.role === 'admin') return
   await issueReset(deps, tenant, settings, user, { origin: 'self', locale: payload.locale, stableId: jobId })
 }
@@ -151,7 +147,7 @@ async function usableToken(deps: Deps, token: string) {
   const db = deps.database.db
   const found = await repo.findByHash(db, sha256Hex(token))
   if (!found || found.consumedAt !== null || found.expiresAt <= now) return null
-  const [user, tenant] = await Promise.all([usersRepo.findById(db, found.tenantId, found.userId), findTenant(db, found.tenantId)])
+  const [user, tenant] = await Promise.all([usersRepo.findUser(db, found.tenantId, found.userId), findTenant(db, found.tenantId)])
   if (!user || !tenant || user.status !== 'active' || tenant.status !== 'active') return null
   const settings = settingsOf({ deps }, tenant)
   if (!resetEnabled(settings)) return null
@@ -206,7 +202,7 @@ export async function sendResetByOperator(ctx: Ctx, input: AdminSendReset) {
   if (tenant.status !== 'active') throw new NotFoundError('Tenant not found')
   const settings = settingsOf(ctx, tenant)
   if (!resetEnabled(settings)) throw new NotFoundError(NOT_ENABLED)
-  const user = isUuid(input.userId) ? await usersRepo.findById(deps.database.db, tenant.id, input.userId) : undefined
+  const user = isUuid(input.userId) ? await usersRepo.findUser(deps.database.db, tenant.id, input.userId) : undefined
   if (!user || user.status !== 'active') throw new NotFoundError('User not found')
   await issueReset(deps, tenant, settings, user, { origin: 'operator', locale: input.locale ?? 'en', activity: { ctx } })
   return { ok: true as const, sent: true as const }

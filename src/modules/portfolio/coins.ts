@@ -8,7 +8,7 @@
  * No stablecoin is pegged: USDC, USDT and the euro coins are priced by the provider like any
  * coin. Flow EVM's bridged `USDC.e` takes USD Coin's price.
  */
-import { CHAINS } from '../tokens/registry'
+import { CHAINS } from '../tokens'
 
 /** the native coin of each family chain */
 const NATIVE: Readonly<Record<string, string>> = {

@@ -2,7 +2,7 @@
  * Holdings: what a wallet holds of each token (native coin included), read from its network
  * or from its last snapshot, and their value at given prices.
  */
-import type { readWallet } from '../wallets/balances'
+import type { readWallet } from '../wallets'
 import { coinIdOf } from './coins'
 import type { Price } from './prices'
 import type { SnapshotRow } from './schema'

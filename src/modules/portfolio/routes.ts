@@ -8,7 +8,7 @@ import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { lazyService } from '../../lib/lazy'
-import type { BalanceCache } from '../wallets/balance-cache'
+import type { BalanceCache } from '../wallets'
 import * as M from './model'
 
 const service = lazyService(() => import('./service'))

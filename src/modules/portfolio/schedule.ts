@@ -6,7 +6,7 @@
  */
 import type { Deps } from '../../deps'
 import { scheduleJob } from '../../jobs/outbox'
-import { anyLiveWallet } from '../wallets/repo'
+import { anyLiveWallet } from '../wallets'
 import { dailyJob, dayOf, nextMidnight } from './topics'
 
 export async function scheduleFirstRun(deps: Deps) {

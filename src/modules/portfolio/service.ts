@@ -16,10 +16,9 @@
 import type { Ctx } from '../../context'
 import { AppError } from '../../http/errors'
 import { iso } from '../../lib/clock'
-import { callerTenant } from '../tenants/caller'
-import type { BalanceCache } from '../wallets/balance-cache'
-import { readWallet } from '../wallets/balances'
-import { listUserWallets } from '../wallets/repo'
+import { tenantOf } from '../tenants'
+import type { BalanceCache } from '../wallets'
+import { wallets as walletVerbs, listUserWallets } from '../wallets'
 import { holdingsOf, holdingsOfSnapshot, valueHoldings, type Holding } from './holdings'
 import { DEFAULT_PERIOD, type Performance, type PerformanceQuery, type Period } from './model'
 import { currentPrices, PRICE_STALE_MS } from './prices'
@@ -34,7 +33,7 @@ const AFTER_ALL_DAYS = '9999-12-31'
 
 export async function performance(ctx: Ctx, query: PerformanceQuery, cache: BalanceCache): Promise<Performance> {
   const { deps } = ctx
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const userId = ctx.actor.userId
   const db = deps.database.db
   const now = deps.clock.now()
@@ -48,7 +47,7 @@ export async function performance(ctx: Ctx, query: PerformanceQuery, cache: Bala
     repo.daysBetween(db, tenant.id, userId, from, now),
   ])
 
-  const reads = await Promise.allSettled(wallets.map((w) => readWallet(deps, cache, tenant.settings, w)))
+  const reads = await Promise.allSettled(wallets.map((w) => walletVerbs.readWallet(deps, cache, tenant.settings, w)))
   const holdings: Holding[] = []
   const counts = { readNow: 0, fromSnapshot: 0, unavailable: 0 }
   const readAt: number[] = []

@@ -16,13 +16,10 @@
 import type { Deps } from '../../deps'
 import { AppError } from '../../http/errors'
 import { scheduleJob } from '../../jobs/outbox'
-import { listTenants } from '../tenants/repo'
-import { findTenant, settingsOf } from '../tenants/service'
-import type { StoredSettings } from '../tenants/settings'
-import { findById as findUser } from '../users/repo'
-import { BalanceCache } from '../wallets/balance-cache'
-import { readWallet } from '../wallets/balances'
-import { listUserWallets, ownersWithWallets } from '../wallets/repo'
+import { listTenants, findTenant, settingsOf } from '../tenants'
+import type { StoredSettings } from '../tenants'
+import { findUser as findUser } from '../users'
+import { BalanceCache, wallets as walletVerbs, listUserWallets, ownersWithWallets } from '../wallets'
 import { holdingsOf, holdingsOfSnapshot, type Holding } from './holdings'
 import { currentPrices, type Price } from './prices'
 import * as repo from './repo'
@@ -82,7 +79,7 @@ export async function recordUserDay(deps: Deps, cache: BalanceCache, tenantId: s
   const user = await findUser(db, tenantId, userId)
   if (!user || user.status !== 'active') return
   const { rows: wallets } = await listUserWallets(db, tenantId, userId, { isTestnet: false })
-  const reads = await Promise.allSettled(wallets.map((w) => readWallet(deps, cache, settings, w)))
+  const reads = await Promise.allSettled(wallets.map((w) => walletVerbs.readWallet(deps, cache, settings, w)))
   const held: Array<{ h: Holding; carried: boolean }> = []
   let unreadWallets = 0
   for (const [i, r] of reads.entries()) {

@@ -13,7 +13,8 @@ import { iso } from '../../lib/clock'
 import { randomToken } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
 import type { Ctx } from '../../context'
-import { chainByFamily } from '../tokens/registry'
+import { chainByFamily } from '../tokens'
+import { wallets } from '../wallets'
 import type * as M from './model'
 import { offered, partnerNetwork } from './pairs'
 import * as repo from './repo'
@@ -40,8 +41,7 @@ export async function addressChallenge(ctx: Ctx, input: M.AddressChallengeBody) 
   if (!chain || !networks.includes(chain.id)) {
     throw new BadRequestError(`The bank ramp takes addresses on ${networks.join(', ') || 'no chain'} for this tenant`, { details: { field: 'chain', available: networks } })
   }
-  const { normalizeAddress } = await import('../wallets/keys')
-  const address = normalizeAddress(chain.family, input.address)
+  const address = await wallets.normalizeAddress(chain.family, input.address)
   if (!address) throw new BadRequestError(`address is not a valid ${chain.id} address`, { details: { field: 'address' } })
   const now = deps.clock.now()
   const expiresAt = now + ADDRESS_CHALLENGE_TTL_MS
@@ -70,8 +70,7 @@ export async function verifyAddress(ctx: Ctx, input: M.AddressVerifyBody) {
   if (c.usedAt !== null) throw new ConflictError('This challenge was already used; ask for a new one', { details: { code: 'ADDRESS_CHALLENGE_USED' } })
   if (c.expiresAt <= deps.clock.now()) throw new BadRequestError('This challenge has expired; ask for a new one', { details: { code: 'ADDRESS_CHALLENGE_EXPIRED' } })
   const chain = chainByFamily(c.chain)!
-  const { verifyOwnership } = await import('../wallets/custody')
-  const valid = await verifyOwnership(chain.family, c.address, c.message, input.signature)
+  const valid = await wallets.verifyOwnership(chain.family, c.address, c.message, input.signature)
   if (!valid) {
     // spent by a wrong signature too: one guess per challenge
     await deps.database.write((tx) => repo.spendChallenge(tx, a.tenantId, c.id, deps.clock.now()))

@@ -3,8 +3,8 @@
  * stablecoin out on the partner's networks (its `Network` names per environment), limited
  * to the chains the tenant has enabled.
  */
-import type { StoredSettings } from '../tenants/settings'
-import { chainEnabled } from '../tokens/registry'
+import type { StoredSettings } from '../tenants'
+import { chainEnabled } from '../tokens'
 import type { RampEnv } from './schema'
 
 const NETWORKS: Record<string, Record<RampEnv, string>> = {

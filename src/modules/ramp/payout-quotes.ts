@@ -7,7 +7,7 @@ import { BadRequestError, ForbiddenError, NotFoundError, RampApiError } from '..
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Ctx } from '../../context'
-import { findUserWallet } from '../wallets/repo'
+import { findUserWallet } from '../wallets'
 import { decimalOf, plainDecimal, unitsOf } from './amounts'
 import type * as M from './model'
 import { access, customerOf, partnerClient, type RampAccess } from './access'

@@ -2,7 +2,7 @@
  * Paying a quote, and what follows until the bank ramp has the sell.
  *
  * 1. One write transaction records the payout (`pending`; the unique quote id lets one
- *    payout win), holds its crypto against the wallet's balance (transactions/holds.ts: the
+ *    payout win), holds its crypto against the wallet's balance (the transactions module's holds: the
  *    chain's balance less every send and hold in flight, so concurrent payouts and sends
  *    cannot together spend more than the wallet holds), binds the request's Idempotency-Key
  *    to the payout, and schedules the payout's job.
@@ -27,11 +27,12 @@ import { newId } from '../../lib/ids'
 import { errorSummary } from '../../lib/logger'
 import type { Ctx } from '../../context'
 import { scheduleJob } from '../../jobs/outbox'
-import { findTenant, settingsOf } from '../tenants/service'
-import { activeTokens, chainByFamily } from '../tokens/registry'
-import { notify } from '../notifications/notify'
-import { publishEvent } from '../webhooks/publish'
-import { findUserWallet } from '../wallets/repo'
+import { findTenant, settingsOf } from '../tenants'
+import { activeTokens, chainByFamily } from '../tokens'
+import { notify } from '../notifications'
+import { publishEvent } from '../webhooks'
+import { findUserWallet } from '../wallets'
+import { HOLD_UNSENT_TTL_MS, isCustodial, transactions } from '../transactions'
 import { decimalOf, plainDecimal } from './amounts'
 import { availablePairs, partnerCrypto } from './pairs'
 import * as repo from './repo'
@@ -98,15 +99,12 @@ export async function payQuote(ctx: Ctx, a: RampAccess, q: repo.QuoteRow, replay
   if (q.expiresAt <= now) throw new BadRequestError('The quote has expired; ask for a new one', { details: { code: 'RAMP_QUOTE_EXPIRED' } })
   const wallet = await findUserWallet(deps.database.db, a.tenantId, a.userId, q.walletId)
   if (!wallet) throw new NotFoundError('Wallet not found')
-  const tx = await import('../transactions/impl')
-  const holds = await import('../transactions/holds')
-  const { isCustodial } = await import('../transactions/shared')
   if (!isCustodial(wallet)) throw new BadRequestError('Payouts are paid from a custodial wallet')
   const token = stablecoinOf(a, wallet, q.cryptoCurrency)
   if (!token) throw pairUnavailable(a, `${q.cryptoCurrency} is not active on ${wallet.chain} for this tenant`)
   const amount = BigInt(q.cryptoAuthorizedAmount)
   // the chain's balances, read before the write transaction that holds against them
-  const held = await holds.walletBalances(deps, a.settings, wallet, token.address)
+  const held = await transactions.walletBalances(deps, a.settings, wallet, token.address)
   const id = newId()
   await deps.database.write(async (w) => {
     const t = deps.clock.now()
@@ -116,20 +114,20 @@ export async function payQuote(ctx: Ctx, a: RampAccess, q: repo.QuoteRow, replay
       status: 'pending', rampTransactionId: null, chainTransactionId: null, txHash: null, failureReason: null, createdAt: t, updatedAt: t,
     })
     if (!recorded) throw new ConflictError('This quote was already paid out')
-    if (held) await holds.placeHold(w, held.key, held.balances, { tokenAddress: token.address, amount, purpose: 'ramp_payout', refId: id, id }, t)
+    if (held) await transactions.placeHold(w, held.key, held.balances, { tokenAddress: token.address, amount, purpose: 'ramp_payout', refId: id, id }, t)
     await scheduleJob(w, advanceJob(a.tenantId, a.env, id, 1, t + 1000), t)
     await ctx.idempotency?.bind(w, `${replayKind}:${id}`)
   })
   let sent: { id: string; txHash: string | null }
   try {
     // the send is the payout's: the payout's Idempotency-Key stays bound to the payout
-    sent = await tx.createTransaction(
+    sent = await transactions.createTransaction(
       { ...ctx, idempotency: undefined },
       { walletId: wallet.id, chain: wallet.chain, toAddress: q.depositAddress, amount: q.cryptoAuthorizedAmount, tokenAddress: token.address },
       { holdId: held ? id : undefined },
     ) as { id: string; txHash: string | null }
   } catch (err) {
-    const send = await holds.sendOfHold(deps.database.db, a.tenantId, id)
+    const send = await transactions.sendOfHold(deps.database.db, a.tenantId, id)
     if (send && send.status === 'pending') {
       // recorded and perhaps submitted: the payout goes on (the job reads the transfer's fate)
       deps.logger.warn('payout transfer answered an error after it was recorded', { payoutId: id, ...errorSummary(err) })
@@ -138,7 +136,7 @@ export async function payQuote(ctx: Ctx, a: RampAccess, q: repo.QuoteRow, replay
       // never reached a node: nothing was moved, so nothing stays recorded and the key is free again
       await deps.database.write(async (w) => {
         await repo.deletePayout(w, a.tenantId, id)
-        await holds.releaseHold(w, a.tenantId, id, deps.clock.now())
+        await transactions.releaseHold(w, a.tenantId, id, deps.clock.now())
         await ctx.idempotency?.unbind(w)
       })
       throw err
@@ -156,8 +154,7 @@ async function failPayout(deps: Deps, tenantId: string, env: RampEnv, payoutId: 
     if (!p || p.status !== 'pending') return
     const patch = { status: 'failed', failureReason: reason, updatedAt: now }
     await repo.updatePayout(w, tenantId, payoutId, patch)
-    const holds = await import('../transactions/holds')
-    await holds.releaseHold(w, tenantId, payoutId, now)
+    await transactions.releaseHold(w, tenantId, payoutId, now)
     const eventId = `evt_${createHash('sha256').update(`${tenantId}|${env}|payout-failed|${payoutId}`).digest('hex').slice(0, 32)}`
     await publishEvent(w, { tenantId, environment: env, type: 'ramp.payout.updated', data: payoutEventData({ ...p, ...patch }), occurredAt: now, id: eventId }, now)
     await notify(deps, w, { tenantId, userId: p.userId, kind: 'ramp.payout', data: payoutNotice({ ...p, ...patch }) })
@@ -179,20 +176,18 @@ export async function advancePayout(deps: Deps, tenantId: string | null | undefi
     await deps.database.write((w) => scheduleJob(w, advanceJob(tenantId, env, payoutId, attempt + 1, now + delayMs), now))
   }
   if (!p.chainTransactionId) {
-    const holds = await import('../transactions/holds')
-    const send = await holds.sendOfHold(deps.database.db, tenantId, payoutId)
+    const send = await transactions.sendOfHold(deps.database.db, tenantId, payoutId)
     if (send) {
       await deps.database.write((w) => repo.updatePayout(w, tenantId, payoutId, { chainTransactionId: send.id, txHash: send.txHash, updatedAt: now }))
       return again(0)
     }
     // the request that records the transfer is still running, or its process stopped
-    if (now < p.createdAt + holds.HOLD_UNSENT_TTL_MS) return again(p.createdAt + holds.HOLD_UNSENT_TTL_MS - now)
+    if (now < p.createdAt + HOLD_UNSENT_TTL_MS) return again(p.createdAt + HOLD_UNSENT_TTL_MS - now)
     return failPayout(deps, tenantId, env, payoutId, 'The transfer to the bank ramp was never sent')
   }
-  const { refreshedTransaction } = await import('../transactions/refresh')
   let send
   try {
-    send = await refreshedTransaction(deps, tenantId, p.chainTransactionId)
+    send = await transactions.refreshedTransaction(deps, tenantId, p.chainTransactionId)
   } catch (err) {
     if (!(err instanceof AppError)) deps.logger.warn('payout transfer status unreadable', { payoutId, ...errorSummary(err) })
     return again(Math.min(1000 * attempt, 15_000))

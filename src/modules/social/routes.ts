@@ -3,7 +3,7 @@ import type { Deps } from '../../deps'
 import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
-import { TokenResponse } from '../auth/model'
+import { TokenResponse } from '../auth'
 import { AppleSignIn, GoogleSignIn } from './model'
 import { socialSignIn } from './service'
 

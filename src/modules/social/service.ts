@@ -13,12 +13,12 @@ import type { SignedTenant } from '../../context'
 import { BadRequestError, ConflictError, ServiceUnavailableError, UnauthorizedError, ValidationError } from '../../http/errors'
 import { randomToken } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
-import { startSession } from '../auth/sessions'
-import { readSettings } from '../tenants/settings'
-import * as usersRepo from '../users/repo'
+import { startSession } from '../auth'
+import { readSettings } from '../tenants'
+import * as usersRepo from '../users'
 import type { SocialSignIn } from './model'
 import * as repo from './repo'
-import { userView } from '../users/view'
+import { userView } from '../users'
 
 const NAME: Record<Provider, string> = { google: 'Google', apple: 'Apple' }
 
@@ -41,7 +41,7 @@ export async function socialSignIn(deps: Deps, tenant: SignedTenant, provider: P
     const link = await repo.findBySubject(tx, tenant.id, provider, identity.subject)
     let user: usersRepo.UserRow | undefined
     if (link) {
-      user = await usersRepo.findById(tx, tenant.id, link.userId)
+      user = await usersRepo.findUser(tx, tenant.id, link.userId)
       if (!user || user.status !== 'active') throw new UnauthorizedError('This account cannot sign in')
     } else {
       if (identity.email && (await usersRepo.emailTaken(tx, tenant.id, identity.email))) {

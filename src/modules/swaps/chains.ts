@@ -6,8 +6,8 @@
  */
 import { LIFI_SOLANA_CHAIN_ID } from '../../adapters/swap-aggregator/port'
 import { BadRequestError } from '../../http/errors'
-import type { StoredSettings } from '../tenants/settings'
-import { activeTokens, chainByFamily, chainEnabled, type ChainDef, type TokenDef } from '../tokens/registry'
+import type { StoredSettings } from '../tenants'
+import { activeTokens, chainByFamily, chainEnabled, type ChainDef, type TokenDef } from '../tokens'
 import { SWAP_CHAINS } from './model'
 
 export const SOLANA_MAINNET_ID = 1399811149

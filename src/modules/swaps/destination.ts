@@ -9,15 +9,14 @@
  */
 import type { Ctx } from '../../context'
 import { BadRequestError, ConflictError, NotFoundError } from '../../http/errors'
-import { chainByFamily, type ChainDef } from '../tokens/registry'
-import type { WalletRow } from '../transactions/families/port'
-import { normalizeAddress } from '../wallets/keys'
-import * as walletsRepo from '../wallets/repo'
-import { createWallet } from '../wallets/service'
+import { chainByFamily, type ChainDef } from '../tokens'
+import type { WalletRow } from '../transactions'
+import { wallets } from '../wallets'
+import * as walletsRepo from '../wallets'
 
 export async function destinationAddress(ctx: Ctx, tenantId: string, source: WalletRow, from: ChainDef, to: ChainDef, toAddress?: string): Promise<string> {
   if (toAddress !== undefined) {
-    const a = normalizeAddress(to.family, toAddress)
+    const a = await wallets.normalizeAddress(to.family, toAddress)
     if (!a) throw new BadRequestError(`toAddress is not a valid ${to.id} address`)
     return a
   }
@@ -37,7 +36,7 @@ export async function destinationAddress(ctx: Ctx, tenantId: string, source: Wal
   const own = await solanaWallet(ctx, tenantId)
   if (own) return own
   try {
-    return (await createWallet(ctx, { chain: 'solana', isPrimary: true })).address
+    return (await wallets.createWallet(ctx, { chain: 'solana', isPrimary: true })).address
   } catch (err) {
     // a concurrent quote created it first
     if (err instanceof ConflictError) {

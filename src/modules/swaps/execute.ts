@@ -8,25 +8,21 @@ import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
 import type { Ctx } from '../../context'
 import { BadRequestError, NotFoundError } from '../../http/errors'
 import { isUuid } from '../../lib/ids'
-import { callerTenant } from '../tenants/caller'
-import { chainByFamily, endpointFor } from '../tokens/registry'
-import { broadcastTransaction } from '../transactions/broadcast'
-import { preparedNotFound } from '../transactions/errors'
-import { findUserPrepared, findUserTransaction } from '../transactions/repo'
-import { createEvmCall } from '../transactions/service'
-import { createSolanaCall } from '../transactions/solana-call'
-import { ownWallet } from '../wallets/service'
+import { tenantOf } from '../tenants'
+import { chainByFamily, endpointFor } from '../tokens'
+import { transactions, preparedNotFound, findUserPrepared, findUserTransaction } from '../transactions'
+import { wallets } from '../wallets'
 import type { AllowanceBody, ApproveBody, ExecuteBody, SwapBroadcastBody } from './model'
 import { findUserQuote } from './repo'
 
 async function evmWallet(ctx: Ctx, walletId: string) {
-  const w = await ownWallet(ctx, walletId)
+  const w = await wallets.ownWallet(ctx, walletId)
   if (chainByFamily(w.chain)?.family !== 'evm') throw new BadRequestError(`Approvals are for EVM wallets; this wallet is on ${w.chain}`)
   return w
 }
 
 export async function checkAllowance(ctx: Ctx, input: AllowanceBody) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const w = await evmWallet(ctx, input.walletId)
   const { endpoint } = endpointFor(ctx.deps.config, tenant.settings, w.chain, w.isTestnet)
   const rpc = await ctx.deps.chain.evmRpc(endpoint)
@@ -45,7 +41,7 @@ export async function approve(ctx: Ctx, input: ApproveBody) {
   const amount = BigInt(input.amount)
   if (amount >= 2n ** 256n) throw new BadRequestError('amount is too large')
   const data = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [input.spenderAddress as Hex, amount] })
-  const out = await createEvmCall(ctx, {
+  const out = await transactions.createEvmCall(ctx, {
     walletId: input.walletId, tokenAddress: input.tokenAddress, amount: 0n, to: input.spenderAddress,
     call: { to: input.tokenAddress as Hex, value: 0n, data },
     record: { type: 'approval', metadata: { spender: input.spenderAddress, allowance: input.amount } },
@@ -88,7 +84,7 @@ export async function swapState(ctx: Ctx, id: string) {
 
 export async function executeSwap(ctx_: Ctx, input: ExecuteBody) {
   const ctx = asSwap(ctx_)
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const q = await findUserQuote(ctx.deps.database.db, tenant.id, ctx.actor.userId, input.quoteId)
   if (!q) throw new NotFoundError('Quote not found', { code: 'SWAP_QUOTE_NOT_FOUND' })
   if (q.expiresAt <= ctx.deps.clock.now()) throw new BadRequestError('The quote has expired: ask for a new one with POST /v1/swap/quote', { code: 'SWAP_QUOTE_EXPIRED' })
@@ -96,14 +92,14 @@ export async function executeSwap(ctx_: Ctx, input: ExecuteBody) {
   const metadata = { toChain: q.toChain, toToken: q.toToken, toTokenSymbol: q.toTokenSymbol, toTokenDecimals: q.toTokenDecimals, toAmount: q.toAmount, toAmountMin: q.toAmountMin, tool: q.tool }
   if (chainByFamily(q.fromChain)?.family === 'solana') {
     // the aggregator's versioned transaction: signed with a custodial key and sent, or prepared for the client to sign
-    const out = await createSolanaCall(ctx, {
+    const out = await transactions.createSolanaCall(ctx, {
       walletId: q.walletId, amount: BigInt(q.fromAmount), to: q.toAddress, transaction: tx.data,
       token: { address: q.fromToken, symbol: q.fromTokenSymbol, decimals: q.fromTokenDecimals, name: q.fromTokenSymbol },
       record: { type: 'swap', quoteId: q.id, metadata },
     })
     return { ...out, type: 'swap' as const, quoteId: q.id }
   }
-  const out = await createEvmCall(ctx, {
+  const out = await transactions.createEvmCall(ctx, {
     walletId: q.walletId, tokenAddress: q.fromToken, amount: BigInt(q.fromAmount), to: q.toAddress,
     call: { to: tx.to as Hex, value: BigInt(tx.value), data: tx.data as Hex, gasLimit: tx.gasLimit ? BigInt(tx.gasLimit) : undefined },
     record: {
@@ -116,11 +112,11 @@ export async function executeSwap(ctx_: Ctx, input: ExecuteBody) {
 
 /** A client-signed swap or approval (`types`), broadcast once through the transactions module. */
 export async function broadcastSwap(ctx: Ctx, input: SwapBroadcastBody, types: ReadonlyArray<'swap' | 'approval'>) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   if (!isUuid(input.transactionId)) throw preparedNotFound()
   const p = await findUserPrepared(ctx.deps.database.db, tenant.id, ctx.actor.userId, input.transactionId)
   const row = p && (await findUserTransaction(ctx.deps.database.db, tenant.id, ctx.actor.userId, p.transactionId))
   if (!row || !(types as string[]).includes(row.type)) throw preparedNotFound()
   const { transactionId: _, ...signature } = input
-  return broadcastTransaction(ctx, p!.id, signature)
+  return transactions.broadcastTransaction(ctx, p!.id, signature)
 }

@@ -16,7 +16,7 @@ import type { Ctx } from '../../context'
 import { uniqueViolation, type Executor, type Tx } from '../../db/client'
 import { AppError, ConflictError } from '../../http/errors'
 import { newId } from '../../lib/ids'
-import { findTransaction } from '../transactions/repo'
+import { findTransaction } from '../transactions'
 import * as repo from './repo'
 
 const DAY_MS = 86_400_000

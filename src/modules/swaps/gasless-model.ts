@@ -1,7 +1,7 @@
 /** Schemas of the gasless swap routes (gasless-routes.ts) and the quote's `gasless` block. */
 import { t } from 'elysia'
 import { prose } from '../../http/prose'
-import { Created } from '../transactions/model'
+import { Created } from '../transactions'
 
 const QuoteId = t.String({ minLength: 1, maxLength: 256, description: 'a quote of a euro stablecoin to the native coin on gnosis whose answer carried a `gasless` block, within 10 minutes' })
 const EXAMPLE_QUOTE = '0x3f1c5d6e7a800b6f4c1e8a524d7e9b3a2f1c5d6e7a800b6f4c1e8a524d7e9b3a'

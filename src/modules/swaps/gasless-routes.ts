@@ -10,7 +10,7 @@ import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { lazyService } from '../../lib/lazy'
-import { chainErrors } from '../transactions/model'
+import { chainErrors } from '../transactions'
 import { BroadcastGaslessBody, GaslessCreated, GaslessQuoteBody, PermitTypedData } from './gasless-model'
 
 const service = lazyService(() => import('./gasless'))

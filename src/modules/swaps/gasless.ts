@@ -13,15 +13,12 @@ import { privateKeyToAccount, signTypedData } from 'viem/accounts'
 import type { Config } from '../../config'
 import type { Ctx } from '../../context'
 import { AppError, BadRequestError, NotFoundError, ServiceUnavailableError } from '../../http/errors'
-import type { StoredSettings } from '../tenants/settings'
-import { callerTenant } from '../tenants/caller'
-import { endpointFor } from '../tokens/registry'
-import { evmNet, type EvmNet } from '../transactions/families/evm-calls'
-import type { RelaySigner } from '../transactions/families/port'
-import { relayerNonceKey } from '../transactions/nonces'
-import { createEvmCall } from '../transactions/service'
-import { isCustodial, walletSecret } from '../transactions/shared'
-import { ownWallet } from '../wallets/service'
+import type { StoredSettings } from '../tenants'
+import { tenantOf } from '../tenants'
+import { endpointFor } from '../tokens'
+import { transactions, type EvmNet, relayerNonceKey, isCustodial, walletSecret } from '../transactions'
+import type { RelaySigner } from '../transactions'
+import { wallets } from '../wallets'
 import type { BroadcastGaslessBody, GaslessQuoteBody } from './gasless-model'
 import { attachRelay, claimRelay, quoteRelayed, releaseRelay } from './gasless-claims'
 import { findUserQuote } from './repo'
@@ -59,7 +56,7 @@ function eligible(fromChain: string, toChain: string, fromToken: string | null, 
 
 async function gnosis(ctx: Ctx, settings: StoredSettings) {
   const { endpoint } = endpointFor(ctx.deps.config, settings, CHAIN, false)
-  return evmNet(ctx.deps, endpoint)
+  return transactions.evmNet(ctx.deps, endpoint)
 }
 
 async function maxFeePerGas(ctx: Ctx, net: EvmNet) {
@@ -98,7 +95,7 @@ export async function gaslessQuoteBlock(ctx: Ctx, settings: StoredSettings, q: {
 /** What one gasless swap of a quote is: the permit to sign, the relayer's fee and the minimum the owner receives. */
 async function plan(ctx: Ctx, quoteId: string) {
   const { config } = ctx.deps
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const q = await findUserQuote(ctx.deps.database.db, tenant.id, ctx.actor.userId, quoteId)
   if (!q) throw new NotFoundError('Quote not found', { code: 'SWAP_QUOTE_NOT_FOUND' })
   if (!gaslessEnabled(config)) throw new BadRequestError('Gasless swaps are not enabled on this deployment', { code: 'SWAP_GASLESS_DISABLED' })
@@ -111,7 +108,7 @@ async function plan(ctx: Ctx, quoteId: string) {
       { code: 'SWAP_GASLESS_NOT_ELIGIBLE' },
     )
   }
-  const w = await ownWallet(ctx, q.walletId)
+  const w = await wallets.ownWallet(ctx, q.walletId)
   if (q.toAddress.toLowerCase() !== w.address.toLowerCase()) {
     throw new BadRequestError('A gasless swap pays the native coin to the wallet that signs the permit: ask for a quote without toAddress', { code: 'SWAP_GASLESS_NOT_ELIGIBLE' })
   }
@@ -231,7 +228,7 @@ async function relay(ctx: Ctx, p: Plan, signature: Hex) {
     }
     const balance = await ctx.deps.chain.guard(p.net.endpoint, 'balance', () => p.net.rpc.balance(signer.address as Hex))
     if (balance < p.gasCost) throw lowGas(ctx)
-    const out = await createEvmCall(ctx, {
+    const out = await transactions.createEvmCall(ctx, {
       walletId: p.w.id, tokenAddress: p.token, amount: p.amountIn, to: p.w.address, signer,
       call: { to: p.router, value: 0n, data, gasLimit: GASLESS_GAS },
       record: {

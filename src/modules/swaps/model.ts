@@ -1,7 +1,7 @@
 /** The swaps module's request and response schemas; the service takes `SimulateSwapBody`. */
 import { t } from 'elysia'
 import { prose } from '../../http/prose'
-import { BroadcastBody, Created } from '../transactions/model'
+import { BroadcastBody, Created } from '../transactions'
 import { GaslessQuote } from './gasless-model'
 
 export const SimulateSwapBody = t.Object({

@@ -7,9 +7,9 @@ import { formatUnits, type Hex } from 'viem'
 import type { LiFiStep } from '../../adapters/swap-aggregator/port'
 import type { Ctx } from '../../context'
 import { BadRequestError } from '../../http/errors'
-import { callerTenant } from '../tenants/caller'
-import { endpointFor, type ChainDef } from '../tokens/registry'
-import { ownWallet } from '../wallets/service'
+import { tenantOf } from '../tenants'
+import { endpointFor, type ChainDef } from '../tokens'
+import { wallets } from '../wallets'
 import { aggregatorQuote } from './aggregator'
 import { aggregatorChainId, answeredChainId, registryToken, sameToken, swapChain } from './chains'
 import { destinationAddress } from './destination'
@@ -51,8 +51,8 @@ function secondSignature(step: LiFiStep): string | null {
 
 export async function quoteSwap(ctx: Ctx, input: QuoteBody) {
   if (input.isTestnet === true) throw new BadRequestError('Swaps on testnets are not supported: the aggregator supports no testnet chain ids (isTestnet: true)')
-  const tenant = await callerTenant(ctx)
-  const w = await ownWallet(ctx, input.walletId)
+  const tenant = tenantOf(ctx)
+  const w = await wallets.ownWallet(ctx, input.walletId)
   const from = swapChain(tenant.settings, input.fromChain)
   const to = swapChain(tenant.settings, input.toChain)
   if (w.isTestnet || w.chain !== from.id) {

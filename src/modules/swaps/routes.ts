@@ -11,7 +11,7 @@ import { rejectUnknownProperties } from '../../http/request-state'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
 import { lazyService } from '../../lib/lazy'
-import { Broadcast, chainErrors } from '../transactions/model'
+import { Broadcast, chainErrors } from '../transactions'
 import { gaslessSwapRoutes } from './gasless-routes'
 import { AllowanceBody, AllowanceView, ApproveBody, ExecuteBody, QuoteBody, SimulatedSwap, SimulateSwapBody, SwapBroadcastBody, SwapCreated, SwapQuote } from './model'
 

@@ -7,13 +7,13 @@ import { randomBytes } from 'node:crypto'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Ctx } from '../../context'
-import { chainByFamily, namedChain } from '../tokens/registry'
-import { insertTransaction } from '../transactions/repo'
-import { ownWallet } from '../wallets/service'
+import { chainByFamily, namedChain } from '../tokens'
+import { insertTransaction } from '../transactions'
+import { wallets } from '../wallets'
 import type { SimulateSwapBody } from './model'
 
 export async function simulateSwap(ctx: Ctx, input: SimulateSwapBody) {
-  const w = await ownWallet(ctx, input.walletId)
+  const w = await wallets.ownWallet(ctx, input.walletId)
   const now = ctx.deps.clock.now()
   // The spec stores `fromChain` as given; the network id is derived when the chain is known
   // (a testnet's registry id, `sepolia`, is that testnet without `isTestnet`).

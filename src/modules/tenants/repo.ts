@@ -1,7 +1,7 @@
 /**
- * The tenants table's only reader and writer. A tenant's id is its key, so every function
- * but the platform-wide list and the API-key lookup (which is how a signed request finds
- * its tenant) takes it first.
+ * The tenants table's reader and writer (the credential reads, by API key and with a
+ * user's token, are src/db/callers.ts). A tenant's id is its key, so every function but
+ * the platform-wide list takes it first.
  */
 import { desc, eq, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../../db/client'
@@ -14,17 +14,7 @@ export function findTenant(db: Executor, id: string) {
   return db.select().from(tenants).where(eq(tenants.id, id)).get()
 }
 
-/** What the tenant signature check needs, by API key: it runs on every signed request, so it is prepared once per connection. */
-const apiKeyQuery = preparedOnce('tenants:by-api-key', (db) => db
-  .select({ id: tenants.id, name: tenants.name, status: tenants.status, secret: tenants.apiSecretSealed, settings: tenants.settings })
-  .from(tenants)
-  .where(eq(tenants.apiKey, sql.placeholder('apiKey')))
-  .prepare())
-
-/** Associated data of a tenant's sealed API secret (`api_secret_sealed`). */
-export const secretAad = (tenantId: string) => `tenant:${tenantId}:api_secret`
-
-export const findByApiKey = (database: Database, apiKey: string) => apiKeyQuery(database).get({ apiKey })
+export { secretAad } from '../../db/callers'
 
 export async function insertTenant(db: Executor, row: TenantRow) {
   await db.insert(tenants).values(row)

@@ -9,8 +9,7 @@
 import type { Db } from '../../db/client'
 import type { SealedColumn, SealedItem } from '../../db/sealed-columns'
 import { Sealer } from '../../lib/crypto'
-import { findTenant, listTenants, updateTenant, type TenantRow } from './repo'
-import { secretAad } from './repo'
+import { findTenant, listTenants, updateTenant, type TenantRow, secretAad } from './repo'
 import { bankRampAad, cardOnrampAad } from './settings'
 
 type Ramp = { apiKeySealed?: string | null; webhookKeySealed?: string | null }

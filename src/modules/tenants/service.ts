@@ -2,9 +2,8 @@
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../http/errors'
 import { iso } from '../../lib/clock'
 import { newApiKey, newApiSecret, newId, isUuid } from '../../lib/ids'
-import type { Actor } from '../../context'
-import type { Ctx } from '../../context'
-import { listActivity, recordActivity } from '../activity/repo'
+import type { Actor, Ctx, SignedTenant } from '../../context'
+import { listActivity, recordActivity } from '../activity'
 import { applyPatch, changedPaths, defaultSettings, readSettings, viewSettings, type StoredSettings, type TenantSettingsPatch } from './settings'
 
 import type { CreateTenant, UpdateTenant } from './model'
@@ -44,6 +43,20 @@ export async function operatorTenant(ctx: Ctx, requested: string | undefined): P
   const row = isUuid(id) ? await findTenant(ctx.deps.database.db, id) : undefined
   if (!row) throw new NotFoundError('Tenant not found')
   return row
+}
+
+/**
+ * The tenant an operator acts on, as a verb's context carries it, with the same rules as
+ * `operatorTenant`: a tenantadmin's own is the one its credentials read (no read here); a
+ * platform admin's named one is read once.
+ */
+export async function operatorTenantContext(ctx: Ctx, requested: string | undefined): Promise<SignedTenant> {
+  if (ctx.actor.role === 'tenantadmin' && ctx.tenant?.id === ctx.actor.tenantId) {
+    if (requested && requested !== ctx.actor.tenantId) throw new NotFoundError('Tenant not found')
+    return ctx.tenant
+  }
+  const row = await operatorTenant(ctx, requested)
+  return { id: row.id, name: row.name, settings: row.settings }
 }
 
 /**

@@ -5,7 +5,6 @@
  */
 import type { ChainEndpoint, Family } from '../../adapters/chain/port'
 import type { Config } from '../../config'
-import type { StoredSettings } from '../tenants/settings'
 
 export interface TokenDef {
   symbol: string
@@ -195,10 +194,24 @@ export function networkOf(chain: ChainDef, isTestnet: boolean): NetworkDef {
 }
 
 /**
+ * The part of a tenant's settings the registry reads (the tenants module's `chains`), stated
+ * here so that the registry imports no module: the sandbox aggregator, built below the
+ * modules, reads it too.
+ */
+export interface ChainSettings {
+  chains: {
+    enabled: string[] | null
+    rpc: Record<string, string>
+    tokens: Record<string, string[]>
+    customTokens: Record<string, Array<{ symbol: string; name: string; decimals: number; address: string }>>
+  }
+}
+
+/**
  * Chains enabled for a tenant: `chains.enabled` lists family chain ids (both networks of
  * each), `null` means every default chain. Unknown ids in the list are ignored.
  */
-export function chainEnabled(settings: Pick<StoredSettings, 'chains'> | null, chainId: string): boolean {
+export function chainEnabled(settings: ChainSettings | null, chainId: string): boolean {
   if (!BY_FAMILY.has(chainId)) return false
   const enabled = settings?.chains.enabled
   return enabled == null || enabled.map((s) => s.toLowerCase()).includes(chainId)
@@ -209,7 +222,7 @@ export function chainEnabled(settings: Pick<StoredSettings, 'chains'> | null, ch
  * (or, for both networks, `chains.tokens[<family id>]`) every seeded token is active;
  * with it, only the tokens whose symbol or address it lists (case-insensitive).
  */
-export function activeTokens(settings: Pick<StoredSettings, 'chains'> | null, chain: ChainDef, network: NetworkDef): TokenDef[] {
+export function activeTokens(settings: ChainSettings | null, chain: ChainDef, network: NetworkDef): TokenDef[] {
   const all = [...network.tokens, ...customTokensOf(settings, chain, network)]
   const list = settings?.chains.tokens?.[network.id] ?? settings?.chains.tokens?.[chain.id]
   if (!list) return all
@@ -221,7 +234,7 @@ export function activeTokens(settings: Pick<StoredSettings, 'chains'> | null, ch
  * Tokens a tenant added to a network (`chains.customTokens[<registry id>]`). Entries whose
  * address is not valid for the family, or that repeat a seeded address, are ignored.
  */
-function customTokensOf(settings: Pick<StoredSettings, 'chains'> | null, chain: ChainDef, network: NetworkDef): TokenDef[] {
+function customTokensOf(settings: ChainSettings | null, chain: ChainDef, network: NetworkDef): TokenDef[] {
   const list = settings?.chains.customTokens?.[network.id] ?? []
   const seeded = new Set(network.tokens.map((tk) => tk.address?.toLowerCase()))
   const valid = chain.family === 'evm' ? /^0x[0-9a-fA-F]{40}$/ : /^[1-9A-HJ-NP-Za-km-z]{32,44}$/
@@ -231,12 +244,12 @@ function customTokensOf(settings: Pick<StoredSettings, 'chains'> | null, chain: 
 }
 
 /** RPC address of a network: the tenant's `chains.rpc[id]`, else RPC_URL_<ID>, else the public default. */
-export function rpcUrlFor(config: Pick<Config, 'rpcUrls'>, settings: Pick<StoredSettings, 'chains'> | null, network: NetworkDef): string {
+export function rpcUrlFor(config: Pick<Config, 'rpcUrls'>, settings: ChainSettings | null, network: NetworkDef): string {
   return settings?.chains.rpc?.[network.id] ?? config.rpcUrls[network.id] ?? network.defaultRpcUrl
 }
 
 /** What the chain adapter needs for a wallet's network, and the tokens active on it for the tenant. */
-export function endpointFor(config: Pick<Config, 'rpcUrls'>, settings: Pick<StoredSettings, 'chains'> | null, chainId: string, isTestnet: boolean): { endpoint: ChainEndpoint; tokens: TokenDef[] } {
+export function endpointFor(config: Pick<Config, 'rpcUrls'>, settings: ChainSettings | null, chainId: string, isTestnet: boolean): { endpoint: ChainEndpoint; tokens: TokenDef[] } {
   const chain = chainByFamily(chainId)
   if (!chain) throw new Error(`unknown chain ${chainId}`)
   const network = networkOf(chain, isTestnet)

@@ -4,8 +4,8 @@
  */
 import type { Ctx } from '../../context'
 import { NotFoundError } from '../../http/errors'
-import { findTenant, settingsOf } from '../tenants/service'
-import type { StoredSettings } from '../tenants/settings'
+import { findTenant, settingsOf } from '../tenants'
+import type { StoredSettings } from '../tenants'
 import type { ChainsQuery, TokensQuery } from './model'
 import { activeTokens, CHAINS, chainEnabled, lookupChain, type ChainDef, type NetworkDef } from './registry'
 

@@ -9,9 +9,9 @@
 import { ServiceUnavailableError } from '../../http/errors'
 import { isUuid } from '../../lib/ids'
 import type { Ctx } from '../../context'
-import { endpointFor } from '../tokens/registry'
-import { callerTenant } from '../tenants/caller'
-import * as walletsRepo from '../wallets/repo'
+import { endpointFor } from '../tokens'
+import { tenantOf } from '../tenants'
+import * as walletsRepo from '../wallets'
 import { blockchainError, preparedExpired, preparedNotFound, preparedUsed, signatureDecodeFailed, wrongSigner } from './errors'
 import { familyOf } from './families'
 import type { BroadcastBody } from './model'
@@ -20,7 +20,7 @@ import { scheduleRefresh } from './shared'
 
 export async function broadcastTransaction(ctx: Ctx, id: string, input: BroadcastBody) {
   if ((input.signature === undefined) === (input.signedTransaction === undefined)) throw signatureDecodeFailed('send exactly one of `signature` or `signedTransaction`')
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   if (!isUuid(id)) throw preparedNotFound()
   // The prepared transaction's id, or the id of the transaction it belongs to.
   const p = await findUserPrepared(ctx.deps.database.db, tenant.id, ctx.actor.userId, id)

@@ -6,7 +6,7 @@
  */
 import { NotFoundError } from '../../http/errors'
 import type { Ctx, FeedItemView, FeedSource } from '../../context'
-import { namedChain } from '../tokens/registry'
+import { namedChain } from '../tokens'
 import type { ListQuery } from './model'
 import { listTransactionRows, ownTransaction, pageOf } from './service'
 import { feedItem } from './view'

@@ -20,8 +20,8 @@ import type { ChainEndpoint } from '../../adapters/chain/port'
 import type { Deps } from '../../deps'
 import type { Executor } from '../../db/client'
 import { newId } from '../../lib/ids'
-import type { StoredSettings } from '../tenants/settings'
-import { chainByFamily, endpointFor } from '../tokens/registry'
+import type { StoredSettings } from '../tenants'
+import { chainByFamily, endpointFor } from '../tokens'
 import { blockchainError } from './errors'
 import { evmNet, type EvmNet } from './families/evm-calls'
 import { attachHold, findHold, findTransaction, insertHold, openHolds, releaseHold, sendsInFlight, shortenHold } from './repo'
@@ -47,18 +47,10 @@ export interface Spend {
   fee: bigint
 }
 
-/** How long a hold whose send was never recorded counts: its owner stopped (a request's every call has a time limit). */
-export const HOLD_UNSENT_TTL_MS = 120_000
+import { HOLD_UNSENT_TTL_MS, insufficientBalance } from './hold-rules'
 
-export const insufficientBalance = (what: string, available: bigint) =>
-  blockchainError(
-    400,
-    'INSUFFICIENT_BALANCE',
-    `The wallet's ${what} balance does not cover this amount beside the sends and holds in flight`
-      + ` (available: ${available > 0n ? available : 0n} in the smallest unit)`,
-    false,
-    'Wait for the wallet\'s pending transactions to settle, or send less',
-  )
+export { HOLD_UNSENT_TTL_MS, insufficientBalance }
+
 
 export function chainBalances(deps: Deps, net: EvmNet, address: string, tokenAddress: string | null): Promise<ChainBalances> {
   return deps.chain.guard(net.endpoint, 'balance', () => net.rpc.balancesAtLatest(address as Hex, tokenAddress as Hex | null))

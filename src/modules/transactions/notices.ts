@@ -12,9 +12,9 @@
  */
 import type { Tx } from '../../db/client'
 import type { Deps } from '../../deps'
-import { notify } from '../notifications/notify'
-import { chainByFamily } from '../tokens/registry'
-import { findByAddress } from '../wallets/repo'
+import { notify } from '../notifications'
+import { chainByFamily } from '../tokens'
+import { findByAddress } from '../wallets'
 import type { TransactionRow } from './repo'
 
 const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'bigint' ? String(v) : null)

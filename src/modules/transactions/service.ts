@@ -8,11 +8,10 @@ import { formatUnits } from 'viem'
 import { BadRequestError, NotFoundError } from '../../http/errors'
 import { isUuid } from '../../lib/ids'
 import type { Ctx } from '../../context'
-import { activeTokens, chainByFamily, endpointFor, namedChain, namesWalletNetwork, type TokenDef } from '../tokens/registry'
-import type { StoredSettings } from '../tenants/settings'
-import { normalizeAddress } from '../wallets/keys'
-import { callerTenant } from '../tenants/caller'
-import { ownWallet } from '../wallets/service'
+import { activeTokens, chainByFamily, endpointFor, namedChain, namesWalletNetwork, type TokenDef } from '../tokens'
+import type { StoredSettings } from '../tenants'
+import { wallets } from '../wallets'
+import { tenantOf } from '../tenants'
 import { familyOf } from './families'
 import type { EvmCall } from './families/evm-calls'
 import type { SendPlan, WalletRow } from './families/port'
@@ -39,13 +38,13 @@ function resolveToken(settings: StoredSettings, w: WalletRow, tokenAddress: stri
 }
 
 async function planSend(ctx: Ctx, input: SendBody): Promise<SendPlan> {
-  const tenant = await callerTenant(ctx)
-  const w = await ownWallet(ctx, input.walletId)
+  const tenant = tenantOf(ctx)
+  const w = await wallets.ownWallet(ctx, input.walletId)
   if (!namesWalletNetwork(input.chain, w)) {
     throw new BadRequestError(`The wallet is on ${w.isTestnet ? chainByFamily(w.chain)!.testnet.id : w.chain}, not ${input.chain}`)
   }
   const family = chainByFamily(w.chain)!.family
-  const to = normalizeAddress(family, input.toAddress)
+  const to = await wallets.normalizeAddress(family, input.toAddress)
   if (!to) throw new BadRequestError(`toAddress is not a valid ${w.chain} address`)
   const amount = BigInt(input.amount)
   if (amount <= 0n) throw new BadRequestError('amount must be greater than 0')
@@ -88,8 +87,8 @@ export interface EvmCallInput {
  * follows it. The token must be active for the tenant on the wallet's network.
  */
 export async function createEvmCall(ctx: Ctx, input: EvmCallInput, opts: { holdId?: string } = {}) {
-  const tenant = await callerTenant(ctx)
-  const w = await ownWallet(ctx, input.walletId)
+  const tenant = tenantOf(ctx)
+  const w = await wallets.ownWallet(ctx, input.walletId)
   const chain = chainByFamily(w.chain)!
   if (chain.family !== 'evm') throw new BadRequestError(`The wallet is on ${w.chain}, not an EVM chain`)
   const token = resolveToken(tenant.settings, w, input.tokenAddress)

@@ -9,7 +9,7 @@ import type { Executor } from '../../db/client'
 import { newId } from '../../lib/ids'
 import { scheduleJob } from '../../jobs/outbox'
 import type { Ctx } from '../../context'
-import { openKey } from '../wallets/keys'
+import { openKey } from '../wallets'
 import type { SendPlan, WalletRow } from './families/port'
 import { REFRESH_TOPIC, refreshDelayMs } from './topics'
 

@@ -11,9 +11,9 @@
 import { VersionedTransaction } from '@solana/web3.js'
 import type { Ctx } from '../../context'
 import { BadRequestError } from '../../http/errors'
-import { callerTenant } from '../tenants/caller'
-import { chainByFamily, endpointFor, type TokenDef } from '../tokens/registry'
-import { ownWallet } from '../wallets/service'
+import { tenantOf } from '../tenants'
+import { chainByFamily, endpointFor, type TokenDef } from '../tokens'
+import { wallets } from '../wallets'
 import { prepareVersioned, sendVersioned } from './families/solana'
 import type { SendPlan } from './families/port'
 import { isCustodial } from './shared'
@@ -31,8 +31,8 @@ export interface SolanaCallInput {
 }
 
 export async function createSolanaCall(ctx: Ctx, input: SolanaCallInput) {
-  const tenant = await callerTenant(ctx)
-  const w = await ownWallet(ctx, input.walletId)
+  const tenant = tenantOf(ctx)
+  const w = await wallets.ownWallet(ctx, input.walletId)
   const chain = chainByFamily(w.chain)!
   if (chain.family !== 'solana') throw new BadRequestError(`The wallet is on ${w.chain}, not Solana`)
   let tx: VersionedTransaction

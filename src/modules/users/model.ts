@@ -1,6 +1,8 @@
 /** Request schemas of the users routes; the service's input types are read from them. */
 import { t } from 'elysia'
-import { Email, Username } from '../auth/model'
+
+export const Username = t.String({ minLength: 3, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$', description: '3 to 100 letters, digits, `_` or `-`; unique in the tenant regardless of case' })
+export const Email = t.String({ format: 'email', maxLength: 254 })
 
 export const CreateUser = t.Object({
   username: Username,

@@ -115,20 +115,6 @@ export const isUsernameConflict = (err: unknown) => uniqueViolation(err).include
 /** True when the error is the unique index on an active account's (scope, email) refusing a duplicate. */
 export const isEmailConflict = (err: unknown) => uniqueViolation(err).includes('users.email_key')
 
-/**
- * The bearer check's read: the user and its tenant's status by user id. It runs on every
- * bearer-authenticated request, so it is prepared once per connection. The user id comes
- * from a verified token; the caller checks the tenant against the claims.
- */
-const actorQuery = preparedOnce('users:actor-by-id', (db) => db
-  .select({ user: users, tenantStatus: tenants.status })
-  .from(users)
-  .leftJoin(tenants, eq(tenants.id, users.tenantId))
-  .where(eq(users.id, sql.placeholder('id')))
-  .prepare())
-
-export const findActor = (database: Database, id: string) => actorQuery(database).get({ id })
-
 /** The columns `userView` reads: lists select only these (never password hashes or push tokens). */
 export const profileColumns = {
   id: users.id, tenantId: users.tenantId, username: users.username, email: users.email, displayName: users.displayName,

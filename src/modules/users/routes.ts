@@ -1,11 +1,10 @@
 import { Elysia, t } from 'elysia'
-import type { WalletOwnerLookup } from '../../context'
+import type { SessionRevoker, WalletOwnerLookup } from '../../context'
 import type { Deps } from '../../deps'
 import { prose } from '../../http/prose'
-import { errorResponses, LimitOffsetQuery, Ok, OffsetPagination } from '../../http/schemas'
+import { errorResponses, LimitOffsetQuery, Ok, OffsetPagination, page } from '../../http/schemas'
 import { security } from '../../http/security'
 import { CreateUser, UpdateMe, UpdateUser } from './model'
-import { page } from '../../http/schemas'
 import * as usersService from './service'
 import { UserProfile } from './view'
 
@@ -44,8 +43,11 @@ const descriptions = {
     stays reserved.`,
 }
 
-/** `walletOwners` lets operators find users by wallet address or id (the wallets module's, wired in src/services.ts). */
-export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup) {
+/**
+ * `walletOwners` lets operators find users by wallet address or id (the wallets module's);
+ * `revokeSessions` ends a deleted user's sessions (the auth module's); both wired in src/services.ts.
+ */
+export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup, revokeSessions: SessionRevoker) {
   return new Elysia({ prefix: '/v1/users', detail: { tags: ['Users'] } })
     .use(security(deps))
     .post('/', async ({ body, ctx, set }) => {
@@ -121,7 +123,7 @@ export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup) {
       detail: { operationId: 'updateUser', summary: 'Change a user\'s email or password (at least one)', description: descriptions.updateUser },
     })
     .delete('/:id', async ({ params, query, ctx, set }) => {
-      await usersService.deleteUser(ctx, params.id, query.tenantId)
+      await usersService.deleteUser(ctx, params.id, query.tenantId, revokeSessions)
       set.status = 204
     }, {
       auth: 'operator',

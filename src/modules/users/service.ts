@@ -3,10 +3,9 @@ import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, Validati
 import { isUuid, newId } from '../../lib/ids'
 import { lazy } from '../../lib/lazy'
 import { hashPassword, verifyPassword } from '../../lib/passwords'
-import type { Ctx, WalletOwnerLookup } from '../../context'
-import { recordActivity } from '../activity/repo'
-import { revokeUserSessions } from '../auth/sessions'
-import { operatorTenant, operatorTenantId } from '../tenants/service'
+import type { Ctx, SessionRevoker, WalletOwnerLookup } from '../../context'
+import { recordActivity } from '../activity'
+import { operatorTenant, operatorTenantId } from '../tenants'
 import type { CreateUser, UpdateMe, UpdateUser } from './model'
 import * as repo from './repo'
 import { userView } from './view'
@@ -124,7 +123,8 @@ export async function updateUser(ctx: Ctx, id: string, input: UpdateUser) {
   return userView(updated)
 }
 
-export async function deleteUser(ctx: Ctx, id: string, tenantId?: string) {
+/** `revokeSessions`: the auth module's, wired in src/services.ts. */
+export async function deleteUser(ctx: Ctx, id: string, tenantId: string | undefined, revokeSessions: SessionRevoker) {
   if (ctx.actor.role === 'user') throw new ForbiddenError()
   const user = await visibleUser(ctx, id, tenantId)
   if (user.id === ctx.actor.userId) throw new BadRequestError('You cannot delete your own account')
@@ -132,7 +132,7 @@ export async function deleteUser(ctx: Ctx, id: string, tenantId?: string) {
   const now = ctx.deps.clock.now()
   await ctx.deps.database.write(async (tx) => {
     await repo.updateUser(tx, user.tenantId, user.id, { status: 'deleted', deletedAt: now, updatedAt: now, fcmToken: null })
-    await revokeUserSessions(tx, user, now)
+    await revokeSessions(tx, user, now)
     if (user.tenantId) await recordActivity(tx, { tenantId: user.tenantId, actor: ctx.actor, action: 'user.deleted', targetType: 'user', targetId: user.id, requestId: ctx.requestId, at: now })
   })
 }

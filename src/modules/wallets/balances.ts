@@ -8,13 +8,13 @@ import { formatUnits } from 'viem'
 import type { Deps } from '../../deps'
 import { iso } from '../../lib/clock'
 import type { Ctx } from '../../context'
-import { chainByFamily, endpointFor } from '../tokens/registry'
-import type { StoredSettings } from '../tenants/settings'
+import { chainByFamily, endpointFor } from '../tokens'
+import type { StoredSettings } from '../tenants'
 import { AppError, ServiceUnavailableError } from '../../http/errors'
 import type { BalanceCache } from './balance-cache'
 import * as repo from './repo'
 import type { WalletRow } from './schema'
-import { callerTenant } from '../tenants/caller'
+import { tenantOf } from '../tenants'
 import { ownWallet } from './service'
 
 const amount = (raw: bigint, decimals: number) => ({ balance: formatUnits(raw, decimals), rawBalance: raw.toString(), decimals })
@@ -43,7 +43,7 @@ export async function readWallet(deps: Deps, cache: BalanceCache, settings: Stor
 
 export async function walletBalance(ctx: Ctx, walletId: string, cache: BalanceCache) {
   const w = await ownWallet(ctx, walletId)
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   return readWallet(ctx.deps, cache, tenant.settings, w)
 }
 
@@ -54,7 +54,7 @@ export async function walletBalance(ctx: Ctx, walletId: string, cache: BalanceCa
  * down the answer is 503.
  */
 export async function aggregateBalances(ctx: Ctx, cache: BalanceCache) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const { rows } = await repo.listUserWallets(ctx.deps.database.db, tenant.id, ctx.actor.userId)
   const groups = new Map<string, {
     chain: string

@@ -23,10 +23,10 @@ import { iso } from '../../lib/clock'
 import { randomToken } from '../../lib/crypto'
 import { isUuid, newId } from '../../lib/ids'
 import type { Ctx } from '../../context'
-import { recordActivity } from '../activity/repo'
+import { recordActivity } from '../activity'
 import type { Family } from '../../adapters/chain/port'
-import { callerTenant } from '../tenants/caller'
-import { lookupChain } from '../tokens/registry'
+import { tenantOf } from '../tenants'
+import { lookupChain } from '../tokens'
 import { keyFormatOf, addressKeyOf, encryptToX25519, exportFormat, normalizeAddress, openKey, parseX25519PublicKey } from './keys'
 import type { CancelMigration, ClientChallengeQuery, ConfirmClientCustody, MigrationChallengeQuery, RegisterClientWallet, RegisterDevice } from './model'
 import * as repo from './repo'
@@ -63,7 +63,7 @@ export async function verifyOwnership(family: Family, address: string, message: 
 }
 
 export async function clientChallenge(ctx: Ctx, input: ClientChallengeQuery) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const net = resolveChain(tenant.settings, input.chain, input.isTestnet)
   if (tenant.settings.walletMode === 'mpc') throw new BadRequestError('This tenant uses MPC wallets: create wallets with the DKG start flow (POST /v1/mpc/wallets/dkg/start)')
   const address = normalizeAddress(net.chain.family, input.address)
@@ -100,7 +100,7 @@ async function readChallenge(ctx: Ctx, tenantId: string, id: string) {
 }
 
 export async function registerClientWallet(ctx: Ctx, input: RegisterClientWallet) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   if (tenant.settings.walletMode === 'mpc') throw new BadRequestError('This tenant uses MPC wallets: create wallets with the DKG start flow (POST /v1/mpc/wallets/dkg/start)')
   const c = await readChallenge(ctx, tenant.id, input.challengeId)
   if (!c || c.userId !== ctx.actor.userId || c.purpose !== 'client_register') throw new BadRequestError('Challenge not found')
@@ -126,7 +126,7 @@ export async function registerClientWallet(ctx: Ctx, input: RegisterClientWallet
  * token alone must not be enough to pull a custodial key out.
  */
 export async function registerDevice(ctx: Ctx, input: RegisterDevice) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const pub = parseX25519PublicKey(input.publicKey)
   if (!pub) throw new BadRequestError('publicKey must be a 32-byte X25519 public key (base64 or hex)')
   if (!(await verifyPassword(ctx.actor.user.passwordHash, input.password))) {

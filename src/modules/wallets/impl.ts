@@ -7,3 +7,8 @@ export { createWallet, deleteWallet, getWallet, importWallet, listWallets, setPr
 export { exportKey, requestExportToken } from './key-export'
 export { cancelMigration, clientChallenge, confirmClientCustody, migrationChallenge, registerClientWallet, registerDevice } from './custody'
 export { aggregateBalances, walletBalance } from './balances'
+// the verbs other modules call through the wallets face's handle
+export { addWallet, ownWallet } from './service'
+export { normalizeAddress } from './keys'
+export { verifyOwnership } from './custody'
+export { readWallet } from './balances'

@@ -46,10 +46,7 @@ export function addressOf(family: Family, secret: Uint8Array): string {
   return Keypair.fromSeed(secret).publicKey.toBase58()
 }
 
-/** Form used for lookups: lower-case hex for EVM; base58 is case-sensitive, so Solana is unchanged. */
-export function addressKeyOf(family: Family, address: string): string {
-  return family === 'evm' ? address.toLowerCase() : address
-}
+export { addressKeyOf } from './address-key'
 
 /** A valid address in its display form, or null. */
 export function normalizeAddress(family: Family, address: string): string | null {
@@ -146,38 +143,7 @@ export function slip10Ed25519(seed: Uint8Array, hardenedPath: number[]): Uint8Ar
   return key
 }
 
-export interface SealedKey {
-  dataKeyWrapped: string
-  keySealed: string
-  keyVersion: number
-}
-
-export interface KeyBinding {
-  tenantId: string
-  walletId: string
-  address: string
-}
-
-/** Associated data of a wallet's data key, wrapped by MASTER_KEY. */
-export const dekAad = (b: Pick<KeyBinding, 'tenantId' | 'walletId'>) => `wallet:${b.tenantId}:${b.walletId}:dek`
-const keyAad = (b: KeyBinding) => `wallet:${b.tenantId}:${b.walletId}:${b.address}`
-
-export function sealKey(master: Sealer, binding: KeyBinding, secret: Uint8Array): SealedKey {
-  const dek = randomBytes(32)
-  const dataKeyWrapped = master.seal(dek, dekAad(binding))
-  const keySealed = new Sealer(dek).seal(secret, keyAad(binding))
-  dek.fill(0)
-  return { dataKeyWrapped, keySealed, keyVersion: Sealer.versionOf(dataKeyWrapped) }
-}
-
-export function openKey(master: Sealer, binding: KeyBinding, sealed: { dataKeyWrapped: string; keySealed: string }): Uint8Array {
-  const dek = master.openBytes(sealed.dataKeyWrapped, dekAad(binding))
-  try {
-    return Uint8Array.from(new Sealer(dek).openBytes(sealed.keySealed, keyAad(binding)))
-  } finally {
-    dek.fill(0)
-  }
-}
+export { dekAad, openKey, sealKey, type KeyBinding, type SealedKey } from './sealing'
 
 export { EXPORT_SCHEME }
 const EXPORT_INFO = new TextEncoder().encode('slipway-wallet-export-v1')

@@ -5,7 +5,7 @@
  */
 import type { SealedColumn } from '../../db/sealed-columns'
 import { Sealer } from '../../lib/crypto'
-import { dekAad } from './keys'
+import { dekAad } from './sealing'
 import { dataKeyColumn } from './repo'
 
 export const sealedColumns: SealedColumn[] = [

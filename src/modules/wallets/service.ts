@@ -9,27 +9,16 @@ import type { Deps } from '../../deps'
 import type { Ctx, SignedTenant } from '../../context'
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../../http/errors'
 import { isUuid, newId } from '../../lib/ids'
-import { callerTenant } from '../tenants/caller'
-import { settingsOf } from '../tenants/service'
-import type { StoredSettings } from '../tenants/settings'
-import { chainEnabled, lookupChain, namedChain, type ResolvedNetwork } from '../tokens/registry'
-import * as usersRepo from '../users/repo'
+import { resolveChain } from './chains'
+import { tenantOf, settingsOf } from '../tenants'
+import type { StoredSettings } from '../tenants'
+import { chainEnabled, lookupChain, namedChain, type ResolvedNetwork } from '../tokens'
+import * as usersRepo from '../users'
 import { addressKeyOf, addressOf, deriveFromMnemonic, generateKey, isValidMnemonic, parsePrivateKey, sealKey } from './keys'
 import type { CreateWallet, ImportWallet, ListWalletsQuery } from './model'
 import * as repo from './repo'
 import type { KeyScheme, WalletRow } from './schema'
 import { walletView } from './view'
-
-/**
- * The chain a request names: a family id (network from `isTestnet`) or a registry id
- * (a testnet id implies `isTestnet: true`). Unknown or disabled chains are refused.
- */
-export function resolveChain(settings: StoredSettings | null, chain: string, isTestnet = false): ResolvedNetwork {
-  const found = lookupChain(chain)
-  if (!found || !chainEnabled(settings, found.chain.id)) throw new BadRequestError(`Unsupported chain: ${chain}`)
-  const testnet = found.network.isTestnet || isTestnet
-  return { chain: found.chain, network: testnet ? found.chain.testnet : found.chain.mainnet }
-}
 
 function requireCustodialMode(settings: StoredSettings) {
   if (settings.walletMode === 'mpc') throw new BadRequestError('This tenant uses MPC wallets: create wallets with the DKG start flow (POST /v1/mpc/wallets/dkg/start)')
@@ -74,7 +63,7 @@ export async function addWallet(deps: Deps, tx: Tx, w: NewWallet): Promise<Walle
 }
 
 export async function createWallet(ctx: Ctx, input: CreateWallet) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const net = resolveChain(tenant.settings, input.chain, input.isTestnet)
   requireCustodialMode(tenant.settings)
   const key = generateKey(net.chain.family)
@@ -90,7 +79,7 @@ export async function createWallet(ctx: Ctx, input: CreateWallet) {
 }
 
 export async function importWallet(ctx: Ctx, input: ImportWallet) {
-  const tenant = await callerTenant(ctx)
+  const tenant = tenantOf(ctx)
   const net = resolveChain(tenant.settings, input.chain, input.isTestnet)
   requireCustodialMode(tenant.settings)
   if ((input.privateKey === undefined) === (input.mnemonic === undefined)) throw new BadRequestError('Provide exactly one of privateKey or mnemonic')
@@ -191,7 +180,7 @@ export async function userWallets(ctx: Ctx, userId: string, requestedTenant?: st
     if (actor.role === 'user' && userId !== actor.userId) throw new NotFoundError('User not found')
   }
   if (!tenantId || !isUuid(userId)) throw new NotFoundError('User not found')
-  const user = await usersRepo.findById(ctx.deps.database.db, tenantId, userId)
+  const user = await usersRepo.findUser(ctx.deps.database.db, tenantId, userId)
   if (!user || user.status !== 'active') throw new NotFoundError('User not found')
   const { rows } = await repo.listUserWallets(ctx.deps.database.db, tenantId, userId)
   return { data: rows.map(walletView) }
@@ -231,3 +220,5 @@ export async function createRegistrationWallet(deps: Deps, tx: Tx, tenant: Signe
 
 // The signed tenant was read for this request; createWallet runs inside the write transaction, so no further read.
 const registrationSettings = (deps: Deps, tenant: SignedTenant) => settingsOf({ deps }, { settings: tenant.settings, name: tenant.name })
+
+export { resolveChain }

@@ -5,7 +5,7 @@
  * (same address rules, same secret handling, activity log), then put back as it was.
  * Sandbox only, never under NODE_ENV=production: the server ignores stored routes there.
  */
-import { findTenant } from '../tenants/service'
+import { findTenant } from '../tenants'
 import { NotFoundError } from '../../http/errors'
 import * as repo from './repo'
 import type { DevRouteRow } from './repo'

@@ -7,10 +7,10 @@ import { AppError, NotFoundError, ConflictError, ValidationError } from '../../h
 import type { Executor } from '../../db/client'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
-import { recordActivity } from '../activity/repo'
-import type { Ctx } from '../../context'
-import { operatorTenant, settingsOf } from '../tenants/service'
-import type { TenantRow } from '../tenants/repo'
+import { recordActivity } from '../activity'
+import type { Actor, Ctx, VerbContext } from '../../context'
+import { operatorTenant, settingsOf } from '../tenants'
+import type { TenantRow } from '../tenants'
 import { AddressRefused, normalizeWebhookUrl } from './address'
 import { eventBody, newEventId, TEST_EVENT_TYPE } from './events'
 import type { DeliveryTarget, SaveWebhook, WebhookTarget } from './model'
@@ -48,7 +48,7 @@ async function requireWebhook(ctx: Ctx, target: WebhookTarget) {
  * A verb's context when an operator's command on the server acts (`slipway webhooks
  * listen`): no signed-in actor, recorded as such in the activity log.
  */
-export type CommandCtx = Omit<Ctx, 'actor'> & { actor: Ctx['actor'] | null }
+export type CommandCtx = VerbContext<Actor | null>
 
 /** `known`: the event types a webhook can ask for (WEBHOOK_EVENT_TYPES, src/services.ts). */
 export async function saveWebhook(ctx: Ctx, target: WebhookTarget, input: SaveWebhook, known: readonly string[]) {

@@ -34,7 +34,7 @@
 import { parseTransaction, type Hex } from 'viem'
 import type { ChainEndpoint } from '../../../adapters/chain/port'
 import type { Deps } from '../../../deps'
-import * as walletsRepo from '../../wallets/repo'
+import * as walletsRepo from '../../wallets'
 import { noticeSettled } from '../notices'
 import { relayerNonceKey, releaseNonce } from '../nonces'
 import { findTransaction, pendingSendsFrom, updateTransaction, type TransactionRow } from '../repo'

@@ -1,0 +1,43 @@
+/**
+ * The credential reads behind every authenticated request: the user a verified token names
+ * with its tenant (row and stored settings, in the same statement), and the tenant an API
+ * key names. The auth step (src/http/auth.ts) reads the caller here once per request, and
+ * the context it builds carries the tenant to every verb, so no verb reads it again. The
+ * users and tenants modules own these tables; these are their only readers outside them,
+ * and they only read.
+ */
+import { and, eq, sql } from 'drizzle-orm'
+import type { Database, Executor } from './client'
+import { preparedOnce } from './prepared'
+import { tenants, users } from './schema'
+
+/**
+ * The bearer check's read: the user and its tenant by user id. It runs on every
+ * bearer-authenticated request, so it is prepared once per connection. The user id comes
+ * from a verified token; the caller checks the tenant against the claims.
+ */
+const actorQuery = preparedOnce('users:actor-by-id', (db) => db
+  .select({ user: users, tenantStatus: tenants.status, tenantName: tenants.name, tenantSettings: tenants.settings })
+  .from(users)
+  .leftJoin(tenants, eq(tenants.id, users.tenantId))
+  .where(eq(users.id, sql.placeholder('id')))
+  .prepare())
+
+export const findActor = (database: Database, id: string) => actorQuery(database).get({ id })
+
+/** What the tenant signature check needs, by API key: it runs on every signed request, so it is prepared once per connection. */
+const apiKeyQuery = preparedOnce('tenants:by-api-key', (db) => db
+  .select({ id: tenants.id, name: tenants.name, status: tenants.status, secret: tenants.apiSecretSealed, settings: tenants.settings })
+  .from(tenants)
+  .where(eq(tenants.apiKey, sql.placeholder('apiKey')))
+  .prepare())
+
+export const findByApiKey = (database: Database, apiKey: string) => apiKeyQuery(database).get({ apiKey })
+
+/** Associated data of a tenant's sealed API secret (`api_secret_sealed`). */
+export const secretAad = (tenantId: string) => `tenant:${tenantId}:api_secret`
+
+/** A platform account by username (the operator pages' HTTP Basic check). */
+export function findPlatformUser(db: Executor, username: string) {
+  return db.select().from(users).where(and(eq(users.scope, 'platform'), eq(users.usernameKey, username.toLowerCase()))).get()
+}

@@ -1,0 +1,79 @@
+/**
+ * Judge and reserve: inside a write transaction, what counts against each window of the
+ * agent's policy (executions waiting for an approval or a confirmation, `processing`,
+ * `succeeded`, `refunded`, `partially_refunded`), then the policy engine. The caller inserts or
+ * moves the execution in the same transaction, setting its `countedAt` to the `now` it was
+ * judged at, so concurrent executions cannot together pass a limit (the write transactions are
+ * serial: BEGIN IMMEDIATE) and an execution counts in the windows it was judged in.
+ */
+import type { Executor } from '../../../db/client'
+import { lookupChain } from '../../tokens'
+import { judge, policyTimeZone, toUnits, fromUnits, windowOf, WINDOW_INTERVALS, type Judgement, type WindowInterval } from './policy'
+import { judgeMandate, type MandatePaymentRequest } from '../mandates/mandate-check'
+import type { Payee } from './payees'
+import * as repo from '../repo'
+import type { AgentRow, MerchantRow, PolicyRow } from '../schema'
+import type { Rail } from '../record-types'
+
+export interface Spend { spent: Partial<Record<WindowInterval, string>>; executionsToday: number }
+
+/** What counts in each window of the policy that contains `now` (by each execution's `countedAt`), and how many today. */
+export async function spendOf(db: Executor, tenantId: string, agentId: string, policy: PolicyRow, now: number, excludeId?: string): Promise<Spend> {
+  const tz = policyTimeZone(policy)
+  const day = windowOf('daily', now, tz)
+  const intervals = WINDOW_INTERVALS.filter((i) => policy.limits.some((l) => l.interval === i))
+  const starts = new Map(intervals.map((i) => [i, windowOf(i, now, tz)] as const))
+  const since = Math.min(day.start, ...[...starts.values()].map((w) => w.start))
+  const rows = (await repo.countedExecutions(db, tenantId, agentId, since)).filter((r) => r.id !== excludeId)
+  const within = (w: { start: number; end: number | null }) => rows.filter((r) => r.countedAt >= w.start && (w.end === null || r.countedAt < w.end))
+  const spent: Spend['spent'] = {}
+  for (const [i, w] of starts) spent[i] = fromUnits(within(w).reduce((s, r) => s + toUnits(r.amount), 0n))
+  return { spent, executionsToday: within(day).length }
+}
+
+/** The payee at `address` on `network`: the tenant's merchants registered there (payees.ts). */
+export async function payeeAt(db: Executor, tenantId: string, network: string, address: string): Promise<Payee> {
+  const evm = lookupChain(network)?.chain.family === 'evm'
+  const merchants = await repo.merchantsAt(db, tenantId, network, address, evm)
+  return { address, merchants: merchants.map((m) => ({ id: m.id, status: m.status })) }
+}
+
+export interface Judged extends Judgement { policy: PolicyRow | undefined }
+
+export async function judgeIn(db: Executor, tenantId: string, input: {
+  agent: AgentRow; merchant: MerchantRow | undefined; amount: string; currency: string; rail: Rail; network: string | null; now: number; excludeId?: string
+  /** the address paid when known (the merchant's payTo, or an x402 payTo once asked); judged with the merchants registered at it */
+  payTo?: string | null
+}): Promise<Judged> {
+  const policy = input.agent.policyId ? await repo.findPolicy(db, tenantId, input.agent.policyId) : undefined
+  if (!policy) return { decision: 'deny', reasons: [{ code: 'POLICY_MISSING', message: 'The agent has no policy: it cannot pay' }], policy }
+  const { spent, executionsToday } = await spendOf(db, tenantId, input.agent.id, policy, input.now, input.excludeId)
+  const m = input.merchant
+  const payTo = input.payTo ?? m?.payToAddress ?? null
+  const network = input.network ?? m?.payToNetwork ?? null
+  const payee = payTo && network ? await payeeAt(db, tenantId, network, payTo) : null
+  const verdict = judge({
+    agent: input.agent, policy, amount: input.amount, currency: input.currency, rail: input.rail, network: input.network, now: input.now,
+    merchant: m && { id: m.id, status: m.status, category: m.category, network: m.payToNetwork }, payee, spent, executionsToday,
+  })
+  return { ...verdict, policy }
+}
+
+/**
+ * The mandate's judgement joined to the policy's, read in the reserving transaction: the
+ * mandate as it is now and what its counted executions use (waiting ones too, `excludeId` the
+ * one judged again), so concurrent executions under one mandate cannot together pass its budget.
+ * A mandate that refuses denies, with its reasons first.
+ */
+export async function withMandate(
+  tx: Executor, tenantId: string, mandateId: string, policy: Judged, req: Omit<MandatePaymentRequest,
+  'spentUnderMandate' | 'occurrencesUsed' | 'lastPaymentAt'>, excludeId?: string,
+): Promise<Judged> {
+  const mandate = (await repo.findMandate(tx, tenantId, mandateId))!
+  const used = (await repo.mandateExecutions(tx, tenantId, mandateId)).filter((e) => e.id !== excludeId)
+  const spent = used.reduce((sum, e) => sum + toUnits(e.amount), 0n)
+  const m = judgeMandate(mandate, { ...req, spentUnderMandate: fromUnits(spent), occurrencesUsed: used.length, lastPaymentAt: used.length ? Math.max(...used.map((e) => e.countedAt)) : null })
+  if (m.ok) return policy
+  const refused = m.reasons.map((code) => ({ code, message: `The mandate refuses this payment (${code})` }))
+  return { ...policy, decision: 'deny', reasons: [...refused, ...policy.reasons] }
+}

@@ -1,0 +1,2 @@
+/** The health module's face: its routes. */
+export { healthRoutes } from './routes'

@@ -1,0 +1,16 @@
+/**
+ * The context of work done on a user's behalf without the user's own request: an agent
+ * paying from the user's wallet, a signing an MPC session finishes. Made here, by one
+ * function, never by hand: the user is the actor and its tenant is read with it, in the
+ * one statement the bearer check reads (src/db/callers.ts).
+ */
+import type { Ctx } from '../../context'
+import type { Deps } from '../../deps'
+import { findActor } from '../../db/callers'
+import { callerOf } from '../../http/auth'
+
+/** The owner's context for `requestId` (`ap-execution:<id>`, `mpc:<session>`); null when the user is gone. */
+export async function ownerContext(deps: Deps, userId: string, requestId: string): Promise<Ctx | null> {
+  const row = await findActor(deps.database, userId)
+  return row ? { deps, ...callerOf(row), requestId } : null
+}
