@@ -8,7 +8,7 @@
  */
 import type { Deps } from '../../deps'
 import { BreachServiceError } from '../../adapters/hibp/port'
-import { ServiceUnavailableError } from '../../http/errors'
+import { ServiceUnavailableError } from '../../lib/errors'
 import { errorSummary } from '../../lib/logger'
 import type { SignedTenant } from '../../context'
 import { readSettings } from '../tenants'

@@ -1,6 +1,6 @@
 /** Register, login, refresh and the platform admin's login. */
 import type { Deps } from '../../deps'
-import { ConflictError, UnauthorizedError, ValidationError } from '../../http/errors'
+import { ConflictError, UnauthorizedError, ValidationError } from '../../lib/errors'
 import type { RegistrationCollaborators, SignedTenant } from '../../context'
 import type { Login, Register } from './model'
 import { newId } from '../../lib/ids'

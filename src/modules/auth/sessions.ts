@@ -6,7 +6,7 @@
  */
 import type { Deps } from '../../deps'
 import type { Executor } from '../../db/client'
-import { UnauthorizedError } from '../../http/errors'
+import { UnauthorizedError } from '../../lib/errors'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
 import { signAccessToken } from '../../lib/jwt'

@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { Deps } from '../../deps'
-import { AppError, UnauthorizedError } from '../../http/errors'
+import { AppError, UnauthorizedError } from '../../lib/errors'
 import { MAX_EVENT_BYTES, type OnrampSession } from '../../adapters/card-onramp/stripe'
 import { notify } from '../notifications'
 import { publishEvent } from '../webhooks'

@@ -7,7 +7,7 @@
  */
 import type { Ctx, SignedTenant } from '../../context'
 import type { Deps } from '../../deps'
-import { AppError, BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from '../../http/errors'
+import { AppError, BadRequestError, ForbiddenError, NotFoundError, ServiceUnavailableError } from '../../lib/errors'
 import type { OnrampEndpoint } from '../../adapters/card-onramp/stripe'
 import { iso } from '../../lib/clock'
 import { isUuid, newId } from '../../lib/ids'

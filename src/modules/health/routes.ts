@@ -4,7 +4,7 @@ import type { Deps } from '../../deps'
 import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
-import { ServiceUnavailableError, UnauthorizedError } from '../../http/errors'
+import { ServiceUnavailableError, UnauthorizedError } from '../../lib/errors'
 import { safeEqual } from '../../lib/crypto'
 import { actorFromBearer, bearerToken } from '../../http/auth'
 

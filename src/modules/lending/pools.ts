@@ -7,7 +7,7 @@
  * market of every Aave deployment) loads with the first lending call, not at boot.
  */
 import type { Config } from '../../config'
-import { BadRequestError } from '../../http/errors'
+import { BadRequestError } from '../../lib/errors'
 
 /** each registry network (src/modules/tokens/registry.ts) and its Aave v3 market's name in the address book */
 export const AAVE_V3_MARKETS = {

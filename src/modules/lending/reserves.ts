@@ -7,7 +7,7 @@
 import type { Hex } from 'viem'
 import type { AavePoolRpc, ChainEndpoint } from '../../adapters/chain/port'
 import type { Deps } from '../../deps'
-import { BadRequestError } from '../../http/errors'
+import { BadRequestError } from '../../lib/errors'
 import { scheduleJob } from '../../jobs/outbox'
 import { findTenant, settingsOf } from '../tenants'
 import type { StoredSettings } from '../tenants'

@@ -1,7 +1,7 @@
 /** Reads of the lending group: the caller's positions and a reserve's supply-rate history. */
 import type { Hex } from 'viem'
 import type { Ctx } from '../../context'
-import { BadRequestError } from '../../http/errors'
+import { BadRequestError } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { tenantOf } from '../tenants'
 import { activeTokens, chainByFamily, namedChain } from '../tokens'

@@ -7,7 +7,7 @@
  * answers 403.
  */
 import type { Deps } from '../../deps'
-import { AppError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../http/errors'
+import { AppError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../lib/errors'
 import { actorFromBearer, bearerToken, type Actor } from '../../http/auth'
 import { isUuid } from '../../lib/ids'
 import { BACKUP, DEVICE, SERVICE } from './model'

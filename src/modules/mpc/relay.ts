@@ -12,7 +12,7 @@
  * - an expired session answers 410 MPC_SESSION_EXPIRED to joins, messages, inbox reads and results.
  */
 import type { Deps } from '../../deps'
-import { AppError, BadRequestError, ConflictError, ForbiddenError } from '../../http/errors'
+import { AppError, BadRequestError, ConflictError, ForbiddenError } from '../../lib/errors'
 import { uniqueViolation } from '../../db/client'
 import { iso } from '../../lib/clock'
 import { requireOpen, requireParty, sessionFor, type RelayCaller } from './access'

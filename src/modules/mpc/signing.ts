@@ -7,7 +7,7 @@
  */
 import { recoverAddress, type Hex } from 'viem'
 import type { Deps } from '../../deps'
-import { AppError, BadRequestError, ConflictError } from '../../http/errors'
+import { AppError, BadRequestError, ConflictError } from '../../lib/errors'
 import { ownerContext } from '../users'
 import { transactions } from '../transactions'
 import * as walletsRepo from '../wallets'

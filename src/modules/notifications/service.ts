@@ -1,6 +1,6 @@
 /** The inbox verbs: the caller's own notifications only, rendered in the caller's language. */
 import type { Ctx } from '../../context'
-import { ForbiddenError } from '../../http/errors'
+import { ForbiddenError } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import type { InboxQuery, MarkReadBody } from './model'
 import type { NotificationKind } from './notify'

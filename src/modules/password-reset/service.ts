@@ -16,7 +16,7 @@
 import type { Deps } from '../../deps'
 import type { Executor } from '../../db/client'
 import type { SignedTenant, Ctx } from '../../context'
-import { BadRequestError, NotFoundError, TooManyRequestsError } from '../../http/errors'
+import { BadRequestError, NotFoundError, TooManyRequestsError } from '../../lib/errors'
 import { scheduleJob } from '../../jobs/outbox'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { isUuid, newId } from '../../lib/ids'

@@ -14,7 +14,7 @@
  * decimal text, like every other amount Slipway answers.
  */
 import type { Ctx } from '../../context'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { tenantOf } from '../tenants'
 import type { BalanceCache } from '../wallets'

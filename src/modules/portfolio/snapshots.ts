@@ -14,7 +14,7 @@
  *   retry records the day again in place. Records older than RETENTION_DAYS go.
  */
 import type { Deps } from '../../deps'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../lib/errors'
 import { scheduleJob } from '../../jobs/outbox'
 import { listTenants, findTenant, settingsOf } from '../tenants'
 import type { StoredSettings } from '../tenants'

@@ -5,7 +5,7 @@
  * environment (403); connected in the chosen one (503 `RAMP_NOT_CONFIGURED`, nobody called); the
  * function switched on (403 `RAMP_FUNCTION_OFF`).
  */
-import { ForbiddenError, NotFoundError, RampApiError } from '../../http/errors'
+import { ForbiddenError, NotFoundError, RampApiError } from '../../lib/errors'
 import type { BankRampClient } from '../../adapters/bank-ramp/port'
 import type { Deps } from '../../deps'
 import type { Ctx } from '../../context'

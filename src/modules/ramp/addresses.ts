@@ -8,7 +8,7 @@
  * be guessed at over many tries, and a replay finds it spent (409). It expires after 10 minutes.
  * The proof (message and signature) is registered with the partner before Slipway records it.
  */
-import { BadRequestError, ConflictError, NotFoundError, RampApiError } from '../../http/errors'
+import { BadRequestError, ConflictError, NotFoundError, RampApiError } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { randomToken } from '../../lib/crypto'
 import { newId } from '../../lib/ids'

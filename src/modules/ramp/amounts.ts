@@ -1,5 +1,5 @@
 /** Decimal text and integer units of the bank ramp's amounts. */
-import { RampApiError } from '../../http/errors'
+import { RampApiError } from '../../lib/errors'
 
 /** Decimal text to integer units, rounded up past `places` (an authorized maximum never shrinks). */
 export function unitsOf(dec: string, places: number): bigint {

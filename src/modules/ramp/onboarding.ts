@@ -1,5 +1,5 @@
 /** Bank ramp KYC: the partner's hosted onboarding session and the customer's onboarding status. */
-import { RampApiError } from '../../http/errors'
+import { RampApiError } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Deps } from '../../deps'

@@ -1,5 +1,5 @@
 /** The bank ramp partner's inbound webhooks: verified over the raw bytes, then applied (events.ts). */
-import { AppError, BadRequestError } from '../../http/errors'
+import { AppError, BadRequestError } from '../../lib/errors'
 import { isUuid } from '../../lib/ids'
 import { verifyPartnerWebhook } from '../../sandbox/bank-ramp/signature'
 import type { Deps } from '../../deps'

@@ -3,7 +3,7 @@
  * the deposits and pay-in transactions the partner's events keep up to date (events.ts), and the
  * sandbox's simulated deposit.
  */
-import { AppError, BadRequestError, ForbiddenError, NotFoundError, RampApiError } from '../../http/errors'
+import { AppError, BadRequestError, ForbiddenError, NotFoundError, RampApiError } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Deps } from '../../deps'

@@ -3,7 +3,7 @@
  * `FormSessionID`, fee and the most crypto it may take), stored for a user to pay
  * (payouts.ts, payout-run.ts).
  */
-import { BadRequestError, ForbiddenError, NotFoundError, RampApiError } from '../../http/errors'
+import { BadRequestError, ForbiddenError, NotFoundError, RampApiError } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Ctx } from '../../context'

@@ -21,7 +21,7 @@
 import { createHash } from 'node:crypto'
 import type { Deps } from '../../deps'
 import type { Tx } from '../../db/client'
-import { AppError, BadRequestError, ConflictError, NotFoundError } from '../../http/errors'
+import { AppError, BadRequestError, ConflictError, NotFoundError } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import { errorSummary } from '../../lib/logger'

@@ -13,7 +13,7 @@
  * Payouts run only in the sandbox: a production payout answers 403
  * `PAYOUT_PRODUCTION_UNAVAILABLE` before anything is read or called.
  */
-import { BadRequestError, NotFoundError, RampApiError } from '../../http/errors'
+import { BadRequestError, NotFoundError, RampApiError } from '../../lib/errors'
 import type { Ctx } from '../../context'
 import { decimalOf, unitsOf } from './amounts'
 import type * as M from './model'

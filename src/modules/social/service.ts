@@ -10,7 +10,7 @@
 import type { Deps } from '../../deps'
 import { IdentityProviderUnavailableError, InvalidIdTokenError, type Provider, type VerifiedIdentity } from '../../adapters/identity/port'
 import type { SignedTenant } from '../../context'
-import { BadRequestError, ConflictError, ServiceUnavailableError, UnauthorizedError, ValidationError } from '../../http/errors'
+import { BadRequestError, ConflictError, ServiceUnavailableError, UnauthorizedError, ValidationError } from '../../lib/errors'
 import { randomToken } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
 import { startSession } from '../auth'

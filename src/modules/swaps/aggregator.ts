@@ -9,7 +9,7 @@
  */
 import { SwapAggregatorError, type AggregatorEndpoint, type AggregatorQuoteRequest, type LiFiStep, type SwapAggregator } from '../../adapters/swap-aggregator/port'
 import type { Deps } from '../../deps'
-import { BadRequestError, ServiceUnavailableError } from '../../http/errors'
+import { BadRequestError, ServiceUnavailableError } from '../../lib/errors'
 
 /** What deps carries for swaps (src/deps.ts wires both; a deployment without them answers 503). */
 interface SwapDeps {

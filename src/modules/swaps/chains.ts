@@ -5,7 +5,7 @@
  * as answered (Solana 1399811149 mainnet, 1399811150 devnet) and as the aggregator knows them.
  */
 import { LIFI_SOLANA_CHAIN_ID } from '../../adapters/swap-aggregator/port'
-import { BadRequestError } from '../../http/errors'
+import { BadRequestError } from '../../lib/errors'
 import type { StoredSettings } from '../tenants'
 import { activeTokens, chainByFamily, chainEnabled, type ChainDef, type TokenDef } from '../tokens'
 import { SWAP_CHAINS } from './model'

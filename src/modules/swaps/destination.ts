@@ -8,7 +8,7 @@
  * own creation, custodial, primary) when the user has none.
  */
 import type { Ctx } from '../../context'
-import { BadRequestError, ConflictError, NotFoundError } from '../../http/errors'
+import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors'
 import { chainByFamily, type ChainDef } from '../tokens'
 import type { WalletRow } from '../transactions'
 import { wallets } from '../wallets'

@@ -6,7 +6,7 @@
  */
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
 import type { Ctx } from '../../context'
-import { BadRequestError, NotFoundError } from '../../http/errors'
+import { BadRequestError, NotFoundError } from '../../lib/errors'
 import { isUuid } from '../../lib/ids'
 import { tenantOf } from '../tenants'
 import { chainByFamily, endpointFor } from '../tokens'

@@ -14,7 +14,7 @@
  */
 import type { Ctx } from '../../context'
 import { uniqueViolation, type Executor, type Tx } from '../../db/client'
-import { AppError, ConflictError } from '../../http/errors'
+import { AppError, ConflictError } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import { findTransaction } from '../transactions'
 import * as repo from './repo'

@@ -12,7 +12,7 @@ import { encodeFunctionData, formatUnits, hexToBytes, parseSignature, recoverTyp
 import { privateKeyToAccount, signTypedData } from 'viem/accounts'
 import type { Config } from '../../config'
 import type { Ctx } from '../../context'
-import { AppError, BadRequestError, NotFoundError, ServiceUnavailableError } from '../../http/errors'
+import { AppError, BadRequestError, NotFoundError, ServiceUnavailableError } from '../../lib/errors'
 import type { StoredSettings } from '../tenants'
 import { tenantOf } from '../tenants'
 import { endpointFor } from '../tokens'

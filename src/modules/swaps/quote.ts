@@ -6,7 +6,7 @@
 import { formatUnits, type Hex } from 'viem'
 import type { LiFiStep } from '../../adapters/swap-aggregator/port'
 import type { Ctx } from '../../context'
-import { BadRequestError } from '../../http/errors'
+import { BadRequestError } from '../../lib/errors'
 import { tenantOf } from '../tenants'
 import { endpointFor, type ChainDef } from '../tokens'
 import { wallets } from '../wallets'

@@ -1,5 +1,5 @@
 /** Tenants: created and managed by platform admins; a tenantadmin sees and changes only its own. */
-import { BadRequestError, ForbiddenError, NotFoundError } from '../../http/errors'
+import { BadRequestError, ForbiddenError, NotFoundError } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newApiKey, newApiSecret, newId, isUuid } from '../../lib/ids'
 import type { Actor, Ctx, SignedTenant } from '../../context'

@@ -3,7 +3,7 @@
  * tenant's `chains` settings. Platform admins (no tenant) see the server defaults.
  */
 import type { Ctx } from '../../context'
-import { NotFoundError } from '../../http/errors'
+import { NotFoundError } from '../../lib/errors'
 import { findTenant, settingsOf } from '../tenants'
 import type { StoredSettings } from '../tenants'
 import type { ChainsQuery, TokensQuery } from './model'

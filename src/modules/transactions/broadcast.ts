@@ -6,7 +6,7 @@
  * write transaction, so of two racing broadcasts exactly one goes on; the other answers
  * 409 PREPARED_TX_ALREADY_USED.
  */
-import { ServiceUnavailableError } from '../../http/errors'
+import { ServiceUnavailableError } from '../../lib/errors'
 import { isUuid } from '../../lib/ids'
 import type { Ctx } from '../../context'
 import { endpointFor } from '../tokens'

@@ -16,7 +16,7 @@
  */
 import type { ChainEndpoint } from '../../adapters/chain/port'
 import type { Ctx } from '../../context'
-import { AppError, ServiceUnavailableError } from '../../http/errors'
+import { AppError, ServiceUnavailableError } from '../../lib/errors'
 import { newId } from '../../lib/ids'
 import { chainByFamily } from '../tokens'
 import { blockchainError } from './errors'

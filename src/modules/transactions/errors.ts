@@ -2,7 +2,7 @@
  * Blockchain-operation errors: `error: BlockchainError` with a `code`, a boolean
  * `retryable` and, where it helps, a `suggestedAction` (all top-level in the envelope).
  */
-import { AppError } from '../../http/errors'
+import { AppError } from '../../lib/errors'
 import type { ErrorCode } from '../../lib/error-codes'
 
 export function blockchainError(status: number, code: ErrorCode, message: string, retryable: boolean, suggestedAction?: string) {

@@ -4,7 +4,7 @@
  * `FeedSource`s (the bank ramp's deposits and payouts), wired in src/services.ts. A page is
  * merged from the newest `page × limit` items of each source.
  */
-import { NotFoundError } from '../../http/errors'
+import { NotFoundError } from '../../lib/errors'
 import type { Ctx, FeedItemView, FeedSource } from '../../context'
 import { namedChain } from '../tokens'
 import type { ListQuery } from './model'

@@ -4,7 +4,7 @@
  * (families/evm-refresh.ts resends dropped EVM transactions).
  */
 import type { Deps } from '../../deps'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../lib/errors'
 import { errorSummary } from '../../lib/logger'
 import type { Ctx } from '../../context'
 import { findTenant, settingsOf } from '../tenants'

@@ -5,7 +5,7 @@
  * the others get a transaction prepared for client signing (broadcast.ts submits it).
  */
 import { formatUnits } from 'viem'
-import { BadRequestError, NotFoundError } from '../../http/errors'
+import { BadRequestError, NotFoundError } from '../../lib/errors'
 import { isUuid } from '../../lib/ids'
 import type { Ctx } from '../../context'
 import { activeTokens, chainByFamily, endpointFor, namedChain, namesWalletNetwork, type TokenDef } from '../tokens'

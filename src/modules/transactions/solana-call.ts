@@ -10,7 +10,7 @@
  */
 import { VersionedTransaction } from '@solana/web3.js'
 import type { Ctx } from '../../context'
-import { BadRequestError } from '../../http/errors'
+import { BadRequestError } from '../../lib/errors'
 import { tenantOf } from '../tenants'
 import { chainByFamily, endpointFor, type TokenDef } from '../tokens'
 import { wallets } from '../wallets'

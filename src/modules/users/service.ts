@@ -1,5 +1,5 @@
 /** Users administration and the user's own profile. */
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../http/errors'
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors'
 import { isUuid, newId } from '../../lib/ids'
 import { lazy } from '../../lib/lazy'
 import { hashPassword, verifyPassword } from '../../lib/passwords'

@@ -5,7 +5,7 @@
  * token is stored, so a database read does not yield usable tokens.
  */
 import type { Ctx } from '../../context'
-import { BadRequestError, ForbiddenError, ValidationError } from '../../http/errors'
+import { BadRequestError, ForbiddenError, ValidationError } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { newId } from '../../lib/ids'

@@ -7,7 +7,7 @@
 import type { Tx } from '../../db/client'
 import type { Deps } from '../../deps'
 import type { Ctx, SignedTenant } from '../../context'
-import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../../http/errors'
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../../lib/errors'
 import { isUuid, newId } from '../../lib/ids'
 import { resolveChain } from './chains'
 import { tenantOf, settingsOf } from '../tenants'

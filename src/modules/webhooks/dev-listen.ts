@@ -6,7 +6,7 @@
  * Sandbox only, never under NODE_ENV=production: the server ignores stored routes there.
  */
 import { findTenant } from '../tenants'
-import { NotFoundError } from '../../http/errors'
+import { NotFoundError } from '../../lib/errors'
 import * as repo from './repo'
 import type { DevRouteRow } from './repo'
 import { openSecret } from './secrets'

@@ -3,7 +3,7 @@
  * re-queue. Each verb takes the request context, then the webhook it acts on (the
  * tenant and environment of the path), then its input.
  */
-import { AppError, NotFoundError, ConflictError, ValidationError } from '../../http/errors'
+import { AppError, NotFoundError, ConflictError, ValidationError } from '../../lib/errors'
 import type { Executor } from '../../db/client'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'

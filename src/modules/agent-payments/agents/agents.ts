@@ -1,5 +1,5 @@
 /** Agents (routes 1-7): the payer an AI agent acts as, with its wallet, policy and status. */
-import { BadRequestError, ConflictError, NotFoundError } from '../../../http/errors'
+import { BadRequestError, ConflictError, NotFoundError } from '../../../lib/errors'
 import { iso } from '../../../lib/clock'
 import { newId } from '../../../lib/ids'
 import { isCustodial } from '../../transactions'

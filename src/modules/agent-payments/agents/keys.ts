@@ -4,7 +4,7 @@
  * of the database gives nobody a key. credentials.ts checks a presented key.
  */
 import { randomBytes } from 'node:crypto'
-import { ConflictError, NotFoundError } from '../../../http/errors'
+import { ConflictError, NotFoundError } from '../../../lib/errors'
 import { sha256Hex } from '../../../lib/crypto'
 import { newId } from '../../../lib/ids'
 import { visibleAgent } from './agents'

@@ -9,7 +9,7 @@
  */
 import type { Executor } from '../../../db/client'
 import type { Deps } from '../../../deps'
-import { ConflictError, NotFoundError } from '../../../http/errors'
+import { ConflictError, NotFoundError } from '../../../lib/errors'
 import type { ErrorCode } from '../../../lib/error-codes'
 import { iso } from '../../../lib/clock'
 import { tenantSettings } from '../../tenants'

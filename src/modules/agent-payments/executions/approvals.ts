@@ -6,7 +6,7 @@
  * human's confirmation under a human-present mandate; rejecting ends it.
  */
 import type { Tx } from '../../../db/client'
-import { ConflictError, NotFoundError } from '../../../http/errors'
+import { ConflictError, NotFoundError } from '../../../lib/errors'
 import { recordChange } from '../changes'
 import type { Scope } from '../agents/credentials'
 import { judgeIn, withMandate } from '../policies/judging'

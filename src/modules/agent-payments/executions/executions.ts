@@ -5,7 +5,7 @@
  */
 import { uniqueViolation } from '../../../db/client'
 import { scheduleJob } from '../../../jobs/outbox'
-import { BadRequestError, ConflictError, NotFoundError } from '../../../http/errors'
+import { BadRequestError, ConflictError, NotFoundError } from '../../../lib/errors'
 import type { ErrorCode } from '../../../lib/error-codes'
 import { newId } from '../../../lib/ids'
 import { AddressRefused, checkSubscriptionUrl } from '../../webhooks'

@@ -9,7 +9,7 @@
  */
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../../deps'
-import { AppError } from '../../../http/errors'
+import { AppError } from '../../../lib/errors'
 import { scheduleJob } from '../../../jobs/outbox'
 import { errorSummary } from '../../../lib/logger'
 import { lookupChain } from '../../tokens'

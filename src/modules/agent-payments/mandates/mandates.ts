@@ -5,7 +5,7 @@
  */
 import type { Tx } from '../../../db/client'
 import type { Deps } from '../../../deps'
-import { BadRequestError, ConflictError, NotFoundError } from '../../../http/errors'
+import { BadRequestError, ConflictError, NotFoundError } from '../../../lib/errors'
 import type { ErrorCode } from '../../../lib/error-codes'
 import { scheduleJob } from '../../../jobs/outbox'
 import { sha256Hex } from '../../../lib/crypto'

@@ -1,7 +1,7 @@
 /** Merchants (routes 17-21): who agents pay, and where (`payTo`). */
 import { base58 } from '@scure/base'
 import { getAddress, isAddress } from 'viem'
-import { BadRequestError, NotFoundError } from '../../../http/errors'
+import { BadRequestError, NotFoundError } from '../../../lib/errors'
 import { newId } from '../../../lib/ids'
 import { lookupChain } from '../../tokens'
 import { recordChange } from '../changes'

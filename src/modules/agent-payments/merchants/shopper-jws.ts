@@ -6,7 +6,7 @@
  * authorized; `exp`, when present, is honoured against the clock.
  */
 import { errors, importJWK, jwtVerify } from 'jose'
-import { BadRequestError } from '../../../http/errors'
+import { BadRequestError } from '../../../lib/errors'
 import type { ErrorCode } from '../../../lib/error-codes'
 
 export { jwkThumbprint } from './jwk-thumbprint'

@@ -4,7 +4,7 @@
  * merchant's answer 404, as an unknown id). Every change is audited and published
  * (`agent_payments.shopper.*`) to the environment of the shopper's merchant.
  */
-import { ConflictError, ForbiddenError, NotFoundError } from '../../../http/errors'
+import { ConflictError, ForbiddenError, NotFoundError } from '../../../lib/errors'
 import { uniqueViolation } from '../../../db/client'
 import { newId } from '../../../lib/ids'
 import { recordChange } from '../changes'

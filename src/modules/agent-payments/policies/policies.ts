@@ -1,5 +1,5 @@
 /** Policies (routes 11-16): the spending rules that judge an agent's payments (policy.ts). */
-import { BadRequestError, ConflictError, NotFoundError } from '../../../http/errors'
+import { BadRequestError, ConflictError, NotFoundError } from '../../../lib/errors'
 import { iso } from '../../../lib/clock'
 import { newId } from '../../../lib/ids'
 import { lookupChain } from '../../tokens'

@@ -5,7 +5,7 @@
  * is audited (`webhook`) in its transaction; the events themselves are fanned out by
  * recordChange (changes.ts).
  */
-import { BadRequestError, NotFoundError } from '../../../http/errors'
+import { BadRequestError, NotFoundError } from '../../../lib/errors'
 import { iso } from '../../../lib/clock'
 import * as subs from '../../webhooks'
 import type { WebhookRow } from '../../webhooks'

@@ -21,7 +21,7 @@ import {
   keccak256, parseSignature, parseTransaction, recoverAddress, recoverTransactionAddress, serializeTransaction,
   type Hex, type TransactionSerializableEIP1559,
 } from 'viem'
-import { ConflictError, ServiceUnavailableError } from '../../../http/errors'
+import { ConflictError, ServiceUnavailableError } from '../../../lib/errors'
 import { iso } from '../../../lib/clock'
 import { newId } from '../../../lib/ids'
 import type { Ctx } from '../../../context'
