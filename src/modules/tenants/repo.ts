@@ -4,8 +4,7 @@
  * the platform-wide list takes it first.
  */
 import { desc, eq, sql } from 'drizzle-orm'
-import type { Database, Executor } from '../../db/client'
-import { preparedOnce } from '../../db/prepared'
+import type { Executor } from '../../db/client'
 import { tenants } from '../../db/schema'
 
 export type TenantRow = typeof tenants.$inferSelect

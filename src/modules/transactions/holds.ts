@@ -22,7 +22,6 @@ import type { Executor } from '../../db/client'
 import { newId } from '../../lib/ids'
 import type { StoredSettings } from '../tenants'
 import { chainByFamily, endpointFor } from '../tokens'
-import { blockchainError } from './errors'
 import { evmNet, type EvmNet } from './families/evm-calls'
 import { attachHold, findHold, findTransaction, insertHold, openHolds, releaseHold, sendsInFlight, shortenHold } from './repo'
 

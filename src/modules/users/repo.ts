@@ -3,7 +3,7 @@ import { and, asc, eq, gte, lt, ne, or, sql, type SQL } from 'drizzle-orm'
 import { uniqueViolation, type Database, type Executor } from '../../db/client'
 import { insertRow } from '../../db/insert-row'
 import { preparedOnce } from '../../db/prepared'
-import { tenants, users } from '../../db/schema'
+import { users } from '../../db/schema'
 
 export type UserRow = typeof users.$inferSelect
 

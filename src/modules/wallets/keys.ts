@@ -25,7 +25,6 @@ import { Keypair, PublicKey } from '@solana/web3.js'
 import { base58 as bs58 } from '@scure/base'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { bytesToHex, getAddress, hexToBytes, isAddress } from 'viem'
-import { Sealer } from '../../lib/crypto'
 import type { Family } from '../../adapters/chain/port'
 import { EXPORT_SCHEME } from './model'
 

@@ -8,7 +8,6 @@
  * by doing so. Changing the agent's wallet clears the consent (agents.ts).
  */
 import type { Executor } from '../../../db/client'
-import type { Deps } from '../../../deps'
 import { ConflictError, NotFoundError } from '../../../lib/errors'
 import type { ErrorCode } from '../../../lib/error-codes'
 import { iso } from '../../../lib/clock'

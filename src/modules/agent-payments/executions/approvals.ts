@@ -9,7 +9,7 @@ import type { Tx } from '../../../db/client'
 import { ConflictError, NotFoundError } from '../../../lib/errors'
 import { recordChange } from '../changes'
 import type { Scope } from '../agents/credentials'
-import { judgeIn, withMandate } from '../policies/judging'
+import { judgeAgain } from '../policies/judging'
 import { awaitConfirmation, moveExecution, payExecution } from './pay'
 import * as repo from '../repo'
 import type { ApprovalRow, ExecutionRow } from '../schema'
@@ -54,16 +54,8 @@ export async function approve(scope: Scope, id: string, input: { note?: string }
     const a = (await repo.findApproval(tx, scope.tenantId, id))!
     if (a.status !== 'pending') throw new ConflictError(`The approval is ${a.status}`, { code: 'APPROVAL_STATE_INVALID' })
     const row = (await repo.findExecution(tx, scope.tenantId, a.executionId))!
-    const agent = (await repo.findAgent(tx, scope.tenantId, row.agentId))!
-    const merchant = row.merchantId ? await repo.findMerchant(tx, scope.tenantId, row.merchantId) : undefined
-    // judged again now, in the windows containing now (its own waiting amount left out: it held it where it was judged
-    // before), and counted there from now on (`countedAt`); under a mandate, with what the others under it hold
-    let j = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: row.amount, currency: row.currency, rail: row.rail, network: row.network, payTo: row.payToAddress, now, excludeId: row.id })
-    if (row.mandateId) j = await withMandate(
-      tx, scope.tenantId, row.mandateId, j,
-      { agentId: row.agentId, merchantId: row.merchantId, merchantCategory: merchant?.category ?? null, amount: row.amount, currency: row.currency, now },
-      row.id,
-    )
+    // judged again now, in the windows containing now, and counted there from now on (`countedAt`)
+    const j = await judgeAgain(tx, scope.tenantId, row, now)
     if (j.decision === 'deny') throw new ConflictError('The payment no longer passes its policy or mandate', { code: 'APPROVAL_LIMIT_EXCEEDED', details: { reasons: j.reasons } })
     const approval = await moveApproval(tx, scope, a, { note: input.note ?? null, decidedBy: scope.actor.id, decidedAt: now }, 'approved', row.environment, now)
     // under a human-present mandate, an approved payment still waits for that human's confirmation

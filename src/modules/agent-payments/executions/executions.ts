@@ -19,7 +19,7 @@ import { awaitConfirmation, moveExecution, payExecution } from './pay'
 import { toUnits, fromUnits } from '../policies/policy'
 import { moveApproval } from './approvals'
 import { watchPayment } from './moves'
-import { judgeIn, withMandate } from '../policies/judging'
+import { judgeAgain, judgeIn, withMandate } from '../policies/judging'
 import { CONSENT_REQUIRED, walletConsentRefusal } from '../agents/wallet-consent'
 import * as repo from '../repo'
 import type { ApprovalRow, ExecutionRow } from '../schema'
@@ -234,15 +234,8 @@ export async function confirmExecution(scope: Scope, id: string) {
   const execution = await scope.deps.database.write(async (tx) => {
     const row = (await repo.findExecution(tx, scope.tenantId, id))!
     if (row.status !== 'requires_confirmation') throw new ConflictError(`An execution ${row.status} cannot be confirmed`, { code: 'EXECUTION_STATE_INVALID' })
-    const agent = (await repo.findAgent(tx, scope.tenantId, row.agentId))!
-    const merchant = row.merchantId ? await repo.findMerchant(tx, scope.tenantId, row.merchantId) : undefined
-    // judged again now, in the windows containing now (its own waiting amount left out), and counted there from now on
-    let j = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: row.amount, currency: row.currency, rail: row.rail, network: row.network, payTo: row.payToAddress, now, excludeId: row.id })
-    if (row.mandateId) j = await withMandate(
-      tx, scope.tenantId, row.mandateId, j,
-      { agentId: row.agentId, merchantId: row.merchantId, merchantCategory: merchant?.category ?? null, amount: row.amount, currency: row.currency, now },
-      row.id,
-    )
+    // judged again now, in the windows containing now, and counted there from now on (`countedAt`)
+    const j = await judgeAgain(tx, scope.tenantId, row, now)
     if (j.decision === 'deny') throw new ConflictError('The payment no longer passes its policy or mandate', { code: 'CONFIRMATION_LIMIT_EXCEEDED', details: { reasons: j.reasons } })
     return moveExecution(tx, scope, row, { status: 'processing', countedAt: now }, 'processing', now)
   })

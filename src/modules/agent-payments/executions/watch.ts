@@ -15,7 +15,7 @@
 import type { Deps } from '../../../deps'
 import { scheduleJob } from '../../../jobs/outbox'
 import { transactions, findTransaction } from '../../transactions'
-import { systemScope, type Scope } from '../agents/credentials'
+import { systemScope } from '../agents/credentials'
 import { holdIdOf, moveExecution } from './moves'
 import * as repo from '../repo'
 import { EXECUTION_FOLLOW_TOPIC, EXECUTION_WATCH_TOPIC } from '../topics'

@@ -12,7 +12,7 @@ import { judge, policyTimeZone, toUnits, fromUnits, windowOf, WINDOW_INTERVALS, 
 import { judgeMandate, type MandatePaymentRequest } from '../mandates/mandate-check'
 import type { Payee } from './payees'
 import * as repo from '../repo'
-import type { AgentRow, MerchantRow, PolicyRow } from '../schema'
+import type { AgentRow, ExecutionRow, MerchantRow, PolicyRow } from '../schema'
 import type { Rail } from '../record-types'
 
 export interface Spend { spent: Partial<Record<WindowInterval, string>>; executionsToday: number }
@@ -76,4 +76,19 @@ export async function withMandate(
   if (m.ok) return policy
   const refused = m.reasons.map((code) => ({ code, message: `The mandate refuses this payment (${code})` }))
   return { ...policy, decision: 'deny', reasons: [...refused, ...policy.reasons] }
+}
+
+/**
+ * A waiting execution judged again when it is approved or confirmed: in the windows containing
+ * `now`, its own waiting amount left out (it held it where it was judged before), and under its
+ * mandate with what the others under it hold. The caller counts it at `now` from then on.
+ */
+export async function judgeAgain(tx: Executor, tenantId: string, row: ExecutionRow, now: number): Promise<Judged> {
+  const agent = (await repo.findAgent(tx, tenantId, row.agentId))!
+  const merchant = row.merchantId ? await repo.findMerchant(tx, tenantId, row.merchantId) : undefined
+  const { amount, currency, rail, network } = row
+  const j = await judgeIn(tx, tenantId, { agent, merchant, amount, currency, rail, network, payTo: row.payToAddress, now, excludeId: row.id })
+  if (!row.mandateId) return j
+  const request = { agentId: row.agentId, merchantId: row.merchantId, merchantCategory: merchant?.category ?? null, amount, currency, now }
+  return withMandate(tx, tenantId, row.mandateId, j, request, row.id)
 }

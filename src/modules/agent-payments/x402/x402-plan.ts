@@ -1,6 +1,5 @@
 /** What the x402 rail needs of an execution: its chain and token (to read), its wallet and what it allows (to pay). */
 import type { ChainEndpoint } from '../../../adapters/chain/port'
-import type { Deps } from '../../../deps'
 import { tenantSettings, type StoredSettings } from '../../tenants'
 import { endpointFor, lookupChain } from '../../tokens'
 import { isCustodial } from '../../transactions'
