@@ -2026,7 +2026,7 @@ export interface paths {
         put?: never;
         /**
          * Start key generation for a new MPC wallet
-         * @description The caller's tenant must use MPC wallets (`walletMode: mpc`): otherwise 403 `MPC_NOT_ENABLED`. Opens a 3-party DKG session (0 the device, 1 Slipway's service party, which joins on its own, 2 the backup) and answers it. The device and the backup run the protocol through the relay (src/client/mpc-party.ts `runDkg`), each reports the joint public key with `POST .../result`, and `POST /v1/mpc/wallets` registers the wallet. EVM chains only: a Solana chain answers 400 `MPC_CHAIN_UNSUPPORTED` (it would need threshold EdDSA). Each DKG costs the service party about a second of CPU, so a user may start 20 per minute (429 with `retry-after`).
+         * @description The caller's tenant must use MPC wallets (`walletMode: mpc`): otherwise 403 `MPC_NOT_ENABLED`. Opens a 3-party DKG session (0 the device, 1 Slipway's service party, which joins on its own, 2 the backup) and answers it. The device and the backup run the protocol through the relay (src/client/mpc-party.ts `runDkg`), each reports the joint public key with `POST .../result`, and `POST /v1/mpc/wallets` registers the wallet. EVM chains only: a Solana chain answers 400 `MPC_CHAIN_UNSUPPORTED` (it would need threshold EdDSA). Each DKG costs the service party about a second of CPU, so a user may start 20 per minute (429 with `retry-after`). 503 `MPC_ENGINE_NOT_CONFIGURED` when the deployment has no MPC engine (`MPC_ENGINE`; docs/mpc.md, "The engine").
          */
         post: operations["mpcDkgStart"];
         delete?: never;
@@ -2066,7 +2066,7 @@ export interface paths {
         put?: never;
         /**
          * Start signing a prepared transaction
-         * @description For a transaction prepared with `POST /v1/transactions/` on this MPC wallet: opens a 2-party signing session over its `signingHash` (`messageHash`). Parties default to [0, 1] (device and service; the service party joins on its own and signs only that hash); [0, 2] signs with device and backup, without the service. When a party reports a signature (`POST .../result`) that verifies against the wallet's key, Slipway broadcasts the transaction (`txHash` in the results). 404 for an unknown wallet or prepared transaction (another user's or tenant's too); 400 `MPC_NOT_AN_MPC_WALLET`; 409 `PREPARED_TX_ALREADY_USED`; 410 `PREPARED_TX_EXPIRED`. 30 per minute per IP.
+         * @description For a transaction prepared with `POST /v1/transactions/` on this MPC wallet: opens a 2-party signing session over its `signingHash` (`messageHash`). Parties default to [0, 1] (device and service; the service party joins on its own and signs only that hash); [0, 2] signs with device and backup, without the service. When a party reports a signature (`POST .../result`) that verifies against the wallet's key, Slipway broadcasts the transaction (`txHash` in the results). 404 for an unknown wallet or prepared transaction (another user's or tenant's too); 400 `MPC_NOT_AN_MPC_WALLET`; 409 `PREPARED_TX_ALREADY_USED`; 410 `PREPARED_TX_EXPIRED`; 503 `MPC_ENGINE_NOT_CONFIGURED` when the deployment has no MPC engine. 30 per minute per IP.
          */
         post: operations["mpcSignStart"];
         delete?: never;
@@ -25527,6 +25527,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description A dependency is temporarily unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: components["schemas"]["ErrorDetails"];
+                        /** @description optional machine-readable code */
+                        code?: components["schemas"]["ErrorCode"];
+                    };
+                };
+            };
         };
     };
     mpcRegisterWallet: {
@@ -26063,6 +26083,26 @@ export interface operations {
             };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status repeated in the body */
+                        statusCode: number;
+                        /** @description error class name or label, e.g. `NotFoundError`, `Bad Request` */
+                        error: string;
+                        /** @description human text; branch on the status and `code`, not on this */
+                        message: string;
+                        /** @description optional; shape depends on the error */
+                        details?: components["schemas"]["ErrorDetails"];
+                        /** @description optional machine-readable code */
+                        code?: components["schemas"]["ErrorCode"];
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

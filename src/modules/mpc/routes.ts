@@ -37,7 +37,8 @@ const descriptions = {
     \`POST .../result\`, and \`POST /v1/mpc/wallets\` registers the wallet. EVM chains only: a
     Solana chain answers 400 \`MPC_CHAIN_UNSUPPORTED\` (it would need threshold EdDSA). Each DKG
     costs the service party about a second of CPU, so a user may start 20 per minute (429 with
-    \`retry-after\`).`,
+    \`retry-after\`). 503 \`MPC_ENGINE_NOT_CONFIGURED\` when the deployment has no MPC engine
+    (\`MPC_ENGINE\`; docs/mpc.md, "The engine").`,
   mpcRegisterWallet: prose`
     ${MPC_ONLY} Once every party of the DKG session reported the same public key, makes the wallet
     (\`keyManagementScheme: mpc_tss\`, address from the joint key) and binds the service party's
@@ -53,8 +54,8 @@ const descriptions = {
     device and backup, without the service. When a party reports a signature (\`POST .../result\`)
     that verifies against the wallet's key, Slipway broadcasts the transaction (\`txHash\` in the
     results). 404 for an unknown wallet or prepared transaction (another user's or tenant's too);
-    400 \`MPC_NOT_AN_MPC_WALLET\`; 409 \`PREPARED_TX_ALREADY_USED\`; 410 \`PREPARED_TX_EXPIRED\`. 30
-    per minute per IP.`,
+    400 \`MPC_NOT_AN_MPC_WALLET\`; 409 \`PREPARED_TX_ALREADY_USED\`; 410 \`PREPARED_TX_EXPIRED\`;
+    503 \`MPC_ENGINE_NOT_CONFIGURED\` when the deployment has no MPC engine. 30 per minute per IP.`,
   mpcServiceToken: prose`
     Signed with the tenant's API key and secret (HMAC). The token (as long as a session lives,
     MPC_SESSION_TTL_SECONDS) lets its holder act as party 1 in the relay sessions of this tenant and
@@ -109,7 +110,7 @@ export function mpcRoutes(deps: Deps) {
     .post('/wallets/dkg/start', ({ ctx, body }) => flows.dkgStart(ctx, body), {
       auth: 'any',
       body: M.DkgStartBody,
-      response: { 200: M.Session, ...errorResponses('standard', 400, 401, 403, 404, 429) },
+      response: { 200: M.Session, ...errorResponses('standard', 400, 401, 403, 404, 429, 503) },
       detail: {
         operationId: 'mpcDkgStart',
         summary: 'Start key generation for a new MPC wallet',
@@ -131,7 +132,7 @@ export function mpcRoutes(deps: Deps) {
       rateLimit: { max: 30, windowSeconds: 60 },
       params: M.WalletParams,
       body: M.SignStartBody,
-      response: { 200: M.Session, ...errorResponses('standard', 400, 401, 403, 404, 409, 410, 429) },
+      response: { 200: M.Session, ...errorResponses('standard', 400, 401, 403, 404, 409, 410, 429, 503) },
       detail: {
         operationId: 'mpcSignStart',
         summary: 'Start signing a prepared transaction',
