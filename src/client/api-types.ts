@@ -71,7 +71,7 @@ export interface paths {
         put?: never;
         /**
          * Register a user (tenant-signed)
-         * @description A schema failure answers 400 with `{ error, message }` only; password strength answers 422 with `details` `[{ path, message }]`. A taken username or email answers 409. Usernames and emails are unique per tenant without regard to case; a deleted account frees its email, not its username.
+         * @description A schema failure answers 400 with `{ error, message }` only; password strength answers 422 with `details` `[{ path, message }]`. A taken username or email answers 409. Usernames and emails are unique per tenant without regard to case; a deleted account frees its email, not its username. On an `mpc` tenant, `wallet: { option: "create" }` answers 503 `MPC_ENGINE_NOT_CONFIGURED` when the deployment has no MPC engine, before the user is written.
          */
         post: operations["register"];
         delete?: never;
@@ -4008,6 +4008,30 @@ export interface operations {
             };
             /** @description Unexpected failure (`Internal server error`, no internal details) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description only on 422
+                         * @constant
+                         */
+                        statusCode?: 422;
+                        /** @example UnauthorizedError */
+                        error: string;
+                        /** @example Invalid credentials */
+                        message: string;
+                        /** @description only on 422 */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description A dependency is temporarily unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

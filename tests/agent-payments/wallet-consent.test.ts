@@ -111,6 +111,13 @@ describe('an agent on a user\'s wallet, without the owner\'s consent', () => {
     expect((await f.api.post(consentUrl('00000000-0000-4000-8000-000000000000'), {}, as(owner))).status).toBe(404)
     expect(outcome(await pay(agent, '1'))).toBe('409 AGENT_WALLET_CONSENT_REQUIRED')
   })
+
+  test('an archived agent: consent answers 409 AGENT_ARCHIVED', async () => {
+    const w = await fundedWallet(owner, 0n)
+    const archived = await newAgent(w.id)
+    expect((await f.api.delete(`${BASE}/agents/${archived.id}`, as(admin))).status).toBe(200)
+    expect(outcome(await f.api.post(consentUrl(archived.id), {}, as(owner)))).toBe('409 AGENT_ARCHIVED')
+  })
 })
 
 describe('the owner consents', () => {

@@ -70,6 +70,10 @@ const BODIES: Record<string, unknown> = {
   'PATCH /v1/agent-payments/webhooks/{webhookId}': { enabled: true },
   'POST /v1/agent-payments/merchants/{merchantId}/api-keys': { name: 'k', scopes: ['shoppers:read'] },
   'PATCH /v1/agent-payments/shoppers/{shopperId}': { email: 'changed@example.com' },
+  'POST /v1/agent-payments/shoppers/{shopperId}/key': {
+    publicKeyJwk: { kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' },
+    authorization: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln',
+  },
 }
 /** Payout records live in the sandbox (production payouts are refused before any lookup). */
 const query = (path: string) => (path.startsWith('/v1/ramp/bank/payout/') || path.startsWith('/v1/ramp/bank/addresses/') ? '?isTestnet=true' : path.endsWith('/inbox') ? '?partyId=0' : '')

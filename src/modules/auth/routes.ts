@@ -17,7 +17,8 @@ const descriptions = {
     A schema failure answers 400 with \`{ error, message }\` only; password strength answers 422
     with \`details\` \`[{ path, message }]\`. A taken username or email answers 409. Usernames and
     emails are unique per tenant without regard to case; a deleted account frees its email, not its
-    username.`,
+    username. On an \`mpc\` tenant, \`wallet: { option: "create" }\` answers 503
+    \`MPC_ENGINE_NOT_CONFIGURED\` when the deployment has no MPC engine, before the user is written.`,
   login: 'Rejected credentials answer 401 `{ error: UnauthorizedError, message: Invalid credentials }`.',
   refresh: prose`
     With rotation on (tenant setting), a new refresh token is returned and the old one cannot be
@@ -41,7 +42,7 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
       rateLimit: limit20,
       tenantSigned: true,
       body: Register,
-      response: { 201: TokenResponse, ...errorResponses('signin', 400, 401, 404, 409, 422, 429) },
+      response: { 201: TokenResponse, ...errorResponses('signin', 400, 401, 404, 409, 422, 429, 503) },
       detail: {
         operationId: 'register',
         summary: 'Register a user (tenant-signed)',

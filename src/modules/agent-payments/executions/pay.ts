@@ -82,9 +82,14 @@ export async function payExecution(deps: Deps, tenantId: string, id: string, giv
       const cur = (await repo.findExecution(tx, tenantId, id))!
       // another caller started this send (the hold's id is the execution's), or the watch job ended it
       if (cur.status !== 'processing' || cur.transactionId || (await transactions.findHold(tx, tenantId, holdId))) return false
+      // the owner's consent again in the write that starts the send: one withdrawn since the check above refuses it here
+      const current = await repo.findAgent(tx, tenantId, cur.agentId)
+      const consent = current ? await walletConsentRefusal(scope, tx, current) : 'The agent is gone'
+      if (consent) return consent
       await transactions.placeHold(tx, held.key, held.balances, { tokenAddress: token.address, amount, purpose: 'agent_payment', refId: id, id: holdId }, deps.clock.now())
       return true
     })
+    if (typeof placed === 'string') return fail(deps, scope, id, `${CONSENT_REQUIRED}: ${placed}`)
     if (!placed) return (await repo.findExecution(db, tenantId, id))!
   } catch (err) {
     if (err instanceof AppError && err.status < 500) return fail(deps, scope, id, `${err.code ?? err.label}: ${err.message}`)

@@ -36,6 +36,7 @@ import type { X402Record } from '../record-types'
 import { refusalsOf, requirementOf, signingRefusal } from './x402-checks'
 import { payeeRefusedIn, planOf, settleJob, type Plan } from './x402-plan'
 import { failX402, SETTLE_GRACE_MS, settleOrWait } from './x402-settle'
+import { CONSENT_REQUIRED, walletConsentRefusal } from '../agents/wallet-consent'
 import { keptAnswer, resourceFetch, X402Stop, type ResourceAnswer } from './x402-transport'
 import { asV2Requirement, caipNetwork, X402HttpClient, type X402Version } from './x402-versions'
 
@@ -162,6 +163,10 @@ async function authorize(deps: Deps, scope: Scope, plan: Plan, id: string, recor
     if (row.status !== 'processing' || row.x402?.authorization) throw new ConflictError('The execution is no longer waiting to be paid', { code: 'EXECUTION_STATE_INVALID' })
     const refused = await payeeRefusedIn(tx, row, chosen.payTo)
     if (refused.length) throw new ConflictError(`The payee is refused: ${refused.join('; ')}`, { code: 'X402_PAYEE_REFUSED' })
+    // the owner's consent again in the write that stores the authorization: one withdrawn since the check before the fetch refuses it here
+    const agent = await repo.findAgent(tx, scope.tenantId, row.agentId)
+    const consent = agent ? await walletConsentRefusal(scope, tx, agent) : 'The agent is gone'
+    if (consent) throw new ConflictError(consent, { code: CONSENT_REQUIRED })
     const holdId = await transactions.placeHold(tx, held.key, held.balances, { tokenAddress: plan.token.address, amount: units, purpose: 'agent_payment_x402', refId: id, expiresAt }, now)
     // the execution now counts what the resource asks (at most what was reserved)
     await moveExecution(
