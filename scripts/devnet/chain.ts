@@ -34,7 +34,7 @@ import { X402_KEYS } from './x402'
 import { startAnvil, type AnvilNode } from './anvil'
 
 export const DEVNET_CHAIN_ID = 11155111
-/** the token registry's Sepolia USDC address (src/modules/tokens/registry.ts) */
+/** the token registry's Sepolia USDC address (src/adapters/chain/registry.ts) */
 export const DEVNET_USDC: Address = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'
 export const MULTICALL3: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
 /** Aave v3's Sepolia Pool address (bgd-labs/aave-address-book AaveV3Sepolia.POOL): the devnet's SandboxAavePool.sol is placed there */
@@ -54,7 +54,7 @@ export const DEVNET_KEYS = {
 
 /** the gnosis node: chain id 100, a mainnet id, because the swap routes refuse testnets */
 export const DEVNET_GNOSIS_CHAIN_ID = 100
-/** the token registry's gnosis USDC and EURe (src/modules/tokens/registry.ts) */
+/** the token registry's gnosis USDC and EURe (src/adapters/chain/registry.ts) */
 export const DEVNET_GNOSIS_USDC: Address = '0xDDAfbb505ad214D7b80b1f830fcCc89B60fb7A83'
 export const DEVNET_GNOSIS_EURE: Address = '0xcB444e90D8198415266c6a2724b7900fb12FC56E'
 /** the sandbox swap router: the router key's first contract on the gnosis node */

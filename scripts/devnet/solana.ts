@@ -15,7 +15,7 @@ import { dirname } from 'node:path'
 import { createRegistryMints, SolanaSvm, type Snapshot } from '../../tests/fakes/solana-svm'
 import { handleRpc } from '../../tests/fakes/solana-svm-rpc'
 
-/** the token registry's Solana devnet USDC (src/modules/tokens/registry.ts) */
+/** the token registry's Solana devnet USDC (src/adapters/chain/registry.ts) */
 export const DEVNET_SOLANA_USDC = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU'
 /** solana-test-validator's RPC port */
 export const SOLANA_DEVNET_PORT = 8899

@@ -19,7 +19,7 @@ import { getTransactionDecoder, type Address } from '@solana/kit'
 import { base58 } from '@scure/base'
 import { Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction, VersionedMessage, VersionedTransaction } from '@solana/web3.js'
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm'
-import { lookupChain } from '../../src/modules/tokens/registry'
+import { lookupChain } from '../../src/adapters/chain/registry'
 import { associatedTokenAddress, mintData, readMint, readTokenAccount, rpcError, tokenAccountData, TOKEN_PROGRAM, ATA_PROGRAM, uiTokenAmount, type RpcTransactionError } from './solana-svm-spl'
 
 export const LAMPORTS_PER_SIGNATURE = 5000

@@ -9,7 +9,7 @@ import { describe, expect, test } from 'bun:test'
 import type { Abi, AbiFunction, AbiParameter } from 'viem'
 import { AAVE_POOL_ABI } from '@/adapters/chain/aave'
 import { AAVE_V3_MARKETS, aaveV3Markets, poolOf } from '@/modules/lending/pools'
-import { lookupChain } from '@/modules/tokens/registry'
+import { lookupChain } from '@/adapters/chain/registry'
 import sandboxAavePool from '../../scripts/devnet/SandboxAavePool.json'
 import { DEVNET_AAVE_POOL, DEVNET_CHAIN_ID } from '../../scripts/devnet/chain'
 

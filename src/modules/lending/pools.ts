@@ -9,7 +9,7 @@
 import type { Config } from '../../config'
 import { BadRequestError } from '../../lib/errors'
 
-/** each registry network (src/modules/tokens/registry.ts) and its Aave v3 market's name in the address book */
+/** each registry network (src/adapters/chain/registry.ts) and its Aave v3 market's name in the address book */
 export const AAVE_V3_MARKETS = {
   ethereum: 'AaveV3Ethereum',
   sepolia: 'AaveV3Sepolia',

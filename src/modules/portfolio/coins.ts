@@ -1,6 +1,6 @@
 /**
  * Which market price each holding takes: the provider's coin id (CoinGecko's ids) of each
- * chain's native coin and of the tokens seeded in the registry (src/modules/tokens/registry.ts),
+ * chain's native coin and of the tokens seeded in the registry (src/adapters/chain/registry.ts),
  * by their mainnet address. A tenant's custom token (`chains.customTokens`) has no price, even
  * if its symbol is `USDC`: a symbol is anyone's to choose, an address is not. Its balance is
  * recorded and listed as unpriced, and left out of the totals.

@@ -7,7 +7,7 @@ import { NotFoundError } from '../../lib/errors'
 import { findTenant, settingsOf } from '../tenants'
 import type { StoredSettings } from '../tenants'
 import type { ChainsQuery, TokensQuery } from './model'
-import { activeTokens, CHAINS, chainEnabled, lookupChain, type ChainDef, type NetworkDef } from './registry'
+import { activeTokens, CHAINS, chainEnabled, lookupChain, type ChainDef, type NetworkDef } from '../../adapters/chain/registry'
 
 async function settingsFor(ctx: Ctx): Promise<StoredSettings | null> {
   if (!ctx.actor.tenantId) return null

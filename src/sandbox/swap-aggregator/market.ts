@@ -1,12 +1,12 @@
 /**
  * What the sandbox swap aggregator quotes, in one place: the devnet's swap chains and a fixed
  * USD price per token, from which every pair's rate follows. The tokens are the registry's
- * (src/modules/tokens/registry.ts) on those networks, so the addresses the devnet puts code at
+ * (src/adapters/chain/registry.ts) on those networks, so the addresses the devnet puts code at
  * and the addresses the aggregator quotes are the ones Slipway's token list already names.
  * `npm run devnet` writes the same rates into the router (scripts/devnet/chain.ts), which
  * enforces them on chain: a quote and its execution cannot disagree.
  */
-import { lookupChain, type TokenDef } from '../../modules/tokens/registry'
+import { lookupChain, type TokenDef } from '../../adapters/chain/registry'
 
 /** LI.FI's address for a chain's native coin */
 export const NATIVE_TOKEN = '0x0000000000000000000000000000000000000000'

@@ -3,7 +3,7 @@
  * Solana), each with a mainnet and a testnet network (registry ids from DECISIONS.md),
  * and a seeded token list per network. RPC addresses are configuration: see `rpcUrlFor`.
  */
-import type { ChainEndpoint, Family } from '../../adapters/chain/port'
+import type { ChainEndpoint, Family } from './port'
 import type { Config } from '../../config'
 
 export interface TokenDef {
