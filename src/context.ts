@@ -63,12 +63,18 @@ export interface VerbContext<A> {
 export type Ctx = VerbContext<Actor>
 
 /**
+ * A context whose verb runs inside an open write transaction: what a verb called by another
+ * verb's write gets, so the work it records commits or rolls back with its caller's.
+ */
+export type InWrite<C extends VerbContext<unknown> = VerbContext<unknown>> = C & { tx: Tx }
+
+/**
  * Runs `fn` in the context's open write transaction, or in a new one when there is none, so a
  * verb called inside another's write joins it rather than opening a second. `fn` gets the
  * transaction and the context that carries it, to hand on to the verbs it calls.
  */
-export function withTransaction<C extends VerbContext<unknown>, T>(ctx: C, fn: (tx: Tx, ctx: C) => Promise<T>): Promise<T> {
-  if (ctx.tx) return fn(ctx.tx, ctx)
+export function withTransaction<C extends VerbContext<unknown>, T>(ctx: C, fn: (tx: Tx, ctx: InWrite<C>) => Promise<T>): Promise<T> {
+  if (ctx.tx) return fn(ctx.tx, ctx as InWrite<C>)
   return ctx.deps.database.write((tx) => fn(tx, { ...ctx, tx }))
 }
 
@@ -86,19 +92,22 @@ export interface RegistrationCollaborators {
     /** throws the 4xx a bad wallet request answers, before anything is written */
     validate(tenant: SignedTenant, wallet: RegistrationWallet): Promise<void>
     /** the wallet's answer fields, written in the registration's transaction; undefined when the tenant's wallets are not custodial */
-    create(tx: Tx, tenant: SignedTenant, user: UserRow, chain: string): Promise<Record<string, unknown> | undefined>
+    create(ctx: InWrite<RegistrationContext>, user: UserRow, chain: string): Promise<Record<string, unknown> | undefined>
   }
   /** on `mpc` tenants the wallet option opens a DKG session instead of making a wallet */
   mpc: {
     /** throws the 4xx a chain the DKG cannot use answers, before anything is written */
     validate(tenant: SignedTenant, chain: string): Promise<void>
     /** the DKG session's answer (`mpcDkg`), written in the registration's transaction; undefined on other tenants */
-    start(tx: Tx, tenant: SignedTenant, user: UserRow, chain: string): Promise<Record<string, unknown> | undefined>
+    start(ctx: InWrite<RegistrationContext>, user: UserRow, chain: string): Promise<Record<string, unknown> | undefined>
   }
 }
 
-/** Ends every session of a user, in the caller's write transaction (a deleted user signs out everywhere). */
-export type SessionRevoker = (tx: Tx, user: { id: string; tenantId: string | null }, now: number) => Promise<void>
+/** Registration's context: no one is signed in yet; the tenant is the one that signed the request. */
+export type RegistrationContext = VerbContext<null> & { tenant: SignedTenant }
+
+/** Ends every session of a user, in the caller's write transaction when it has one (a deleted user signs out everywhere). */
+export type SessionRevoker = (ctx: VerbContext<unknown>, user: { id: string; tenantId: string | null }, now: number) => Promise<void>
 
 /** User ids owning a wallet whose address or id is `q`, for the operators' user search. */
 export type WalletOwnerLookup = (tenantId: string, q: string) => Promise<string[]>

@@ -6,7 +6,7 @@
  * module exports: its background jobs (`registerJobs`) and the webhook event types it
  * publishes (`WEBHOOK_EVENT_TYPES`).
  */
-import type { FeedSource, RegistrationCollaborators, SessionRevoker, WalletOwnerLookup } from './context'
+import { withTransaction, type FeedSource, type RegistrationCollaborators, type SessionRevoker, type WalletOwnerLookup } from './context'
 import type { Deps } from './deps'
 import type { JobRunner } from './jobs/runner'
 import { registrationBreachCheck, revokeUserSessions } from './modules/auth'
@@ -66,7 +66,7 @@ export function buildServices(deps: Deps): Services {
       mpc: {
         // the MPC flows, loaded by the first registration that needs them
         validate: (tenant, chain) => mpcService.validateRegistrationDkg(deps, tenant, chain),
-        start: (tx, tenant, user, chain) => mpcService.registrationDkg(deps, tx, tenant, user, chain),
+        start: (ctx, user, chain) => withTransaction(ctx, (tx) => mpcService.registrationDkg(deps, tx, ctx.tenant, user, chain)),
       },
     },
     walletOwners: walletOwnerLookup(deps),

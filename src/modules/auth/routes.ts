@@ -4,6 +4,7 @@ import type { Deps } from '../../deps'
 import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
+import { stateOf } from '../../http/request-state'
 import { Login, Refresh, Register, TokenResponse } from './model'
 import * as auth from './service'
 import { refreshSession } from './sessions'
@@ -33,8 +34,8 @@ const descriptions = {
 export function authRoutes(deps: Deps, registration: RegistrationCollaborators) {
   return new Elysia({ prefix: '/v1/auth', detail: { tags: ['Authentication'] } })
     .use(security(deps))
-    .post('/register', async ({ body, tenant, set }) => {
-      const out = await auth.register(deps, tenant, body, registration)
+    .post('/register', async ({ body, tenant, set, request }) => {
+      const out = await auth.register(deps, tenant, body, registration, stateOf(request).id)
       set.status = 201
       return out
     }, {

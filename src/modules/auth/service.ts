@@ -1,7 +1,7 @@
 /** Register, login, refresh and the platform admin's login. */
 import type { Deps } from '../../deps'
 import { ConflictError, UnauthorizedError, ValidationError } from '../../lib/errors'
-import type { RegistrationCollaborators, SignedTenant } from '../../context'
+import { withTransaction, type RegistrationCollaborators, type RegistrationContext, type SignedTenant } from '../../context'
 import type { Login, Register } from './model'
 import { newId } from '../../lib/ids'
 import { hashPassword, passwordProblems, verifyPassword } from '../../lib/passwords'
@@ -11,7 +11,7 @@ import { userView } from '../users'
 import { startSession } from './sessions'
 
 /** A new user of the signed tenant, with a session (and a custodial wallet when asked, or on an `mpc` tenant its DKG session). Its collaborators come from src/services.ts. */
-export async function register(deps: Deps, tenant: SignedTenant, input: Register, collaborators: RegistrationCollaborators) {
+export async function register(deps: Deps, tenant: SignedTenant, input: Register, collaborators: RegistrationCollaborators, requestId = '') {
   const problems = passwordProblems(input.password).map((message) => ({ path: '/password', message: `Password ${message}` }))
   if (problems.length) throw new ValidationError(problems)
   if (input.wallet) {
@@ -27,11 +27,13 @@ export async function register(deps: Deps, tenant: SignedTenant, input: Register
   const passwordHash = await hashPassword(input.password)
   const now = deps.clock.now()
   try {
-    return await deps.database.write(async (tx) => {
+    const ctx: RegistrationContext = { deps, actor: null, tenant, requestId }
+    return await withTransaction(ctx, async (tx, inWrite) => {
       // A concurrent registration that won the name or the email is refused by the unique indexes (below).
       const user = await usersRepo.insertUser(tx, { id: newId(), tenantId: tenant.id, username: input.username, email: input.email.trim(), passwordHash, role: 'user', now })
-      const wallet = input.wallet ? await collaborators.wallets.create(tx, tenant, user, input.wallet.chain!) : undefined
-      const mpcDkg = input.wallet && !wallet ? await collaborators.mpc.start(tx, tenant, user, input.wallet.chain!) : undefined
+      // the wallet or the DKG session is written in this transaction: the user exists with it or not at all
+      const wallet = input.wallet ? await collaborators.wallets.create(inWrite, user, input.wallet.chain!) : undefined
+      const mpcDkg = input.wallet && !wallet ? await collaborators.mpc.start(inWrite, user, input.wallet.chain!) : undefined
       const session = await startSession(deps, user, tx)
       return { ...session, user: userView(user), ...(wallet ? { wallet } : {}), ...(mpcDkg ? { mpcDkg } : {}) }
     })

@@ -6,6 +6,7 @@
  */
 import type { Deps } from '../../deps'
 import type { Executor } from '../../db/client'
+import { withTransaction, type VerbContext } from '../../context'
 import { UnauthorizedError } from '../../lib/errors'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
@@ -70,6 +71,6 @@ export async function refreshSession(deps: Deps, presented: string) {
 }
 
 /** Ends every session of a user (used when an account is deleted). */
-export async function revokeUserSessions(db: Executor, user: Pick<UserRow, 'id' | 'tenantId'>, now: number) {
-  await repo.revokeUser(db, user.tenantId, user.id, now)
+export async function revokeUserSessions(ctx: VerbContext<unknown>, user: Pick<UserRow, 'id' | 'tenantId'>, now: number) {
+  await withTransaction(ctx, (tx) => repo.revokeUser(tx, user.tenantId, user.id, now))
 }

@@ -13,6 +13,7 @@
  *   the same transaction that changes the password: of two concurrent resets exactly
  *   one wins.
  */
+import { withTransaction } from '../../context'
 import type { Deps } from '../../deps'
 import type { Executor } from '../../db/client'
 import type { SignedTenant, Ctx } from '../../context'
@@ -168,7 +169,8 @@ export async function resetPassword(deps: Deps, input: ResetPassword) {
   const passwordHash = await hashPassword(input.newPassword)
   const { user, tenant, settings } = found
   const now = deps.clock.now()
-  const session = await deps.database.write(async (tx) => {
+  const ctx = { deps, actor: null, tenant: { id: tenant.id, name: tenant.name, settings: tenant.settings }, requestId: '' }
+  const session = await withTransaction(ctx, async (tx, inWrite) => {
     // The token is consumed first, atomically: of two concurrent resets only one sees a row here.
     if (!(await repo.consume(tx, tenant.id, found.token.id, now))) throw new BadRequestError(INVALID_LINK)
     // deleted while the password was being checked: the link went with the account
@@ -177,7 +179,7 @@ export async function resetPassword(deps: Deps, input: ResetPassword) {
     await repo.consumeAllOfUser(tx, tenant.id, user.id, now)
     // passwordChangedAt already refuses older refresh tokens; revoking them also covers
     // tokens created in the same millisecond.
-    await revokeUserSessions(tx, user, now)
+    await revokeUserSessions(inWrite, user, now)
     const s = await startSession(deps, user, tx)
     // Tenant admins see in the activity log when an account's password was reset, and how the link was sent.
     await recordActivity(tx, { tenantId: tenant.id, actor: null, action: 'user.password_reset.completed', targetType: 'user', targetId: user.id, details: { origin: found.token.origin }, at: now })

@@ -3,7 +3,7 @@ import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, Validati
 import { isUuid, newId } from '../../lib/ids'
 import { lazy } from '../../lib/lazy'
 import { hashPassword, verifyPassword } from '../../lib/passwords'
-import type { Ctx, SessionRevoker, WalletOwnerLookup } from '../../context'
+import { withTransaction, type Ctx, type SessionRevoker, type WalletOwnerLookup } from '../../context'
 import { recordActivity } from '../activity'
 import { operatorTenant, operatorTenantId } from '../tenants'
 import type { CreateUser, UpdateMe, UpdateUser } from './model'
@@ -130,9 +130,10 @@ export async function deleteUser(ctx: Ctx, id: string, tenantId: string | undefi
   if (user.id === ctx.actor.userId) throw new BadRequestError('You cannot delete your own account')
   if (user.role === 'admin') throw new ForbiddenError()
   const now = ctx.deps.clock.now()
-  await ctx.deps.database.write(async (tx) => {
+  await withTransaction(ctx, async (tx, inWrite) => {
     await repo.updateUser(tx, user.tenantId, user.id, { status: 'deleted', deletedAt: now, updatedAt: now, fcmToken: null })
-    await revokeSessions(tx, user, now)
+    // the auth module's revocation joins this transaction: the user is deleted and signed out together
+    await revokeSessions(inWrite, user, now)
     if (user.tenantId) await recordActivity(tx, { tenantId: user.tenantId, actor: ctx.actor, action: 'user.deleted', targetType: 'user', targetId: user.id, requestId: ctx.requestId, at: now })
   })
 }

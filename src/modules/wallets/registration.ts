@@ -4,7 +4,7 @@
  * by wallet address or id. The wallet services behind them are loaded on first use,
  * like the routes' (see handle.ts).
  */
-import type { RegistrationCollaborators, WalletOwnerLookup } from '../../context'
+import { withTransaction, type RegistrationCollaborators, type WalletOwnerLookup } from '../../context'
 import type { Deps } from '../../deps'
 import { wallets } from './handle'
 import * as repo from './repo'
@@ -12,7 +12,7 @@ import * as repo from './repo'
 export function registrationWallets(deps: Deps): RegistrationCollaborators['wallets'] {
   return {
     validate: async (tenant, wallet) => wallets.validateRegistrationWallet(deps, tenant, wallet),
-    create: async (tx, tenant, user, chain) => wallets.createRegistrationWallet(deps, tx, tenant, user, chain),
+    create: async (ctx, user, chain) => withTransaction(ctx, (tx) => wallets.createRegistrationWallet(deps, tx, ctx.tenant, user, chain)),
   }
 }
 
