@@ -4,6 +4,7 @@
  */
 import { and, asc, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm'
 import type { Executor } from '../db/client'
+import { hintScheduled } from '../db/placement'
 import { newId } from '../lib/ids'
 import { outbox } from './schema'
 
@@ -53,6 +54,8 @@ export async function scheduleJob(db: Executor, job: NewJob, now: number): Promi
   await db.insert(outbox).values({
     id, topic: job.topic, tenantId: job.tenantId ?? null, payload: job.payload, runAt: job.runAt ?? now, createdAt: now, dispatchedAt: null,
   }).onConflictDoNothing()
+  // tenants on databases of their own (docs/scaling.md): this database goes on the worker's list
+  hintScheduled()
   nudgeListeners()
   return id
 }
