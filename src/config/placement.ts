@@ -17,7 +17,7 @@ const URL_FORM = /^(file:|libsql:|https?:|wss?:)/
 export function parsePlacement(raw: string | undefined, problems: string[]): Record<string, PlacementSetting> | undefined {
   if (raw === undefined) return undefined
   let text = raw
-  if (!raw.startsWith('{')) {
+  if (!/^[[{]/.test(raw)) {
     if (!existsSync(raw)) {
       problems.push(`TENANT_PLACEMENT: "${raw}" is neither JSON nor a file that exists`)
       return undefined

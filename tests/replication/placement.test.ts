@@ -17,7 +17,7 @@ import { PROCESS_ADMIN, startProcess, type RunningProcess } from '@tests/helpers
 import { startSqld, type Sqld } from '@tests/helpers/sqld'
 import { WebhookReceiver } from '@tests/fakes/webhook-receiver'
 import { SHARED_ENV } from './helpers'
-import { startNamespacedSqld, type NamespacedSqld } from './namespaces'
+import { startNamespacedSqld, type NamespacedSqld } from '@tests/helpers/sqld-namespaces'
 
 interface Tenant {
   label: string

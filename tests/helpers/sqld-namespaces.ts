@@ -7,8 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort } from '@tests/helpers/process'
-import { sqldBinary } from '@tests/helpers/sqld'
+import { freePort } from './process'
+import { sqldBinary } from './sqld'
 
 export interface NamespacedSqld {
   port: number
