@@ -73,6 +73,11 @@ export function claimDueJobs(tx: Executor, now: number, until: number, limit: nu
     .returning()
 }
 
+/** Whether a row is due at `now` and not queued: a read (on the pending index), so a sweep of an idle database writes nothing. */
+export async function hasDueJob(db: Executor, now: number): Promise<boolean> {
+  return (await db.select({ id: outbox.id }).from(outbox).where(and(isNull(outbox.dispatchedAt), lte(outbox.runAt, now))).limit(1).get()) !== undefined
+}
+
 export async function markDispatched(db: Executor, ids: string[], now: number): Promise<void> {
   await db.update(outbox).set({ dispatchedAt: now }).where(inArray(outbox.id, ids))
 }

@@ -22,7 +22,7 @@ import { existsSync } from 'node:fs'
 import type { Job, Queue, Worker } from 'bunqueue/client'
 import type { Deps } from '../deps'
 import { errorSummary } from '../lib/logger'
-import { claimDueJobs, markDispatched, onJobScheduled, pendingCount } from './outbox'
+import { claimDueJobs, hasDueJob, markDispatched, onJobScheduled, pendingCount } from './outbox'
 import { databaseScope, databasesToDrain, everyDatabase, placementOf } from '../db/placement'
 
 export interface JobContext {
@@ -168,6 +168,8 @@ export class JobRunner {
     for (;;) {
       if (this.stopped) return
       const now = this.deps.clock.now()
+      // a placed database with nothing due costs its worker one read, not a write transaction on its primary
+      if (placed && !(await hasDueJob(this.deps.database.db, now))) return
       const claimed = await this.deps.database.write((tx) => claimDueJobs(tx, now, now + this.claimLeaseMs, BATCH))
       if (!claimed.length) return
       // A failed open leaves the claimed rows to come due again when their lease is over.
