@@ -1,16 +1,19 @@
 /**
  * Tenants on databases of their own (TENANT_PLACEMENT, docs/scaling.md), measured: the write
  * rate of three tenants creating wallets at once (`POST /v1/wallets/`, a key generated, sealed
- * and written in one transaction; wrk, BENCH_CONNECTIONS per tenant, all three loads at the
- * same time), through one Slipway process, in three shapes:
+ * and written in one transaction; wrk, BENCH_CONNECTIONS per tenant, the three loads at the
+ * same time) through one Slipway process, in three shapes:
  *
- * - `one primary`: the three tenants on one sqld's one database (topology b today);
- * - `3 namespaces, 1 sqld`: each tenant on its own namespace of one sqld;
- * - `2 + 1 on 2 sqld`: tenants a and b on two namespaces of one sqld, c on a second sqld.
+ * - `one primary`: the three tenants in one database of one sqld (topology b today);
+ * - `3 namespaces, 1 sqld`: each tenant in its own namespace of one sqld;
+ * - `2 + 1 on 2 sqld`: tenants a and b in two namespaces of one sqld, c in a second sqld.
  *
- * The shapes alternate, BENCH_ROUNDS rounds, each on fresh servers; the figures are medians.
- * Each run counts the wallets in every database afterwards (read through sqld), so a write
- * that landed in the wrong database, or not at all, shows.
+ * Every sqld runs with --enable-namespaces, so the shapes differ only in where the tenants are.
+ * The shapes alternate, BENCH_ROUNDS rounds, each on fresh servers; figures are medians. Beside
+ * the rates, the CPU time each sqld and the Slipway process used per wallet written: on a shared
+ * 2-core machine the rates move with everything else running, the CPU per write much less, and
+ * it says what one primary on a machine of its own could take. Each run counts the wallets in
+ * every database afterwards (read through sqld), so a write in the wrong database shows.
  *
  *   bun scripts/bench/placement.ts     (BENCH_SECONDS=5, BENCH_ROUNDS=3, BENCH_CONNECTIONS=16)
  */
@@ -19,9 +22,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient } from '@libsql/client'
 import { signedHeaders } from '../../tests/helpers/client'
-import { startSqld, type Sqld } from '../../tests/helpers/sqld'
 import { startNamespacedSqld, type NamespacedSqld } from '../../tests/helpers/sqld-namespaces'
-import { load, median, SECONDS, spawnServer, type Result, type Server } from './lib'
+import { cpuMs, load, median, SECONDS, spawnServer, type Result, type Server } from './lib'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16)
@@ -35,12 +37,14 @@ const ENV = {
 
 interface Tenant { id: string; apiKey: string; apiSecret: string }
 interface Run {
-  /** wallets created per second, per tenant (wrk's 2xx answers over its duration) */
+  /** wallets created per second, per tenant (wrk's 2xx answers over the load's length) */
   perTenant: Record<Label, number>
   /** the primary (sqld process) each tenant's database is on */
   primaryOf: Record<Label, string>
   p99: number
   errors: number
+  /** CPU ms per wallet written: of each primary, and of the Slipway process */
+  cpuPerWrite: Record<string, number>
   /** wallets counted afterwards in each database, read through sqld */
   counted: Record<string, number>
 }
@@ -64,79 +68,79 @@ async function register(server: Server, tenant: Tenant, label: Label): Promise<s
   return `Bearer ${((await res.json()) as { accessToken: string }).accessToken}`
 }
 
-/** The three wallet loads at once; each tenant's figure is its own wrk's. */
-async function walletLoads(server: Server, tokens: Record<Label, string>): Promise<Record<Label, Result>> {
-  const body = JSON.stringify({ chain: 'ethereum', name: 'bench' })
-  const results = await Promise.all(LABELS.map((l) => load(`wallets ${l}`, `${server.url}/v1/wallets/`, {
-    connections: CONNECTIONS, method: 'POST', body, headers: { 'content-type': 'application/json', authorization: tokens[l] },
-  })))
-  return Object.fromEntries(LABELS.map((l, i) => [l, results[i]!])) as Record<Label, Result>
-}
-
-const okRate = (r: Result) => r.rps * (1 - r.non2xx / Math.max(1, r.rps * SECONDS))
-
-async function countWallets(url: string, tenantId?: string): Promise<number> {
+async function countWallets(url: string, tenantId: string): Promise<number> {
   const c = createClient({ url })
   try {
-    const q = tenantId ? { sql: 'SELECT count(*) AS n FROM wallets WHERE tenant_id = ?', args: [tenantId] } : 'SELECT count(*) AS n FROM wallets'
-    return Number((await c.execute(q)).rows[0]!.n)
+    return Number((await c.execute({ sql: 'SELECT count(*) AS n FROM wallets WHERE tenant_id = ?', args: [tenantId] })).rows[0]!.n)
   } finally {
     c.close()
   }
 }
 
-function summary(results: Record<Label, Result>, primaryOf: Record<Label, string>, counted: Record<string, number>): Run {
-  return {
-    perTenant: Object.fromEntries(LABELS.map((l) => [l, okRate(results[l])])) as Record<Label, number>,
-    primaryOf,
-    p99: Math.max(...LABELS.map((l) => results[l].p99)),
-    errors: LABELS.reduce((n, l) => n + results[l].errors + results[l].non2xx, 0),
-    counted,
+/**
+ * One shape: the control database in `controlUrl`, each tenant's in `urls` (all equal to the
+ * control's for `one primary`, which places nothing), `primaries` the sqld processes by name.
+ */
+async function measure(controlUrl: string, place: (tenants: Record<Label, Tenant>) => Promise<Record<Label, string> | null>,
+  primaries: Record<string, NamespacedSqld>, primaryOf: Record<Label, string>, dataDir: string): Promise<Run> {
+  const control = { ...ENV, DATABASE_URL: controlUrl, DATA_DIR: dataDir }
+  let server = await spawnServer(['src/index.ts'], control)
+  try {
+    const tenants = await createTenants(server)
+    const urls = await place(tenants)
+    if (urls) {
+      // tenants are placed after they exist: the operator names their databases and restarts (docs/scaling.md)
+      server.proc.kill('SIGTERM')
+      await server.proc.exited
+      server = await spawnServer(['src/index.ts'], { ...control, TENANT_PLACEMENT: JSON.stringify(Object.fromEntries(LABELS.map((l) => [tenants[l].id, urls[l]]))) })
+    }
+    const tokens = Object.fromEntries(await Promise.all(LABELS.map(async (l) => [l, await register(server, tenants[l], l)]))) as Record<Label, string>
+    const pids: Record<string, number> = { slipway: server.proc.pid, ...Object.fromEntries(Object.entries(primaries).map(([name, s]) => [name, s.pid])) }
+    const before = Object.fromEntries(await Promise.all(Object.entries(pids).map(async ([k, pid]) => [k, (await cpuMs(pid)) ?? NaN])))
+    const body = JSON.stringify({ chain: 'ethereum', name: 'bench' })
+    const results = await Promise.all(LABELS.map((l) => load(`wallets ${l}`, `${server.url}/v1/wallets/`, {
+      connections: CONNECTIONS, method: 'POST', body, headers: { 'content-type': 'application/json', authorization: tokens[l] },
+    })))
+    const after = Object.fromEntries(await Promise.all(Object.entries(pids).map(async ([k, pid]) => [k, (await cpuMs(pid)) ?? NaN])))
+    const byLabel = Object.fromEntries(LABELS.map((l, i) => [l, results[i]!])) as Record<Label, Result>
+    const counted: Record<string, number> = {}
+    for (const l of LABELS) counted[`${primaryOf[l]}/${l}`] = await countWallets(urls ? urls[l] : controlUrl, tenants[l].id)
+    if (urls) counted['control'] = (await Promise.all(LABELS.map((l) => countWallets(controlUrl, tenants[l].id)))).reduce((a, b) => a + b, 0)
+    const written = (p: string) => LABELS.filter((l) => p === 'slipway' || primaryOf[l] === p).reduce((n, l) => n + counted[`${primaryOf[l]}/${l}`]!, 0)
+    const perTenant = Object.fromEntries(LABELS.map((l) => [l, (byLabel[l].rps * SECONDS - byLabel[l].non2xx) / SECONDS])) as Record<Label, number>
+    return {
+      perTenant, primaryOf,
+      p99: Math.max(...LABELS.map((l) => byLabel[l].p99)),
+      errors: LABELS.reduce((n, l) => n + byLabel[l].errors + byLabel[l].non2xx, 0),
+      // wallets counted include the few registered before the load: none (registration makes no wallet here)
+      cpuPerWrite: Object.fromEntries(Object.keys(pids).map((k) => [k, (after[k]! - before[k]!) / Math.max(1, written(k))])),
+      counted,
+    }
+  } finally {
+    server.proc.kill('SIGTERM')
+    await server.proc.exited
   }
 }
 
 async function onePrimary(dir: string): Promise<Run> {
-  const sqld = await startSqld()
-  const server = await spawnServer(['src/index.ts'], { ...ENV, DATABASE_URL: sqld.url, DATA_DIR: join(dir, 'one') })
+  const one = await startNamespacedSqld()
   try {
-    const tenants = await createTenants(server)
-    const tokens = Object.fromEntries(await Promise.all(LABELS.map(async (l) => [l, await register(server, tenants[l], l)]))) as Record<Label, string>
-    const results = await walletLoads(server, tokens)
-    const counted: Record<string, number> = {}
-    for (const l of LABELS) counted[`primary 1 (${l})`] = await countWallets(sqld.url, tenants[l].id)
-    return summary(results, { a: 'primary 1', b: 'primary 1', c: 'primary 1' }, counted)
+    return await measure(await one.create('one'), async () => null, { 'primary 1': one }, { a: 'primary 1', b: 'primary 1', c: 'primary 1' }, join(dir, 'one'))
   } finally {
-    server.proc.kill('SIGTERM')
-    await server.proc.exited
-    await sqld.stop()
+    await one.stop()
   }
 }
 
-/** `split`: c on a second sqld; otherwise all three on namespaces of one. */
 async function placed(dir: string, round: number, split: boolean): Promise<Run> {
-  const ns: NamespacedSqld = await startNamespacedSqld()
-  const second: Sqld | undefined = split ? await startSqld() : undefined
-  const controlDir = mkdtempSync(join(dir, 'control-'))
-  const control = { ...ENV, DATABASE_URL: `file:${join(controlDir, 'control.db')}` }
-  let server = await spawnServer(['src/index.ts'], control)
+  const first = await startNamespacedSqld()
+  const second = split ? await startNamespacedSqld() : undefined
   try {
-    const tenants = await createTenants(server)
-    server.proc.kill('SIGTERM')
-    await server.proc.exited
-    const urls = {} as Record<Label, string>
-    for (const l of LABELS) urls[l] = l === 'c' && second ? second.url : await ns.create(`r${round}-${l}`)
-    const placement = Object.fromEntries(LABELS.map((l) => [tenants[l].id, urls[l]]))
-    server = await spawnServer(['src/index.ts'], { ...control, TENANT_PLACEMENT: JSON.stringify(placement) })
-    const tokens = Object.fromEntries(await Promise.all(LABELS.map(async (l) => [l, await register(server, tenants[l], l)]))) as Record<Label, string>
-    const results = await walletLoads(server, tokens)
+    const controlDir = mkdtempSync(join(dir, 'control-'))
     const primaryOf = { a: 'primary 1', b: 'primary 1', c: second ? 'primary 2' : 'primary 1' }
-    const counted: Record<string, number> = { control: await countWallets(control.DATABASE_URL) }
-    for (const l of LABELS) counted[`${primaryOf[l]} (${l}, own database)`] = await countWallets(urls[l])
-    return summary(results, primaryOf, counted)
+    const place = async () => ({ a: await first.create(`r${round}-a`), b: await first.create(`r${round}-b`), c: await (second ?? first).create(`r${round}-c`) })
+    return await measure(`file:${join(controlDir, 'control.db')}`, place, { 'primary 1': first, ...(second ? { 'primary 2': second } : {}) }, primaryOf, controlDir)
   } finally {
-    server.proc.kill('SIGTERM')
-    await server.proc.exited
-    await ns.stop()
+    await first.stop()
     await second?.stop()
   }
 }
@@ -148,13 +152,15 @@ const shapes: Array<[string, (dir: string, round: number) => Promise<Run>]> = [
 ]
 const runs = new Map<string, Run[]>(shapes.map(([name]) => [name, []]))
 const dir = mkdtempSync(join(tmpdir(), 'slipway-bench-placement-'))
+const total = (r: Run) => LABELS.reduce((n, l) => n + r.perTenant[l], 0)
+const cpuText = (c: Record<string, number>) => Object.entries(c).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')
 try {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const [name, run] of shapes) {
       const r = await run(dir, round)
       runs.get(name)!.push(r)
-      const total = LABELS.reduce((n, l) => n + r.perTenant[l], 0)
-      console.log(`round ${round} ${name.padEnd(22)} total ${total.toFixed(0)}/s  ${LABELS.map((l) => `${l} ${r.perTenant[l].toFixed(0)}`).join('  ')}  p99 ${r.p99.toFixed(0)} ms  errors ${r.errors}  wallets counted: ${JSON.stringify(r.counted)}`)
+      console.log(`round ${round} ${name.padEnd(22)} total ${total(r).toFixed(0)}/s  ${LABELS.map((l) => `${l} ${r.perTenant[l].toFixed(0)}`).join('  ')}  p99 ${r.p99.toFixed(0)} ms`
+        + `  errors ${r.errors}  CPU ms per write: ${cpuText(r.cpuPerWrite)}  wallets counted: ${JSON.stringify(r.counted)}`)
     }
   }
 } finally {
@@ -162,14 +168,14 @@ try {
 }
 
 console.log(`\nwallet writes per second, medians of ${ROUNDS} rounds (${SECONDS} s each, ${CONNECTIONS} connections per tenant, one Slipway process)`)
-console.log(`${'shape'.padEnd(24)}${'tenant a'.padEnd(10)}${'tenant b'.padEnd(10)}${'tenant c'.padEnd(10)}${'per primary'.padEnd(30)}${'total'.padEnd(8)}${'vs one primary'.padEnd(16)}p99 ms`)
-const base = median(runs.get('one primary')!.map((r) => LABELS.reduce((n, l) => n + r.perTenant[l], 0)))
+console.log(`${'shape'.padEnd(24)}${'a'.padEnd(6)}${'b'.padEnd(6)}${'c'.padEnd(6)}${'per primary'.padEnd(32)}${'total'.padEnd(7)}${'vs one'.padEnd(8)}${'p99 ms'.padEnd(8)}CPU ms per write`)
+const base = median(runs.get('one primary')!.map(total))
 for (const [name] of shapes) {
   const rs = runs.get(name)!
-  const tenant = (l: Label) => median(rs.map((r) => r.perTenant[l]))
+  const tenant = (l: Label) => median(rs.map((r) => r.perTenant[l])).toFixed(0).padEnd(6)
   const primaries = [...new Set(LABELS.map((l) => rs[0]!.primaryOf[l]))]
   const perPrimary = primaries.map((p) => `${p}: ${median(rs.map((r) => LABELS.filter((l) => r.primaryOf[l] === p).reduce((n, l) => n + r.perTenant[l], 0))).toFixed(0)}`).join(', ')
-  const total = median(rs.map((r) => LABELS.reduce((n, l) => n + r.perTenant[l], 0)))
-  console.log(`${name.padEnd(24)}${tenant('a').toFixed(0).padEnd(10)}${tenant('b').toFixed(0).padEnd(10)}${tenant('c').toFixed(0).padEnd(10)}${perPrimary.padEnd(30)}`
-    + `${total.toFixed(0).padEnd(8)}${(total / base).toFixed(2).padEnd(16)}${median(rs.map((r) => r.p99)).toFixed(0)}`)
+  const cpu = Object.fromEntries(Object.keys(rs[0]!.cpuPerWrite).map((k) => [k, median(rs.map((r) => r.cpuPerWrite[k]!))]))
+  console.log(`${name.padEnd(24)}${tenant('a')}${tenant('b')}${tenant('c')}${perPrimary.padEnd(32)}${median(rs.map(total)).toFixed(0).padEnd(7)}`
+    + `${(median(rs.map(total)) / base).toFixed(2).padEnd(8)}${median(rs.map((r) => r.p99)).toFixed(0).padEnd(8)}${cpuText(cpu)}`)
 }

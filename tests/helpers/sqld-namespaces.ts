@@ -12,6 +12,8 @@ import { sqldBinary } from './sqld'
 
 export interface NamespacedSqld {
   port: number
+  /** the sqld process (benchmarks read its CPU time) */
+  pid: number
   adminUrl: string
   dir: string
   /** creates the namespace and answers its URL */
@@ -43,7 +45,7 @@ export async function startNamespacedSqld(): Promise<NamespacedSqld> {
   }
   const urlOf = (name: string) => `http://${name}.localhost:${port}`
   return {
-    port, adminUrl, dir, urlOf,
+    port, pid: proc.pid, adminUrl, dir, urlOf,
     async create(name) {
       const res = await fetch(`${adminUrl}/v1/namespaces/${name}/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
       if (!res.ok) throw new Error(`namespace ${name}: ${res.status} ${await res.text()}`)
