@@ -121,8 +121,9 @@ export function inRequestScope<T>(database: Database, fn: () => T): T {
  */
 export function enterTenant(database: Database, tenantId: string | null | undefined) {
   const placement = placements.get(database)
+  if (!placement) return
   const scope = scopes.getStore()
-  if (placement && scope) scope.database = placement.forTenant(tenantId)
+  if (scope) scope.database = placement.forTenant(tenantId)
 }
 
 /** Runs `fn` on the control database, whatever the current scope. */
