@@ -15,7 +15,8 @@ let b: Database
 let placement: Placement
 
 beforeAll(async () => {
-  ;[control, a, b] = await Promise.all([0, 1, 2].map(() => openDatabase({ url: ':memory:', migrate: applyMigrations })))
+  const opened = await Promise.all([0, 1, 2].map(() => openDatabase({ url: ':memory:', migrate: applyMigrations })))
+  ;[control, a, b] = [opened[0]!, opened[1]!, opened[2]!]
   placement = new Placement(control, new Map([['http://a.localhost:1', a], ['http://b.localhost:1', b]]), {
     'tenant-a': { url: 'http://a.localhost:1' }, 'tenant-b': { url: 'http://b.localhost:1' },
   })

@@ -98,6 +98,11 @@ describe('three tenants on three databases of two sqld processes', () => {
         t.users.push({ id: reg.body.user.id, username, token, walletId: wallet.body.id, address: wallet.body.address })
         // the bearer check reads the user in its tenant's database
         expect((await api.get(`/v1/users/${reg.body.user.id}`, { token })).body).toMatchObject({ username, tenantId: t.id })
+        // a refresh token names its tenant, so the refresh (no other credential) finds the tenant's database
+        expect(reg.body.refreshToken.startsWith(`${t.id}.`)).toBe(true)
+        const refreshed = await api.post('/v1/auth/refresh', { refreshToken: reg.body.refreshToken })
+        expect(refreshed.status).toBe(200)
+        expect((await api.get(`/v1/users/${reg.body.user.id}`, { token: refreshed.body.accessToken })).status).toBe(200)
       }
       expect((await api.post(`/v1/admin/tenants/${t.id}/webhooks/sandbox/test`, undefined, { token: admin })).status).toBe(202)
     }

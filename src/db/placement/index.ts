@@ -126,6 +126,26 @@ export function enterTenant(database: Database, tenantId: string | null | undefi
   if (scope) scope.database = placement.forTenant(tenantId)
 }
 
+/** Whether the tenant is placed on a database of its own. */
+export function isPlaced(database: Database, tenantId: string | null | undefined): boolean {
+  return !!tenantId && (placements.get(database)?.byTenant.has(tenantId) ?? false)
+}
+
+/**
+ * A credential that names no tenant but is looked up in one (a refresh token): a placed
+ * tenant's carry its id in front (`<tenant id>.<token>`), which routes the lookup. The id only
+ * says where to look; the token's hash is still what is checked there.
+ */
+export function routedToken(database: Database, tenantId: string | null | undefined, token: string): string {
+  return isPlaced(database, tenantId) ? `${tenantId}.${token}` : token
+}
+
+/** Enters the tenant a routed token names (see routedToken); nothing for a plain token. */
+export function enterTokenTenant(database: Database, presented: string) {
+  const dot = presented.indexOf('.')
+  if (dot > 0) enterTenant(database, presented.slice(0, dot))
+}
+
 /** Runs `fn` on the control database, whatever the current scope. */
 export function inControl<T>(database: Database, fn: () => Promise<T>): Promise<T> {
   const placement = placements.get(database)
