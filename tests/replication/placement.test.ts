@@ -2,9 +2,10 @@
  * Tenants on databases of their own (TENANT_PLACEMENT, docs/scaling.md): three tenants, two on
  * two namespaces of one sqld (created through its admin API) and one on a second sqld, the
  * control database a file. Each registers users, creates wallets and gets a signed webhook
- * delivery through the real HTTP API of one Slipway process; then every database is read back
+ * delivery through the real HTTP API of a Slipway API process; then every database is read back
  * through sqld directly (@libsql/client to each namespace URL): each tenant's rows are in its
- * own database, and nothing of a tenant is in another's or in the control database.
+ * own database, and nothing of a tenant is in another's or in the control database. The
+ * deliveries are made by a separate worker process, which finds them by sweeping every database.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
@@ -32,6 +33,7 @@ interface Tenant {
 let ns: NamespacedSqld
 let second: Sqld
 let proc: RunningProcess | undefined
+let worker: RunningProcess | undefined
 const receiver = new WebhookReceiver()
 const dir = mkdtempSync(join(tmpdir(), 'slipway-placement-'))
 const controlUrl = `file:${dir}/slipway.db`
@@ -68,13 +70,17 @@ beforeAll(async () => {
     tenants.push({ label, id: res.body.id, apiKey: res.body.apiKey, apiSecret: res.body.apiSecret, url: urls[label], users: [] })
   }
   expect(await proc.stop()).toBe(0)
-  // 2. Placed: the operator names each tenant's database and restarts.
-  const placement = Object.fromEntries(tenants.map((t) => [t.id, t.url]))
-  proc = await start({ TENANT_PLACEMENT: JSON.stringify(placement) })
+  // 2. Placed: the operator names each tenant's database and restarts: an API process, and a
+  // worker process that finds the tenants' due work by sweeping their databases (no hint reaches
+  // it from the API process: docs/scaling.md, "The worker")
+  const placement = JSON.stringify(Object.fromEntries(tenants.map((t) => [t.id, t.url])))
+  proc = await start({ TENANT_PLACEMENT: placement, SLIPWAY_ROLE: 'api' })
+  worker = await start({ TENANT_PLACEMENT: placement, SLIPWAY_ROLE: 'worker' })
 }, 60_000)
 
 afterAll(async () => {
   await proc?.stop()
+  await worker?.stop()
   receiver.stop()
   await ns?.stop()
   await second?.stop()
@@ -123,12 +129,20 @@ describe('three tenants on three databases of two sqld processes', () => {
       const sig = createHmac('sha256', key).update(`${r.headers['x-webhook-id']}.${r.headers['x-webhook-timestamp']}.${r.body}`).digest('base64')
       expect(r.headers['x-webhook-signature']).toBe(`v1=${sig}`)
       expect(JSON.parse(r.body)).toMatchObject({ type: 'webhook.test', data: { tenantId: t.id } })
+      // the worker records the attempt in the tenant's database after the receiver answers
+      let status = ''
+      for (let i = 0; i < 100 && status !== 'done'; i++, await Bun.sleep(100)) {
+        status = (await api.get(`/v1/admin/tenants/${t.id}/webhooks/sandbox/deliveries`, { token: admin })).body.data?.[0]?.status
+      }
+      expect(status).toBe('done')
     }
   }, 60_000)
 
   test('read back through sqld: each tenant\'s rows in its own database only, the control database holds tenants and admins', async () => {
     expect(await proc!.stop()).toBe(0)
+    expect(await worker!.stop()).toBe(0)
     proc = undefined
+    worker = undefined
     const control = createClient({ url: controlUrl })
     const dumps = new Map<Tenant, Record<string, string>>()
     const migrations = Number((await control.execute('SELECT count(*) AS n FROM __drizzle_migrations')).rows[0]!.n)

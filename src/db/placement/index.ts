@@ -146,6 +146,25 @@ export function enterTokenTenant(database: Database, presented: string) {
   if (dot > 0) enterTenant(database, presented.slice(0, dot))
 }
 
+/** The database the current scope works on, and a way to run later work in that scope. */
+export interface CurrentScope {
+  database: Database
+  run<T>(fn: () => Promise<T>): Promise<T>
+}
+
+/**
+ * The current scope, kept for work that outlives its caller's turn: a group commit collects
+ * writes from several jobs or requests, and with tenants placed those may be in different
+ * databases, so it groups them by `database` and writes each group in its own scope.
+ * Without a placement: the one database, and `run` runs as it is.
+ */
+export function currentScope(database: Database): CurrentScope {
+  const placement = placements.get(database)
+  if (!placement) return { database, run: (fn) => fn() }
+  const target = scopes.getStore()?.database ?? placement.control
+  return { database: target, run: (fn) => scopes.run({ database: target, placement }, fn) }
+}
+
 /** Runs `fn` on the control database, whatever the current scope. */
 export function inControl<T>(database: Database, fn: () => Promise<T>): Promise<T> {
   const placement = placements.get(database)
