@@ -171,12 +171,6 @@ export function inControl<T>(database: Database, fn: () => Promise<T>): Promise<
   return placement ? scopes.run({ database: placement.control, placement }, fn) : fn()
 }
 
-/** Runs `fn` on the tenant's database (an operator command naming the tenant). */
-export function inTenant<T>(database: Database, tenantId: string, fn: () => Promise<T>): Promise<T> {
-  const placement = placements.get(database)
-  return placement ? scopes.run({ database: placement.forTenant(tenantId), placement }, fn) : fn()
-}
-
 /**
  * A write to the tenants table: on the control database, then the tenant's row copied into
  * the tenant's own (mirror.ts). Without a placement, `database.write`.
