@@ -8,6 +8,7 @@ import type { Deps } from './deps'
 import { corePlugin, ErrorStyles, observed } from './http/core'
 import { docsPlugin, scalarFromNodeModules, type DocsScript } from './http/openapi'
 import { setSocketSource, stateOf } from './http/request-state'
+import { inRequestScope, placementOf } from './db/placement'
 import { authRoutes } from './modules/auth'
 import { healthRoutes } from './modules/health'
 import type { JobRunner } from './jobs/runner'
@@ -114,12 +115,27 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
   }
   styles.build(built.routes)
   withoutBodyParsers(built.routes)
-  app = { ...observed(deps, built), routes: built.routes }
+  app = requestScoped(deps, { ...observed(deps, built), routes: built.routes })
   sim?.attach((r) => app!.handle(r))
   cardSandbox?.attach((r) => app!.handle(r))
   return app
 }
 
+
+/**
+ * With tenants placed on databases of their own (docs/scaling.md), each request runs in a
+ * scope that its credential check points at the caller's tenant's database; without, the
+ * app is returned as it is (no scope, nothing added to a request).
+ */
+function requestScoped(deps: Deps, app: App): App {
+  if (!placementOf(deps.database)) return app
+  const { fetch, handle } = app
+  return {
+    routes: app.routes,
+    fetch: (request) => inRequestScope(deps.database, () => fetch(request)),
+    handle: (request) => inRequestScope(deps.database, () => handle(request)),
+  }
+}
 
 /**
  * The body parser is set for every route (corePlugin), and Elysia compiles any route

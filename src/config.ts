@@ -10,6 +10,7 @@ import { sandboxMode, type SandboxMode } from './sandbox/policy'
 import { envNameOf, isSecretPath, plainMessage } from './config/env-names'
 import { blankToUndefined, boolVar, decodeKey, type Env, intVar, isHttpUrl, parseAavePools, parseDevRoutes, parseFcm, parsePreviousKeys, parseRpcUrls } from './config/parse'
 import { type Config, ConfigSchema } from './config/schema'
+import { parsePlacement } from './config/placement'
 
 export { type Config, ConfigSchema } from './config/schema'
 export { decodeKey } from './config/parse'
@@ -37,6 +38,8 @@ export function loadConfig(env: Env = process.env): Config {
     // A key generated beside each replica would differ per process, and each would fail to open what the others sealed.
     if (!blankToUndefined(env.MASTER_KEY)) problems.push('DATABASE_SYNC_URL needs MASTER_KEY: every process sharing the primary must seal with the same key')
   }
+  const tenantPlacement = parsePlacement(blankToUndefined(env.TENANT_PLACEMENT), problems)
+  if (tenantPlacement && databaseSyncUrl) problems.push('TENANT_PLACEMENT with DATABASE_SYNC_URL is not supported yet: placed tenants are reached on their primaries (docs/scaling.md)')
   const smtpUrl = blankToUndefined(env.SMTP_URL)
   if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) problems.push(`SMTP_URL: must start with smtp:// or smtps://`)
   const nodeEnv = blankToUndefined(env.NODE_ENV) ?? 'development'
@@ -108,6 +111,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     databaseAuthToken: blankToUndefined(env.DATABASE_AUTH_TOKEN),
     databaseSyncUrl,
+    tenantPlacement,
     databaseSyncIntervalMs: intVar(env, 'DATABASE_SYNC_INTERVAL_MS', 1000, problems),
     databaseTimeoutMs: intVar(env, 'DATABASE_TIMEOUT_MS', 5000, problems),
     bootstrapAdminUsername: username,

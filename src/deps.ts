@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
 import { decodeKey, type Config } from './config'
 import { openDatabase, type Database, type Db } from './db/client'
+import { openPlacement } from './db/placement'
 import { appMeta } from './db/schema'
 import { notCurrentVersion, type SealedColumn } from './db/sealed-columns'
 import { systemClock, type Clock } from './lib/clock'
@@ -98,7 +99,7 @@ export interface DepsOverrides {
 export async function buildDeps(config: Config, overrides: DepsOverrides): Promise<Deps> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel })
   const clock = overrides.clock ?? systemClock
-  const database = await openDatabase({
+  const control = await openDatabase({
     url: config.databaseUrl,
     authToken: config.databaseAuthToken,
     syncUrl: config.databaseSyncUrl,
@@ -106,6 +107,10 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     timeoutMs: config.databaseTimeoutMs,
     migrate: overrides.migrate,
   })
+  // Tenants on databases of their own (docs/scaling.md): each opened, and migrated, like the control database.
+  const database = config.tenantPlacement
+    ? await openPlacement(control, config.tenantPlacement, (e) => openDatabase({ url: e.url, authToken: e.authToken, timeoutMs: config.databaseTimeoutMs, migrate: overrides.migrate }))
+    : control
   const previous = Object.fromEntries(Object.entries(config.masterKeyPrevious).map(([v, k]) => [Number(v), decodeKey(k)!]))
   const sealer = new Sealer(loadMasterKey(config, logger), config.masterKeyVersion, previous)
   const jwtKey = await loadJwtKey(config, database, sealer)

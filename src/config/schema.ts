@@ -15,6 +15,8 @@ export const ConfigSchema = T.Object({
   databaseUrl: T.String({ minLength: 1 }),
   databaseAuthToken: T.Optional(T.String()),
   databaseSyncUrl: T.Optional(T.String()),
+  /** TENANT_PLACEMENT: tenant id → its own database (docs/scaling.md); unset, every tenant on databaseUrl */
+  tenantPlacement: T.Optional(T.Record(T.String(), T.Object({ url: T.String(), authToken: T.Optional(T.String()) }))),
   /** embedded replica: pull from the primary this often (it also pulls after each of its own writes) */
   databaseSyncIntervalMs: T.Integer({ minimum: 50, maximum: 3_600_000 }),
   /** remote database or replica: a call to the server that takes longer fails (503) */

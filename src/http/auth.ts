@@ -5,6 +5,7 @@ import type { Executor } from '../db/client'
 import { preparedOnce } from '../db/prepared'
 import { signatureReplays } from '../db/schema'
 import { findActor, findByApiKey, findPlatformUser, secretAad } from '../db/callers'
+import { enterTenant, inControl } from '../db/placement'
 import { hmacSha256Hex, safeEqual, sha256Hex, type Sealer } from '../lib/crypto'
 import { verifyAccessToken, type AccessClaims } from '../lib/jwt'
 import { verifyPassword } from '../lib/passwords'
@@ -24,6 +25,8 @@ export interface Caller {
  * a changed role or a disabled tenant stops working at once, not at token expiry.
  */
 export async function loadCaller(deps: Deps, claims: AccessClaims): Promise<Caller | null> {
+  // tenants on databases of their own (docs/scaling.md): the user is in its tenant's, which the verified token names
+  enterTenant(deps.database, claims.tenantId)
   const row = await findActor(deps.database, claims.sub)
   if (!row) return null
   const { user } = row
@@ -161,8 +164,10 @@ export async function verifyTenantSignature(deps: Deps, req: SignedRequest): Pro
   if (!/^\d{1,12}$/.test(timestamp)) throw new UnauthorizedError('Invalid x-timestamp header')
   const now = deps.clock.now()
   if (Math.abs(Math.floor(now / 1000) - Number(timestamp)) > SIGNATURE_WINDOW_SECONDS) throw new UnauthorizedError('Request expired')
-  const tenant = await findByApiKey(deps.database, apiKey)
+  // API keys are looked up in the control database; the rest of the request works in the tenant's (docs/scaling.md)
+  const tenant = await inControl(deps.database, () => findByApiKey(deps.database, apiKey))
   if (!tenant || tenant.status !== 'active') throw new NotFoundError('Invalid API key')
+  enterTenant(deps.database, tenant.id)
   const secret = tenantSecret(deps.sealer, tenant.id, tenant.secret)
   const signingString = `${req.method.toUpperCase()}\n${req.pathWithQuery}\n${timestamp}\n${sha256Hex(req.raw)}`
   const expected = hmacSha256Hex(secret, signingString)

@@ -4,6 +4,7 @@
  */
 import { and, asc, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm'
 import type { Executor } from '../db/client'
+import { hintScheduled } from '../db/placement'
 import { newId } from '../lib/ids'
 import { outbox } from './schema'
 
@@ -53,6 +54,8 @@ export async function scheduleJob(db: Executor, job: NewJob, now: number): Promi
   await db.insert(outbox).values({
     id, topic: job.topic, tenantId: job.tenantId ?? null, payload: job.payload, runAt: job.runAt ?? now, createdAt: now, dispatchedAt: null,
   }).onConflictDoNothing()
+  // tenants on databases of their own (docs/scaling.md): this database goes on the worker's list
+  hintScheduled()
   nudgeListeners()
   return id
 }
@@ -68,6 +71,11 @@ export function claimDueJobs(tx: Executor, now: number, until: number, limit: nu
   return tx.update(outbox).set({ runAt: until })
     .where(and(inArray(outbox.id, tx.select({ id: outbox.id }).from(outbox).where(due).orderBy(asc(outbox.runAt)).limit(limit)), due))
     .returning()
+}
+
+/** Whether a row is due at `now` and not queued: a read (on the pending index), so a sweep of an idle database writes nothing. */
+export async function hasDueJob(db: Executor, now: number): Promise<boolean> {
+  return (await db.select({ id: outbox.id }).from(outbox).where(and(isNull(outbox.dispatchedAt), lte(outbox.runAt, now))).limit(1).get()) !== undefined
 }
 
 export async function markDispatched(db: Executor, ids: string[], now: number): Promise<void> {

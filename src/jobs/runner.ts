@@ -22,7 +22,8 @@ import { existsSync } from 'node:fs'
 import type { Job, Queue, Worker } from 'bunqueue/client'
 import type { Deps } from '../deps'
 import { errorSummary } from '../lib/logger'
-import { claimDueJobs, markDispatched, onJobScheduled, pendingCount } from './outbox'
+import { claimDueJobs, hasDueJob, markDispatched, onJobScheduled, pendingCount } from './outbox'
+import { databaseScope, databasesToDrain, everyDatabase, placementOf } from '../db/placement'
 
 export interface JobContext {
   deps: Deps
@@ -50,6 +51,8 @@ interface QueuedJob {
   topic: string
   tenantId: string | null
   payload: Record<string, unknown>
+  /** the database the row was claimed from, with tenants placed on their own (docs/scaling.md); absent: the one database */
+  scope?: string
 }
 
 export class JobRunner {
@@ -98,7 +101,10 @@ export class JobRunner {
     if (hasUnfinishedJobs(this.opts.dataPath)) this.open().catch((err) => this.deps.logger.error('job queue failed to open', errorSummary(err)))
     this.timer = setInterval(() => void this.pump(), this.opts.pollMs ?? 500)
     this.unsubscribe = onJobScheduled(() => void this.pump())
-    for (const hook of this.startHooks) hook(this.deps).catch((err) => this.deps.logger.error('job runner start hook failed', errorSummary(err)))
+    // once per database: with tenants placed on their own, each database's periodic work runs on its own outbox
+    for (const db of everyDatabase(this.deps.database)) {
+      for (const hook of this.startHooks) db.run(() => hook(this.deps)).catch((err) => this.deps.logger.error('job runner start hook failed', errorSummary(err)))
+    }
     void this.pump()
   }
 
@@ -153,9 +159,17 @@ export class JobRunner {
    * twice is one job), then marks them dispatched in one write.
    */
   private async dispatchDue() {
+    // the one database, or (tenants placed on their own) those with work scheduled lately, and all of them now and then
+    for (const db of databasesToDrain(this.deps.database)) await db.run(() => this.dispatchFrom(db.key))
+  }
+
+  private async dispatchFrom(scope: string) {
+    const placed = placementOf(this.deps.database) !== undefined
     for (;;) {
       if (this.stopped) return
       const now = this.deps.clock.now()
+      // a placed database with nothing due costs its worker one read, not a write transaction on its primary
+      if (placed && !(await hasDueJob(this.deps.database.db, now))) return
       const claimed = await this.deps.database.write((tx) => claimDueJobs(tx, now, now + this.claimLeaseMs, BATCH))
       if (!claimed.length) return
       // A failed open leaves the claimed rows to come due again when their lease is over.
@@ -165,7 +179,7 @@ export class JobRunner {
         const def = this.defs.get(row.topic)
         return {
           name: row.topic,
-          data: { outboxId: row.id, topic: row.topic, tenantId: row.tenantId, payload: row.payload },
+          data: { outboxId: row.id, topic: row.topic, tenantId: row.tenantId, payload: row.payload, ...(placed ? { scope } : {}) },
           opts: { jobId: row.id, durable: true, attempts: def?.attempts ?? 5, backoff: { type: 'exponential' as const, delay: def?.backoffMs ?? 1000 } },
         }
       }))
@@ -179,7 +193,8 @@ export class JobRunner {
     const def = this.defs.get(data.topic)
     if (!def) throw new Error(`no handler for job topic ${data.topic}`)
     try {
-      await def.handler(data.payload, { deps: this.deps, id: data.outboxId, tenantId: data.tenantId, attempt: (job.attemptsMade ?? 0) + 1 })
+      const ctx = { deps: this.deps, id: data.outboxId, tenantId: data.tenantId, attempt: (job.attemptsMade ?? 0) + 1 }
+      await databaseScope(this.deps.database, data.scope).run(() => def.handler(data.payload, ctx))
       this.deps.metrics.job(data.topic, 'completed')
     } catch (err) {
       this.deps.metrics.job(data.topic, 'failed')

@@ -9,6 +9,7 @@ import type { Executor } from '../../db/client'
 import { withTransaction, type VerbContext } from '../../context'
 import { UnauthorizedError } from '../../lib/errors'
 import { randomToken, sha256Hex } from '../../lib/crypto'
+import { enterTokenTenant, routedToken } from '../../db/placement'
 import { newId } from '../../lib/ids'
 import { signAccessToken } from '../../lib/jwt'
 import { findTenant, settingsOf } from '../tenants'
@@ -21,7 +22,8 @@ export async function issueAccessToken(deps: Deps, user: Pick<UserRow, 'id' | 't
 }
 
 async function insertRefreshToken(db: Executor, deps: Deps, user: Pick<UserRow, 'id' | 'tenantId'>, familyId: string) {
-  const token = randomToken(32)
+  // tenants on databases of their own (docs/scaling.md): a placed tenant's token names it, so a refresh finds its database
+  const token = routedToken(deps.database, user.tenantId, randomToken(32))
   const now = deps.clock.now()
   await repo.insertRefreshToken(db, user.tenantId, {
     id: newId(), userId: user.id, familyId, tokenHash: sha256Hex(token),
@@ -43,6 +45,7 @@ const invalid = () => new UnauthorizedError('Invalid refresh token')
 export async function refreshSession(deps: Deps, presented: string) {
   const now = deps.clock.now()
   const hash = sha256Hex(presented)
+  enterTokenTenant(deps.database, presented)
   const outcome = await deps.database.write(async (tx) => {
     const token = await repo.findByHash(tx, hash)
     if (!token || token.revokedAt !== null || token.expiresAt <= now) return { error: invalid() }

@@ -24,6 +24,7 @@ import type { CardAmounts, CardStatus } from './schema'
 import * as repo from './repo'
 import { dec } from './amounts'
 import { providerOf, sessionView, tenantById, type Env } from './service'
+import { enterTenant } from '../../db/placement'
 
 const NEXT: Record<CardStatus, CardStatus[]> = {
   initialized: ['failed', 'rejected', 'fulfillment_processing', 'fulfillment_complete'],
@@ -67,6 +68,8 @@ export async function receiveEvent(deps: Deps, env: Env, tenantId: string, raw: 
   if (raw.byteLength > MAX_EVENT_BYTES) throw new AppError(413, 'Payload Too Large', `A provider event is at most ${MAX_EVENT_BYTES} bytes`, { code: 'CARD_ONRAMP_EVENT_TOO_LARGE' })
   // an unknown tenant, or one not connected in this environment, answers as a bad signature does
   const refused = () => new UnauthorizedError('The event\'s signature does not verify (Stripe-Signature, webhook secret, timestamp within 5 minutes)', { code: 'CARD_ONRAMP_EVENT_SIGNATURE' })
+  // the tenant in the path picks its database, when tenants are placed on their own (docs/scaling.md)
+  enterTenant(deps.database, tenantId)
   const tenant = await tenantById(deps, tenantId)
   if (!tenant) throw refused()
   let provider

@@ -7,6 +7,7 @@ import { findTenant, settingsOf } from '../tenants'
 import { partnerWebhookKeys } from './access'
 import { applyPartnerEvent } from './events'
 import type { RampEnv } from './schema'
+import { enterTenant } from '../../db/placement'
 
 export interface PartnerDelivery {
   tenantId: string
@@ -22,6 +23,8 @@ export interface PartnerDelivery {
  * applied (or dropped as a repeat or stale) and answered 200 so the partner stops retrying.
  */
 export async function receivePartnerWebhook(deps: Deps, input: PartnerDelivery) {
+  // the tenant in the path picks its database, when tenants are placed on their own (docs/scaling.md)
+  enterTenant(deps.database, input.tenantId)
   const row = isUuid(input.tenantId) ? await findTenant(deps.database.db, input.tenantId) : undefined
   const ramp = row && row.status === 'active' ? settingsOf({ deps }, row).bankRamp[input.environment] : undefined
   // An unknown tenant, or one not connected here, has no key: its answer is a bad signature's,

@@ -4,6 +4,7 @@ import { iso } from '../../lib/clock'
 import { newApiKey, newApiSecret, newId, isUuid } from '../../lib/ids'
 import type { Actor, Ctx, SignedTenant } from '../../context'
 import { listActivity, recordActivity } from '../activity'
+import { controlWrite, enterTenant, inControl } from '../../db/placement'
 import { applyPatch, changedPaths, defaultSettings, readSettings, viewSettings, type StoredSettings, type TenantSettingsPatch } from './settings'
 
 import type { CreateTenant, UpdateTenant } from './model'
@@ -40,8 +41,10 @@ export async function operatorTenant(ctx: Ctx, requested: string | undefined): P
     if (requested && requested !== actor.tenantId) throw new NotFoundError('Tenant not found')
     id = actor.tenantId!
   } else throw new ForbiddenError()
-  const row = isUuid(id) ? await findTenant(ctx.deps.database.db, id) : undefined
+  const row = isUuid(id) ? await inControl(ctx.deps.database, () => findTenant(ctx.deps.database.db, id)) : undefined
   if (!row) throw new NotFoundError('Tenant not found')
+  // tenants on databases of their own (docs/scaling.md): the rest of the request works in this tenant's
+  enterTenant(ctx.deps.database, row.id)
   return row
 }
 
@@ -76,8 +79,10 @@ export const findTenant = repo.findTenant
 /** A tenant the actor may see by id: every tenant for admins, its own for a tenantadmin. */
 async function visibleTenant(ctx: Ctx, id: string): Promise<TenantRow> {
   if (ctx.actor.role !== 'admin' && ctx.actor.tenantId !== id) throw new NotFoundError('Tenant not found')
-  const row = isUuid(id) ? await findTenant(ctx.deps.database.db, id) : undefined
+  const row = isUuid(id) ? await inControl(ctx.deps.database, () => findTenant(ctx.deps.database.db, id)) : undefined
   if (!row) throw new NotFoundError('Tenant not found')
+  // tenants on databases of their own (docs/scaling.md): the rest of the request works in this tenant's
+  enterTenant(ctx.deps.database, row.id)
   return row
 }
 
@@ -92,7 +97,7 @@ export async function createTenant(ctx: Omit<Ctx, 'actor'> & { actor: Ctx['actor
     id, name: input.name, status: 'active', apiKey: newApiKey(), apiSecretSealed: deps.sealer.seal(apiSecret, repo.secretAad(id)),
     settings: settings as unknown as Record<string, unknown>, createdAt: now, updatedAt: now,
   }
-  await deps.database.write(async (tx) => {
+  await controlWrite(deps.database, id, async (tx) => {
     await repo.insertTenant(tx, row)
     await recordActivity(tx, {
       tenantId: id,
@@ -129,7 +134,7 @@ export async function updateTenant(ctx: Ctx, id: string, input: UpdateTenant) {
   }
   await visibleTenant(ctx, id)
   const now = deps.clock.now()
-  const row = await deps.database.write(async (tx) => {
+  const row = await controlWrite(deps.database, id, async (tx) => {
     const cur = await findTenant(tx, id)
     if (!cur) throw new NotFoundError('Tenant not found')
     const next = applyPatch(settingsOf(ctx, cur), patch, deps.sealer, id)
@@ -155,7 +160,7 @@ export async function rotateApiSecret(ctx: Ctx, id: string) {
   const row = await visibleTenant(ctx, id)
   const apiSecret = newApiSecret()
   const now = ctx.deps.clock.now()
-  await ctx.deps.database.write(async (tx) => {
+  await controlWrite(ctx.deps.database, id, async (tx) => {
     await repo.updateTenant(tx, id, { apiSecretSealed: ctx.deps.sealer.seal(apiSecret, repo.secretAad(id)), updatedAt: now })
     await recordActivity(tx, { tenantId: id, actor: ctx.actor, action: 'tenant.api_secret.rotated', targetType: 'tenant', targetId: id, requestId: ctx.requestId, at: now })
   })

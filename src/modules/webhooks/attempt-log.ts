@@ -18,6 +18,7 @@
  */
 import type { Deps } from '../../deps'
 import type { Tx } from '../../db/client'
+import { currentScope, type CurrentScope } from '../../db/placement'
 import { insertAttempts, settleAttempts, type DeliveryRow } from './repo'
 import { retryAt, scheduleAttempt, type DeliveryJobPayload } from './schedule'
 import type { AttemptOutcome } from './transport'
@@ -38,6 +39,8 @@ const MAX_WAIT_MS = 2
 
 interface Waiting {
   attempt: FinishedAttempt
+  /** the database its job works on: with tenants placed on their own (docs/scaling.md), one transaction takes one database's records */
+  scope: CurrentScope
   resolve: () => void
   reject: (err: unknown) => void
 }
@@ -71,7 +74,7 @@ export class AttemptLog {
   record(attempt: FinishedAttempt): Promise<void> {
     this.running--
     return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ attempt, resolve, reject })
+      this.waiting.push({ attempt, scope: currentScope(this.deps.database), resolve, reject })
       this.schedule()
     })
   }
@@ -97,15 +100,19 @@ export class AttemptLog {
   private async flush() {
     if (this.writing || !this.waiting.length) return
     this.writing = true
-    const batch = this.waiting.splice(0, MAX_BATCH)
+    // the records of the first one's database (all of them, without a placement)
+    const { scope } = this.waiting[0]!
+    const batch: Waiting[] = []
+    this.waiting = this.waiting.filter((w) => (w.scope.database === scope.database && batch.length < MAX_BATCH ? (batch.push(w), false) : true))
+    const write = (attempts: FinishedAttempt[]) => scope.run(() => this.deps.database.write((tx) => writeAttempts(tx, this.deps.clock.now(), attempts)))
     try {
-      await this.deps.database.write((tx) => writeAttempts(tx, this.deps.clock.now(), batch.map((w) => w.attempt)))
+      await write(batch.map((w) => w.attempt))
       this.transactions++
       for (const w of batch) w.resolve()
     } catch {
       for (const w of batch) {
         try {
-          await this.deps.database.write((tx) => writeAttempts(tx, this.deps.clock.now(), [w.attempt]))
+          await write([w.attempt])
           this.transactions++
           w.resolve()
         } catch (err) {
