@@ -11,6 +11,7 @@ import { gunzipSync } from 'node:zlib'
 import type { Deps } from '../deps'
 import { errorCodesAt } from '../lib/error-codes'
 import { BODY_EXAMPLES } from './body-examples'
+import { documentSuccess, errorComponents, oneErrorEnvelope, type DocOperation } from './openapi-responses'
 import { prose } from './prose'
 import { ERROR_CODE_AT } from './schemas'
 
@@ -59,10 +60,17 @@ const DESCRIPTION = [
     A request without a body signs the SHA-256 of nothing (\`e3b0c442…b855\`). The path includes the
     query string exactly as sent.`,
   prose`
-    **Errors** use the envelope \`{ statusCode, error, message, details?, code? }\`, except where a
-    route declares otherwise: sign-in routes answer \`{ error, message }\`, password-reset routes
-    \`{ error }\`, and user and wallet creation \`{ detail }\`. An unknown route answers 404
-    \`Route <METHOD>:<path> not found\`.`,
+    **Errors.** Every 4xx and 5xx answers one envelope, \`{ statusCode, error, message, details?, code? }\`
+    (\`Error\` in the schemas). Every validation failure, a schema's 400 (\`Request validation failed\`)
+    and an endpoint check's 422, lists in \`details\` items of one shape, \`ValidationIssue\`:
+    \`{ path, message, instancePath, schemaPath, keyword, params }\`, where \`path\` points at the field
+    and \`keyword\` is \`endpointCheck\` for the endpoint's own checks. The spec gave sign-in,
+    password-reset, user-creation and wallet-creation routes shapes of their own; they answer the
+    envelope too, and user and wallet creation add \`detail\` (the message in one line) for the
+    spec's clients. An unknown route answers 404 \`Route <METHOD>:<path> not found\`.`,
+  prose`
+    **Naming.** Every field is camelCase, one name per field: where the spec writes a wallet's
+    creation time both \`createdAt\` and \`created_at\`, wallets answer \`createdAt\`.`,
   prose`
     **Rate limits** are per route and per client IP, counted in each API process's memory; limited
     routes send \`x-ratelimit-limit\`, \`x-ratelimit-remaining\`, \`x-ratelimit-reset\`, and
@@ -182,9 +190,10 @@ export function docsPlugin(deps: Deps, version: string, handle: (r: Request) => 
 
 type Operation = {
   operationId?: string
+  summary?: string
   security?: unknown[]
   requestBody?: { content?: Record<string, { schema?: Record<string, unknown> }> }
-  responses?: Record<string, { content?: Record<string, unknown> }>
+  responses?: Record<string, { description?: string; content?: Record<string, unknown> }>
 }
 
 /**
@@ -196,6 +205,7 @@ type Operation = {
  * schema, a `content` of `{ type: 'void' }` on 204 answers, integers-or-strings in answers).
  */
 export function finishDocument<T extends { paths?: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, unknown> } }>(doc: T): T {
+  const resolve = (ref: string) => doc.components?.schemas?.[ref.replace('#/components/schemas/', '')] as Record<string, unknown> | undefined
   for (const ops of Object.values(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(ops)) {
       op.security ??= []
@@ -229,6 +239,8 @@ export function finishDocument<T extends { paths?: Record<string, Record<string,
         }
         if (Object.keys(response.content).length === 0) delete response.content
       }
+      oneErrorEnvelope(op as DocOperation)
+      documentSuccess(op as DocOperation, resolve)
     }
   }
   return withErrorCodes(doc)
@@ -239,7 +251,13 @@ export const ERROR_CODE_SCHEMAS = {
   ErrorCode: { type: 'string', enum: errorCodesAt('code'), description: 'An error answer\'s `code`' },
   ErrorDetailCode: { type: 'string', enum: errorCodesAt('details'), description: 'An error answer\'s `details.code` (the bank ramp\'s, the idempotency\'s and the sandbox faucet\'s)' },
   // any shape; where it carries a `code`, one of ErrorDetailCode (properties bind objects only)
-  ErrorDetails: { properties: { code: { $ref: '#/components/schemas/ErrorDetailCode' } }, additionalProperties: true },
+  ErrorDetails: {
+    description: 'Every validation failure lists ValidationIssue items; other errors may give an object, whose `code`, when it has one, is an ErrorDetailCode',
+    anyOf: [
+      { type: 'array', items: { $ref: '#/components/schemas/ValidationIssue' } },
+      { type: 'object', properties: { code: { $ref: '#/components/schemas/ErrorDetailCode' } }, additionalProperties: true },
+    ],
+  },
 }
 
 /**
@@ -257,7 +275,8 @@ function withErrorCodes<T extends { paths?: unknown; components?: { schemas?: Re
     return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, mark(v)]))
   }
   doc.paths = mark(doc.paths) as T['paths']
-  doc.components = { ...doc.components, schemas: { ...(mark(doc.components?.schemas ?? {}) as Record<string, unknown>), ...ERROR_CODE_SCHEMAS } }
+  const schemas = { ...(mark(doc.components?.schemas ?? {}) as Record<string, unknown>), ...(integersAsSent(errorComponents(mark)) as Record<string, unknown>), ...ERROR_CODE_SCHEMAS }
+  doc.components = { ...doc.components, schemas }
   return doc
 }
 

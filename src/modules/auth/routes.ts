@@ -8,7 +8,6 @@ import { Login, Refresh, Register, TokenResponse } from './model'
 import * as auth from './service'
 import { refreshSession } from './sessions'
 
-const signin = { errorStyle: 'signin' as const }
 const limit20 = { max: 20, windowSeconds: 60 }
 
 /** What the OpenAPI document says of each operation, kept off the route lines. */
@@ -38,11 +37,10 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
       set.status = 201
       return out
     }, {
-      ...signin,
       rateLimit: limit20,
       tenantSigned: true,
       body: Register,
-      response: { 201: TokenResponse, ...errorResponses('signin', 400, 401, 404, 409, 422, 429, 503) },
+      response: { 201: TokenResponse, ...errorResponses('standard', 400, 401, 404, 409, 422, 429, 503) },
       detail: {
         operationId: 'register',
         summary: 'Register a user (tenant-signed)',
@@ -50,15 +48,13 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
       },
     })
     .post('/login', ({ body, tenant }) => auth.login(deps, tenant.id, body), {
-      ...signin,
       rateLimit: limit20,
       tenantSigned: true,
       body: Login,
-      response: { 200: TokenResponse, ...errorResponses('signin', 400, 401, 404, 429) },
+      response: { 200: TokenResponse, ...errorResponses('standard', 400, 401, 404, 429) },
       detail: { operationId: 'login', summary: 'Sign in with username and password (tenant-signed)', description: descriptions.login },
     })
     .post('/refresh', ({ body }) => refreshSession(deps, body.refreshToken), {
-      ...signin,
       rateLimit: { max: 60, windowSeconds: 60 },
       body: Refresh,
       response: {
@@ -66,7 +62,7 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
           { accessToken: t.String(), expiresIn: t.Integer(), refreshToken: t.Optional(t.String({ description: 'only when the tenant has refresh-token rotation on' })) },
           { title: 'RefreshResponse' },
         ),
-        ...errorResponses('signin', 400, 401, 429),
+        ...errorResponses('standard', 400, 401, 429),
       },
       detail: {
         operationId: 'refresh',
@@ -75,10 +71,9 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
       },
     })
     .post('/admin/login', ({ body }) => auth.login(deps, null, body), {
-      ...signin,
       rateLimit: limit20,
       body: Login,
-      response: { 200: TokenResponse, ...errorResponses('signin', 400, 401, 429) },
+      response: { 200: TokenResponse, ...errorResponses('standard', 400, 401, 429) },
       detail: { operationId: 'adminLogin', summary: 'Platform admin sign-in', description: descriptions.adminLogin },
     })
 }

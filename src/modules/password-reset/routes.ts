@@ -9,7 +9,6 @@ import { AdminSendReset, ForgotPassword, ResetPassword, ResetToken } from './mod
 import { resetPage } from './page'
 
 
-const quiet = { errorStyle: 'reset' as const }
 // Per client IP. Kept in this process's memory, as the spec says of every limit.
 const forgotIpLimit = { max: 10, windowSeconds: 900, quiet: true }
 const validateLimit = { max: 30, windowSeconds: 60, quiet: true }
@@ -79,11 +78,10 @@ export function passwordResetRoutes(deps: Deps) {
   const api = new Elysia({ prefix: '/v1/auth', detail: { tags: ['Password reset'] } })
     .use(security(deps))
     .post('/forgot-password', ({ body, tenant }) => reset.forgotPassword(deps, tenant, body), {
-      ...quiet,
       rateLimit: forgotIpLimit,
       tenantSigned: true,
       body: ForgotPassword,
-      response: { 200: ForgotPasswordResponse, ...errorResponses('reset', 400, 401, 404, 429) },
+      response: { 200: ForgotPasswordResponse, ...errorResponses('standard', 400, 401, 404, 429) },
       detail: {
         operationId: 'forgotPassword',
         summary: 'Email a password reset link (tenant-signed)',
@@ -91,10 +89,9 @@ export function passwordResetRoutes(deps: Deps) {
       },
     })
     .get('/reset-password/validate', ({ query }) => reset.validateToken(deps, query.token), {
-      ...quiet,
       rateLimit: validateLimit,
       query: t.Object({ token: ResetToken }),
-      response: { 200: t.Object({ valid: t.Boolean() }, { title: 'ResetTokenValidity' }), ...errorResponses('reset', 400, 429) },
+      response: { 200: t.Object({ valid: t.Boolean() }, { title: 'ResetTokenValidity' }), ...errorResponses('standard', 400, 429) },
       detail: {
         operationId: 'validateResetToken',
         summary: 'Tell whether a reset token can still be used',
@@ -102,10 +99,9 @@ export function passwordResetRoutes(deps: Deps) {
       },
     })
     .post('/reset-password', ({ body }) => reset.resetPassword(deps, body), {
-      ...quiet,
       rateLimit: resetLimit,
       body: ResetPassword,
-      response: { 200: ResetPasswordResponse, ...errorResponses('reset', 400, 429, 503) },
+      response: { 200: ResetPasswordResponse, ...errorResponses('standard', 400, 429, 503) },
       detail: {
         operationId: 'resetPassword',
         summary: 'Set a new password with a reset token',
@@ -113,10 +109,9 @@ export function passwordResetRoutes(deps: Deps) {
       },
     })
     .post('/admin/send-reset', ({ body, ctx }) => reset.sendResetByOperator(ctx, body), {
-      ...quiet,
       auth: 'operator',
       body: AdminSendReset,
-      response: { 200: t.Object({ ok: t.Literal(true), sent: t.Literal(true) }, { title: 'SendResetResponse' }), ...errorResponses('reset', 400, 401, 403, 404) },
+      response: { 200: t.Object({ ok: t.Literal(true), sent: t.Literal(true) }, { title: 'SendResetResponse' }), ...errorResponses('standard', 400, 401, 403, 404) },
       detail: {
         operationId: 'adminSendReset',
         summary: 'Email a user a password reset link (operator)',
