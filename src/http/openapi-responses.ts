@@ -4,10 +4,12 @@
  * - every 4xx and 5xx body is the one envelope, `#/components/schemas/Error` (./schemas.ts),
  *   whose `details` lists ValidationIssue items on every validation failure;
  * - every success answer has a description (no generated "Response for status 201") and an
- *   example built from its schema, or the route's own from RESPONSE_EXAMPLES below.
+ *   example built from its schema, or the route's own from RESPONSE_EXAMPLES below;
+ * - the envelope's `code` and `details.code` point at the enums of the one code table.
  * tests/platform/openapi-responses.test.ts checks each example against its schema.
  */
-import { ErrorEnvelope, ValidationIssue } from './schemas'
+import { errorCodesAt } from '../lib/error-codes'
+import { ERROR_CODE_AT, ErrorEnvelope, ValidationIssue } from './schemas'
 
 type Schema = Record<string, unknown>
 type Media = { schema?: Schema; example?: unknown }
@@ -15,6 +17,41 @@ type Response = { description?: string; content?: Record<string, Media> }
 export type DocOperation = { operationId?: string; summary?: string; responses?: Record<string, Response> }
 
 export const ERROR_REF = '#/components/schemas/Error'
+
+
+/** The enums of the code table (src/lib/error-codes.ts): `code` and `details.code` of the error envelopes. */
+export const ERROR_CODE_SCHEMAS = {
+  ErrorCode: { type: 'string', enum: errorCodesAt('code'), description: 'An error answer\'s `code`' },
+  ErrorDetailCode: { type: 'string', enum: errorCodesAt('details'), description: 'An error answer\'s `details.code` (the bank ramp\'s, the idempotency\'s and the sandbox faucet\'s)' },
+  // any shape; where it carries a `code`, one of ErrorDetailCode (properties bind objects only)
+  ErrorDetails: {
+    description: 'Every validation failure lists ValidationIssue items; other errors may give an object, whose `code`, when it has one, is an ErrorDetailCode',
+    anyOf: [
+      { type: 'array', items: { $ref: '#/components/schemas/ValidationIssue' } },
+      { type: 'object', properties: { code: { $ref: '#/components/schemas/ErrorDetailCode' } }, additionalProperties: true },
+    ],
+  },
+}
+
+/**
+ * Every schema node marked with ERROR_CODE_AT points at its enum: `code` becomes a
+ * reference to ErrorCode, `details` to ErrorDetails (whose `code`, when it has one, is an
+ * ErrorDetailCode). They stand once, in `components.schemas`, not in each error answer.
+ */
+export function withErrorCodes<T extends { paths?: unknown; components?: { schemas?: Record<string, unknown> } }>(doc: T, integersAsSent: (node: unknown) => unknown): T {
+  const mark = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(mark)
+    if (!node || typeof node !== 'object') return node
+    const { [ERROR_CODE_AT]: at, ...obj } = node as Record<string, unknown>
+    if (at === 'code') return { $ref: '#/components/schemas/ErrorCode', ...(obj.description ? { description: obj.description } : {}), ...(obj.examples ? { examples: obj.examples } : {}) }
+    if (at === 'details') return { $ref: '#/components/schemas/ErrorDetails', ...(obj.description ? { description: obj.description } : {}) }
+    return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, mark(v)]))
+  }
+  doc.paths = mark(doc.paths) as T['paths']
+  const schemas = { ...(mark(doc.components?.schemas ?? {}) as Record<string, unknown>), ...(integersAsSent(errorComponents(mark)) as Record<string, unknown>), ...ERROR_CODE_SCHEMAS }
+  doc.components = { ...doc.components, schemas }
+  return doc
+}
 
 /** Descriptions of success answers that say more than their schema's title, by operationId. */
 export const RESPONSE_DESCRIPTIONS: Record<string, string> = {

@@ -9,11 +9,9 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
 import type { Deps } from '../deps'
-import { errorCodesAt } from '../lib/error-codes'
 import { BODY_EXAMPLES } from './body-examples'
-import { documentSuccess, errorComponents, oneErrorEnvelope, type DocOperation } from './openapi-responses'
+import { documentSuccess, oneErrorEnvelope, withErrorCodes, type DocOperation } from './openapi-responses'
 import { prose } from './prose'
-import { ERROR_CODE_AT } from './schemas'
 
 const SCALAR_PATH = '/v1/docs/assets/scalar.js'
 const SPEC_PATH = '/v1/docs/json'
@@ -243,41 +241,7 @@ export function finishDocument<T extends { paths?: Record<string, Record<string,
       documentSuccess(op as DocOperation, resolve)
     }
   }
-  return withErrorCodes(doc)
-}
-
-/** The enums of the code table (src/lib/error-codes.ts): `code` and `details.code` of the error envelopes. */
-export const ERROR_CODE_SCHEMAS = {
-  ErrorCode: { type: 'string', enum: errorCodesAt('code'), description: 'An error answer\'s `code`' },
-  ErrorDetailCode: { type: 'string', enum: errorCodesAt('details'), description: 'An error answer\'s `details.code` (the bank ramp\'s, the idempotency\'s and the sandbox faucet\'s)' },
-  // any shape; where it carries a `code`, one of ErrorDetailCode (properties bind objects only)
-  ErrorDetails: {
-    description: 'Every validation failure lists ValidationIssue items; other errors may give an object, whose `code`, when it has one, is an ErrorDetailCode',
-    anyOf: [
-      { type: 'array', items: { $ref: '#/components/schemas/ValidationIssue' } },
-      { type: 'object', properties: { code: { $ref: '#/components/schemas/ErrorDetailCode' } }, additionalProperties: true },
-    ],
-  },
-}
-
-/**
- * Every schema node marked with ERROR_CODE_AT points at its enum: `code` becomes a
- * reference to ErrorCode, `details` to ErrorDetails (whose `code`, when it has one, is an
- * ErrorDetailCode). They stand once, in `components.schemas`, not in each error answer.
- */
-function withErrorCodes<T extends { paths?: unknown; components?: { schemas?: Record<string, unknown> } }>(doc: T): T {
-  const mark = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(mark)
-    if (!node || typeof node !== 'object') return node
-    const { [ERROR_CODE_AT]: at, ...obj } = node as Record<string, unknown>
-    if (at === 'code') return { $ref: '#/components/schemas/ErrorCode', ...(obj.description ? { description: obj.description } : {}), ...(obj.examples ? { examples: obj.examples } : {}) }
-    if (at === 'details') return { $ref: '#/components/schemas/ErrorDetails', ...(obj.description ? { description: obj.description } : {}) }
-    return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, mark(v)]))
-  }
-  doc.paths = mark(doc.paths) as T['paths']
-  const schemas = { ...(mark(doc.components?.schemas ?? {}) as Record<string, unknown>), ...(integersAsSent(errorComponents(mark)) as Record<string, unknown>), ...ERROR_CODE_SCHEMAS }
-  doc.components = { ...doc.components, schemas }
-  return doc
+  return withErrorCodes(doc, integersAsSent)
 }
 
 /**
