@@ -5564,7 +5564,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Tenant api credentials */
+            /** @description Tenant API credentials */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5640,7 +5640,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Tenant api credentials */
+            /** @description Tenant API credentials */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6040,7 +6040,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: create a user (admin or tenantadmin) */
+            /** @description Created. Create a user (admin or tenantadmin) */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -7271,7 +7271,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Accepted: send a webhook.test delivery now */
+            /** @description Accepted. Send a webhook.test delivery now */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -7889,7 +7889,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the wallet made */
+            /** @description Created: the wallet */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -8033,7 +8033,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: the wallet imported */
+            /** @description Created: the wallet, imported */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -9123,7 +9123,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: register a device to receive a wallet key in a custody migration */
+            /** @description Created. Register a device to receive a wallet key in a custody migration */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -11097,7 +11097,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: created transaction */
+            /** @description Created: transaction */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12315,7 +12315,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: swap gasless created */
+            /** @description Created: swap gasless */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -12524,7 +12524,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: swap gasless created */
+            /** @description Created: swap gasless */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -13133,7 +13133,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: swap transaction created */
+            /** @description Created: swap transaction */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -13471,7 +13471,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: swap transaction created */
+            /** @description Created: swap transaction */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -13658,7 +13658,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: swap transaction created */
+            /** @description Created: swap transaction */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -14793,7 +14793,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Ramp virtual iban */
+            /** @description Ramp virtual IBAN */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14968,7 +14968,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Ramp virtual iban */
+            /** @description Ramp virtual IBAN */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17974,7 +17974,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Mpc config */
+            /** @description MPC config */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18123,7 +18123,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Mpc session */
+            /** @description MPC session */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18303,7 +18303,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Mpc wallet */
+            /** @description MPC wallet */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18467,7 +18467,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Mpc session */
+            /** @description MPC session */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18652,7 +18652,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Mpc service token */
+            /** @description MPC service token */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18747,7 +18747,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Mpc admin wallets */
+            /** @description MPC admin wallets */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18869,7 +18869,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Mpc session */
+            /** @description MPC session */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19029,7 +19029,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Mpc parties */
+            /** @description MPC parties */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19137,7 +19137,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: mpc message accepted */
+            /** @description Created: MPC message accepted */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -19252,7 +19252,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Mpc inbox */
+            /** @description MPC inbox */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19359,7 +19359,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Mpc message hash */
+            /** @description MPC message hash */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19459,7 +19459,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Mpc results */
+            /** @description MPC results */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19634,7 +19634,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Mpc results */
+            /** @description MPC results */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19966,7 +19966,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: card onramp session created */
+            /** @description Created: card onramp session */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -20554,7 +20554,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: card onramp session created */
+            /** @description Created: card onramp session */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -22714,7 +22714,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Dapp nonce */
+            /** @description DApp nonce */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22953,7 +22953,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: dapp broadcast */
+            /** @description Created: dApp broadcast */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -24332,7 +24332,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Agent payments api key list */
+            /** @description Agent payments API key list */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24449,7 +24449,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: agent payments api key with secret */
+            /** @description Created: agent payments API key with secret */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -24579,7 +24579,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Agent payments api key */
+            /** @description Agent payments API key */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -26260,7 +26260,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Agent payments api key list */
+            /** @description Agent payments API key list */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -26378,7 +26378,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Created: agent payments api key with secret */
+            /** @description Created: agent payments API key with secret */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -26508,7 +26508,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Agent payments api key */
+            /** @description Agent payments API key */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -55,13 +55,13 @@ export function withErrorCodes<T extends { paths?: unknown; components?: { schem
 
 /** Descriptions of success answers that say more than their schema's title, by operationId. */
 export const RESPONSE_DESCRIPTIONS: Record<string, string> = {
-  register: 'Registered and signed in: the access and refresh tokens, the user, and the wallet when one was asked for',
+  register: 'Created: registered and signed in: the access and refresh tokens, the user, and the wallet when one was asked for',
   login: 'Signed in: the access and refresh tokens and the user',
   refresh: 'A new access token (and, with rotation on, a new refresh token)',
   adminLogin: 'Signed in as a platform admin: the tokens',
-  createTenant: 'The tenant, with its API key and secret (the secret is shown here and by its api-secret read)',
-  createWallet: 'The wallet made',
-  importWallet: 'The wallet imported',
+  createTenant: 'Created: the tenant, with its API key and secret (the secret is shown here and by its api-secret read)',
+  createWallet: 'Created: the wallet',
+  importWallet: 'Created: the wallet, imported',
   health: 'The process is up',
 }
 
@@ -87,7 +87,13 @@ export function oneErrorEnvelope(op: DocOperation) {
   }
 }
 
-const humanize = (title: string) => title.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/\b([A-Z])([a-z])/g, (_, a: string, b: string) => a.toLowerCase() + b)
+const ACRONYMS: Record<string, string> = { api: 'API', mpc: 'MPC', iban: 'IBAN', dapp: 'dApp', qr: 'QR', jwk: 'JWK' }
+const humanize = (title: string) => title
+  .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+  .split(' ')
+  .map((w, i) => ACRONYMS[w.toLowerCase()] ?? (i === 0 ? w : w.toLowerCase()))
+  .filter((w, i, all) => !(i > 0 && i === all.length - 1 && w === 'created'))
+  .join(' ')
 const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
 
 /** A description and an example for every success answer. */
@@ -107,9 +113,15 @@ export function documentSuccess(op: DocOperation, resolve: (ref: string) => Sche
 
 function describe(op: DocOperation, status: string, schema: Schema | undefined): string {
   const own = op.operationId ? RESPONSE_DESCRIPTIONS[op.operationId] : undefined
-  const what = own ?? (typeof schema?.title === 'string' ? capital(humanize(schema.title)) : op.summary ?? 'Done')
   const word = STATUS_WORDS[status]
-  return word ? `${word}: ${what.charAt(0).toLowerCase()}${what.slice(1)}` : what
+  if (own) return own
+  if (typeof schema?.title === 'string') {
+    const what = humanize(schema.title).replace(/^Created /, '')
+    const lower = /^[A-Z][a-z]/.test(what) ? `${what.charAt(0).toLowerCase()}${what.slice(1)}` : what
+    return word ? `${word}: ${lower}` : capital(what)
+  }
+  // no title: the operation's summary says what was done
+  return word ? `${word}. ${op.summary ?? ''}`.trim() : op.summary ?? 'Done'
 }
 
 /** Samples for the patterns the answers use; any other pattern gets the first candidate that matches. */
