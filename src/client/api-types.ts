@@ -71,7 +71,7 @@ export interface paths {
         put?: never;
         /**
          * Register a user (tenant-signed)
-         * @description A schema failure answers 400 with `{ error, message }` only; password strength answers 422 with `details` `[{ path, message }]`. A taken username or email answers 409. Usernames and emails are unique per tenant without regard to case; a deleted account frees its email, not its username. On an `mpc` tenant, `wallet: { option: "create" }` answers 503 `MPC_ENGINE_NOT_CONFIGURED` when the deployment has no MPC engine, before the user is written.
+         * @description A schema failure answers 400 and password strength 422, each listing ValidationIssue items in `details` (`path` `/password`, `keyword` `endpointCheck` for strength). A taken username or email answers 409. Usernames and emails are unique per tenant without regard to case; a deleted account frees its email, not its username. On an `mpc` tenant, `wallet: { option: "create" }` answers 503 `MPC_ENGINE_NOT_CONFIGURED` when the deployment has no MPC engine, before the user is written.
          */
         post: operations["register"];
         delete?: never;
@@ -277,7 +277,7 @@ export interface paths {
         put?: never;
         /**
          * Create a user (admin or tenantadmin)
-         * @description Errors are `{ detail }`; a taken username, or an email that an active account of the tenant already has (without regard to case), answers 409. The database holds one active account per email and tenant, so of two creations racing for one email one answers 409.
+         * @description Errors are the envelope with `detail` (the message in one line); a taken username, or an email that an active account of the tenant already has (without regard to case), answers 409. The database holds one active account per email and tenant, so of two creations racing for one email one answers 409.
          */
         post: operations["createUser"];
         delete?: never;
@@ -551,7 +551,7 @@ export interface paths {
         put?: never;
         /**
          * Create a custodial wallet
-         * @description The service generates and keeps the key (`keyManagementScheme: aes_single`). A testnet registry id stores the wallet under its family chain with `isTestnet: true`. Errors are `{ detail }`: 400 for an unsupported chain or a tenant in `mpc` / `non_custodial` mode; 409 with `code: PRIMARY_WALLET_EXISTS` when `isPrimary` is asked and a primary wallet exists for that chain and network type (switch with `PATCH /v1/wallets/{id}/set-primary`); 409 if the address is already registered.
+         * @description The service generates and keeps the key (`keyManagementScheme: aes_single`). A testnet registry id stores the wallet under its family chain with `isTestnet: true`. Errors are the envelope with `detail`: 400 for an unsupported chain or a tenant in `mpc` / `non_custodial` mode; 409 with `code: PRIMARY_WALLET_EXISTS` when `isPrimary` is asked and a primary wallet exists for that chain and network type (switch with `PATCH /v1/wallets/{id}/set-primary`); 409 if the address is already registered.
          */
         post: operations["createWallet"];
         delete?: never;
@@ -932,7 +932,7 @@ export interface paths {
         put?: never;
         /**
          * Email a password reset link (tenant-signed)
-         * @description Always answers the same fixed text, with the same work and timing whether or not an account exists: the address is only looked up later by the background worker. An eligible account gets a single-use link valid for the tenant's window (60 minutes by default); an account that signs in only with Google or Apple gets an email pointing to social sign-in; unknown addresses get nothing. Throttled per client IP (10 per 15 minutes) and per email address (5 per hour, counted the same for known and unknown addresses) with 429 `{ error }`. 404 `{ error }` when the tenant has not enabled password reset.
+         * @description Always answers the same fixed text, with the same work and timing whether or not an account exists: the address is only looked up later by the background worker. An eligible account gets a single-use link valid for the tenant's window (60 minutes by default); an account that signs in only with Google or Apple gets an email pointing to social sign-in; unknown addresses get nothing. Throttled per client IP (10 per 15 minutes) and per email address (5 per hour, counted the same for known and unknown addresses) with 429. 404 when the tenant has not enabled password reset.
          */
         post: operations["forgotPassword"];
         delete?: never;
@@ -972,7 +972,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with a reset token
-         * @description The token is the credential. 400 `{ error }` for an invalid, used or expired link, for a password that breaks the rules (8 characters with an upper-case letter, a lower-case letter and a digit), and for a password found in a known breach (Have I Been Pwned range lookup; only 5 characters of its SHA-1 leave the server). A refused password does not use up the link. When the breach service does not answer in time, the reset is refused with 503 and the link stays usable (server setting HIBP_ON_ERROR=reject, the default; `allow` accepts the password instead). On success the token is consumed (of two concurrent uses exactly one succeeds), every other reset link of the account stops working, refresh tokens issued before are rejected, a security notice is emailed, and a fresh token pair is returned. Access tokens already issued stay valid until they expire. 10 per minute per client IP.
+         * @description The token is the credential. 400 for an invalid, used or expired link, for a password that breaks the rules (8 characters with an upper-case letter, a lower-case letter and a digit), and for a password found in a known breach (Have I Been Pwned range lookup; only 5 characters of its SHA-1 leave the server). A refused password does not use up the link. When the breach service does not answer in time, the reset is refused with 503 and the link stays usable (server setting HIBP_ON_ERROR=reject, the default; `allow` accepts the password instead). On success the token is consumed (of two concurrent uses exactly one succeeds), every other reset link of the account stops working, refresh tokens issued before are rejected, a security notice is emailed, and a fresh token pair is returned. Access tokens already issued stay valid until they expire. 10 per minute per client IP.
          */
         post: operations["resetPassword"];
         delete?: never;

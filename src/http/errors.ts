@@ -10,7 +10,7 @@ export * from '../lib/errors'
 
 /**
  * How a route writes its errors. Every route answers the envelope; `detail` routes (user and
- * wallet creation, whose spec shape was `{ detail }`) add `detail`, the message in one line
+ * wallet creation, whose older shape was `{ detail }`) add `detail`, the message in one line
  * with the first issue's field, so clients written to that shape keep working.
  */
 export type ErrorStyle = 'standard' | 'detail'

@@ -212,7 +212,7 @@ export function finishDocument<T extends { paths?: Record<string, Record<string,
       // a route whose schema carries its own example keeps it
       if (schema && example !== undefined && !schema.examples) schema.examples = [example]
       // Every body is read by the core parser: too large (413) and not JSON (415) answer in the
-      // route's own error shape, which its 500 entry (always present) carries.
+      // one envelope, as its 500 entry (always present) does.
       const fallback = op.responses?.['500']
       // Any request that can carry a body is read with the limit, also where the route takes none.
       if (['post', 'put', 'patch', 'delete'].includes(method) && op.responses && fallback) {

@@ -1,7 +1,7 @@
 /**
  * Turns TypeBox's validation errors into the one issue shape of every validation failure
  * (ValidationIssue in src/lib/errors.ts): the field's JSON pointer in `path`, then the
- * Ajv-style fields the spec's 400 shows (`instancePath`, `schemaPath`, `keyword`, `params`, `message`).
+ * Ajv-style fields a schema's 400 has always shown (`instancePath`, `schemaPath`, `keyword`, `params`, `message`).
  */
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import type { ValidationIssue } from './errors'

@@ -74,6 +74,29 @@ describe('success answers in the OpenAPI document', () => {
   })
 })
 
+describe('naming', () => {
+  test('one tag per resource: no two tags differ only by case or a plural s', () => {
+    const tags = new Set(Object.values(doc.paths).flatMap((byMethod) => Object.values(byMethod).flatMap((op) => (op as { tags?: string[] }).tags ?? [])))
+    const key = (tag: string) => tag.toLowerCase().replace(/s$/, '')
+    const byKey = new Map<string, string[]>()
+    for (const tag of tags) byKey.set(key(tag), [...(byKey.get(key(tag)) ?? []), tag])
+    expect([...byKey.values()].filter((same) => same.length > 1)).toEqual([])
+    expect(tags.has('Tenants')).toBe(true)
+  })
+
+  test('one name per field: no answer property is written in snake_case', () => {
+    const snake = new Set<string>()
+    const walk = (node: unknown) => {
+      if (Array.isArray(node)) return node.forEach(walk)
+      if (!node || typeof node !== 'object') return
+      for (const name of Object.keys((node as { properties?: object }).properties ?? {})) if (/_[a-z]/.test(name)) snake.add(name)
+      Object.values(node).forEach(walk)
+    }
+    for (const { status, response } of answers()) if (status.startsWith('2')) walk(response.content)
+    expect([...snake]).toEqual([])
+  })
+})
+
 describe('error answers', () => {
   test('every 4xx and 5xx body in the document is the one envelope', () => {
     const errors = answers().filter((a) => /^[45]/.test(a.status) && a.response.content)

@@ -13,8 +13,8 @@ const limit20 = { max: 20, windowSeconds: 60 }
 /** What the OpenAPI document says of each operation, kept off the route lines. */
 const descriptions = {
   register: prose`
-    A schema failure answers 400 with \`{ error, message }\` only; password strength answers 422
-    with \`details\` \`[{ path, message }]\`. A taken username or email answers 409. Usernames and
+    A schema failure answers 400 and password strength 422, each listing ValidationIssue items in
+    \`details\` (\`path\` \`/password\`, \`keyword\` \`endpointCheck\` for strength). A taken username or email answers 409. Usernames and
     emails are unique per tenant without regard to case; a deleted account frees its email, not its
     username. On an \`mpc\` tenant, \`wallet: { option: "create" }\` answers 503
     \`MPC_ENGINE_NOT_CONFIGURED\` when the deployment has no MPC engine, before the user is written.`,

@@ -36,8 +36,8 @@ const descriptions = {
     prose`
       Throttled per client IP (${forgotIpLimit.max} per ${forgotIpLimit.windowSeconds / 60} minutes)
       and per email address (${EMAIL_LIMIT.max} per hour, counted the same for known and unknown
-      addresses) with 429 \`{ error }\`.`,
-    '404 `{ error }` when the tenant has not enabled password reset.',
+      addresses) with 429.`,
+    '404 when the tenant has not enabled password reset.',
   ].join(' '),
   validateResetToken: prose`
     Never consumes the token. \`valid: false\` for unknown, used or expired tokens, and for tokens
@@ -45,7 +45,7 @@ const descriptions = {
     ${validateLimit.max} per minute per client IP.`,
   resetPassword: [
     prose`
-      The token is the credential. 400 \`{ error }\` for an invalid, used or expired link, for a
+      The token is the credential. 400 for an invalid, used or expired link, for a
       password that breaks the rules (8 characters with an upper-case letter, a lower-case letter
       and a digit), and for a password found in a known breach (Have I Been Pwned range lookup; only
       5 characters of its SHA-1 leave the server).`,
