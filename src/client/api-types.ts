@@ -24875,7 +24875,7 @@ export interface operations {
                     maxExecutionsPerDay?: string | number;
                     /** @description payments only on these local weekdays, from `start` to `end` */
                     activeHours?: {
-                        /** @description an IANA zone name (`Europe/Berlin`, `UTC`); the policy's days, weeks and months are counted in it. An offset (`+01:00`, `-00:05`) or an unknown zone: 400 `POLICY_INVALID` with `details.field` `activeHours.timeZone` */
+                        /** @description an IANA zone name (`Europe/Berlin`, `UTC`); the policy's days, weeks and months are counted in it. An offset (`+01:00`, `-00:05`) or an unknown zone: 400 `POLICY_INVALID` whose `details[0].path` is `/activeHours/timeZone` */
                         timeZone: string;
                         days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
                         /** @description local time `HH:MM`, included */
@@ -25319,7 +25319,7 @@ export interface operations {
                     maxExecutionsPerDay?: (string | number) | null;
                     /** @description payments only on these local weekdays, from `start` to `end` */
                     activeHours?: {
-                        /** @description an IANA zone name (`Europe/Berlin`, `UTC`); the policy's days, weeks and months are counted in it. An offset (`+01:00`, `-00:05`) or an unknown zone: 400 `POLICY_INVALID` with `details.field` `activeHours.timeZone` */
+                        /** @description an IANA zone name (`Europe/Berlin`, `UTC`); the policy's days, weeks and months are counted in it. An offset (`+01:00`, `-00:05`) or an unknown zone: 400 `POLICY_INVALID` whose `details[0].path` is `/activeHours/timeZone` */
                         timeZone: string;
                         days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
                         /** @description local time `HH:MM`, included */

@@ -86,8 +86,8 @@ export class ValidationError extends AppError {
  * 400 for a value the endpoint refuses (not its schema), the field named in `details` as one
  * validation issue, the shape of every validation failure.
  */
-export function refusedField(message: string, path: string, params: Record<string, unknown> = {}): BadRequestError {
-  return new BadRequestError(message, { details: [endpointIssue({ path, message, params })] })
+export function refusedField(message: string, path: string, params: Record<string, unknown> = {}, code?: ErrorCode): BadRequestError {
+  return new BadRequestError(message, { code, details: [endpointIssue({ path, message, params })] })
 }
 
 /** An endpoint check in the one issue shape: no schema rule, so `schemaPath` is empty. */
