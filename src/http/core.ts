@@ -7,7 +7,7 @@ import type { Deps } from '../deps'
 import { errorSummary } from '../lib/logger'
 import { AppError, SchemaValidationError, errorBody, type ErrorStyle } from './errors'
 import { stateOf, type RequestState } from './request-state'
-import { toSchemaIssues } from './validation'
+import { toValidationIssues } from './validation'
 
 /** Error style per `METHOD route`, read from each route's `x-error-style` once the app is built. */
 export class ErrorStyles {
@@ -156,7 +156,7 @@ export function corePlugin(deps: Deps, styles: ErrorStyles) {
       else if (code === 'VALIDATION' && (error as { type?: string }).type === 'body' && state.notJson) {
         err = new AppError(415, 'Unsupported Media Type', `Content-Type must be application/json, not ${state.notJson}`)
       } else if (code === 'VALIDATION' && (error as { type?: string }).type !== 'response') {
-        err = new SchemaValidationError(toSchemaIssues((error as unknown as { all: never[] }).all))
+        err = new SchemaValidationError(toValidationIssues((error as unknown as { all: never[] }).all))
       } else if (code === 'PARSE') err = new AppError(400, 'Bad Request', 'Request body is not valid JSON')
       else if (code === 'NOT_FOUND') {
         set.status = 404

@@ -9,10 +9,9 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gunzipSync } from 'node:zlib'
 import type { Deps } from '../deps'
-import { errorCodesAt } from '../lib/error-codes'
 import { BODY_EXAMPLES } from './body-examples'
+import { documentSuccess, oneErrorEnvelope, withErrorCodes, type DocOperation } from './openapi-responses'
 import { prose } from './prose'
-import { ERROR_CODE_AT } from './schemas'
 
 const SCALAR_PATH = '/v1/docs/assets/scalar.js'
 const SPEC_PATH = '/v1/docs/json'
@@ -59,10 +58,17 @@ const DESCRIPTION = [
     A request without a body signs the SHA-256 of nothing (\`e3b0c442…b855\`). The path includes the
     query string exactly as sent.`,
   prose`
-    **Errors** use the envelope \`{ statusCode, error, message, details?, code? }\`, except where a
-    route declares otherwise: sign-in routes answer \`{ error, message }\`, password-reset routes
-    \`{ error }\`, and user and wallet creation \`{ detail }\`. An unknown route answers 404
-    \`Route <METHOD>:<path> not found\`.`,
+    **Errors.** Every 4xx and 5xx answers one envelope, \`{ statusCode, error, message, details?, code? }\`
+    (\`Error\` in the schemas). Every validation failure, a schema's 400 (\`Request validation failed\`)
+    and an endpoint check's 422, lists in \`details\` items of one shape, \`ValidationIssue\`:
+    \`{ path, message, instancePath, schemaPath, keyword, params }\`, where \`path\` points at the field
+    and \`keyword\` is \`endpointCheck\` for the endpoint's own checks. The spec gave sign-in,
+    password-reset, user-creation and wallet-creation routes shapes of their own; they answer the
+    envelope too, and user and wallet creation add \`detail\` (the message in one line) for the
+    spec's clients. An unknown route answers 404 \`Route <METHOD>:<path> not found\`.`,
+  prose`
+    **Naming.** Every field is camelCase, one name per field: where the spec writes a wallet's
+    creation time both \`createdAt\` and \`created_at\`, wallets answer \`createdAt\`.`,
   prose`
     **Rate limits** are per route and per client IP, counted in each API process's memory; limited
     routes send \`x-ratelimit-limit\`, \`x-ratelimit-remaining\`, \`x-ratelimit-reset\`, and
@@ -182,9 +188,10 @@ export function docsPlugin(deps: Deps, version: string, handle: (r: Request) => 
 
 type Operation = {
   operationId?: string
+  summary?: string
   security?: unknown[]
   requestBody?: { content?: Record<string, { schema?: Record<string, unknown> }> }
-  responses?: Record<string, { content?: Record<string, unknown> }>
+  responses?: Record<string, { description?: string; content?: Record<string, unknown> }>
 }
 
 /**
@@ -196,6 +203,7 @@ type Operation = {
  * schema, a `content` of `{ type: 'void' }` on 204 answers, integers-or-strings in answers).
  */
 export function finishDocument<T extends { paths?: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, unknown> } }>(doc: T): T {
+  const resolve = (ref: string) => doc.components?.schemas?.[ref.replace('#/components/schemas/', '')] as Record<string, unknown> | undefined
   for (const ops of Object.values(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(ops)) {
       op.security ??= []
@@ -204,7 +212,7 @@ export function finishDocument<T extends { paths?: Record<string, Record<string,
       // a route whose schema carries its own example keeps it
       if (schema && example !== undefined && !schema.examples) schema.examples = [example]
       // Every body is read by the core parser: too large (413) and not JSON (415) answer in the
-      // route's own error shape, which its 500 entry (always present) carries.
+      // one envelope, as its 500 entry (always present) does.
       const fallback = op.responses?.['500']
       // Any request that can carry a body is read with the limit, also where the route takes none.
       if (['post', 'put', 'patch', 'delete'].includes(method) && op.responses && fallback) {
@@ -229,36 +237,11 @@ export function finishDocument<T extends { paths?: Record<string, Record<string,
         }
         if (Object.keys(response.content).length === 0) delete response.content
       }
+      oneErrorEnvelope(op as DocOperation)
+      documentSuccess(op as DocOperation, resolve)
     }
   }
-  return withErrorCodes(doc)
-}
-
-/** The enums of the code table (src/lib/error-codes.ts): `code` and `details.code` of the error envelopes. */
-export const ERROR_CODE_SCHEMAS = {
-  ErrorCode: { type: 'string', enum: errorCodesAt('code'), description: 'An error answer\'s `code`' },
-  ErrorDetailCode: { type: 'string', enum: errorCodesAt('details'), description: 'An error answer\'s `details.code` (the bank ramp\'s, the idempotency\'s and the sandbox faucet\'s)' },
-  // any shape; where it carries a `code`, one of ErrorDetailCode (properties bind objects only)
-  ErrorDetails: { properties: { code: { $ref: '#/components/schemas/ErrorDetailCode' } }, additionalProperties: true },
-}
-
-/**
- * Every schema node marked with ERROR_CODE_AT points at its enum: `code` becomes a
- * reference to ErrorCode, `details` to ErrorDetails (whose `code`, when it has one, is an
- * ErrorDetailCode). They stand once, in `components.schemas`, not in each error answer.
- */
-function withErrorCodes<T extends { paths?: unknown; components?: { schemas?: Record<string, unknown> } }>(doc: T): T {
-  const mark = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(mark)
-    if (!node || typeof node !== 'object') return node
-    const { [ERROR_CODE_AT]: at, ...obj } = node as Record<string, unknown>
-    if (at === 'code') return { $ref: '#/components/schemas/ErrorCode', ...(obj.description ? { description: obj.description } : {}), ...(obj.examples ? { examples: obj.examples } : {}) }
-    if (at === 'details') return { $ref: '#/components/schemas/ErrorDetails', ...(obj.description ? { description: obj.description } : {}) }
-    return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, mark(v)]))
-  }
-  doc.paths = mark(doc.paths) as T['paths']
-  doc.components = { ...doc.components, schemas: { ...(mark(doc.components?.schemas ?? {}) as Record<string, unknown>), ...ERROR_CODE_SCHEMAS } }
-  return doc
+  return withErrorCodes(doc, integersAsSent)
 }
 
 /**

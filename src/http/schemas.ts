@@ -1,5 +1,7 @@
 /** Shared OpenAPI/TypeBox schemas: error envelopes and pagination. */
 import { t, type TSchema } from 'elysia'
+import type { ErrorStyle } from './errors'
+import { prose } from './prose'
 
 /**
  * Marks where an envelope carries an error code: `code` or `details`. The document points
@@ -8,43 +10,41 @@ import { t, type TSchema } from 'elysia'
  */
 export const ERROR_CODE_AT = 'x-error-code-at'
 
+/** One item of `details` in every validation failure (ValidationIssue, src/lib/errors.ts). */
+export const ValidationIssue = t.Object({
+  path: t.String({ description: 'JSON pointer to the field at fault (`/wallet/chain`); `""` for the whole input' }),
+  message: t.String({ description: 'what is wrong with it, in words' }),
+  instancePath: t.String({ description: 'Ajv\'s: the pointer to the value that failed (for `required`, the object missing the property)' }),
+  schemaPath: t.String({ description: 'Ajv\'s: the schema rule that failed; `""` for an endpoint check' }),
+  keyword: t.String({ description: 'the JSON Schema keyword that failed (`required`, `minLength`...), or `endpointCheck` (422)' }),
+  params: t.Record(t.String(), t.Any(), { description: 'Ajv\'s: the keyword\'s parameters, such as `{ missingProperty }`' }),
+}, {
+  title: 'ValidationIssue',
+  description: 'One validation problem. Every validation failure, the 400 of a schema and the 422 of an endpoint check, lists these in `details`.',
+})
+
+/**
+ * The one error envelope every route answers with, for every 4xx and 5xx. `finishDocument`
+ * (./openapi.ts) puts it once in `components.schemas.Error` and points every error response at it.
+ */
 export const ErrorEnvelope = t.Object({
   statusCode: t.Integer({ description: 'HTTP status repeated in the body' }),
-  error: t.String({ description: 'error class name or label, e.g. `NotFoundError`, `Bad Request`' }),
+  error: t.String({ description: 'error class name or label, e.g. `NotFoundError`, `Bad Request`, `Validation Error`' }),
   message: t.String({ description: 'human text; branch on the status and `code`, not on this' }),
-  details: t.Optional(t.Any({ description: 'optional; shape depends on the error', [ERROR_CODE_AT]: 'details' })),
-  code: t.Optional(t.String({ description: 'optional machine-readable code', [ERROR_CODE_AT]: 'code' })),
-}, { title: 'Error', description: 'The error envelope.' })
-
-export const SchemaErrorEnvelope = t.Object({
-  statusCode: t.Literal(400),
-  error: t.Literal('Bad Request'),
-  message: t.Literal('Request validation failed'),
-  details: t.Array(t.Object({
-    instancePath: t.String(), schemaPath: t.String(), keyword: t.String(), params: t.Record(t.String(), t.Any()), message: t.String(),
+  details: t.Optional(t.Any({
+    description: prose`
+      optional. Every validation failure (400 \`Request validation failed\`, 422) lists
+      ValidationIssue items here; other errors may give an object (the bank ramp's, with its \`code\`)`,
+    [ERROR_CODE_AT]: 'details',
   })),
-}, { title: 'SchemaValidationError', description: 'Schema validation failed (Ajv-style details).' })
-
-export const UnprocessableEnvelope = t.Object({
-  statusCode: t.Literal(422),
-  error: t.String({ examples: ['Validation Error'] }),
-  message: t.String({ examples: ['Request validation failed'] }),
-  details: t.Array(t.Object({ path: t.String(), message: t.String() })),
-}, { title: 'UnprocessableError', description: 'Passed schema validation but failed the endpoint\'s own checks.' })
-
-export const SigninError = t.Object({
-  statusCode: t.Optional(t.Literal(422, { description: 'only on 422' })),
-  error: t.String({ examples: ['UnauthorizedError'] }),
-  message: t.String({ examples: ['Invalid credentials'] }),
-  details: t.Optional(t.Array(t.Object({ path: t.String(), message: t.String() }), { description: 'only on 422' })),
-}, { title: 'SigninError', description: 'Sign-in routes answer errors with `{ error, message }` only; 422 adds `statusCode` and `details`.' })
-
-export const ResetError = t.Object({ error: t.String() }, { title: 'ResetError', description: 'Password-reset routes answer errors with `{ error }` only.' })
-
-export const DetailError = t.Object({
-  detail: t.String(),
-  code: t.Optional(t.String({ examples: ['PRIMARY_WALLET_EXISTS'], [ERROR_CODE_AT]: 'code' })),
-}, { title: 'DetailError', description: 'User and wallet creation answer errors with `{ detail }`.' })
+  code: t.Optional(t.String({ description: 'optional machine-readable code', [ERROR_CODE_AT]: 'code' })),
+  retryable: t.Optional(t.Boolean({ description: 'blockchain errors (`BlockchainError`): whether the same request may succeed later' })),
+  suggestedAction: t.Optional(t.String({ description: 'blockchain errors: what the client can do' })),
+  fallbackAvailable: t.Optional(t.Boolean({ description: 'blockchain errors: whether another route can do it' })),
+  detail: t.Optional(t.String({
+    description: 'user and wallet creation only: the message in one line (the shape the spec gave these routes, kept for its clients)',
+  })),
+}, { title: 'Error', description: 'The error envelope of every 4xx and 5xx answer.' })
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses',
@@ -60,24 +60,17 @@ const DESCRIPTIONS: Record<number, string> = {
   503: 'A dependency is temporarily unavailable',
 }
 
-type Style = 'standard' | 'signin' | 'reset' | 'detail'
 
 /**
- * Error responses for a route's `response` map, in the route's error style. Every route
+ * Error responses for a route's `response` map, all in the one envelope. Every route
  * documents 400 (a malformed id, query or body is refused before the route runs) and 500.
+ * The first argument names the route's error style (./errors.ts): `detail` adds its field.
  */
-export function errorResponses(style: Style, ...statuses: number[]): Record<number, TSchema> {
+export function errorResponses(_style: ErrorStyle, ...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {}
   for (const s of [...new Set([400, ...statuses, 500])].sort()) {
     const description = DESCRIPTIONS[s] ?? 'Error'
-    let schema: TSchema
-    if (style === 'signin') schema = SigninError
-    else if (style === 'reset') schema = ResetError
-    else if (style === 'detail') schema = DetailError
-    else if (s === 400) schema = t.Union([SchemaErrorEnvelope, ErrorEnvelope])
-    else if (s === 422) schema = UnprocessableEnvelope
-    else schema = ErrorEnvelope
-    out[s] = t.Unsafe({ ...schema, description })
+    out[s] = t.Unsafe({ ...ErrorEnvelope, description })
   }
   return out
 }

@@ -28,7 +28,7 @@ export interface RateLimitOption {
   windowSeconds: number
   /** bucket name when several routes share one limit; defaults to the route */
   name?: string
-  /** password-reset routes keep their `{ error }` 429 and send no x-ratelimit headers */
+  /** password-reset routes answer 429 with a plain message and send no x-ratelimit headers */
   quiet?: boolean
 }
 

@@ -1,9 +1,10 @@
 /**
- * Turns TypeBox's validation errors into the Ajv-style `details` the spec's 400 shows
- * (`instancePath`, `schemaPath`, `keyword`, `params`, `message`).
+ * Turns TypeBox's validation errors into the one issue shape of every validation failure
+ * (ValidationIssue in src/lib/errors.ts): the field's JSON pointer in `path`, then the
+ * Ajv-style fields a schema's 400 has always shown (`instancePath`, `schemaPath`, `keyword`, `params`, `message`).
  */
 import { ValueErrorType } from '@sinclair/typebox/errors'
-import type { SchemaIssue } from './errors'
+import type { ValidationIssue } from './errors'
 
 interface TypeBoxError {
   type: number
@@ -54,11 +55,11 @@ function jsonPointerToSchemaPath(instancePath: string, keyword: string): string 
   return `#/${[...segments, keyword].join('/')}`
 }
 
-export function toSchemaIssues(errors: readonly TypeBoxError[]): SchemaIssue[] {
+export function toValidationIssues(errors: readonly TypeBoxError[]): ValidationIssue[] {
   const seen = new Set<string>()
-  const out: SchemaIssue[] = []
+  const out: ValidationIssue[] = []
   for (const e of errors) {
-    let issue: SchemaIssue
+    let issue: ValidationIssue
     const typeName = TYPE_NAMES[e.type as ValueErrorType]
     if ((typeName || e.type === ValueErrorType.ObjectRequiredProperty) && e.value === undefined && e.path !== '') {
       // A missing property arrives as a type error on the absent value: report it as `required`.
@@ -66,6 +67,7 @@ export function toSchemaIssues(errors: readonly TypeBoxError[]): SchemaIssue[] {
       const missing = parts.pop() ?? ''
       const parent = parts.join('/')
       issue = {
+        path: e.path,
         instancePath: parent,
         schemaPath: jsonPointerToSchemaPath(parent, 'required'),
         keyword: 'required',
@@ -74,6 +76,7 @@ export function toSchemaIssues(errors: readonly TypeBoxError[]): SchemaIssue[] {
       }
     } else if (typeName) {
       issue = {
+        path: e.path,
         instancePath: e.path,
         schemaPath: jsonPointerToSchemaPath(e.path, 'type'),
         keyword: 'type',
@@ -87,6 +90,7 @@ export function toSchemaIssues(errors: readonly TypeBoxError[]): SchemaIssue[] {
       if (keyword === 'additionalProperties') params.additionalProperty = e.path.split('/').pop()
       if (keyword === 'const') params.allowedValue = e.schema?.const
       issue = {
+        path: e.path,
         instancePath: keyword === 'additionalProperties' ? e.path.split('/').slice(0, -1).join('/') : e.path,
         schemaPath: jsonPointerToSchemaPath(e.path, keyword),
         keyword,
@@ -127,7 +131,7 @@ function ajvMessage(keyword: string, params: Record<string, unknown>, fallback: 
  * ignored name would surprise the caller (a misspelt setting), this finds them in the
  * body as sent, as Ajv's `additionalProperties` issues.
  */
-export function unknownProperties(schema: unknown, value: unknown, path = ''): SchemaIssue[] {
+export function unknownProperties(schema: unknown, value: unknown, path = ''): ValidationIssue[] {
   const s = schema as { properties?: Record<string, unknown>; anyOf?: unknown[]; allOf?: unknown[]; patternProperties?: unknown; additionalProperties?: unknown }
   if (!value || typeof value !== 'object' || Array.isArray(value)) return []
   if (s.anyOf) {
@@ -137,11 +141,12 @@ export function unknownProperties(schema: unknown, value: unknown, path = ''): S
     return results.find((r) => r.length === 0) ?? results[0]!
   }
   if (!s.properties || s.patternProperties || (s.additionalProperties && typeof s.additionalProperties === 'object')) return []
-  const out: SchemaIssue[] = []
+  const out: ValidationIssue[] = []
   for (const [key, v] of Object.entries(value)) {
     const sub = s.properties[key]
     if (sub === undefined) {
       out.push({
+        path: `${path}/${key}`,
         instancePath: path,
         schemaPath: jsonPointerToSchemaPath(path, 'additionalProperties'),
         keyword: 'additionalProperties',

@@ -205,7 +205,7 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES
 
-/** The codes of one place in the envelope: `code` (and the `detail` style's `code`), or `details.code`. */
+/** The codes of one place in the envelope: `code` , or `details.code`. */
 export function errorCodesAt(at: 'code' | 'details'): ErrorCode[] {
   return (Object.keys(ERROR_CODES) as ErrorCode[]).filter((c) => ((ERROR_CODES[c] as ErrorCodeEntry).at ?? 'code') === at)
 }

@@ -59,16 +59,42 @@ export class ConflictError extends AppError {
     super(409, 'ConflictError', message, opts)
   }
 }
+/** An endpoint check's failure as its throw site names it: the field and what is wrong. */
+export interface FieldProblem {
+  path: string
+  message: string
+  /** the rule that failed; `endpointCheck` when not named */
+  keyword?: string
+  params?: Record<string, unknown>
+}
+
 /** 422: the request passed schema validation but failed the endpoint's own checks. */
 export class ValidationError extends AppError {
-  constructor(details: Array<{ path: string; message: string }>, message = 'Request validation failed', label = 'Validation Error') {
-    super(422, label, message, { details })
+  readonly issues: ValidationIssue[]
+  constructor(problems: FieldProblem[], message = 'Request validation failed', label = 'Validation Error') {
+    const issues = problems.map(endpointIssue)
+    super(422, label, message, { details: issues })
+    this.issues = issues
   }
   /** A 422 whose message is the point, such as an unverified provider email. */
   static withMessage(message: string, path = '') {
     return new ValidationError([{ path, message }], message, 'ValidationError')
   }
 }
+
+/**
+ * 400 for a value the endpoint refuses (not its schema), the field named in `details` as one
+ * validation issue, the shape of every validation failure.
+ */
+export function refusedField(message: string, path: string, params: Record<string, unknown> = {}, code?: ErrorCode): BadRequestError {
+  return new BadRequestError(message, { code, details: [endpointIssue({ path, message, params })] })
+}
+
+/** An endpoint check in the one issue shape: no schema rule, so `schemaPath` is empty. */
+function endpointIssue(p: FieldProblem): ValidationIssue {
+  return { path: p.path, message: p.message, instancePath: p.path, schemaPath: '', keyword: p.keyword ?? 'endpointCheck', params: p.params ?? {} }
+}
+
 export class TooManyRequestsError extends AppError {
   constructor(readonly retryAfterSeconds: number, message = `Rate limit exceeded, retry in ${retryAfterSeconds} seconds`) {
     super(429, 'Error', message)
@@ -80,18 +106,25 @@ export class ServiceUnavailableError extends AppError {
   }
 }
 
-/** Ajv-style detail of a schema failure, as the spec's 400 lists them. */
-export interface SchemaIssue {
+/**
+ * One item of `details` in every validation failure, the 400 of a schema and the 422 of an
+ * endpoint check alike: `path` (a JSON pointer to the field at fault, `''` for the whole
+ * input) and `message` say what to fix; `instancePath`, `schemaPath`, `keyword` and
+ * `params` are Ajv's (the spec's 400 lists them), with `keyword` `endpointCheck` and an
+ * empty `schemaPath` where the endpoint's own check failed rather than a schema rule.
+ */
+export interface ValidationIssue {
+  path: string
+  message: string
   instancePath: string
   schemaPath: string
   keyword: string
   params: Record<string, unknown>
-  message: string
 }
 
 /** 400 for a body, query, path or header that does not match the route's schema. */
 export class SchemaValidationError extends AppError {
-  constructor(readonly issues: SchemaIssue[]) {
+  constructor(readonly issues: ValidationIssue[]) {
     super(400, 'Bad Request', 'Request validation failed', { details: issues })
   }
 }

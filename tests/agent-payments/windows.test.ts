@@ -213,7 +213,7 @@ describe('a policy\'s time zone is an IANA name', () => {
     const create = (timeZone: string) => f.api.post(`${BASE}/policies`, { name: 'p', currency: 'USDC', limits: [], activeHours: { timeZone, days: ['mon'], start: '08:00', end: '18:00' } }, as(w.admin))
     for (const tz of ['-00:05', '+01:00', '+0100', 'Mars/Olympus']) {
       const r = await create(tz)
-      expect([tz, r.status, r.body.code, r.body.details?.field]).toEqual([tz, 400, 'POLICY_INVALID', 'activeHours.timeZone'])
+      expect([tz, r.status, r.body.code, r.body.details?.[0]?.path]).toEqual([tz, 400, 'POLICY_INVALID', '/activeHours/timeZone'])
     }
     for (const tz of ['Europe/Berlin', 'UTC', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5']) expect([tz, (await create(tz)).status]).toEqual([tz, 201])
   }, 30_000)
@@ -226,7 +226,7 @@ describe('a policy\'s time zone is an IANA name', () => {
     await t.deps.database.write((tx) => updatePolicy(tx, w.tenant.id, policyId, { activeHours: { timeZone: '-00:05', days: ALL_DAYS as never, start: '00:00', end: '24:00' } }))
     expect((await f.api.get(`${BASE}/agents/${agent.id}`, as(w.admin))).body.spend.timeZone).toBe('-00:05')
     const renamed = await f.api.patch(`${BASE}/policies/${policyId}`, { name: 'renamed' }, as(w.admin))
-    expect([renamed.status, renamed.body.details?.field]).toEqual([400, 'activeHours.timeZone'])
+    expect([renamed.status, renamed.body.details?.[0]?.path]).toEqual([400, '/activeHours/timeZone'])
     const fixed = await f.api.patch(`${BASE}/policies/${policyId}`, { name: 'renamed', activeHours: { timeZone: 'Europe/Lisbon', days: ALL_DAYS, start: '00:00', end: '24:00' } }, as(w.admin))
     expect([fixed.status, fixed.body.activeHours.timeZone]).toEqual([200, 'Europe/Lisbon'])
   }, 30_000)

@@ -1,10 +1,11 @@
 /**
- * The README reads in five minutes: under 2,200 words, and it keeps the quick start's two
- * commands, the bank ramp path, a configuration table and "Where things are". What left it
- * lives in docs/: every variable `.env.example` lists is a row of docs/configuration.md's table,
- * and the pages the README points to have the sections it names.
+ * The README is for users and reads in five minutes: under 1,200 words, with the two commands,
+ * the sandbox tour, a link per capability to its page, and the licences and limits. What it
+ * left lives in docs/: the architecture and contributing text in docs/architecture.md, every
+ * variable `.env.example` lists as a row of docs/configuration.md's table.
  */
 import { describe, expect, test } from 'bun:test'
+import { readdirSync } from 'node:fs'
 
 const readme = await Bun.file('README.md').text()
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length
@@ -16,34 +17,33 @@ const section = (text: string, title: string) => {
 }
 
 describe('README.md', () => {
-  test('is under 2,200 words', () => {
-    expect(words(readme)).toBeLessThan(2200)
+  test('is under 1,200 words', () => {
+    expect(words(readme)).toBeLessThan(1200)
   })
 
-  test('keeps the quick start, the bank ramp path, the configuration table and "Where things are"', () => {
+  test('keeps the two commands, the sandbox tour, the licences and limits', () => {
     expect(section(readme, 'Quick start')).toContain('npm ci && npm start')
     expect(section(readme, 'Quick start')).toContain('npm test')
-    const ramp = section(readme, 'The sandbox: from zero to a payout')
-    for (const step of ['npm run devnet', 'npm start', 'tenant create --name Acme --sandbox', 'webhooks listen', 'quickstart-ramp']) expect(ramp).toContain(step)
-    const config = section(readme, 'Configuration')
-    expect(config).toContain('| variable | meaning | default |')
-    expect(config).toContain('(docs/configuration.md)')
-    expect(config).toContain('(.env.example)')
-    expect(section(readme, 'Where things are')).toContain('modules/<domain>/')
+    const tour = section(readme, 'The sandbox tour: from zero to a bank payout')
+    for (const step of ['npm run devnet', 'npm start', 'tenant create --name Acme --sandbox', 'webhooks listen', 'quickstart-ramp']) expect(tour).toContain(step)
+    const limits = section(readme, 'Licences and limits')
+    for (const word of ['MPC_ENGINE_NOT_CONFIGURED', '(docs/operations.md)']) expect(limits).toContain(word)
   })
 
-  test('the pages it points to have the sections it names', async () => {
-    const pages: Record<string, string[]> = {
-      'docs/platform.md': ['The quick start in detail', 'The bank ramp path in detail', 'The code in full', 'Invariants', 'Decisions the spec left open', 'Reliability and speed, the current figures'],
-      'docs/swaps.md': ['Swaps on the devnet, step by step'],
-    }
-    for (const [page, titles] of Object.entries(pages)) {
-      const text = await Bun.file(page).text()
-      for (const title of titles) {
-        expect(text, `${page}: ## ${title}`).toContain(`\n## ${title}\n`)
-        expect(readme, `README names ${page}, "${title}"`).toContain(`"${title}"`)
-      }
-    }
+  test('links every module page from its capability table, and the architecture for contributors', () => {
+    const table = section(readme, 'What it does, and where to read more')
+    const pages = readdirSync('docs').filter((f) => f.endsWith('.md'))
+    const notCapabilities = new Set(['architecture.md', 'benchmarks.md', 'configuration.md', 'operations.md', 'reliability.md'])
+    for (const page of pages.filter((p) => !notCapabilities.has(p))) expect(table, page).toContain(`(docs/${page})`)
+    for (const page of pages) expect(readme, `README links docs/${page}`).toContain(`(docs/${page})`)
+    expect(section(readme, 'Working on Slipway')).toContain('(docs/architecture.md)')
+  })
+
+  test('the architecture page has the folder map and the rules the README no longer carries', async () => {
+    const text = await Bun.file('docs/architecture.md').text()
+    for (const title of ['Where things are', 'Invariants and decisions', 'Tests']) expect(text).toContain(`\n## ${title}\n`)
+    expect(section(text, 'Where things are')).toContain('modules/<domain>/')
+    expect(readme).not.toContain('modules/<domain>/')
   })
 })
 

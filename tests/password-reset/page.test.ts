@@ -43,7 +43,7 @@ describe('GET /reset-password', () => {
     expect(html).toContain('Scegli una nuova password')
   })
 
-  test('the reset routes are in the OpenAPI document with their { error } responses', async () => {
+  test('the reset routes are in the OpenAPI document with their error envelopes', async () => {
     const doc = (await (await t.handle(new Request('http://slipway.test/v1/docs/json'))).json()) as { paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>> }
     expect(doc.paths['/v1/auth/forgot-password']!.post!.operationId).toBe('forgotPassword')
     expect(Object.keys(doc.paths['/v1/auth/forgot-password']!.post!.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '429']))

@@ -55,6 +55,7 @@ describe('config errors in plain words', () => {
     expect(messageOf({ LOG_LEVEL: 'loud' })).toContain('LOG_LEVEL (trace, debug, info, warn, error, fatal, silent): is not one of the allowed values (got "loud")')
     expect(messageOf({ DATABASE_TIMEOUT_MS: '5' })).toContain('DATABASE_TIMEOUT_MS (100-120000): must be at least 100 (got "5")')
     expect(messageOf({ HIBP_ON_ERROR: 'maybe' })).toContain('HIBP_ON_ERROR (reject or allow): is not one of the allowed values')
+    expect(messageOf({ SLIPWAY_ROLE: 'both' })).toContain('SLIPWAY_ROLE (all, api or worker): is not one of the allowed values (got "both")')
     for (const env of [{ LOG_LEVEL: 'loud' }, { DATABASE_TIMEOUT_MS: '5' }, { JWT_SECRET: 'short' }] as Record<string, string>[]) expect(messageOf(env)).not.toMatch(/Expected/)
   })
 })

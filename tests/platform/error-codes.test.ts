@@ -60,8 +60,12 @@ describe('error codes', () => {
 
   test('every error envelope of the document points its code at the enum', () => {
     const text = JSON.stringify(doc.paths)
-    // each `{ statusCode, error, message, details?, code? }` (and `{ detail, code? }`) names ErrorCode; no code stays a bare string
-    expect(text.match(/"#\/components\/schemas\/ErrorCode"/g)?.length ?? 0).toBeGreaterThan(500)
+    // every error answer is the one envelope, whose `code` names ErrorCode and `details` ErrorDetails; no code stays a bare string
+    expect(text.match(/"#\/components\/schemas\/Error"/g)?.length ?? 0).toBeGreaterThan(500)
+    const envelope = JSON.stringify(doc.components.schemas.Error)
+    expect(envelope).toContain('"#/components/schemas/ErrorCode"')
+    expect(envelope).toContain('"#/components/schemas/ErrorDetails"')
+    expect(JSON.stringify(doc.components.schemas.ErrorDetails)).toContain('"#/components/schemas/ErrorDetailCode"')
     expect(text).not.toContain('"description":"optional machine-readable code","type":"string"')
     expect(text).not.toContain('x-error-code-at')
   })

@@ -37,12 +37,12 @@ describe('errors', () => {
     expect(res.body).toEqual({ statusCode: 400, error: 'Bad Request', message: 'Request body is not valid JSON' })
   })
 
-  test('schema failures list Ajv-style details', async () => {
+  test('schema failures list details in the one issue shape: the field\'s path, then Ajv\'s fields', async () => {
     const res = await api.post('/v1/admin/tenants', { name: 'x'.repeat(101) }, { token: await f.adminToken() })
     expect(res.status).toBe(400)
     expect(res.body).toEqual({
       statusCode: 400, error: 'Bad Request', message: 'Request validation failed',
-      details: [{ instancePath: '/name', schemaPath: '#/properties/name/maxLength', keyword: 'maxLength', params: { maxLength: 100 }, message: 'must NOT have more than 100 characters' }],
+      details: [{ path: '/name', instancePath: '/name', schemaPath: '#/properties/name/maxLength', keyword: 'maxLength', params: { maxLength: 100 }, message: 'must NOT have more than 100 characters' }],
     })
   })
 

@@ -25,7 +25,7 @@ describe('rate limits over real HTTP', () => {
     for (let i = 0; i < 19; i++) await api.post('/v1/auth/admin/login', body)
     const limited = await api.post('/v1/auth/admin/login', body)
     expect(limited.status).toBe(429)
-    expect(limited.body.statusCode).toBeUndefined()
+    expect(limited.body.statusCode).toBe(429)
     expect(limited.body.error).toBe('Error')
     expect(limited.body.message).toMatch(/retry in \d+ seconds/)
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)

@@ -21,7 +21,7 @@ test('100.000000001, 100.0000000000000001 (parses to exactly 100), 1e2 and 0.00 
   for (const amount of ['100.000000001', '100.0000000000000001', '1e2', '10.001', '0.00']) {
     const res = await simulate(`{"amount": ${amount}}`)
     expect({ amount, status: res.status }).toEqual({ amount, status: 400 })
-    expect(res.body).toMatchObject({ statusCode: 400, error: 'BadRequestError', details: { field: 'amount' } })
+    expect(res.body).toMatchObject({ statusCode: 400, error: 'BadRequestError', details: [{ path: '/amount', keyword: 'endpointCheck' }] })
   }
   const deposits = await w.f.api.get('/v1/ramp/bank/payin/deposits?isTestnet=true', { token: user.accessToken })
   expect(deposits.status).toBe(200)

@@ -9,14 +9,13 @@ import { Login, Refresh, Register, TokenResponse } from './model'
 import * as auth from './service'
 import { refreshSession } from './sessions'
 
-const signin = { errorStyle: 'signin' as const }
 const limit20 = { max: 20, windowSeconds: 60 }
 
 /** What the OpenAPI document says of each operation, kept off the route lines. */
 const descriptions = {
   register: prose`
-    A schema failure answers 400 with \`{ error, message }\` only; password strength answers 422
-    with \`details\` \`[{ path, message }]\`. A taken username or email answers 409. Usernames and
+    A schema failure answers 400 and password strength 422, each listing ValidationIssue items in
+    \`details\` (\`path\` \`/password\`, \`keyword\` \`endpointCheck\` for strength). A taken username or email answers 409. Usernames and
     emails are unique per tenant without regard to case; a deleted account frees its email, not its
     username. On an \`mpc\` tenant, \`wallet: { option: "create" }\` answers 503
     \`MPC_ENGINE_NOT_CONFIGURED\` when the deployment has no MPC engine, before the user is written.`,
@@ -39,11 +38,10 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
       set.status = 201
       return out
     }, {
-      ...signin,
       rateLimit: limit20,
       tenantSigned: true,
       body: Register,
-      response: { 201: TokenResponse, ...errorResponses('signin', 400, 401, 404, 409, 422, 429, 503) },
+      response: { 201: TokenResponse, ...errorResponses('standard', 400, 401, 404, 409, 422, 429, 503) },
       detail: {
         operationId: 'register',
         summary: 'Register a user (tenant-signed)',
@@ -51,15 +49,13 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
       },
     })
     .post('/login', ({ body, tenant }) => auth.login(deps, tenant.id, body), {
-      ...signin,
       rateLimit: limit20,
       tenantSigned: true,
       body: Login,
-      response: { 200: TokenResponse, ...errorResponses('signin', 400, 401, 404, 429) },
+      response: { 200: TokenResponse, ...errorResponses('standard', 400, 401, 404, 429) },
       detail: { operationId: 'login', summary: 'Sign in with username and password (tenant-signed)', description: descriptions.login },
     })
     .post('/refresh', ({ body }) => refreshSession(deps, body.refreshToken), {
-      ...signin,
       rateLimit: { max: 60, windowSeconds: 60 },
       body: Refresh,
       response: {
@@ -67,7 +63,7 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
           { accessToken: t.String(), expiresIn: t.Integer(), refreshToken: t.Optional(t.String({ description: 'only when the tenant has refresh-token rotation on' })) },
           { title: 'RefreshResponse' },
         ),
-        ...errorResponses('signin', 400, 401, 429),
+        ...errorResponses('standard', 400, 401, 429),
       },
       detail: {
         operationId: 'refresh',
@@ -76,10 +72,9 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
       },
     })
     .post('/admin/login', ({ body }) => auth.login(deps, null, body), {
-      ...signin,
       rateLimit: limit20,
       body: Login,
-      response: { 200: TokenResponse, ...errorResponses('signin', 400, 401, 429) },
+      response: { 200: TokenResponse, ...errorResponses('standard', 400, 401, 429) },
       detail: { operationId: 'adminLogin', summary: 'Platform admin sign-in', description: descriptions.adminLogin },
     })
 }

@@ -6,7 +6,7 @@
  */
 import type { Faucet } from '../../adapters/chain/faucet'
 import type { Ctx } from '../../context'
-import { AppError, BadRequestError } from '../../lib/errors'
+import { AppError, BadRequestError, refusedField } from '../../lib/errors'
 import { tenantOf } from '../tenants'
 import { activeTokens, chainByFamily } from '../tokens'
 import { wallets } from '../wallets'
@@ -32,7 +32,7 @@ export async function fundWallet(ctx: Ctx, faucet: Faucet | undefined, input: Fa
   const network = ctx.deps.config.sandboxFaucetNetwork
   if (chain.testnet.id !== network) throw new BadRequestError(`The sandbox faucet pays on ${network}; this wallet is on ${chain.testnet.id}`, { details: { code: 'SANDBOX_FAUCET_NETWORK', network } })
   const amount = input.stablecoin === undefined ? 0n : BigInt(input.stablecoin)
-  if (amount > STABLECOIN_MAX) throw new BadRequestError(`stablecoin is at most ${STABLECOIN_MAX} (10,000 with 6 decimals)`, { details: { field: 'stablecoin' } })
+  if (amount > STABLECOIN_MAX) throw refusedField(`stablecoin is at most ${STABLECOIN_MAX} (10,000 with 6 decimals)`, '/stablecoin')
   const tenant = tenantOf(ctx)
   const token = amount > 0n ? activeTokens(tenant.settings, chain, chain.testnet).find((tk) => tk.symbol === 'USDC' && tk.address !== null) : undefined
   if (amount > 0n && !token) throw new BadRequestError(`USDC is not active on ${network} for this tenant`)

@@ -166,7 +166,7 @@ export function resetPage(lang: string | undefined) {
         if (res.status === 200) { form.hidden = true; success.hidden = false; success.setAttribute('tabindex', '-1'); success.focus(); token = ''; return; }
         if (res.status === 429) return showError(T.tooMany);
         if (res.status === 503) return showError(T.unavailable);
-        var msg = (res.body && res.body.error) || T.failed;
+        var msg = (res.body && (res.body.message || res.body.error)) || T.failed;
         if (res.status === 400 && /invalid or has expired/.test(msg)) return invalidLink();
         if (res.status === 400 && /breach/.test(msg)) return showError(T.breached);
         showError(msg);

@@ -9,7 +9,6 @@ import { AdminSendReset, ForgotPassword, ResetPassword, ResetToken } from './mod
 import { resetPage } from './page'
 
 
-const quiet = { errorStyle: 'reset' as const }
 // Per client IP. Kept in this process's memory, as the spec says of every limit.
 const forgotIpLimit = { max: 10, windowSeconds: 900, quiet: true }
 const validateLimit = { max: 30, windowSeconds: 60, quiet: true }
@@ -37,8 +36,8 @@ const descriptions = {
     prose`
       Throttled per client IP (${forgotIpLimit.max} per ${forgotIpLimit.windowSeconds / 60} minutes)
       and per email address (${EMAIL_LIMIT.max} per hour, counted the same for known and unknown
-      addresses) with 429 \`{ error }\`.`,
-    '404 `{ error }` when the tenant has not enabled password reset.',
+      addresses) with 429.`,
+    '404 when the tenant has not enabled password reset.',
   ].join(' '),
   validateResetToken: prose`
     Never consumes the token. \`valid: false\` for unknown, used or expired tokens, and for tokens
@@ -46,7 +45,7 @@ const descriptions = {
     ${validateLimit.max} per minute per client IP.`,
   resetPassword: [
     prose`
-      The token is the credential. 400 \`{ error }\` for an invalid, used or expired link, for a
+      The token is the credential. 400 for an invalid, used or expired link, for a
       password that breaks the rules (8 characters with an upper-case letter, a lower-case letter
       and a digit), and for a password found in a known breach (Have I Been Pwned range lookup; only
       5 characters of its SHA-1 leave the server).`,
@@ -79,11 +78,10 @@ export function passwordResetRoutes(deps: Deps) {
   const api = new Elysia({ prefix: '/v1/auth', detail: { tags: ['Password reset'] } })
     .use(security(deps))
     .post('/forgot-password', ({ body, tenant }) => reset.forgotPassword(deps, tenant, body), {
-      ...quiet,
       rateLimit: forgotIpLimit,
       tenantSigned: true,
       body: ForgotPassword,
-      response: { 200: ForgotPasswordResponse, ...errorResponses('reset', 400, 401, 404, 429) },
+      response: { 200: ForgotPasswordResponse, ...errorResponses('standard', 400, 401, 404, 429) },
       detail: {
         operationId: 'forgotPassword',
         summary: 'Email a password reset link (tenant-signed)',
@@ -91,10 +89,9 @@ export function passwordResetRoutes(deps: Deps) {
       },
     })
     .get('/reset-password/validate', ({ query }) => reset.validateToken(deps, query.token), {
-      ...quiet,
       rateLimit: validateLimit,
       query: t.Object({ token: ResetToken }),
-      response: { 200: t.Object({ valid: t.Boolean() }, { title: 'ResetTokenValidity' }), ...errorResponses('reset', 400, 429) },
+      response: { 200: t.Object({ valid: t.Boolean() }, { title: 'ResetTokenValidity' }), ...errorResponses('standard', 400, 429) },
       detail: {
         operationId: 'validateResetToken',
         summary: 'Tell whether a reset token can still be used',
@@ -102,10 +99,9 @@ export function passwordResetRoutes(deps: Deps) {
       },
     })
     .post('/reset-password', ({ body }) => reset.resetPassword(deps, body), {
-      ...quiet,
       rateLimit: resetLimit,
       body: ResetPassword,
-      response: { 200: ResetPasswordResponse, ...errorResponses('reset', 400, 429, 503) },
+      response: { 200: ResetPasswordResponse, ...errorResponses('standard', 400, 429, 503) },
       detail: {
         operationId: 'resetPassword',
         summary: 'Set a new password with a reset token',
@@ -113,10 +109,9 @@ export function passwordResetRoutes(deps: Deps) {
       },
     })
     .post('/admin/send-reset', ({ body, ctx }) => reset.sendResetByOperator(ctx, body), {
-      ...quiet,
       auth: 'operator',
       body: AdminSendReset,
-      response: { 200: t.Object({ ok: t.Literal(true), sent: t.Literal(true) }, { title: 'SendResetResponse' }), ...errorResponses('reset', 400, 401, 403, 404) },
+      response: { 200: t.Object({ ok: t.Literal(true), sent: t.Literal(true) }, { title: 'SendResetResponse' }), ...errorResponses('standard', 400, 401, 403, 404) },
       detail: {
         operationId: 'adminSendReset',
         summary: 'Email a user a password reset link (operator)',

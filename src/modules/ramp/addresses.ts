@@ -8,7 +8,7 @@
  * be guessed at over many tries, and a replay finds it spent (409). It expires after 10 minutes.
  * The proof (message and signature) is registered with the partner before Slipway records it.
  */
-import { BadRequestError, ConflictError, NotFoundError, RampApiError } from '../../lib/errors'
+import { BadRequestError, ConflictError, NotFoundError, RampApiError, refusedField } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { randomToken } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
@@ -39,10 +39,10 @@ export async function addressChallenge(ctx: Ctx, input: M.AddressChallengeBody) 
   const chain = chainByFamily(input.chain)
   const networks = offered(a.settings, a.env).flatMap((o) => o.networks)
   if (!chain || !networks.includes(chain.id)) {
-    throw new BadRequestError(`The bank ramp takes addresses on ${networks.join(', ') || 'no chain'} for this tenant`, { details: { field: 'chain', available: networks } })
+    throw refusedField(`The bank ramp takes addresses on ${networks.join(', ') || 'no chain'} for this tenant`, '/chain', { available: networks })
   }
   const address = await wallets.normalizeAddress(chain.family, input.address)
-  if (!address) throw new BadRequestError(`address is not a valid ${chain.id} address`, { details: { field: 'address' } })
+  if (!address) throw refusedField(`address is not a valid ${chain.id} address`, '/address')
   const now = deps.clock.now()
   const expiresAt = now + ADDRESS_CHALLENGE_TTL_MS
   const message = [

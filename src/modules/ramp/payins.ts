@@ -3,7 +3,7 @@
  * the deposits and pay-in transactions the partner's events keep up to date (events.ts), and the
  * sandbox's simulated deposit.
  */
-import { AppError, BadRequestError, ForbiddenError, NotFoundError, RampApiError } from '../../lib/errors'
+import { AppError, BadRequestError, ForbiddenError, NotFoundError, RampApiError, refusedField } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newId } from '../../lib/ids'
 import type { Deps } from '../../deps'
@@ -116,9 +116,9 @@ export async function simulateDeposit(ctx: Ctx, input: M.SimulateDepositBody, am
   const a = await access(ctx, 'sandbox', 'payin')
   // without the text (a caller in process), the number's shortest text stands for it
   const text = amountText ?? String(input.amount)
-  if (!/^\d{1,5}(\.\d{1,2})?$/.test(text)) throw new BadRequestError('amount is a decimal with at most 2 decimals (no exponent)', { details: { field: 'amount' } })
+  if (!/^\d{1,5}(\.\d{1,2})?$/.test(text)) throw refusedField('amount is a decimal with at most 2 decimals (no exponent)', '/amount')
   const fiatAmount = decimalText(text)!
-  if (!/[1-9]/.test(fiatAmount)) throw new BadRequestError('amount must be more than 0', { details: { field: 'amount' } })
+  if (!/[1-9]/.test(fiatAmount)) throw refusedField('amount must be more than 0', '/amount')
   const customer = await repo.findCustomer(deps.database.db, a.tenantId, a.env, a.userId)
   if (!customer) throw customerNotFound(a.env)
   const method = input.paymentMethodId

@@ -13,7 +13,7 @@
  * Payouts run only in the sandbox: a production payout answers 403
  * `PAYOUT_PRODUCTION_UNAVAILABLE` before anything is read or called.
  */
-import { BadRequestError, NotFoundError, RampApiError } from '../../lib/errors'
+import { NotFoundError, RampApiError, refusedField } from '../../lib/errors'
 import type { Ctx } from '../../context'
 import { decimalOf, unitsOf } from './amounts'
 import type * as M from './model'
@@ -65,7 +65,7 @@ export async function initiatePayout(ctx: Ctx, input: M.InitiateBody) {
     cents = (cents * crypto) / authorized - 1n
     p = undefined
   }
-  if (!p) throw new BadRequestError('cryptoAmount is too small to pay out on this channel', { details: { field: 'cryptoAmount' } })
+  if (!p) throw refusedField('cryptoAmount is too small to pay out on this channel', '/cryptoAmount')
   const q = await storeQuote(ctx, a, { ...input, fiatAmount: decimalOf(cents, 2) }, p)
   const payout = await payQuote(ctx, a, q, 'ramp_payout_initiate')
   return initiatedView(payout, payout.exchangeRate ?? rate, input.cryptoAmount)

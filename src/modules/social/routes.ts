@@ -7,7 +7,6 @@ import { TokenResponse } from '../auth'
 import { AppleSignIn, GoogleSignIn } from './model'
 import { socialSignIn } from './service'
 
-const signin = { errorStyle: 'signin' as const }
 const limit20 = { max: 20, windowSeconds: 60 }
 
 const common = [
@@ -41,19 +40,17 @@ export function socialRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/auth', detail: { tags: ['Authentication'] } })
     .use(security(deps))
     .post('/google', ({ body, tenant }) => socialSignIn(deps, tenant, 'google', body), {
-      ...signin,
       rateLimit: limit20,
       tenantSigned: true,
       body: GoogleSignIn,
-      response: { 200: TokenResponse, ...errorResponses('signin', 400, 401, 404, 409, 422, 429, 503) },
+      response: { 200: TokenResponse, ...errorResponses('standard', 400, 401, 404, 409, 422, 429, 503) },
       detail: { operationId: 'googleSignIn', summary: 'Sign in with a Google ID token (tenant-signed)', description: descriptions.googleSignIn },
     })
     .post('/apple', ({ body, tenant }) => socialSignIn(deps, tenant, 'apple', body), {
-      ...signin,
       rateLimit: limit20,
       tenantSigned: true,
       body: AppleSignIn,
-      response: { 200: TokenResponse, ...errorResponses('signin', 400, 401, 404, 409, 422, 429, 503) },
+      response: { 200: TokenResponse, ...errorResponses('standard', 400, 401, 404, 409, 422, 429, 503) },
       detail: { operationId: 'appleSignIn', summary: 'Sign in with an Apple ID token (tenant-signed)', description: descriptions.appleSignIn },
     })
 }

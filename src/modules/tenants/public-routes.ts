@@ -5,7 +5,7 @@ import { security } from '../../http/security'
 import { readSettings } from './settings'
 
 export function tenantPublicRoutes(deps: Deps) {
-  return new Elysia({ prefix: '/v1/tenant', detail: { tags: ['Tenant'] } })
+  return new Elysia({ prefix: '/v1/tenant', detail: { tags: ['Tenants'] } })
     .use(security(deps))
     .get('/public', ({ tenant }) => {
       const s = readSettings(tenant.settings, tenant.name, deps.config.publicBaseUrl)

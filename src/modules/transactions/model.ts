@@ -4,7 +4,7 @@
  */
 import { t } from 'elysia'
 import { prose } from '../../http/prose'
-import { ErrorEnvelope, Limit, PageNumber, SchemaErrorEnvelope } from '../../http/schemas'
+import { ErrorEnvelope, Limit, PageNumber } from '../../http/schemas'
 import { TX_STATUSES } from './schema'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
@@ -53,19 +53,13 @@ export type BroadcastBody = typeof BroadcastBody.static
 
 export const Broadcast = t.Object({ id: t.String({ description: 'transaction id' }), preparedTransactionId: t.String(), status: t.Literal('pending'), txHash: t.String() })
 
-const BlockchainErrorEnvelope = t.Object({
-  ...ErrorEnvelope.properties,
-  retryable: t.Optional(t.Boolean()),
-  suggestedAction: t.Optional(t.String()),
-}, { title: 'BlockchainError', description: '`error: BlockchainError` with `code`, `retryable` and sometimes `suggestedAction`.' })
-/** The standard envelope of the status, or a BlockchainError (same envelope with `retryable`, `suggestedAction`). */
-export const chainErrors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, s === 400
-  ? t.Union([SchemaErrorEnvelope, BlockchainErrorEnvelope], {
-    description: prose`
-      Schema validation failed, or a value refused (\`BlockchainError\` with \`code\`,
-      \`retryable\`, \`suggestedAction\` for blockchain operations)`,
-  })
-  : t.Unsafe({ ...BlockchainErrorEnvelope, description: 'The error envelope; `BlockchainError` adds `retryable` and `suggestedAction`' })]))
+/** The error envelope, described for blockchain operations (`BlockchainError` adds `retryable`, `suggestedAction`). */
+export const chainErrors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, t.Unsafe({
+  ...ErrorEnvelope,
+  description: s === 400
+    ? 'Schema validation failed, or a value refused (`BlockchainError` with `code`, `retryable`, `suggestedAction` for blockchain operations)'
+    : 'The error envelope; `BlockchainError` adds `retryable` and `suggestedAction`',
+})]))
 
 export const Created = t.Object({
   id: t.String({ description: 'transaction id' }),

@@ -23,7 +23,7 @@ const QrCode = t.String({ description: 'data URL of a PNG (base64) encoding `dee
 /** What the OpenAPI document says of each operation, kept off the route lines. */
 const descriptions = {
   createUser: prose`
-    Errors are \`{ detail }\`; a taken username, or an email that an active account of the tenant
+    Errors are the envelope with \`detail\` (the message in one line); a taken username, or an email that an active account of the tenant
     already has (without regard to case), answers 409. The database holds one active account per
     email and tenant, so of two creations racing for one email one answers 409.`,
   searchUsers: 'Any signed-in user; answers only id, username and display name, so a payer can find a payee.',

@@ -28,8 +28,12 @@ export const Wallet = t.Object({
   isWatchOnly: t.Boolean(),
   isTestnet: t.Boolean(),
   keyManagementScheme: t.Union([t.Literal('aes_single'), t.Literal('sss_2of2_akv'), t.Literal('client_side'), t.Literal('client_side_pending'), t.Literal('mpc_tss')]),
-  createdAt: t.String({ format: 'date-time' }),
-  created_at: t.String({ format: 'date-time', description: 'same as `createdAt` (both spellings appear in the spec)' }),
+  createdAt: t.String({
+    format: 'date-time',
+    description: prose`
+      when the wallet was made. The spec writes it both \`createdAt\` and \`created_at\`; every field
+      of the API is camelCase, so wallets answer \`createdAt\` only`,
+  }),
   updatedAt: t.String({ format: 'date-time' }),
 }, { title: 'Wallet' })
 

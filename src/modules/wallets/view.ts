@@ -16,7 +16,6 @@ export function walletView(w: WalletRow): typeof Wallet.static {
     isTestnet: w.isTestnet,
     keyManagementScheme: w.keyManagementScheme,
     createdAt: iso(w.createdAt),
-    created_at: iso(w.createdAt),
     updatedAt: iso(w.updatedAt),
   }
 }

@@ -12,7 +12,7 @@ const descriptions = {
   createWallet: prose`
     The service generates and keeps the key (\`keyManagementScheme: aes_single\`). A testnet
     registry id stores the wallet under its family chain with \`isTestnet: true\`. Errors are
-    \`{ detail }\`: 400 for an unsupported chain or a tenant in \`mpc\` / \`non_custodial\` mode;
+    the envelope with \`detail\`: 400 for an unsupported chain or a tenant in \`mpc\` / \`non_custodial\` mode;
     409 with \`code: PRIMARY_WALLET_EXISTS\` when \`isPrimary\` is asked and a primary wallet exists
     for that chain and network type (switch with \`PATCH /v1/wallets/{id}/set-primary\`); 409 if the
     address is already registered.`,

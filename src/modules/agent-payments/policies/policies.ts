@@ -1,5 +1,5 @@
 /** Policies (routes 11-16): the spending rules that judge an agent's payments (policy.ts). */
-import { BadRequestError, ConflictError, NotFoundError } from '../../../lib/errors'
+import { BadRequestError, ConflictError, NotFoundError, refusedField } from '../../../lib/errors'
 import { iso } from '../../../lib/clock'
 import { newId } from '../../../lib/ids'
 import { lookupChain } from '../../tokens'
@@ -16,7 +16,8 @@ import { policyView } from '../views'
 import { prose } from '../../../http/prose'
 
 const policyNotFound = () => new NotFoundError('Policy not found')
-const invalid = (message: string, details?: Record<string, unknown>) => new BadRequestError(message, { code: 'POLICY_INVALID', details })
+/** 400 POLICY_INVALID, the field at fault in \`details\` as one validation issue. */
+const invalid = (message: string, path: string, params: Record<string, unknown> = {}) => refusedField(message, path, params, 'POLICY_INVALID')
 
 async function visiblePolicy(scope: Scope, policyId: string): Promise<PolicyRow> {
   const row = await repo.findPolicy(scope.deps.database.db, scope.tenantId, policyId)
@@ -30,31 +31,31 @@ type PolicyFields = Omit<PolicyRow, 'id' | 'tenantId' | 'version' | 'createdAt' 
 async function checkPolicy(scope: Scope, p: PolicyFields) {
   const seen = new Set<string>()
   for (const l of p.limits) {
-    if (seen.has(l.interval)) throw invalid(`The ${l.interval} limit is given twice`, { interval: l.interval })
+    if (seen.has(l.interval)) throw invalid(`The ${l.interval} limit is given twice`, '/limits', { interval: l.interval })
     seen.add(l.interval)
-    if (toUnits(l.amount) === 0n) throw invalid(`The ${l.interval} limit must be more than 0`, { interval: l.interval })
+    if (toUnits(l.amount) === 0n) throw invalid(`The ${l.interval} limit must be more than 0`, '/limits', { interval: l.interval })
   }
-  if (p.approvalMode === 'threshold' && p.approvalThreshold === null) throw invalid('approvalMode threshold needs approvalThreshold')
-  if (p.approvalMode !== 'threshold' && p.approvalThreshold !== null) throw invalid('approvalThreshold applies only with approvalMode threshold')
+  if (p.approvalMode === 'threshold' && p.approvalThreshold === null) throw invalid('approvalMode threshold needs approvalThreshold', '/approvalThreshold')
+  if (p.approvalMode !== 'threshold' && p.approvalThreshold !== null) throw invalid('approvalThreshold applies only with approvalMode threshold', '/approvalThreshold')
   const unknownNetworks = (p.allowedNetworks ?? []).filter((n) => lookupChain(n)?.network.id !== n)
-  if (unknownNetworks.length) throw invalid(`Unknown networks: ${unknownNetworks.join(', ')}`, { networks: unknownNetworks })
+  if (unknownNetworks.length) throw invalid(`Unknown networks: ${unknownNetworks.join(', ')}`, '/allowedNetworks', { networks: unknownNetworks })
   if (p.activeHours) {
     // an IANA zone only: `Intl` also takes offsets (`-00:05`), which would put the policy's midnight at any minute
     if (!isTimeZone(p.activeHours.timeZone)) throw invalid(prose`
       activeHours.timeZone must be an IANA time zone name such as Europe/Berlin or UTC, not an offset or
-      an unknown zone: ${p.activeHours.timeZone}`, { field: 'activeHours.timeZone', timeZone: p.activeHours.timeZone })
-    if (minutesOf(p.activeHours.end) <= minutesOf(p.activeHours.start)) throw invalid('activeHours.end must be after activeHours.start (no window across midnight)')
+      an unknown zone: ${p.activeHours.timeZone}`, '/activeHours/timeZone', { timeZone: p.activeHours.timeZone })
+    if (minutesOf(p.activeHours.end) <= minutesOf(p.activeHours.start)) throw invalid('activeHours.end must be after activeHours.start (no window across midnight)', '/activeHours/end')
   }
   if (p.allowUnregisteredPayees === true && (p.allowedMerchantIds?.length || p.allowedCategories?.length)) {
-    throw invalid('allowUnregisteredPayees cannot be true with allowedMerchantIds or allowedCategories: those allow only registered merchants')
+    throw invalid('allowUnregisteredPayees cannot be true with allowedMerchantIds or allowedCategories: those allow only registered merchants', '/allowUnregisteredPayees')
   }
   const both = (p.allowedMerchantIds ?? []).filter((id) => p.blockedMerchantIds?.includes(id))
-  if (both.length) throw invalid('A merchant is both allowed and blocked', { merchantIds: both })
+  if (both.length) throw invalid('A merchant is both allowed and blocked', '/blockedMerchantIds', { merchantIds: both })
   const named = [...new Set([...(p.allowedMerchantIds ?? []), ...(p.blockedMerchantIds ?? [])])]
   const known = await repo.existingMerchantIds(scope.deps.database.db, scope.tenantId, named)
   const unknown = named.filter((id) => !known.has(id))
   // another tenant's merchant is as unknown as a made-up id
-  if (unknown.length) throw invalid('Unknown merchants', { merchantIds: unknown })
+  if (unknown.length) throw invalid('Unknown merchants', (p.allowedMerchantIds ?? []).some((id) => unknown.includes(id)) ? '/allowedMerchantIds' : '/blockedMerchantIds', { merchantIds: unknown })
 }
 
 export async function createPolicy(scope: Scope, input: CreatePolicy) {

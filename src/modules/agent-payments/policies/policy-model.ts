@@ -15,8 +15,8 @@ const Limits = t.Array(t.Object({
 const ActiveHoursSchema = t.Object({
   timeZone: t.String({ minLength: 1, maxLength: 64, description: prose`
     an IANA zone name (\`Europe/Berlin\`, \`UTC\`); the policy's days, weeks and months are counted in
-    it. An offset (\`+01:00\`, \`-00:05\`) or an unknown zone: 400 \`POLICY_INVALID\` with
-    \`details.field\` \`activeHours.timeZone\`` }),
+    it. An offset (\`+01:00\`, \`-00:05\`) or an unknown zone: 400 \`POLICY_INVALID\` whose
+    \`details[0].path\` is \`/activeHours/timeZone\`` }),
   days: t.Array(
     t.Union([t.Literal('mon'), t.Literal('tue'), t.Literal('wed'), t.Literal('thu'), t.Literal('fri'), t.Literal('sat'), t.Literal('sun')]),
     { minItems: 1, maxItems: 7, uniqueItems: true },
