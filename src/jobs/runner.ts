@@ -7,7 +7,8 @@
  * libSQL primary), each with its own queue file. Rows are claimed before they are
  * queued, up to 100 at a time: one conditional write moves the `run_at` of rows still
  * due a lease ahead and returns them, and only the worker whose write changed a row
- * queues it. A worker that dies between the claim and the queue leaves its rows due
+ * queues it. A topic marked `batch` has the rows of one pass queued as one job
+ * (src/jobs/batch.ts); every other topic, one job per row. A worker that dies between the claim and the queue leaves its rows due
  * again once the lease is over; one that dies after queueing but before marking them
  * has them in its durable queue already (one job per outbox id).
  *
