@@ -156,7 +156,7 @@ try {
   ])
   const ratioOf = (rounds: ReadonlyArray<readonly [Result, Result]>) => median(rounds.map(([b, r]) => r.rps / b.rps))
   const p99Of = (rounds: ReadonlyArray<readonly [Result, Result]>) => median(rounds.map(([b, r]) => r.p99 / b.p99))
-  const pct = (v: number) => `${(v * 100).toFixed(0)}%`
+  const pct = (v: number) => `${(v * 100).toFixed(0)}%${valid ? '' : ' [INVALID RUN: generator check failed]'}`
   const healthRatio = ratioOf(healthRounds(2))
   const healthP99 = p99Of(healthRounds(2))
   console.log('')
