@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort, load, median, requireWrk, rssDuring, rssMiB, type Result } from './lib'
+import { freePort, load, median, requireWrk, rssDuring, rssMiB, target, type Result } from './lib'
 
 requireWrk()
 const dir = mkdtempSync(join(tmpdir(), 'slipway-binbench-'))
@@ -72,11 +72,20 @@ const rows: Row[] = []
 // Alternated twice, so neither variant always runs on a quieter machine.
 for (let round = 0; round < 2; round++) for (const [name, bin, env] of variants) rows.push(await measure(name, bin, env))
 
-console.log(`\nbinary: ${(statSync(plainBinary).size / 1024 / 1024).toFixed(1)} MiB; start to first /health answer: median ${median(starts).toFixed(0)} ms (min ${Math.min(...starts).toFixed(0)}, max ${Math.max(...starts).toFixed(0)}; target under 200 ms)`)
+const sizeMiB = statSync(plainBinary).size / 1024 / 1024
+console.log(`\nbinary: ${sizeMiB.toFixed(1)} MiB; start to first /health answer: median ${median(starts).toFixed(0)} ms (min ${Math.min(...starts).toFixed(0)}, max ${Math.max(...starts).toFixed(0)})`)
 const pad = (s: string, n: number) => s.padEnd(n)
 console.log(`\n${pad('variant', 12)}${pad('idle MiB', 10)}${pad('/health req/s', 15)}${pad('p99 ms', 8)}${pad('bearer req/s', 14)}${pad('p99 ms', 8)}${pad('RSS median', 12)}${pad('RSS peak', 10)}3 s after`)
 for (const r of rows) {
   console.log(`${pad(r.name, 12)}${pad(r.idle?.toFixed(0) ?? '?', 10)}${pad(r.health.rps.toFixed(0), 15)}${pad(r.health.p99.toFixed(1), 8)}${pad(r.bearer.rps.toFixed(0), 14)}${pad(r.bearer.p99.toFixed(1), 8)}${pad(r.median.toFixed(0), 12)}${pad(r.peak.toFixed(0), 10)}${r.rested?.toFixed(0) ?? '?'}`)
 }
-console.log('\n(targets: resident memory under 150 MiB under load; idle under 80 MiB)')
+// Issue 42's targets, on the release binary (`machine`: no memory hint, no --smol), medians of its runs.
+const plain = rows.filter((r) => r.name === 'machine')
+const idle = median(plain.map((r) => r.idle ?? NaN))
+const underLoad = median(plain.map((r) => r.median))
+console.log('')
+target('binary size', `${sizeMiB.toFixed(1)} MiB`, '< 120 MiB', sizeMiB < 120)
+target('binary first /health answer after spawn (median of 5, fresh database)', `${median(starts).toFixed(0)} ms`, '< 100 ms', median(starts) < 100)
+target('binary idle resident memory', `${idle.toFixed(1)} MiB`, '< 64 MiB', idle < 64)
+target('binary resident memory under the bearer read (median of samples)', `${underLoad.toFixed(0)} MiB`, '< 128 MiB', underLoad < 128)
 rmSync(dir, { recursive: true, force: true })

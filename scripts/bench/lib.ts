@@ -178,6 +178,15 @@ export interface ReportRow {
   rounds?: ReadonlyArray<readonly [baseline: Result, scenario: Result]>
 }
 
+/**
+ * One target of issue 42 beside its figure: printed as a line `TARGET <name>: <figure> (target <goal>): met|NOT met`,
+ * which `npm run bench` (run.ts) collects from every suite and prints again together at the end.
+ */
+export function target(name: string, figure: string, goal: string, met: boolean): boolean {
+  console.log(`TARGET ${name}: ${figure} (target ${goal}): ${met ? 'met' : 'NOT met'}`)
+  return met
+}
+
 export function report(rows: ReportRow[]) {
   const pad = (s: string, n: number) => s.padEnd(n)
   console.log(`\n${pad('scenario', 48)}${pad('req/s', 10)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('CPU µs/req', 12)}${pad('non-2xx', 9)}ratio to baseline`)

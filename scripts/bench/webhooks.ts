@@ -20,6 +20,7 @@ import { deliveryCountsByStatus, insertWebhook } from '../../src/modules/webhook
 import { sealSecret } from '../../src/modules/webhooks/secrets'
 import { deliveryHeaders, newWebhookSecret, secretHint } from '../../src/modules/webhooks/signature'
 import { attemptDelivery } from '../../src/modules/webhooks/transport'
+import { target } from './lib'
 
 const N = Number(process.env.BENCH_N ?? 2000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
@@ -92,6 +93,10 @@ console.log(`  CPU of this process while queued: ${fmt((cpuQueued.user + cpuQueu
 console.log(`  direct POSTs:      ${fmt(direct)} ms, ${fmt((N / direct) * 1000)} deliveries/s`)
 console.log(`  queue overhead:    ${fmt(((queued - direct) / N) * 1000)} µs per delivery (wall clock, same concurrency)`)
 console.log(`  receiver got ${received} requests`)
+/** Issue 42: deliveries per second through the durable queue to a local receiver. */
+const DELIVERY_TARGET = 2000
+const rate = (N / queued) * 1000
+target('webhook deliveries through the durable queue', `${rate.toFixed(0)} per s (direct POSTs from the same process: ${((N / direct) * 1000).toFixed(0)} per s)`, `≥ ${DELIVERY_TARGET} per s`, rate >= DELIVERY_TARGET)
 deps.database.close()
 receiver.stop(true)
 rmSync(dir, { recursive: true, force: true })

@@ -7,32 +7,39 @@
  * and they only read.
  */
 import { and, eq, sql } from 'drizzle-orm'
-import type { Database, Executor } from './client'
+import type { Database, Db, Executor } from './client'
+import { nativeGetOnce } from './native-read'
 import { preparedOnce } from './prepared'
 import { tenants, users } from './schema'
 
 /**
  * The bearer check's read: the user and its tenant by user id. It runs on every
- * bearer-authenticated request, so it is prepared once per connection. The user id comes
- * from a verified token; the caller checks the tenant against the claims.
+ * bearer-authenticated request: on a local file it is one native, prepared read on the
+ * reader connection (native-read.ts), elsewhere a drizzle query prepared once per
+ * connection. The user id comes from a verified token; the caller checks the tenant
+ * against the claims.
  */
-const actorQuery = preparedOnce('users:actor-by-id', (db) => db
+const actorSelect = (db: Db) => db
   .select({ user: users, tenantStatus: tenants.status, tenantName: tenants.name, tenantSettings: tenants.settings })
   .from(users)
   .leftJoin(tenants, eq(tenants.id, users.tenantId))
   .where(eq(users.id, sql.placeholder('id')))
-  .prepare())
+const actorQuery = preparedOnce('users:actor-by-id', (db) => actorSelect(db).prepare())
+type ActorRow = NonNullable<Awaited<ReturnType<ReturnType<typeof actorQuery>['get']>>>
+const actorRead = nativeGetOnce<ActorRow, Database>('users:actor-by-id', actorSelect, (database, id) => actorQuery(database).get({ id }))
 
-export const findActor = (database: Database, id: string) => actorQuery(database).get({ id })
+export const findActor = async (database: Database, id: string): Promise<ActorRow | undefined> => actorRead(database, id)
 
-/** What the tenant signature check needs, by API key: it runs on every signed request, so it is prepared once per connection. */
-const apiKeyQuery = preparedOnce('tenants:by-api-key', (db) => db
+/** What the tenant signature check needs, by API key: it runs on every signed request, read as the actor is (above). */
+const apiKeySelect = (db: Db) => db
   .select({ id: tenants.id, name: tenants.name, status: tenants.status, secret: tenants.apiSecretSealed, settings: tenants.settings })
   .from(tenants)
   .where(eq(tenants.apiKey, sql.placeholder('apiKey')))
-  .prepare())
+const apiKeyQuery = preparedOnce('tenants:by-api-key', (db) => apiKeySelect(db).prepare())
+type ApiKeyRow = NonNullable<Awaited<ReturnType<ReturnType<typeof apiKeyQuery>['get']>>>
+const apiKeyRead = nativeGetOnce<ApiKeyRow, Database>('tenants:by-api-key', apiKeySelect, (database, apiKey) => apiKeyQuery(database).get({ apiKey }))
 
-export const findByApiKey = (database: Database, apiKey: string) => apiKeyQuery(database).get({ apiKey })
+export const findByApiKey = async (database: Database, apiKey: string): Promise<ApiKeyRow | undefined> => apiKeyRead(database, apiKey)
 
 /** Associated data of a tenant's sealed API secret (`api_secret_sealed`). */
 export const secretAad = (tenantId: string) => `tenant:${tenantId}:api_secret`

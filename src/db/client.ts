@@ -48,6 +48,7 @@ import { Gate, gated } from './gate'
 import { CHECKPOINT_INTERVAL_MS, checkpointEvery, whileBusy } from './local-file'
 import { guarded, migrateRacing } from './remote'
 import { ReplicaSync, replicated } from './replica'
+import { lazyReader, type NativeReader } from './native-read'
 
 export { DatabaseUnavailableError, isUnreachable, uniqueViolation } from './errors'
 export { AUTOCHECKPOINT_PAGES, CHECKPOINT_INTERVAL_MS } from './local-file'
@@ -84,6 +85,11 @@ export interface Database {
   autocommitWrites: boolean
   /** A value built once for this connection, such as a prepared statement that a hot path runs on every request. */
   memo<T>(key: string, build: () => T): T
+  /**
+   * A local file's second connection, for the credential reads every request makes (src/db/native-read.ts):
+   * libSQL's native driver, synchronous, reading the last committed state. Absent in memory, on a server and on a replica.
+   */
+  reader?: () => NativeReader
   close(): void
 }
 
@@ -132,11 +138,14 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const client = gated(raw, new Gate(), true)
     const db = drizzle(client)
     await opts.migrate(db)
-    const checkpoints = opts.url.includes(':memory:') ? undefined : await checkpointEvery(raw, client, opts.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS)
+    const inMemory = opts.url === ':memory:' || opts.url.includes(':memory:')
+    const checkpoints = inMemory ? undefined : await checkpointEvery(raw, client, opts.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS)
+    const reader = inMemory ? undefined : lazyReader(opts.url.slice('file:'.length).split('?')[0]!)
     return {
-      db, client, mode, write: (fn) => db.transaction(fn), autocommitWrites: true, memo: memoizer(),
+      db, client, mode, write: (fn) => db.transaction(fn), autocommitWrites: true, memo: memoizer(), reader: reader?.get,
       close: () => {
         clearInterval(checkpoints)
+        reader?.close()
         raw.close()
       },
     }

@@ -7,7 +7,8 @@
  * libSQL primary), each with its own queue file. Rows are claimed before they are
  * queued, up to 100 at a time: one conditional write moves the `run_at` of rows still
  * due a lease ahead and returns them, and only the worker whose write changed a row
- * queues it. A worker that dies between the claim and the queue leaves its rows due
+ * queues it. A topic marked `batch` has the rows of one pass queued as one job
+ * (src/jobs/batch.ts); every other topic, one job per row. A worker that dies between the claim and the queue leaves its rows due
  * again once the lease is over; one that dies after queueing but before marking them
  * has them in its durable queue already (one job per outbox id).
  *
@@ -22,8 +23,9 @@ import { existsSync } from 'node:fs'
 import type { Job, Queue, Worker } from 'bunqueue/client'
 import type { Deps } from '../deps'
 import { errorSummary } from '../lib/logger'
-import { claimDueJobs, hasDueJob, markDispatched, onJobScheduled, pendingCount } from './outbox'
+import { claimDueJobs, hasDueJob, markDispatched, onJobScheduled, pendingCount, type OutboxRow } from './outbox'
 import { databaseScope, databasesToDrain, everyDatabase, placementOf } from '../db/placement'
+import { batchJobId, runItems, Slots, type BatchItem } from './batch'
 
 export interface JobContext {
   deps: Deps
@@ -38,6 +40,11 @@ export interface JobDefinition {
   /** bunqueue attempts, with exponential backoff from `backoffMs` */
   attempts?: number
   backoffMs?: number
+  /**
+   * Rows of this topic claimed in one pass run as one bunqueue job (src/jobs/batch.ts): for
+   * topics of many small jobs, whose cost would otherwise be mostly bunqueue's per-job writes.
+   */
+  batch?: boolean
 }
 
 /** How long a claimed but not yet queued outbox row stays with the worker that claimed it. */
@@ -51,6 +58,8 @@ interface QueuedJob {
   topic: string
   tenantId: string | null
   payload: Record<string, unknown>
+  /** a batch (JobDefinition.batch): its rows, each run by the topic's handler */
+  items?: BatchItem[]
   /** the database the row was claimed from, with tenants placed on their own (docs/scaling.md); absent: the one database */
   scope?: string
 }
@@ -68,9 +77,12 @@ export class JobRunner {
   private stopped = false
 
   private readonly claimLeaseMs: number
+  /** batch items in flight, across batches: at most the worker's concurrency, as single jobs */
+  private readonly slots: Slots
 
   constructor(readonly deps: Deps, private readonly opts: { queueName: string; dataPath?: string; pollMs?: number; concurrency?: number; claimLeaseMs?: number }) {
     this.claimLeaseMs = opts.claimLeaseMs ?? CLAIM_LEASE_MS
+    this.slots = new Slots(opts.concurrency ?? 8)
   }
 
   register(topic: string, def: JobDefinition) {
@@ -163,44 +175,85 @@ export class JobRunner {
     for (const db of databasesToDrain(this.deps.database)) await db.run(() => this.dispatchFrom(db.key))
   }
 
-  private async dispatchFrom(scope: string) {
-    const placed = placementOf(this.deps.database) !== undefined
+  private async dispatchFrom(key: string) {
+    const scope = placementOf(this.deps.database) !== undefined ? key : undefined
     for (;;) {
       if (this.stopped) return
       const now = this.deps.clock.now()
       // a placed database with nothing due costs its worker one read, not a write transaction on its primary
-      if (placed && !(await hasDueJob(this.deps.database.db, now))) return
+      if (scope !== undefined && !(await hasDueJob(this.deps.database.db, now))) return
       const claimed = await this.deps.database.write((tx) => claimDueJobs(tx, now, now + this.claimLeaseMs, BATCH))
       if (!claimed.length) return
       // A failed open leaves the claimed rows to come due again when their lease is over.
       await this.open()
       if (this.stopped) return
-      await this.queue!.addBulk(claimed.map((row) => {
-        const def = this.defs.get(row.topic)
-        return {
-          name: row.topic,
-          data: { outboxId: row.id, topic: row.topic, tenantId: row.tenantId, payload: row.payload, ...(placed ? { scope } : {}) },
-          opts: { jobId: row.id, durable: true, attempts: def?.attempts ?? 5, backoff: { type: 'exponential' as const, delay: def?.backoffMs ?? 1000 } },
-        }
-      }))
+      await this.queue!.addBulk(this.jobsOf(claimed, scope))
       await this.deps.database.write((tx) => markDispatched(tx, claimed.map((r) => r.id), now))
       if (claimed.length < BATCH) return
     }
+  }
+
+  /** One row's bunqueue job: its id is the outbox id, durable, with the topic's attempts and backoff. */
+  private singleJob(row: Pick<OutboxRow, 'id' | 'topic' | 'tenantId' | 'payload'>, scope: string | undefined, delay?: number) {
+    const def = this.defs.get(row.topic)
+    return {
+      name: row.topic,
+      data: { outboxId: row.id, topic: row.topic, tenantId: row.tenantId, payload: row.payload, ...(scope !== undefined ? { scope } : {}) } as QueuedJob,
+      opts: { jobId: row.id, durable: true, attempts: def?.attempts ?? 5, backoff: { type: 'exponential' as const, delay: def?.backoffMs ?? 1000 }, ...(delay ? { delay } : {}) },
+    }
+  }
+
+  /** The bunqueue jobs for claimed rows: one per row, or one per topic for batched topics. */
+  private jobsOf(claimed: OutboxRow[], scope: string | undefined) {
+    const batches = new Map<string, OutboxRow[]>()
+    const jobs: Array<ReturnType<JobRunner['singleJob']>> = []
+    for (const row of claimed) {
+      if (!this.defs.get(row.topic)?.batch) jobs.push(this.singleJob(row, scope))
+      else batches.set(row.topic, [...(batches.get(row.topic) ?? []), row])
+    }
+    for (const [topic, rows] of batches) {
+      if (rows.length === 1) {
+        jobs.push(this.singleJob(rows[0]!, scope))
+        continue
+      }
+      const id = batchJobId(topic, rows.map((r) => r.id))
+      const items = rows.map((r) => ({ outboxId: r.id, tenantId: r.tenantId, payload: r.payload }))
+      // a batch that throws (its rows could not be queued again) runs again whole: its rows are idempotent
+      jobs.push({ name: topic, data: { outboxId: id, topic, tenantId: null, payload: {}, items, ...(scope !== undefined ? { scope } : {}) }, opts: { jobId: id, durable: true, attempts: 5, backoff: { type: 'exponential', delay: 1000 } } })
+    }
+    return jobs
   }
 
   private async run(job: Job<QueuedJob>) {
     const data = job.data
     const def = this.defs.get(data.topic)
     if (!def) throw new Error(`no handler for job topic ${data.topic}`)
+    const inScope = databaseScope(this.deps.database, data.scope)
+    if (data.items) return inScope.run(() => this.runBatch(data.topic, def, data.items!, data.scope))
     try {
       const ctx = { deps: this.deps, id: data.outboxId, tenantId: data.tenantId, attempt: (job.attemptsMade ?? 0) + 1 }
-      await databaseScope(this.deps.database, data.scope).run(() => def.handler(data.payload, ctx))
+      await inScope.run(() => def.handler(data.payload, ctx))
       this.deps.metrics.job(data.topic, 'completed')
     } catch (err) {
       this.deps.metrics.job(data.topic, 'failed')
       this.deps.logger.warn('job failed', { topic: data.topic, jobId: data.outboxId, attempt: (job.attemptsMade ?? 0) + 1, ...errorSummary(err) })
       throw err
     }
+  }
+
+  /** Each row of a batch through the topic's handler (src/jobs/batch.ts); rows that throw are queued again alone, before the batch ends. */
+  private async runBatch(topic: string, def: JobDefinition, items: BatchItem[], scope: string | undefined) {
+    const failed = await runItems(items, this.slots, async (item) => {
+      await def.handler(item.payload, { deps: this.deps, id: item.outboxId, tenantId: item.tenantId, attempt: 1 })
+      this.deps.metrics.job(topic, 'completed')
+    })
+    if (!failed.length) return
+    for (const { item, error } of failed) {
+      this.deps.metrics.job(topic, 'failed')
+      this.deps.logger.warn('job failed', { topic, jobId: item.outboxId, attempt: 1, ...errorSummary(error) })
+    }
+    // the first retry after the topic's backoff, as bunqueue's own retry of a single job would be
+    await this.queue!.addBulk(failed.map(({ item }) => this.singleJob({ id: item.outboxId, topic, tenantId: item.tenantId, payload: item.payload }, scope, def.backoffMs ?? 1000)))
   }
 
   /** Stops polling, lets running jobs finish, and flushes the queue's buffered writes. */

@@ -1,0 +1,115 @@
+/**
+ * The credential reads of a local file, through libSQL's native driver on a connection of
+ * their own: one synchronous, prepared `get` per request, with no client, pool, promise or
+ * result set in between.
+ *
+ * Through @libsql/client and drizzle, the bearer check's one-row read cost about half of a
+ * bearer request's CPU (scripts/bench/core.ts, profiled: the client's pool and row
+ * objects, its batch iterator over the native rows, drizzle's generic row mapper), against
+ * a few microseconds for the native call itself. The queries stay drizzle's: their SQL and
+ * their columns' decoders come from the drizzle query, so a column added to `users` is read
+ * and decoded here exactly as drizzle would.
+ *
+ * Why a second connection, not the app's own: that one is shared with the write
+ * transaction in progress (one per process, src/db/gate.ts), and a read on it would see
+ * that transaction's uncommitted rows (a user deleted in a transaction that then rolls
+ * back). A second connection on a WAL file reads the last committed state, without waiting
+ * for the gate; SQLite's locks keep it consistent, and each `get` ends its read at once
+ * (a checkpoint is never held up by it). It is opened on first use and never writes.
+ * Memory databases have no second connection (a `:memory:` database exists on its own
+ * connection only), nor do servers and replicas: they keep the drizzle path.
+ */
+import Database from 'libsql'
+import { Column, is } from 'drizzle-orm'
+import * as drizzleUtils from 'drizzle-orm/utils'
+
+/** What a hot read needs of the native driver. */
+export interface NativeReader {
+  prepare(sql: string): NativeStatement
+}
+interface NativeDb extends NativeReader {
+  exec(sql: string): void
+  close(): void
+}
+// drizzle's own ordering of a selection's fields (the order of the SELECT's columns); exported, not typed
+const { orderSelectedFields } = drizzleUtils as unknown as { orderSelectedFields(fields: Record<string, unknown>): Array<{ path: string[]; field: unknown }> }
+const openNative = (path: string) => new (Database as unknown as new (path: string) => NativeDb)(path)
+
+interface NativeStatement {
+  raw(on?: boolean): NativeStatement
+  get(...args: unknown[]): unknown[] | undefined
+}
+
+/** The reader of a local file: opened on first use, closed with the database. */
+export function lazyReader(path: string): { get(): NativeReader; close(): void } {
+  let db: NativeDb | undefined
+  return {
+    get() {
+      if (!db) {
+        db = openNative(path)
+        // the same busy timeout as the app's connection (client.ts): only a WAL recovery by another process can make it wait
+        db.exec('PRAGMA busy_timeout = 5000')
+      }
+      return db
+    },
+    close() {
+      db?.close()
+      db = undefined
+    },
+  }
+}
+
+interface DrizzleQuery {
+  toSQL(): { sql: string; params: unknown[] }
+}
+
+/** What of the app's database (client.ts, which imports this file) a hot read uses. */
+interface ReadDatabase {
+  db: unknown
+  memo<T>(key: string, build: () => T): T
+  reader?: () => NativeReader
+}
+
+type Decode = (value: unknown) => unknown
+
+/**
+ * A one-row read by a drizzle select (its placeholders bound in order, as `args`), run on
+ * the native reader of a local file, its row decoded as drizzle decodes it (nested
+ * selections one level deep, a column's own driver mapping, null kept as null). Returns
+ * undefined when there is no such row. `fallback` runs where there is no reader (memory,
+ * server, replica).
+ */
+export function nativeGetOnce<Row, D extends ReadDatabase>(key: string, build: (db: D['db']) => DrizzleQuery, fallback: (database: D, ...args: string[]) => Promise<Row | undefined>) {
+  return (database: D, ...args: string[]): Promise<Row | undefined> | Row | undefined => {
+    const reader = database.reader?.()
+    if (!reader) return fallback(database, ...args)
+    const read = database.memo(`native:${key}`, () => compile<Row>(reader, build(database.db)))
+    return read(args)
+  }
+}
+
+function compile<Row>(reader: NativeReader, query: DrizzleQuery): (args: unknown[]) => Row | undefined {
+  const { sql } = query.toSQL()
+  const fields = orderSelectedFields((query as unknown as { config: { fields: Record<string, unknown> } }).config.fields)
+  const plan = fields.map(({ path, field }) => {
+    if (!is(field, Column) || path.length > 2) throw new Error(`nativeGetOnce: only columns, one level deep (${path.join('.')})`)
+    const column = field as Column
+    // a column without its own mapping returns the driver's value as it is
+    const decode: Decode | undefined = column.mapFromDriverValue === Column.prototype.mapFromDriverValue ? undefined : (v) => column.mapFromDriverValue(v)
+    return { outer: path[0]!, inner: path[1], decode }
+  })
+  const stmt = reader.prepare(sql).raw(true)
+  return (args) => {
+    const row = stmt.get(...args)
+    if (!row) return undefined
+    const out: Record<string, unknown> = {}
+    for (let i = 0; i < plan.length; i++) {
+      const { outer, inner, decode } = plan[i]!
+      const raw = row[i]
+      const value = raw === null || raw === undefined ? null : decode ? decode(raw) : raw
+      if (inner === undefined) out[outer] = value
+      else ((out[outer] ??= {}) as Record<string, unknown>)[inner] = value
+    }
+    return out as Row
+  }
+}

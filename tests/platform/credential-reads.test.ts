@@ -1,0 +1,70 @@
+/**
+ * The credential reads on a local file (src/db/native-read.ts): the bearer check's user and
+ * tenant, and the tenant of an API key, read natively on a second connection. They read the
+ * last committed state: a write transaction still open (the user deleted, the tenant
+ * disabled, not yet committed) is not seen, and once committed it is refused at once. The
+ * rest of tests/platform runs on `:memory:`, where these reads keep the drizzle path.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { sql } from 'drizzle-orm'
+import { makeApp, type TestApp } from '@tests/helpers/app'
+import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
+
+let t: TestApp
+let f: Factory
+let dir: string
+let tenant: Tenant
+let user: SignedInUser
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'slipway-credential-reads-'))
+  t = await makeApp({ env: { DATABASE_URL: `file:${join(dir, 'slipway.db')}` } })
+  f = new Factory(t)
+  tenant = await f.tenant()
+  // registered with the tenant's signature: the API key read on the reader connection
+  user = await f.user(tenant)
+})
+afterAll(async () => {
+  await t.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const profile = (u: SignedInUser) => f.api.get(`/v1/users/${u.id}`, { token: u.accessToken })
+
+test('a local file has the reader connection, and the bearer read answers through it', async () => {
+  expect(t.deps.database.reader).toBeDefined()
+  const res = await profile(user)
+  expect(res.status).toBe(200)
+  expect((res.body as { id: string; status: string }).id).toBe(user.id)
+})
+
+test('an open transaction deleting the user is not seen; once committed, the token is refused at once', async () => {
+  const other = await f.user(tenant)
+  const rolledBack = new Error('rolled back on purpose')
+  let during: number | undefined
+  await t.deps.database.write(async (tx) => {
+    await tx.run(sql`update users set status = 'deleted' where id = ${other.id}`)
+    // the same process answers while the transaction is open: the committed row is what counts
+    during = (await profile(other)).status
+    throw rolledBack
+  }).catch((err) => {
+    if (err !== rolledBack) throw err
+  })
+  expect(during).toBe(200)
+  expect((await profile(other)).status).toBe(200)
+  await t.deps.database.write((tx) => tx.run(sql`update users set status = 'deleted' where id = ${other.id}`))
+  expect((await profile(other)).status).toBe(401)
+})
+
+test('a tenant disabled and committed refuses its users\' tokens and its API key at once', async () => {
+  const other = await f.tenant()
+  const member = await f.user(other)
+  expect((await profile(member)).status).toBe(200)
+  await t.deps.database.write((tx) => tx.run(sql`update tenants set status = 'disabled' where id = ${other.id}`))
+  expect((await profile(member)).status).toBe(401)
+  const res = await f.api.post('/v1/auth/register', { username: 'after_disable', email: 'after@example.com', password: 'Str0ng-Passw0rd' }, { signedBy: other })
+  expect(res.status).toBe(404)
+})
