@@ -219,7 +219,8 @@ export class JobRunner {
       const id = batchJobId(topic, rows.map((r) => r.id))
       const items = rows.map((r) => ({ outboxId: r.id, tenantId: r.tenantId, payload: r.payload }))
       // a batch that throws (its rows could not be queued again) runs again whole: its rows are idempotent
-      jobs.push({ name: topic, data: { outboxId: id, topic, tenantId: null, payload: {}, items, ...(scope !== undefined ? { scope } : {}) }, opts: { jobId: id, durable: true, attempts: 5, backoff: { type: 'exponential', delay: 1000 } } })
+      const data: QueuedJob = { outboxId: id, topic, tenantId: null, payload: {}, items, ...(scope !== undefined ? { scope } : {}) }
+      jobs.push({ name: topic, data, opts: { jobId: id, durable: true, attempts: 5, backoff: { type: 'exponential', delay: 1000 } } })
     }
     return jobs
   }
