@@ -140,6 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
     aaveRateSampleSeconds: intVar(env, 'AAVE_RATE_SAMPLE_SECONDS', 3600, problems),
     metricsToken: blankToUndefined(env.METRICS_TOKEN),
     shutdownGraceMs: intVar(env, 'SHUTDOWN_GRACE_MS', 10_000, problems),
+    jobClaimLeaseMs: intVar(env, 'JOB_CLAIM_LEASE_MS', 60_000, problems),
     engineRamMib: intVar(env, 'ENGINE_RAM_MIB', ENGINE_RAM_DEFAULT_MIB, problems),
     rpcTimeoutMs: intVar(env, 'RPC_TIMEOUT_MS', 8000, problems),
     txMaxFeeBumpPercent: intVar(env, 'TX_MAX_FEE_BUMP_PERCENT', 100, problems),

@@ -96,7 +96,7 @@ async function main() {
       docs: `${config.publicBaseUrl}/v1/docs`,
     })
   }
-  const runner = config.role === 'api' ? undefined : registerJobs(new JobRunner(deps, { queueName: 'slipway', dataPath: queuePath(config) }))
+  const runner = config.role === 'api' ? undefined : registerJobs(new JobRunner(deps, { queueName: 'slipway', dataPath: queuePath(config), claimLeaseMs: config.jobClaimLeaseMs }))
   runner?.start()
   const app = createApp(deps, { scalarScript, queue: runner, opsOnly: config.role === 'worker' })
   const fetch = bunFetch(app)

@@ -35,7 +35,7 @@ const ENV_NAMES: Record<string, string> = {
   '/bootstrapAdminPassword': 'BOOTSTRAP_ADMIN_PASSWORD (at least 8 characters)',
   '/logLevel': `LOG_LEVEL (${LOG_LEVELS.join(', ')})`, '/accessTokenTtlSeconds': 'ACCESS_TOKEN_TTL_SECONDS',
   '/refreshTokenTtlSeconds': 'REFRESH_TOKEN_TTL_SECONDS', '/rpcTimeoutMs': 'RPC_TIMEOUT_MS', '/mailFrom': 'MAIL_FROM',
-  '/metricsToken': 'METRICS_TOKEN (at least 16 characters)', '/shutdownGraceMs': 'SHUTDOWN_GRACE_MS',
+  '/metricsToken': 'METRICS_TOKEN (at least 16 characters)', '/shutdownGraceMs': 'SHUTDOWN_GRACE_MS', '/jobClaimLeaseMs': 'JOB_CLAIM_LEASE_MS (1000-3600000)',
   '/engineRamMib': `ENGINE_RAM_MIB (0-${ENGINE_RAM_MAX_MIB})`, '/masterKeyVersion': 'MASTER_KEY_VERSION (1-1000000)',
   '/hibpTimeoutMs': 'HIBP_TIMEOUT_MS (100 to 60000)', '/hibpOnError': 'HIBP_ON_ERROR (reject or allow)',
   '/txMaxFeeBumpPercent': 'TX_MAX_FEE_BUMP_PERCENT (0-1000)', '/txMaxResends': 'TX_MAX_RESENDS (0-20)', '/txDropAfterMs': 'TX_DROP_AFTER_MS',

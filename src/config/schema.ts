@@ -54,6 +54,7 @@ export const ConfigSchema = T.Object({
   aaveRateSampleSeconds: T.Integer({ minimum: 1, maximum: 86_400 }),
   metricsToken: T.Optional(T.String({ minLength: 16 })),
   shutdownGraceMs: T.Integer({ minimum: 0, maximum: 600_000 }),
+  jobClaimLeaseMs: T.Integer({ minimum: 1000, maximum: 3_600_000 }),
   /** Bun: the memory the engine paces its garbage collection for, in MiB (0: the machine's RAM); applied at start, see src/lib/engine-memory.ts */
   engineRamMib: T.Integer({ minimum: 0, maximum: ENGINE_RAM_MAX_MIB }),
   rpcTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000 }),

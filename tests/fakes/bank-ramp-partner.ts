@@ -43,7 +43,7 @@ export class MisbehavingPartner {
           new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
         switch (this.mode) {
           case 'slow':
-            await Bun.sleep(3000)
+            await Bun.sleep(10_000)
             return json({ HostedURL: 'https://late.example/' }, 200)
           case 'down':
             return json({ Type: 'Unexpected', Detail: 'maintenance' }, 503)

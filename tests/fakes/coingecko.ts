@@ -10,7 +10,7 @@ export type FakeCoinGeckoMode = 'ok' | 'server-error' | 'rate-limited' | 'slow' 
 
 export class FakeCoinGecko {
   mode: FakeCoinGeckoMode = 'ok'
-  slowMs = 2000
+  slowMs = 10_000
   /** per coin id: EUR and USD per whole coin */
   prices: Record<string, { eur: number; usd: number }> = {}
   /** `last_updated_at`, Unix seconds; unset: the fake's own clock */

@@ -13,6 +13,8 @@ export class FakeHibp {
   private readonly paddedOnly = new Set<string>()
   readonly requests: Array<{ path: string; addPadding: string | null }> = []
   mode: 'ok' | 'error' | 'slow' = 'ok'
+  /** how long `slow` waits before answering: far past any time limit a test sets, so a busy machine cannot blur the two */
+  slowMs = 10_000
   private server?: ReturnType<typeof Bun.serve>
 
   addBreached(password: string, count = 42) {
@@ -34,7 +36,7 @@ export class FakeHibp {
         const url = new URL(req.url)
         this.requests.push({ path: url.pathname, addPadding: req.headers.get('add-padding') })
         if (this.mode === 'error') return new Response('Service Unavailable', { status: 503 })
-        if (this.mode === 'slow') await Bun.sleep(2000)
+        if (this.mode === 'slow') await Bun.sleep(this.slowMs)
         const m = /^\/range\/([0-9A-Fa-f]{5})$/.exec(url.pathname)
         if (!m) return new Response('The hash prefix was not in a valid format', { status: 400 })
         const prefix = m[1]!.toUpperCase()

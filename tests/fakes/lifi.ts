@@ -21,7 +21,7 @@ export class FakeLifi {
   /** the symbol `other-token` names its token by (LI.FI's text: a test may make it prose) */
   otherTokenSymbol = 'USDC.e'
   /** how long `slow` waits before answering */
-  slowMs = 2000
+  slowMs = 10_000
   readonly requests: Array<{ path: string; query: Record<string, string>; apiKey: string | null }> = []
   /** the recent blockhash of a Solana source's transaction: the Solana node's latest where one runs (as LI.FI reads mainnet's), else any */
   solanaBlockhash: () => string = () => Keypair.generate().publicKey.toBase58()

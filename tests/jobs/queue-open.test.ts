@@ -64,11 +64,13 @@ console.log(JSON.stringify({ idle, after: { loaded: bunqueueLoaded(), opened: ru
 }, 30_000)
 
 test('a start that finds unfinished jobs in the queue file opens it at once and runs them', async () => {
-  // A job left in the queue file, not in the outbox: delayed by 1.5 s, then the process stops.
+  // A job left in the queue file, not in the outbox: delayed by 6 s, then the process stops. The next
+  // process must see the queue open before the job is due: on a busy machine its start alone took over
+  // 1.5 s (the delay this had), and the job ran before the check below saw the queue open.
   await run(`
 runner.start()
 await runner.open()
-await runner.bunQueue.add('test.echo', { outboxId: 'left-1', topic: 'test.echo', tenantId: null, payload: { n: 2 } }, { jobId: 'left-1', durable: true, delay: 1500 })
+await runner.bunQueue.add('test.echo', { outboxId: 'left-1', topic: 'test.echo', tenantId: null, payload: { n: 2 } }, { jobId: 'left-1', durable: true, delay: 6000 })
 console.log(JSON.stringify({ ran }))
 `)
   expect(hasUnfinishedJobs(queueFile)).toBe(true)

@@ -2,7 +2,9 @@
  * MPC end to end over HTTP (issue 26): a device party and a backup party here, with the same
  * library as the service party, run DKG with Slipway's service party (the worker's job, over
  * the relay's HTTP routes); the wallet is registered; a send signed by device and service
- * confirms on the local chain; device and backup sign without the service.
+ * confirms on the local chain; device and backup sign without the service. The device-side
+ * example (scripts/mpc-device.ts) has a file of its own, e2e-device-example.test.ts: each runs
+ * a DKG, and apart they run at once under `npm test`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { parseEther, type Address } from 'viem'
@@ -12,9 +14,7 @@ import { wallets } from '@/modules/wallets/schema'
 import { eq } from 'drizzle-orm'
 import { reader } from '@tests/transactions/helpers'
 import type { SignedInUser } from '@tests/helpers/factories'
-import { createDecipheriv } from 'node:crypto'
-import { makeWallet, send } from '../../scripts/mpc-device'
-import { mpcSend, mpcWallet, mpcWorld, relayOf, until, type MpcWorld } from './world'
+import { mpcSend, mpcWallet, mpcWorld, until, type MpcWorld } from './world'
 
 let w: MpcWorld
 let u: SignedInUser
@@ -116,32 +116,5 @@ describe('an MPC wallet from DKG to a confirmed send', () => {
     expect(sent.results.results.map((r: { partyId: number }) => r.partyId).sort()).toEqual([0, 2])
     await until(() => w.api.get(`/v1/transactions/${sent.results.transactionId}/status`, { token: u.accessToken }), (r) => r.body.status === 'confirmed')
     expect(await reader(w.chain.url).balance(TO)).toBe(before + 2_000_000_000_000_000n)
-  }, 60_000)
-})
-
-describe('the device-side example (scripts/mpc-device.ts)', () => {
-  /** Opens the example's sealed backup (`iv ‖ tag ‖ ciphertext`) with the recovery key. */
-  const openBackup = (sealed: string, key: string) => {
-    const raw = Buffer.from(sealed, 'base64')
-    const d = createDecipheriv('aes-256-gcm', Buffer.from(key, 'base64'), raw.subarray(0, 12))
-    d.setAuthTag(raw.subarray(12, 28))
-    return new Uint8Array(Buffer.concat([d.update(raw.subarray(28)), d.final()]))
-  }
-
-  test('makes a wallet and sends from it; after losing the device, the backup opened with the recovery key signs with the service party', async () => {
-    const owner = await w.f.user(w.tenant)
-    const relay = relayOf(w, owner)
-    const made = await makeWallet(relay, 'sepolia')
-    expect(made.wallet).toMatchObject({ keyManagementScheme: 'mpc_tss', isPrimary: true })
-    await w.chain.sendNative(made.wallet.address, parseEther('1'))
-    const first = await send(relay, made.wallet.id, made.deviceShare, 'sepolia', TO, '3000')
-    expect(first.txHash).toMatch(/^0x[0-9a-f]{64}$/)
-    // the device is gone: service (1) and the recovered backup (2)
-    const backup = openBackup(made.sealedBackup, made.recoveryKey)
-    const recovered = await mpcSend(w, owner, made.wallet.id, { 2: backup }, [1, 2], TO, '4000')
-    expect(recovered.results).toMatchObject({ status: 'completed', txHash: expect.stringMatching(/^0x/) })
-    await until(() => w.api.get(`/v1/transactions/${recovered.results.transactionId}/status`, { token: owner.accessToken }), (r) => r.body.status === 'confirmed')
-    // a wrong recovery key opens nothing
-    expect(() => openBackup(made.sealedBackup, Buffer.alloc(32, 1).toString('base64'))).toThrow()
   }, 60_000)
 })

@@ -205,12 +205,13 @@ describe('POST /v1/auth/forgot-password', () => {
 describe('a slow SMTP server', () => {
   test('does not delay the API answer: the mail arrives later', async () => {
     const u = await w.f.user(tenant)
-    w.smtp.delayMs = 1500
+    w.smtp.delayMs = 4000
     try {
       const started = performance.now()
       const res = await w.f.api.post('/v1/auth/forgot-password', { email: u.email }, { signedBy: tenant })
       expect(res.status).toBe(200)
-      expect(performance.now() - started).toBeLessThan(500)
+      // well before the SMTP server answers (the margin is for a busy machine)
+      expect(performance.now() - started).toBeLessThan(2000)
       expect(w.smtp.to(u.email)).toHaveLength(0)
       await w.smtp.waitFor(u.email)
     } finally {

@@ -175,8 +175,9 @@ describe('POST /v1/auth/reset-password', () => {
       const res = await w.f.api.post('/v1/auth/reset-password', { token, newPassword: NEW_PASSWORD })
       expect(res.status).toBe(503)
       expect(res.body).toMatchObject({ message: 'The password could not be checked right now; please try again in a few minutes' })
-      // HIBP_TIMEOUT_MS is 500 in these tests; the fake takes 2 s when slow
-      expect(Date.now() - started).toBeLessThan(1500)
+      // HIBP_TIMEOUT_MS is 500 in these tests; the fake takes 10 s when slow: the answer comes at
+      // the limit, well before the fake's (the margin is for a busy machine)
+      expect(Date.now() - started).toBeLessThan(5000)
     }
     w.hibp.mode = 'ok'
     expect((await w.f.api.post('/v1/auth/reset-password', { token, newPassword: NEW_PASSWORD })).status).toBe(200)

@@ -251,7 +251,8 @@ describe('when a partner is down', () => {
       const res = await performance(alice)
       expect(res.status, mode).toBe(200)
       expect(cg.requests.length, mode).toBe(asked + 1)
-      expect(Date.now() - started, mode).toBeLessThan(2500)
+      // at the 1 s limit, long before a slow CoinGecko's 10 s answer (the margin is for a busy machine)
+      expect(Date.now() - started, mode).toBeLessThan(5000)
       // valued at the last prices obtained (ETH 3000), which say how old they are
       expect(res.body, mode).toMatchObject({ totalEur: 4590, totalUsd: 4960, stale: true, prices: { asOf: new Date(DAY0 + 8 * DAY).toISOString() } })
       expect(res.body.prices.ageSeconds, mode).toBe((t.clock.now() - (DAY0 + 8 * DAY)) / 1000)

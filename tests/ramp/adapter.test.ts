@@ -105,7 +105,8 @@ describe('a partner that misbehaves', () => {
     const started = performance.now()
     const err = await rampError(call())
     expect(err.details).toEqual({ code: 'RAMP_TIMEOUT' })
-    expect(performance.now() - started).toBeLessThan(2000)
+    // at the limit, long before the partner's 10 s answer (the margin is for a busy machine)
+    expect(performance.now() - started).toBeLessThan(5000)
   })
 
   test('nothing listening: 503 RAMP_UNREACHABLE', async () => {

@@ -180,14 +180,15 @@ describe('against a fake LI.FI', () => {
     expect(err.kind).toBe('unavailable')
     expect(err.message).toContain('in time')
     expect(took).toBeGreaterThanOrEqual(290)
-    expect(took).toBeLessThan(1500)
+    // long before LI.FI's 10 s answer (the margin is for a busy machine)
+    expect(took).toBeLessThan(5000)
   })
 
   test('an in-process endpoint that never answers (the sandbox reached through AggregatorEndpoint.fetch) is bounded by the same limit', async () => {
     const started = performance.now()
     const err = await failure(adapter.quote({ baseUrl: 'http://in-process.test/v1', fetch: (() => new Promise<Response>(() => {})) as unknown as typeof fetch }, request()))
     expect(err.kind).toBe('unavailable')
-    expect(performance.now() - started).toBeLessThan(1500)
+    expect(performance.now() - started).toBeLessThan(5000)
   })
 
   test('down (nothing listening): unavailable', async () => {

@@ -141,7 +141,8 @@ describe('POST /v1/swap/quote', () => {
         const res = await quote(u, body)
         expect(res.status).toBe(503)
         expect(res.body.code ?? res.body.details?.code).toBe('SWAP_AGGREGATOR_UNAVAILABLE')
-        expect(Date.now() - started).toBeLessThan(1500)
+        // at the 500 ms limit, long before a slow LI.FI's 10 s answer (the margin is for a busy machine)
+        expect(Date.now() - started).toBeLessThan(5000)
       }
     } finally {
       lifi.mode = 'ok'

@@ -49,7 +49,10 @@ afterAll(async () => {
 describe('restart with pending transactions', () => {
   test('kill -9 while sends are pending; after the restart the job settles them as confirmed', async () => {
     const pub = createPublicClient({ transport: http(rpcUrl) })
-    let app = await startApp()
+    // A kill between the worker's claim of due jobs and their queueing leaves them claimed for the
+    // lease (60 s by default) before they are due again: short here, so the wait below covers it.
+    const lease = { JOB_CLAIM_LEASE_MS: '2000' }
+    let app = await startApp(lease)
     const ids: string[] = []
     let token = ''
     try {
@@ -81,7 +84,7 @@ describe('restart with pending transactions', () => {
       await app.proc.exited
     }
     await node.resumeMining()
-    app = await startApp()
+    app = await startApp(lease)
     try {
       const api = new Api(app.url)
       for (const id of ids) {

@@ -87,8 +87,10 @@ describe('crash between enqueue and delivery', () => {
   test('kill -9 after the receiver answered, before the attempt was recorded; the restarted app delivers the same id again', async () => {
     receiver.received.length = 0
     // The answer is held long enough for this test to take SQLite's write lock on the
-    // app's database file: the app gets its 200 but cannot commit the attempt's record.
-    receiver.delayMs = 800
+    // app's database file: the app gets its 200 but cannot commit the attempt's record. 2 s, and a
+    // busy timeout on the lock: on a busy machine the app was writing at the moment the test asked
+    // for the lock (SQLITE_BUSY at once without one), and 800 ms left little room to wait.
+    receiver.delayMs = 2000
     let app = await startApp()
     let lock: Database | undefined
     try {
@@ -96,9 +98,10 @@ describe('crash between enqueue and delivery', () => {
       const sentId = await sendTest()
       await receiver.waitFor(1, 10_000)
       lock = new Database(join(dir, 'slipway.db'))
+      lock.run('PRAGMA busy_timeout = 1000')
       lock.run('BEGIN IMMEDIATE')
-      // the answer goes out after 800 ms; the app then waits on the lock to record it
-      await Bun.sleep(1300)
+      // the answer goes out after 2 s; the app then waits on the lock to record it
+      await Bun.sleep(2500)
       app.proc.kill(9)
       await app.proc.exited
       lock.run('ROLLBACK')
