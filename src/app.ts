@@ -14,6 +14,7 @@ import type { JobRunner } from './jobs/runner'
 import { buildServices } from './services'
 import { passwordResetRoutes } from './modules/password-reset'
 import { socialRoutes } from './modules/social'
+import { passkeyRoutes } from './modules/passkeys'
 import { tenantPublicRoutes, tenantRoutes } from './modules/tenants'
 import { userRoutes } from './modules/users'
 import { webhookRoutes } from './modules/webhooks'
@@ -79,6 +80,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(tokenRoutes(deps))
     .use(passwordResetRoutes(deps))
     .use(socialRoutes(deps))
+    .use(passkeyRoutes(deps))
     .use(transactionRoutes(deps, services.feedSources))
     .use(swapRoutes(deps))
     .use(rampRoutes(deps))

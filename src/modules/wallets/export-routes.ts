@@ -4,6 +4,7 @@ import type { Deps } from '../../deps'
 import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
+import { passkeyGuard } from '../passkeys'
 import { wallets } from './handle'
 import { ExportedKey, ExportKey, ExportToken, RequestExportToken } from './model'
 
@@ -14,12 +15,15 @@ const descriptions = {
     valid 5 minutes, for this wallet only. 10 per minute per IP.`,
   exportKey: prose`
     Spends the export token (403 when invalid, expired or used). The key is encrypted to
-    \`clientPublicKey\`; see the KeyEnvelope schema for the exact construction.`,
+    \`clientPublicKey\`; see the KeyEnvelope schema for the exact construction. With \`key_export\` in
+    the tenant's \`passkeys.stepUp.operations\`, a user who has a passkey sends a fresh approval for
+    this exact body in \`Passkey-Approval\` (403 \`PASSKEY_APPROVAL_REQUIRED\` without it).`,
 }
 
 export function exportRoutes(deps: Deps) {
   return new Elysia({ prefix: '/v1/wallets', detail: { tags: ['Wallets'] } })
     .use(security(deps))
+    .use(passkeyGuard(deps))
     .post('/request-export-token', async ({ body, ctx }) => wallets.requestExportToken(ctx, body), {
       auth: 'any',
       rateLimit: { max: 10, windowSeconds: 60 },
@@ -29,6 +33,7 @@ export function exportRoutes(deps: Deps) {
     })
     .post('/export-key', async ({ body, ctx }) => wallets.exportKey(ctx, body), {
       auth: 'any',
+      passkeyApproval: 'key_export',
       body: ExportKey,
       response: { 200: ExportedKey, ...errorResponses('standard', 400, 401, 403, 404) },
       detail: { operationId: 'exportKey', summary: 'Export a custodial wallet\'s private key, encrypted to the client', description: descriptions.exportKey },
