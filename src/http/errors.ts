@@ -10,7 +10,8 @@ export * from '../lib/errors'
 /**
  * How a route writes its errors. The spec has several:
  * - `standard`: `{ statusCode, error, message, details?, code? }`
- * - `signin`: `{ error, message }` (sign-in routes; 422 is `{ statusCode, error, message, details }`)
+ * - `signin`: `{ error, message }` (sign-in routes; 422 is `{ statusCode, error, message, details }`), with
+ *   `code` when the error has one (a passkey sign-in's refusals tell their cause by it)
  * - `reset`: `{ error }` with the human text (password-reset routes)
  * - `detail`: `{ detail }` (user and wallet creation; `code` kept when set)
  */
@@ -21,7 +22,7 @@ export function errorBody(err: AppError, style: ErrorStyle): Record<string, unkn
     case 'signin': {
       // 422 is the spec's endpoint-check envelope, `statusCode` included (its own example is registration's password strength)
       if (err.status === 422) return { statusCode: 422, error: err.label, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) }
-      return { error: err.label, message: err.message }
+      return err.code ? { error: err.label, message: err.message, code: err.code } : { error: err.label, message: err.message }
     }
     case 'reset':
       return { error: err.status === 400 && err instanceof SchemaValidationError ? describeIssues(err.issues) : err.message }

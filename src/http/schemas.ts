@@ -37,7 +37,11 @@ export const SigninError = t.Object({
   error: t.String({ examples: ['UnauthorizedError'] }),
   message: t.String({ examples: ['Invalid credentials'] }),
   details: t.Optional(t.Array(t.Object({ path: t.String(), message: t.String() }), { description: 'only on 422' })),
-}, { title: 'SigninError', description: 'Sign-in routes answer errors with `{ error, message }` only; 422 adds `statusCode` and `details`.' })
+  code: t.Optional(t.String({ description: 'a machine-readable code, when the refusal has one (a passkey sign-in\'s refusals)', [ERROR_CODE_AT]: 'code' })),
+}, {
+  title: 'SigninError',
+  description: 'Sign-in routes answer errors with `{ error, message }`, and `code` when the refusal has one; 422 adds `statusCode` and `details`.',
+})
 
 export const ResetError = t.Object({ error: t.String() }, { title: 'ResetError', description: 'Password-reset routes answer errors with `{ error }` only.' })
 

@@ -15,7 +15,7 @@ export const RegistrationResponse = t.Object({
     attestationObject: B64u('base64url', 16384),
     transports: t.Optional(t.Array(t.String({ maxLength: 32 }), { maxItems: 10 })),
     authenticatorData: t.Optional(B64u('base64url', 16384)),
-    publicKey: t.Optional(B64u('base64url', 4096)),
+    publicKey: t.Optional(B64u('base64url', 8192)),
     publicKeyAlgorithm: t.Optional(t.Integer()),
   }),
   clientExtensionResults: t.Optional(t.Record(t.String(), t.Unknown())),
@@ -30,7 +30,7 @@ export const AuthenticationResponse = t.Object({
   response: t.Object({
     clientDataJSON: B64u('base64url', 8192),
     authenticatorData: B64u('base64url', 8192),
-    signature: B64u('base64url', 2048),
+    signature: B64u('base64url, up to 8 KB (post-quantum ML-DSA signatures run to about 6 KB in base64url)', 8192),
     userHandle: t.Optional(t.Union([B64u('base64url', 512), t.Null()])),
   }),
   clientExtensionResults: t.Optional(t.Record(t.String(), t.Unknown())),
