@@ -120,3 +120,14 @@ export async function signInAssertion(w: World, d: Device, tenant: Tenant, usern
   if (options.status !== 200) throw new Error(`sign-in options: ${options.status} ${options.text}`)
   return ceremony(d, 'get', options.body, patch)
 }
+
+/** A passkey approval for one request (`raw` is the exact body to be sent), the device's passkey answering. */
+export async function approvalFor(w: World, d: Device, token: string, operation: string, method: string, path: string, raw: string) {
+  const bodyHash = new Bun.CryptoHasher('sha256').update(raw).digest('hex')
+  const options = await w.f.api.post('/v1/passkeys/approvals/options', { operation, method, path, bodyHash }, { token })
+  if (options.status !== 200) throw new Error(`approval options: ${options.status} ${options.text}`)
+  const response = await ceremony(d, 'get', options.body)
+  const res = await w.f.api.post('/v1/passkeys/approvals/verify', { response }, { token })
+  if (res.status !== 200) throw new Error(`approval verify: ${res.status} ${res.text}`)
+  return res.body.approval as string
+}

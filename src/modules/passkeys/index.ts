@@ -1,8 +1,6 @@
 /**
- * The passkeys module's face: the step-up guard other modules put on the routes that can empty a
- * wallet (`passkeyGuard`, option `passkeyApproval`), and the routes.
+ * The passkeys module's face: the step-up check src/services.ts hands to the routes that can empty
+ * a wallet (`requireApproval`, a `StepUpCheck`), and the routes.
  */
-export { passkeyGuard } from './guard'
-export type { GuardedBy, PasskeyApprovalOption } from './guard'
-export { APPROVAL_HEADER } from './step-up'
+export { requireApproval } from './step-up'
 export { passkeyRoutes } from './routes'

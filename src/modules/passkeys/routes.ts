@@ -5,11 +5,11 @@ import { prose } from '../../http/prose'
 import { errorResponses, Ok } from '../../http/schemas'
 import { security } from '../../http/security'
 import { TokenResponse } from '../auth'
-import { passkeyGuard } from './guard'
+import { stepUpGuard } from '../../http/step-up'
 import * as M from './model'
 import * as service from './service'
 import { signIn, signInOptions } from './signin'
-import { approvalOptions, approve } from './step-up'
+import { approvalOptions, approve, requireApproval } from './step-up'
 
 /** WebAuthn's options JSON, answered as the open record its schema documents. */
 const json = (options: object) => options as Record<string, unknown>
@@ -62,7 +62,7 @@ const descriptions = {
 export function passkeyRoutes(deps: Deps) {
   const mine = new Elysia({ prefix: '/v1/passkeys', detail: { tags: ['Passkeys'] } })
     .use(security(deps))
-    .use(passkeyGuard(deps))
+    .use(stepUpGuard(deps, requireApproval))
     .post('/registration/options', async ({ ctx }) => json(await service.registrationOptions(ctx)), {
       auth: 'any',
       rateLimit: { max: 20, windowSeconds: 60 },

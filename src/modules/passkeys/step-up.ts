@@ -7,13 +7,13 @@
  * is stored.
  */
 import { generateAuthenticationOptions } from '@simplewebauthn/server'
-import type { Ctx } from '../../context'
+import type { Ctx, StepUpOperation, StepUpRequest } from '../../context'
 import { iso } from '../../lib/clock'
 import { randomToken, sha256Hex } from '../../lib/crypto'
 import { ERROR_CODES } from '../../lib/error-codes'
 import { ForbiddenError } from '../../lib/errors'
 import { newId } from '../../lib/ids'
-import { tenantOf, type StepUpOperation } from '../tenants'
+import { tenantOf } from '../tenants'
 import { checkAssertion } from './assertion'
 import { CHALLENGE_TTL_MS, issueChallenge, refused } from './ceremony'
 import { hostedExpected } from './expected'
@@ -21,7 +21,6 @@ import type { ApprovalOptionsBody, ApprovalVerifyBody } from './model'
 import * as repo from './repo'
 
 export const APPROVAL_TTL_MS = 2 * 60 * 1000
-export const APPROVAL_HEADER = 'passkey-approval'
 
 type Binding = ApprovalOptionsBody
 
@@ -58,16 +57,6 @@ export async function approve(ctx: Ctx, input: typeof ApprovalVerifyBody.static)
   return { approval, operation: binding.operation, expiresAt: iso(expiresAt), expiresIn: APPROVAL_TTL_MS / 1000 }
 }
 
-/** The request a guard sees: its method, path, exact body bytes and approval header. */
-export interface GuardedRequest {
-  method: string
-  path: string
-  body: Uint8Array | undefined
-  approval: string | null
-  /** `send` and `payout`: the amount, compared with the tenant's `amountAbove`; undefined: not known from the body (always guarded) */
-  amount?: string
-}
-
 /** Whether `amount` is at or under the tenant's threshold, so the operation needs no approval. */
 function underThreshold(operation: StepUpOperation, amountAbove: string | null, amount: string | undefined) {
   if ((operation !== 'send' && operation !== 'payout') || amountAbove === null || amount === undefined || !/^[0-9]{1,78}$/.test(amount)) return false
@@ -82,7 +71,7 @@ const forbid = (code: 'PASSKEY_APPROVAL_REQUIRED' | 'PASSKEY_APPROVAL_INVALID' |
  * the tenant does not require one); otherwise spends the request's approval, refusing with 403
  * when it is missing, or not for exactly this request, user and tenant.
  */
-export async function requireApproval(ctx: Ctx, operations: StepUpOperation[], req: GuardedRequest) {
+export async function requireApproval(ctx: Ctx, operations: StepUpOperation[], req: StepUpRequest) {
   if (!ctx.actor.tenantId || !ctx.tenant) return
   const { id: tenantId, settings } = tenantOf(ctx)
   const rule = settings.passkeys.stepUp

@@ -4,11 +4,11 @@
  * operations need a fresh passkey approval.
  */
 import { t } from 'elysia'
+import type { StepUpOperation } from '../../context'
 import { prose } from '../../http/prose'
 
 /** The operations a tenant may put behind a passkey approval (`passkeys.stepUp.operations`). */
-export const STEP_UP_OPERATIONS = ['key_export', 'sign_in_method', 'email_change', 'send', 'payout', 'agent_execution_approval', 'agent_api_key'] as const
-export type StepUpOperation = (typeof STEP_UP_OPERATIONS)[number]
+export const STEP_UP_OPERATIONS = ['key_export', 'sign_in_method', 'email_change', 'send', 'payout', 'agent_execution_approval', 'agent_api_key'] as const satisfies readonly StepUpOperation[]
 export const StepUpOperationSchema = t.Union([
   t.Literal('key_export'), t.Literal('sign_in_method'), t.Literal('email_change'), t.Literal('send'), t.Literal('payout'),
   t.Literal('agent_execution_approval'), t.Literal('agent_api_key'),

@@ -4,7 +4,8 @@ import type { Deps } from '../../deps'
 import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
-import { passkeyGuard } from '../passkeys'
+import { stepUpGuard } from '../../http/step-up'
+import type { StepUpCheck } from '../../context'
 import { wallets } from './handle'
 import { ExportedKey, ExportKey, ExportToken, RequestExportToken } from './model'
 
@@ -20,10 +21,10 @@ const descriptions = {
     this exact body in \`Passkey-Approval\` (403 \`PASSKEY_APPROVAL_REQUIRED\` without it).`,
 }
 
-export function exportRoutes(deps: Deps) {
+export function exportRoutes(deps: Deps, stepUp: StepUpCheck) {
   return new Elysia({ prefix: '/v1/wallets', detail: { tags: ['Wallets'] } })
     .use(security(deps))
-    .use(passkeyGuard(deps))
+    .use(stepUpGuard(deps, stepUp))
     .post('/request-export-token', async ({ body, ctx }) => wallets.requestExportToken(ctx, body), {
       auth: 'any',
       rateLimit: { max: 10, windowSeconds: 60 },

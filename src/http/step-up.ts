@@ -3,15 +3,18 @@
  * function of the body naming the operations a request is (a user update may change the email,
  * the password, both or neither) and, for sends and payouts, its amount. Routes put it after their
  * `auth` (or `apAuth`) option, whose context it reads. It documents the `Passkey-Approval` header
- * and the 403 in the route's OpenAPI entry.
+ * in the route's OpenAPI entry. The check itself is the passkeys module's (`StepUpCheck`), handed
+ * to each module's routes by src/services.ts: the users module's routes cannot import the passkeys
+ * module, which signs users in through the users module.
  */
 import { Elysia } from 'elysia'
-import type { Ctx } from '../../context'
-import type { Deps } from '../../deps'
-import { prose } from '../../http/prose'
-import { stateOf } from '../../http/request-state'
-import type { StepUpOperation } from '../tenants'
-import { APPROVAL_HEADER, requireApproval } from './step-up'
+import type { Ctx, StepUpCheck, StepUpOperation } from '../context'
+import type { Deps } from '../deps'
+import { prose } from './prose'
+import { stateOf } from './request-state'
+
+/** The header a client sends the approval in (docs/passkeys.md). */
+export const APPROVAL_HEADER = 'passkey-approval'
 
 export interface GuardedBy {
   operations: StepUpOperation[]
@@ -32,7 +35,7 @@ function ctxOf(context: Record<string, unknown>): Ctx | null {
   return caller?.ctx ?? null
 }
 
-export function passkeyGuard(deps: Deps) {
+export function stepUpGuard(deps: Deps, check: StepUpCheck) {
   return new Elysia({ name: 'slipway-passkey-guard', seed: deps.config.publicBaseUrl })
     .macro({
       passkeyApproval: (option: PasskeyApprovalOption) => ({
@@ -48,7 +51,7 @@ export function passkeyGuard(deps: Deps) {
           const by: GuardedBy = typeof option === 'string' ? { operations: [option] } : option(c.body)
           if (by.operations.length === 0) return
           const request = c.request
-          await requireApproval(ctx, by.operations, {
+          await check(ctx, by.operations, {
             method: request.method, path: new URL(request.url).pathname, body: stateOf(request).raw, approval: request.headers.get(APPROVAL_HEADER), amount: by.amount,
           })
         },
