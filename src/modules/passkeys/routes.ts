@@ -6,6 +6,7 @@ import { errorResponses, Ok } from '../../http/schemas'
 import { security } from '../../http/security'
 import { TokenResponse } from '../auth'
 import { stepUpGuard } from '../../http/step-up'
+import { hostedRoutes } from './hosted-routes'
 import * as M from './model'
 import * as service from './service'
 import { signIn, signInOptions } from './signin'
@@ -132,5 +133,5 @@ export function passkeyRoutes(deps: Deps) {
       response: { 200: TokenResponse, ...errorResponses('signin', 400, 401, 404, 429) },
       detail: { operationId: 'passkeySignIn', summary: 'Sign in with a passkey (tenant-signed)', description: descriptions.signInVerify },
     })
-  return new Elysia().use(mine).use(signInRoutes)
+  return new Elysia().use(mine).use(signInRoutes).use(hostedRoutes(deps))
 }

@@ -13,7 +13,7 @@ import { startSession } from '../auth'
 import { tenantSettings } from '../tenants'
 import { findUser, findUserByUsername, userView } from '../users'
 import { checkAssertion } from './assertion'
-import { CHALLENGE_TTL_MS, issueChallenge, refused, type Expected } from './ceremony'
+import { CHALLENGE_TTL_MS, issueChallenge, refused, type Expected, type Stage } from './ceremony'
 import { tenantExpected } from './expected'
 import type { SignInVerifyBody } from './model'
 import * as repo from './repo'
@@ -32,11 +32,14 @@ export async function signInOptionsFor(deps: Deps, tenantId: string, expected: E
 }
 
 /** The user an assertion signs in, checked like the password sign-in checks its user. */
-export async function signInUser(deps: Deps, tenantId: string, input: SignInVerifyBody, expectedBinding?: (binding: unknown) => boolean) {
-  const { credential, row } = await checkAssertion(deps, tenantId, input.response, 'signin', 'signin')
-  if (expectedBinding && !expectedBinding(row.binding === null ? null : JSON.parse(row.binding))) throw refused('PASSKEY_CHALLENGE_UNKNOWN', 'signin')
+export async function signInUser(
+  deps: Deps, tenantId: string, input: SignInVerifyBody, expectedBinding: (binding: unknown) => boolean, stage: Stage = 'signin',
+) {
+  const { credential, row } = await checkAssertion(deps, tenantId, input.response, 'signin', stage)
+  // a challenge of the hosted page is answered only there, and the tenant's only on the tenant's route
+  if (!expectedBinding(row.binding === null ? null : JSON.parse(row.binding))) throw refused('PASSKEY_CHALLENGE_UNKNOWN', stage)
   const user = await findUser(deps.database.db, tenantId, credential.userId)
-  if (!user || user.status !== 'active') throw refused('PASSKEY_CREDENTIAL_UNKNOWN', 'signin', 'This account cannot sign in')
+  if (!user || user.status !== 'active') throw refused('PASSKEY_CREDENTIAL_UNKNOWN', stage, 'This account cannot sign in')
   return user
 }
 
