@@ -1,7 +1,7 @@
 /** Schemas of the hosted passkey page's routes. */
 import { t } from 'elysia'
 import { prose } from '../../http/prose'
-import { AuthenticationResponse, PasskeyName, RegistrationResponse } from './model'
+import { ASSERTION_EXAMPLE, AuthenticationResponse, PasskeyName, RegistrationResponse } from './model'
 
 const SessionToken = t.String({ minLength: 16, maxLength: 128, description: 'the session token from the page address\'s fragment' })
 
@@ -18,7 +18,8 @@ export const HostedSession = t.Object({
   expiresAt: t.String({ format: 'date-time', description: '15 minutes' }),
 }, { title: 'HostedPasskeySession', examples: [{ url: 'https://slipway.example.com/passkeys#session=Q2hv...', expiresAt: '2026-11-28T04:15:00.000Z' }] })
 
-export const HostedOptionsBody = t.Object({ session: SessionToken })
+const SESSION_EXAMPLE = 'Q2hvb3NlLWEtc2Vzc2lvbi10b2tlbi1leGFtcGxl'
+export const HostedOptionsBody = t.Object({ session: SessionToken }, { examples: [{ session: SESSION_EXAMPLE }] })
 export const HostedOptions = t.Object({
   mode: t.Union([t.Literal('register'), t.Literal('signin')]),
   options: t.Record(t.String(), t.Unknown(), { description: 'creation options (register) or request options (signin), WebAuthn JSON' }),
@@ -28,7 +29,7 @@ export const HostedVerifyBody = t.Object({
   session: SessionToken,
   response: t.Union([RegistrationResponse, AuthenticationResponse], { description: 'the browser\'s credential, WebAuthn JSON: a registration (register) or an assertion (signin)' }),
   name: t.Optional(PasskeyName),
-})
+}, { examples: [{ session: SESSION_EXAMPLE, response: ASSERTION_EXAMPLE }] })
 export type HostedVerifyBody = typeof HostedVerifyBody.static
 export const HostedVerified = t.Object({
   redirectUrl: t.String({ description: 'the tenant\'s `returnUrl` with `code` (and `state`)' }),
@@ -38,4 +39,4 @@ export const ExchangeBody = t.Object({
   code: t.String({ minLength: 16, maxLength: 128, description: prose`
     the one-time code the hosted page put on the return address; single use, valid 2 minutes, only
     for the tenant that opened the session` }),
-})
+}, { examples: [{ code: 'c2lnbmVkLW9uZS10aW1lLWNvZGUtZXhhbXBsZQ' }] })

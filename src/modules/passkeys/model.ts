@@ -77,16 +77,32 @@ export const Passkey = t.Object({
   }],
 })
 
-export const RegistrationOptionsBody = t.Object({})
-export const RegistrationVerifyBody = t.Object({ response: RegistrationResponse, name: t.Optional(PasskeyName) })
+/** Examples of the browser's JSON (shortened values, in the right alphabet). */
+export const REGISTRATION_EXAMPLE = {
+  id: 'ImbGcXu9FUfDy-dhoyZO0Q', rawId: 'ImbGcXu9FUfDy-dhoyZO0Q', type: 'public-key' as const,
+  response: { clientDataJSON: 'eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0', attestationObject: 'o2NmbXRkbm9uZWdhdHRTdG10oA', transports: ['internal', 'hybrid'] },
+  clientExtensionResults: {}, authenticatorAttachment: 'platform',
+}
+export const ASSERTION_EXAMPLE = {
+  id: 'ImbGcXu9FUfDy-dhoyZO0Q', rawId: 'ImbGcXu9FUfDy-dhoyZO0Q', type: 'public-key' as const,
+  response: {
+    clientDataJSON: 'eyJ0eXBlIjoid2ViYXV0aG4uZ2V0In0', authenticatorData: 'SZYN5YgOjGh0NBcPZHZgW4_krrmihjLHmVzzuoMdl2MFAAAAAg',
+    signature: 'MEUCIQDk0jJ7', userHandle: 'NjNjZGY3ZTctZDNjMy00Y2IzLTk5MmItZTlhZWJkZGY5N2Rl',
+  },
+  clientExtensionResults: {}, authenticatorAttachment: 'platform',
+}
+
+export const RegistrationVerifyBody = t.Object({ response: RegistrationResponse, name: t.Optional(PasskeyName) }, {
+  examples: [{ response: REGISTRATION_EXAMPLE, name: 'MacBook Touch ID' }],
+})
 export type RegistrationVerifyBody = typeof RegistrationVerifyBody.static
-export const RenameBody = t.Object({ name: PasskeyName })
+export const RenameBody = t.Object({ name: PasskeyName }, { examples: [{ name: 'Work laptop' }] })
 export const PasskeyId = t.Object({ id: t.String({ maxLength: 64, description: 'passkey id (UUID)' }) })
 
 export const SignInOptionsBody = t.Object({
   username: t.Optional(t.String({ minLength: 1, maxLength: 100, description: 'omitted: a discoverable sign-in (the browser offers the passkeys it holds for the relying party)' })),
-})
-export const SignInVerifyBody = t.Object({ response: AuthenticationResponse })
+}, { examples: [{}] })
+export const SignInVerifyBody = t.Object({ response: AuthenticationResponse }, { examples: [{ response: ASSERTION_EXAMPLE }] })
 export type SignInVerifyBody = typeof SignInVerifyBody.static
 
 export const ApprovalOptionsBody = t.Object({
@@ -103,7 +119,7 @@ export const ApprovalOptionsBody = t.Object({
   examples: [{ operation: 'key_export', method: 'POST', path: '/v1/wallets/export-key', bodyHash: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' }],
 })
 export type ApprovalOptionsBody = typeof ApprovalOptionsBody.static
-export const ApprovalVerifyBody = t.Object({ response: AuthenticationResponse })
+export const ApprovalVerifyBody = t.Object({ response: AuthenticationResponse }, { examples: [{ response: ASSERTION_EXAMPLE }] })
 export const Approval = t.Object({
   approval: t.String({ description: 'send it in the `Passkey-Approval` header of the approved request; single use' }),
   operation: StepUpOperationSchema,
