@@ -14784,6 +14784,7 @@ export interface operations {
                             authenticatorData?: string;
                             /** @description base64url */
                             publicKey?: string;
+                            /** @description COSE algorithm id */
                             publicKeyAlgorithm?: string | number;
                         };
                         clientExtensionResults?: {
@@ -16785,6 +16786,7 @@ export interface operations {
                             authenticatorData?: string;
                             /** @description base64url */
                             publicKey?: string;
+                            /** @description COSE algorithm id */
                             publicKeyAlgorithm?: string | number;
                         };
                         clientExtensionResults?: {

@@ -16,7 +16,7 @@ export const RegistrationResponse = t.Object({
     transports: t.Optional(t.Array(t.String({ maxLength: 32 }), { maxItems: 10 })),
     authenticatorData: t.Optional(B64u('base64url', 16384)),
     publicKey: t.Optional(B64u('base64url', 8192)),
-    publicKeyAlgorithm: t.Optional(t.Integer()),
+    publicKeyAlgorithm: t.Optional(t.Integer({ minimum: -65536, maximum: 65536, description: 'COSE algorithm id' })),
   }),
   clientExtensionResults: t.Optional(t.Record(t.String(), t.Unknown())),
   authenticatorAttachment: t.Optional(t.String({ maxLength: 32 })),
