@@ -5107,6 +5107,7 @@ export interface operations {
                                     hostedReturnUrls: string[];
                                     stepUp: {
                                         operations: ("key_export" | "sign_in_method" | "email_change" | "send" | "payout" | "agent_execution_approval" | "agent_api_key")[];
+                                        /** @description smallest unit, integer string */
                                         amountAbove: string | null;
                                         requirePasskey: boolean;
                                     };
@@ -5446,6 +5447,7 @@ export interface operations {
                                 hostedReturnUrls: string[];
                                 stepUp: {
                                     operations: ("key_export" | "sign_in_method" | "email_change" | "send" | "payout" | "agent_execution_approval" | "agent_api_key")[];
+                                    /** @description smallest unit, integer string */
                                     amountAbove: string | null;
                                     requirePasskey: boolean;
                                 };
@@ -5712,6 +5714,7 @@ export interface operations {
                                 hostedReturnUrls: string[];
                                 stepUp: {
                                     operations: ("key_export" | "sign_in_method" | "email_change" | "send" | "payout" | "agent_execution_approval" | "agent_api_key")[];
+                                    /** @description smallest unit, integer string */
                                     amountAbove: string | null;
                                     requirePasskey: boolean;
                                 };
@@ -6170,6 +6173,7 @@ export interface operations {
                                 hostedReturnUrls: string[];
                                 stepUp: {
                                     operations: ("key_export" | "sign_in_method" | "email_change" | "send" | "payout" | "agent_execution_approval" | "agent_api_key")[];
+                                    /** @description smallest unit, integer string */
                                     amountAbove: string | null;
                                     requirePasskey: boolean;
                                 };

@@ -22,7 +22,7 @@ export const StepUpOperationSchema = t.Union([
 
 const Origin = t.String({ maxLength: 255, pattern: '^https?://[^/?#]+$', description: 'scheme, host and port only: `https://app.example.com`' })
 const RpId = t.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$', description: 'a domain: the origins\' host or a parent of it' })
-const Amount = t.String({ pattern: '^[0-9]{1,78}$', description: 'smallest unit, integer string' })
+const Amount = () => t.String({ pattern: '^[0-9]{1,78}$', description: 'smallest unit, integer string' })
 
 export const PasskeySettingsPatch = t.Partial(t.Object({
   rpId: t.Union([RpId, t.Null()], { description: '`null`: no passkeys on the tenant\'s own front end (the hosted page still works)' }),
@@ -34,7 +34,7 @@ export const PasskeySettingsPatch = t.Partial(t.Object({
   }),
   stepUp: t.Partial(t.Object({
     operations: t.Array(StepUpOperationSchema, { maxItems: STEP_UP_OPERATIONS.length, uniqueItems: true }),
-    amountAbove: t.Union([Amount, t.Null()], { description: '`send` and `payout` need an approval only above this amount; `null`: always' }),
+    amountAbove: t.Union([Amount(), t.Null()], { description: '`send` and `payout` need an approval only above this amount; `null`: always' }),
     requirePasskey: t.Boolean({ description: 'true: users without a passkey are refused the listed operations too (they must register one first)' }),
   })),
 }))
@@ -44,7 +44,11 @@ export const PasskeySettingsView = t.Object({
   rpName: t.String(),
   origins: t.Array(t.String()),
   hostedReturnUrls: t.Array(t.String()),
-  stepUp: t.Object({ operations: t.Array(StepUpOperationSchema), amountAbove: t.Union([t.String(), t.Null()]), requirePasskey: t.Boolean() }),
+  stepUp: t.Object({
+    operations: t.Array(StepUpOperationSchema),
+    amountAbove: t.Union([Amount(), t.Null()], { description: '`send` and `payout` need an approval only above this amount (smallest unit, integer string); `null`: always' }),
+    requirePasskey: t.Boolean(),
+  }),
 })
 export type PasskeySettings = typeof PasskeySettingsView.static
 
