@@ -36,10 +36,10 @@ describe.skipIf(!available)('passkeys in Chromium', () => {
         const session = await api('POST', '/v1/auth/passkey/verify', { response: assertion }, { signed: true })
         return { options: options.body, registered, signInOptions: signInOptions.body, session }
       }, u.accessToken)
-      expect(out.options.rp).toEqual({ id: 'localhost', name: expect.any(String) })
+      expect(out.options.rp).toEqual({ id: 'app.localhost', name: expect.any(String) })
       expect(out.options.authenticatorSelection).toMatchObject({ residentKey: 'required', userVerification: 'required' })
       expect(out.registered.status).toBe(201)
-      expect(out.registered.body).toMatchObject({ name: 'Chromium', rpId: 'localhost', lastUsedAt: null })
+      expect(out.registered.body).toMatchObject({ name: 'Chromium', rpId: 'app.localhost', lastUsedAt: null })
       // discoverable: no credential listed, the authenticator chose it and its user handle named the user
       expect(out.signInOptions.allowCredentials).toEqual([])
       expect(out.session.status).toBe(200)
@@ -118,7 +118,7 @@ describe.skipIf(!available)('passkeys in Chromium', () => {
   })
 
   test('a user without a passkey exports as before; with requirePasskey the tenant refuses them', async () => {
-    const strict = await w.f.tenant({ passkeys: { rpId: 'localhost', origins: [`http://localhost:${w.port}`], stepUp: { operations: ['key_export'], requirePasskey: true } } })
+    const strict = await w.f.tenant({ passkeys: { rpId: 'app.localhost', origins: [`http://app.localhost:${w.port}`], stepUp: { operations: ['key_export'], requirePasskey: true } } })
     for (const [tenant, expected] of [[w.a, 200], [strict, 403]] as const) {
       const u = await w.f.user(tenant)
       const privateKey = `0x${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex')}`
@@ -208,8 +208,11 @@ describe.skipIf(!available)('passkeys in Chromium', () => {
       const d = await openDevice(w)
       try {
         await registerPasskey(w, d, u.accessToken)
-        // tenant B's options; the authenticator answers with tenant A's passkey (relying party localhost)
-        const assertion = await signInAssertion(w, d, w.b, undefined, { rpId: 'localhost' })
+        // the same device on tenant B's page (b.app.localhost, an origin B allows) takes B's options, and
+        // answers them with tenant A's passkey: its page may name the parent domain, A's relying party
+        await d.page.goto(`http://b.app.localhost:${w.port}/`)
+        await d.page.waitForFunction(() => typeof (window as any).SW?.startAuthentication === 'function')
+        const assertion = await signInAssertion(w, d, w.b, undefined, { rpId: 'app.localhost' })
         const res = await w.f.api.post('/v1/auth/passkey/verify', { response: assertion }, { signedBy: w.b })
         expect(res.status).toBe(401)
         expect(res.body.code).toBe('PASSKEY_RP_MISMATCH')

@@ -82,11 +82,15 @@ describe('passkeys in process', () => {
     }
   })
 
-  test('the settings refuse a relying party id or an origin that is not one', async () => {
+  test('the settings refuse a relying party id or an origin that is not one, or origins outside the relying party', async () => {
     const admin = await f.adminToken()
     for (const passkeys of [{ rpId: 'https://app.example' }, { origins: ['https://app.example/path'] }, { stepUp: { operations: ['everything'] } }, { stepUp: { amountAbove: '1.5' } }]) {
       const res = await f.api.patch(`/v1/admin/tenants/${tenant.id}`, { passkeys }, { token: admin })
       expect(res.status, JSON.stringify(passkeys)).toBe(400)
     }
+    // an origin a browser could not use with the relying party: 422 naming it
+    const outside = await f.api.patch(`/v1/admin/tenants/${tenant.id}`, { passkeys: { rpId: 'other.example' } }, { token: admin })
+    expect(outside.status).toBe(422)
+    expect(outside.body.details).toEqual([{ path: '/passkeys/origins/0', message: 'https://app.example is not on other.example or a subdomain of it' }])
   })
 })

@@ -20,7 +20,7 @@ beforeAll(async () => {
   w = await makeWorld()
   strict = await w.f.tenant({
     passkeys: {
-      rpId: 'localhost', origins: [`http://localhost:${w.port}`],
+      rpId: 'app.localhost', origins: [`http://app.localhost:${w.port}`],
       stepUp: { operations: ['email_change', 'sign_in_method', 'send', 'payout', 'agent_api_key', 'agent_execution_approval'], amountAbove: '1000' },
     },
   })

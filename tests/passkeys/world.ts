@@ -1,7 +1,7 @@
 /**
  * The passkey tests' world: a Slipway app (manual clock), two tenants with their own relying
- * parties, and a tenant front end on http://localhost:<port> (and b.localhost, the second
- * tenant's) whose page loads @simplewebauthn/browser and whose backend forwards its calls to
+ * parties, and a tenant front end on http://app.localhost:<port> (and b.app.localhost, the
+ * second tenant's) whose page loads @simplewebauthn/browser and whose backend forwards its calls to
  * Slipway, signing them with the tenant's secret. Chromium holds passkeys in a CDP virtual
  * authenticator (CTAP2, resident keys, user verification on).
  */
@@ -30,9 +30,9 @@ export interface World {
   f: Factory
   clock: ManualClock
   port: number
-  /** tenant A: relying party `localhost`, origin http://localhost:<port>, key export guarded */
+  /** tenant A: relying party `app.localhost`, origin http://app.localhost:<port>, key export guarded */
   a: Tenant
-  /** tenant B: relying party `b.localhost`; it also allows http://localhost:<port> as an origin */
+  /** tenant B: relying party `b.app.localhost`, origin http://b.app.localhost:<port> */
   b: Tenant
   browser: Browser
   close(): Promise<void>
@@ -60,8 +60,8 @@ export async function makeWorld(): Promise<World> {
     },
   })
   const port = server.port!
-  tenants.a = await f.tenant({ passkeys: { rpId: 'localhost', origins: [`http://localhost:${port}`], stepUp: { operations: ['key_export'] } } })
-  tenants.b = await f.tenant({ passkeys: { rpId: 'b.localhost', origins: [`http://b.localhost:${port}`, `http://localhost:${port}`] } })
+  tenants.a = await f.tenant({ passkeys: { rpId: 'app.localhost', origins: [`http://app.localhost:${port}`], stepUp: { operations: ['key_export'] } } })
+  tenants.b = await f.tenant({ passkeys: { rpId: 'b.app.localhost', origins: [`http://b.app.localhost:${port}`] } })
   const browser = await launchChromium()
   return {
     t, f, clock, port, a: tenants.a, b: tenants.b, browser,
@@ -81,8 +81,8 @@ export interface Device {
   close(): Promise<void>
 }
 
-/** A browser tab on `host` (localhost or b.localhost) with its own virtual authenticator. */
-export async function openDevice(w: World, host = 'localhost'): Promise<Device> {
+/** A browser tab on `host` (app.localhost, b.app.localhost, or another name under localhost) with its own virtual authenticator. */
+export async function openDevice(w: World, host = 'app.localhost'): Promise<Device> {
   const context = await w.browser.newContext()
   const page = await context.newPage()
   const cdp = await context.newCDPSession(page)

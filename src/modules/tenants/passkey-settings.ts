@@ -20,7 +20,9 @@ export const StepUpOperationSchema = t.Union([
     \`amountAbove\`), \`agent_execution_approval\`, \`agent_api_key\``,
 })
 
-const Origin = t.String({ maxLength: 255, pattern: '^https?://[^/?#]+$', description: 'scheme, host and port only: `https://app.example.com`' })
+const Origin = t.String({
+  maxLength: 255, pattern: '^https?://[^/?#]+$', description: 'scheme, host and port only: `https://app.example.com`; on `rpId` or a subdomain of it (422 otherwise)',
+})
 const RpId = t.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$', description: 'a domain: the origins\' host or a parent of it' })
 const Amount = () => t.String({ pattern: '^[0-9]{1,78}$', description: 'smallest unit, integer string' })
 
@@ -59,3 +61,16 @@ export const passkeyDefaults = (tenantName: string): PasskeySettings => ({
   hostedReturnUrls: [],
   stepUp: { operations: [], amountAbove: null, requirePasskey: false },
 })
+
+/**
+ * A browser accepts a relying party id only when it is the page's host or a parent domain of it:
+ * an origin outside `rpId` could never make a passkey for it, so such settings are refused (422).
+ */
+export function passkeySettingsProblems(p: PasskeySettings): Array<{ path: string; message: string }> {
+  if (p.rpId === null) return []
+  const rpId = p.rpId
+  return p.origins.flatMap((origin, i) => {
+    const host = new URL(origin).hostname
+    return host === rpId || host.endsWith(`.${rpId}`) ? [] : [{ path: `/passkeys/origins/${i}`, message: `${origin} is not on ${rpId} or a subdomain of it` }]
+  })
+}
