@@ -15,6 +15,7 @@ import type { JobRunner } from './jobs/runner'
 import { buildServices } from './services'
 import { passwordResetRoutes } from './modules/password-reset'
 import { socialRoutes } from './modules/social'
+import { passkeyRoutes } from './modules/passkeys'
 import { tenantPublicRoutes, tenantRoutes } from './modules/tenants'
 import { userRoutes } from './modules/users'
 import { webhookRoutes } from './modules/webhooks'
@@ -71,25 +72,26 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(authRoutes(deps, services.registration))
     .use(tenantRoutes(deps))
     .use(tenantPublicRoutes(deps))
-    .use(userRoutes(deps, services.walletOwners, services.revokeSessions))
+    .use(userRoutes(deps, services.walletOwners, services.revokeSessions, services.stepUp))
     .use(webhookRoutes(deps, services.webhookEventTypes))
     .use(queueDashboardRoutes(deps, opts.queue))
     // wallets and tokens
-    .use(walletRoutes(deps, services.balances))
+    .use(walletRoutes(deps, services.balances, services.stepUp))
     .use(userWalletRoutes(deps))
     .use(tokenRoutes(deps))
     .use(passwordResetRoutes(deps))
     .use(socialRoutes(deps))
-    .use(transactionRoutes(deps, services.feedSources))
+    .use(passkeyRoutes(deps))
+    .use(transactionRoutes(deps, services.stepUp, services.feedSources))
     .use(swapRoutes(deps))
-    .use(rampRoutes(deps))
+    .use(rampRoutes(deps, services.stepUp))
     .use(mpcRoutes(deps))
     .use(cardOnrampRoutes(deps))
     .use(notificationRoutes(deps))
     .use(lendingRoutes(deps))
     .use(dappRoutes(deps))
     .use(portfolioRoutes(deps, services.balances))
-    .use(agentPaymentRoutes(deps))
+    .use(agentPaymentRoutes(deps, services.stepUp))
   // the sandbox faucet, where sandboxes run (src/sandbox/policy.ts)
   if (deps.config.sandboxFaucet === 'embedded') built.use(faucetRoutes(deps, deps.faucet))
   // the built-in bank ramp sandbox (docs/bank-ramp.md): hosted pages and the partner API, raw requests

@@ -152,3 +152,22 @@ export interface FeedSource {
   /** one of the user's items by the id after the prefix, or null */
   item(tenantId: string, userId: string, id: string): Promise<FeedItemView | null>
 }
+
+/** The operations a tenant may put behind a passkey approval (tenant setting `passkeys.stepUp.operations`). */
+export type StepUpOperation = 'key_export' | 'sign_in_method' | 'email_change' | 'send' | 'payout' | 'agent_execution_approval' | 'agent_api_key'
+
+/** The request a step-up check sees: its method, path, exact body bytes, approval header and (sends, payouts) amount. */
+export interface StepUpRequest {
+  method: string
+  path: string
+  body: Uint8Array | undefined
+  approval: string | null
+  /** `send` and `payout`: the amount, compared with the tenant's `amountAbove`; undefined: not known from the body (always guarded) */
+  amount?: string
+}
+
+/**
+ * The passkeys module's step-up check (wired in src/services.ts; the guard in src/http/step-up.ts
+ * calls it): passes, or throws the 403 that says a passkey approval is needed or is not valid.
+ */
+export type StepUpCheck = (ctx: Ctx, operations: StepUpOperation[], request: StepUpRequest) => Promise<void>

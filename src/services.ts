@@ -6,7 +6,7 @@
  * module exports: its background jobs (`registerJobs`) and the webhook event types it
  * publishes (`WEBHOOK_EVENT_TYPES`).
  */
-import { withTransaction, type FeedSource, type RegistrationCollaborators, type SessionRevoker, type WalletOwnerLookup } from './context'
+import { withTransaction, type FeedSource, type RegistrationCollaborators, type SessionRevoker, type StepUpCheck, type WalletOwnerLookup } from './context'
 import type { Deps } from './deps'
 import type { JobRunner } from './jobs/runner'
 import { registrationBreachCheck, revokeUserSessions } from './modules/auth'
@@ -16,6 +16,7 @@ import { registerLendingJobs } from './modules/lending'
 import { registerMailJobs } from './modules/mail'
 import { mpcService, registerMpcJobs } from './modules/mpc'
 import { registerNotificationJobs } from './modules/notifications'
+import { requireApproval } from './modules/passkeys'
 import { registerPasswordResetJobs } from './modules/password-reset'
 import { registerPortfolioJobs } from './modules/portfolio'
 import { RAMP_EVENT_TYPES, rampFeedSource, registerRampJobs } from './modules/ramp'
@@ -36,6 +37,8 @@ export interface Services {
   feedSources: FeedSource[]
   /** every type a tenant webhook can ask for: the webhooks module checks and documents these */
   webhookEventTypes: readonly string[]
+  /** the passkeys module's step-up check, on the routes that can empty a wallet (tenant setting passkeys.stepUp) */
+  stepUp: StepUpCheck
 }
 
 /** Every type a tenant webhook can ask for (spec, Event types): each publishing module lists its own. */
@@ -74,5 +77,6 @@ export function buildServices(deps: Deps): Services {
     balances: new BalanceCache(deps.clock),
     feedSources: [rampFeedSource(deps)],
     webhookEventTypes: WEBHOOK_EVENT_TYPES,
+    stepUp: requireApproval,
   }
 }

@@ -374,7 +374,7 @@ export interface paths {
         get: operations["getUser"];
         /**
          * Change a user's email or password (at least one)
-         * @description Changing a password rejects every refresh token issued before it. Users changing their own password must send `currentPassword` (422 when wrong). An email that another active account of the tenant has answers 409 (one active account per email and tenant, held by the database).
+         * @description Changing a password rejects every refresh token issued before it. Users changing their own password must send `currentPassword` (422 when wrong). An email that another active account of the tenant has answers 409 (one active account per email and tenant, held by the database). With `email_change` (an email) or `sign_in_method` (a password) in the tenant's `passkeys.stepUp.operations`, a caller who has a passkey sends an approval for this body in `Passkey-Approval` (403 `PASSKEY_APPROVAL_REQUIRED` without it).
          */
         put: operations["updateUser"];
         post?: never;
@@ -832,7 +832,7 @@ export interface paths {
         put?: never;
         /**
          * Export a custodial wallet's private key, encrypted to the client
-         * @description Spends the export token (403 when invalid, expired or used). The key is encrypted to `clientPublicKey`; see the KeyEnvelope schema for the exact construction.
+         * @description Spends the export token (403 when invalid, expired or used). The key is encrypted to `clientPublicKey`; see the KeyEnvelope schema for the exact construction. With `key_export` in the tenant's `passkeys.stepUp.operations`, a user who has a passkey sends a fresh approval for this exact body in `Passkey-Approval` (403 `PASSKEY_APPROVAL_REQUIRED` without it).
          */
         post: operations["exportKey"];
         delete?: never;
@@ -1061,6 +1061,270 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/passkeys/registration/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options to register a passkey
+         * @description Creation options for a new passkey of the caller, on the tenant's relying party (`passkeys.rpId`): a discoverable credential with user verification. The challenge is stored, single use, valid 5 minutes. 400 `PASSKEYS_NOT_CONFIGURED` when the tenant has no relying party or origins.
+         */
+        post: operations["passkeyRegistrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys/registration/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a passkey from the browser's response
+         * @description The browser's response to the creation options. Refused with 400 and a code: `PASSKEY_CHALLENGE_UNKNOWN`, `PASSKEY_CHALLENGE_EXPIRED`, `PASSKEY_ASSERTION_REPLAYED` (the challenge is spent), `PASSKEY_ORIGIN_NOT_ALLOWED` (an origin not in `passkeys.origins`), `PASSKEY_RP_MISMATCH`, `PASSKEY_VERIFICATION_FAILED`; 409 `PASSKEY_ALREADY_REGISTERED`. Adding a passkey adds a sign-in method: with `sign_in_method` in the tenant's `passkeys.stepUp.operations`, a user who has a passkey needs an approval.
+         */
+        post: operations["passkeyRegistrationVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's passkeys
+         * @description The caller's passkeys, oldest first.
+         */
+        get: operations["listPasskeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a passkey
+         * @description 409 `PASSKEY_LAST_SIGN_IN_METHOD` when it is the account's last way to sign in (no other passkey, no password, no Google or Apple account). Removing a sign-in method: with `sign_in_method` in the tenant's `passkeys.stepUp.operations`, it needs an approval. Another user's id answers 404.
+         */
+        delete: operations["deletePasskey"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a passkey
+         * @description Another user's passkey id answers 404.
+         */
+        patch: operations["renamePasskey"];
+        trace?: never;
+    };
+    "/v1/passkeys/approvals/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options to approve one request with a passkey
+         * @description Request options for approving one request: name the operation, the method, the path and the SHA-256 (hex) of the exact body bytes to be sent. Any of the caller's passkeys may answer. 400 `PASSKEY_CREDENTIAL_UNKNOWN` when the caller has none.
+         */
+        post: operations["passkeyApprovalOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys/approvals/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a single-use approval from a passkey's assertion
+         * @description The assertion over the approval options; answers the approval, single use, valid 2 minutes, for that request only: send it as the `Passkey-Approval` header. Refusals as for sign-in, with 400.
+         */
+        post: operations["passkeyApprovalVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options to sign in with a passkey (tenant-signed)
+         * @description Request options for a passkey sign-in. With `username`, the options list that user's passkeys; without, the browser offers any passkey it holds for the relying party (discoverable). An unknown username gets options too (with no passkey listed), so the answer does not tell whether an account exists. The challenge is single use, valid 5 minutes. 20 per minute per client IP, shared with the verification.
+         */
+        post: operations["passkeySignInOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/passkey/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey (tenant-signed)
+         * @description The assertion becomes a session exactly as the password sign-in's: the same token response. Refused with 401 and a code: `PASSKEY_CHALLENGE_UNKNOWN`, `PASSKEY_CHALLENGE_EXPIRED`, `PASSKEY_ASSERTION_REPLAYED`, `PASSKEY_ORIGIN_NOT_ALLOWED`, `PASSKEY_RP_MISMATCH` (made for another relying party, such as another tenant's), `PASSKEY_CREDENTIAL_UNKNOWN` (not registered, or deleted), `PASSKEY_COUNTER_REGRESSED` (a cloned authenticator), `PASSKEY_VERIFICATION_FAILED`.
+         */
+        post: operations["passkeySignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys/hosted/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a hosted passkey page session (tenant-signed)
+         * @description For tenants without a front end of their own. `register` adds a passkey to `userId` (the tenant's backend has signed that user in); `signin` signs in with a passkey made on the hosted page. Send the user's browser to `url`; when done, the page sends it to `returnUrl` with `code` (and `state`). Exchange the code with `POST /v1/auth/passkey/exchange`. The relying party is Slipway's own host (PUBLIC_BASE_URL). 400 `PASSKEY_RETURN_URL_NOT_ALLOWED` when `returnUrl` starts with none of `passkeys.hostedReturnUrls`; 404 for a user not of the tenant.
+         */
+        post: operations["openHostedPasskeySession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys/hosted/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The hosted page's ceremony options
+         * @description Called by the hosted page. 400 `PASSKEY_HOSTED_SESSION_INVALID` for an unknown, used or expired session (15 minutes). 20 per minute per client IP.
+         */
+        post: operations["hostedPasskeyOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys/hosted/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The hosted page's ceremony result
+         * @description Called by the hosted page with the browser's credential: checked as on the tenant's own routes (the same 400 codes), then the session is spent and a one-time code issued (single use, 2 minutes). 20 per minute per client IP.
+         */
+        post: operations["hostedPasskeyVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/passkey/exchange": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange the hosted page's one-time code for tokens (tenant-signed)
+         * @description The tenant's backend exchanges the hosted page's one-time code for the same token response as a password sign-in. 401 `PASSKEY_CODE_INVALID` for an unknown, used, expired or another tenant's code.
+         */
+        post: operations["exchangePasskeyCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The hosted passkey page
+         * @description A small HTML page without external assets (strict Content-Security-Policy, `Referrer-Policy: no-referrer`): reads `#session=` from its address, asks `POST /v1/passkeys/hosted/options`, runs the WebAuthn ceremony and posts `POST /v1/passkeys/hosted/verify`, then follows `redirectUrl`.
+         */
+        get: operations["hostedPasskeyPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/transactions/": {
         parameters: {
             query?: never;
@@ -1076,7 +1340,9 @@ export interface paths {
         put?: never;
         /**
          * Send native coins or tokens
-         * @description Custodial wallets (`aes_single`, and `client_side_pending` while a migration runs): the service signs and submits; 201 `{ id, status: pending, txHash }`. Repeating the call sends a second transaction, unless it carries the same optional `Idempotency-Key` (see Idempotency: the first answer is replayed with `idempotency-replayed: true` and nothing is sent again; every answer carries `idempotency-replayed`).
+         * @description With `send` in the tenant's `passkeys.stepUp.operations` and an `amount` above its `amountAbove` (or none set), a caller who has a passkey sends an approval for this body in `Passkey-Approval` (403 `PASSKEY_APPROVAL_REQUIRED` without it; docs/passkeys.md).
+         *
+         *     Custodial wallets (`aes_single`, and `client_side_pending` while a migration runs): the service signs and submits; 201 `{ id, status: pending, txHash }`. Repeating the call sends a second transaction, unless it carries the same optional `Idempotency-Key` (see Idempotency: the first answer is replayed with `idempotency-replayed: true` and nothing is sent again; every answer carries `idempotency-replayed`).
          *
          *     Custodial sends are held against the wallet's balance where they are recorded: the chain's balances at the latest block less every send of the wallet still pending or mined after that block and every bank ramp payout not yet sent (amounts, and on EVM gas × max fee in the native coin; a Solana balance is read at one confirmed slot). Concurrent sends (and payouts) can never together spend more than the wallet holds: 400 `BlockchainError` `INSUFFICIENT_BALANCE` with what is available, nothing recorded. With an `Idempotency-Key`, the key is bound to the send once it is recorded: a retry whose first answer was lost answers the send as it is now, and the key is released only when the send never reached a node.
          *
@@ -1826,7 +2092,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a quote from the caller's custodial wallet
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 `RAMP_NOT_USED` (`details.setting`: `bankRamp.sandbox.connected`) when the tenant connected neither environment, 403 when the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. Holds `cryptoAuthorizedAmount` against the wallet's balance (the chain's balance less every send and payout of the wallet still in flight; 400 `INSUFFICIENT_BALANCE` when it does not fit, nothing recorded) in the same transaction that records the payout, then sends it from the quote's custodial wallet to the bank ramp's deposit address (a transaction of `/v1/transactions`, `transactionId`, `txHash`). The answer is the payout, `pending`, with `rampTransactionId` `null`: the bank ramp is asked to sell only once the transfer is mined and successful (a background job; an unavailable bank ramp is asked again). A transfer that reverts or is dropped ends the payout `failed` with `failureReason` and sends `ramp.payout.updated`. Then the bank ramp's events: `processing`, `completed` or `failed` (each change sends `ramp.payout.updated`). 409 when the quote was already paid; 400 `RAMP_QUOTE_EXPIRED`; 400 for a wallet that is not custodial; the transactions module's errors when the transfer cannot be sent (it reached no node: nothing is recorded then). Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Once the payout is recorded the key stays bound to it: a retry answers the payout as it is now, whatever the first answer was. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 10 per minute per client IP (429 with `retry-after`).
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 `RAMP_NOT_USED` (`details.setting`: `bankRamp.sandbox.connected`) when the tenant connected neither environment, 403 when the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. Holds `cryptoAuthorizedAmount` against the wallet's balance (the chain's balance less every send and payout of the wallet still in flight; 400 `INSUFFICIENT_BALANCE` when it does not fit, nothing recorded) in the same transaction that records the payout, then sends it from the quote's custodial wallet to the bank ramp's deposit address (a transaction of `/v1/transactions`, `transactionId`, `txHash`). The answer is the payout, `pending`, with `rampTransactionId` `null`: the bank ramp is asked to sell only once the transfer is mined and successful (a background job; an unavailable bank ramp is asked again). A transfer that reverts or is dropped ends the payout `failed` with `failureReason` and sends `ramp.payout.updated`. Then the bank ramp's events: `processing`, `completed` or `failed` (each change sends `ramp.payout.updated`). 409 when the quote was already paid; 400 `RAMP_QUOTE_EXPIRED`; 400 for a wallet that is not custodial; the transactions module's errors when the transfer cannot be sent (it reached no node: nothing is recorded then). Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Once the payout is recorded the key stays bound to it: a retry answers the payout as it is now, whatever the first answer was. With `payout` in the tenant's `passkeys.stepUp.operations` (above `amountAbove` when set), a caller who has a passkey sends an approval for this body in `Passkey-Approval` (403 `PASSKEY_APPROVAL_REQUIRED` without it). Its amount is the quote's, not in the body: with `amountAbove` set it is guarded whatever the amount. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 10 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayoutFromWallet"];
         delete?: never;
@@ -1846,7 +2112,7 @@ export interface paths {
         put?: never;
         /**
          * Quote and pay out a crypto amount in one call
-         * @description Bearer; a user of a tenant that uses the bank ramp. 403 `RAMP_NOT_USED` (`details.setting`: `bankRamp.sandbox.connected`) when the tenant connected neither environment, 403 when the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. `cryptoAmount` is an integer string read with 6 decimals for every currency; the fiat amount is what the channel's rate gives for it after fees, so that at most `cryptoAmount` is sent. The answer is the payout with `fiatAmount` as decimal text with exactly 2 decimals (`"100.00"`: the platform API spec fixes it so for this answer), `totalFee` and `exchangeRate` as decimal text without trailing zeros and `cryptoAmount`, `cryptoAuthorizedAmount` as integer text in the smallest unit; it is paid as `POST /v1/ramp/bank/payout/payouts` pays a quote (the hold, 400 `INSUFFICIENT_BALANCE`, the sell once the transfer is mined). Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Once the payout is recorded the key stays bound to it: a retry answers the payout as it is now. Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 10 per minute per client IP (429 with `retry-after`).
+         * @description Bearer; a user of a tenant that uses the bank ramp. 403 `RAMP_NOT_USED` (`details.setting`: `bankRamp.sandbox.connected`) when the tenant connected neither environment, 403 when the token has no tenant; 503 `RAMP_NOT_CONFIGURED` when it is not connected in that environment (nobody is called); 403 `RAMP_FUNCTION_OFF` (`details.function`, `details.environment`) when the function is switched off. Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called. `cryptoAmount` is an integer string read with 6 decimals for every currency; the fiat amount is what the channel's rate gives for it after fees, so that at most `cryptoAmount` is sent. The answer is the payout with `fiatAmount` as decimal text with exactly 2 decimals (`"100.00"`: the platform API spec fixes it so for this answer), `totalFee` and `exchangeRate` as decimal text without trailing zeros and `cryptoAmount`, `cryptoAuthorizedAmount` as integer text in the smallest unit; it is paid as `POST /v1/ramp/bank/payout/payouts` pays a quote (the hold, 400 `INSUFFICIENT_BALANCE`, the sell once the transfer is mined). Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`. Once the payout is recorded the key stays bound to it: a retry answers the payout as it is now. With `payout` in the tenant's `passkeys.stepUp.operations` (above `amountAbove` when set), a caller who has a passkey sends an approval for this body in `Passkey-Approval` (403 `PASSKEY_APPROVAL_REQUIRED` without it). Partner failures: 502 `RAMP_AUTHENTICATION_FAILED`; 503 `RAMP_UNAVAILABLE`, `RAMP_TIMEOUT`, `RAMP_UNREACHABLE`, `RAMP_RATE_LIMITED`; the partner's own refusals keep their status with `details.code` `RAMP_REQUEST_REFUSED`. Rate limit: 10 per minute per client IP (429 with `retry-after`).
          */
         post: operations["rampPayoutInitiate"];
         delete?: never;
@@ -2748,7 +3014,7 @@ export interface paths {
         put?: never;
         /**
          * Create an agent API key
-         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Answers the key (`sk_agent_…`) once: only its SHA-256 is kept. An archived agent answers 409 `AGENT_ARCHIVED`.
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. Answers the key (`sk_agent_…`) once: only its SHA-256 is kept. An archived agent answers 409 `AGENT_ARCHIVED`. With `agent_api_key` in the tenant's `passkeys.stepUp.operations`, an operator who has a passkey sends an approval for this body in `Passkey-Approval` (403 `PASSKEY_APPROVAL_REQUIRED` without it).
          */
         post: operations["agentPaymentsCreateAgentKey"];
         delete?: never;
@@ -3316,7 +3582,7 @@ export interface paths {
         put?: never;
         /**
          * Approve: the execution proceeds and pays
-         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. While it waits, the execution holds its amount in the windows it was judged in. The policy (limits, payee) and its mandate are judged again in the approving transaction, in the windows containing now (past the policy's midnight, the new day's), its own held amount left out: if the payment no longer passes, 409 `APPROVAL_LIMIT_EXCEEDED` with the reasons and the approval stays pending, still holding; else the execution counts from now in those windows (`processing`) and is paid. Not pending: 409 `APPROVAL_STATE_INVALID`.
+         * @description A tenantadmin of the tenant (bearer), or a platform admin naming `tenantId` (query or body); another tenant's ids answer 404, a plain user 403. While it waits, the execution holds its amount in the windows it was judged in. The policy (limits, payee) and its mandate are judged again in the approving transaction, in the windows containing now (past the policy's midnight, the new day's), its own held amount left out: if the payment no longer passes, 409 `APPROVAL_LIMIT_EXCEEDED` with the reasons and the approval stays pending, still holding; else the execution counts from now in those windows (`processing`) and is paid. Not pending: 409 `APPROVAL_STATE_INVALID`. With `agent_execution_approval` in the tenant's `passkeys.stepUp.operations`, an operator who has a passkey sends an approval for this body in `Passkey-Approval` (403 `PASSKEY_APPROVAL_REQUIRED` without it).
          */
         post: operations["agentPaymentsApprove"];
         delete?: never;
@@ -3537,7 +3803,7 @@ export interface components {
          * @description An error answer's `code`
          * @enum {string}
          */
-        ErrorCode: "DATABASE_UNAVAILABLE" | "SETTING_PLATFORM_ADMIN_ONLY" | "PRIMARY_WALLET_EXISTS" | "WALLET_NOT_FOUND" | "CHAIN_RPC_ERROR" | "CONTRACT_NOT_AVAILABLE" | "CONTRACT_CALL_REVERTED" | "NETWORK_UNAVAILABLE" | "INSUFFICIENT_BALANCE" | "PREPARED_TX_NOT_FOUND" | "PREPARED_TX_EXPIRED" | "PREPARED_TX_ALREADY_USED" | "TRANSACTION_ALREADY_BROADCAST" | "TRANSACTION_REJECTED" | "TRANSACTION_WOULD_FAIL" | "TRANSACTION_TYPE_UNSUPPORTED" | "SIGNATURE_DECODE_FAILED" | "SIGNATURE_INVALID" | "WRONG_SIGNER" | "CHAIN_ID_MISMATCH" | "SOLANA_CALL_UNREADABLE" | "SOLANA_CALL_UNSUPPORTED" | "SOLANA_CALL_WRONG_PAYER" | "SWAP_AGGREGATOR_UNAVAILABLE" | "SWAP_NO_ROUTE" | "SWAP_QUOTE_REFUSED" | "SWAP_NO_DIRECT_ROUTE" | "SWAP_NEEDS_DESTINATION_SIGNATURE" | "SWAP_ALLOWANCE_CHECK_FAILED" | "SWAP_QUOTE_NOT_FOUND" | "SWAP_QUOTE_EXPIRED" | "SWAP_GASLESS_DISABLED" | "SWAP_GASLESS_NOT_ELIGIBLE" | "SWAP_GASLESS_AMOUNT_TOO_SMALL" | "SWAP_GASLESS_CLIENT_SIGNS" | "SWAP_PERMIT_SIGNATURE_INVALID" | "SWAP_GASLESS_SIMULATION_FAILED" | "SWAP_GASLESS_ALREADY_RELAYED" | "SWAP_GASLESS_TENANT_DAILY_LIMIT" | "SWAP_GASLESS_USER_DAILY_LIMIT" | "SWAP_RELAYER_LOW_GAS" | "AAVE_NETWORK_UNSUPPORTED" | "AAVE_RESERVE_NOT_LISTED" | "AAVE_CLIENT_SIGNED_WALLET" | "AAVE_CUSTODIAL_WALLET" | "AAVE_INSUFFICIENT_SUPPLY" | "AAVE_SUPPLY_NOT_SENT" | "DAPP_MESSAGE_INVALID" | "DAPP_MESSAGE_IS_TRANSACTION" | "DAPP_MESSAGE_IS_TYPED_DATA" | "DAPP_MESSAGE_IS_HASH" | "DAPP_NONCE_INVALID" | "DAPP_NONCE_EXPIRED" | "DAPP_NONCE_USED" | "DAPP_NONCE_NOT_IN_MESSAGE" | "DAPP_WALLET_NOT_CUSTODIAL" | "MPC_NOT_ENABLED" | "MPC_ENGINE_NOT_CONFIGURED" | "MPC_CHAIN_UNSUPPORTED" | "MPC_NOT_AN_MPC_WALLET" | "MPC_SESSION_NOT_FOUND" | "MPC_SESSION_EXPIRED" | "MPC_SESSION_FULL" | "MPC_NOT_A_PARTY" | "MPC_NOT_JOINED" | "MPC_NOT_A_SIGNING_SESSION" | "MPC_BAD_RECIPIENT" | "MPC_BAD_ROUND" | "MPC_BAD_RESULT" | "MPC_MESSAGE_TOO_LARGE" | "MPC_MESSAGE_OUT_OF_ORDER" | "MPC_MESSAGE_REPLAYED" | "MPC_RESULT_CONFLICT" | "MPC_DKG_INCOMPLETE" | "MPC_PUBLIC_KEY_MISMATCH" | "MPC_WALLET_ALREADY_REGISTERED" | "MPC_NO_SERVICE_SHARE" | "MPC_SIGNATURE_INVALID" | "MPC_WALLET_GONE" | "CARD_ONRAMP_NOT_ENABLED" | "CARD_ONRAMP_NOT_CONFIGURED" | "CARD_ONRAMP_AMOUNTS" | "CARD_ONRAMP_CHAIN_UNSUPPORTED" | "CARD_ONRAMP_SESSION_NOT_FOUND" | "CARD_ONRAMP_BAD_ANSWER" | "CARD_ONRAMP_AUTHENTICATION_FAILED" | "CARD_ONRAMP_UNAVAILABLE" | "CARD_ONRAMP_RATE_LIMITED" | "CARD_ONRAMP_REFUSED" | "CARD_ONRAMP_EVENT_SIGNATURE" | "CARD_ONRAMP_EVENT_TOO_LARGE" | "AGENT_ARCHIVED" | "AGENT_STATE_INVALID" | "AGENT_JWK_PRIVATE" | "AGENT_WALLET_NOT_CUSTODIAL" | "AGENT_WALLET_CONSENT_REQUIRED" | "AGENT_PAYMENTS_WEBHOOK_INVALID" | "POLICY_INVALID" | "POLICY_NOT_FOUND" | "POLICY_IN_USE" | "MERCHANT_NOT_FOUND" | "MERCHANT_DISABLED" | "MERCHANT_PAY_TO_INVALID" | "SHOPPER_NOT_FOUND" | "SHOPPER_EXISTS" | "SHOPPER_JWK_INVALID" | "SHOPPER_JWK_PRIVATE" | "SHOPPER_KEY_MISSING" | "SHOPPER_KEY_CHANGED" | "SHOPPER_KEY_CHANGE_FORBIDDEN" | "SHOPPER_JWS_INVALID" | "SHOPPER_JWS_EXPIRED" | "SHOPPER_JWS_CONTENT_MISMATCH" | "MANDATE_INVALID" | "MANDATE_CART_REQUIRED" | "MANDATE_CART_NOT_ALLOWED" | "MANDATE_CART_TOTAL_MISMATCH" | "MANDATE_NOT_FOUND" | "MANDATE_EXPIRED" | "MANDATE_STATE_INVALID" | "MERCHANT_REQUIRED" | "RESOURCE_URL_REQUIRED" | "RESOURCE_URL_X402_ONLY" | "RESOURCE_URL_REFUSED" | "NETWORK_UNKNOWN" | "NETWORK_MISMATCH" | "RAIL_NETWORK_UNSUPPORTED" | "CURRENCY_NOT_ON_NETWORK" | "AMOUNT_INVALID" | "AMOUNT_PRECISION" | "IDEMPOTENCY_KEY_IN_USE" | "EXECUTION_STATE_INVALID" | "CONFIRMATION_LIMIT_EXCEEDED" | "APPROVAL_LIMIT_EXCEEDED" | "APPROVAL_STATE_INVALID" | "REFUND_TOO_LARGE" | "RECEIPT_NOT_READY" | "X402_NETWORK_UNSUPPORTED" | "X402_PAYEE_REFUSED";
+        ErrorCode: "DATABASE_UNAVAILABLE" | "SETTING_PLATFORM_ADMIN_ONLY" | "PRIMARY_WALLET_EXISTS" | "WALLET_NOT_FOUND" | "CHAIN_RPC_ERROR" | "CONTRACT_NOT_AVAILABLE" | "CONTRACT_CALL_REVERTED" | "NETWORK_UNAVAILABLE" | "INSUFFICIENT_BALANCE" | "PREPARED_TX_NOT_FOUND" | "PREPARED_TX_EXPIRED" | "PREPARED_TX_ALREADY_USED" | "TRANSACTION_ALREADY_BROADCAST" | "TRANSACTION_REJECTED" | "TRANSACTION_WOULD_FAIL" | "TRANSACTION_TYPE_UNSUPPORTED" | "SIGNATURE_DECODE_FAILED" | "SIGNATURE_INVALID" | "WRONG_SIGNER" | "CHAIN_ID_MISMATCH" | "SOLANA_CALL_UNREADABLE" | "SOLANA_CALL_UNSUPPORTED" | "SOLANA_CALL_WRONG_PAYER" | "SWAP_AGGREGATOR_UNAVAILABLE" | "SWAP_NO_ROUTE" | "SWAP_QUOTE_REFUSED" | "SWAP_NO_DIRECT_ROUTE" | "SWAP_NEEDS_DESTINATION_SIGNATURE" | "SWAP_ALLOWANCE_CHECK_FAILED" | "SWAP_QUOTE_NOT_FOUND" | "SWAP_QUOTE_EXPIRED" | "SWAP_GASLESS_DISABLED" | "SWAP_GASLESS_NOT_ELIGIBLE" | "SWAP_GASLESS_AMOUNT_TOO_SMALL" | "SWAP_GASLESS_CLIENT_SIGNS" | "SWAP_PERMIT_SIGNATURE_INVALID" | "SWAP_GASLESS_SIMULATION_FAILED" | "SWAP_GASLESS_ALREADY_RELAYED" | "SWAP_GASLESS_TENANT_DAILY_LIMIT" | "SWAP_GASLESS_USER_DAILY_LIMIT" | "SWAP_RELAYER_LOW_GAS" | "AAVE_NETWORK_UNSUPPORTED" | "AAVE_RESERVE_NOT_LISTED" | "AAVE_CLIENT_SIGNED_WALLET" | "AAVE_CUSTODIAL_WALLET" | "AAVE_INSUFFICIENT_SUPPLY" | "AAVE_SUPPLY_NOT_SENT" | "DAPP_MESSAGE_INVALID" | "DAPP_MESSAGE_IS_TRANSACTION" | "DAPP_MESSAGE_IS_TYPED_DATA" | "DAPP_MESSAGE_IS_HASH" | "DAPP_NONCE_INVALID" | "DAPP_NONCE_EXPIRED" | "DAPP_NONCE_USED" | "DAPP_NONCE_NOT_IN_MESSAGE" | "DAPP_WALLET_NOT_CUSTODIAL" | "MPC_NOT_ENABLED" | "MPC_ENGINE_NOT_CONFIGURED" | "MPC_CHAIN_UNSUPPORTED" | "MPC_NOT_AN_MPC_WALLET" | "MPC_SESSION_NOT_FOUND" | "MPC_SESSION_EXPIRED" | "MPC_SESSION_FULL" | "MPC_NOT_A_PARTY" | "MPC_NOT_JOINED" | "MPC_NOT_A_SIGNING_SESSION" | "MPC_BAD_RECIPIENT" | "MPC_BAD_ROUND" | "MPC_BAD_RESULT" | "MPC_MESSAGE_TOO_LARGE" | "MPC_MESSAGE_OUT_OF_ORDER" | "MPC_MESSAGE_REPLAYED" | "MPC_RESULT_CONFLICT" | "MPC_DKG_INCOMPLETE" | "MPC_PUBLIC_KEY_MISMATCH" | "MPC_WALLET_ALREADY_REGISTERED" | "MPC_NO_SERVICE_SHARE" | "MPC_SIGNATURE_INVALID" | "MPC_WALLET_GONE" | "CARD_ONRAMP_NOT_ENABLED" | "CARD_ONRAMP_NOT_CONFIGURED" | "CARD_ONRAMP_AMOUNTS" | "CARD_ONRAMP_CHAIN_UNSUPPORTED" | "CARD_ONRAMP_SESSION_NOT_FOUND" | "CARD_ONRAMP_BAD_ANSWER" | "CARD_ONRAMP_AUTHENTICATION_FAILED" | "CARD_ONRAMP_UNAVAILABLE" | "CARD_ONRAMP_RATE_LIMITED" | "CARD_ONRAMP_REFUSED" | "CARD_ONRAMP_EVENT_SIGNATURE" | "CARD_ONRAMP_EVENT_TOO_LARGE" | "AGENT_ARCHIVED" | "AGENT_STATE_INVALID" | "AGENT_JWK_PRIVATE" | "AGENT_WALLET_NOT_CUSTODIAL" | "AGENT_WALLET_CONSENT_REQUIRED" | "AGENT_PAYMENTS_WEBHOOK_INVALID" | "POLICY_INVALID" | "POLICY_NOT_FOUND" | "POLICY_IN_USE" | "MERCHANT_NOT_FOUND" | "MERCHANT_DISABLED" | "MERCHANT_PAY_TO_INVALID" | "SHOPPER_NOT_FOUND" | "SHOPPER_EXISTS" | "SHOPPER_JWK_INVALID" | "SHOPPER_JWK_PRIVATE" | "SHOPPER_KEY_MISSING" | "SHOPPER_KEY_CHANGED" | "SHOPPER_KEY_CHANGE_FORBIDDEN" | "SHOPPER_JWS_INVALID" | "SHOPPER_JWS_EXPIRED" | "SHOPPER_JWS_CONTENT_MISMATCH" | "MANDATE_INVALID" | "MANDATE_CART_REQUIRED" | "MANDATE_CART_NOT_ALLOWED" | "MANDATE_CART_TOTAL_MISMATCH" | "MANDATE_NOT_FOUND" | "MANDATE_EXPIRED" | "MANDATE_STATE_INVALID" | "MERCHANT_REQUIRED" | "RESOURCE_URL_REQUIRED" | "RESOURCE_URL_X402_ONLY" | "RESOURCE_URL_REFUSED" | "NETWORK_UNKNOWN" | "NETWORK_MISMATCH" | "RAIL_NETWORK_UNSUPPORTED" | "CURRENCY_NOT_ON_NETWORK" | "AMOUNT_INVALID" | "AMOUNT_PRECISION" | "IDEMPOTENCY_KEY_IN_USE" | "EXECUTION_STATE_INVALID" | "CONFIRMATION_LIMIT_EXCEEDED" | "APPROVAL_LIMIT_EXCEEDED" | "APPROVAL_STATE_INVALID" | "REFUND_TOO_LARGE" | "RECEIPT_NOT_READY" | "X402_NETWORK_UNSUPPORTED" | "X402_PAYEE_REFUSED" | "PASSKEYS_NOT_CONFIGURED" | "PASSKEY_RESPONSE_INVALID" | "PASSKEY_CHALLENGE_UNKNOWN" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_ASSERTION_REPLAYED" | "PASSKEY_ORIGIN_NOT_ALLOWED" | "PASSKEY_RP_MISMATCH" | "PASSKEY_CREDENTIAL_UNKNOWN" | "PASSKEY_COUNTER_REGRESSED" | "PASSKEY_VERIFICATION_FAILED" | "PASSKEY_ALREADY_REGISTERED" | "PASSKEY_LAST_SIGN_IN_METHOD" | "PASSKEY_APPROVAL_REQUIRED" | "PASSKEY_APPROVAL_INVALID" | "PASSKEY_REQUIRED" | "PASSKEY_HOSTED_SESSION_INVALID" | "PASSKEY_CODE_INVALID" | "PASSKEY_RETURN_URL_NOT_ALLOWED";
         /**
          * @description An error answer's `details.code` (the bank ramp's, the idempotency's and the sandbox faucet's)
          * @enum {string}
@@ -4359,6 +4625,23 @@ export interface operations {
                      *             },
                      *             "agentPayments": {
                      *               "tenantManagesUserWallets": true
+                     *             },
+                     *             "passkeys": {
+                     *               "rpId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *               "rpName": "text",
+                     *               "origins": [
+                     *                 "text"
+                     *               ],
+                     *               "hostedReturnUrls": [
+                     *                 "text"
+                     *               ],
+                     *               "stepUp": {
+                     *                 "operations": [
+                     *                   "key_export"
+                     *                 ],
+                     *                 "amountAbove": "1000000",
+                     *                 "requirePasskey": true
+                     *               }
                      *             }
                      *           },
                      *           "createdAt": "2026-11-28T09:30:00.000Z",
@@ -4463,6 +4746,18 @@ export interface operations {
                                 agentPayments: {
                                     /** @description The tenant declares in writing that it manages its users' custodial wallets: its agents then pay from any user's custodial wallet without that user's consent (docs/agent-payments.md, "The wallet owner's consent"). Default false: an agent pays from a user's wallet only once that user consented (`POST /v1/agent-payments/agents/{agentId}/wallet-consent` with their own token). Only a platform admin may turn it on (a tenantadmin gets 403 `SETTING_PLATFORM_ADMIN_ONLY`); either may turn it off; every change is in the tenant's activity log */
                                     tenantManagesUserWallets: boolean;
+                                };
+                                passkeys: {
+                                    rpId: string | null;
+                                    rpName: string;
+                                    origins: string[];
+                                    hostedReturnUrls: string[];
+                                    stepUp: {
+                                        operations: ("key_export" | "sign_in_method" | "email_change" | "send" | "payout" | "agent_execution_approval" | "agent_api_key")[];
+                                        /** @description smallest unit, integer string */
+                                        amountAbove: string | null;
+                                        requirePasskey: boolean;
+                                    };
                                 };
                             };
                             /** Format: date-time */
@@ -4616,6 +4911,21 @@ export interface operations {
                             /** @description The tenant declares in writing that it manages its users' custodial wallets: its agents then pay from any user's custodial wallet without that user's consent (docs/agent-payments.md, "The wallet owner's consent"). Default false: an agent pays from a user's wallet only once that user consented (`POST /v1/agent-payments/agents/{agentId}/wallet-consent` with their own token). Only a platform admin may turn it on (a tenantadmin gets 403 `SETTING_PLATFORM_ADMIN_ONLY`); either may turn it off; every change is in the tenant's activity log */
                             tenantManagesUserWallets?: boolean;
                         };
+                        passkeys?: {
+                            /** @description a domain: the origins' host or a parent of it */
+                            rpId?: string | null;
+                            rpName?: string;
+                            origins?: string[];
+                            /** @description where the hosted passkey page may send users back: a `returnUrl` must start with one of these */
+                            hostedReturnUrls?: string[];
+                            stepUp?: {
+                                operations?: ("key_export" | "sign_in_method" | "email_change" | "send" | "payout" | "agent_execution_approval" | "agent_api_key")[];
+                                /** @description smallest unit, integer string */
+                                amountAbove?: string | null;
+                                /** @description true: users without a passkey are refused the listed operations too (they must register one first) */
+                                requirePasskey?: boolean;
+                            };
+                        };
                     };
                 };
             };
@@ -4702,6 +5012,23 @@ export interface operations {
                      *         },
                      *         "agentPayments": {
                      *           "tenantManagesUserWallets": true
+                     *         },
+                     *         "passkeys": {
+                     *           "rpId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "rpName": "text",
+                     *           "origins": [
+                     *             "text"
+                     *           ],
+                     *           "hostedReturnUrls": [
+                     *             "text"
+                     *           ],
+                     *           "stepUp": {
+                     *             "operations": [
+                     *               "key_export"
+                     *             ],
+                     *             "amountAbove": "1000000",
+                     *             "requirePasskey": true
+                     *           }
                      *         }
                      *       },
                      *       "createdAt": "2026-11-28T09:30:00.000Z",
@@ -4798,6 +5125,18 @@ export interface operations {
                             agentPayments: {
                                 /** @description The tenant declares in writing that it manages its users' custodial wallets: its agents then pay from any user's custodial wallet without that user's consent (docs/agent-payments.md, "The wallet owner's consent"). Default false: an agent pays from a user's wallet only once that user consented (`POST /v1/agent-payments/agents/{agentId}/wallet-consent` with their own token). Only a platform admin may turn it on (a tenantadmin gets 403 `SETTING_PLATFORM_ADMIN_ONLY`); either may turn it off; every change is in the tenant's activity log */
                                 tenantManagesUserWallets: boolean;
+                            };
+                            passkeys: {
+                                rpId: string | null;
+                                rpName: string;
+                                origins: string[];
+                                hostedReturnUrls: string[];
+                                stepUp: {
+                                    operations: ("key_export" | "sign_in_method" | "email_change" | "send" | "payout" | "agent_execution_approval" | "agent_api_key")[];
+                                    /** @description smallest unit, integer string */
+                                    amountAbove: string | null;
+                                    requirePasskey: boolean;
+                                };
                             };
                         };
                         /** Format: date-time */
@@ -4957,6 +5296,23 @@ export interface operations {
                      *         },
                      *         "agentPayments": {
                      *           "tenantManagesUserWallets": true
+                     *         },
+                     *         "passkeys": {
+                     *           "rpId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "rpName": "text",
+                     *           "origins": [
+                     *             "text"
+                     *           ],
+                     *           "hostedReturnUrls": [
+                     *             "text"
+                     *           ],
+                     *           "stepUp": {
+                     *             "operations": [
+                     *               "key_export"
+                     *             ],
+                     *             "amountAbove": "1000000",
+                     *             "requirePasskey": true
+                     *           }
                      *         }
                      *       },
                      *       "createdAt": "2026-11-28T09:30:00.000Z",
@@ -5052,6 +5408,18 @@ export interface operations {
                             agentPayments: {
                                 /** @description The tenant declares in writing that it manages its users' custodial wallets: its agents then pay from any user's custodial wallet without that user's consent (docs/agent-payments.md, "The wallet owner's consent"). Default false: an agent pays from a user's wallet only once that user consented (`POST /v1/agent-payments/agents/{agentId}/wallet-consent` with their own token). Only a platform admin may turn it on (a tenantadmin gets 403 `SETTING_PLATFORM_ADMIN_ONLY`); either may turn it off; every change is in the tenant's activity log */
                                 tenantManagesUserWallets: boolean;
+                            };
+                            passkeys: {
+                                rpId: string | null;
+                                rpName: string;
+                                origins: string[];
+                                hostedReturnUrls: string[];
+                                stepUp: {
+                                    operations: ("key_export" | "sign_in_method" | "email_change" | "send" | "payout" | "agent_execution_approval" | "agent_api_key")[];
+                                    /** @description smallest unit, integer string */
+                                    amountAbove: string | null;
+                                    requirePasskey: boolean;
+                                };
                             };
                         };
                         /** Format: date-time */
@@ -5211,6 +5579,21 @@ export interface operations {
                             /** @description The tenant declares in writing that it manages its users' custodial wallets: its agents then pay from any user's custodial wallet without that user's consent (docs/agent-payments.md, "The wallet owner's consent"). Default false: an agent pays from a user's wallet only once that user consented (`POST /v1/agent-payments/agents/{agentId}/wallet-consent` with their own token). Only a platform admin may turn it on (a tenantadmin gets 403 `SETTING_PLATFORM_ADMIN_ONLY`); either may turn it off; every change is in the tenant's activity log */
                             tenantManagesUserWallets?: boolean;
                         };
+                        passkeys?: {
+                            /** @description a domain: the origins' host or a parent of it */
+                            rpId?: string | null;
+                            rpName?: string;
+                            origins?: string[];
+                            /** @description where the hosted passkey page may send users back: a `returnUrl` must start with one of these */
+                            hostedReturnUrls?: string[];
+                            stepUp?: {
+                                operations?: ("key_export" | "sign_in_method" | "email_change" | "send" | "payout" | "agent_execution_approval" | "agent_api_key")[];
+                                /** @description smallest unit, integer string */
+                                amountAbove?: string | null;
+                                /** @description true: users without a passkey are refused the listed operations too (they must register one first) */
+                                requirePasskey?: boolean;
+                            };
+                        };
                     };
                     refreshTokenRotation?: boolean;
                     /** @enum {string} */
@@ -5299,6 +5682,21 @@ export interface operations {
                         /** @description The tenant declares in writing that it manages its users' custodial wallets: its agents then pay from any user's custodial wallet without that user's consent (docs/agent-payments.md, "The wallet owner's consent"). Default false: an agent pays from a user's wallet only once that user consented (`POST /v1/agent-payments/agents/{agentId}/wallet-consent` with their own token). Only a platform admin may turn it on (a tenantadmin gets 403 `SETTING_PLATFORM_ADMIN_ONLY`); either may turn it off; every change is in the tenant's activity log */
                         tenantManagesUserWallets?: boolean;
                     };
+                    passkeys?: {
+                        /** @description a domain: the origins' host or a parent of it */
+                        rpId?: string | null;
+                        rpName?: string;
+                        origins?: string[];
+                        /** @description where the hosted passkey page may send users back: a `returnUrl` must start with one of these */
+                        hostedReturnUrls?: string[];
+                        stepUp?: {
+                            operations?: ("key_export" | "sign_in_method" | "email_change" | "send" | "payout" | "agent_execution_approval" | "agent_api_key")[];
+                            /** @description smallest unit, integer string */
+                            amountAbove?: string | null;
+                            /** @description true: users without a passkey are refused the listed operations too (they must register one first) */
+                            requirePasskey?: boolean;
+                        };
+                    };
                 };
             };
         };
@@ -5384,6 +5782,23 @@ export interface operations {
                      *         },
                      *         "agentPayments": {
                      *           "tenantManagesUserWallets": true
+                     *         },
+                     *         "passkeys": {
+                     *           "rpId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "rpName": "text",
+                     *           "origins": [
+                     *             "text"
+                     *           ],
+                     *           "hostedReturnUrls": [
+                     *             "text"
+                     *           ],
+                     *           "stepUp": {
+                     *             "operations": [
+                     *               "key_export"
+                     *             ],
+                     *             "amountAbove": "1000000",
+                     *             "requirePasskey": true
+                     *           }
                      *         }
                      *       },
                      *       "createdAt": "2026-11-28T09:30:00.000Z",
@@ -5479,6 +5894,18 @@ export interface operations {
                             agentPayments: {
                                 /** @description The tenant declares in writing that it manages its users' custodial wallets: its agents then pay from any user's custodial wallet without that user's consent (docs/agent-payments.md, "The wallet owner's consent"). Default false: an agent pays from a user's wallet only once that user consented (`POST /v1/agent-payments/agents/{agentId}/wallet-consent` with their own token). Only a platform admin may turn it on (a tenantadmin gets 403 `SETTING_PLATFORM_ADMIN_ONLY`); either may turn it off; every change is in the tenant's activity log */
                                 tenantManagesUserWallets: boolean;
+                            };
+                            passkeys: {
+                                rpId: string | null;
+                                rpName: string;
+                                origins: string[];
+                                hostedReturnUrls: string[];
+                                stepUp: {
+                                    operations: ("key_export" | "sign_in_method" | "email_change" | "send" | "payout" | "agent_execution_approval" | "agent_api_key")[];
+                                    /** @description smallest unit, integer string */
+                                    amountAbove: string | null;
+                                    requirePasskey: boolean;
+                                };
                             };
                         };
                         /** Format: date-time */
@@ -6687,6 +7114,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9691,7 +10127,10 @@ export interface operations {
     exportKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A fresh passkey approval for this exact request (docs/passkeys.md, "Step-up"), needed when the tenant lists the operation in `passkeys.stepUp.operations` and the caller has a passkey (or the tenant sets `requirePasskey`). Without it: 403 `PASSKEY_APPROVAL_REQUIRED`; one made for another request, user, or already used: 403 `PASSKEY_APPROVAL_INVALID`. */
+                "Passkey-Approval"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10920,6 +11359,1604 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    passkeyRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PublicKeyCredentialCreationOptionsJSON: hand it to `startRegistration({ optionsJSON })` of @simplewebauthn/browser */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "challenge": "Wm9uZGVyLXJlZ2lzdHJhdGlvbi1jaGFsbGVuZ2U",
+                     *       "rp": {
+                     *         "id": "app.example.com",
+                     *         "name": "Acme Wallet"
+                     *       },
+                     *       "user": {
+                     *         "id": "dXNlci1pZA",
+                     *         "name": "alice",
+                     *         "displayName": "alice"
+                     *       },
+                     *       "pubKeyCredParams": [
+                     *         {
+                     *           "type": "public-key",
+                     *           "alg": -7
+                     *         },
+                     *         {
+                     *           "type": "public-key",
+                     *           "alg": -257
+                     *         }
+                     *       ],
+                     *       "timeout": 300000,
+                     *       "attestation": "none",
+                     *       "excludeCredentials": [],
+                     *       "authenticatorSelection": {
+                     *         "residentKey": "required",
+                     *         "requireResidentKey": true,
+                     *         "userVerification": "required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    passkeyRegistrationVerify: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A fresh passkey approval for this exact request (docs/passkeys.md, "Step-up"), needed when the tenant lists the operation in `passkeys.stepUp.operations` and the caller has a passkey (or the tenant sets `requirePasskey`). Without it: 403 `PASSKEY_APPROVAL_REQUIRED`; one made for another request, user, or already used: 403 `PASSKEY_APPROVAL_INVALID`. */
+                "Passkey-Approval"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the browser's registration response as @simplewebauthn/browser `startRegistration()` returns it */
+                    response: {
+                        /** @description credential id, base64url */
+                        id: string;
+                        /** @description the same id, base64url */
+                        rawId: string;
+                        /** @constant */
+                        type: "public-key";
+                        response: {
+                            /** @description base64url */
+                            clientDataJSON: string;
+                            /** @description base64url */
+                            attestationObject: string;
+                            transports?: string[];
+                            /** @description base64url */
+                            authenticatorData?: string;
+                            /** @description base64url */
+                            publicKey?: string;
+                            /** @description COSE algorithm id */
+                            publicKeyAlgorithm?: string | number;
+                        };
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        authenticatorAttachment?: string;
+                    };
+                    /**
+                     * @description a label the user chooses
+                     * @example MacBook Touch ID
+                     */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created: passkey */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b9d4d4e-3c39-4a4c-9a55-2f1c7a0de2b1",
+                     *       "credentialId": "cHJldGVuZC1jcmVkZW50aWFs",
+                     *       "name": "MacBook Touch ID",
+                     *       "rpId": "app.example.com",
+                     *       "transports": [
+                     *         "internal",
+                     *         "hybrid"
+                     *       ],
+                     *       "deviceType": "multiDevice",
+                     *       "backedUp": true,
+                     *       "counter": 0,
+                     *       "createdAt": "2026-11-28T04:00:00.000Z",
+                     *       "lastUsedAt": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Slipway's id of the passkey (UUID) */
+                        id: string;
+                        /** @description the authenticator's credential id, base64url */
+                        credentialId: string;
+                        name: string;
+                        /** @description the relying party the passkey was made for */
+                        rpId: string;
+                        transports: string[];
+                        /** @enum {string} */
+                        deviceType: "singleDevice" | "multiDevice";
+                        backedUp: boolean;
+                        /** @description the signature counter as last seen (0 for authenticators that keep none) */
+                        counter: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        lastUsedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Passkey list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b9d4d4e-3c39-4a4c-9a55-2f1c7a0de2b1",
+                     *           "credentialId": "cHJldGVuZC1jcmVkZW50aWFs",
+                     *           "name": "MacBook Touch ID",
+                     *           "rpId": "app.example.com",
+                     *           "transports": [
+                     *             "internal",
+                     *             "hybrid"
+                     *           ],
+                     *           "deviceType": "multiDevice",
+                     *           "backedUp": true,
+                     *           "counter": 0,
+                     *           "createdAt": "2026-11-28T04:00:00.000Z",
+                     *           "lastUsedAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Slipway's id of the passkey (UUID) */
+                            id: string;
+                            /** @description the authenticator's credential id, base64url */
+                            credentialId: string;
+                            name: string;
+                            /** @description the relying party the passkey was made for */
+                            rpId: string;
+                            transports: string[];
+                            /** @enum {string} */
+                            deviceType: "singleDevice" | "multiDevice";
+                            backedUp: boolean;
+                            /** @description the signature counter as last seen (0 for authenticators that keep none) */
+                            counter: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            lastUsedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delete a passkey */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    renamePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description a label the user chooses
+                     * @example MacBook Touch ID
+                     */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Passkey */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b9d4d4e-3c39-4a4c-9a55-2f1c7a0de2b1",
+                     *       "credentialId": "cHJldGVuZC1jcmVkZW50aWFs",
+                     *       "name": "MacBook Touch ID",
+                     *       "rpId": "app.example.com",
+                     *       "transports": [
+                     *         "internal",
+                     *         "hybrid"
+                     *       ],
+                     *       "deviceType": "multiDevice",
+                     *       "backedUp": true,
+                     *       "counter": 0,
+                     *       "createdAt": "2026-11-28T04:00:00.000Z",
+                     *       "lastUsedAt": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Slipway's id of the passkey (UUID) */
+                        id: string;
+                        /** @description the authenticator's credential id, base64url */
+                        credentialId: string;
+                        name: string;
+                        /** @description the relying party the passkey was made for */
+                        rpId: string;
+                        transports: string[];
+                        /** @enum {string} */
+                        deviceType: "singleDevice" | "multiDevice";
+                        backedUp: boolean;
+                        /** @description the signature counter as last seen (0 for authenticators that keep none) */
+                        counter: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        lastUsedAt: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    passkeyApprovalOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    operation: "key_export" | "sign_in_method" | "email_change" | "send" | "payout" | "agent_execution_approval" | "agent_api_key";
+                    /** @enum {string} */
+                    method: "POST" | "PUT" | "PATCH" | "DELETE";
+                    /** @description its path, without query: `/v1/wallets/export-key` */
+                    path: string;
+                    /** @description SHA-256 in lower-case hex of the exact bytes of the request body that will be sent (of the empty string for a request without a body) */
+                    bodyHash: string;
+                };
+            };
+        };
+        responses: {
+            /** @description PublicKeyCredentialRequestOptionsJSON: hand it to `startAuthentication({ optionsJSON })` of @simplewebauthn/browser */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "challenge": "c2lnbi1pbi1jaGFsbGVuZ2U",
+                     *       "rpId": "app.example.com",
+                     *       "timeout": 300000,
+                     *       "userVerification": "required",
+                     *       "allowCredentials": []
+                     *     }
+                     */
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    passkeyApprovalVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the browser's assertion as @simplewebauthn/browser `startAuthentication()` returns it */
+                    response: {
+                        /** @description credential id, base64url */
+                        id: string;
+                        /** @description the same id, base64url */
+                        rawId: string;
+                        /** @constant */
+                        type: "public-key";
+                        response: {
+                            /** @description base64url */
+                            clientDataJSON: string;
+                            /** @description base64url */
+                            authenticatorData: string;
+                            /** @description base64url, up to 8 KB (post-quantum ML-DSA signatures run to about 6 KB in base64url) */
+                            signature: string;
+                            /** @description base64url */
+                            userHandle?: string | null;
+                        };
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        authenticatorAttachment?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Passkey approval */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "approval": "q0B7m2n...",
+                     *       "operation": "key_export",
+                     *       "expiresAt": "2026-11-28T04:02:00.000Z",
+                     *       "expiresIn": 120
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description send it in the `Passkey-Approval` header of the approved request; single use */
+                        approval: string;
+                        /** @enum {string} */
+                        operation: "key_export" | "sign_in_method" | "email_change" | "send" | "payout" | "agent_execution_approval" | "agent_api_key";
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** @description seconds */
+                        expiresIn: number;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    passkeySignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description omitted: a discoverable sign-in (the browser offers the passkeys it holds for the relying party) */
+                    username?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description PublicKeyCredentialRequestOptionsJSON: hand it to `startAuthentication({ optionsJSON })` of @simplewebauthn/browser */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "challenge": "c2lnbi1pbi1jaGFsbGVuZ2U",
+                     *       "rpId": "app.example.com",
+                     *       "timeout": 300000,
+                     *       "userVerification": "required",
+                     *       "allowCredentials": []
+                     *     }
+                     */
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    passkeySignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the browser's assertion as @simplewebauthn/browser `startAuthentication()` returns it */
+                    response: {
+                        /** @description credential id, base64url */
+                        id: string;
+                        /** @description the same id, base64url */
+                        rawId: string;
+                        /** @constant */
+                        type: "public-key";
+                        response: {
+                            /** @description base64url */
+                            clientDataJSON: string;
+                            /** @description base64url */
+                            authenticatorData: string;
+                            /** @description base64url, up to 8 KB (post-quantum ML-DSA signatures run to about 6 KB in base64url) */
+                            signature: string;
+                            /** @description base64url */
+                            userHandle?: string | null;
+                        };
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        authenticatorAttachment?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Token response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "text",
+                     *       "refreshToken": "text",
+                     *       "expiresIn": 900,
+                     *       "user": {
+                     *         "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *         "tenantId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *         "username": "alice",
+                     *         "email": "alice@example.com",
+                     *         "displayName": "Main",
+                     *         "role": "user",
+                     *         "status": "active",
+                     *         "createdAt": "2026-11-28T09:30:00.000Z",
+                     *         "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *       },
+                     *       "wallet": {},
+                     *       "mpcDkg": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description HS256 JWT with `sub`, `tenantId`, `role`, `iat`, `exp` */
+                        accessToken: string;
+                        /** @description opaque; valid 7 days by default */
+                        refreshToken: string;
+                        /**
+                         * @description seconds; 900 by default
+                         * @example 900
+                         */
+                        expiresIn: number;
+                        /** User */
+                        user: {
+                            /** Format: uuid */
+                            id: string;
+                            tenantId: string | null;
+                            username: string;
+                            email: string | null;
+                            displayName: string | null;
+                            /** @enum {string} */
+                            role: "user" | "tenantadmin" | "admin";
+                            /** @enum {string} */
+                            status: "active" | "deleted";
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /** @description only when a wallet was created during registration */
+                        wallet?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description registration on an `mpc` tenant with `wallet: { option: create }`: the DKG session opened for the new wallet (an MpcSession, as `POST /v1/mpc/wallets/dkg/start` answers); the device joins it as party 0 */
+                        mpcDkg?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    openHostedPasskeySession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    mode: "register" | "signin";
+                    /** @description required with `register`: the user the tenant's backend signed in */
+                    userId?: string;
+                    /** @description where the page sends the user back; must start with one of the tenant's `passkeys.hostedReturnUrls` */
+                    returnUrl: string;
+                    /** @description returned unchanged as `state` beside `code` */
+                    state?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created: hosted passkey session */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://slipway.example.com/passkeys#session=Q2hv...",
+                     *       "expiresAt": "2026-11-28T04:15:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description send the user's browser here (the session token is in the fragment, never sent to a server) */
+                        url: string;
+                        /**
+                         * Format: date-time
+                         * @description 15 minutes
+                         */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    hostedPasskeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the session token from the page address's fragment */
+                    session: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Hosted passkey options */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "mode": "register",
+                     *       "options": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        mode: "register" | "signin";
+                        /** @description creation options (register) or request options (signin), WebAuthn JSON */
+                        options: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    hostedPasskeyVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the session token from the page address's fragment */
+                    session: string;
+                    /** @description the browser's credential, WebAuthn JSON: a registration (register) or an assertion (signin) */
+                    response: {
+                        /** @description credential id, base64url */
+                        id: string;
+                        /** @description the same id, base64url */
+                        rawId: string;
+                        /** @constant */
+                        type: "public-key";
+                        response: {
+                            /** @description base64url */
+                            clientDataJSON: string;
+                            /** @description base64url */
+                            attestationObject: string;
+                            transports?: string[];
+                            /** @description base64url */
+                            authenticatorData?: string;
+                            /** @description base64url */
+                            publicKey?: string;
+                            /** @description COSE algorithm id */
+                            publicKeyAlgorithm?: string | number;
+                        };
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        authenticatorAttachment?: string;
+                    } | {
+                        /** @description credential id, base64url */
+                        id: string;
+                        /** @description the same id, base64url */
+                        rawId: string;
+                        /** @constant */
+                        type: "public-key";
+                        response: {
+                            /** @description base64url */
+                            clientDataJSON: string;
+                            /** @description base64url */
+                            authenticatorData: string;
+                            /** @description base64url, up to 8 KB (post-quantum ML-DSA signatures run to about 6 KB in base64url) */
+                            signature: string;
+                            /** @description base64url */
+                            userHandle?: string | null;
+                        };
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        authenticatorAttachment?: string;
+                    };
+                    /**
+                     * @description a label the user chooses
+                     * @example MacBook Touch ID
+                     */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Hosted passkey result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "redirectUrl": "https://app.example.com/passkey-done?code=c2lnbmVk...&state=k2f9x"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description the tenant's `returnUrl` with `code` (and `state`) */
+                        redirectUrl: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with existing data */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exchangePasskeyCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the one-time code the hosted page put on the return address; single use, valid 2 minutes, only for the tenant that opened the session */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Token response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "text",
+                     *       "refreshToken": "text",
+                     *       "expiresIn": 900,
+                     *       "user": {
+                     *         "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *         "tenantId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *         "username": "alice",
+                     *         "email": "alice@example.com",
+                     *         "displayName": "Main",
+                     *         "role": "user",
+                     *         "status": "active",
+                     *         "createdAt": "2026-11-28T09:30:00.000Z",
+                     *         "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *       },
+                     *       "wallet": {},
+                     *       "mpcDkg": {}
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description HS256 JWT with `sub`, `tenantId`, `role`, `iat`, `exp` */
+                        accessToken: string;
+                        /** @description opaque; valid 7 days by default */
+                        refreshToken: string;
+                        /**
+                         * @description seconds; 900 by default
+                         * @example 900
+                         */
+                        expiresIn: number;
+                        /** User */
+                        user: {
+                            /** Format: uuid */
+                            id: string;
+                            tenantId: string | null;
+                            username: string;
+                            email: string | null;
+                            displayName: string | null;
+                            /** @enum {string} */
+                            role: "user" | "tenantadmin" | "admin";
+                            /** @enum {string} */
+                            status: "active" | "deleted";
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                        /** @description only when a wallet was created during registration */
+                        wallet?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description registration on an `mpc` tenant with `wallet: { option: create }`: the DKG session opened for the new wallet (an MpcSession, as `POST /v1/mpc/wallets/dkg/start` answers); the device joins it as party 0 */
+                        mpcDkg?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    hostedPasskeyPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the HTML page (text/html) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example text */
+                    "text/plain": string;
                 };
             };
         };
@@ -33003,6 +35040,17 @@ export const operationCredentials: Readonly<Record<string, "tenant" | "bearer" |
     "POST /v1/auth/admin/send-reset": "bearer",
     "POST /v1/auth/google": "tenant",
     "POST /v1/auth/apple": "tenant",
+    "POST /v1/passkeys/registration/options": "bearer",
+    "POST /v1/passkeys/registration/verify": "bearer",
+    "GET /v1/passkeys/": "bearer",
+    "PATCH /v1/passkeys/{id}": "bearer",
+    "DELETE /v1/passkeys/{id}": "bearer",
+    "POST /v1/passkeys/approvals/options": "bearer",
+    "POST /v1/passkeys/approvals/verify": "bearer",
+    "POST /v1/auth/passkey/options": "tenant",
+    "POST /v1/auth/passkey/verify": "tenant",
+    "POST /v1/passkeys/hosted/sessions": "tenant",
+    "POST /v1/auth/passkey/exchange": "tenant",
     "POST /v1/transactions/": "bearer",
     "GET /v1/transactions/": "bearer",
     "POST /v1/transactions/quote": "bearer",

@@ -201,6 +201,25 @@ export const ERROR_CODES = {
   RECEIPT_NOT_READY: e(404, 'No receipt: the execution has not been paid'),
   X402_NETWORK_UNSUPPORTED: e(400, 'The agent\'s wallet is on a chain the registry does not know'),
   X402_PAYEE_REFUSED: e(409, 'The payee is refused'),
+  // passkeys: registration, sign-in, approvals, the hosted page (400 on registration and approvals, 401 on sign-in)
+  PASSKEYS_NOT_CONFIGURED: e([400, 401], 'Passkeys are not configured for this tenant: set passkeys.rpId and passkeys.origins'),
+  PASSKEY_RESPONSE_INVALID: e([400, 401], 'The passkey response cannot be read'),
+  PASSKEY_CHALLENGE_UNKNOWN: e([400, 401], 'The challenge of this passkey response was not issued for this ceremony'),
+  PASSKEY_CHALLENGE_EXPIRED: e([400, 401], 'The challenge of this passkey response has expired: ask for new options'),
+  PASSKEY_ASSERTION_REPLAYED: e([400, 401], 'This passkey response was already used (its challenge is spent)'),
+  PASSKEY_ORIGIN_NOT_ALLOWED: e([400, 401], 'The passkey response comes from an origin the tenant does not allow'),
+  PASSKEY_RP_MISMATCH: e([400, 401], 'The passkey response was made for another relying party'),
+  PASSKEY_CREDENTIAL_UNKNOWN: e([400, 401], 'This passkey is not registered (or was deleted)'),
+  PASSKEY_COUNTER_REGRESSED: e([400, 401], 'The authenticator\'s signature counter went backwards: the passkey may be cloned'),
+  PASSKEY_VERIFICATION_FAILED: e([400, 401], 'The passkey response does not verify'),
+  PASSKEY_ALREADY_REGISTERED: e(409, 'This passkey is already registered'),
+  PASSKEY_LAST_SIGN_IN_METHOD: e(409, 'This is the account\'s last way to sign in: add another before deleting it'),
+  PASSKEY_APPROVAL_REQUIRED: e(403, 'This operation needs a fresh passkey approval (Passkey-Approval header)'),
+  PASSKEY_APPROVAL_INVALID: e(403, 'The passkey approval is invalid, expired, used, or made for another request'),
+  PASSKEY_REQUIRED: e(403, 'This tenant requires a registered passkey for this operation'),
+  PASSKEY_HOSTED_SESSION_INVALID: e(400, 'The hosted passkey session is invalid, expired or already used'),
+  PASSKEY_CODE_INVALID: e(401, 'The one-time code is invalid, expired or already used'),
+  PASSKEY_RETURN_URL_NOT_ALLOWED: e(400, 'The returnUrl is not one of the tenant\'s passkeys.hostedReturnUrls'),
 } as const satisfies Record<string, ErrorCodeEntry>
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -11,6 +11,7 @@ import { systemClock } from '@/lib/clock'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { startLocalChain, type LocalChain } from '@tests/helpers/evm-node'
+import { SoftAuthenticator } from '@tests/helpers/soft-authenticator'
 import { custodialWallet, waitFor } from '@tests/transactions/helpers'
 
 let t: TestApp
@@ -45,6 +46,7 @@ function idKind(path: string, param: string): string | null {
   if (path.startsWith('/v1/ramp/card/tenant/sessions/{id}')) return 'cardTenantSession'
   if (param === 'walletId') return 'wallet'
   if (path.startsWith('/v1/users/{id}')) return 'user'
+  if (path.startsWith('/v1/passkeys/{id}')) return 'passkey'
   if (path.startsWith('/v1/wallets/{id}')) return 'wallet'
   if (path.startsWith('/v1/transactions/aggregated/{id}')) return 'feedItem'
   if (path.startsWith('/v1/transactions/{id}')) return 'transaction'
@@ -55,6 +57,7 @@ function idKind(path: string, param: string): string | null {
 const BODIES: Record<string, unknown> = {
   'PATCH /v1/admin/tenants/{id}': { name: 'renamed' },
   'PUT /v1/users/{id}': { email: 'changed@example.com' },
+  'PATCH /v1/passkeys/{id}': { name: 'renamed' },
   'PUT /v1/admin/tenants/{id}/webhooks/{environment}': { url: 'https://hooks.slipway.test/in', eventTypes: ['ramp.deposit.updated'] },
   'POST /v1/transactions/{id}/broadcast': { signedTransaction: '0x02' },
   'POST /v1/ramp/bank/payout/quotes/{quoteId}/steps': { isTestnet: true },
@@ -124,7 +127,19 @@ beforeAll(async () => {
   await cardSessions()
   await agentPayments()
   await mpcSession()
+  await passkey()
 }, 60_000)
+
+/** A passkey of the user, registered with a software authenticator on the tenant's relying party. */
+async function passkey() {
+  const patch = await f.api.patch(`/v1/admin/tenants/${a.id}`, { passkeys: { rpId: 'app.example', origins: ['https://app.example'] } }, { token: await f.adminToken() })
+  expect(patch.status).toBe(200)
+  const options = await f.api.post('/v1/passkeys/registration/options', {}, { token: own.user.accessToken })
+  const response = new SoftAuthenticator().create(options.body, 'https://app.example')
+  const created = await f.api.post('/v1/passkeys/registration/verify', { response }, { token: own.user.accessToken })
+  expect(created.status).toBe(201)
+  ids.passkey = created.body.id
+}
 
 /** One of each agent payments record: an agent with a key, a policy, a merchant with a key, a mandate. */
 async function agentPayments() {

@@ -5,6 +5,7 @@
  * rails (onchain, x402); beyond the table, a shopper's own key change (shopper-routes.ts) and
  * the wallet owner's consent (wallet-consent-routes.ts). Decisions: docs/agent-payments.md.
  */
+import type { StepUpCheck } from '../../context'
 import { Elysia } from 'elysia'
 import type { Deps } from '../../deps'
 import { errorResponses } from '../../http/schemas'
@@ -21,14 +22,15 @@ import { shopperRoutes } from './merchants/shopper-routes'
 import { walletConsentRoutes } from './agents/wallet-consent-routes'
 import { prose } from '../../http/prose'
 
-export function agentPaymentRoutes(deps: Deps) {
+/** `stepUp`: the passkeys module's approval check (agent API keys, approving an execution), wired in src/services.ts. */
+export function agentPaymentRoutes(deps: Deps, stepUp: StepUpCheck) {
   return new Elysia({ detail: { tags: ['Agent payments'] } })
-    .use(agentRoutes(deps))
+    .use(agentRoutes(deps, stepUp))
     .use(policyRoutes(deps))
     .use(merchantRoutes(deps))
     .use(shopperRoutes(deps))
     .use(mandateRoutes(deps))
-    .use(executionRoutes(deps))
+    .use(executionRoutes(deps, stepUp))
     .use(webhookSubscriptionRoutes(deps))
     .use(walletConsentRoutes(deps))
     .use(new Elysia({ prefix: '/v1/agent-payments', detail: { tags: ['Agent payments'] } })

@@ -16,6 +16,11 @@ export const PARTNER = prose`
   \`RAMP_UNREACHABLE\`, \`RAMP_RATE_LIMITED\`; the partner's own refusals keep their status with
   \`details.code\` \`RAMP_REQUEST_REFUSED\`.`
 export const PAYOUT = 'Function `payout`. Payouts run only in the sandbox: without `isTestnet: true` the answer is 403 `PAYOUT_PRODUCTION_UNAVAILABLE` and nothing is read or called.'
+/** The step-up note of the payout routes (docs/passkeys.md). */
+export const PASSKEY_PAYOUT = prose`
+  With \`payout\` in the tenant's \`passkeys.stepUp.operations\` (above \`amountAbove\` when set), a
+  caller who has a passkey sends an approval for this body in \`Passkey-Approval\` (403
+  \`PASSKEY_APPROVAL_REQUIRED\` without it).`
 export const IDEMPOTENT = 'Optional `Idempotency-Key` (see Idempotency): every answer carries `idempotency-replayed`.'
 /** every write route is rate limited per client IP, like the other groups' writes (docs/bank-ramp.md, Rate limits) */
 export const perMinute = (max: number) => `Rate limit: ${max} per minute per client IP (429 with \`retry-after\`).`
@@ -107,7 +112,8 @@ export const descriptions = {
     \`RAMP_QUOTE_EXPIRED\`; 400 for a wallet that is not custodial; the transactions module's errors
     when the transfer cannot be sent (it reached no node: nothing is recorded then). ${IDEMPOTENT}
     Once the payout is recorded the key stays bound to it: a retry answers the payout as it is now,
-    whatever the first answer was. ${PARTNER} ${perMinute(10)}`,
+    whatever the first answer was. ${PASSKEY_PAYOUT} Its amount is the quote's, not in the body: with \`amountAbove\` set it is
+    guarded whatever the amount. ${PARTNER} ${perMinute(10)}`,
   rampPayoutInitiate: prose`
     ${ACCESS} ${PAYOUT} \`cryptoAmount\` is an integer string read with 6 decimals for every
     currency; the fiat amount is what the channel's rate gives for it after fees, so that at most
@@ -117,7 +123,7 @@ export const descriptions = {
     \`cryptoAuthorizedAmount\` as integer text in the smallest unit; it is paid as
     \`POST /v1/ramp/bank/payout/payouts\` pays a quote (the hold, 400 \`INSUFFICIENT_BALANCE\`, the
     sell once the transfer is mined). ${IDEMPOTENT} Once the payout is recorded the key stays bound
-    to it: a retry answers the payout as it is now. ${PARTNER} ${perMinute(10)}`,
+    to it: a retry answers the payout as it is now. ${PASSKEY_PAYOUT} ${PARTNER} ${perMinute(10)}`,
   rampPayoutTransactions: prose`
     ${ACCESS} Function \`payout\`. \`page\` (default 1), \`limit\` (default 20, at most 100); newest
     first; \`{ payouts, total, page, limit, totalPages }\`.`,

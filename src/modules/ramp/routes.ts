@@ -11,6 +11,8 @@ import { stateOf } from '../../http/request-state'
 import { topLevelNumberText } from '../../lib/json-source'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
+import { stepUpGuard } from '../../http/step-up'
+import type { StepUpCheck } from '../../context'
 import { ACCESS, descriptions, IDEMPOTENT, PARTNER, perMinute } from './descriptions'
 import * as M from './model'
 import * as addresses from './addresses'
@@ -18,7 +20,8 @@ import { currentPayout, currentPayoutRow, initiatedView } from './payout-run'
 import * as payouts from './payouts'
 import * as service from './service'
 
-export function rampRoutes(deps: Deps) {
+/** `stepUp`: the passkeys module's approval check on payouts (wired in src/services.ts). */
+export function rampRoutes(deps: Deps, stepUp: StepUpCheck) {
   // a payout's Idempotency-Key is bound to the payout once recorded: a retry answers it as it is now
   registerReplay('ramp_payout', async (ctx, id) => {
     const view = await currentPayout(ctx, id)
@@ -30,6 +33,7 @@ export function rampRoutes(deps: Deps) {
   }, { always: true })
   return new Elysia({ prefix: '/v1/ramp/bank', detail: { tags: ['Bank ramp'] } })
     .use(security(deps))
+    .use(stepUpGuard(deps, stepUp))
     .use(idempotency(deps))
     .get('/payin/onboarding-status', ({ query, ctx }) => service.onboardingStatus(ctx, query), {
       auth: 'any',
@@ -156,6 +160,7 @@ export function rampRoutes(deps: Deps) {
     })
     .post('/payout/payouts', ({ body, ctx }) => payouts.createPayout(ctx, body), {
       auth: 'any',
+      passkeyApproval: 'payout',
       rateLimit: { max: 10, windowSeconds: 60 },
       idempotent: true,
       headers: IdempotencyHeaders,
@@ -165,6 +170,7 @@ export function rampRoutes(deps: Deps) {
     })
     .post('/payout/initiate', ({ body, ctx }) => payouts.initiatePayout(ctx, body), {
       auth: 'any',
+      passkeyApproval: (body: M.InitiateBody) => ({ operations: ['payout'], amount: body.cryptoAmount }),
       rateLimit: { max: 10, windowSeconds: 60 },
       idempotent: true,
       headers: IdempotencyHeaders,

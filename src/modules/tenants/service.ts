@@ -1,10 +1,11 @@
 /** Tenants: created and managed by platform admins; a tenantadmin sees and changes only its own. */
-import { BadRequestError, ForbiddenError, NotFoundError } from '../../lib/errors'
+import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../lib/errors'
 import { iso } from '../../lib/clock'
 import { newApiKey, newApiSecret, newId, isUuid } from '../../lib/ids'
 import type { Actor, Ctx, SignedTenant } from '../../context'
 import { listActivity, recordActivity } from '../activity'
 import { controlWrite, enterTenant, inControl } from '../../db/placement'
+import { passkeySettingsProblems } from './passkey-settings'
 import { applyPatch, changedPaths, defaultSettings, readSettings, viewSettings, type StoredSettings, type TenantSettingsPatch } from './settings'
 
 import type { CreateTenant, UpdateTenant } from './model'
@@ -93,6 +94,8 @@ export async function createTenant(ctx: Omit<Ctx, 'actor'> & { actor: Ctx['actor
   const now = deps.clock.now()
   const apiSecret = newApiSecret()
   const settings = applyPatch(defaultSettings(input.name, deps.config.publicBaseUrl), input.settings ?? {}, deps.sealer, id)
+  const problems = passkeySettingsProblems(settings.passkeys)
+  if (problems.length) throw new ValidationError(problems)
   const row: TenantRow = {
     id, name: input.name, status: 'active', apiKey: newApiKey(), apiSecretSealed: deps.sealer.seal(apiSecret, repo.secretAad(id)),
     settings: settings as unknown as Record<string, unknown>, createdAt: now, updatedAt: now,
@@ -138,6 +141,8 @@ export async function updateTenant(ctx: Ctx, id: string, input: UpdateTenant) {
     const cur = await findTenant(tx, id)
     if (!cur) throw new NotFoundError('Tenant not found')
     const next = applyPatch(settingsOf(ctx, cur), patch, deps.sealer, id)
+    const problems = passkeySettingsProblems(next.passkeys)
+    if (problems.length) throw new ValidationError(problems)
     const updated = { ...cur, name: name ?? cur.name, status: status ?? cur.status, settings: next as unknown as Record<string, unknown>, updatedAt: now }
     await repo.updateTenant(tx, id, { name: updated.name, status: updated.status, settings: updated.settings, updatedAt: now })
     const changed = [...(name !== undefined ? ['name'] : []), ...(status !== undefined ? ['status'] : []), ...changedPaths(patch as Record<string, unknown>)]

@@ -5,6 +5,7 @@
 import { t } from 'elysia'
 import { prose } from '../../http/prose'
 import type { Sealer } from '../../lib/crypto'
+import { passkeyDefaults, PasskeySettingsPatch, PasskeySettingsView } from './passkey-settings'
 
 const Url = t.String({ maxLength: 2048, pattern: '^https?://' })
 
@@ -74,6 +75,7 @@ export const TenantSettingsPatch = t.Partial(t.Object({
   bankRamp: t.Partial(t.Object({ sandbox: RampEnvInput, production: RampEnvInput })),
   cardOnramp: t.Partial(t.Object({ enabled: t.Boolean(), sandbox: CardEnvInput, production: CardEnvInput })),
   agentPayments: t.Partial(t.Object({ tenantManagesUserWallets: t.Boolean({ description: TENANT_MANAGES_NOTE }) })),
+  passkeys: PasskeySettingsPatch,
 }), { additionalProperties: false })
 export type TenantSettingsPatch = typeof TenantSettingsPatch.static
 
@@ -97,6 +99,7 @@ export const TenantSettingsView = t.Object({
   bankRamp: t.Object({ sandbox: RampEnvView, production: RampEnvView }),
   cardOnramp: t.Object({ enabled: t.Boolean(), sandbox: CardEnvView, production: CardEnvView }),
   agentPayments: t.Object({ tenantManagesUserWallets: t.Boolean({ description: TENANT_MANAGES_NOTE }) }),
+  passkeys: PasskeySettingsView,
 })
 export type TenantSettingsView = typeof TenantSettingsView.static
 
@@ -135,6 +138,7 @@ export function defaultSettings(tenantName: string, publicBaseUrl: string): Stor
     bankRamp: { sandbox: rampDefaults(), production: rampDefaults() },
     cardOnramp: { enabled: false, sandbox: cardDefaults(), production: cardDefaults() },
     agentPayments: { tenantManagesUserWallets: false },
+    passkeys: passkeyDefaults(tenantName),
   }
 }
 

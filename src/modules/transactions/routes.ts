@@ -3,12 +3,13 @@
  * another user's or another tenant's id answers 404.
  */
 import { Elysia } from 'elysia'
-import type { FeedSource } from '../../context'
+import type { FeedSource, StepUpCheck } from '../../context'
 import type { Deps } from '../../deps'
 import { IdempotencyHeaders, idempotency, registerReplay } from '../../http/idempotency'
 import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
+import { stepUpGuard } from '../../http/step-up'
 import { lazyService } from '../../lib/lazy'
 import { Broadcast, BroadcastBody, chainErrors, Created, FeedItem, FeedPage, FeeQuote, Id, ListQuery, SendBody, Transaction, TransactionPage, TransactionStatus } from './model'
 import { statusView, transactionView } from './view'
@@ -19,6 +20,10 @@ const service = lazyService(() => import('./impl'))
 /** What the OpenAPI document says of each operation, kept off the route lines. */
 const descriptions = {
   createTransaction: [
+    prose`
+      With \`send\` in the tenant's \`passkeys.stepUp.operations\` and an \`amount\` above its
+      \`amountAbove\` (or none set), a caller who has a passkey sends an approval for this body in
+      \`Passkey-Approval\` (403 \`PASSKEY_APPROVAL_REQUIRED\` without it; docs/passkeys.md).`,
     prose`
       Custodial wallets (\`aes_single\`, and \`client_side_pending\` while a migration runs): the
       service signs and submits; 201 \`{ id, status: pending, txHash }\`. Repeating the call sends a
@@ -93,7 +98,7 @@ const descriptions = {
 }
 
 /** `feedSources`: other modules' movements in the unified feed (src/services.ts). */
-export function transactionRoutes(deps: Deps, feedSources: FeedSource[] = []) {
+export function transactionRoutes(deps: Deps, stepUp: StepUpCheck, feedSources: FeedSource[] = []) {
   // a custodial send's Idempotency-Key is bound to it once recorded: a retry whose first answer was lost answers it as it is now
   registerReplay('transaction', async (ctx, id) => {
     const row = await service.ownTransaction(ctx, id).catch(() => null)
@@ -105,6 +110,7 @@ export function transactionRoutes(deps: Deps, feedSources: FeedSource[] = []) {
   })
   return new Elysia({ prefix: '/v1/transactions', detail: { tags: ['Transactions'] } })
     .use(security(deps))
+    .use(stepUpGuard(deps, stepUp))
     .use(idempotency(deps))
     .post('/', async ({ body, ctx, set }) => {
       const out = await service.createTransaction(ctx, body)
@@ -112,6 +118,7 @@ export function transactionRoutes(deps: Deps, feedSources: FeedSource[] = []) {
       return out
     }, {
       auth: 'any',
+      passkeyApproval: (body: typeof SendBody.static) => ({ operations: ['send'], amount: body.amount }),
       idempotent: true,
       headers: IdempotencyHeaders,
       body: SendBody,

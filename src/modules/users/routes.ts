@@ -1,9 +1,10 @@
 import { Elysia, t } from 'elysia'
-import type { SessionRevoker, WalletOwnerLookup } from '../../context'
+import type { SessionRevoker, StepUpCheck, WalletOwnerLookup } from '../../context'
 import type { Deps } from '../../deps'
 import { prose } from '../../http/prose'
 import { errorResponses, LimitOffsetQuery, Ok, OffsetPagination, page } from '../../http/schemas'
 import { security } from '../../http/security'
+import { stepUpGuard, type GuardedBy } from '../../http/step-up'
 import { CreateUser, UpdateMe, UpdateUser } from './model'
 import * as usersService from './service'
 import { UserProfile } from './view'
@@ -18,6 +19,10 @@ const Paging = LimitOffsetQuery.properties
  */
 const UserList = t.NoValidate(t.Object({ data: t.Array(UserProfile), pagination: OffsetPagination }))
 const UserRead = t.NoValidate(t.Composite([UserProfile]))
+/** A user update is an email change, a sign-in method change (the password), both or neither: each may need a passkey approval. */
+const updateGuard = (body: typeof UpdateUser.static): GuardedBy => ({
+  operations: [...(body.email === undefined ? [] : ['email_change' as const]), ...(body.password === undefined ? [] : ['sign_in_method' as const])],
+})
 const QrCode = t.String({ description: 'data URL of a PNG (base64) encoding `deepLink`' })
 
 /** What the OpenAPI document says of each operation, kept off the route lines. */
@@ -37,7 +42,10 @@ const descriptions = {
   updateUser: prose`
     Changing a password rejects every refresh token issued before it. Users changing their own
     password must send \`currentPassword\` (422 when wrong). An email that another active account of
-    the tenant has answers 409 (one active account per email and tenant, held by the database).`,
+    the tenant has answers 409 (one active account per email and tenant, held by the database). With
+    \`email_change\` (an email) or \`sign_in_method\` (a password) in the tenant's
+    \`passkeys.stepUp.operations\`, a caller who has a passkey sends an approval for this body in
+    \`Passkey-Approval\` (403 \`PASSKEY_APPROVAL_REQUIRED\` without it).`,
   deleteUser: prose`
     The user can no longer sign in or refresh, and its refresh tokens are revoked. The username
     stays reserved.`,
@@ -45,11 +53,13 @@ const descriptions = {
 
 /**
  * `walletOwners` lets operators find users by wallet address or id (the wallets module's);
- * `revokeSessions` ends a deleted user's sessions (the auth module's); both wired in src/services.ts.
+ * `revokeSessions` ends a deleted user's sessions (the auth module's); `stepUp` is the passkeys
+ * module's approval check (email and password changes); all wired in src/services.ts.
  */
-export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup, revokeSessions: SessionRevoker) {
+export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup, revokeSessions: SessionRevoker, stepUp: StepUpCheck) {
   return new Elysia({ prefix: '/v1/users', detail: { tags: ['Users'] } })
     .use(security(deps))
+    .use(stepUpGuard(deps, stepUp))
     .post('/', async ({ body, ctx, set }) => {
       const user = await usersService.createUser(ctx, body)
       set.status = 201
@@ -117,9 +127,10 @@ export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup, revokeSe
     })
     .put('/:id', ({ params, body, ctx }) => usersService.updateUser(ctx, params.id, body), {
       auth: 'any',
+      passkeyApproval: updateGuard,
       params: UserId,
       body: UpdateUser,
-      response: { 200: UserProfile, ...errorResponses('standard', 400, 401, 404, 409, 422) },
+      response: { 200: UserProfile, ...errorResponses('standard', 400, 401, 403, 404, 409, 422) },
       detail: { operationId: 'updateUser', summary: 'Change a user\'s email or password (at least one)', description: descriptions.updateUser },
     })
     .delete('/:id', async ({ params, query, ctx, set }) => {

@@ -5,6 +5,7 @@
  * services behind them load on the first request (handle.ts).
  */
 import { Elysia } from 'elysia'
+import type { StepUpCheck } from '../../context'
 import type { Deps } from '../../deps'
 import type { BalanceCache } from './balance-cache'
 import { balanceRoutes } from './balance-routes'
@@ -15,10 +16,10 @@ import { walletCrudRoutes } from './wallet-routes'
 export { userWalletRoutes } from './user-wallet-routes'
 
 /** The `/v1/wallets` group; `balances` is the app's balance cache (made in src/services.ts). */
-export function walletRoutes(deps: Deps, balances: BalanceCache) {
+export function walletRoutes(deps: Deps, balances: BalanceCache, stepUp: StepUpCheck) {
   return new Elysia()
     .use(walletCrudRoutes(deps))
     .use(balanceRoutes(deps, balances))
     .use(custodyRoutes(deps))
-    .use(exportRoutes(deps))
+    .use(exportRoutes(deps, stepUp))
 }

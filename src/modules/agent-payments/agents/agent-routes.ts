@@ -9,6 +9,8 @@ import {
 } from '../model'
 import { lazyService } from '../../../lib/lazy'
 import { prose } from '../../../http/prose'
+import { stepUpGuard } from '../../../http/step-up'
+import type { StepUpCheck } from '../../../context'
 /** loaded with the first request that needs it (it brings the chain libraries) */
 const agents = lazyService(() => import('./agents'))
 /** loaded with the first request that needs it (it brings the chain libraries) */
@@ -20,9 +22,10 @@ const A = prose`
   agent's id answers 404); a revoked key 401; ${KEY_RATE_LIMIT} requests per minute per key, beyond
   that 403 \`Rate limit exceeded\`.`
 
-export function agentRoutes(deps: Deps) {
+export function agentRoutes(deps: Deps, stepUp: StepUpCheck) {
   return new Elysia({ prefix: '/v1/agent-payments/agents', detail: { tags: ['Agent payments'] } })
     .use(apSecurity(deps))
+    .use(stepUpGuard(deps, stepUp))
     .post('', async ({ body, caller, set }) => {
       const out = await agents.createAgent(await scopeOf(caller, body.tenantId), body)
       set.status = 201
@@ -101,12 +104,15 @@ export function agentRoutes(deps: Deps) {
       return out
     }, {
       apAuth: 'operator',
+      passkeyApproval: 'agent_api_key',
       params: AgentParams,
       body: CreateAgentKey,
       response: { 201: ApiKeyWithSecret, ...errorResponses('standard', 401, 403, 404, 409) },
       detail: { operationId: 'agentPaymentsCreateAgentKey', summary: 'Create an agent API key', description: prose`
         ${J} Answers the key (\`sk_agent_…\`) once: only its SHA-256 is kept. An archived agent answers 409
-        \`AGENT_ARCHIVED\`.` },
+        \`AGENT_ARCHIVED\`. With \`agent_api_key\` in the tenant's \`passkeys.stepUp.operations\`, an operator
+        who has a passkey sends an approval for this body in \`Passkey-Approval\` (403
+        \`PASSKEY_APPROVAL_REQUIRED\` without it).` },
     })
     .get('/:agentId/api-keys', async ({ params, query, caller }) => keys.listKeys(await scopeOf(caller, query.tenantId), 'agent', params.agentId, query), {
       apAuth: 'operator',

@@ -11,15 +11,18 @@ import {
 } from './execution-model'
 import { TenantQuery } from '../model'
 import { prose } from '../../../http/prose'
+import { stepUpGuard } from '../../../http/step-up'
+import type { StepUpCheck } from '../../../context'
 /** loaded with the first request that needs it (it brings the chain libraries) */
 const executions = lazyService(() => import('./executions'))
 const approvals = lazyService(() => import('./approvals'))
 
 const A = `Also an agent API key (\`Authorization: Bearer sk_agent_…\`), for its own agent only (another agent's execution answers 404); ${KEY_RATE_LIMIT} requests per minute per key.`
 
-export function executionRoutes(deps: Deps) {
+export function executionRoutes(deps: Deps, stepUp: StepUpCheck) {
   return new Elysia({ prefix: '/v1/agent-payments', detail: { tags: ['Agent payments'] } })
     .use(apSecurity(deps))
+    .use(stepUpGuard(deps, stepUp))
     .post('/executions', async ({ body, caller, set }) => {
       const out = await executions.createExecution(await scopeOf(caller, body.tenantId), body)
       set.status = out.created ? 201 : 200
@@ -143,6 +146,7 @@ export function executionRoutes(deps: Deps) {
     })
     .post('/approvals/:approvalId/approve', async ({ params, body, caller }) => approvals.approve(await scopeOf(caller, body.tenantId), params.approvalId, body), {
       apAuth: 'operator',
+      passkeyApproval: 'agent_execution_approval',
       params: ApprovalParams,
       body: ApproveBody,
       response: { 200: Approval, ...errorResponses('standard', 401, 403, 404, 409) },
@@ -152,7 +156,9 @@ export function executionRoutes(deps: Deps) {
         containing now (past the policy's midnight, the new day's), its own held amount left out: if the
         payment no longer passes, 409 \`APPROVAL_LIMIT_EXCEEDED\` with the reasons and the approval stays
         pending, still holding; else the execution counts from now in those windows (\`processing\`) and is
-        paid. Not pending: 409 \`APPROVAL_STATE_INVALID\`.` },
+        paid. Not pending: 409 \`APPROVAL_STATE_INVALID\`. With \`agent_execution_approval\` in the tenant's
+        \`passkeys.stepUp.operations\`, an operator who has a passkey sends an approval for this body in
+        \`Passkey-Approval\` (403 \`PASSKEY_APPROVAL_REQUIRED\` without it).` },
     })
     .post('/approvals/:approvalId/reject', async ({ params, body, caller }) => approvals.reject(await scopeOf(caller, body.tenantId), params.approvalId, body), {
       apAuth: 'operator',
