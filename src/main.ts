@@ -15,6 +15,7 @@ import { scalarScript } from './http/scalar-asset'
 import { registerJobs } from './services'
 import { engineRamInEffect } from './lib/engine-memory'
 import { errorSummary } from './lib/logger'
+import { devnetNotice } from './ops/devnet-notice'
 import { JobRunner } from './jobs/runner'
 import { createAdmin, createTenantAdmin, ensureBootstrapAdmin, hasAdmin } from './modules/auth'
 import { createTenant } from './modules/tenants'
@@ -115,6 +116,8 @@ async function main() {
     role: config.role,
     engineRamMib: engineRamInEffect() ?? 'machine',
   })
+  const devnet = devnetNotice(config)
+  if (devnet) deps.logger[devnet.level](devnet.message, devnet.fields)
   deps.logger.flush()
 
   let stopping = false
