@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Config } from '../config'
 
-export interface StartupNotice { level: 'info' | 'warn'; message: string; fields: Record<string, unknown> }
+export interface StartupNotice { level: 'info' | 'warn'; message: string; fields: Record<string, string> }
 
 export function devnetNotice(config: Pick<Config, 'devnet'>, cwd = process.cwd()): StartupNotice | undefined {
   if (config.devnet) {
