@@ -109,6 +109,13 @@ async function main() {
       (err) => deps.logger.warn('bank ramp simulator: deposits not resumed', { ...errorSummary(err) }),
     )
   }
+  // the card onramp sandbox's deliveries and events a stopped server left owed (docs/card-onramp.md)
+  if (runner && deps.cardOnrampSandbox) {
+    deps.cardOnrampSandbox.resume().then(
+      (count) => count && deps.logger.info('card onramp sandbox: sessions resumed', { count }),
+      (err) => deps.logger.warn('card onramp sandbox: sessions not resumed', { ...errorSummary(err) }),
+    )
+  }
   deps.logger.info('listening', {
     url: `http://${server.hostname}:${server.port}`,
     publicBaseUrl: config.publicBaseUrl,

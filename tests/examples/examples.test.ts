@@ -3,12 +3,11 @@
  * chains and the x402 merchant) on free ports, a Slipway server reading its env file (with the
  * tests' MPC engine), tenants made with `slipway tenant create`, then each example as its own
  * process with the environment `tenant create` prints; its output is checked line by line.
- * Also: a failure is one line (a server that is not there), a user made can be resumed, the
- * type-check covers examples/ (a misspelt import fails it), and each example is linked from the
- * docs with the command that runs it.
+ * Also: a failure is one line (a server that is not there), and a user made can be resumed.
+ * The type-check and the docs' links: typecheck.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '@tests/helpers/process'
@@ -164,31 +163,5 @@ describe('examples/ against the devnet', () => {
     expect(r.out).toMatch(/^created MPC wallet 0x[0-9a-fA-F]{40} on sepolia$/m)
     expect(r.out).toMatch(/^funded with [1-9]\d* wei$/m)
     expect(r.out).toMatch(/^sent 0\.001 ETH to 0x5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e5a1e0002: 0x[0-9a-f]{64}, confirmed$/m)
-  }, 120_000)
-})
-
-describe('examples/ in the type-check and the docs', () => {
-  const scripts = readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.ts') && !f.startsWith('_'))
-
-  test('one script per flow, each linked from a docs page with the one command that runs it', () => {
-    expect(scripts.sort()).toEqual(['bank-ramp.ts', 'card-onramp.ts', 'hello.ts', 'mpc.ts', 'swaps.ts', 'webhooks-listener.ts', 'x402.ts'])
-    const docs = [...new Bun.Glob('docs/*.md').scanSync(ROOT), 'README.md'].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n')
-    for (const s of scripts) {
-      expect(docs, s).toContain(`(../examples/${s})`)
-      expect(docs, s).toContain(`npx bun examples/${s}`)
-    }
-  })
-
-  test('npm run typecheck reads examples/: a misspelt import path there fails it', () => {
-    const typo = join(ROOT, 'examples', `_typo-${crypto.randomUUID().slice(0, 8)}.ts`)
-    writeFileSync(typo, `import { SlipwayClient } from '@slipway/clinet'\nexport const c = new SlipwayClient({ baseUrl: 'http://localhost:3000' })\n`)
-    try {
-      const r = Bun.spawnSync(['npm', 'run', 'typecheck'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
-      const out = r.stdout.toString()
-      expect(r.exitCode).not.toBe(0)
-      expect(out).toContain(`examples/${typo.slice(typo.lastIndexOf('/') + 1)}(1,31): error TS2307: Cannot find module '@slipway/clinet'`)
-    } finally {
-      rmSync(typo, { force: true })
-    }
   }, 120_000)
 })
