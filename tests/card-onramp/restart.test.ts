@@ -4,7 +4,7 @@
  * answer after the restart), and what it owed Slipway when it died is done at the next start:
  * a session killed while completing is completed, and an event saved but not yet posted reaches
  * Slipway. The rows are left as a kill leaves them: `completing` set, or a change saved as
- * `pending` before its event left (provider.ts, persistence.ts).
+ * `pending` before its event left (provider.ts, repo.ts).
  */
 import { afterAll, expect, test } from 'bun:test'
 import { createClient } from '@libsql/client'

@@ -14,7 +14,7 @@
  *   payment reversed while processing, back to `requires_payment`) and sends the signed
  *   `crypto.onramp_session_updated` event to the tenant's webhook address, as Stripe does.
  * Sessions live in memory (at most 10,000, oldest forgotten first). Given a persistence (Slipway's
- * database, persistence.ts), they are also kept across restarts, and so is what the provider
+ * database, repo.ts), they are also kept across restarts, and so is what the provider
  * still owes Slipway, as the bank ramp simulator keeps its deposits (bank-ramp/deposit-run.ts):
  *
  * - every change is saved, marked `pending`, before its event is posted, and unmarked once
@@ -29,7 +29,7 @@ import { createHmac, randomBytes } from 'node:crypto'
 import type { SignedTransfer, StablecoinSender } from '../../adapters/chain/funded-sender'
 import type { OnrampSession } from '../../adapters/card-onramp/stripe'
 import { lazy } from '../../lib/lazy'
-import type { CardSandboxPersistence } from './persistence'
+import type { CardSandboxPersistence } from './repo'
 
 const adapter = lazy(() => import('../../adapters/card-onramp/stripe'))
 const signEvent = async (raw: string, secret: string, at: number) => (await adapter()).signEvent(raw, secret, at)

@@ -1,7 +1,7 @@
 /**
  * The embedded card onramp sandbox's own table (sandbox only): its sessions, kept across
- * restarts with what each still owes Slipway (persistence.ts). Read and written only by
- * ./persistence.ts; nothing of Slipway's own card onramp records is here.
+ * restarts with what each still owes Slipway (repo.ts). Read and written only by
+ * ./repo.ts; nothing of Slipway's own card onramp records is here.
  */
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
