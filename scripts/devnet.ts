@@ -98,7 +98,9 @@ const solana = await startSolanaDevnet({ port: solanaPort, statePath: join(dir, 
 })
 /** the https host Slipway's x402 rail is given for the devnet merchant (a reserved name, routed to it; development only) */
 const X402_HOST = 'x402.devnet.test'
-const env = { ...devnet.env, ...solana.env, WEBHOOK_DEV_ROUTES: `${X402_HOST}=${merchant.url}` }
+const settings = { ...devnet.env, ...solana.env, WEBHOOK_DEV_ROUTES: `${X402_HOST}=${merchant.url}` }
+// the file and the names it sets, so Slipway's start-up line says which devnet settings it read
+const env = { ...settings, SLIPWAY_DEVNET: envFile, SLIPWAY_DEVNET_SETTINGS: Object.keys(settings).join(',') }
 mkdirSync(dirname(envFile), { recursive: true })
 // written whole under another name, then renamed: a reader never sees half a file
 writeFileSync(`${envFile}.tmp`, [
@@ -115,7 +117,8 @@ console.log(`devnet: chain 100 (posing as gnosis, for swaps) at ${devnet.gnosisU
 console.log(`devnet: gasless swaps (EURe to xDAI) on, relayed by ${privateKeyToAccount(devnet.env.SWAP_GASLESS_RELAYER_PRIVATE_KEY as `0x${string}`).address} (allowed by the router, 100 xDAI of gas)`)
 console.log(`devnet: x402 merchant at ${merchant.url} (https://${X402_HOST} for Slipway): GET /weather costs ${Number(WEATHER_PRICE) / 1e6} USDC (x402 v2; /weather-v1 in version 1), paid to ${merchant.payTo}, settled by ${merchant.facilitator}`)
 console.log(`devnet: Solana (solana-devnet, LiteSVM) at ${solana.url}: devnet USDC mint ${DEVNET_SOLANA_USDC}; SOL: method requestAirdrop [address, lamports]; USDC: method devnet_mintTo [owner, mint, amount]`)
-console.log(`devnet: wrote ${shown(envFile)} (${Object.keys(env).join(', ')}); start Slipway with \`npm start\` in another terminal (it reads .env.devnet)`)
+console.log(`devnet: wrote ${shown(envFile)} (${Object.keys(settings).join(', ')}); start Slipway with \`npm start\` in another terminal (it reads .env.devnet;`
+  + ' a Slipway already running must be restarted to read it: its start-up line "devnet settings read" names the file)')
 console.log('devnet: gas and test USDC for a sandbox wallet: POST /v1/sandbox/faucet { walletId, stablecoin? }')
 console.log(`devnet: gas on gnosis for an address: curl -s ${devnet.gnosisUrl} -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"anvil_setBalance","params":["<address>","0xde0b6b3a7640000"]}'`)
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

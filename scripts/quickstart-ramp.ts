@@ -28,7 +28,7 @@ import { join } from 'node:path'
 import { createPublicClient, erc20Abi, http, type Address } from 'viem'
 import { SlipwayClient } from '../src/client'
 import { DEVNET_USDC, startDevnet } from './devnet/chain'
-import { quickstartSteps } from './quickstart-steps'
+import { oneLineOnError, quickstartSteps } from './quickstart-steps'
 
 const ROOT = join(import.meta.dir, '..')
 let dir = ''
@@ -50,7 +50,7 @@ if (!selfContained) {
     console.error('SLIPWAY_API_KEY and SLIPWAY_API_SECRET are not set: eval "$(npm run -s slipway -- tenant create --name Acme --sandbox --admin acme-admin)" first (or run with --self-contained)')
     process.exit(2)
   }
-  await userPath({ baseUrl: process.env.SLIPWAY_URL ?? 'http://localhost:3000', tenant: { apiKey, apiSecret }, events: false })
+  await oneLineOnError('quickstart-ramp', () => userPath({ baseUrl: process.env.SLIPWAY_URL ?? 'http://localhost:3000', tenant: { apiKey, apiSecret }, events: false }))
   console.log('\nquickstart-ramp: every step passed; the webhook events are in the terminal of `slipway webhooks listen`')
   process.exit(0)
 }
@@ -132,6 +132,7 @@ async function userPath(o: { baseUrl: string; tenant: { apiKey: string; apiSecre
   const slipway = new SlipwayClient({ baseUrl: o.baseUrl, tenant: o.tenant })
   const reg = await slipway.register({ username, email: `${username}@example.com`, password: 'Str0ng-Passw0rd' })
   if (reg.error) fail(`register: ${JSON.stringify(reg.error)}`)
+  console.log(`user ${username} registered (password Str0ng-Passw0rd)`)
   const wallet = await slipway.api.POST('/v1/wallets/', { body: { chain: 'ethereum', isTestnet: true } })
   if (!wallet.data) fail(`create wallet: ${JSON.stringify(wallet.error)}`)
   const walletId = wallet.data!.id

@@ -24,7 +24,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SlipwayClient } from '../src/client'
-import { quickstartSteps } from './quickstart-steps'
+import { oneLineOnError, quickstartSteps } from './quickstart-steps'
 
 const ROOT = join(import.meta.dir, '..')
 const { step, fail, until, freePort } = quickstartSteps('quickstart-x402')
@@ -41,6 +41,7 @@ async function agentPath(baseUrl: string, t: Tenant) {
   const username = `owner-${crypto.randomUUID().slice(0, 8)}`
   const reg = await user.register({ username, email: `${username}@example.com`, password: 'Str0ng-Passw0rd' })
   if (reg.error) fail(`register: ${JSON.stringify(reg.error)}`)
+  console.log(`user ${username} registered (password Str0ng-Passw0rd)`)
   const wallet = (await user.api.POST('/v1/wallets/', { body: { chain: 'ethereum', isTestnet: true } })).data ?? fail('create wallet')
   const funded = await user.api.POST('/v1/sandbox/faucet', { body: { walletId: wallet.id, stablecoin: '5000000' } })
   if (!funded.data) fail(`faucet: ${JSON.stringify(funded.error)}`)
@@ -83,7 +84,8 @@ if (!process.argv.includes('--self-contained')) {
     console.error('SLIPWAY_API_KEY, SLIPWAY_API_SECRET, SLIPWAY_ADMIN_USERNAME and SLIPWAY_ADMIN_PASSWORD are not all set: eval "$(npm run -s slipway -- tenant create --name Acme --sandbox --admin acme-admin)" first (or run with --self-contained)')
     process.exit(2)
   }
-  await agentPath(e.SLIPWAY_URL ?? 'http://localhost:3000', { apiKey: e.SLIPWAY_API_KEY, apiSecret: e.SLIPWAY_API_SECRET, adminUsername: e.SLIPWAY_ADMIN_USERNAME, adminPassword: e.SLIPWAY_ADMIN_PASSWORD })
+  const t = { apiKey: e.SLIPWAY_API_KEY, apiSecret: e.SLIPWAY_API_SECRET, adminUsername: e.SLIPWAY_ADMIN_USERNAME, adminPassword: e.SLIPWAY_ADMIN_PASSWORD }
+  await oneLineOnError('quickstart-x402', () => agentPath(e.SLIPWAY_URL ?? 'http://localhost:3000', t))
   console.log('\nquickstart-x402: every step passed')
   process.exit(0)
 }

@@ -8,6 +8,7 @@
  * Reads SLIPWAY_API_KEY and SLIPWAY_API_SECRET, and SLIPWAY_URL (default http://localhost:3000).
  */
 import { SlipwayClient } from '../src/client'
+import { oneLineOnError } from './quickstart-steps'
 
 const [username = 'alice', email = `${username}@example.com`, password = 'Str0ng-Passw0rd'] = process.argv.slice(2)
 const apiKey = process.env.SLIPWAY_API_KEY
@@ -17,18 +18,20 @@ if (!apiKey || !apiSecret) {
   process.exit(2)
 }
 
-const slipway = new SlipwayClient({ baseUrl: process.env.SLIPWAY_URL ?? 'http://localhost:3000', tenant: { apiKey, apiSecret } })
+await oneLineOnError('quickstart', async () => {
+  const slipway = new SlipwayClient({ baseUrl: process.env.SLIPWAY_URL ?? 'http://localhost:3000', tenant: { apiKey, apiSecret } })
 
-const registered = await slipway.register({ username, email, password })
-if (registered.response.status === 409) console.log(`${username} is already registered; signing in`)
-else if (registered.error) fail('register', registered)
+  const registered = await slipway.register({ username, email, password })
+  if (registered.response.status === 409) console.log(`${username} is already registered; signing in`)
+  else if (registered.error) fail('register', registered)
 
-const login = await slipway.login({ username, password })
-if (login.error) fail('login', login)
+  const login = await slipway.login({ username, password })
+  if (login.error) fail('login', login)
 
-const me = await slipway.api.GET('/v1/users/{id}', { params: { path: { id: slipway.session!.userId } } })
-if (me.error) fail(`GET /v1/users/${slipway.session!.userId}`, me)
-console.log(JSON.stringify(me.data, null, 2))
+  const me = await slipway.api.GET('/v1/users/{id}', { params: { path: { id: slipway.session!.userId } } })
+  if (me.error) fail(`GET /v1/users/${slipway.session!.userId}`, me)
+  console.log(JSON.stringify(me.data, null, 2))
+})
 
 function fail(what: string, res: { response: Response; error?: unknown }): never {
   console.error(`${what} answered ${res.response.status}: ${JSON.stringify(res.error)}`)

@@ -22,6 +22,13 @@ export class ConfigError extends Error {
   }
 }
 
+/** What `npm run devnet` wrote into `.env.devnet` and this process read: the file and the names of its settings. */
+function devnetSettings(env: Env): Config['devnet'] {
+  const file = blankToUndefined(env.SLIPWAY_DEVNET)
+  if (!file) return undefined
+  return { file, settings: (blankToUndefined(env.SLIPWAY_DEVNET_SETTINGS) ?? '').split(',').map((s) => s.trim()).filter(Boolean) }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = []
   const port = intVar(env, 'PORT', 3000, problems)
@@ -153,6 +160,7 @@ export function loadConfig(env: Env = process.env): Config {
     preparedTxTtlSeconds: intVar(env, 'PREPARED_TX_TTL_SECONDS', 600, problems),
     bankRampTimeoutMs: intVar(env, 'BANK_RAMP_TIMEOUT_MS', 10_000, problems),
     sandboxInProduction,
+    devnet: devnetSettings(env),
     bankRampSimulator: bankRampSimulator.mode,
     bankRampSimulatorRpcUrl: blankToUndefined(env.BANK_RAMP_SIMULATOR_RPC_URL),
     bankRampSimulatorTokenAddress: blankToUndefined(env.BANK_RAMP_SIMULATOR_TOKEN_ADDRESS),

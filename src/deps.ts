@@ -31,6 +31,7 @@ import { evmFaucet, type Faucet } from './adapters/chain/faucet'
 import { createEmbeddedSimulator, type EmbeddedSimulator } from './sandbox/bank-ramp/embedded'
 import { StripeOnramp } from './adapters/card-onramp/stripe'
 import { createCardSandbox, type CardSandbox } from './sandbox/card-onramp/provider'
+import { libsqlCardPersistence } from './sandbox/card-onramp/repo'
 import { evmStablecoinSender, MainnetChainRefused } from './adapters/chain/funded-sender'
 import type { AggregatorEndpoint, SwapAggregator } from './adapters/swap-aggregator/port'
 import { LIFI_DEFAULT_BASE_URL, LifiAggregator } from './adapters/swap-aggregator/lifi'
@@ -171,7 +172,9 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     swapAggregatorEndpoint: () => swapEndpoint,
     sandboxSwapAggregator,
     cardOnramp: new StripeOnramp(config.cardOnrampTimeoutMs, metrics.fetcher('card-onramp')),
-    cardOnrampSandbox: config.cardOnrampSandbox === 'embedded' ? createCardSandbox({ secret: jwtKey, publicBaseUrl: config.publicBaseUrl, chain: simChain }) : undefined,
+    cardOnrampSandbox: config.cardOnrampSandbox === 'embedded'
+      ? createCardSandbox({ secret: jwtKey, publicBaseUrl: config.publicBaseUrl, chain: simChain, persistence: libsqlCardPersistence(database, () => clock.now()) })
+      : undefined,
     push: config.fcmServiceAccount && config.fcmProjectId
       ? new FcmPush({ serviceAccount: config.fcmServiceAccount, projectId: config.fcmProjectId, baseUrl: config.fcmBaseUrl, timeoutMs: config.fcmTimeoutMs, fetch: metrics.fetcher('fcm') })
       : undefined,

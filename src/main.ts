@@ -15,6 +15,7 @@ import { scalarScript } from './http/scalar-asset'
 import { registerJobs } from './services'
 import { engineRamInEffect } from './lib/engine-memory'
 import { errorSummary } from './lib/logger'
+import { devnetNotice } from './ops/devnet-notice'
 import { JobRunner } from './jobs/runner'
 import { createAdmin, createTenantAdmin, ensureBootstrapAdmin, hasAdmin } from './modules/auth'
 import { createTenant } from './modules/tenants'
@@ -108,6 +109,13 @@ async function main() {
       (err) => deps.logger.warn('bank ramp simulator: deposits not resumed', { ...errorSummary(err) }),
     )
   }
+  // the card onramp sandbox's deliveries and events a stopped server left owed (docs/card-onramp.md)
+  if (runner && deps.cardOnrampSandbox) {
+    deps.cardOnrampSandbox.resume().then(
+      (count) => count && deps.logger.info('card onramp sandbox: sessions resumed', { count }),
+      (err) => deps.logger.warn('card onramp sandbox: sessions not resumed', { ...errorSummary(err) }),
+    )
+  }
   deps.logger.info('listening', {
     url: `http://${server.hostname}:${server.port}`,
     publicBaseUrl: config.publicBaseUrl,
@@ -115,6 +123,8 @@ async function main() {
     role: config.role,
     engineRamMib: engineRamInEffect() ?? 'machine',
   })
+  const devnet = devnetNotice(config)
+  if (devnet) deps.logger[devnet.level](devnet.message, devnet.fields)
   deps.logger.flush()
 
   let stopping = false

@@ -8,7 +8,7 @@
  * each operation's `security` asks for (`operationCredentials`, generated with the types):
  * the tenant signature, and the signed-in user's access token, refreshed before it expires
  * or once after a 401. The API secret must never reach a browser or a mobile app: sign on
- * your server. Copy this folder, or import it:
+ * your server. Import it as the package `slipway/client` (docs/client.md), or copy this folder:
  *
  *   const slipway = new SlipwayClient({ baseUrl: 'http://localhost:3000', tenant: { apiKey, apiSecret } })
  *   await slipway.register({ username: 'alice', email: 'alice@example.com', password: 'Str0ng-Passw0rd' })
@@ -17,10 +17,12 @@
 import { createHash, createHmac } from 'node:crypto'
 import createClient, { type Client, type ClientPathsWithMethod, type FetchResponse, type MaybeOptionalInit, type Middleware } from 'openapi-fetch'
 import { operationCredentials, type operations, type paths } from './api-types'
+import { waitingFetch } from './transport'
 
 export type { components, operations, paths } from './api-types'
 export { operationCredentials } from './api-types'
 export type { Middleware } from 'openapi-fetch'
+export { orThrow, SlipwayError, SlipwayUnreachableError, waitingFetch } from './transport'
 
 type Method = 'get' | 'put' | 'post' | 'delete' | 'patch'
 type Init<P extends keyof paths, M extends Method> = MaybeOptionalInit<paths[P], M>
@@ -201,11 +203,35 @@ export interface ClientOptions {
   fetch?: (request: Request) => Promise<Response>
   /** the clock for timestamps and token expiry, in ms */
   now?: () => number
+  /**
+   * How long a call waits for a server that refuses connections (stopped or restarting), in
+   * ms, trying again with a growing pause; then it throws `SlipwayUnreachableError`. Default
+   * 30 s; 0 throws at once.
+   */
+  waitForServerMs?: number
+  /** told when a call starts waiting for the server (e.g. print one line) */
+  onWait?: (info: { url: string; waitForServerMs: number }) => void
 }
+
+/**
+ * One clock for every client of the process that brings no clock of its own: two clients with
+ * the same credentials (a script's user and its admin) signing the same request in the same
+ * second then get different seconds, instead of one being refused as a replay and signed again.
+ */
+const processClock = new SignatureClock()
 
 /** Refresh this long before the access token expires, so a request does not race its expiry. */
 const REFRESH_MARGIN_MS = 30_000
 
+/**
+ * How it fails (one rule for every method): an answer never throws. `api.*`, `register`, `login`,
+ * `adminLogin`, `refresh`, `getUser` and `createTenant` return openapi-fetch's `{ data, error,
+ * response }`: `data` on a 2xx, else `error`, the error envelope typed for that status. `orThrow`
+ * turns one into its data or a thrown `SlipwayError` (one line: call, status, code, message).
+ * Thrown by the client itself: `SlipwayUnreachableError` when no answer came (after
+ * `waitForServerMs` of refused connections), and an `Error` for a usage mistake (`refresh` or
+ * `accessToken` without a session, a signed `untyped` call without credentials).
+ */
 export class SlipwayClient {
   /**
    * Every route, typed from the OpenAPI document, e.g.
@@ -216,10 +242,15 @@ export class SlipwayClient {
   readonly api: SlipwayApi
   session?: Session
   private refreshing?: ReturnType<SlipwayClient['refreshOnce']>
-  private readonly signatureClock = new SignatureClock(() => this.now())
+  private readonly signatureClock: SignatureClock
+  /** the transport: the given fetch (or the global one), waiting for a restarting server */
+  private readonly send: (request: Request) => Promise<Response>
 
   constructor(private readonly options: ClientOptions) {
-    this.api = createClient<paths, 'application/json'>({ baseUrl: options.baseUrl, fetch: options.fetch }) as SlipwayApi
+    this.signatureClock = options.now ? new SignatureClock(() => this.now()) : processClock
+    const base = options.fetch ?? ((request: Request) => fetch(request))
+    this.send = waitingFetch(base, { waitForServerMs: options.waitForServerMs ?? 30_000, onWait: options.onWait })
+    this.api = createClient<paths, 'application/json'>({ baseUrl: options.baseUrl, fetch: this.send }) as SlipwayApi
     if (options.tenant) this.api.use(tenantSignature(options.tenant, this.signatureClock))
     this.api.use(this.sessionTokens())
   }
@@ -242,9 +273,10 @@ export class SlipwayClient {
   /**
    * `POST /v1/auth/refresh` with the session's refresh token. Concurrent callers share one
    * refresh: with rotation on, two refreshes of one token count as reuse and end the session.
+   * Without a session it rejects (a usage mistake: sign in first).
    */
   refresh() {
-    if (!this.session) return Promise.reject(new Error('SlipwayClient: no session to refresh'))
+    if (!this.session) return Promise.reject(new Error('SlipwayClient: no session to refresh (register, login or adminLogin first)'))
     this.refreshing ??= this.refreshOnce(this.session).finally(() => { this.refreshing = undefined })
     return this.refreshing
   }
@@ -283,7 +315,7 @@ export class SlipwayClient {
       Object.assign(headers, signedHeaders(tenant, method, path, text, ts))
     }
     const request = new Request(this.options.baseUrl + path, { method, headers, body: text || undefined })
-    const res = await (this.options.fetch ?? fetch)(request)
+    const res = await this.send(request)
     const resText = await res.text()
     let parsed: unknown = resText
     try {

@@ -47,6 +47,8 @@ export const ConfigSchema = T.Object({
   googleJwksUrl: T.String(),
   appleJwksUrl: T.String(),
   webhookDevRoutes: T.Record(T.String(), T.String()),
+  /** `SLIPWAY_DEVNET` (the file `npm run devnet` wrote, e.g. .env.devnet) and `SLIPWAY_DEVNET_SETTINGS` (the names it set): logged at start */
+  devnet: T.Optional(T.Object({ file: T.String(), settings: T.Array(T.String()) })),
   rpcUrls: T.Record(T.String(), T.String()),
   /** `AAVE_POOL_<REGISTRY ID>`: an Aave v3 Pool address per network, over the address book's (modules/lending/pools.ts) */
   aavePools: T.Record(T.String(), T.String({ pattern: '^0x[0-9a-fA-F]{40}$' })),

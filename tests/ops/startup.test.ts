@@ -116,3 +116,37 @@ describe('LOG_LEVEL', () => {
     }
   }, 30_000)
 })
+
+describe('the devnet\'s settings', () => {
+  test('a server started with .env.devnet (as npm start reads it) logs "devnet settings read" naming the file and its settings', async () => {
+    const port = freePort()
+    const folder = join(dir, 'devnet-read')
+    mkdirSync(folder)
+    const envFile = join(folder, '.env.devnet')
+    await Bun.write(envFile, `RPC_URL_SEPOLIA=http://127.0.0.1:1\nSLIPWAY_DEVNET=${envFile}\nSLIPWAY_DEVNET_SETTINGS=RPC_URL_SEPOLIA\n`)
+    const proc = Bun.spawn([process.execPath, `--env-file=${envFile}`, join(process.cwd(), 'src/index.ts')], { cwd: folder, env: serverEnv(port, join(folder, 'data')), stdout: 'pipe', stderr: 'inherit' })
+    try {
+      const deadline = Date.now() + 20_000
+      while (Date.now() < deadline && !(await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false))) await Bun.sleep(50)
+      proc.kill('SIGTERM')
+      await proc.exited
+      const lines = (await new Response(proc.stdout).text()).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+      expect(lines.find((l) => l.msg === 'devnet settings read')).toMatchObject({ level: 'info', file: envFile, settings: 'RPC_URL_SEPOLIA' })
+      expect(lines.some((l) => l.msg === 'devnet settings not read')).toBe(false)
+    } finally {
+      proc.kill()
+      await proc.exited
+    }
+  }, 30_000)
+
+  test('a .env.devnet in the working folder that was not read: "devnet settings not read" says to restart after npm run devnet; none: no line', async () => {
+    const { devnetNotice } = await import('@/ops/devnet-notice')
+    const folder = join(dir, 'devnet-unread')
+    mkdirSync(folder)
+    expect(devnetNotice({}, folder)).toBeUndefined()
+    await Bun.write(join(folder, '.env.devnet'), 'RPC_URL_SEPOLIA=http://127.0.0.1:1\n')
+    const notice = devnetNotice({}, folder)!
+    expect([notice.level, notice.message, notice.fields.file]).toEqual(['warn', 'devnet settings not read', join(folder, '.env.devnet')])
+    expect(String(notice.fields.howTo)).toContain('restart Slipway after `npm run devnet`')
+  })
+})

@@ -13,13 +13,23 @@
  *   the devnet the wallet is credited with the test stablecoin; `reject`: `rejected`; `fail`: the
  *   payment reversed while processing, back to `requires_payment`) and sends the signed
  *   `crypto.onramp_session_updated` event to the tenant's webhook address, as Stripe does.
- * Sessions live in memory (at most 10,000, oldest forgotten first): a restart forgets the
- * sandbox provider's side; Slipway's own records stay.
+ * Sessions live in memory (at most 10,000, oldest forgotten first). Given a persistence (Slipway's
+ * database, repo.ts), they are also kept across restarts, and so is what the provider
+ * still owes Slipway, as the bank ramp simulator keeps its deposits (bank-ramp/deposit-run.ts):
+ *
+ * - every change is saved, marked `pending`, before its event is posted, and unmarked once
+ *   Slipway answered 2xx; a restart posts the pending ones again (Slipway may see an event
+ *   twice, never not at all; its handler takes a repeated event as a no-op);
+ * - `complete` on the devnet saves the session as `completing`, and the transfer is signed and
+ *   saved before it is broadcast (funded-sender.ts `deliverStablecoin`): a restart finishes it,
+ *   finding the same transfer on chain or sending the same bytes again, never a second payment;
+ * - `resume()` (called where background work runs) does both at start.
  */
 import { createHmac, randomBytes } from 'node:crypto'
-import type { StablecoinSender } from '../../adapters/chain/funded-sender'
+import type { SignedTransfer, StablecoinSender } from '../../adapters/chain/funded-sender'
 import type { OnrampSession } from '../../adapters/card-onramp/stripe'
 import { lazy } from '../../lib/lazy'
+import type { CardSandboxPersistence } from './repo'
 
 const adapter = lazy(() => import('../../adapters/card-onramp/stripe'))
 const signEvent = async (raw: string, secret: string, at: number) => (await adapter()).signEvent(raw, secret, at)
@@ -28,8 +38,12 @@ import { safeEqual } from '../../lib/crypto'
 export const CARD_SANDBOX_PATH = '/sandbox/card-onramp'
 const MAX_SESSIONS = 10_000
 
-/** `completing`: its stablecoin is being sent (a second `complete` meanwhile is refused, so nothing is sent twice) */
-interface Stored { tenantId: string; session: OnrampSession; completing?: boolean }
+/**
+ * `completing`: its stablecoin is being sent (a second `complete` meanwhile is refused, so nothing
+ * is sent twice); `signed`: that transfer, saved before its broadcast; `pending`: its last change
+ * may not have reached Slipway yet.
+ */
+interface Stored { tenantId: string; session: OnrampSession; completing?: boolean; signed?: SignedTransfer; pending?: boolean }
 
 export function sandboxCredentials(secret: Uint8Array, tenantId: string) {
   const mac = (label: string) => createHmac('sha256', secret).update(`card-onramp-sandbox:${label}:${tenantId}`).digest('hex')
@@ -41,10 +55,29 @@ export interface CardSandboxOptions {
   publicBaseUrl: string
   /** on the devnet: pays the destination amount in the test stablecoin at `complete` */
   chain?: StablecoinSender
+  /** keeps the sessions and what they owe Slipway across restarts; without it a restart forgets them */
+  persistence?: CardSandboxPersistence
 }
 
 export function createCardSandbox(opts: CardSandboxOptions) {
   const sessions = new Map<string, Stored>()
+  const persistence = opts.persistence
+  let loading: Promise<void> | undefined
+  /** loads the kept sessions once, before the first request; a failed load is tried again by the next one */
+  const ready = (): Promise<void> => {
+    if (!persistence) return Promise.resolve()
+    loading ??= persistence.load().then((saved) => {
+      for (const x of saved) if (!sessions.has(x.session.id)) sessions.set(x.session.id, { tenantId: x.tenantId, session: x.session, signed: x.signed, pending: x.pending, completing: undefined })
+      // those that were completing when the process stopped: finished by resume()
+      for (const x of saved) if (x.completing) interrupted.add(x.session.id)
+    }, (err) => {
+      loading = undefined
+      throw err
+    })
+    return loading
+  }
+  const interrupted = new Set<string>()
+  const save = (s: Stored) => persistence?.save({ tenantId: s.tenantId, session: s.session, pending: !!s.pending, completing: !!s.completing, signed: s.signed }) ?? Promise.resolve()
   let appHandle: ((r: Request) => Promise<Response>) | undefined
   const json = (body: unknown, status = 200) => Response.json(body, { status })
   const stripeError = (status: number, type: string, message: string) => json({ error: { type, message } }, status)
@@ -77,23 +110,46 @@ export function createCardSandbox(opts: CardSandboxOptions) {
     if (action === 'pay' && (cur === 'initialized' || cur === 'requires_payment')) s.session.status = 'fulfillment_processing'
     else if (action === 'reject' && (cur === 'initialized' || cur === 'requires_payment')) s.session.status = 'rejected'
     else if (action === 'fail' && cur === 'fulfillment_processing') s.session.status = 'requires_payment'
-    else if (action === 'complete' && cur === 'fulfillment_processing' && !s.completing) {
-      const d = s.session.transaction_details!
-      s.completing = true
-      try {
-        if (opts.chain && d.wallet_address && d.destination_currency === 'usdc') {
-          // the decimal text read exactly (6 decimals), never through a float; viem loaded here, not at start (tests/ops/lazy-loading)
-          const { parseUnits } = await import('viem')
-          d.transaction_id = await opts.chain.sendStablecoin(d.wallet_address, parseUnits(d.destination_amount ?? '0', 6))
-        } else {
-          d.transaction_id = `0x${randomBytes(32).toString('hex')}`
-        }
-        s.session.status = 'fulfillment_complete'
-      } finally {
-        s.completing = false
-      }
-    } else return s.completing ? `The session is being completed` : `A ${cur} session cannot ${action}`
+    else if (action === 'complete' && cur === 'fulfillment_processing' && !s.completing) await complete(s)
+    else return s.completing ? `The session is being completed` : `A ${cur} session cannot ${action}`
     return null
+  }
+
+  /** Pays the destination amount (devnet) and marks the session complete; saved as it goes (see the top). */
+  async function complete(s: Stored) {
+    const d = s.session.transaction_details!
+    s.completing = true
+    try {
+      await save(s)
+      if (opts.chain && d.wallet_address && d.destination_currency === 'usdc') {
+        // the decimal text read exactly (6 decimals), never through a float; viem loaded here, not at start (tests/ops/lazy-loading)
+        const { parseUnits } = await import('viem')
+        const record = async (signed: SignedTransfer) => {
+          s.signed = signed
+          await save(s)
+        }
+        const { hash, success } = await opts.chain.deliverStablecoin(d.wallet_address, parseUnits(d.destination_amount ?? '0', 6), { signed: s.signed, record })
+        if (!success) throw new Error('transfer reverted')
+        d.transaction_id = hash
+      } else {
+        d.transaction_id ??= `0x${randomBytes(32).toString('hex')}`
+      }
+      s.session.status = 'fulfillment_complete'
+    } finally {
+      s.completing = false
+    }
+  }
+
+  /** Saves the change as pending, posts its event, and unmarks it once Slipway took it (2xx). */
+  async function report(s: Stored): Promise<number> {
+    s.pending = true
+    await save(s)
+    const status = await deliver(s.tenantId, structuredClone(s.session))
+    if (status >= 200 && status < 300) {
+      s.pending = false
+      await save(s)
+    }
+    return status
   }
 
   function page(s: Stored) {
@@ -108,6 +164,7 @@ export function createCardSandbox(opts: CardSandboxOptions) {
   }
 
   async function handle(req: Request): Promise<Response> {
+    await ready()
     const url = new URL(req.url)
     const path = url.pathname.slice(CARD_SANDBOX_PATH.length)
     if (path === '/v1/crypto/onramp_sessions' && req.method === 'POST') {
@@ -132,7 +189,10 @@ export function createCardSandbox(opts: CardSandboxOptions) {
         },
       }
       if (sessions.size >= MAX_SESSIONS) sessions.delete(sessions.keys().next().value!)
-      sessions.set(id, { tenantId, session })
+      const stored: Stored = { tenantId, session }
+      sessions.set(id, stored)
+      await save(stored)
+      if (persistence && sessions.size % 100 === 0) await persistence.trim(MAX_SESSIONS)
       return json(session)
     }
     const api = /^\/v1\/crypto\/onramp_sessions\/([A-Za-z0-9_]+)$/.exec(path)
@@ -150,7 +210,7 @@ export function createCardSandbox(opts: CardSandboxOptions) {
       if (req.method !== 'POST') return new Response('Method not allowed', { status: 405 })
       const refused = await move(s, hosted[2])
       if (refused) return json({ error: { type: 'invalid_request_error', message: refused } }, 409)
-      const delivered = await deliver(s.tenantId, structuredClone(s.session))
+      const delivered = await report(s)
       if ((req.headers.get('accept') ?? '').includes('text/html')) return new Response(null, { status: 303, headers: { location: `${CARD_SANDBOX_PATH}/session/${s.session.id}` } })
       return json({ status: s.session.status, delivered })
     }
@@ -170,6 +230,23 @@ export function createCardSandbox(opts: CardSandboxOptions) {
     },
     attach(h: (r: Request) => Promise<Response>) {
       appHandle = h
+    },
+    /**
+     * What a stopped process left owed, done again (the kept sessions loaded first): deliveries
+     * that were being completed are finished (the saved transfer, never a second one), and
+     * events Slipway may not have received are posted again. Answers how many sessions.
+     */
+    async resume(): Promise<number> {
+      await ready()
+      let n = 0
+      for (const s of [...sessions.values()]) {
+        const wasCompleting = interrupted.delete(s.session.id)
+        if (!wasCompleting && !s.pending) continue
+        if (wasCompleting && s.session.status === 'fulfillment_processing' && !s.completing) await complete(s)
+        await report(s)
+        n++
+      }
+      return n
     },
   }
 }
