@@ -131,6 +131,23 @@ describe.skipIf(!available)('step-up on the guarded routes', () => {
     const ok = await w.f.api.post(path, undefined, { token: admin.accessToken, raw, headers: { 'passkey-approval': await approvalFor(w, d, admin.accessToken, 'agent_api_key', 'POST', path, raw) } })
     expect(ok.status, ok.text).toBe(201)
   })
+
+  test('approving an agent\'s execution needs an approval: the guard answers before the approval is looked up', async () => {
+    const admin = await w.f.tenantAdmin(strict)
+    await registerPasskey(w, d, admin.accessToken)
+    const path = `/v1/agent-payments/approvals/${crypto.randomUUID()}/approve`
+    const raw = JSON.stringify({})
+    const bare = await w.f.api.post(path, undefined, { token: admin.accessToken, raw })
+    expect(bare.status).toBe(403)
+    expect(bare.body.code).toBe('PASSKEY_APPROVAL_REQUIRED')
+    const wrongKind = await approvalFor(w, d, admin.accessToken, 'agent_api_key', 'POST', path, raw)
+    const refused = await w.f.api.post(path, undefined, { token: admin.accessToken, raw, headers: { 'passkey-approval': wrongKind } })
+    expect(refused.body.code).toBe('PASSKEY_APPROVAL_INVALID')
+    // with the right approval the route goes on to its own answer: no such approval here
+    const approval = await approvalFor(w, d, admin.accessToken, 'agent_execution_approval', 'POST', path, raw)
+    const passed = await w.f.api.post(path, undefined, { token: admin.accessToken, raw, headers: { 'passkey-approval': approval } })
+    expect(passed.status, passed.text).toBe(404)
+  })
 })
 
 describe.skipIf(!available)('a user\'s passkeys', () => {
