@@ -14247,6 +14247,8 @@ export interface operations {
                             status: "awaiting_signature" | "pending" | "confirmed" | "failed";
                             requiresClientSigning: boolean;
                             txHash: string | null;
+                            /** @description a sponsored send (docs/gas-sponsorship.md): the ERC-4337 user operation's hash; `txHash` is the bundle's once mined */
+                            userOpHash: string | null;
                             fromAddress: string;
                             toAddress: string | null;
                             /** @description smallest unit, integer string */
@@ -14402,6 +14404,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -15880,6 +15886,8 @@ export interface operations {
                         status: "awaiting_signature" | "pending" | "confirmed" | "failed";
                         requiresClientSigning: boolean;
                         txHash: string | null;
+                        /** @description a sponsored send (docs/gas-sponsorship.md): the ERC-4337 user operation's hash; `txHash` is the bundle's once mined */
+                        userOpHash: string | null;
                         fromAddress: string;
                         toAddress: string | null;
                         /** @description smallest unit, integer string */
@@ -16284,6 +16292,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -16586,6 +16598,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -17427,6 +17443,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -17988,6 +18008,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -18261,6 +18285,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -30407,6 +30435,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -30461,6 +30493,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                             txHash: string | null;
+                            /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                            userOpHash?: string;
+                            /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                            sponsored?: boolean;
                             requiresClientSigning: boolean;
                             chain: string;
                             isTestnet: boolean;
@@ -30823,6 +30859,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -31182,6 +31222,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -31543,6 +31587,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;

@@ -32,7 +32,13 @@ export async function startAaNode(opts: { chainId?: number; depositWei?: bigint;
     const executorKey = generatePrivateKey()
     const utilityKey = generatePrivateKey()
     for (const k of [executorKey, utilityKey]) await node.rpc('anvil_setBalance', [privateKeyToAccount(k).address, `0x${parseEther('100').toString(16)}`])
-    const start = (mode?: 'auto' | 'manual') => startAlto({ rpcUrl: node.url, executorKeys: [executorKey], utilityKey, bundleMode: mode })
+    let port: number | undefined
+    // a restart takes the same port: the app's BUNDLER_URL stays right
+    const start = async (mode?: 'auto' | 'manual') => {
+      const b = await startAlto({ rpcUrl: node.url, executorKeys: [executorKey], utilityKey, bundleMode: mode, port })
+      port = b.port
+      return b
+    }
     const aa: AaNode = {
       node, signer, paymasterSignerKey, paymaster,
       bundler: await start(opts.bundleMode),

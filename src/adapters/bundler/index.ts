@@ -106,17 +106,17 @@ export class BundlerGateway {
     const authorizationNonce = delegated ? null : await pub.getTransactionCount({ address: owner.address, blockTag: 'pending' })
     const stubWindow = { validUntil: 0, validAfter: 0 }
     const nonce = await account.getNonce({ key: nonceKey })
+    const stub = async () => ({
+      paymaster: e.paymaster, paymasterData: encodePaymasterData(stubWindow, STUB_PAYMASTER_SIGNATURE),
+      paymasterVerificationGasLimit: PAYMASTER_VERIFICATION_GAS, paymasterPostOpGasLimit: 0n, isFinal: true,
+    })
     try {
       const op = await this.bundler(e).prepareUserOperation({
         account, calls, nonce,
         // estimated with a stub authorization of the right shape (as viem's own)
         ...(delegated ? {} : { authorization: { address: SIMPLE_7702_ACCOUNT, chainId: e.chainId, nonce: authorizationNonce!, ...STUB_AUTHORIZATION_SIGNATURE } }),
-        paymaster: {
-          getPaymasterStubData: async () => ({
-            paymaster: e.paymaster, paymasterData: encodePaymasterData(stubWindow, STUB_PAYMASTER_SIGNATURE),
-            paymasterVerificationGasLimit: PAYMASTER_VERIFICATION_GAS, paymasterPostOpGasLimit: 0n, isFinal: true,
-          }),
-        },
+        // viem asks the stub only when both are given; `isFinal` stops it there (the real data is signed in `sign`)
+        paymaster: { getPaymasterStubData: stub, getPaymasterData: stub },
       }) as unknown as UserOperation<'0.8'>
       const gas = op.callGasLimit + op.verificationGasLimit + op.preVerificationGas + (op.paymasterVerificationGasLimit ?? 0n) + (op.paymasterPostOpGasLimit ?? 0n)
       const draft: Draft = { op, owner, endpoint: e, authorizationNonce }

@@ -2,3 +2,4 @@
 export { ensureDeposit, forgetDeposits, sponsorFor } from './network'
 export type { Sponsor } from './network'
 export { callsOf, paymasterRpc } from './erc7677'
+export { policyCovers } from './cover'
