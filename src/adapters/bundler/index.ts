@@ -7,7 +7,7 @@
  * with a stub paymaster signature), `sign` (CPU only: the paymaster's data from the caller's
  * signer, the EIP-7702 authorization on first use, the owner's signature, the hash), `send`.
  */
-import { createPublicClient, http, type Address, type LocalAccount, type PublicClient } from 'viem'
+import { createPublicClient, createWalletClient, http, type Address, type LocalAccount, type PublicClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import {
   createBundlerClient, entryPoint08Abi, entryPoint08Address, formatUserOperationRequest, getUserOperationHash, toSimple7702SmartAccount,
@@ -181,4 +181,19 @@ function asBundlerError(err: unknown): BundlerError {
   const text = (e.details ?? e.shortMessage ?? e.message ?? String(err)).split('\n')[0]!.slice(0, 300)
   const unreachable = /HttpRequestError|TimeoutError|fetch failed|ECONNREFUSED|Unable to connect/i.test(`${e.name} ${e.message}`)
   return new BundlerError(text, unreachable ? 'unreachable' : 'rejected')
+}
+
+/**
+ * `slipway paymaster deposit`: EntryPoint v0.8 `depositTo(paymaster)` with `wei` from a funded
+ * key, waiting for the receipt; answers the transaction hash and the deposit after it.
+ */
+export async function depositToPaymaster(o: { rpcUrl: string; chainId: number; key: Hex; paymaster: Hex; wei: bigint; timeoutMs: number }) {
+  const chain = { id: o.chainId, name: 'network', nativeCurrency: { name: 'native', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [o.rpcUrl] } } }
+  const pub = createPublicClient({ chain, transport: http(o.rpcUrl, { timeout: o.timeoutMs }), pollingInterval: 250 })
+  const wallet = createWalletClient({ chain, transport: http(o.rpcUrl, { timeout: o.timeoutMs }), account: privateKeyToAccount(o.key) })
+  const hash = await wallet.writeContract({ address: entryPoint08Address, abi: entryPoint08Abi, functionName: 'depositTo', args: [o.paymaster], value: o.wei })
+  const r = await pub.waitForTransactionReceipt({ hash })
+  if (r.status !== 'success') throw new Error(`the deposit transaction ${hash} reverted`)
+  const deposit = await pub.readContract({ address: entryPoint08Address, abi: entryPoint08Abi, functionName: 'balanceOf', args: [o.paymaster] })
+  return { hash, deposit }
 }
