@@ -16,7 +16,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { concat, createPublicClient, createWalletClient, getContractAddress, http, type Address, type Chain, type Hex, type LocalAccount } from 'viem'
+import { concat, createPublicClient, createWalletClient, encodeDeployData, getContractAddress, http, type Address, type Chain, type Hex, type LocalAccount } from 'viem'
 import { entryPoint08Abi, entryPoint08Address } from 'viem/account-abstraction'
 import paymasterArtifact from './SlipwayPaymaster.json'
 
@@ -68,13 +68,24 @@ export async function installAccountAbstraction(s: DevnetSigner, rpc: (method: s
   return { entryPoint, simple7702 }
 }
 
-/** Deploys SlipwayPaymaster for `signer` (owned by the deploying key) and deposits `depositWei` for it in the EntryPoint. */
+/**
+ * Deploys SlipwayPaymaster for `signer` (owned by the deploying key) through the deterministic
+ * deployer, so the same signer and owner give the same address on every devnet start (nothing
+ * is sent when it is there), and deposits `depositWei` for it in the EntryPoint.
+ */
 export async function deployPaymaster(s: DevnetSigner, signer: Address, depositWei: bigint): Promise<Address> {
-  const { pub, wallet } = await clients(s)
-  const hash = await wallet.deployContract({ abi: paymasterArtifact.abi, bytecode: paymasterArtifact.bytecode as Hex, args: [ENTRY_POINT_08, signer, s.account.address] })
-  const paymaster = (await pub.waitForTransactionReceipt({ hash })).contractAddress!
+  const bytecode = encodeDeployData({ abi: paymasterArtifact.abi, bytecode: paymasterArtifact.bytecode as Hex, args: [ENTRY_POINT_08, signer, s.account.address] })
+  const salt: Hex = '0x0000000000000000000000000000000000000000000000000000000000000000'
+  const paymaster = getContractAddress({ opcode: 'CREATE2', from: DETERMINISTIC_DEPLOYER, salt, bytecode })
+  await deterministicDeploy(s, salt, bytecode, paymaster)
   if (depositWei > 0n) await depositFor(s, paymaster, depositWei)
   return paymaster
+}
+
+/** the paymaster's deposit in EntryPoint v0.8 */
+export async function depositOf(s: DevnetSigner, paymaster: Address): Promise<bigint> {
+  const { pub } = await clients(s)
+  return pub.readContract({ address: ENTRY_POINT_08, abi: entryPoint08Abi, functionName: 'balanceOf', args: [paymaster] })
 }
 
 /** EntryPoint `depositTo(paymaster)` with `wei` from the signer's key. */

@@ -125,7 +125,11 @@ describe('npm run devnet', () => {
         throw new Error(`no ${envFile} after ${proc.exitCode === null ? '20 s' : `exit ${proc.exitCode}`}: ${await new Response(proc.stderr).text()}`)
       }
       const written = Object.fromEntries(readFileSync(envFile, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
-      expect(Object.keys(written).sort()).toEqual([...Object.keys(devnet.env), 'RPC_URL_SOLANA_DEVNET', 'WEBHOOK_DEV_ROUTES'].sort())
+      const sponsorship = ['BUNDLER_URL_SEPOLIA', 'PAYMASTER_ADDRESS_SEPOLIA', 'PAYMASTER_SIGNER_PRIVATE_KEY']
+      expect(Object.keys(written).sort()).toEqual([...Object.keys(devnet.env), 'RPC_URL_SOLANA_DEVNET', 'WEBHOOK_DEV_ROUTES', ...sponsorship].sort())
+      // gas sponsorship: alto answers for EntryPoint v0.8, and the paymaster has its deposit
+      const eps = await fetch(written.BUNDLER_URL_SEPOLIA!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_supportedEntryPoints","params":[]}' })
+      expect(((await eps.json()) as { result: string[] }).result.map((a) => a.toLowerCase())).toContain('0x4337084d9e255ff0702461cf8895ce9e3b5ff108')
       // the Solana endpoint (tests/devnet/solana.test.ts covers it): a node of its own on a free port
       const health = await fetch(written.RPC_URL_SOLANA_DEVNET!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"getHealth"}' })
       expect(await health.json()).toMatchObject({ result: 'ok' })
