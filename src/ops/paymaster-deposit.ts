@@ -37,7 +37,9 @@ export async function paymasterDeposit(config: Config, args: string[], readKey: 
   }
   const { depositToPaymaster } = await import('../adapters/bundler')
   try {
-    const r = await depositToPaymaster({ rpcUrl, chainId: found.network.chainId, key: key as `0x${string}`, paymaster: paymaster as `0x${string}`, wei: BigInt(amount), timeoutMs: config.rpcTimeoutMs })
+    const r = await depositToPaymaster({
+      rpcUrl, chainId: found.network.chainId, key: key as `0x${string}`, paymaster: paymaster as `0x${string}`, wei: BigInt(amount), timeoutMs: config.rpcTimeoutMs,
+    })
     out(`deposited ${amount} wei for ${paymaster} on ${network} (transaction ${r.hash}); the deposit is now ${r.deposit} wei`)
     return 0
   } catch (err) {
