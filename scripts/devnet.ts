@@ -29,6 +29,11 @@
  * 127.0.0.1:8899 or `--solana-port`, kept in `.devnet/solana.json`): RPC_URL_SOLANA_DEVNET in
  * .env.devnet, `requestAirdrop` for SOL and `devnet_mintTo` for the registry's devnet USDC.
  *
+ * Gas sponsorship (docs/gas-sponsorship.md): on the Sepolia-id chain, EntryPoint v0.8 and
+ * Simple7702Account at their canonical addresses, SlipwayPaymaster with 10 ETH deposited and
+ * Pimlico's alto bundler on 127.0.0.1:4337 (BUNDLER_URL_SEPOLIA, PAYMASTER_ADDRESS_SEPOLIA and
+ * PAYMASTER_SIGNER_PRIVATE_KEY in .env.devnet).
+ *
  * To go back to the public testnets, stop it and delete `.env.devnet`.
  */
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
@@ -37,6 +42,8 @@ import { DEVNET_CHAIN_ID, DEVNET_USDC, gnosisStateFile, startDevnet } from './de
 import { startX402Merchant, WEATHER_PRICE } from './devnet/x402'
 import { DEVNET_SOLANA_USDC, SOLANA_DEVNET_PORT, startSolanaDevnet } from './devnet/solana'
 import { privateKeyToAccount } from 'viem/accounts'
+import { defineChain, keccak256, parseEther, toBytes } from 'viem'
+import { deployPaymaster, depositFor, depositOf, installAccountAbstraction, startAlto, type DevnetSigner } from './devnet/aa'
 
 const ROOT = join(import.meta.dir, '..')
 const args = process.argv.slice(2)
@@ -96,6 +103,35 @@ const solana = await startSolanaDevnet({ port: solanaPort, statePath: join(dir, 
   console.error(`devnet: the Solana node cannot listen on port ${solanaPort} (${(err as Error).message}); try --solana-port`)
   process.exit(1)
 })
+// ERC-4337 on the Sepolia-id chain (gas sponsorship, docs/gas-sponsorship.md): EntryPoint v0.8 and
+// Simple7702Account at their canonical addresses, SlipwayPaymaster for a devnet signer (public, like
+// every devnet key) with 10 ETH deposited, and alto bundling against the node
+const aaSigner: DevnetSigner = {
+  chain: defineChain({ id: DEVNET_CHAIN_ID, name: 'devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [devnet.url] } } }),
+  rpcUrl: devnet.url,
+  account: privateKeyToAccount(devnet.env.SANDBOX_FAUCET_PRIVATE_KEY as `0x${string}`),
+}
+const devnetRpc = async (method: string, params: unknown[]) => {
+  const res = await fetch(devnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  return ((await res.json()) as { result?: unknown }).result
+}
+const devKey = (label: string) => keccak256(toBytes(`slipway devnet ${label}`))
+const paymasterSignerKey = devKey('paymaster signer')
+let bundler
+try {
+  await installAccountAbstraction(aaSigner, devnetRpc)
+  const paymaster = await deployPaymaster(aaSigner, privateKeyToAccount(paymasterSignerKey).address, 0n)
+  if ((await depositOf(aaSigner, paymaster)) < parseEther('1')) await depositFor(aaSigner, paymaster, parseEther('10'))
+  for (const k of ['bundler executor', 'bundler utility']) await devnetRpc('anvil_setBalance', [privateKeyToAccount(devKey(k)).address, `0x${parseEther('100').toString(16)}`])
+  bundler = await startAlto({ rpcUrl: devnet.url, executorKeys: [devKey('bundler executor')], utilityKey: devKey('bundler utility'), port: port === 0 ? undefined : 4337 })
+  Object.assign(devnet.env, { BUNDLER_URL_SEPOLIA: bundler.url, PAYMASTER_ADDRESS_SEPOLIA: paymaster, PAYMASTER_SIGNER_PRIVATE_KEY: paymasterSignerKey })
+} catch (err) {
+  await merchant.stop()
+  await solana.stop()
+  await devnet.stop()
+  console.error(`devnet: gas sponsorship (EntryPoint, paymaster, alto on port 4337) did not start: ${(err as Error).message.split('\n')[0]}`)
+  process.exit(1)
+}
 /** the https host Slipway's x402 rail is given for the devnet merchant (a reserved name, routed to it; development only) */
 const X402_HOST = 'x402.devnet.test'
 const settings = { ...devnet.env, ...solana.env, WEBHOOK_DEV_ROUTES: `${X402_HOST}=${merchant.url}` }
@@ -119,11 +155,13 @@ console.log(`devnet: x402 merchant at ${merchant.url} (https://${X402_HOST} for 
 console.log(`devnet: Solana (solana-devnet, LiteSVM) at ${solana.url}: devnet USDC mint ${DEVNET_SOLANA_USDC}; SOL: method requestAirdrop [address, lamports]; USDC: method devnet_mintTo [owner, mint, amount]`)
 console.log(`devnet: wrote ${shown(envFile)} (${Object.keys(settings).join(', ')}); start Slipway with \`npm start\` in another terminal (it reads .env.devnet;`
   + ' a Slipway already running must be restarted to read it: its start-up line "devnet settings read" names the file)')
+console.log(`devnet: gas sponsorship: EntryPoint v0.8 and Simple7702Account at their canonical addresses, paymaster ${devnet.env.PAYMASTER_ADDRESS_SEPOLIA}, alto at ${bundler.url} (docs/gas-sponsorship.md)`)
 console.log('devnet: gas and test USDC for a sandbox wallet: POST /v1/sandbox/faucet { walletId, stablecoin? }')
 console.log(`devnet: gas on gnosis for an address: curl -s ${devnet.gnosisUrl} -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"anvil_setBalance","params":["<address>","0xde0b6b3a7640000"]}'`)
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
     await merchant.stop()
+    await bundler.stop()
     await solana.stop()
     await devnet.stop()
     process.exit(0)

@@ -33,6 +33,7 @@ import { dappRoutes } from './modules/dapps'
 import { portfolioRoutes } from './modules/portfolio'
 import { agentPaymentRoutes } from './modules/agent-payments'
 import { EMBEDDED_SIMULATOR_PATH } from './sandbox/bank-ramp/embedded'
+import { gasSponsorshipRoutes } from './modules/gas-sponsorship'
 import { faucetRoutes } from './modules/faucet'
 import { CARD_SANDBOX_PATH } from './sandbox/card-onramp/provider'
 import { SANDBOX_SWAP_AGGREGATOR_PATH } from './sandbox/swap-aggregator/embedded'
@@ -92,6 +93,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
     .use(dappRoutes(deps))
     .use(portfolioRoutes(deps, services.balances))
     .use(agentPaymentRoutes(deps, services.stepUp))
+    .use(gasSponsorshipRoutes(deps))
   // the sandbox faucet, where sandboxes run (src/sandbox/policy.ts)
   if (deps.config.sandboxFaucet === 'embedded') built.use(faucetRoutes(deps, deps.faucet))
   // the built-in bank ramp sandbox (docs/bank-ramp.md): hosted pages and the partner API, raw requests

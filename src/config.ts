@@ -8,7 +8,10 @@ import { ClientIpResolver } from './http/client-ip'
 import { ENGINE_RAM_DEFAULT_MIB } from './lib/engine-memory'
 import { sandboxMode, type SandboxMode } from './sandbox/policy'
 import { envNameOf, isSecretPath, plainMessage } from './config/env-names'
-import { blankToUndefined, boolVar, decodeKey, type Env, intVar, isHttpUrl, parseAavePools, parseDevRoutes, parseFcm, parsePreviousKeys, parseRpcUrls } from './config/parse'
+import {
+  blankToUndefined, boolVar, decodeKey, type Env, intVar, isHttpUrl, parseAavePools, parseBundlerUrls, parsePaymasterAddresses, parseDevRoutes, parseFcm,
+  parsePreviousKeys, parseRpcUrls,
+} from './config/parse'
 import { type Config, ConfigSchema } from './config/schema'
 import { parsePlacement } from './config/placement'
 
@@ -197,6 +200,15 @@ export function loadConfig(env: Env = process.env): Config {
     pricesApiKeyHeader: blankToUndefined(env.PRICES_API_KEY_HEADER)?.toLowerCase() ?? 'x-cg-demo-api-key',
     pricesTimeoutMs: intVar(env, 'PRICES_TIMEOUT_MS', 5000, problems),
     portfolioSnapshots: blankToUndefined(env.PORTFOLIO_SNAPSHOTS)?.toLowerCase() ?? 'daily',
+    bundlerUrls: parseBundlerUrls(env),
+    paymasterAddresses: parsePaymasterAddresses(env),
+    paymasterSignerPrivateKey: blankToUndefined(env.PAYMASTER_SIGNER_PRIVATE_KEY),
+    // 0.01 of the native coin: below it sponsored routes answer 503 PAYMASTER_DEPOSIT_LOW
+    paymasterMinDepositWei: blankToUndefined(env.PAYMASTER_MIN_DEPOSIT_WEI) ?? '10000000000000000',
+    paymasterValiditySeconds: intVar(env, 'PAYMASTER_VALIDITY_SECONDS', 600, problems),
+  }
+  for (const [id, url] of Object.entries(candidate.bundlerUrls)) {
+    if (!isHttpUrl(url)) problems.push(`BUNDLER_URL_${id.toUpperCase().replace(/-/g, '_')}: "${url}" is not an http(s) URL`)
   }
   if (candidate.swapGaslessEnabled && !candidate.swapGaslessRelayerPrivateKey) problems.push('SWAP_GASLESS_ENABLED=true needs SWAP_GASLESS_RELAYER_PRIVATE_KEY (the relayer that pays the gas)')
   if (candidate.swapGaslessEnabled && !candidate.swapGaslessRouterAddress && !candidate.sandboxSwapRouterAddress) {

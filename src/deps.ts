@@ -18,6 +18,8 @@ import { Metrics } from './lib/metrics'
 import { ClientIpResolver } from './http/client-ip'
 import { RateLimiter } from './http/rate-limit'
 import { ChainGateway } from './adapters/chain'
+import type { BundlerGateway } from './adapters/bundler'
+import { lazy } from './lib/lazy'
 import type { MailTransport } from './adapters/mail/port'
 import { SmtpTransport } from './adapters/mail/smtp'
 import type { BreachedPasswords } from './adapters/hibp/port'
@@ -57,6 +59,8 @@ export interface Deps {
   resolveHost?: (host: string) => Promise<string[]>
   /** blockchain networks (viem, @solana/web3.js) behind one adapter */
   chain: ChainGateway
+  /** ERC-4337 bundlers (BUNDLER_URL_<NETWORK>) and EntryPoint v0.8 reads, loaded with viem on first use (gas sponsorship) */
+  bundler: () => Promise<BundlerGateway>
   /** SMTP (SMTP_URL); without it, none: the mail module keeps messages in its own outbox table */
   mailer?: MailTransport
   breachedPasswords: BreachedPasswords
@@ -145,6 +149,7 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     rateLimiter: new RateLimiter(clock),
     metrics,
     chain: new ChainGateway(logger, config.rpcTimeoutMs, (system) => metrics.fetcher(system)),
+    bundler: lazy(async () => new (await import('./adapters/bundler')).BundlerGateway(config.rpcTimeoutMs, (system) => metrics.fetcher(system))),
     mailer: config.smtpUrl ? new SmtpTransport(config.smtpUrl, metrics) : undefined,
     breachedPasswords: new HibpRangeApi(config.hibpBaseUrl, config.hibpTimeoutMs, metrics.fetcher('hibp')),
     identityProviders: {

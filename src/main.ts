@@ -171,6 +171,9 @@ Commands:
   sandbox reset-user --tenant <tenantId> --user <userId>
                                 forget the user's bank ramp sandbox (the simulator's customer and Slipway's
                                 KYC, IBANs, deposits, payouts) so they onboard again (docs/bank-ramp.md)
+  paymaster deposit --network <id> --amount <wei>
+                                top up the network's paymaster deposit in EntryPoint v0.8 from a funded key
+                                read from standard input (docs/gas-sponsorship.md)
   create-admin <username>       create a platform admin; the password is read from ADMIN_PASSWORD or stdin
   reseal [--check]              re-seal every secret under the current MASTER_KEY_VERSION; --check only
                                 counts values per key version. Exit 0 when none is left under an old one
@@ -243,6 +246,10 @@ async function command(name: string, args: string[]) {
   if (name === 'webhooks' && args[0] === 'listen') {
     const { webhooksListen } = await import('./ops/webhooks-listen')
     process.exit(await webhooksListen(config, args.slice(1)))
+  }
+  if (name === 'paymaster' && args[0] === 'deposit') {
+    const { paymasterDeposit } = await import('./ops/paymaster-deposit')
+    process.exit(await paymasterDeposit(config, args.slice(1), () => new Response(Bun.stdin.stream()).text()))
   }
   if (name === 'sandbox' && args[0] === 'reset-user') process.exit(await (await import('./ops/sandbox-reset-user')).sandboxResetUser(config, args.slice(1)))
   if (name === 'tenant' && args[0] === 'create') {

@@ -12,6 +12,7 @@ import type { JobRunner } from './jobs/runner'
 import { registrationBreachCheck, revokeUserSessions } from './modules/auth'
 import { AGENT_PAYMENTS_EVENT_TYPES, registerAgentPaymentJobs, registerMandateJobs } from './modules/agent-payments'
 import { CARD_ONRAMP_EVENT_TYPES } from './modules/card-onramp'
+import { GAS_EVENT_TYPES } from './modules/gas-sponsorship'
 import { registerLendingJobs } from './modules/lending'
 import { registerMailJobs } from './modules/mail'
 import { mpcService, registerMpcJobs } from './modules/mpc'
@@ -42,7 +43,7 @@ export interface Services {
 }
 
 /** Every type a tenant webhook can ask for (spec, Event types): each publishing module lists its own. */
-export const WEBHOOK_EVENT_TYPES: readonly string[] = [...RAMP_EVENT_TYPES, ...CARD_ONRAMP_EVENT_TYPES, ...AGENT_PAYMENTS_EVENT_TYPES]
+export const WEBHOOK_EVENT_TYPES: readonly string[] = [...RAMP_EVENT_TYPES, ...CARD_ONRAMP_EVENT_TYPES, ...AGENT_PAYMENTS_EVENT_TYPES, ...GAS_EVENT_TYPES]
 
 /** Every module's background jobs, registered on the runner: one line per module that has background work. */
 export function registerJobs(runner: JobRunner): JobRunner {

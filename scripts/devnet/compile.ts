@@ -11,7 +11,7 @@ import solc from 'solc'
 const EVM_VERSION = 'prague'
 
 const require = createRequire(import.meta.url)
-/** imports from npm packages (none today: each contract's source holds what it needs) */
+/** imports from npm packages (SlipwayPaymaster.sol: @account-abstraction/contracts and @openzeppelin/contracts, dev dependencies) */
 function findImports(path: string) {
   try {
     return { contents: readFileSync(require.resolve(path), 'utf8') }
@@ -25,6 +25,7 @@ const SOURCES: Record<string, string[]> = {
   'SandboxUSD.sol': ['SandboxUSD', 'SandboxEURe'],
   'SandboxRouter.sol': ['SandboxRouter'],
   'SandboxAavePool.sol': ['SandboxAavePool'],
+  'SlipwayPaymaster.sol': ['SlipwayPaymaster'],
 }
 
 for (const [source, contracts] of Object.entries(SOURCES)) {

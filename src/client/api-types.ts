@@ -3731,6 +3731,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/tenants/{id}/gas-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's gas policies, per network */
+        get: operations["listGasPolicies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/tenants/{id}/gas-policies/{network}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the tenant's gas policy on a network
+         * @description Sets the tenant's gas policy on one EVM network (its registry id: `ethereum`, `sepolia`, `base`...): on or off; the most sponsored per user per UTC day, per tenant per UTC month and per operation, in wei of the native coin (null: no limit; a field left out keeps its value); the kinds sponsored (`send`, `swap`, `lending`, `payout`, `agent`, `dapp`) and, for dApp calls, the contracts and selectors. An operation counts its maximum cost (every gas limit × max fee) while in flight and what it cost once mined, checked in the write that records it, so concurrent operations never pass a limit together. `sponsorshipAvailable` says whether this deployment has a bundler, a paymaster and its signer for the network. 400 `GAS_POLICY_INVALID` for a network that is not an EVM network of the registry.
+         */
+        put: operations["putGasPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/tenants/{id}/gas-usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Gas sponsored for the tenant or one of its users
+         * @description Gas sponsored today and this month (UTC) per network, for the tenant or, with `userId`, one of its users (another tenant's user answers 404).
+         */
+        get: operations["tenantGasUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/gas-sponsorship/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Gas sponsored for the signed-in user today and this month */
+        get: operations["myGasUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/gas-sponsorship/{network}/rpc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ERC-7677 paymaster service (pm_getPaymasterStubData, pm_getPaymasterData)
+         * @description ERC-7677 paymaster web service (JSON-RPC 2.0) with the user's bearer token: `pm_getPaymasterStubData` and `pm_getPaymasterData` with `[userOperation, entryPoint, chainId, context]`, for EntryPoint v0.8 and an EOA delegated (EIP-7702) to Simple7702Account: use it as viem's `createPaymasterClient({ transport: http(url, { fetchOptions: { headers: { authorization: 'Bearer …' } } }) })`. The sender must be one of the signed-in user's wallets on the network, its calls (`execute`/`executeBatch`) a kind the tenant's policy sponsors (ERC-20 transfers and plain value are `send`, anything else `dapp` and must be on the allowlist), its maximum cost within the policy's limits; the signature is bound to the operation, the chain, the paymaster and PAYMASTER_VALIDITY_SECONDS. Refusals are JSON-RPC errors (HTTP 200) whose `data` has the status and the code: `GAS_POLICY_OFF`, `GAS_OPERATION_NOT_SPONSORED`, `GAS_SENDER_NOT_ALLOWED`, `GAS_COST_ABOVE_LIMIT`, `GAS_USER_DAILY_LIMIT`, `GAS_TENANT_MONTHLY_BUDGET`, `PAYMASTER_DEPOSIT_LOW`, `GAS_SPONSORSHIP_NOT_CONFIGURED`.
+         */
+        post: operations["paymasterRpc"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/faucet": {
         parameters: {
             query?: never;
@@ -3803,7 +3897,7 @@ export interface components {
          * @description An error answer's `code`
          * @enum {string}
          */
-        ErrorCode: "DATABASE_UNAVAILABLE" | "SETTING_PLATFORM_ADMIN_ONLY" | "PRIMARY_WALLET_EXISTS" | "WALLET_NOT_FOUND" | "CHAIN_RPC_ERROR" | "CONTRACT_NOT_AVAILABLE" | "CONTRACT_CALL_REVERTED" | "NETWORK_UNAVAILABLE" | "INSUFFICIENT_BALANCE" | "PREPARED_TX_NOT_FOUND" | "PREPARED_TX_EXPIRED" | "PREPARED_TX_ALREADY_USED" | "TRANSACTION_ALREADY_BROADCAST" | "TRANSACTION_REJECTED" | "TRANSACTION_WOULD_FAIL" | "TRANSACTION_TYPE_UNSUPPORTED" | "SIGNATURE_DECODE_FAILED" | "SIGNATURE_INVALID" | "WRONG_SIGNER" | "CHAIN_ID_MISMATCH" | "SOLANA_CALL_UNREADABLE" | "SOLANA_CALL_UNSUPPORTED" | "SOLANA_CALL_WRONG_PAYER" | "SWAP_AGGREGATOR_UNAVAILABLE" | "SWAP_NO_ROUTE" | "SWAP_QUOTE_REFUSED" | "SWAP_NO_DIRECT_ROUTE" | "SWAP_NEEDS_DESTINATION_SIGNATURE" | "SWAP_ALLOWANCE_CHECK_FAILED" | "SWAP_QUOTE_NOT_FOUND" | "SWAP_QUOTE_EXPIRED" | "SWAP_GASLESS_DISABLED" | "SWAP_GASLESS_NOT_ELIGIBLE" | "SWAP_GASLESS_AMOUNT_TOO_SMALL" | "SWAP_GASLESS_CLIENT_SIGNS" | "SWAP_PERMIT_SIGNATURE_INVALID" | "SWAP_GASLESS_SIMULATION_FAILED" | "SWAP_GASLESS_ALREADY_RELAYED" | "SWAP_GASLESS_TENANT_DAILY_LIMIT" | "SWAP_GASLESS_USER_DAILY_LIMIT" | "SWAP_RELAYER_LOW_GAS" | "AAVE_NETWORK_UNSUPPORTED" | "AAVE_RESERVE_NOT_LISTED" | "AAVE_CLIENT_SIGNED_WALLET" | "AAVE_CUSTODIAL_WALLET" | "AAVE_INSUFFICIENT_SUPPLY" | "AAVE_SUPPLY_NOT_SENT" | "DAPP_MESSAGE_INVALID" | "DAPP_MESSAGE_IS_TRANSACTION" | "DAPP_MESSAGE_IS_TYPED_DATA" | "DAPP_MESSAGE_IS_HASH" | "DAPP_NONCE_INVALID" | "DAPP_NONCE_EXPIRED" | "DAPP_NONCE_USED" | "DAPP_NONCE_NOT_IN_MESSAGE" | "DAPP_WALLET_NOT_CUSTODIAL" | "MPC_NOT_ENABLED" | "MPC_ENGINE_NOT_CONFIGURED" | "MPC_CHAIN_UNSUPPORTED" | "MPC_NOT_AN_MPC_WALLET" | "MPC_SESSION_NOT_FOUND" | "MPC_SESSION_EXPIRED" | "MPC_SESSION_FULL" | "MPC_NOT_A_PARTY" | "MPC_NOT_JOINED" | "MPC_NOT_A_SIGNING_SESSION" | "MPC_BAD_RECIPIENT" | "MPC_BAD_ROUND" | "MPC_BAD_RESULT" | "MPC_MESSAGE_TOO_LARGE" | "MPC_MESSAGE_OUT_OF_ORDER" | "MPC_MESSAGE_REPLAYED" | "MPC_RESULT_CONFLICT" | "MPC_DKG_INCOMPLETE" | "MPC_PUBLIC_KEY_MISMATCH" | "MPC_WALLET_ALREADY_REGISTERED" | "MPC_NO_SERVICE_SHARE" | "MPC_SIGNATURE_INVALID" | "MPC_WALLET_GONE" | "CARD_ONRAMP_NOT_ENABLED" | "CARD_ONRAMP_NOT_CONFIGURED" | "CARD_ONRAMP_AMOUNTS" | "CARD_ONRAMP_CHAIN_UNSUPPORTED" | "CARD_ONRAMP_SESSION_NOT_FOUND" | "CARD_ONRAMP_BAD_ANSWER" | "CARD_ONRAMP_AUTHENTICATION_FAILED" | "CARD_ONRAMP_UNAVAILABLE" | "CARD_ONRAMP_RATE_LIMITED" | "CARD_ONRAMP_REFUSED" | "CARD_ONRAMP_EVENT_SIGNATURE" | "CARD_ONRAMP_EVENT_TOO_LARGE" | "AGENT_ARCHIVED" | "AGENT_STATE_INVALID" | "AGENT_JWK_PRIVATE" | "AGENT_WALLET_NOT_CUSTODIAL" | "AGENT_WALLET_CONSENT_REQUIRED" | "AGENT_PAYMENTS_WEBHOOK_INVALID" | "POLICY_INVALID" | "POLICY_NOT_FOUND" | "POLICY_IN_USE" | "MERCHANT_NOT_FOUND" | "MERCHANT_DISABLED" | "MERCHANT_PAY_TO_INVALID" | "SHOPPER_NOT_FOUND" | "SHOPPER_EXISTS" | "SHOPPER_JWK_INVALID" | "SHOPPER_JWK_PRIVATE" | "SHOPPER_KEY_MISSING" | "SHOPPER_KEY_CHANGED" | "SHOPPER_KEY_CHANGE_FORBIDDEN" | "SHOPPER_JWS_INVALID" | "SHOPPER_JWS_EXPIRED" | "SHOPPER_JWS_CONTENT_MISMATCH" | "MANDATE_INVALID" | "MANDATE_CART_REQUIRED" | "MANDATE_CART_NOT_ALLOWED" | "MANDATE_CART_TOTAL_MISMATCH" | "MANDATE_NOT_FOUND" | "MANDATE_EXPIRED" | "MANDATE_STATE_INVALID" | "MERCHANT_REQUIRED" | "RESOURCE_URL_REQUIRED" | "RESOURCE_URL_X402_ONLY" | "RESOURCE_URL_REFUSED" | "NETWORK_UNKNOWN" | "NETWORK_MISMATCH" | "RAIL_NETWORK_UNSUPPORTED" | "CURRENCY_NOT_ON_NETWORK" | "AMOUNT_INVALID" | "AMOUNT_PRECISION" | "IDEMPOTENCY_KEY_IN_USE" | "EXECUTION_STATE_INVALID" | "CONFIRMATION_LIMIT_EXCEEDED" | "APPROVAL_LIMIT_EXCEEDED" | "APPROVAL_STATE_INVALID" | "REFUND_TOO_LARGE" | "RECEIPT_NOT_READY" | "X402_NETWORK_UNSUPPORTED" | "X402_PAYEE_REFUSED" | "PASSKEYS_NOT_CONFIGURED" | "PASSKEY_RESPONSE_INVALID" | "PASSKEY_CHALLENGE_UNKNOWN" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_ASSERTION_REPLAYED" | "PASSKEY_ORIGIN_NOT_ALLOWED" | "PASSKEY_RP_MISMATCH" | "PASSKEY_CREDENTIAL_UNKNOWN" | "PASSKEY_COUNTER_REGRESSED" | "PASSKEY_VERIFICATION_FAILED" | "PASSKEY_ALREADY_REGISTERED" | "PASSKEY_LAST_SIGN_IN_METHOD" | "PASSKEY_APPROVAL_REQUIRED" | "PASSKEY_APPROVAL_INVALID" | "PASSKEY_REQUIRED" | "PASSKEY_HOSTED_SESSION_INVALID" | "PASSKEY_CODE_INVALID" | "PASSKEY_RETURN_URL_NOT_ALLOWED";
+        ErrorCode: "DATABASE_UNAVAILABLE" | "SETTING_PLATFORM_ADMIN_ONLY" | "PRIMARY_WALLET_EXISTS" | "WALLET_NOT_FOUND" | "CHAIN_RPC_ERROR" | "CONTRACT_NOT_AVAILABLE" | "CONTRACT_CALL_REVERTED" | "NETWORK_UNAVAILABLE" | "INSUFFICIENT_BALANCE" | "PREPARED_TX_NOT_FOUND" | "PREPARED_TX_EXPIRED" | "PREPARED_TX_ALREADY_USED" | "TRANSACTION_ALREADY_BROADCAST" | "TRANSACTION_REJECTED" | "TRANSACTION_WOULD_FAIL" | "TRANSACTION_TYPE_UNSUPPORTED" | "SIGNATURE_DECODE_FAILED" | "SIGNATURE_INVALID" | "WRONG_SIGNER" | "CHAIN_ID_MISMATCH" | "SOLANA_CALL_UNREADABLE" | "SOLANA_CALL_UNSUPPORTED" | "SOLANA_CALL_WRONG_PAYER" | "SWAP_AGGREGATOR_UNAVAILABLE" | "SWAP_NO_ROUTE" | "SWAP_QUOTE_REFUSED" | "SWAP_NO_DIRECT_ROUTE" | "SWAP_NEEDS_DESTINATION_SIGNATURE" | "SWAP_ALLOWANCE_CHECK_FAILED" | "SWAP_QUOTE_NOT_FOUND" | "SWAP_QUOTE_EXPIRED" | "SWAP_GASLESS_DISABLED" | "SWAP_GASLESS_NOT_ELIGIBLE" | "SWAP_GASLESS_AMOUNT_TOO_SMALL" | "SWAP_GASLESS_CLIENT_SIGNS" | "SWAP_PERMIT_SIGNATURE_INVALID" | "SWAP_GASLESS_SIMULATION_FAILED" | "SWAP_GASLESS_ALREADY_RELAYED" | "SWAP_GASLESS_TENANT_DAILY_LIMIT" | "SWAP_GASLESS_USER_DAILY_LIMIT" | "SWAP_RELAYER_LOW_GAS" | "GAS_SPONSORSHIP_NOT_CONFIGURED" | "GAS_POLICY_INVALID" | "GAS_POLICY_OFF" | "GAS_OPERATION_NOT_SPONSORED" | "GAS_SENDER_NOT_ALLOWED" | "GAS_COST_ABOVE_LIMIT" | "GAS_USER_DAILY_LIMIT" | "GAS_TENANT_MONTHLY_BUDGET" | "PAYMASTER_DEPOSIT_LOW" | "USER_OPERATION_REJECTED" | "BUNDLER_UNAVAILABLE" | "AAVE_NETWORK_UNSUPPORTED" | "AAVE_RESERVE_NOT_LISTED" | "AAVE_CLIENT_SIGNED_WALLET" | "AAVE_CUSTODIAL_WALLET" | "AAVE_INSUFFICIENT_SUPPLY" | "AAVE_SUPPLY_NOT_SENT" | "DAPP_MESSAGE_INVALID" | "DAPP_MESSAGE_IS_TRANSACTION" | "DAPP_MESSAGE_IS_TYPED_DATA" | "DAPP_MESSAGE_IS_HASH" | "DAPP_NONCE_INVALID" | "DAPP_NONCE_EXPIRED" | "DAPP_NONCE_USED" | "DAPP_NONCE_NOT_IN_MESSAGE" | "DAPP_WALLET_NOT_CUSTODIAL" | "MPC_NOT_ENABLED" | "MPC_ENGINE_NOT_CONFIGURED" | "MPC_CHAIN_UNSUPPORTED" | "MPC_NOT_AN_MPC_WALLET" | "MPC_SESSION_NOT_FOUND" | "MPC_SESSION_EXPIRED" | "MPC_SESSION_FULL" | "MPC_NOT_A_PARTY" | "MPC_NOT_JOINED" | "MPC_NOT_A_SIGNING_SESSION" | "MPC_BAD_RECIPIENT" | "MPC_BAD_ROUND" | "MPC_BAD_RESULT" | "MPC_MESSAGE_TOO_LARGE" | "MPC_MESSAGE_OUT_OF_ORDER" | "MPC_MESSAGE_REPLAYED" | "MPC_RESULT_CONFLICT" | "MPC_DKG_INCOMPLETE" | "MPC_PUBLIC_KEY_MISMATCH" | "MPC_WALLET_ALREADY_REGISTERED" | "MPC_NO_SERVICE_SHARE" | "MPC_SIGNATURE_INVALID" | "MPC_WALLET_GONE" | "CARD_ONRAMP_NOT_ENABLED" | "CARD_ONRAMP_NOT_CONFIGURED" | "CARD_ONRAMP_AMOUNTS" | "CARD_ONRAMP_CHAIN_UNSUPPORTED" | "CARD_ONRAMP_SESSION_NOT_FOUND" | "CARD_ONRAMP_BAD_ANSWER" | "CARD_ONRAMP_AUTHENTICATION_FAILED" | "CARD_ONRAMP_UNAVAILABLE" | "CARD_ONRAMP_RATE_LIMITED" | "CARD_ONRAMP_REFUSED" | "CARD_ONRAMP_EVENT_SIGNATURE" | "CARD_ONRAMP_EVENT_TOO_LARGE" | "AGENT_ARCHIVED" | "AGENT_STATE_INVALID" | "AGENT_JWK_PRIVATE" | "AGENT_WALLET_NOT_CUSTODIAL" | "AGENT_WALLET_CONSENT_REQUIRED" | "AGENT_PAYMENTS_WEBHOOK_INVALID" | "POLICY_INVALID" | "POLICY_NOT_FOUND" | "POLICY_IN_USE" | "MERCHANT_NOT_FOUND" | "MERCHANT_DISABLED" | "MERCHANT_PAY_TO_INVALID" | "SHOPPER_NOT_FOUND" | "SHOPPER_EXISTS" | "SHOPPER_JWK_INVALID" | "SHOPPER_JWK_PRIVATE" | "SHOPPER_KEY_MISSING" | "SHOPPER_KEY_CHANGED" | "SHOPPER_KEY_CHANGE_FORBIDDEN" | "SHOPPER_JWS_INVALID" | "SHOPPER_JWS_EXPIRED" | "SHOPPER_JWS_CONTENT_MISMATCH" | "MANDATE_INVALID" | "MANDATE_CART_REQUIRED" | "MANDATE_CART_NOT_ALLOWED" | "MANDATE_CART_TOTAL_MISMATCH" | "MANDATE_NOT_FOUND" | "MANDATE_EXPIRED" | "MANDATE_STATE_INVALID" | "MERCHANT_REQUIRED" | "RESOURCE_URL_REQUIRED" | "RESOURCE_URL_X402_ONLY" | "RESOURCE_URL_REFUSED" | "NETWORK_UNKNOWN" | "NETWORK_MISMATCH" | "RAIL_NETWORK_UNSUPPORTED" | "CURRENCY_NOT_ON_NETWORK" | "AMOUNT_INVALID" | "AMOUNT_PRECISION" | "IDEMPOTENCY_KEY_IN_USE" | "EXECUTION_STATE_INVALID" | "CONFIRMATION_LIMIT_EXCEEDED" | "APPROVAL_LIMIT_EXCEEDED" | "APPROVAL_STATE_INVALID" | "REFUND_TOO_LARGE" | "RECEIPT_NOT_READY" | "X402_NETWORK_UNSUPPORTED" | "X402_PAYEE_REFUSED" | "PASSKEYS_NOT_CONFIGURED" | "PASSKEY_RESPONSE_INVALID" | "PASSKEY_CHALLENGE_UNKNOWN" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_ASSERTION_REPLAYED" | "PASSKEY_ORIGIN_NOT_ALLOWED" | "PASSKEY_RP_MISMATCH" | "PASSKEY_CREDENTIAL_UNKNOWN" | "PASSKEY_COUNTER_REGRESSED" | "PASSKEY_VERIFICATION_FAILED" | "PASSKEY_ALREADY_REGISTERED" | "PASSKEY_LAST_SIGN_IN_METHOD" | "PASSKEY_APPROVAL_REQUIRED" | "PASSKEY_APPROVAL_INVALID" | "PASSKEY_REQUIRED" | "PASSKEY_HOSTED_SESSION_INVALID" | "PASSKEY_CODE_INVALID" | "PASSKEY_RETURN_URL_NOT_ALLOWED";
         /**
          * @description An error answer's `details.code` (the bank ramp's, the idempotency's and the sandbox faucet's)
          * @enum {string}
@@ -7448,7 +7542,7 @@ export interface operations {
                 "application/json": {
                     /** @description required on creation; https on 443, public DNS name, at most 2048 characters */
                     url?: string;
-                    /** @description types received; empty means every type, including types published later. Known: ramp.kyc.updated, ramp.deposit.updated, ramp.transaction.updated, ramp.payout.updated, ramp.card_session.updated, agent_payments.agent.created, agent_payments.agent.updated, agent_payments.agent.paused, agent_payments.agent.resumed, agent_payments.agent.archived, agent_payments.agent.wallet_consent_granted, agent_payments.agent.wallet_consent_revoked, agent_payments.agent_api_key.created, agent_payments.agent_api_key.revoked, agent_payments.policy.created, agent_payments.policy.updated, agent_payments.policy.deleted, agent_payments.merchant.created, agent_payments.merchant.updated, agent_payments.merchant.disabled, agent_payments.merchant_api_key.created, agent_payments.merchant_api_key.revoked, agent_payments.shopper.created, agent_payments.shopper.updated, agent_payments.shopper.key_changed, agent_payments.shopper.deleted, agent_payments.mandate.created, agent_payments.mandate.authorized, agent_payments.mandate.rejected, agent_payments.mandate.revoked, agent_payments.mandate.expired, agent_payments.mandate.consumed, agent_payments.mandate.exhausted, agent_payments.execution.created, agent_payments.execution.processing, agent_payments.execution.authorized, agent_payments.execution.succeeded, agent_payments.execution.failed, agent_payments.execution.rejected, agent_payments.execution.requires_confirmation, agent_payments.execution.canceled, agent_payments.execution.expired, agent_payments.execution.refunded, agent_payments.approval.created, agent_payments.approval.approved, agent_payments.approval.rejected, agent_payments.approval.expired, agent_payments.approval.canceled */
+                    /** @description types received; empty means every type, including types published later. Known: ramp.kyc.updated, ramp.deposit.updated, ramp.transaction.updated, ramp.payout.updated, ramp.card_session.updated, agent_payments.agent.created, agent_payments.agent.updated, agent_payments.agent.paused, agent_payments.agent.resumed, agent_payments.agent.archived, agent_payments.agent.wallet_consent_granted, agent_payments.agent.wallet_consent_revoked, agent_payments.agent_api_key.created, agent_payments.agent_api_key.revoked, agent_payments.policy.created, agent_payments.policy.updated, agent_payments.policy.deleted, agent_payments.merchant.created, agent_payments.merchant.updated, agent_payments.merchant.disabled, agent_payments.merchant_api_key.created, agent_payments.merchant_api_key.revoked, agent_payments.shopper.created, agent_payments.shopper.updated, agent_payments.shopper.key_changed, agent_payments.shopper.deleted, agent_payments.mandate.created, agent_payments.mandate.authorized, agent_payments.mandate.rejected, agent_payments.mandate.revoked, agent_payments.mandate.expired, agent_payments.mandate.consumed, agent_payments.mandate.exhausted, agent_payments.execution.created, agent_payments.execution.processing, agent_payments.execution.authorized, agent_payments.execution.succeeded, agent_payments.execution.failed, agent_payments.execution.rejected, agent_payments.execution.requires_confirmation, agent_payments.execution.canceled, agent_payments.execution.expired, agent_payments.execution.refunded, agent_payments.approval.created, agent_payments.approval.approved, agent_payments.approval.rejected, agent_payments.approval.expired, agent_payments.approval.canceled, gas.paymaster.deposit_low */
                     eventTypes?: string[];
                     /** @enum {string} */
                     status?: "active" | "disabled";
@@ -12994,6 +13088,7 @@ export interface operations {
                      *           "status": "awaiting_signature",
                      *           "requiresClientSigning": true,
                      *           "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *           "userOpHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
                      *           "fromAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "toAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "amount": "1000000",
@@ -13040,6 +13135,8 @@ export interface operations {
                             status: "awaiting_signature" | "pending" | "confirmed" | "failed";
                             requiresClientSigning: boolean;
                             txHash: string | null;
+                            /** @description a sponsored send (docs/gas-sponsorship.md): the ERC-4337 user operation's hash; `txHash` is the bundle's once mined */
+                            userOpHash: string | null;
                             fromAddress: string;
                             toAddress: string | null;
                             /** @description smallest unit, integer string */
@@ -13145,6 +13242,8 @@ export interface operations {
                      *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "status": "pending",
                      *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "userOpHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "sponsored": true,
                      *       "requiresClientSigning": true,
                      *       "chain": "sepolia",
                      *       "isTestnet": true,
@@ -13175,6 +13274,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -14049,6 +14152,7 @@ export interface operations {
                      *       "status": "awaiting_signature",
                      *       "requiresClientSigning": true,
                      *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "userOpHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
                      *       "fromAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "toAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "amount": "1000000",
@@ -14086,6 +14190,8 @@ export interface operations {
                         status: "awaiting_signature" | "pending" | "confirmed" | "failed";
                         requiresClientSigning: boolean;
                         txHash: string | null;
+                        /** @description a sponsored send (docs/gas-sponsorship.md): the ERC-4337 user operation's hash; `txHash` is the bundle's once mined */
+                        userOpHash: string | null;
                         fromAddress: string;
                         toAddress: string | null;
                         /** @description smallest unit, integer string */
@@ -14363,6 +14469,8 @@ export interface operations {
                      *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "status": "pending",
                      *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "userOpHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "sponsored": true,
                      *       "requiresClientSigning": true,
                      *       "chain": "sepolia",
                      *       "isTestnet": true,
@@ -14399,6 +14507,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -14572,6 +14684,8 @@ export interface operations {
                      *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "status": "pending",
                      *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "userOpHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "sponsored": true,
                      *       "requiresClientSigning": true,
                      *       "chain": "sepolia",
                      *       "isTestnet": true,
@@ -14608,6 +14722,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -15181,6 +15299,8 @@ export interface operations {
                      *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "status": "pending",
                      *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "userOpHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "sponsored": true,
                      *       "requiresClientSigning": true,
                      *       "chain": "sepolia",
                      *       "isTestnet": true,
@@ -15213,6 +15333,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -15519,6 +15643,8 @@ export interface operations {
                      *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "status": "pending",
                      *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "userOpHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "sponsored": true,
                      *       "requiresClientSigning": true,
                      *       "chain": "sepolia",
                      *       "isTestnet": true,
@@ -15551,6 +15677,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -15706,6 +15836,8 @@ export interface operations {
                      *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "status": "pending",
                      *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "userOpHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "sponsored": true,
                      *       "requiresClientSigning": true,
                      *       "chain": "sepolia",
                      *       "isTestnet": true,
@@ -15738,6 +15870,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -23604,6 +23740,8 @@ export interface operations {
                      *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "status": "pending",
                      *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "userOpHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "sponsored": true,
                      *       "requiresClientSigning": true,
                      *       "chain": "sepolia",
                      *       "isTestnet": true,
@@ -23634,6 +23772,8 @@ export interface operations {
                      *         "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *         "status": "pending",
                      *         "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *         "userOpHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *         "sponsored": true,
                      *         "requiresClientSigning": true,
                      *         "chain": "sepolia",
                      *         "isTestnet": true,
@@ -23669,6 +23809,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -23723,6 +23867,10 @@ export interface operations {
                             /** @enum {string} */
                             status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                             txHash: string | null;
+                            /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                            userOpHash?: string;
+                            /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                            sponsored?: boolean;
                             requiresClientSigning: boolean;
                             chain: string;
                             isTestnet: boolean;
@@ -23923,6 +24071,8 @@ export interface operations {
                      *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "status": "pending",
                      *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "userOpHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "sponsored": true,
                      *       "requiresClientSigning": true,
                      *       "chain": "sepolia",
                      *       "isTestnet": true,
@@ -23957,6 +24107,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -24154,6 +24308,8 @@ export interface operations {
                      *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "status": "pending",
                      *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "userOpHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "sponsored": true,
                      *       "requiresClientSigning": true,
                      *       "chain": "sepolia",
                      *       "isTestnet": true,
@@ -24189,6 +24345,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -24388,6 +24548,8 @@ export interface operations {
                      *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "status": "pending",
                      *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "userOpHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "sponsored": true,
                      *       "requiresClientSigning": true,
                      *       "chain": "sepolia",
                      *       "isTestnet": true,
@@ -24423,6 +24585,10 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "awaiting_signature" | "confirmed" | "failed";
                         txHash: string | null;
+                        /** @description sent sponsored (the tenant pays the gas): the user operation's hash; `txHash` is null until it is mined */
+                        userOpHash?: string;
+                        /** @description true: sent as an ERC-4337 user operation whose gas the tenant's paymaster pays */
+                        sponsored?: boolean;
                         requiresClientSigning: boolean;
                         chain: string;
                         isTestnet: boolean;
@@ -34838,6 +35004,579 @@ export interface operations {
             };
         };
     };
+    listGasPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Gas policies */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "network": "sepolia",
+                     *           "enabled": true,
+                     *           "userDailyLimitWei": "1000000",
+                     *           "tenantMonthlyBudgetWei": "1000000",
+                     *           "maxPerOperationWei": "1000000",
+                     *           "operations": [
+                     *             "text"
+                     *           ],
+                     *           "allowlist": [
+                     *             {
+                     *               "contract": "text",
+                     *               "selectors": [
+                     *                 "text"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "sponsorshipAvailable": true,
+                     *           "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description registry id of the network (`ethereum`, `sepolia`) */
+                            network: string;
+                            enabled: boolean;
+                            /** @description the most gas (wei of the native coin, an integer string) sponsored for one user per UTC day; null: no limit */
+                            userDailyLimitWei: string | null;
+                            /** @description the most gas (wei, an integer string) sponsored for the whole tenant per UTC month; null: no limit */
+                            tenantMonthlyBudgetWei: string | null;
+                            /** @description the most one operation may cost (wei, an integer string); null: no limit */
+                            maxPerOperationWei: string | null;
+                            operations: string[];
+                            allowlist: {
+                                contract: string;
+                                selectors: string[];
+                            }[];
+                            /** @description whether this deployment has a bundler, a paymaster and its signer for the network */
+                            sponsorshipAvailable: boolean;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putGasPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                network: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description whether the tenant sponsors gas on this network */
+                    enabled: boolean;
+                    /** @description the most gas (wei of the native coin) sponsored for one user per UTC day; null: no limit */
+                    userDailyLimitWei?: string | null;
+                    /** @description the most gas (wei) sponsored for the whole tenant per UTC month; null: no limit */
+                    tenantMonthlyBudgetWei?: string | null;
+                    /** @description the most one operation may cost (every gas limit × max fee, wei); null: no limit */
+                    maxPerOperationWei?: string | null;
+                    /** @description the kinds sponsored: send, swap, lending, payout, agent, dapp */
+                    operations?: ("send" | "swap" | "lending" | "payout" | "agent" | "dapp")[];
+                    /** @description dApp calls: the contracts (and selectors) sponsored */
+                    allowlist?: {
+                        /** @description a contract a dApp call may reach */
+                        contract: string;
+                        /** @description 4-byte selectors; empty: any function of the contract */
+                        selectors: string[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Gas policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "network": "sepolia",
+                     *       "enabled": true,
+                     *       "userDailyLimitWei": "1000000",
+                     *       "tenantMonthlyBudgetWei": "1000000",
+                     *       "maxPerOperationWei": "1000000",
+                     *       "operations": [
+                     *         "text"
+                     *       ],
+                     *       "allowlist": [
+                     *         {
+                     *           "contract": "text",
+                     *           "selectors": [
+                     *             "text"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "sponsorshipAvailable": true,
+                     *       "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description registry id of the network (`ethereum`, `sepolia`) */
+                        network: string;
+                        enabled: boolean;
+                        /** @description the most gas (wei of the native coin, an integer string) sponsored for one user per UTC day; null: no limit */
+                        userDailyLimitWei: string | null;
+                        /** @description the most gas (wei, an integer string) sponsored for the whole tenant per UTC month; null: no limit */
+                        tenantMonthlyBudgetWei: string | null;
+                        /** @description the most one operation may cost (wei, an integer string); null: no limit */
+                        maxPerOperationWei: string | null;
+                        operations: string[];
+                        allowlist: {
+                            contract: string;
+                            selectors: string[];
+                        }[];
+                        /** @description whether this deployment has a bundler, a paymaster and its signer for the network */
+                        sponsorshipAvailable: boolean;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tenantGasUsage: {
+        parameters: {
+            query?: {
+                userId?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Gas usage */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scope": "tenant",
+                     *       "userId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "day": "text",
+                     *       "month": "text",
+                     *       "networks": [
+                     *         {
+                     *           "network": "sepolia",
+                     *           "dayWei": "text",
+                     *           "dayOperations": 1,
+                     *           "monthWei": "text",
+                     *           "monthOperations": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        scope: "tenant" | "user";
+                        userId: string | null;
+                        /** @description UTC day, YYYY-MM-DD */
+                        day: string;
+                        /** @description UTC month, YYYY-MM */
+                        month: string;
+                        networks: {
+                            network: string;
+                            /** @description gas counted today (UTC): settled operations at what they cost, those in flight at their maximum */
+                            dayWei: string;
+                            dayOperations: number;
+                            /** @description the same for the UTC month */
+                            monthWei: string;
+                            monthOperations: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (another tenant's ids are not found either) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    myGasUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Gas usage */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scope": "tenant",
+                     *       "userId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "day": "text",
+                     *       "month": "text",
+                     *       "networks": [
+                     *         {
+                     *           "network": "sepolia",
+                     *           "dayWei": "text",
+                     *           "dayOperations": 1,
+                     *           "monthWei": "text",
+                     *           "monthOperations": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        scope: "tenant" | "user";
+                        userId: string | null;
+                        /** @description UTC day, YYYY-MM-DD */
+                        day: string;
+                        /** @description UTC month, YYYY-MM */
+                        month: string;
+                        networks: {
+                            network: string;
+                            /** @description gas counted today (UTC): settled operations at what they cost, those in flight at their maximum */
+                            dayWei: string;
+                            dayOperations: number;
+                            /** @description the same for the UTC month */
+                            monthWei: string;
+                            monthOperations: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    paymasterRpc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                network: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    jsonrpc: "2.0";
+                    id: string | number | null;
+                    method: string;
+                    params?: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description Paymaster rpc response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "result": null,
+                     *       "error": {
+                     *         "code": 1,
+                     *         "message": "A few words",
+                     *         "data": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        id: string | number | null;
+                        result?: unknown;
+                        error?: {
+                            code: number;
+                            message: string;
+                            data?: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: schema validation failed, unparsable JSON, or a value the endpoint refuses */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than MAX_BODY_BYTES (the message names the limit) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see `retry-after` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (`Internal server error`, no internal details) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     sandboxFaucet: {
         parameters: {
             query?: never;
@@ -35187,5 +35926,10 @@ export const operationCredentials: Readonly<Record<string, "tenant" | "bearer" |
     "POST /v1/agent-payments/agents/{agentId}/wallet-consent": "bearer",
     "DELETE /v1/agent-payments/agents/{agentId}/wallet-consent": "bearer",
     "GET /v1/agent-payments/audit-log": "bearer",
+    "GET /v1/admin/tenants/{id}/gas-policies": "bearer",
+    "PUT /v1/admin/tenants/{id}/gas-policies/{network}": "bearer",
+    "GET /v1/admin/tenants/{id}/gas-usage": "bearer",
+    "GET /v1/gas-sponsorship/usage": "bearer",
+    "POST /v1/gas-sponsorship/{network}/rpc": "bearer",
     "POST /v1/sandbox/faucet": "bearer",
 };

@@ -60,6 +60,22 @@ export function parseAavePools(env: Env): Record<string, string> {
   return out
 }
 
+const networkIdOf = (key: string, prefix: string) => key.slice(prefix.length).toLowerCase().replace(/_/g, '-')
+
+/** `BUNDLER_URL_<REGISTRY ID>` (gas sponsorship's ERC-4337 bundlers), keyed by registry id; config.ts checks each URL. */
+export function parseBundlerUrls(env: Env): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(env)) if (key.startsWith('BUNDLER_URL_') && value) out[networkIdOf(key, 'BUNDLER_URL_')] = value
+  return out
+}
+
+/** `PAYMASTER_ADDRESS_<REGISTRY ID>` (gas sponsorship's verifying paymasters), keyed by registry id; the schema checks each address. */
+export function parsePaymasterAddresses(env: Env): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [key, value] of Object.entries(env)) if (key.startsWith('PAYMASTER_ADDRESS_') && value) out[networkIdOf(key, 'PAYMASTER_ADDRESS_')] = value
+  return out
+}
+
 /** `MASTER_KEY_PREVIOUS`: comma-separated `<version>:<key>` entries (64 hex characters or base64). */
 export function parsePreviousKeys(raw: string | undefined, current: number, problems: string[]): Record<string, string> {
   const out: Record<string, string> = {}

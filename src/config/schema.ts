@@ -50,6 +50,16 @@ export const ConfigSchema = T.Object({
   /** `SLIPWAY_DEVNET` (the file `npm run devnet` wrote, e.g. .env.devnet) and `SLIPWAY_DEVNET_SETTINGS` (the names it set): logged at start */
   devnet: T.Optional(T.Object({ file: T.String(), settings: T.Array(T.String()) })),
   rpcUrls: T.Record(T.String(), T.String()),
+  /** `BUNDLER_URL_<REGISTRY ID>`: an ERC-4337 bundler per network (gas sponsorship, docs/gas-sponsorship.md); none: sponsorship is off there */
+  bundlerUrls: T.Record(T.String(), T.String()),
+  /** `PAYMASTER_ADDRESS_<REGISTRY ID>`: the verifying paymaster (SlipwayPaymaster) per network */
+  paymasterAddresses: T.Record(T.String(), T.String({ pattern: '^0x[0-9a-fA-F]{40}$' })),
+  /** the paymaster's signer; never printed */
+  paymasterSignerPrivateKey: T.Optional(T.String({ pattern: '^0x[0-9a-fA-F]{64}$' })),
+  /** below this deposit in the EntryPoint (wei), sponsorship answers 503 PAYMASTER_DEPOSIT_LOW */
+  paymasterMinDepositWei: T.String({ pattern: '^[0-9]{1,30}$' }),
+  /** how long a paymaster signature is valid, seconds */
+  paymasterValiditySeconds: T.Integer({ minimum: 60, maximum: 86_400 }),
   /** `AAVE_POOL_<REGISTRY ID>`: an Aave v3 Pool address per network, over the address book's (modules/lending/pools.ts) */
   aavePools: T.Record(T.String(), T.String({ pattern: '^0x[0-9a-fA-F]{40}$' })),
   /** lending rate history: one supply-rate sample per reserve and tenant per this many seconds (docs/lending.md) */

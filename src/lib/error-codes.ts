@@ -72,6 +72,18 @@ export const ERROR_CODES = {
   SWAP_GASLESS_TENANT_DAILY_LIMIT: e(429, 'The gasless relayer\'s daily budget for this tenant is used up'),
   SWAP_GASLESS_USER_DAILY_LIMIT: e(429, 'Your daily budget of gasless swaps is used up'),
   SWAP_RELAYER_LOW_GAS: e(503, 'Gasless swaps are unavailable for now: the relayer cannot pay the network fee'),
+  // gas sponsorship (ERC-4337 user operations, the paymaster, gas policies)
+  GAS_SPONSORSHIP_NOT_CONFIGURED: e(503, 'Gas sponsorship is off on this network: no bundler or paymaster is configured for it'),
+  GAS_POLICY_INVALID: e(400, 'The gas policy is not valid'),
+  GAS_POLICY_OFF: e(403, 'The tenant does not sponsor gas on this network'),
+  GAS_OPERATION_NOT_SPONSORED: e(403, 'The tenant\'s gas policy does not sponsor this operation'),
+  GAS_SENDER_NOT_ALLOWED: e(403, 'The sender is not a wallet of the signed-in user'),
+  GAS_COST_ABOVE_LIMIT: e(403, 'The operation may cost more gas than the policy sponsors for one operation'),
+  GAS_USER_DAILY_LIMIT: e(429, 'The user\'s daily gas sponsorship is used up'),
+  GAS_TENANT_MONTHLY_BUDGET: e(429, 'The tenant\'s monthly gas sponsorship budget is used up'),
+  PAYMASTER_DEPOSIT_LOW: e(503, 'Gas sponsorship is paused: the paymaster\'s deposit is below its threshold'),
+  USER_OPERATION_REJECTED: e(400, 'The bundler refused the user operation'),
+  BUNDLER_UNAVAILABLE: e(503, 'The bundler cannot be reached'),
   // lending (Aave)
   AAVE_NETWORK_UNSUPPORTED: e(400, 'Aave has no pool on this network'),
   AAVE_RESERVE_NOT_LISTED: e(400, 'The Aave pool does not list this asset as a reserve'),

@@ -169,7 +169,12 @@ export class Metrics {
     'Attempts at a bank ramp sell still not taken after about 40 minutes (the payout\'s crypto already at the partner), by environment',
     ['environment'],
   )
-  private readonly exported: Exported[] = [this.requests, this.jobs, this.deliveries, this.external, this.queueDepth, this.relayerLowGas, this.sellOverdue]
+  private readonly paymasterLow = new Counter(
+    'slipway_paymaster_deposit_low_total',
+    'Sponsored operations refused because the paymaster\'s EntryPoint deposit was below PAYMASTER_MIN_DEPOSIT_WEI, by network',
+    ['network'],
+  )
+  private readonly exported: Exported[] = [this.requests, this.jobs, this.deliveries, this.external, this.queueDepth, this.relayerLowGas, this.sellOverdue, this.paymasterLow]
   private collectors: Array<() => Promise<void>> = []
   private registry: Promise<Registry> | undefined
 
@@ -199,6 +204,10 @@ export class Metrics {
   /** A gasless swap refused because the relayer's native balance cannot pay its gas (an operator tops it up). */
   swapRelayerLowGas(network: string) {
     this.relayerLowGas.inc({ network })
+  }
+  /** A sponsored operation refused because the paymaster's deposit is below its threshold (an operator runs `slipway paymaster deposit`). */
+  paymasterDepositLow(network: string) {
+    this.paymasterLow.inc({ network })
   }
   /** A payout's sell the partner has not taken for about 40 minutes, asked again (an operator looks at the partner). */
   rampSellOverdue(environment: string) {

@@ -176,9 +176,9 @@ describe('structure', () => {
     expect(offenders).toEqual([])
   })
 
-  test('viem and @solana/web3.js clients are built only in src/adapters/chain', () => {
+  test('viem and @solana/web3.js clients are built only in src/adapters/chain and src/adapters/bundler (ERC-4337)', () => {
     const offenders = sources
-      .filter((f) => !rel(f).startsWith('src/adapters/chain/'))
+      .filter((f) => !rel(f).startsWith('src/adapters/chain/') && !rel(f).startsWith('src/adapters/bundler/'))
       .filter((f) => /\b(createPublicClient|createWalletClient|createTestClient)\s*\(|new\s+Connection\s*\(/.test(text.get(f)!))
       .map(rel)
     expect(offenders).toEqual([])

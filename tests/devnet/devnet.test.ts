@@ -125,10 +125,15 @@ describe('npm run devnet', () => {
         throw new Error(`no ${envFile} after ${proc.exitCode === null ? '20 s' : `exit ${proc.exitCode}`}: ${await new Response(proc.stderr).text()}`)
       }
       const written = Object.fromEntries(readFileSync(envFile, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
-      expect(Object.keys(written).sort()).toEqual([...Object.keys(devnet.env), 'RPC_URL_SOLANA_DEVNET', 'WEBHOOK_DEV_ROUTES', 'SLIPWAY_DEVNET', 'SLIPWAY_DEVNET_SETTINGS'].sort())
+      const sponsorship = ['BUNDLER_URL_SEPOLIA', 'PAYMASTER_ADDRESS_SEPOLIA', 'PAYMASTER_SIGNER_PRIVATE_KEY']
+      const set = [...Object.keys(devnet.env), 'RPC_URL_SOLANA_DEVNET', 'WEBHOOK_DEV_ROUTES', ...sponsorship]
+      expect(Object.keys(written).sort()).toEqual([...set, 'SLIPWAY_DEVNET', 'SLIPWAY_DEVNET_SETTINGS'].sort())
       // the file and the names it set, for the server's start-up line "devnet settings read"
       expect(written.SLIPWAY_DEVNET).toBe(envFile)
-      expect(written.SLIPWAY_DEVNET_SETTINGS!.split(',').sort()).toEqual([...Object.keys(devnet.env), 'RPC_URL_SOLANA_DEVNET', 'WEBHOOK_DEV_ROUTES'].sort())
+      expect(written.SLIPWAY_DEVNET_SETTINGS!.split(',').sort()).toEqual(set.sort())
+      // gas sponsorship: alto answers for EntryPoint v0.8, and the paymaster has its deposit
+      const eps = await fetch(written.BUNDLER_URL_SEPOLIA!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_supportedEntryPoints","params":[]}' })
+      expect(((await eps.json()) as { result: string[] }).result.map((a) => a.toLowerCase())).toContain('0x4337084d9e255ff0702461cf8895ce9e3b5ff108')
       // the Solana endpoint (tests/devnet/solana.test.ts covers it): a node of its own on a free port
       const health = await fetch(written.RPC_URL_SOLANA_DEVNET!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"getHealth"}' })
       expect(await health.json()).toMatchObject({ result: 'ok' })

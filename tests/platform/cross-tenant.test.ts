@@ -26,7 +26,7 @@ let other: { operator: SignedInUser; user: SignedInUser }
 /** What each path parameter names; `null` for parameters that are not ids of a tenant's records. */
 function idKind(path: string, param: string): string | null {
   // a payout channel is the bank ramp's, the same for every tenant
-  if (param === 'environment' || param === 'chain' || param === 'channelId') return null
+  if (param === 'environment' || param === 'chain' || param === 'channelId' || param === 'network') return null
   if (param === 'quoteId') return 'payoutQuote'
   if (param === 'payoutId') return 'payout'
   if (path.startsWith('/v1/ramp/bank/addresses/{id}')) return 'provenAddress'
@@ -58,6 +58,7 @@ const BODIES: Record<string, unknown> = {
   'PATCH /v1/admin/tenants/{id}': { name: 'renamed' },
   'PUT /v1/users/{id}': { email: 'changed@example.com' },
   'PATCH /v1/passkeys/{id}': { name: 'renamed' },
+  'PUT /v1/admin/tenants/{id}/gas-policies/{network}': { enabled: true, operations: ['send'] },
   'PUT /v1/admin/tenants/{id}/webhooks/{environment}': { url: 'https://hooks.slipway.test/in', eventTypes: ['ramp.deposit.updated'] },
   'POST /v1/transactions/{id}/broadcast': { signedTransaction: '0x02' },
   'POST /v1/ramp/bank/payout/quotes/{quoteId}/steps': { isTestnet: true },

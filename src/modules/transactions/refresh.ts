@@ -21,7 +21,7 @@ async function settingsFor(deps: Deps, tenantId: string) {
 
 /** Reads the chain for `row` and saves what changed; answers the saved row. */
 async function refreshTransaction(deps: Deps, row: TransactionRow): Promise<TransactionRow> {
-  if (row.simulation || !row.txHash || row.status === 'awaiting_signature') return row
+  if (row.simulation || (!row.txHash && !row.userOpHash) || row.status === 'awaiting_signature') return row
   if (row.status === 'failed') return row
   const settings = await settingsFor(deps, row.tenantId)
   const { endpoint } = endpointFor(deps.config, settings, row.chain, row.isTestnet)

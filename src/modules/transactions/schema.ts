@@ -62,6 +62,10 @@ export const transactions = sqliteTable('transactions', {
   simulation: integer('simulation', { mode: 'boolean' }).notNull(),
   quoteId: text('quote_id'),
   metadata: text('metadata', { mode: 'json' }).$type<Record<string, unknown>>(),
+  /** a sponsored send (gas sponsorship): the ERC-4337 user operation's hash; `txHash` is the bundle's once mined */
+  userOpHash: text('user_op_hash'),
+  /** the signed user operation as the bundler takes it (JSON), to resubmit it unchanged when the bundler dropped it */
+  userOp: text('user_op', { mode: 'json' }).$type<Record<string, unknown>>(),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [

@@ -12,6 +12,7 @@ export function transactionView(r: TransactionRow) {
     status: r.status,
     requiresClientSigning: r.requiresClientSigning,
     txHash: r.txHash,
+    userOpHash: r.userOpHash,
     fromAddress: r.fromAddress,
     toAddress: r.toAddress,
     amount: r.amount,

@@ -36,6 +36,7 @@ import type { ChainEndpoint } from '../../../adapters/chain/port'
 import type { Deps } from '../../../deps'
 import * as walletsRepo from '../../wallets'
 import { noticeSettled } from '../notices'
+import { refreshSponsored } from './evm-sponsored'
 import { relayerNonceKey, releaseNonce } from '../nonces'
 import { findTransaction, pendingSendsFrom, updateTransaction, type TransactionRow } from '../repo'
 import { isCustodial, walletSecret } from '../shared'
@@ -48,6 +49,8 @@ type Wallet = NonNullable<Awaited<ReturnType<typeof walletsRepo.findWallet>>>
 interface Fees { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
 
 export async function refreshEvm(deps: Deps, endpoint: ChainEndpoint, row: TransactionRow): Promise<TransactionRow> {
+  // a sponsored send is a user operation: the bundler has its receipt (families/evm-sponsored.ts)
+  if (row.userOpHash) return refreshSponsored(deps, endpoint, row)
   return refreshOn(deps, await evmNet(deps, endpoint), row, 0)
 }
 

@@ -34,6 +34,7 @@ import type { PreparedRow } from '../repo'
 import { scheduleRefresh, sendRow, walletSecret } from '../shared'
 import { estimateEvm, evmNet, pendingCount, signEvm, signingHashOf, transferCall, unsignedEip1559, type EvmCall, type EvmFees, type EvmNet } from './evm-calls'
 import { refreshEvm } from './evm-refresh'
+import { goesSponsored, sponsoredSend } from './evm-sponsored'
 import type { ChainFamily, SendPlan, SignedTransaction } from './port'
 
 /** The chain's view of the send: the network, the call and its fees; a call that would fail answers 400 before anything is stored. */
@@ -47,7 +48,16 @@ async function estimated(ctx: Ctx, p: SendPlan) {
 
 async function custodialSend(ctx: Ctx, p: SendPlan) {
   const { deps } = ctx
-  const { net, call, fees } = await estimated(ctx, p)
+  const net = await evmNet(deps, p.endpoint)
+  const call = p.call ?? transferCall(p.token.address, p.to, p.amount)
+  const fees = await estimateEvm(deps, net, p.signer?.address ?? p.wallet.address, call)
+  if ('revert' in fees) {
+    // the node refuses for want of gas money: sponsored, where the tenant's gas policy covers it
+    if (/insufficient funds/i.test(fees.revert) && (await goesSponsored(ctx, p, { block: 0n, native: 0n, token: 0n }, 1n))) {
+      return sponsoredSend(ctx, p, call, await chainBalances(deps, net, p.wallet.address, p.token.address))
+    }
+    throw wouldFail(fees.revert)
+  }
   const holdKey: NonceKey = { tenantId: p.tenantId, walletId: p.wallet.id, network: p.network }
   // a relayed send (p.signer) takes the signer's nonce and pays its gas; the wallet's amount is still held
   const key: NonceKey = p.signer?.nonceKey ?? holdKey
@@ -55,6 +65,8 @@ async function custodialSend(ctx: Ctx, p: SendPlan) {
   const laneKey = `${key.tenantId}|${key.walletId}|${key.network}`
   if (!(await hasNonceRow(deps.database.db, key))) await initNonceRow(deps, key, await pendingCount(deps, net, sender))
   const balances = await chainBalances(deps, net, p.wallet.address, p.token.address)
+  // a wallet that cannot pay the gas, where the tenant's gas policy covers the operation: a user operation the paymaster pays
+  if (await goesSponsored(ctx, p, balances, fees.gas * fees.maxFeePerGas)) return sponsoredSend(ctx, p, call, balances)
   const secret = p.signer ? p.signer.secret() : walletSecret(deps, p.wallet)
   try {
     const now = deps.clock.now()

@@ -1,0 +1,82 @@
+/** The gas sponsorship routes' schemas: the schema is the type. */
+import { t } from 'elysia'
+import { GAS_OPERATION_KINDS } from './schema'
+
+const Wei = (description: string) => t.Union([t.String({ pattern: '^[0-9]{1,30}$', description }), t.Null()])
+const Kind = t.Union(GAS_OPERATION_KINDS.map((k) => t.Literal(k)))
+
+export const AllowedCallBody = t.Object({
+  contract: t.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'a contract a dApp call may reach' }),
+  selectors: t.Array(t.String({ pattern: '^0x[0-9a-fA-F]{8}$' }), { maxItems: 50, description: '4-byte selectors; empty: any function of the contract' }),
+}, { additionalProperties: false })
+
+export const GasPolicyBody = t.Object({
+  enabled: t.Boolean({ description: 'whether the tenant sponsors gas on this network' }),
+  userDailyLimitWei: t.Optional(Wei('the most gas (wei of the native coin) sponsored for one user per UTC day; null: no limit')),
+  tenantMonthlyBudgetWei: t.Optional(Wei('the most gas (wei) sponsored for the whole tenant per UTC month; null: no limit')),
+  maxPerOperationWei: t.Optional(Wei('the most one operation may cost (every gas limit × max fee, wei); null: no limit')),
+  operations: t.Optional(t.Array(Kind, { maxItems: GAS_OPERATION_KINDS.length, description: 'the kinds sponsored: send, swap, lending, payout, agent, dapp' })),
+  allowlist: t.Optional(t.Array(AllowedCallBody, { maxItems: 200, description: 'dApp calls: the contracts (and selectors) sponsored' })),
+}, {
+  additionalProperties: false,
+  examples: [{
+    enabled: true, userDailyLimitWei: '3000000000000000', tenantMonthlyBudgetWei: '1000000000000000000', maxPerOperationWei: '1000000000000000',
+    operations: ['send', 'swap'], allowlist: [],
+  }],
+})
+export type GasPolicyBody = typeof GasPolicyBody.static
+
+export const GasPolicy = t.Object({
+  network: t.String({ description: 'registry id of the network (`ethereum`, `sepolia`)' }),
+  enabled: t.Boolean(),
+  userDailyLimitWei: Wei('the most gas (wei of the native coin, an integer string) sponsored for one user per UTC day; null: no limit'),
+  tenantMonthlyBudgetWei: Wei('the most gas (wei, an integer string) sponsored for the whole tenant per UTC month; null: no limit'),
+  maxPerOperationWei: Wei('the most one operation may cost (wei, an integer string); null: no limit'),
+  operations: t.Array(t.String()),
+  allowlist: t.Array(t.Object({ contract: t.String(), selectors: t.Array(t.String()) })),
+  sponsorshipAvailable: t.Boolean({ description: 'whether this deployment has a bundler, a paymaster and its signer for the network' }),
+  updatedAt: t.String({ format: 'date-time' }),
+}, { title: 'GasPolicy' })
+
+export const GasPolicies = t.Object({ data: t.Array(GasPolicy) }, { title: 'GasPolicies' })
+
+const UsageLine = t.Object({
+  network: t.String(),
+  dayWei: t.String({ description: 'gas counted today (UTC): settled operations at what they cost, those in flight at their maximum' }),
+  dayOperations: t.Integer(),
+  monthWei: t.String({ description: 'the same for the UTC month' }),
+  monthOperations: t.Integer(),
+})
+
+export const GasUsage = t.Object({
+  scope: t.Union([t.Literal('tenant'), t.Literal('user')]),
+  userId: t.Union([t.String(), t.Null()]),
+  day: t.String({ description: 'UTC day, YYYY-MM-DD' }),
+  month: t.String({ description: 'UTC month, YYYY-MM' }),
+  networks: t.Array(UsageLine),
+}, { title: 'GasUsage' })
+
+export const TenantIdParam = t.Object({ id: t.String() })
+export const PolicyParams = t.Object({ id: t.String(), network: t.String({ minLength: 1, maxLength: 64 }) })
+export const UsageQuery = t.Object({ userId: t.Optional(t.String({ format: 'uuid' })) })
+export const NetworkParam = t.Object({ network: t.String({ minLength: 1, maxLength: 64 }) })
+
+/** ERC-7677 and JSON-RPC 2.0: one request per POST. */
+export const JsonRpcRequest = t.Object({
+  jsonrpc: t.Literal('2.0'),
+  id: t.Union([t.String(), t.Number(), t.Null()]),
+  method: t.String(),
+  params: t.Optional(t.Array(t.Unknown())),
+}, {
+  title: 'PaymasterRpcRequest',
+  examples: [{ jsonrpc: '2.0', id: 1, method: 'pm_getPaymasterStubData', params: [{ sender: '0x…' }, '0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108', '0xaa36a7', {}] }],
+})
+
+export type JsonRpcRequest = typeof JsonRpcRequest.static
+
+export const JsonRpcResponse = t.Object({
+  jsonrpc: t.Literal('2.0'),
+  id: t.Union([t.String(), t.Number(), t.Null()]),
+  result: t.Optional(t.Unknown()),
+  error: t.Optional(t.Object({ code: t.Integer(), message: t.String(), data: t.Optional(t.Unknown()) })),
+}, { title: 'PaymasterRpcResponse' })

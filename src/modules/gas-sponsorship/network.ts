@@ -1,0 +1,77 @@
+/**
+ * Where a network's sponsorship goes: its bundler (BUNDLER_URL_<NETWORK>), its paymaster
+ * (PAYMASTER_ADDRESS_<NETWORK>), the paymaster's signer (PAYMASTER_SIGNER_PRIVATE_KEY) and the
+ * tenant's RPC. Without any of them, sponsorship is off on that network and says so (503
+ * GAS_SPONSORSHIP_NOT_CONFIGURED). Also the deposit watch: the paymaster's deposit in the
+ * EntryPoint, read at most every DEPOSIT_CACHE_MS; below PAYMASTER_MIN_DEPOSIT_WEI every
+ * sponsored route answers 503 PAYMASTER_DEPOSIT_LOW, the metric counts it and the tenant's
+ * webhook gets `gas.paymaster.deposit_low` (at most once an hour per tenant and network).
+ */
+import type { LocalAccount } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import type { BundlerEndpoint, BundlerGateway } from '../../adapters/bundler'
+import type { Deps } from '../../deps'
+import type { StoredSettings } from '../tenants'
+import { endpointFor, lookupChain } from '../tokens'
+import { publishEvent } from '../webhooks'
+import { depositLow, notConfigured } from './errors'
+
+const DEPOSIT_CACHE_MS = 10_000
+const EVENT_EVERY_MS = 3_600_000
+
+export interface Sponsor {
+  endpoint: BundlerEndpoint
+  gateway: BundlerGateway
+  signer: LocalAccount
+  isTestnet: boolean
+}
+
+/** The network's sponsorship set-up for the tenant; throws 503 GAS_SPONSORSHIP_NOT_CONFIGURED when a piece is missing. */
+export async function sponsorFor(deps: Deps, settings: StoredSettings | null, network: string): Promise<Sponsor> {
+  const found = lookupChain(network)
+  if (!found || found.chain.family !== 'evm' || !found.network.chainId) throw notConfigured(network, 'an EVM network')
+  const bundlerUrl = deps.config.bundlerUrls[found.network.id]
+  if (!bundlerUrl) throw notConfigured(found.network.id, `a bundler (BUNDLER_URL_${found.network.id.toUpperCase().replace(/-/g, '_')})`)
+  const paymaster = deps.config.paymasterAddresses[found.network.id]
+  if (!paymaster) throw notConfigured(found.network.id, `a paymaster (PAYMASTER_ADDRESS_${found.network.id.toUpperCase().replace(/-/g, '_')})`)
+  if (!deps.config.paymasterSignerPrivateKey) throw notConfigured(found.network.id, 'the paymaster signer (PAYMASTER_SIGNER_PRIVATE_KEY)')
+  const isTestnet = found.network.id !== found.chain.id
+  const { endpoint } = endpointFor(deps.config, settings, found.chain.id, isTestnet)
+  return {
+    endpoint: { network: found.network.id, bundlerUrl, rpcUrl: endpoint.rpcUrl, chainId: found.network.chainId, paymaster: paymaster as `0x${string}` },
+    gateway: await deps.bundler(),
+    signer: privateKeyToAccount(deps.config.paymasterSignerPrivateKey as `0x${string}`),
+    isTestnet,
+  }
+}
+
+const deposits = new Map<string, { wei: bigint; at: number }>()
+const told = new Map<string, number>()
+
+/** The paymaster's deposit (cached briefly); answers it when at or above the threshold, else refuses (metric, webhook, 503). */
+export async function ensureDeposit(deps: Deps, s: Sponsor, tenantId: string | null): Promise<bigint> {
+  const now = deps.clock.now()
+  const key = `${s.endpoint.network}|${s.endpoint.paymaster}`
+  let cached = deposits.get(key)
+  if (!cached || now - cached.at > DEPOSIT_CACHE_MS) {
+    cached = { wei: await s.gateway.deposit(s.endpoint), at: now }
+    deposits.set(key, cached)
+  }
+  if (cached.wei >= BigInt(deps.config.paymasterMinDepositWei)) return cached.wei
+  deps.metrics.paymasterDepositLow(s.endpoint.network)
+  deps.logger.warn('paymaster deposit below threshold', { network: s.endpoint.network, depositWei: cached.wei.toString() })
+  const tk = `${tenantId}|${key}`
+  if (tenantId && now - (told.get(tk) ?? 0) > EVENT_EVERY_MS) {
+    told.set(tk, now)
+    await deps.database.write((tx) => publishEvent(tx, {
+      tenantId, environment: s.isTestnet ? 'sandbox' : 'production', type: 'gas.paymaster.deposit_low', occurredAt: now,
+      data: { network: s.endpoint.network, paymaster: s.endpoint.paymaster, depositWei: cached!.wei.toString(), thresholdWei: deps.config.paymasterMinDepositWei },
+    }, now))
+  }
+  throw depositLow(s.endpoint.network)
+}
+
+/** Forgets the cached deposits (after a top-up, and in tests). */
+export function forgetDeposits() {
+  deposits.clear()
+}

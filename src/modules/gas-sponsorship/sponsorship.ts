@@ -1,0 +1,115 @@
+/**
+ * What the paymaster may sign, decided in the write that records it. `reserveSponsorship` runs
+ * inside the caller's write transaction (writers are serialised across processes), so
+ * concurrent operations can never together pass a limit: it reads the tenant's policy for the
+ * network, checks the operation's kind (and, for dApp calls, every call against the allowlist),
+ * its maximum cost against the per-operation maximum, the user's UTC day and the tenant's UTC
+ * month, then records the sponsorship and adds its maximum cost to the running totals. The
+ * operation's outcome later replaces the maximum by what it cost (`settleSponsorship`) or
+ * takes it off (`releaseSponsorship`: it was never executed).
+ */
+import type { Tx } from '../../db/client'
+import { newId } from '../../lib/ids'
+import { costAboveLimit, GasLimitReached, notSponsored, policyOff } from './errors'
+import { addToCounter, closeSponsorship, findPolicy, findSponsorship, insertSponsorship, readCounter } from './repo'
+import type { GasOperationKind, GasPolicyRow, SponsorshipRow } from './schema'
+
+const DAY_MS = 86_400_000
+
+export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+export const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7)
+const nextMonthStart = (ms: number) => {
+  const d = new Date(ms)
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)
+}
+
+export interface SponsorRequest {
+  tenantId: string
+  userId: string
+  /** registry id of the network */
+  network: string
+  sender: string
+  kind: GasOperationKind
+  /** the calls of a dApp operation, checked against the allowlist */
+  calls?: Array<{ to: string; data: string }>
+  maxCost: bigint
+  nonce: bigint
+  source: 'custodial' | 'erc7677'
+  userOpHash: string | null
+  /** Unix s */
+  validUntil: number
+  transactionId?: string | null
+}
+
+/** Throws unless the policy covers the kind and, for dApp calls, every call is allowlisted. */
+export function checkCovered(policy: GasPolicyRow | undefined, network: string, kind: GasOperationKind, calls: SponsorRequest['calls']) {
+  if (!policy || !policy.enabled) throw policyOff(network)
+  if (!policy.operations.includes(kind)) throw notSponsored(`${kind} operations are not sponsored on ${network}`)
+  if (kind !== 'dapp') return policy
+  for (const c of calls ?? []) {
+    const allowed = policy.allowlist.find((a) => a.contract === c.to.toLowerCase())
+    const selector = c.data.slice(0, 10).toLowerCase()
+    if (!allowed) throw notSponsored(`${c.to} is not on the policy's allowlist`)
+    if (allowed.selectors.length && !allowed.selectors.includes(selector)) throw notSponsored(`selector ${selector} of ${c.to} is not on the policy's allowlist`)
+  }
+  return policy
+}
+
+const counters = (r: { tenantId: string; network: string; userId: string }, now: number) => ({
+  userDay: { tenantId: r.tenantId, network: r.network, scope: `user:${r.userId}`, period: dayOf(now) },
+  userMonth: { tenantId: r.tenantId, network: r.network, scope: `user:${r.userId}`, period: monthOf(now) },
+  tenantDay: { tenantId: r.tenantId, network: r.network, scope: 'tenant', period: dayOf(now) },
+  tenantMonth: { tenantId: r.tenantId, network: r.network, scope: 'tenant', period: monthOf(now) },
+})
+
+/** Inside the caller's write: checks the policy and the limits, records the sponsorship and counts its maximum. */
+export async function reserveSponsorship(tx: Tx, r: SponsorRequest, now: number): Promise<SponsorshipRow> {
+  const policy = checkCovered(await findPolicy(tx, r.tenantId, r.network), r.network, r.kind, r.calls)
+  if (policy.maxPerOperationWei !== null && r.maxCost > BigInt(policy.maxPerOperationWei)) throw costAboveLimit(r.maxCost, BigInt(policy.maxPerOperationWei))
+  const c = counters(r, now)
+  if (policy.userDailyLimitWei !== null) {
+    const used = (await readCounter(tx, c.userDay)).totalWei
+    if (used + r.maxCost > BigInt(policy.userDailyLimitWei)) {
+      const retry = Math.ceil((Math.floor(now / DAY_MS) * DAY_MS + DAY_MS - now) / 1000)
+      const why = `${used} of ${policy.userDailyLimitWei} wei used; this operation may cost ${r.maxCost}`
+      throw new GasLimitReached(retry, `The user's daily gas sponsorship on ${r.network} is used up (${why}): it resumes at 00:00 UTC`, 'GAS_USER_DAILY_LIMIT')
+    }
+  }
+  if (policy.tenantMonthlyBudgetWei !== null) {
+    const used = (await readCounter(tx, c.tenantMonth)).totalWei
+    if (used + r.maxCost > BigInt(policy.tenantMonthlyBudgetWei)) {
+      const retry = Math.ceil((nextMonthStart(now) - now) / 1000)
+      throw new GasLimitReached(retry, `The tenant's monthly gas sponsorship budget on ${r.network} is used up: it resumes on the 1st (UTC)`, 'GAS_TENANT_MONTHLY_BUDGET')
+    }
+  }
+  const row: SponsorshipRow = {
+    id: newId(), tenantId: r.tenantId, userId: r.userId, network: r.network, sender: r.sender.toLowerCase(), kind: r.kind, source: r.source,
+    userOpHash: r.userOpHash, nonce: r.nonce.toString(), maxCostWei: r.maxCost.toString(), actualCostWei: null, status: 'reserved',
+    day: dayOf(now), month: monthOf(now), validUntil: r.validUntil, transactionId: r.transactionId ?? null, createdAt: now, updatedAt: now,
+  }
+  await insertSponsorship(tx, row)
+  for (const k of Object.values(c)) await addToCounter(tx, k, r.maxCost, 1, now)
+  return row
+}
+
+/** The periods a sponsorship counted in (those of its signature, not of now). */
+function countersOfRow(s: SponsorshipRow) {
+  const at = Date.parse(`${s.day}T00:00:00Z`)
+  return counters(s, at)
+}
+
+/** It ran and cost `actualCost` (wei): the totals count that instead of its maximum. False when it had an outcome already. */
+export async function settleSponsorship(tx: Tx, tenantId: string, id: string, actualCost: bigint, now: number): Promise<boolean> {
+  const s = await findSponsorship(tx, tenantId, id)
+  if (!s || !(await closeSponsorship(tx, tenantId, id, { status: 'settled', actualCostWei: actualCost.toString(), updatedAt: now }))) return false
+  for (const k of Object.values(countersOfRow(s))) await addToCounter(tx, k, actualCost - BigInt(s.maxCostWei), 0, now)
+  return true
+}
+
+/** It never ran (refused by the bundler, dropped and failed, expired unused): the totals drop it. */
+export async function releaseSponsorship(tx: Tx, tenantId: string, id: string, now: number): Promise<boolean> {
+  const s = await findSponsorship(tx, tenantId, id)
+  if (!s || !(await closeSponsorship(tx, tenantId, id, { status: 'released', actualCostWei: null, updatedAt: now }))) return false
+  for (const k of Object.values(countersOfRow(s))) await addToCounter(tx, k, -BigInt(s.maxCostWei), -1, now)
+  return true
+}
