@@ -35474,7 +35474,8 @@ export interface operations {
                 "application/json": {
                     /** @constant */
                     jsonrpc: "2.0";
-                    id: string | number | null;
+                    /** @description the request id, echoed in the answer */
+                    id: string | (string | number) | null;
                     method: string;
                     params?: unknown[];
                 };

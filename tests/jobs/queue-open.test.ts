@@ -30,7 +30,7 @@ const deps = await buildDeps(config, { logger: createLogger({ sink: { write() {}
 const ran = []
 const runner = new JobRunner(deps, { queueName: 'slipway', dataPath: ${JSON.stringify(queueFile)}, pollMs: 20 })
   .register('test.echo', { handler: async (payload) => { ran.push(payload.n) } })
-const until = async (cond, what) => { for (let i = 0; i < 500 && !cond(); i++) await Bun.sleep(10); if (!cond()) throw new Error('timed out: ' + what) }
+const until = async (cond, what) => { for (let i = 0; i < 1500 && !cond(); i++) await Bun.sleep(10); if (!cond()) throw new Error('timed out: ' + what) }
 ${body}
 await runner.stop()
 deps.database.close()

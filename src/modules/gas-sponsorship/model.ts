@@ -64,8 +64,8 @@ export const NetworkParam = t.Object({ network: t.String({ minLength: 1, maxLeng
 /** ERC-7677 and JSON-RPC 2.0: one request per POST. */
 export const JsonRpcRequest = t.Object({
   jsonrpc: t.Literal('2.0'),
-  id: t.Union([t.String(), t.Number(), t.Null()]),
-  method: t.String(),
+  id: t.Union([t.String({ maxLength: 128 }), t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), t.Null()], { description: 'the request id, echoed in the answer' }),
+  method: t.String({ maxLength: 64 }),
   params: t.Optional(t.Array(t.Unknown())),
 }, {
   title: 'PaymasterRpcRequest',
