@@ -104,6 +104,8 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     syncUrl: config.databaseSyncUrl,
     syncIntervalMs: config.databaseSyncIntervalMs,
     timeoutMs: config.databaseTimeoutMs,
+    maxWrites: config.databaseMaxWrites,
+    writeWaitMs: config.databaseWriteWaitMs,
     migrate: overrides.migrate,
   })
   const previous = Object.fromEntries(Object.entries(config.masterKeyPrevious).map(([v, k]) => [Number(v), decodeKey(k)!]))

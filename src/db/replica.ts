@@ -21,7 +21,8 @@ export interface ReplicaState {
 }
 
 /**
- * Pulls the replica from the primary on an interval and after this process's writes.
+ * Pulls the replica from the primary on an interval, and before a read that follows this
+ * process's writes (`beforeRead`).
  * `sync()` is a synchronous native call, and against a primary that does not answer it
  * holds the event loop for seconds (PrimaryHandshakeTimeout, 3 s here): so the interval
  * pull first asks the primary's /health asynchronously, and pulls only when it answers.
@@ -31,7 +32,6 @@ export class ReplicaSync {
   private frameNo: number | null = null
   private reachable = true
   private timer?: ReturnType<typeof setInterval>
-  private pending: Promise<void> | null = null
   private readonly healthUrl: string
 
   constructor(private readonly replica: Client, syncUrl: string, private readonly intervalMs: number, private readonly timeoutMs: number) {
@@ -40,22 +40,44 @@ export class ReplicaSync {
 
   /** Pulls now; throws when the primary cannot be reached. */
   syncNow() {
+    const upTo = this.written
     return this.replica.sync().then((r) => {
+      this.pulled = Math.max(this.pulled, upTo)
       this.lastSyncAt = Date.now()
       this.frameNo = r?.frame_no ?? this.frameNo
       this.reachable = true
     })
   }
 
-  /** After a write of this process: one pull for all the writes that finished in the same turn. */
-  afterWrite(): Promise<void> {
-    if (!this.pending) {
-      this.pending = new Promise<void>((resolve) => setTimeout(() => {
-        this.pending = null
-        this.syncNow().catch(() => { this.reachable = false }).finally(resolve)
+  /**
+   * Read-your-writes without a pull after every write: each write of this process that
+   * finished counts (`written`); a pull records how many had finished when it began
+   * (`pulled`), since it brings everything the primary had committed by then. A read after
+   * a write waits for a pull that began after that write (one pull serves every read waiting
+   * then); reads with no write of this process since the last pull read at once. Under a
+   * write load, the pulls run back to back at the pace the reads ask, never one per write.
+   */
+  private written = 0
+  private pulled = 0
+  private pulling: Promise<void> | null = null
+
+  /** A write of this process finished on the primary. */
+  markWritten() {
+    this.written++
+  }
+
+  /** Before a read on the replica: pulls first if this process wrote since the last pull began (see `markWritten`). */
+  async beforeRead(): Promise<void> {
+    const need = this.written
+    while (this.pulled < need && this.reachable) {
+      this.pulling ??= new Promise<void>((resolve) => setTimeout(() => {
+        this.syncNow().catch(() => { this.reachable = false }).finally(() => {
+          this.pulling = null
+          resolve()
+        })
       }))
+      await this.pulling
     }
-    return this.pending
   }
 
   markReach(ok: boolean) {
@@ -105,16 +127,17 @@ function healthUrlOf(syncUrl: string): string {
 }
 
 /**
- * The embedded replica's client: reads outside a transaction from the local replica,
- * everything else on the primary, then a pull so this process reads what it wrote.
+ * The embedded replica's client: reads outside a transaction from the local replica (after a
+ * pull when this process wrote since the last one), everything else on the primary.
  */
 export function replicated(replica: Client, primary: Client, sync: ReplicaSync): Client {
   const afterWrite = async <T>(p: Promise<T>): Promise<T> => {
     const out = await p
-    await sync.afterWrite()
+    sync.markWritten()
     return out
   }
   const read = async (stmt: InStatement): Promise<ResultSet> => {
+    await sync.beforeRead()
     const local = await replica.execute(stmt)
     if (local.rows.length || !sync.primaryReachable) return local
     // Not on the replica (yet): created elsewhere since the last pull, or not at all.
@@ -134,12 +157,14 @@ export function replicated(replica: Client, primary: Client, sync: ReplicaSync):
             return isRead(s) ? read(s) : afterWrite(primary.execute(s))
           }
         case 'batch':
-          return (stmts: InStatement[], mode?: TransactionMode) => (stmts.every(isRead) ? replica.batch(stmts, mode) : afterWrite(primary.batch(stmts, mode)))
+          return (stmts: InStatement[], mode?: TransactionMode) => (stmts.every(isRead)
+            ? sync.beforeRead().then(() => replica.batch(stmts, mode))
+            : afterWrite(primary.batch(stmts, mode)))
         case 'migrate':
           return (stmts: InStatement[]) => afterWrite(primary.migrate(stmts))
         case 'executeMultiple':
           return (sqlText: string) => afterWrite(primary.executeMultiple(sqlText))
-        // Transactions pull in Database.write, after the gate is free (see openDatabase).
+        // A transaction counts as a write in Database.write, once it has committed (see openDatabase).
         case 'transaction':
           return (mode?: TransactionMode) => primary.transaction(mode)
         case 'sync':
