@@ -45,10 +45,29 @@ function args(map: Map<string, string>, vals: RecordedValue[]): InValue[] {
   })
 }
 
+/**
+ * Write transactions one at a time, as Slipway runs them per process (src/db/gate.ts): 32
+ * overlapping BEGIN IMMEDIATE streams made sqld answer a handful per second.
+ */
+let gate: Promise<unknown> = Promise.resolve()
+function oneAtATime<T>(fn: () => Promise<T>): Promise<T> {
+  const run = gate.then(fn)
+  gate = run.catch(() => undefined)
+  return run
+}
+const writes = (rounds: Round[]) => rounds.some((r) => r.items.some((i) => (i.type === 'batch' ? i.steps : [i.stmt]).some((s) => /^\s*BEGIN\b/i.test(s.sql))))
+
 async function replay(streams: Round[][]) {
   const map = new Map<string, string>()
   const stmt = (s: RecordedStmt) => new hrana.Stmt(fresh(map, s.sql)).bindIndexes(args(map, s.args) as hrana.InValue[])
   for (const rounds of streams) {
+    if (writes(rounds)) await oneAtATime(() => runStream(rounds, stmt))
+    else await runStream(rounds, stmt)
+  }
+}
+
+async function runStream(rounds: Round[], stmt: (s: RecordedStmt) => hrana.Stmt) {
+  {
     const stream = h.openStream()
     try {
       for (const r of rounds) {
