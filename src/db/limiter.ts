@@ -8,7 +8,7 @@
 import { DatabaseBusyError } from './errors'
 
 export const DEFAULT_MAX_WRITES = 32
-export const DEFAULT_WRITE_WAIT_MS = 500
+export const DEFAULT_WRITE_WAIT_MS = 1000
 
 export class WriteLimiter {
   private inFlight = 0
