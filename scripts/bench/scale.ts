@@ -83,7 +83,11 @@ async function setup(url: string, name: string): Promise<Record<Scenario, Omit<T
   const json = { 'content-type': 'application/json' }
   return {
     wallet: { path: '/v1/wallets/', body: JSON.stringify({ chain: 'ethereum', isTestnet: true }), headers: { ...json, ...U } },
-    execution: { path: `${base}/executions`, body: JSON.stringify({ agentId: agent.id, merchantId: merchant.id, amount: '1.5', currency: 'USDC', rail: 'onchain', description: 'bench' }), headers: { ...json, ...J } },
+    execution: {
+      path: `${base}/executions`,
+      body: JSON.stringify({ agentId: agent.id, merchantId: merchant.id, amount: '1.5', currency: 'USDC', rail: 'onchain', description: 'bench' }),
+      headers: { ...json, ...J },
+    },
   }
 }
 
@@ -226,14 +230,16 @@ try {
     return `${(ratio * 100).toFixed(0)}% (target >= ${target * 100}%: ${ok ? 'met' : 'NOT met'})`
   }
   for (const s of ['wallet', 'execution'] as const) {
-    console.log(`\n${s === 'wallet' ? 'wallet creation, POST /v1/wallets/' : 'agent-payment execution, POST /v1/agent-payments/executions'} (${CONNS} connections per process, median of ${ROUNDS} rounds)`)
+    const title = s === 'wallet' ? 'wallet creation, POST /v1/wallets/' : 'agent-payment execution, POST /v1/agent-payments/executions'
+    console.log(`\n${title} (${CONNS} connections per process, median of ${ROUNDS} rounds)`)
     console.log(`${'topology'.padEnd(30)}${'req/s'.padEnd(9)}${'p99 ms'.padEnd(9)}${'non-2xx'.padEnd(9)}${'of (a)'.padEnd(34)}of raw sqld`)
     const A = med(`${s}|(a) one process, file`).rps
     const R = med(`${s}|raw sqld (same statements)`).rps
     for (const [name] of topologies) {
       const m = med(`${s}|${name}`)
       const remote = name.startsWith('(b)') || name.startsWith('(c)')
-      console.log(`${name.padEnd(30)}${m.rps.toFixed(0).padEnd(9)}${m.p99.toFixed(0).padEnd(9)}${String(m.non2xx).padEnd(9)}${(remote ? verdict(m.rps / A, 0.5) : '').padEnd(34)}${remote ? verdict(m.rps / R, 0.8) : ''}`)
+      const ofA = remote ? verdict(m.rps / A, 0.5) : ''
+      console.log(`${name.padEnd(30)}${m.rps.toFixed(0).padEnd(9)}${m.p99.toFixed(0).padEnd(9)}${String(m.non2xx).padEnd(9)}${ofA.padEnd(34)}${remote ? verdict(m.rps / R, 0.8) : ''}`)
     }
   }
 

@@ -20,9 +20,10 @@
  *   statement would stop the event loop for a round trip to the primary (and for as
  *   long as a primary that does not answer takes), and it has no timeout we can set.
  *   A write does not wait for a pull (`sync()`: synchronous, about 0.4 ms plus 1-2 ms per
- *   transaction it brings on this machine's disk): the next read of this process after a
- *   write pulls first, one pull for every read waiting then, so a process reads its own
- *   writes (replica.ts, `beforeRead`); it also pulls every `DATABASE_SYNC_INTERVAL_MS`. A read that
+ *   transaction it brings on this machine's disk): a read of a table this process wrote since
+ *   the last pull pulls first, one pull for every read waiting then, so a process reads its own
+ *   writes (replica.ts, `beforeRead`; read-your-writes.ts); the credential check of a request
+ *   that only creates a wallet waits for none. It also pulls every `DATABASE_SYNC_INTERVAL_MS`. A read that
  *   finds no row on the replica is asked again of the primary, so what another process
  *   created a moment ago (a tenant, a user, a wallet) is found at once; changes to rows
  *   the replica already holds arrive with the next pull.
@@ -193,6 +194,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   await migrateRacing(() => opts.migrate(drizzle(primary)))
   if (sync) {
     await sync.syncNow()
+    await sync.learnSchema()
     sync.start()
   }
   const db = drizzle(gatedClient)
@@ -206,9 +208,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   })
   // A replica does not pull after a write: the next read of this process that could see it pulls first (replica.ts).
   const write: Database['write'] = (fn) => limiter.run(async (waited) => {
-    const out = await withTimeout(transaction(fn), Math.max(1, timeoutMs - waited), late)
-    replica?.markWritten()
-    return out
+    // a replica counts the transaction's writes when it commits (replica.ts)
+    return withTimeout(transaction(fn), Math.max(1, timeoutMs - waited), late)
   })
   // A batch is one request: refused whole by sqld's write lock (SQLITE_BUSY) it wrote nothing, so it is sent again while time is left.
   const sendBatch = async (stmts: InStatement[]) => {

@@ -2,8 +2,9 @@
  * The embedded replica (see client.ts, `replica`): its pulls from the primary, whether the
  * primary answers, and the client that reads locally and writes on the primary.
  */
-import type { Client, InStatement, ResultSet, TransactionMode } from '@libsql/client'
+import type { Client, InStatement, ResultSet, Transaction, TransactionMode } from '@libsql/client'
 import { DatabaseUnavailableError } from './errors'
+import { WriteLedger } from './read-your-writes'
 
 const statementText = (s: InStatement) => (typeof s === 'string' ? s : s.sql)
 const isRead = (s: InStatement) => /^\s*select\b/i.test(statementText(s))
@@ -38,9 +39,14 @@ export class ReplicaSync {
     this.healthUrl = healthUrlOf(syncUrl)
   }
 
+  /** What a write may change beyond its table (cascades, triggers), from the replica's schema: after the first pull. */
+  learnSchema() {
+    return this.ledger.learn(this.replica)
+  }
+
   /** Pulls now; throws when the primary cannot be reached. */
   syncNow() {
-    const upTo = this.written
+    const upTo = this.ledger.seq
     return this.replica.sync().then((r) => {
       this.pulled = Math.max(this.pulled, upTo)
       this.lastSyncAt = Date.now()
@@ -51,24 +57,19 @@ export class ReplicaSync {
 
   /**
    * Read-your-writes without a pull after every write: each write of this process that
-   * finished counts (`written`); a pull records how many had finished when it began
-   * (`pulled`), since it brings everything the primary had committed by then. A read after
-   * a write waits for a pull that began after that write (one pull serves every read waiting
-   * then); reads with no write of this process since the last pull read at once. Under a
-   * write load, the pulls run back to back at the pace the reads ask, never one per write.
+   * finished is numbered (the ledger, read-your-writes.ts); a pull records the number reached
+   * when it began (`pulled`), since it brings everything the primary had committed by then. A
+   * read waits for a pull begun after the last write to the tables it reads (one pull serves
+   * every read waiting then); other reads read at once. Under a write load, the pulls run at
+   * the pace the reads that need them ask, never one per write.
    */
-  private written = 0
+  readonly ledger = new WriteLedger()
   private pulled = 0
   private pulling: Promise<void> | null = null
 
-  /** A write of this process finished on the primary. */
-  markWritten() {
-    this.written++
-  }
-
-  /** Before a read on the replica: pulls first if this process wrote since the last pull began (see `markWritten`). */
-  async beforeRead(): Promise<void> {
-    const need = this.written
+  /** Before a read on the replica: pulls first if this process wrote to a table it reads since the last pull began. */
+  async beforeRead(stmt: InStatement): Promise<void> {
+    const need = this.ledger.needs(stmt)
     while (this.pulled < need && this.reachable) {
       this.pulling ??= new Promise<void>((resolve) => setTimeout(() => {
         this.syncNow().catch(() => { this.reachable = false }).finally(() => {
@@ -131,13 +132,28 @@ function healthUrlOf(syncUrl: string): string {
  * pull when this process wrote since the last one), everything else on the primary.
  */
 export function replicated(replica: Client, primary: Client, sync: ReplicaSync): Client {
-  const afterWrite = async <T>(p: Promise<T>): Promise<T> => {
+  const afterWrite = async <T>(p: Promise<T>, stmts?: InStatement[]): Promise<T> => {
     const out = await p
-    sync.markWritten()
+    if (stmts) sync.ledger.written(stmts)
+    else sync.ledger.writtenAny()
     return out
   }
+  // a transaction's statements, counted as one write once it commits
+  const recorded = (tx: Transaction): Transaction => {
+    const stmts: InStatement[] = []
+    return new Proxy(tx, {
+      get(target, prop, receiver) {
+        if (prop === 'execute') return (s: InStatement) => { stmts.push(s); return target.execute(s) }
+        if (prop === 'batch') return (ss: InStatement[]) => { stmts.push(...ss); return target.batch(ss) }
+        if (prop === 'executeMultiple') return (sqlText: string) => { stmts.push('-- unknown'); return target.executeMultiple(sqlText) }
+        if (prop === 'commit') return () => afterWrite(target.commit(), stmts)
+        const v = Reflect.get(target, prop, receiver)
+        return typeof v === 'function' ? v.bind(target) : v
+      },
+    })
+  }
   const read = async (stmt: InStatement): Promise<ResultSet> => {
-    await sync.beforeRead()
+    await sync.beforeRead(stmt)
     const local = await replica.execute(stmt)
     if (local.rows.length || !sync.primaryReachable) return local
     // Not on the replica (yet): created elsewhere since the last pull, or not at all.
@@ -154,19 +170,19 @@ export function replicated(replica: Client, primary: Client, sync: ReplicaSync):
         case 'execute':
           return (stmt: InStatement, args?: unknown) => {
             const s = args === undefined ? stmt : { sql: statementText(stmt), args } as InStatement
-            return isRead(s) ? read(s) : afterWrite(primary.execute(s))
+            return isRead(s) ? read(s) : afterWrite(primary.execute(s), [s])
           }
         case 'batch':
           return (stmts: InStatement[], mode?: TransactionMode) => (stmts.every(isRead)
-            ? sync.beforeRead().then(() => replica.batch(stmts, mode))
-            : afterWrite(primary.batch(stmts, mode)))
+            ? Promise.all(stmts.map((s) => sync.beforeRead(s))).then(() => replica.batch(stmts, mode))
+            : afterWrite(primary.batch(stmts, mode), stmts))
         case 'migrate':
           return (stmts: InStatement[]) => afterWrite(primary.migrate(stmts))
         case 'executeMultiple':
           return (sqlText: string) => afterWrite(primary.executeMultiple(sqlText))
-        // A transaction counts as a write in Database.write, once it has committed (see openDatabase).
+        // A transaction counts as one write once it has committed, with the tables its statements wrote.
         case 'transaction':
-          return (mode?: TransactionMode) => primary.transaction(mode)
+          return async (mode?: TransactionMode) => recorded(await primary.transaction(mode))
         case 'sync':
           return () => replica.sync()
         case 'close':

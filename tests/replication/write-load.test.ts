@@ -12,16 +12,17 @@ import { startSqld, type Sqld } from '@tests/helpers/sqld'
 import { startEdge } from './helpers'
 
 const TIMEOUT_MS = 5000
-const SECONDS = 3
-/** concurrent clients per edge: 4 times the bound */
-const CLIENTS = 8
+const SECONDS = 2
+const ROUNDS = 3
+/** concurrent clients per edge: 3 times the bound */
+const CLIENTS = 12
 let sqld: Sqld
 const edges: RunningProcess[] = []
 let token = ''
 
 beforeAll(async () => {
   sqld = await startSqld()
-  const env = { DATABASE_MAX_WRITES: '2', DATABASE_WRITE_WAIT_MS: '50', DATABASE_TIMEOUT_MS: String(TIMEOUT_MS), DATABASE_SYNC_INTERVAL_MS: '5000' }
+  const env = { DATABASE_MAX_WRITES: '4', DATABASE_WRITE_WAIT_MS: '50', DATABASE_TIMEOUT_MS: String(TIMEOUT_MS) }
   // one first (it applies the migrations), then the other two
   edges.push(await startEdge(sqld, env))
   edges.push(...await Promise.all([startEdge(sqld, env), startEdge(sqld, env)]))
@@ -65,23 +66,35 @@ async function drive(urls: string[]): Promise<Tally & { rate: number }> {
 
 describe('3 edges on replicas of one sqld, writes above the bound', () => {
   test('503 DATABASE_BUSY with retry-after past the bound, nothing past the timeout, and the rate held against 1 edge', async () => {
-    const one = await drive([edges[0]!.url])
-    const three = await drive(edges.map((e) => e.url))
-    console.log(`1 edge: ${one.rate.toFixed(0)} wallets/s (${one.busy} busy); 3 edges: ${three.rate.toFixed(0)} wallets/s (${three.busy} busy), slowest ${three.slowestMs.toFixed(0)} ms`)
-    expect(three.other).toEqual([])
-    expect(one.other).toEqual([])
-    expect(three.busy).toBeGreaterThan(0)
-    expect([...three.retryAfter]).toEqual(['1'])
+    // rounds alternating 1 edge and 3 edges, the rates over all rounds compared: the machine's speed drifts between rounds
+    const ones: Array<Awaited<ReturnType<typeof drive>>> = []
+    const threes: typeof ones = []
+    for (let k = 0; k < ROUNDS; k++) {
+      ones.push(await drive([edges[0]!.url]))
+      threes.push(await drive(edges.map((e) => e.url)))
+    }
+    const mean = (xs: number[]) => xs.reduce((n, x) => n + x, 0) / xs.length
+    const one = mean(ones.map((r) => r.rate))
+    const three = mean(threes.map((r) => r.rate))
+    const all = [...ones, ...threes]
+    console.log(`1 edge: ${ones.map((r) => r.rate.toFixed(0)).join(', ')} wallets/s; 3 edges: ${threes.map((r) => r.rate.toFixed(0)).join(', ')}; ` +
+      `busy ${all.reduce((n, r) => n + r.busy, 0)}; slowest ${Math.max(...all.map((r) => r.slowestMs)).toFixed(0)} ms`)
+    expect(all.flatMap((r) => r.other).slice(0, 5)).toEqual([])
+    expect(threes.reduce((n, r) => n + r.busy, 0)).toBeGreaterThan(0)
+    expect([...new Set(threes.flatMap((r) => [...r.retryAfter]))]).toEqual(['1'])
     // wallet creation's error style is { detail, code } (docs/platform.md)
-    expect(three.envelopes[0]).toMatchObject({ detail: expect.stringContaining('Too many writes in flight'), code: 'DATABASE_BUSY' })
-    expect(Math.max(one.slowestMs, three.slowestMs)).toBeLessThan(TIMEOUT_MS)
-    expect(three.created).toBeGreaterThan(0)
-    expect(three.rate).toBeGreaterThanOrEqual(one.rate)
-  }, 60_000)
+    expect(threes.flatMap((r) => r.envelopes)[0]).toMatchObject({ detail: expect.stringContaining('Too many writes in flight'), code: 'DATABASE_BUSY' })
+    expect(Math.max(...all.map((r) => r.slowestMs))).toBeLessThan(TIMEOUT_MS)
+    expect(three).toBeGreaterThan(0)
+    expect(three).toBeGreaterThanOrEqual(one)
+  }, 120_000)
 
   test('a client reads at once, through its edge, what it just changed there', async () => {
-    for (const edge of edges) {
-      const api = new Api(edge.url)
+    // an edge that pulls only every 5 s on its own
+    const slow = await startEdge(sqld, { DATABASE_SYNC_INTERVAL_MS: '5000' })
+    edges.push(slow)
+    {
+      const api = new Api(slow.url)
       const made = await api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, { token })
       expect(made.status).toBe(201)
       expect((await api.get(`/v1/wallets/${made.body.id}`, { token })).status).toBe(200)
@@ -90,5 +103,5 @@ describe('3 edges on replicas of one sqld, writes above the bound', () => {
       expect((await api.delete(`/v1/wallets/${made.body.id}`, { token })).status).toBeLessThan(300)
       expect((await api.get(`/v1/wallets/${made.body.id}`, { token })).status).toBe(404)
     }
-  })
+  }, 30_000)
 })
