@@ -110,6 +110,8 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     syncUrl: config.databaseSyncUrl,
     syncIntervalMs: config.databaseSyncIntervalMs,
     timeoutMs: config.databaseTimeoutMs,
+    maxWrites: config.databaseMaxWrites,
+    writeWaitMs: config.databaseWriteWaitMs,
     migrate: overrides.migrate,
   })
   // Tenants on databases of their own (docs/scaling.md): each opened, and migrated, like the control database.

@@ -15,6 +15,8 @@ export interface Result {
   p99: number
   errors: number
   non2xx: number
+  /** the slowest answer, ms (when wrk reported it) */
+  max?: number
   /** the server's CPU time (all its threads, user + system) per request, in microseconds, when its pid was given */
   cpuUs?: number
 }
@@ -101,8 +103,8 @@ let scripts = 0
 const DONE = `
 done = function(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format('\\nRESULT {"requests":%d,"duration":%d,"p50":%d,"p99":%d,"non2xx":%d,"errors":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status, e.connect + e.read + e.write + e.timeout))
+  io.write(string.format('\\nRESULT {"requests":%d,"duration":%d,"p50":%d,"p99":%d,"non2xx":%d,"errors":%d,"max":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status, e.connect + e.read + e.write + e.timeout, latency.max))
 end
 `
 
@@ -147,9 +149,9 @@ export async function load(name: string, url: string, opts: LoadOptions = {}): P
   if ((await proc.exited) !== 0) throw new Error(`wrk failed: ${await new Response(proc.stderr).text()}`)
   const line = /RESULT (\{.*\})/.exec(out)?.[1]
   if (!line) throw new Error(`wrk printed no result:\n${out}`)
-  const r = JSON.parse(line) as { requests: number; duration: number; p50: number; p99: number; non2xx: number; errors: number }
+  const r = JSON.parse(line) as { requests: number; duration: number; p50: number; p99: number; non2xx: number; errors: number; max: number }
   const cpuUs = cpu0 !== undefined && cpu1 !== undefined && r.requests > 0 ? ((cpu1 - cpu0) * 1000) / r.requests : undefined
-  return { name, rps: r.requests / (r.duration / 1e6), p50: r.p50 / 1000, p99: r.p99 / 1000, errors: r.errors, non2xx: r.non2xx, cpuUs }
+  return { name, rps: r.requests / (r.duration / 1e6), p50: r.p50 / 1000, p99: r.p99 / 1000, max: r.max / 1000, errors: r.errors, non2xx: r.non2xx, cpuUs }
 }
 
 /** The bare Bun.serve check: below this the generator (or a busy machine) is the limit, and the run says so. */

@@ -4,7 +4,7 @@ export {}
  * targets as `TARGET …` lines (lib.ts, target); they are printed again together at the end, each
  * figure beside its target, met or not.
  */
-const suites = ['scripts/bench/core.ts', 'scripts/bench/webhooks.ts', 'scripts/bench/binary.ts', 'scripts/bench/transactions.ts', 'scripts/bench/swaps.ts', 'scripts/bench/mpc.ts', 'scripts/bench/agent-payments.ts']
+const suites = ['scripts/bench/core.ts', 'scripts/bench/webhooks.ts', 'scripts/bench/binary.ts', 'scripts/bench/transactions.ts', 'scripts/bench/swaps.ts', 'scripts/bench/mpc.ts', 'scripts/bench/agent-payments.ts', 'scripts/bench/scale.ts', 'scripts/bench/hrana-protocols.ts']
 const only = process.env.BENCH_SUITES?.split(',').map((s) => s.trim()).filter(Boolean)
 const targets: string[] = []
 for (const file of suites.filter((f) => !only || only.some((o) => f.includes(o)))) {

@@ -17,10 +17,13 @@ export const ConfigSchema = T.Object({
   databaseSyncUrl: T.Optional(T.String()),
   /** TENANT_PLACEMENT: tenant id → its own database (docs/scaling.md); unset, every tenant on databaseUrl */
   tenantPlacement: T.Optional(T.Record(T.String(), T.Object({ url: T.String(), authToken: T.Optional(T.String()) }))),
-  /** embedded replica: pull from the primary this often (it also pulls after each of its own writes) */
+  /** embedded replica: pull from the primary this often (and before a read that follows one of its own writes) */
   databaseSyncIntervalMs: T.Integer({ minimum: 50, maximum: 3_600_000 }),
   /** remote database or replica: a call to the server that takes longer fails (503) */
   databaseTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000 }),
+  /** writes in flight per process; past it a write waits databaseWriteWaitMs for a place, then 503 DATABASE_BUSY with retry-after */
+  databaseMaxWrites: T.Integer({ minimum: 1, maximum: 10_000 }),
+  databaseWriteWaitMs: T.Integer({ minimum: 0, maximum: 120_000 }),
   bootstrapAdminUsername: T.Optional(T.String({ minLength: 3, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' })),
   bootstrapAdminPassword: T.Optional(T.String({ minLength: 8, maxLength: 256 })),
   jwtSecret: T.Optional(T.String({ minLength: 32 })),

@@ -19,15 +19,19 @@
  *   libSQL's own write forwarding: it is a synchronous native call, so each forwarded
  *   statement would stop the event loop for a round trip to the primary (and for as
  *   long as a primary that does not answer takes), and it has no timeout we can set.
- *   After each write the replica pulls (`sync()`: also synchronous, about 0.4 ms plus
- *   1-2 ms per transaction it brings on this machine's disk), so a process reads its own
- *   writes; it also pulls every `DATABASE_SYNC_INTERVAL_MS`. A read that
+ *   A write does not wait for a pull (`sync()`: synchronous, about 0.4 ms plus 1-2 ms per
+ *   transaction it brings on this machine's disk): a read of a table this process wrote since
+ *   the last pull pulls first, one pull for every read waiting then, so a process reads its own
+ *   writes (replica.ts, `beforeRead`; read-your-writes.ts); the credential check of a request
+ *   that only creates a wallet waits for none. It also pulls every `DATABASE_SYNC_INTERVAL_MS`. A read that
  *   finds no row on the replica is asked again of the primary, so what another process
  *   created a moment ago (a tenant, a user, a wallet) is found at once; changes to rows
  *   the replica already holds arrive with the next pull.
  *
- * Calls to a server time out after `DATABASE_TIMEOUT_MS`; a server that cannot be
- * reached answers `DatabaseUnavailableError` (503), never a hang.
+ * Calls to a server time out after `DATABASE_TIMEOUT_MS`, and so does a whole write; a server
+ * that cannot be reached answers `DatabaseUnavailableError` (503), never a hang. Writes in
+ * flight per process are bounded (limiter.ts): past the bound a write waits briefly, then
+ * answers 503 `DATABASE_BUSY` with `retry-after`.
  *
  * Here: the shapes put together (openDatabase). Beside it: the gate (gate.ts), a local
  * file's checkpoints and start-up retries (local-file.ts), the server's deadlines and racing
@@ -35,7 +39,7 @@
  */
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import type { Client, InStatement } from '@libsql/client'
+import type { Client, InStatement, ResultSet } from '@libsql/client'
 // The local client only (a file or memory): the client for a server, with its HTTP and
 // WebSocket protocol code, loads in openDatabase only when the database is remote or a
 // replica. drizzle's libSQL driver is the same for any client it is given.
@@ -46,11 +50,14 @@ import type { LibSQLDatabase } from 'drizzle-orm/libsql'
 import { DatabaseUnavailableError } from './errors'
 import { Gate, gated } from './gate'
 import { CHECKPOINT_INTERVAL_MS, checkpointEvery, whileBusy } from './local-file'
-import { guarded, migrateRacing } from './remote'
+import { DEFAULT_MAX_WRITES, DEFAULT_WRITE_WAIT_MS, WriteLimiter } from './limiter'
+import { GroupCommit } from './group-commit'
+import { guarded, migrateRacing, withTimeout } from './remote'
 import { ReplicaSync, replicated } from './replica'
 import { lazyReader, type NativeReader } from './native-read'
 
-export { DatabaseUnavailableError, isUnreachable, uniqueViolation } from './errors'
+export { DatabaseBusyError, DatabaseUnavailableError, isUnreachable, uniqueViolation } from './errors'
+export { DEFAULT_MAX_WRITES, DEFAULT_WRITE_WAIT_MS, WriteLimiter } from './limiter'
 export { AUTOCHECKPOINT_PAGES, CHECKPOINT_INTERVAL_MS } from './local-file'
 export { ReplicaSync, type ReplicaState } from './replica'
 
@@ -74,6 +81,15 @@ export interface Database {
   replica?: ReplicaSync
   /** Runs `fn` in one write transaction (BEGIN IMMEDIATE); rolled back whole if it throws. */
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>
+  /**
+   * Statements known up front as one write transaction in one request (`client.batch(stmts,
+   * 'write')`): all of them or none; no statement sees another's answer before it runs, so
+   * checks are conditions inside the statements or the tables' constraints. One round trip to
+   * a server, where `write` takes one per statement. Results in order.
+   */
+  writeBatch(stmts: InStatement[]): Promise<ResultSet[]>
+  /** the bound on this process's writes in flight (`write` and `writeBatch`) */
+  limiter: WriteLimiter
   /**
    * Whether a write of one statement may run on `db` as an autocommit statement, without a
    * transaction of its own: true on a local file (or memory), where every statement waits
@@ -105,7 +121,17 @@ export interface DatabaseOptions {
   migrate: (db: Db) => Promise<void>
   /** local file mode: copy the write-ahead log into the database this often (default CHECKPOINT_INTERVAL_MS) */
   checkpointIntervalMs?: number
+  /** writes in flight per process (DATABASE_MAX_WRITES); past it a write waits `writeWaitMs` for a place, then 503 DATABASE_BUSY */
+  maxWrites?: number
+  writeWaitMs?: number
+  /** against a server: write batches in flight at once; the batches of concurrent requests waiting meanwhile go as one (group commit) */
+  writeGroups?: number
 }
+
+export const DEFAULT_WRITE_GROUPS = 2
+
+/** An error of sqld's write lock (another connection's write transaction held it past the server's busy timeout). */
+const isBusy = (err: unknown) => /SQLITE_BUSY|database is locked/i.test(`${(err as Error)?.message ?? ''} ${(err as { code?: string })?.code ?? ''}`)
 
 function memoizer() {
   const memos = new Map<string, unknown>()
@@ -141,8 +167,11 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const inMemory = opts.url === ':memory:' || opts.url.includes(':memory:')
     const checkpoints = inMemory ? undefined : await checkpointEvery(raw, client, opts.checkpointIntervalMs ?? CHECKPOINT_INTERVAL_MS)
     const reader = inMemory ? undefined : lazyReader(opts.url.slice('file:'.length).split('?')[0]!)
+    const limiter = new WriteLimiter(opts.maxWrites ?? DEFAULT_MAX_WRITES, Math.min(opts.writeWaitMs ?? DEFAULT_WRITE_WAIT_MS, timeoutMs))
     return {
-      db, client, mode, write: (fn) => db.transaction(fn), autocommitWrites: true, memo: memoizer(), reader: reader?.get,
+      db, client, mode, limiter, autocommitWrites: true, memo: memoizer(), reader: reader?.get,
+      write: (fn) => limiter.run(() => db.transaction(fn)),
+      writeBatch: (stmts) => limiter.run(() => client.batch(stmts, 'write')),
       close: () => {
         clearInterval(checkpoints)
         reader?.close()
@@ -157,14 +186,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const { createClient } = await import('@libsql/client')
   let sync: ReplicaSync | undefined
   const httpFetch = (req: Request) => fetch(req, { signal: AbortSignal.timeout(timeoutMs) })
-  const primary = guarded(
-    createClient({ url: primaryUrl, authToken: opts.authToken, fetch: httpFetch }),
-    timeoutMs,
-    mode === 'replica'
-      ? 'The primary database cannot be reached: this replica answers reads, but changes are refused until the primary is back'
-      : 'The database server cannot be reached',
-    (ok) => sync?.markReach(ok),
-  )
+  const unavailable = mode === 'replica'
+    ? 'The primary database cannot be reached: this replica answers reads, but changes are refused until the primary is back'
+    : 'The database server cannot be reached'
+  const primary = guarded(createClient({ url: primaryUrl, authToken: opts.authToken, fetch: httpFetch }), timeoutMs, unavailable, (ok) => sync?.markReach(ok))
   let client: Client
   if (mode === 'replica') {
     const replica = createClient({ url: opts.url, authToken: opts.authToken, syncUrl: opts.syncUrl })
@@ -178,24 +203,39 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   await migrateRacing(() => opts.migrate(drizzle(primary)))
   if (sync) {
     await sync.syncNow()
+    await sync.learnSchema()
     sync.start()
   }
   const db = drizzle(gatedClient)
   const replica = sync
-  // A replica pulls after the transaction, outside the gate: the next transaction can
-  // start meanwhile, and the commits that finished in the same turn share one pull.
+  const limiter = new WriteLimiter(opts.maxWrites ?? DEFAULT_MAX_WRITES, Math.min(opts.writeWaitMs ?? DEFAULT_WRITE_WAIT_MS, timeoutMs))
+  // No write waits past DATABASE_TIMEOUT_MS in all: what is left of it after waiting for a place bounds the rest.
+  const late = () => new DatabaseUnavailableError(unavailable)
   // drizzle wraps a statement's error in DrizzleQueryError: callers of write() get the 503 itself.
   const transaction = <T>(fn: (tx: Tx) => Promise<T>) => db.transaction(fn).catch((err: unknown) => {
     throw (err as { cause?: unknown })?.cause instanceof DatabaseUnavailableError ? (err as { cause: unknown }).cause : err
   })
-  const write: Database['write'] = replica
-    ? async (fn) => {
-      const out = await transaction(fn)
-      await replica.afterWrite()
-      return out
+  // A replica does not pull after a write: the next read of this process that could see it pulls first (replica.ts).
+  const write: Database['write'] = (fn) => limiter.run(async (waited) => {
+    // a replica counts the transaction's writes when it commits (replica.ts)
+    return withTimeout(transaction(fn), Math.max(1, timeoutMs - waited), late)
+  })
+  // A batch is one request: refused whole by sqld's write lock (SQLITE_BUSY) it wrote nothing, so it is sent again while time is left.
+  const sendBatch = async (stmts: InStatement[]) => {
+    const deadline = Date.now() + timeoutMs
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await withTimeout(gatedClient.batch(stmts, 'write'), Math.max(1, deadline - Date.now()), late)
+      } catch (err) {
+        if (!isBusy(err) || Date.now() + 20 * (attempt + 1) >= deadline) throw err
+        await new Promise((r) => setTimeout(r, 5 + Math.random() * 10 * (attempt + 1)))
+      }
     }
-    : transaction
-  return { db, client: gatedClient, mode, replica, write, autocommitWrites: false, memo: memoizer(), close: () => client.close() }
+  }
+  // Concurrent batches of this process go as one (group-commit.ts); the whole call within what is left of the timeout.
+  const groups = new GroupCommit(sendBatch, opts.writeGroups ?? DEFAULT_WRITE_GROUPS)
+  const writeBatch: Database['writeBatch'] = (stmts) => limiter.run((waited) => withTimeout(groups.run(stmts), Math.max(1, timeoutMs - waited), late))
+  return { db, client: gatedClient, mode, replica, write, writeBatch, limiter, autocommitWrites: false, memo: memoizer(), close: () => client.close() }
 }
 
 export type { InStatement }

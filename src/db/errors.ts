@@ -10,6 +10,16 @@ export class DatabaseUnavailableError extends ServiceUnavailableError {
   }
 }
 
+/**
+ * This process has as many writes in flight as it may (DATABASE_MAX_WRITES) and the write
+ * waited DATABASE_WRITE_WAIT_MS for a place: 503 with `retry-after`. Nothing was written.
+ */
+export class DatabaseBusyError extends ServiceUnavailableError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('Too many writes in flight on this server; nothing was written, try again shortly', { code: 'DATABASE_BUSY' })
+  }
+}
+
 /** A refused or reset connection, a timeout, or the server's own 5xx: not an answer about the data. */
 export function isUnreachable(err: unknown): boolean {
   for (let e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {

@@ -7,7 +7,7 @@ import type { Client, Transaction, TransactionMode } from '@libsql/client'
 import { DatabaseUnavailableError, isUnreachable } from './errors'
 
 /** Rejects after `ms` (the call itself may still finish; its result is dropped). */
-function withTimeout<T>(p: Promise<T>, ms: number, what: () => Error): Promise<T> {
+export function withTimeout<T>(p: Promise<T>, ms: number, what: () => Error): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined
   return Promise.race([p, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(what()), ms) })]).finally(() => clearTimeout(timer))
 }

@@ -2,8 +2,9 @@
  * The embedded replica (see client.ts, `replica`): its pulls from the primary, whether the
  * primary answers, and the client that reads locally and writes on the primary.
  */
-import type { Client, InStatement, ResultSet, TransactionMode } from '@libsql/client'
+import type { Client, InStatement, ResultSet, Transaction, TransactionMode } from '@libsql/client'
 import { DatabaseUnavailableError } from './errors'
+import { WriteLedger } from './read-your-writes'
 
 const statementText = (s: InStatement) => (typeof s === 'string' ? s : s.sql)
 const isRead = (s: InStatement) => /^\s*select\b/i.test(statementText(s))
@@ -21,7 +22,8 @@ export interface ReplicaState {
 }
 
 /**
- * Pulls the replica from the primary on an interval and after this process's writes.
+ * Pulls the replica from the primary on an interval, and before a read that follows this
+ * process's writes (`beforeRead`).
  * `sync()` is a synchronous native call, and against a primary that does not answer it
  * holds the event loop for seconds (PrimaryHandshakeTimeout, 3 s here): so the interval
  * pull first asks the primary's /health asynchronously, and pulls only when it answers.
@@ -31,31 +33,52 @@ export class ReplicaSync {
   private frameNo: number | null = null
   private reachable = true
   private timer?: ReturnType<typeof setInterval>
-  private pending: Promise<void> | null = null
   private readonly healthUrl: string
 
   constructor(private readonly replica: Client, syncUrl: string, private readonly intervalMs: number, private readonly timeoutMs: number) {
     this.healthUrl = healthUrlOf(syncUrl)
   }
 
+  /** What a write may change beyond its table (cascades, triggers), from the replica's schema: after the first pull. */
+  learnSchema() {
+    return this.ledger.learn(this.replica)
+  }
+
   /** Pulls now; throws when the primary cannot be reached. */
   syncNow() {
+    const upTo = this.ledger.seq
     return this.replica.sync().then((r) => {
+      this.pulled = Math.max(this.pulled, upTo)
       this.lastSyncAt = Date.now()
       this.frameNo = r?.frame_no ?? this.frameNo
       this.reachable = true
     })
   }
 
-  /** After a write of this process: one pull for all the writes that finished in the same turn. */
-  afterWrite(): Promise<void> {
-    if (!this.pending) {
-      this.pending = new Promise<void>((resolve) => setTimeout(() => {
-        this.pending = null
-        this.syncNow().catch(() => { this.reachable = false }).finally(resolve)
+  /**
+   * Read-your-writes without a pull after every write: each write of this process that
+   * finished is numbered (the ledger, read-your-writes.ts); a pull records the number reached
+   * when it began (`pulled`), since it brings everything the primary had committed by then. A
+   * read waits for a pull begun after the last write to the tables it reads (one pull serves
+   * every read waiting then); other reads read at once. Under a write load, the pulls run at
+   * the pace the reads that need them ask, never one per write.
+   */
+  readonly ledger = new WriteLedger()
+  private pulled = 0
+  private pulling: Promise<void> | null = null
+
+  /** Before a read on the replica: pulls first if this process wrote to a table it reads since the last pull began. */
+  async beforeRead(stmt: InStatement): Promise<void> {
+    const need = this.ledger.needs(stmt)
+    while (this.pulled < need && this.reachable) {
+      this.pulling ??= new Promise<void>((resolve) => setTimeout(() => {
+        this.syncNow().catch(() => { this.reachable = false }).finally(() => {
+          this.pulling = null
+          resolve()
+        })
       }))
+      await this.pulling
     }
-    return this.pending
   }
 
   markReach(ok: boolean) {
@@ -105,16 +128,32 @@ function healthUrlOf(syncUrl: string): string {
 }
 
 /**
- * The embedded replica's client: reads outside a transaction from the local replica,
- * everything else on the primary, then a pull so this process reads what it wrote.
+ * The embedded replica's client: reads outside a transaction from the local replica (after a
+ * pull when this process wrote since the last one), everything else on the primary.
  */
 export function replicated(replica: Client, primary: Client, sync: ReplicaSync): Client {
-  const afterWrite = async <T>(p: Promise<T>): Promise<T> => {
+  const afterWrite = async <T>(p: Promise<T>, stmts?: InStatement[]): Promise<T> => {
     const out = await p
-    await sync.afterWrite()
+    if (stmts) sync.ledger.written(stmts)
+    else sync.ledger.writtenAny()
     return out
   }
+  // a transaction's statements, counted as one write once it commits
+  const recorded = (tx: Transaction): Transaction => {
+    const stmts: InStatement[] = []
+    return new Proxy(tx, {
+      get(target, prop, receiver) {
+        if (prop === 'execute') return (s: InStatement) => { stmts.push(s); return target.execute(s) }
+        if (prop === 'batch') return (ss: InStatement[]) => { stmts.push(...ss); return target.batch(ss) }
+        if (prop === 'executeMultiple') return (sqlText: string) => { stmts.push('-- unknown'); return target.executeMultiple(sqlText) }
+        if (prop === 'commit') return () => afterWrite(target.commit(), stmts)
+        const v = Reflect.get(target, prop, receiver)
+        return typeof v === 'function' ? v.bind(target) : v
+      },
+    })
+  }
   const read = async (stmt: InStatement): Promise<ResultSet> => {
+    await sync.beforeRead(stmt)
     const local = await replica.execute(stmt)
     if (local.rows.length || !sync.primaryReachable) return local
     // Not on the replica (yet): created elsewhere since the last pull, or not at all.
@@ -131,17 +170,19 @@ export function replicated(replica: Client, primary: Client, sync: ReplicaSync):
         case 'execute':
           return (stmt: InStatement, args?: unknown) => {
             const s = args === undefined ? stmt : { sql: statementText(stmt), args } as InStatement
-            return isRead(s) ? read(s) : afterWrite(primary.execute(s))
+            return isRead(s) ? read(s) : afterWrite(primary.execute(s), [s])
           }
         case 'batch':
-          return (stmts: InStatement[], mode?: TransactionMode) => (stmts.every(isRead) ? replica.batch(stmts, mode) : afterWrite(primary.batch(stmts, mode)))
+          return (stmts: InStatement[], mode?: TransactionMode) => (stmts.every(isRead)
+            ? Promise.all(stmts.map((s) => sync.beforeRead(s))).then(() => replica.batch(stmts, mode))
+            : afterWrite(primary.batch(stmts, mode), stmts))
         case 'migrate':
           return (stmts: InStatement[]) => afterWrite(primary.migrate(stmts))
         case 'executeMultiple':
           return (sqlText: string) => afterWrite(primary.executeMultiple(sqlText))
-        // Transactions pull in Database.write, after the gate is free (see openDatabase).
+        // A transaction counts as one write once it has committed, with the tables its statements wrote.
         case 'transaction':
-          return (mode?: TransactionMode) => primary.transaction(mode)
+          return async (mode?: TransactionMode) => recorded(await primary.transaction(mode))
         case 'sync':
           return () => replica.sync()
         case 'close':

@@ -3,6 +3,7 @@ import { lt, sql } from 'drizzle-orm'
 import type { Deps } from '../deps'
 import type { Executor } from '../db/client'
 import { preparedOnce } from '../db/prepared'
+import { statementOf } from '../db/batch'
 import { signatureReplays } from '../db/schema'
 import { findActor, findByApiKey, findPlatformUser, secretAad } from '../db/callers'
 import { enterTenant, inControl } from '../db/placement'
@@ -110,7 +111,7 @@ const replayInsertOnce = preparedOnce('auth:replay-insert', replayInsert)
  * database it is one prepared autocommit insert (`autocommitWrites`): a transaction's BEGIN
  * and COMMIT and the query builder cost more than the insert itself, on every signed
  * request. Against a server, and whenever expired entries are due to be deleted (at most
- * once a second per process, in the same transaction), it goes through `database.write`:
+ * once a second per process, in the same batch), it goes through `database.writeBatch`, one request:
  * as an autocommit insert outside the process's write gate, sqld answered it SQLITE_BUSY
  * now and then (about 1 in 3,000 signed requests, with registrations writing meanwhile).
  */
@@ -120,10 +121,11 @@ async function recordSignature(deps: Deps, tenantId: string, signature: string, 
   if (due) purge.at = now
   const entry = { signature: `${tenantId}:${signature}`, tenantId, expiresAt: now + SIGNATURE_WINDOW_SECONDS * 2 * 1000 }
   if (!due && deps.database.autocommitWrites) return (await replayInsertOnce(deps.database).all(entry)).length === 1
-  return deps.database.write(async (tx) => {
-    if (due) await tx.delete(signatureReplays).where(lt(signatureReplays.expiresAt, now))
-    return (await replayInsert(tx).all(entry)).length === 1
-  })
+  // one batch: one request to a server, the purge (when due) and the insert together
+  const db = deps.database.db
+  const insert = statementOf(db.insert(signatureReplays).values(entry).onConflictDoNothing().returning({ s: signatureReplays.signature }))
+  const results = await deps.database.writeBatch(due ? [statementOf(db.delete(signatureReplays).where(lt(signatureReplays.expiresAt, now))), insert] : [insert])
+  return results[results.length - 1]!.rows.length === 1
 }
 
 const OPENED_SECRETS = 1000

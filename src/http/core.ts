@@ -166,7 +166,8 @@ export function corePlugin(deps: Deps, styles: ErrorStyles) {
         err = new AppError(500, 'InternalServerError', 'Internal server error')
       }
       set.status = err.status
-      if (err.status === 429 && 'retryAfterSeconds' in err) set.headers['retry-after'] = String(err.retryAfterSeconds)
+      // 429 rate limits, and 503 DATABASE_BUSY (too many writes in flight, src/db/limiter.ts)
+      if ((err.status === 429 || err.status === 503) && 'retryAfterSeconds' in err) set.headers['retry-after'] = String(err.retryAfterSeconds)
       return errorBody(err, styles.of(request.method, route))
     })
 }

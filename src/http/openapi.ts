@@ -74,6 +74,12 @@ const DESCRIPTION = [
     routes send \`x-ratelimit-limit\`, \`x-ratelimit-remaining\`, \`x-ratelimit-reset\`, and
     \`retry-after\` on 429. \`X-Forwarded-For\` is believed only from proxies listed in
     \`TRUSTED_PROXIES\`.`,
+  prose`
+    **Busy and unavailable database**: any route that writes may answer 503 \`DATABASE_BUSY\` with
+    \`retry-after\` (seconds) when the API process already has as many writes in flight as it
+    allows (\`DATABASE_MAX_WRITES\`) and no place freed within \`DATABASE_WRITE_WAIT_MS\`: nothing was
+    written, and the request can be sent again as it was. 503 \`DATABASE_UNAVAILABLE\` when the
+    database server did not answer within \`DATABASE_TIMEOUT_MS\`.`,
   '**Amounts** of crypto are integer strings in the token\'s smallest unit; never floats.',
 ].join('\n\n')
 

@@ -40,6 +40,11 @@ export function routedDatabase(control: Database, all: () => Database[]): Databa
       return current().autocommitWrites
     },
     write: (fn) => current().write(fn),
+    // a batch, grouped with its neighbours', goes to the scope's database: group commit stays within one database
+    writeBatch: (stmts) => current().writeBatch(stmts),
+    get limiter() {
+      return current().limiter
+    },
     memo: (key, build) => current().memo(key, build),
     close: () => {
       for (const d of all()) d.close()

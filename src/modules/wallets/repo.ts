@@ -4,6 +4,8 @@
  * Every function takes the tenant first and filters by it; deleted wallets are never returned.
  */
 import { and, asc, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
+import type { InStatement } from '@libsql/client'
+import { statementOf } from '../../db/batch'
 import type { Executor } from '../../db/client'
 import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
 import { walletChallenges, walletDevices, walletExportTokens, wallets, type WalletRow } from './schema'
@@ -74,6 +76,11 @@ export async function ownersMatching(db: Executor, tenantId: string, q: string):
 export async function insertWallet(db: Executor, row: WalletRow) {
   await db.insert(wallets).values(row)
   return row
+}
+
+/** The same insert as a statement of a write batch (`Database.writeBatch`): the unique indexes refuse a second primary or a known address. */
+export function insertWalletStatement(db: Executor, row: WalletRow): InStatement {
+  return statementOf(db.insert(wallets).values(row))
 }
 
 export async function updateWallet(db: Executor, tenantId: string, id: string, changes: WalletChanges) {

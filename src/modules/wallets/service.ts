@@ -4,7 +4,7 @@
  * registration and custody migration in custody.ts, balances in balances.ts. Every
  * table access goes through repo.ts.
  */
-import type { Tx } from '../../db/client'
+import { uniqueViolation, type Tx } from '../../db/client'
 import type { Deps } from '../../deps'
 import type { Ctx, SignedTenant } from '../../context'
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../../lib/errors'
@@ -42,24 +42,47 @@ export interface NewWallet {
   secret?: Uint8Array
 }
 
-/** Inserts a wallet inside the caller's transaction, sealing its key; refuses a second primary or a known address. */
-export async function addWallet(deps: Deps, tx: Tx, w: NewWallet): Promise<WalletRow> {
-  const isTestnet = w.net.network.isTestnet
-  const chain = w.net.chain.id
-  const addressKey = addressKeyOf(w.net.chain.family, w.address)
-  if (w.isPrimary && (await repo.findPrimary(tx, w.tenantId, w.userId, chain, isTestnet))) throw primaryExists()
-  if (await repo.findByAddress(tx, w.tenantId, chain, isTestnet, addressKey)) {
-    throw new ConflictError('This address is already registered as a wallet on this chain and network')
-  }
+const addressExists = () => new ConflictError('This address is already registered as a wallet on this chain and network')
+
+/** A new wallet's row, its key sealed. */
+function walletRow(deps: Deps, w: NewWallet): WalletRow {
   const id = newId()
   const now = deps.clock.now()
   const sealed = w.secret ? sealKey(deps.sealer, { tenantId: w.tenantId, walletId: id, address: w.address }, w.secret) : null
-  return repo.insertWallet(tx, {
-    id, tenantId: w.tenantId, userId: w.userId, chain, isTestnet, address: w.address, addressKey, label: w.label,
+  return {
+    id, tenantId: w.tenantId, userId: w.userId, chain: w.net.chain.id, isTestnet: w.net.network.isTestnet, address: w.address,
+    addressKey: addressKeyOf(w.net.chain.family, w.address), label: w.label,
     walletType: w.walletType, keyManagementScheme: w.scheme, isPrimary: w.isPrimary, isWatchOnly: false,
     dataKeyWrapped: sealed?.dataKeyWrapped ?? null, keySealed: sealed?.keySealed ?? null, keyVersion: sealed?.keyVersion ?? null,
     migrationDeviceId: null, createdAt: now, updatedAt: now, deletedAt: null,
-  })
+  }
+}
+
+/** Inserts a wallet inside the caller's transaction, sealing its key; refuses a second primary or a known address. */
+export async function addWallet(deps: Deps, tx: Tx, w: NewWallet): Promise<WalletRow> {
+  const row = walletRow(deps, w)
+  if (w.isPrimary && (await repo.findPrimary(tx, w.tenantId, w.userId, row.chain, row.isTestnet))) throw primaryExists()
+  if (await repo.findByAddress(tx, w.tenantId, row.chain, row.isTestnet, row.addressKey)) throw addressExists()
+  return repo.insertWallet(tx, row)
+}
+
+/**
+ * A wallet on its own: one insert, one request to a server (`writeBatch`). The unique indexes
+ * make the checks `addWallet` reads for (wallets_primary_uq: one live primary per user, chain
+ * and network type; wallets_address_uq: one live wallet per address, chain and network in a
+ * tenant), and their refusal answers the same 409s.
+ */
+async function insertAlone(deps: Deps, w: NewWallet): Promise<WalletRow> {
+  const row = walletRow(deps, w)
+  try {
+    await deps.database.writeBatch([repo.insertWalletStatement(deps.database.db, row)])
+  } catch (err) {
+    const columns = uniqueViolation(err)
+    if (columns.startsWith('wallets.') && columns.includes('user_id')) throw primaryExists()
+    if (columns.startsWith('wallets.') && columns.includes('address_key')) throw addressExists()
+    throw err
+  }
+  return row
 }
 
 export async function createWallet(ctx: Ctx, input: CreateWallet) {
@@ -68,10 +91,10 @@ export async function createWallet(ctx: Ctx, input: CreateWallet) {
   requireCustodialMode(tenant.settings)
   const key = generateKey(net.chain.family)
   try {
-    const row = await ctx.deps.database.write((tx) => addWallet(ctx.deps, tx, {
+    const row = await insertAlone(ctx.deps, {
       tenantId: tenant.id, userId: ctx.actor.userId, net, address: key.address, label: input.name ?? null,
       walletType: 'managed', scheme: 'aes_single', isPrimary: input.isPrimary ?? false, secret: key.secret,
-    }))
+    })
     return walletView(row)
   } finally {
     key.secret.fill(0)
@@ -96,10 +119,10 @@ export async function importWallet(ctx: Ctx, input: ImportWallet) {
   }
   try {
     const address = addressOf(family, secret)
-    const row = await ctx.deps.database.write((tx) => addWallet(ctx.deps, tx, {
+    const row = await insertAlone(ctx.deps, {
       tenantId: tenant.id, userId: ctx.actor.userId, net, address, label: input.name ?? null,
       walletType: 'imported', scheme: 'aes_single', isPrimary: input.isPrimary ?? false, secret: secret!,
-    }))
+    })
     return walletView(row)
   } finally {
     secret.fill(0)
