@@ -4,6 +4,7 @@
  * clears it from the address bar, asks for the options, runs the WebAuthn ceremony on Slipway's
  * origin, and follows the answer back to the tenant's app with a one-time code.
  */
+import { pageHeaders } from '../../http/page-headers'
 import { randomBytes } from 'node:crypto'
 
 export function hostedPage() {
@@ -76,15 +77,7 @@ export function hostedPage() {
 </body></html>`
   return {
     html,
-    headers: {
-      'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': [
-        "default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src 'nonce-${nonce}'`, "connect-src 'self'", "img-src 'self'",
-        "form-action 'none'", "base-uri 'none'", "frame-ancestors 'none'",
-      ].join('; '),
-      'referrer-policy': 'no-referrer',
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-    },
+    // the address may hold a token: never sent onwards (no referrer)
+    headers: pageHeaders(nonce),
   }
 }

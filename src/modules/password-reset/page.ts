@@ -4,6 +4,7 @@
  * script from the address bar and never written into the HTML, and the address is
  * then replaced so the token does not stay in the history.
  */
+import { pageHeaders } from '../../http/page-headers'
 import { randomBytes } from 'node:crypto'
 
 const TEXT = {
@@ -179,16 +180,7 @@ export function resetPage(lang: string | undefined) {
 </html>`
   return {
     html,
-    headers: {
-      'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': [
-        "default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src 'nonce-${nonce}'`, "connect-src 'self'", "img-src 'self'",
-        "form-action 'none'", "base-uri 'none'", "frame-ancestors 'none'",
-      ].join('; '),
-      // the address holds the token: never send it onwards
-      'referrer-policy': 'no-referrer',
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-    },
+    // the address may hold a token: never sent onwards (no referrer)
+    headers: pageHeaders(nonce),
   }
 }
