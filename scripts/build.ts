@@ -33,7 +33,7 @@ for (const f of [libsqlNative, argon2Native]) {
 }
 const work = mkdtempSync(join(tmpdir(), 'slipway-build-'))
 const scalarGz = join(work, 'scalar.js.gz')
-await Bun.write(scalarGz, Bun.gzipSync(await Bun.file(join(root, 'node_modules/@scalar/api-reference/dist/browser/standalone.js')).bytes(), { level: 9 }))
+await Bun.write(scalarGz, Bun.gzipSync(await Bun.file(join(root, 'src/http/assets/scalar-standalone.js')).bytes(), { level: 9 }))
 
 const licences = shippedLicences()
 

@@ -6,7 +6,7 @@ import { Elysia } from 'elysia'
 import pkg from '../package.json' with { type: 'json' }
 import type { Deps } from './deps'
 import { corePlugin, ErrorStyles, observed } from './http/core'
-import { docsPlugin, scalarFromNodeModules, type DocsScript } from './http/openapi'
+import { docsPlugin, scalarFromSource, type DocsScript } from './http/openapi'
 import { setSocketSource, stateOf } from './http/request-state'
 import { inRequestScope, placementOf } from './db/placement'
 import { authRoutes } from './modules/auth'
@@ -67,7 +67,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
   let app: App | undefined
   const built = new Elysia()
     .use(corePlugin(deps, styles))
-    .use(docsPlugin(deps, pkg.version, (r) => app!.handle(r), opts.scalarScript ?? scalarFromNodeModules()))
+    .use(docsPlugin(deps, pkg.version, (r) => app!.handle(r), opts.scalarScript ?? scalarFromSource()))
     .use(healthRoutes(deps, opts.queue))
     // platform
     .use(authRoutes(deps, services.registration))

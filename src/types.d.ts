@@ -1,4 +1,4 @@
-declare module '*/standalone.js' {
+declare module '*/scalar-standalone.js' {
   const path: string
   export default path
 }

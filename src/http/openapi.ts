@@ -271,8 +271,8 @@ function integersAsSent(node: unknown): unknown {
   return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, integersAsSent(v)]))
 }
 
-/** The Scalar script read from node_modules: for runs from source under any runtime. */
-export function scalarFromNodeModules(): DocsScript {
-  const path = join(dirname(fileURLToPath(import.meta.url)), '../../node_modules/@scalar/api-reference/dist/browser/standalone.js')
+/** The Scalar script read from the repository (src/http/assets): for runs from source under any runtime. */
+export function scalarFromSource(): DocsScript {
+  const path = join(dirname(fileURLToPath(import.meta.url)), 'assets/scalar-standalone.js')
   return { body: () => readFileSync(path) }
 }

@@ -16,7 +16,7 @@ const PROGRAMS = new Set([
   'cd', 'echo', 'eval', 'export', 'set', 'source', 'kill', 'sleep', 'cat', 'printf', 'test', 'wait', 'trap', 'read', 'unset', 'ls', 'mkdir', 'rm', 'cp', 'mv',
   'head', 'tail', 'grep', 'sed', 'tr', 'cut', 'xargs', 'env', 'du', 'find', 'wc', 'sort', 'date', 'xxd', 'base64', 'tee', 'true', 'false', 'for', 'do', 'done', 'if', 'then', 'fi',
   // programs the pages assume
-  'npm', 'npx', 'bun', 'node', 'deno', 'curl', 'jq', 'openssl', 'sqlite3', 'sha256sum', 'docker', 'git', 'wrk', 'apt-get', 'chromium', 'systemctl', 'journalctl',
+  'npm', 'npx', 'bun', 'node', 'deno', 'curl', 'jq', 'openssl', 'sqlite3', 'sha256sum', 'tar', 'docker', 'git', 'wrk', 'apt-get', 'chromium', 'systemctl', 'journalctl',
   // the compiled binary (npm run build writes dist/slipway), and sqld (STACK.md)
   'slipway', 'sqld',
 ])

@@ -3,6 +3,7 @@
  * Slipway (the Bun process, the Deno process, the compiled binary).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
 import { Api, signedHeaders } from './client'
 import { PROCESS_ADMIN, type RunningProcess } from './process'
 
@@ -34,6 +35,10 @@ export function coreHttpSuite(name: string, start: () => Promise<RunningProcess>
       const doc = await api.get('/v1/docs/json')
       expect(doc.body.paths['/v1/auth/register']).toBeDefined()
       expect((await api.get('/v1/docs/yaml')).text).toContain('openapi:')
+      // the docs UI script, carried in the repository (src/http/assets): served whole under every runtime
+      const script = await fetch(`${server.url}/v1/docs/assets/scalar.js`)
+      expect(script.status).toBe(200)
+      expect(await script.text()).toBe(await Bun.file(join(import.meta.dir, '../../src/http/assets/scalar-standalone.js')).text())
       expect((await api.get('/nope')).body).toEqual({ message: 'Route GET:/nope not found', error: 'Not Found', statusCode: 404 })
     })
 

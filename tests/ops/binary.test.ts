@@ -35,7 +35,7 @@ describe('standalone binary', () => {
     const ms = performance.now() - started
     try {
       // the docs UI script is embedded gzip-compressed: sent as is to clients that take gzip, decompressed for others
-      const original = await Bun.file('node_modules/@scalar/api-reference/dist/browser/standalone.js').text()
+      const original = await Bun.file('src/http/assets/scalar-standalone.js').text()
       const raw = await fetch(`${p.url}/v1/docs/assets/scalar.js`, { headers: { 'accept-encoding': 'gzip' }, decompress: false })
       expect(raw.status).toBe(200)
       expect(raw.headers.get('content-encoding')).toBe('gzip')

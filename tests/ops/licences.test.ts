@@ -14,7 +14,9 @@ import { parseSpdx, usableUnder } from '@/ops/licences/spdx'
 
 const root = join(import.meta.dir, '../..')
 const fixtureDir = join(root, 'tests/fixtures/licences')
-const allow = JSON.parse(readFileSync(join(root, 'licences.allow.json'), 'utf8')) as Allowlist
+const repoAllow = JSON.parse(readFileSync(join(root, 'licences.allow.json'), 'utf8')) as Allowlist
+/** the repository's allowlist without its vendored files: those are in the repository, not in the fixture folder */
+const allow: Allowlist = { ...repoAllow, vendored: {} }
 const fixture = () => JSON.parse(readFileSync(join(fixtureDir, 'package-lock.json'), 'utf8')) as LockFile
 /** the fixture with `extra` entries added to its packages */
 const withPackages = (extra: LockFile['packages']): LockFile => { const l = fixture(); Object.assign(l.packages, extra); return l }
@@ -96,11 +98,29 @@ describe('licence gate on a fixture lock', () => {
     expect(result.violations.map((v) => v.name)).toEqual(['busl-installed'])
   })
 
+  test('a vendored file is checked like a package: allowed while it is there under an allowed licence, refused when gone or not allowed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'slipway-licences-vendored-'))
+    temps.push(dir)
+    mkdirSync(join(dir, 'assets'))
+    writeFileSync(join(dir, 'assets/ui.js'), '// a bundle')
+    const entry = { package: 'some-ui', version: '2.0.0', licence: 'MIT', where: 'its package.json' }
+    const check = (vendored: Allowlist['vendored']) => checkLicences(fixture(), { ...allow, vendored }, dir)
+    const ok = check({ 'assets/ui.js': entry })
+    expect(ok.violations).toEqual([])
+    expect(ok.packages.find((p) => p.name === 'some-ui')).toMatchObject({ path: 'assets/ui.js', licence: 'MIT', source: 'vendored', usedUnder: ['MIT'] })
+    expect(check({ 'assets/gone.js': entry }).violations.map((v) => [v.name, v.problem])).toEqual([
+      ['some-ui', 'assets/gone.js, listed in vendored in licences.allow.json, is not in the repository'],
+    ])
+    expect(check({ 'assets/ui.js': { ...entry, licence: 'BUSL-1.1' } }).violations.map((v) => [v.name, v.problem])).toEqual([
+      ['some-ui', 'BUSL-1.1 is not in licences.allow.json'],
+    ])
+  })
+
   test('scripts/licences.ts exits 0 on the fixture and 1, naming the package, once an SLL package is in it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'slipway-licences-cli-'))
     temps.push(dir)
     cpSync(join(fixtureDir, 'package-lock.json'), join(dir, 'package-lock.json'))
-    cpSync(join(root, 'licences.allow.json'), join(dir, 'licences.allow.json'))
+    writeFileSync(join(dir, 'licences.allow.json'), JSON.stringify(allow))
     const run = async () => {
       const p = Bun.spawn([process.execPath, join(root, 'scripts/licences.ts'), '--root', dir], { stdout: 'pipe', stderr: 'pipe' })
       const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])

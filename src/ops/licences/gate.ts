@@ -7,6 +7,8 @@
  * allowlist's `withoutLicenceField` entry for that exact name@version, which names the
  * licence found upstream and where. Nothing is guessed from a LICENSE file's text: a
  * package without a field fails until someone has read its licence and written it down.
+ * A file carried in the repository from a package (not installed from npm) is listed in the
+ * allowlist's `vendored` by its path, with its licence, and checked like a package.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -27,6 +29,8 @@ export interface LockFile {
 export interface Allowlist {
   licences: Record<string, { why: string; onlyFor?: string[] }>
   withoutLicenceField: Record<string, { licence: string | null; where: string }>
+  /** files carried in the repository, by path: the package and version they come from, their licence */
+  vendored?: Record<string, { package: string; version: string; licence: string; where: string }>
 }
 
 export interface PackageLicence {
@@ -37,7 +41,7 @@ export interface PackageLicence {
   optional: boolean
   /** the licence expression as found, or null */
   licence: string | null
-  source: 'lock' | 'package.json' | 'allowlist' | 'none'
+  source: 'lock' | 'package.json' | 'allowlist' | 'vendored' | 'none'
   /** the licence ids it is used under, or null when the allowlist allows none of its branches */
   usedUnder: string[] | null
   /** why it is refused */
@@ -104,11 +108,16 @@ function findLicence(root: string, path: string, name: string, version: string, 
  * lock's node_modules (for the package.json fallback).
  */
 export function checkLicences(lock: LockFile, allow: Allowlist, root: string): GateResult {
-  const packages = productionEntries(lock).map(({ path, name, entry }): PackageLicence => {
-    const version = entry.version ?? '?'
-    const found = findLicence(root, path, name, version, entry, allow)
-    const base = { name, version, path, optional: !!entry.optional || !!entry.devOptional, licence: found.licence, source: found.source }
-    if (!found.licence) return { ...base, usedUnder: null, problem: found.problem }
+  const installed = productionEntries(lock).map(({ path, name, entry }) => ({ path, name, version: entry.version ?? '?', entry }))
+  const vendored = Object.entries(allow.vendored ?? {}).map(([path, v]) => ({ path, name: v.package, version: v.version, entry: null, v }))
+  const packages = [...installed, ...vendored].map(({ path, name, version, entry, v }: {
+    path: string; name: string; version: string; entry: LockEntry | null; v?: { licence: string }
+  }): PackageLicence => {
+    const found: Found = entry ? findLicence(root, path, name, version, entry, allow)
+      : existsSync(join(root, path)) ? { licence: v!.licence, source: 'vendored' }
+      : { licence: v!.licence, source: 'vendored', problem: `${path}, listed in vendored in licences.allow.json, is not in the repository` }
+    const base = { name, version, path, optional: !!entry?.optional || !!entry?.devOptional, licence: found.licence, source: found.source }
+    if (!found.licence || found.problem) return { ...base, usedUnder: null, problem: found.problem }
     const expr = parseSpdx(found.licence)
     if (!expr) return {
       ...base,

@@ -28,11 +28,13 @@ const SOURCE_NOTE: Record<PackageLicence['source'], string> = {
   lock: '',
   'package.json': 'licence from its package.json, the lock has none',
   allowlist: 'no licence field: licence found upstream, recorded in licences.allow.json',
+  vendored: 'a file carried in the repository, not installed from npm: recorded in licences.allow.json',
   none: 'no licence found',
 }
 
 function note(p: PackageLicence): string {
-  const parts = [p.problem ?? '', SOURCE_NOTE[p.source]]
+  const source = p.source === 'vendored' ? `carried in the repository as ${p.path}, not installed from npm: recorded in licences.allow.json` : SOURCE_NOTE[p.source]
+  const parts = [p.problem ?? '', source]
   if (p.usedUnder && p.licence && p.usedUnder.join() !== p.licence.replace(/[()]/g, '')) parts.push(`used under ${p.usedUnder.join(' AND ')}`)
   return parts.filter(Boolean).join('; ')
 }
