@@ -35063,7 +35063,7 @@ export interface operations {
                                 contract: string;
                                 selectors: string[];
                             }[];
-                            /** @description whether this deployment has a bundler, a paymaster and its signer for the network */
+                            /** @description whether this deployment has a bundler, a paymaster and its signer (sealed in the database: slipway paymaster signer) for the network */
                             sponsorshipAvailable: boolean;
                             /** Format: date-time */
                             updatedAt: string;
@@ -35195,7 +35195,7 @@ export interface operations {
                             contract: string;
                             selectors: string[];
                         }[];
-                        /** @description whether this deployment has a bundler, a paymaster and its signer for the network */
+                        /** @description whether this deployment has a bundler, a paymaster and its signer (sealed in the database: slipway paymaster signer) for the network */
                         sponsorshipAvailable: boolean;
                         /** Format: date-time */
                         updatedAt: string;

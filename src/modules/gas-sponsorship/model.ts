@@ -34,7 +34,7 @@ export const GasPolicy = t.Object({
   maxPerOperationWei: Wei('the most one operation may cost (wei, an integer string); null: no limit'),
   operations: t.Array(t.String()),
   allowlist: t.Array(t.Object({ contract: t.String(), selectors: t.Array(t.String()) })),
-  sponsorshipAvailable: t.Boolean({ description: 'whether this deployment has a bundler, a paymaster and its signer for the network' }),
+  sponsorshipAvailable: t.Boolean({ description: 'whether this deployment has a bundler, a paymaster and its signer (sealed in the database: slipway paymaster signer) for the network' }),
   updatedAt: t.String({ format: 'date-time' }),
 }, { title: 'GasPolicy' })
 
