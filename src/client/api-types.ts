@@ -3816,7 +3816,7 @@ export interface paths {
         put?: never;
         /**
          * ERC-7677 paymaster service (pm_getPaymasterStubData, pm_getPaymasterData)
-         * @description ERC-7677 paymaster web service (JSON-RPC 2.0) with the user's bearer token: `pm_getPaymasterStubData` and `pm_getPaymasterData` with `[userOperation, entryPoint, chainId, context]`, for EntryPoint v0.8 and an EOA delegated (EIP-7702) to Simple7702Account: use it as viem's `createPaymasterClient({ transport: http(url, { fetchOptions: { headers: { authorization: 'Bearer …' } } }) })`. The sender must be one of the signed-in user's wallets on the network, its calls (`execute`/`executeBatch`) a kind the tenant's policy sponsors (ERC-20 transfers and plain value are `send`, anything else `dapp` and must be on the allowlist), its maximum cost within the policy's limits; the signature is bound to the operation, the chain, the paymaster and PAYMASTER_VALIDITY_SECONDS. Refusals are JSON-RPC errors (HTTP 200) whose `data` has the status and the code: `GAS_POLICY_OFF`, `GAS_OPERATION_NOT_SPONSORED`, `GAS_SENDER_NOT_ALLOWED`, `GAS_COST_ABOVE_LIMIT`, `GAS_USER_DAILY_LIMIT`, `GAS_TENANT_MONTHLY_BUDGET`, `PAYMASTER_DEPOSIT_LOW`, `GAS_SPONSORSHIP_NOT_CONFIGURED`.
+         * @description ERC-7677 paymaster web service (JSON-RPC 2.0) with the user's bearer token: `pm_getPaymasterStubData` and `pm_getPaymasterData` with `[userOperation, entryPoint, chainId, context]`, for EntryPoint v0.8 and an EOA delegated (EIP-7702) to Simple7702Account: use it as viem's `createPaymasterClient({ transport: http(url, { fetchOptions: { headers: { authorization: 'Bearer …' } } }) })`. The sender must be one of the signed-in user's wallets on the network, its calls (`execute`/`executeBatch`) a kind the tenant's policy sponsors (ERC-20 transfers and plain value are `send`, anything else `dapp` and must be on the allowlist), its maximum cost within the policy's limits; the signature is bound to the operation, the chain, the paymaster and PAYMASTER_VALIDITY_SECONDS. A signed operation counts its maximum cost until a job finds its receipt at the bundler (then what it cost) or, once the signature expired unused, releases it (then nothing). Refusals are JSON-RPC errors (HTTP 200) whose `data` has the status and the code: `GAS_POLICY_OFF`, `GAS_OPERATION_NOT_SPONSORED`, `GAS_SENDER_NOT_ALLOWED`, `GAS_COST_ABOVE_LIMIT`, `GAS_USER_DAILY_LIMIT`, `GAS_TENANT_MONTHLY_BUDGET`, `PAYMASTER_DEPOSIT_LOW`, `GAS_SPONSORSHIP_NOT_CONFIGURED`.
          */
         post: operations["paymasterRpc"];
         delete?: never;
@@ -35313,7 +35313,7 @@ export interface operations {
                         month: string;
                         networks: {
                             network: string;
-                            /** @description gas counted today (UTC): settled operations at what they cost, those in flight at their maximum */
+                            /** @description gas counted today (UTC): settled operations at what they cost, those in flight at their maximum (ERC-7677 ones until their receipt is found, or nothing once expired unused) */
                             dayWei: string;
                             dayOperations: number;
                             /** @description the same for the UTC month */
@@ -35412,7 +35412,7 @@ export interface operations {
                         month: string;
                         networks: {
                             network: string;
-                            /** @description gas counted today (UTC): settled operations at what they cost, those in flight at their maximum */
+                            /** @description gas counted today (UTC): settled operations at what they cost, those in flight at their maximum (ERC-7677 ones until their receipt is found, or nothing once expired unused) */
                             dayWei: string;
                             dayOperations: number;
                             /** @description the same for the UTC month */

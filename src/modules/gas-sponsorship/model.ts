@@ -42,7 +42,10 @@ export const GasPolicies = t.Object({ data: t.Array(GasPolicy) }, { title: 'GasP
 
 const UsageLine = t.Object({
   network: t.String(),
-  dayWei: t.String({ description: 'gas counted today (UTC): settled operations at what they cost, those in flight at their maximum' }),
+  dayWei: t.String({
+    description: 'gas counted today (UTC): settled operations at what they cost, those in flight at their maximum (ERC-7677 ones until their receipt is found, '
+      + 'or nothing once expired unused)',
+  }),
   dayOperations: t.Integer(),
   monthWei: t.String({ description: 'the same for the UTC month' }),
   monthOperations: t.Integer(),
