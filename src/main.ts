@@ -174,6 +174,9 @@ Commands:
   paymaster deposit --network <id> --amount <wei>
                                 top up the network's paymaster deposit in EntryPoint v0.8 from a funded key
                                 read from standard input (docs/gas-sponsorship.md)
+  paymaster signer --network <id> [--generate] [--replace]
+                                store the key the network's paymaster trusts, sealed in the database, read from
+                                standard input or generated; prints its address (docs/gas-sponsorship.md)
   create-admin <username>       create a platform admin; the password is read from ADMIN_PASSWORD or stdin
   reseal [--check]              re-seal every secret under the current MASTER_KEY_VERSION; --check only
                                 counts values per key version. Exit 0 when none is left under an old one
@@ -246,6 +249,16 @@ async function command(name: string, args: string[]) {
   if (name === 'webhooks' && args[0] === 'listen') {
     const { webhooksListen } = await import('./ops/webhooks-listen')
     process.exit(await webhooksListen(config, args.slice(1)))
+  }
+  if (name === 'paymaster' && args[0] === 'signer') {
+    const deps = await buildDeps(config, { migrate: applyMigrations })
+    try {
+      const { paymasterSigner } = await import('./ops/paymaster-signer')
+      process.exitCode = await paymasterSigner(deps, args.slice(1), () => new Response(Bun.stdin.stream()).text())
+    } finally {
+      deps.database.close()
+    }
+    process.exit()
   }
   if (name === 'paymaster' && args[0] === 'deposit') {
     const { paymasterDeposit } = await import('./ops/paymaster-deposit')

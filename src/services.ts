@@ -12,7 +12,7 @@ import type { JobRunner } from './jobs/runner'
 import { registrationBreachCheck, revokeUserSessions } from './modules/auth'
 import { AGENT_PAYMENTS_EVENT_TYPES, registerAgentPaymentJobs, registerMandateJobs } from './modules/agent-payments'
 import { CARD_ONRAMP_EVENT_TYPES } from './modules/card-onramp'
-import { GAS_EVENT_TYPES } from './modules/gas-sponsorship'
+import { GAS_EVENT_TYPES, registerGasSponsorshipJobs } from './modules/gas-sponsorship'
 import { registerLendingJobs } from './modules/lending'
 import { registerMailJobs } from './modules/mail'
 import { mpcService, registerMpcJobs } from './modules/mpc'
@@ -58,6 +58,7 @@ export function registerJobs(runner: JobRunner): JobRunner {
   registerPortfolioJobs(runner)
   registerAgentPaymentJobs(runner)
   registerMandateJobs(runner)
+  registerGasSponsorshipJobs(runner)
   return runner
 }
 

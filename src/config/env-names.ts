@@ -52,7 +52,7 @@ const ENV_NAMES: Record<string, string> = {
   '/swapAggregator': 'SWAP_AGGREGATOR (embedded or off)', '/lifiApiKey': 'LIFI_API_KEY (never printed)', '/swapAggregatorTimeoutMs': 'SWAP_AGGREGATOR_TIMEOUT_MS (100-120000)',
   '/sandboxSwapRouterAddress': 'SANDBOX_SWAP_ROUTER_ADDRESS (0x and 40 hex)',
   '/swapGaslessRelayerPrivateKey': 'SWAP_GASLESS_RELAYER_PRIVATE_KEY (0x and 64 hex; never printed)',
-  '/paymasterSignerPrivateKey': 'PAYMASTER_SIGNER_PRIVATE_KEY (0x and 64 hex; never printed)', '/paymasterMinDepositWei': 'PAYMASTER_MIN_DEPOSIT_WEI (wei, an integer)',
+  '/paymasterSignerPrivateKey': 'PAYMASTER_SIGNER_PRIVATE_KEY (0x and 64 hex; imported sealed on first use; never printed)', '/paymasterMinDepositWei': 'PAYMASTER_MIN_DEPOSIT_WEI (wei, an integer)',
   '/paymasterValiditySeconds': 'PAYMASTER_VALIDITY_SECONDS (60-86400)',
   '/swapGaslessRouterAddress': 'SWAP_GASLESS_ROUTER_ADDRESS (0x and 40 hex)',
   '/swapGaslessDailyGasPerTenantWei': 'SWAP_GASLESS_DAILY_GAS_PER_TENANT_WEI (wei, an integer)',

@@ -25,6 +25,7 @@
 import { coreSealedColumns, type Deps } from '../deps'
 import type { SealedColumn } from '../db/sealed-columns'
 import { Sealer } from '../lib/crypto'
+import { sealedColumns as gasColumns } from '../modules/gas-sponsorship'
 import { sealedColumns as mailColumns } from '../modules/mail'
 import { sealedColumns as mpcColumns } from '../modules/mpc'
 import { sealedColumns as rampColumns } from '../modules/ramp'
@@ -47,7 +48,7 @@ export interface ResealReport extends VersionSummary {
 const BATCH = 100
 
 /** Every sealed column, each listed by the module that owns it (src/db/sealed-columns.ts says how). */
-const COLUMNS: SealedColumn[] = [...coreSealedColumns, ...tenantColumns, ...webhookColumns, ...walletColumns, ...mailColumns, ...rampColumns, ...mpcColumns]
+const COLUMNS: SealedColumn[] = [...coreSealedColumns, ...tenantColumns, ...webhookColumns, ...walletColumns, ...mailColumns, ...rampColumns, ...mpcColumns, ...gasColumns]
 
 export interface VersionSummary {
   currentVersion: number

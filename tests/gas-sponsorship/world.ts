@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect } from 'bun:test'
 import { createPublicClient, erc20Abi, http, type Address } from 'viem'
 import { entryPoint08Abi, entryPoint08Address } from 'viem/account-abstraction'
-import { systemClock } from '@/lib/clock'
+import { systemClock, type Clock } from '@/lib/clock'
 import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { startAaNode, type AaNode } from '@tests/helpers/aa-node'
@@ -26,13 +26,13 @@ export interface GasWorld {
   setPolicy(body: Record<string, unknown>, tenant?: Tenant): Promise<void>
 }
 
-export function gasWorld(opts: { jobs?: boolean; env?: Record<string, string> } = {}): GasWorld {
+export function gasWorld(opts: { jobs?: boolean; env?: Record<string, string>; clock?: Clock } = {}): GasWorld {
   const w = {} as GasWorld
   beforeAll(async () => {
     w.aa = await startAaNode({ chainId: 1 })
     w.pub = createPublicClient({ chain: w.aa.signer.chain, transport: http(w.aa.node.url), pollingInterval: 100 })
     w.t = await makeApp({
-      clock: systemClock, jobs: opts.jobs,
+      clock: opts.clock ?? systemClock, jobs: opts.jobs,
       env: {
         RPC_TIMEOUT_MS: '5000', BUNDLER_URL_ETHEREUM: w.aa.bundler.url, PAYMASTER_ADDRESS_ETHEREUM: w.aa.paymaster, PAYMASTER_SIGNER_PRIVATE_KEY: w.aa.paymasterSignerKey,
         ...opts.env,

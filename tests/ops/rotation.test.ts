@@ -18,6 +18,7 @@ import { findShareOfSession, insertShare } from '@/modules/mpc/repo'
 import { shareAad } from '@/modules/mpc/sealed'
 import { openSecret } from '@/modules/webhooks/secrets'
 import { webhooks } from '@/modules/webhooks/schema'
+import { storePaymasterSigner } from '@/modules/gas-sponsorship'
 import { reseal, sealedVersions } from '@/ops/reseal'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
@@ -44,6 +45,7 @@ interface Plain {
   walletKey: Uint8Array
   mailTemplate: string
   mpcShare: string
+  paymasterSigner: string
 }
 
 let tenant: Tenant
@@ -69,6 +71,7 @@ async function plainOf(t: TestApp): Promise<Plain> {
     walletKey: openKey(t.deps.sealer, { tenantId: w.tenantId, walletId: w.id, address: w.address }, { dataKeyWrapped: w.dataKeyWrapped!, keySealed: w.keySealed! }),
     mailTemplate: t.deps.sealer.open(String(mail.payload.sealed), mailAad(mailId)),
     mpcShare: t.deps.sealer.openBytes(share.shareSealed, shareAad(tenant.id, mpcSessionId)).toString('base64'),
+    paymasterSigner: t.deps.sealer.open(String((await t.deps.database.client.execute(`SELECT key_sealed FROM paymaster_signers WHERE network = 'sepolia'`)).rows[0]!.key_sealed), 'paymaster_signer:sepolia'),
   }
 }
 
@@ -91,8 +94,10 @@ beforeAll(async () => {
       sessionId: mpcSessionId, tenantId: tenant.id, userId: user.id, walletId: null, publicKey: `0x02${'ab'.repeat(32)}`,
       shareSealed: t.deps.sealer.seal(crypto.getRandomValues(new Uint8Array(2048)), shareAad(tenant.id, mpcSessionId)), createdAt: Date.now(),
     }))
+    // the deployment's paymaster signer (a stand-in key and address: reseal moves opaque text)
+    expect(await storePaymasterSigner(t.deps, 'sepolia', `0x${'5a'.repeat(32)}`, `0x${'5b'.repeat(20)}`, false)).toBe(true)
     before = await plainOf(t)
-    expect(await sealedVersions(t.deps)).toEqual({ currentVersion: 1, byVersion: { '1': 8 }, remaining: 0 })
+    expect(await sealedVersions(t.deps)).toEqual({ currentVersion: 1, byVersion: { '1': 9 }, remaining: 0 })
   } finally {
     await t.close()
   }
@@ -127,8 +132,9 @@ describe('rotating MASTER_KEY', () => {
       'ramp_payment_methods.iban': { resealed: 0, failed: 0 },
       'ramp_payout_quotes.ramp_payment_method_id': { resealed: 0, failed: 0 },
       'mpc_service_shares.share_sealed': { resealed: 1, failed: 0 },
+      'paymaster_signers.key_sealed': { resealed: 1, failed: 0 },
     })
-    expect(report.byVersion).toEqual({ '2': 8 })
+    expect(report.byVersion).toEqual({ '2': 9 })
     expect(report.remaining).toBe(0)
   })
 

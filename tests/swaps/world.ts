@@ -32,11 +32,17 @@ export interface SwapWorld {
  * `dir`: the test file's temporary folder (removed by stop). `gnosisRpc`: the address Slipway
  * reaches the gnosis node by, given the node's own (a fault proxy in front of it); the node's by default.
  */
-export async function swapWorld(dir: string, opts: { jobs?: boolean; gnosisRpc?: (nodeUrl: string) => Promise<string> } = {}): Promise<SwapWorld> {
+export async function swapWorld(dir: string, opts: {
+  jobs?: boolean
+  gnosisRpc?: (nodeUrl: string) => Promise<string>
+  /** more of the app's environment, made once the nodes run (gas sponsorship on the gnosis node) */
+  env?: (devnet: Devnet) => Promise<Record<string, string>>
+} = {}): Promise<SwapWorld> {
   const devnet = await startDevnet({ port: 0, dbPath: join(dir, 'chain'), blockTime: 0 })
   const rpc: Record<string, string> = opts.gnosisRpc ? { RPC_URL_GNOSIS: await opts.gnosisRpc(devnet.gnosisUrl) } : {}
   // TRUSTED_PROXIES: each rate-limit test names its own client address (X-Forwarded-For), so its bucket is its own
-  const t = await makeApp({ clock: systemClock, jobs: opts.jobs, env: { ...devnet.env, ...rpc, RPC_TIMEOUT_MS: '3000', TRUSTED_PROXIES: '127.0.0.1' } })
+  const more = opts.env ? await opts.env(devnet) : {}
+  const t = await makeApp({ clock: systemClock, jobs: opts.jobs, env: { ...devnet.env, ...rpc, RPC_TIMEOUT_MS: '3000', TRUSTED_PROXIES: '127.0.0.1', ...more } })
   const server = serve(t)
   const api = new Api(server.url)
   const f = new Factory(t, api)

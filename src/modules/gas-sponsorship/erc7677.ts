@@ -11,6 +11,7 @@
  * - `pm_getPaymasterData`: the same checks, the maximum cost against the limits, in the write
  *   that records the sponsorship; then the signature, bound to the operation (sender, nonce,
  *   calls, gas), the chain, the paymaster and a validity window of PAYMASTER_VALIDITY_SECONDS.
+ *   A job then settles it at what it cost, or releases it once it expired unused (settle.ts).
  * Refusals are JSON-RPC errors whose `data` carries the HTTP status and the code.
  */
 import { decodeFunctionData, erc20Abi, type Hex } from 'viem'
@@ -26,6 +27,7 @@ import type { JsonRpcRequest } from './model'
 import { ensureDeposit, sponsorFor } from './network'
 import { findPolicy } from './repo'
 import type { GasOperationKind } from './schema'
+import { scheduleSettle } from './settle'
 import { checkCovered, reserveSponsorship } from './sponsorship'
 
 /** the paymaster's verification gas answered with the stub (the adapter's, for one signature recovery) */
@@ -117,10 +119,14 @@ async function paymasterData(ctx: Ctx, networkId: string, params: unknown[]) {
   // a first operation of an EOA names the 7702 marker: its hash commits to the delegate, Simple7702Account
   if (op.factory === '0x7702' || op.factory === '0x7702000000000000000000000000000000000000') Object.assign(hashed, { authorization: { address: SIMPLE_7702_ACCOUNT } })
   const userOpHash = getUserOperationHash({ chainId: sponsor.endpoint.chainId, entryPointAddress: ENTRY_POINT_08, entryPointVersion: '0.8', userOperation: hashed as never })
-  await ctx.deps.database.write((tx) => reserveSponsorship(tx, {
-    tenantId: tenant.id, userId: ctx.actor.userId, network, sender: op.sender, kind, calls, maxCost, nonce: op.nonce, source: 'erc7677', userOpHash,
-    validUntil: window.validUntil,
-  }, now))
+  await ctx.deps.database.write(async (tx) => {
+    const row = await reserveSponsorship(tx, {
+      tenantId: tenant.id, userId: ctx.actor.userId, network, sender: op.sender, kind, calls, maxCost, nonce: op.nonce, source: 'erc7677', userOpHash,
+      validUntil: window.validUntil,
+    }, now)
+    // its outcome, looked up by the job: settled at what it cost, or released once expired unused (settle.ts)
+    await scheduleSettle(tx, tenant.id, row.id, now)
+  })
   return { paymaster: sponsor.endpoint.paymaster, paymasterData: data }
 }
 

@@ -2,7 +2,8 @@
  * The gas sponsorship module's face: the tenant's gas policies and usage, the ERC-7677
  * paymaster service, and what the transactions module calls to send a custodial wallet's
  * operation sponsored (the policy and limits held in the write that records it, the
- * paymaster's deposit watched, the outcome settled or released). Verbs that load viem are
+ * paymaster's deposit watched, the outcome settled or released), and the paymaster signer's
+ * sealed key (`slipway paymaster signer`, `slipway reseal`). Verbs that load viem are
  * behind `gasSponsorship`, loaded by the first call.
  */
 import { lazyService } from '../../lib/lazy'
@@ -14,3 +15,5 @@ export { GAS_EVENT_TYPES } from './events'
 export { GAS_OPERATION_KINDS } from './schema'
 export type { GasOperationKind } from './schema'
 export { gasSponsorshipRoutes } from './routes'
+export { registerGasSponsorshipJobs } from './jobs'
+export { sealedColumns, storeSigner as storePaymasterSigner, hasSigner as hasPaymasterSigner } from './signer'

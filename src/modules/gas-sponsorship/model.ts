@@ -34,7 +34,7 @@ export const GasPolicy = t.Object({
   maxPerOperationWei: Wei('the most one operation may cost (wei, an integer string); null: no limit'),
   operations: t.Array(t.String()),
   allowlist: t.Array(t.Object({ contract: t.String(), selectors: t.Array(t.String()) })),
-  sponsorshipAvailable: t.Boolean({ description: 'whether this deployment has a bundler, a paymaster and its signer for the network' }),
+  sponsorshipAvailable: t.Boolean({ description: 'whether this deployment has a bundler, a paymaster and its signer (sealed in the database: slipway paymaster signer) for the network' }),
   updatedAt: t.String({ format: 'date-time' }),
 }, { title: 'GasPolicy' })
 
@@ -42,7 +42,10 @@ export const GasPolicies = t.Object({ data: t.Array(GasPolicy) }, { title: 'GasP
 
 const UsageLine = t.Object({
   network: t.String(),
-  dayWei: t.String({ description: 'gas counted today (UTC): settled operations at what they cost, those in flight at their maximum' }),
+  dayWei: t.String({
+    description: 'gas counted today (UTC): settled operations at what they cost, those in flight at their maximum (ERC-7677 ones until their receipt is found, '
+      + 'or nothing once expired unused)',
+  }),
   dayOperations: t.Integer(),
   monthWei: t.String({ description: 'the same for the UTC month' }),
   monthOperations: t.Integer(),

@@ -1,6 +1,6 @@
 /**
  * Where a network's sponsorship goes: its bundler (BUNDLER_URL_<NETWORK>), its paymaster
- * (PAYMASTER_ADDRESS_<NETWORK>), the paymaster's signer (PAYMASTER_SIGNER_PRIVATE_KEY) and the
+ * (PAYMASTER_ADDRESS_<NETWORK>), the paymaster's signer (sealed in the database: signer.ts) and the
  * tenant's RPC. Without any of them, sponsorship is off on that network and says so (503
  * GAS_SPONSORSHIP_NOT_CONFIGURED). Also the deposit watch: the paymaster's deposit in the
  * EntryPoint, read at most every DEPOSIT_CACHE_MS; below PAYMASTER_MIN_DEPOSIT_WEI every
@@ -15,8 +15,26 @@ import type { StoredSettings } from '../tenants'
 import { endpointFor, lookupChain } from '../tokens'
 import { publishEvent } from '../webhooks'
 import { depositLow, notConfigured } from './errors'
+import { openSigner } from './signer'
 
 const DEPOSIT_CACHE_MS = 10_000
+/** how long an opened signer is kept in memory: a signer replaced by `slipway paymaster signer` is used within this */
+const SIGNER_CACHE_MS = 60_000
+const signers = new WeakMap<Deps, Map<string, { account: LocalAccount; at: number }>>()
+
+/** The network's paymaster signer, opened from its sealed row (importing PAYMASTER_SIGNER_PRIVATE_KEY on first use), or null. */
+async function signerOf(deps: Deps, network: string): Promise<LocalAccount | null> {
+  const now = deps.clock.now()
+  const byNetwork = signers.get(deps) ?? new Map<string, { account: LocalAccount; at: number }>()
+  signers.set(deps, byNetwork)
+  const hit = byNetwork.get(network)
+  if (hit && now - hit.at < SIGNER_CACHE_MS) return hit.account
+  const opened = await openSigner(deps, network, (key) => privateKeyToAccount(key as `0x${string}`).address)
+  if (!opened) return null
+  const account = privateKeyToAccount(opened.key)
+  byNetwork.set(network, { account, at: now })
+  return account
+}
 const EVENT_EVERY_MS = 3_600_000
 
 export interface Sponsor {
@@ -34,13 +52,14 @@ export async function sponsorFor(deps: Deps, settings: StoredSettings | null, ne
   if (!bundlerUrl) throw notConfigured(found.network.id, `a bundler (BUNDLER_URL_${found.network.id.toUpperCase().replace(/-/g, '_')})`)
   const paymaster = deps.config.paymasterAddresses[found.network.id]
   if (!paymaster) throw notConfigured(found.network.id, `a paymaster (PAYMASTER_ADDRESS_${found.network.id.toUpperCase().replace(/-/g, '_')})`)
-  if (!deps.config.paymasterSignerPrivateKey) throw notConfigured(found.network.id, 'the paymaster signer (PAYMASTER_SIGNER_PRIVATE_KEY)')
+  const signer = await signerOf(deps, found.network.id)
+  if (!signer) throw notConfigured(found.network.id, `the paymaster signer (slipway paymaster signer --network ${found.network.id})`)
   const isTestnet = found.network.id !== found.chain.id
   const { endpoint } = endpointFor(deps.config, settings, found.chain.id, isTestnet)
   return {
     endpoint: { network: found.network.id, bundlerUrl, rpcUrl: endpoint.rpcUrl, chainId: found.network.chainId, paymaster: paymaster as `0x${string}` },
     gateway: await deps.bundler(),
-    signer: privateKeyToAccount(deps.config.paymasterSignerPrivateKey as `0x${string}`),
+    signer,
     isTestnet,
   }
 }
@@ -71,7 +90,8 @@ export async function ensureDeposit(deps: Deps, s: Sponsor, tenantId: string | n
   throw depositLow(s.endpoint.network)
 }
 
-/** Forgets the cached deposits (after a top-up, and in tests). */
-export function forgetDeposits() {
+/** Forgets the cached deposits (after a top-up, and in tests) and the opened signers of `deps`. */
+export function forgetDeposits(deps?: Deps) {
   deposits.clear()
+  if (deps) signers.delete(deps)
 }

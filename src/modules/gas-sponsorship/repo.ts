@@ -1,7 +1,10 @@
-/** The gas sponsorship tables: every query takes the tenant first. */
+/** The gas sponsorship tables: every query takes the tenant first (the deployment's paymaster signers have none: they are no tenant's). */
 import { and, eq, inArray, lt } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
-import { gasPolicies, gasSponsorships, gasUsageCounters, type GasPolicyRow, type SponsorshipRow } from './schema'
+import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
+import {
+  gasPolicies, gasSponsorships, gasUsageCounters, paymasterSigners, type GasPolicyRow, type PaymasterSignerRow, type SponsorshipRow,
+} from './schema'
 
 export function findPolicy(db: Executor, tenantId: string, network: string) {
   return db.select().from(gasPolicies).where(and(eq(gasPolicies.tenantId, tenantId), eq(gasPolicies.network, network))).get()
@@ -75,4 +78,20 @@ export function setTransaction(db: Executor, tenantId: string, id: string, trans
 export function expiredReservations(db: Executor, nowSeconds: number, limit: number) {
   return db.select().from(gasSponsorships)
     .where(and(eq(gasSponsorships.status, 'reserved'), eq(gasSponsorships.source, 'erc7677'), lt(gasSponsorships.validUntil, nowSeconds))).limit(limit).all()
+}
+
+export function findSigner(db: Executor, network: string) {
+  return db.select().from(paymasterSigners).where(eq(paymasterSigners.network, network)).get()
+}
+
+/** stores the network's signer; `replace` false keeps one already there (a concurrent first import) */
+export async function putSigner(db: Executor, row: PaymasterSignerRow, replace: boolean) {
+  const q = db.insert(paymasterSigners).values(row)
+  await (replace
+    ? q.onConflictDoUpdate({ target: paymasterSigners.network, set: { address: row.address, keySealed: row.keySealed, updatedAt: row.updatedAt } })
+    : q.onConflictDoNothing())
+}
+
+export function signerColumn(aad: (network: string) => string): SealedColumn {
+  return sealedTextColumn({ name: 'paymaster_signers.key_sealed', table: paymasterSigners, id: paymasterSigners.network, value: paymasterSigners.keySealed, aad: (r) => aad(r.id) })
 }

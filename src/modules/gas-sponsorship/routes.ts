@@ -38,7 +38,9 @@ const descriptions = {
     user's wallets on the network, its calls (\`execute\`/\`executeBatch\`) a kind the tenant's policy
     sponsors (ERC-20 transfers and plain value are \`send\`, anything else \`dapp\` and must be on the
     allowlist), its maximum cost within the policy's limits; the signature is bound to the
-    operation, the chain, the paymaster and PAYMASTER_VALIDITY_SECONDS. Refusals are JSON-RPC
+    operation, the chain, the paymaster and PAYMASTER_VALIDITY_SECONDS. A signed operation counts
+    its maximum cost until a job finds its receipt at the bundler (then what it cost) or, once the
+    signature expired unused, releases it (then nothing). Refusals are JSON-RPC
     errors (HTTP 200) whose \`data\` has the status and the code: \`GAS_POLICY_OFF\`,
     \`GAS_OPERATION_NOT_SPONSORED\`, \`GAS_SENDER_NOT_ALLOWED\`, \`GAS_COST_ABOVE_LIMIT\`,
     \`GAS_USER_DAILY_LIMIT\`, \`GAS_TENANT_MONTHLY_BUDGET\`, \`PAYMASTER_DEPOSIT_LOW\`,

@@ -84,3 +84,20 @@ export const gasUsageCounters = sqliteTable('gas_usage_counters', {
 
 export type GasPolicyRow = typeof gasPolicies.$inferSelect
 export type SponsorshipRow = typeof gasSponsorships.$inferSelect
+
+/**
+ * The key each network's paymaster trusts (the deployment's, not a tenant's): sealed under
+ * MASTER_KEY with the network as associated data, never in clear. Written by
+ * `slipway paymaster signer`, or imported from PAYMASTER_SIGNER_PRIVATE_KEY on first use.
+ */
+export const paymasterSigners = sqliteTable('paymaster_signers', {
+  /** registry id of the network */
+  network: text('network').primaryKey(),
+  /** the signer's address (lower case), what the paymaster contract's `signer` must be */
+  address: text('address').notNull(),
+  keySealed: text('key_sealed').notNull(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+})
+
+export type PaymasterSignerRow = typeof paymasterSigners.$inferSelect

@@ -10,17 +10,18 @@ import { policyInvalid } from './errors'
 import type { GasPolicyBody } from './model'
 import { countersOf, findPolicy, listPolicies, upsertPolicy } from './repo'
 import type { GasPolicyRow } from './schema'
+import { hasSigner } from './signer'
 import { dayOf, monthOf } from './sponsorship'
 
-function available(ctx: Pick<Ctx, 'deps'>, network: string) {
+async function available(ctx: Pick<Ctx, 'deps'>, network: string) {
   const c = ctx.deps.config
-  return !!(c.bundlerUrls[network] && c.paymasterAddresses[network] && c.paymasterSignerPrivateKey)
+  return !!(c.bundlerUrls[network] && c.paymasterAddresses[network]) && hasSigner(ctx.deps, network)
 }
 
-function policyView(ctx: Pick<Ctx, 'deps'>, p: GasPolicyRow) {
+async function policyView(ctx: Pick<Ctx, 'deps'>, p: GasPolicyRow) {
   return {
     network: p.network, enabled: p.enabled, userDailyLimitWei: p.userDailyLimitWei, tenantMonthlyBudgetWei: p.tenantMonthlyBudgetWei,
-    maxPerOperationWei: p.maxPerOperationWei, operations: p.operations, allowlist: p.allowlist, sponsorshipAvailable: available(ctx, p.network), updatedAt: iso(p.updatedAt),
+    maxPerOperationWei: p.maxPerOperationWei, operations: p.operations, allowlist: p.allowlist, sponsorshipAvailable: await available(ctx, p.network), updatedAt: iso(p.updatedAt),
   }
 }
 
@@ -33,7 +34,7 @@ function evmNetwork(id: string): string {
 
 export async function listGasPolicies(ctx: Ctx, tenantId: string) {
   const id = await operatorTenantId(ctx, tenantId)
-  return { data: (await listPolicies(ctx.deps.database.db, id)).map((p) => policyView(ctx, p)) }
+  return { data: await Promise.all((await listPolicies(ctx.deps.database.db, id)).map((p) => policyView(ctx, p))) }
 }
 
 /** Sets the tenant's policy for one network (what is left out keeps its value, or the default: no limit, no kinds, no allowlist). */

@@ -82,6 +82,22 @@ export async function swapState(ctx: Ctx, id: string) {
   }
 }
 
+/**
+ * The approval a swap still lacks (the allowance to the quote's spender is below its amount):
+ * carried ahead of the swap, so that where the swap goes sponsored both go as one atomic user
+ * operation (SendPlan.ahead); otherwise the client approves first, as before.
+ */
+async function approvalAhead(ctx: Ctx, q: { walletId: string; fromToken: string | null; fromAmount: string; approvalAddress: string | null }) {
+  if (!q.approvalAddress || !q.fromToken) return undefined
+  const w = await evmWallet(ctx, q.walletId)
+  const { endpoint } = endpointFor(ctx.deps.config, tenantOf(ctx).settings, w.chain, w.isTestnet)
+  const rpc = await ctx.deps.chain.evmRpc(endpoint)
+  const allowance = await ctx.deps.chain.guard(endpoint, 'allowance', () => rpc.allowance(q.fromToken as Hex, w.address as Hex, q.approvalAddress as Hex)).catch(() => null)
+  if (allowance === null || allowance >= BigInt(q.fromAmount)) return undefined
+  const data = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [q.approvalAddress as Hex, BigInt(q.fromAmount)] })
+  return [{ to: q.fromToken as Hex, value: 0n, data }]
+}
+
 export async function executeSwap(ctx_: Ctx, input: ExecuteBody) {
   const ctx = asSwap(ctx_)
   const tenant = tenantOf(ctx)
@@ -102,6 +118,7 @@ export async function executeSwap(ctx_: Ctx, input: ExecuteBody) {
   const out = await transactions.createEvmCall(ctx, {
     walletId: q.walletId, tokenAddress: q.fromToken, amount: BigInt(q.fromAmount), to: q.toAddress,
     call: { to: tx.to as Hex, value: BigInt(tx.value), data: tx.data as Hex, gasLimit: tx.gasLimit ? BigInt(tx.gasLimit) : undefined },
+    ahead: await approvalAhead(ctx, q),
     record: {
       type: 'swap', quoteId: q.id,
       metadata: { ...metadata, router: tx.to },

@@ -35,6 +35,9 @@ const EXECUTE = prose`
   wallet, holding \`fromAmount\` of the source token like a send; recorded as a transaction of type
   \`swap\` (history, unified feed, status job). ${SIGNING} Repeating the call sends a second swap
   unless it carries the same \`Idempotency-Key\` (replayed with \`idempotency-replayed: true\`).
+  A custodial EVM wallet whose swap goes gas-sponsored (docs/gas-sponsorship.md) and whose allowance
+  to \`approvalAddress\` is short sends the approval and the swap as one user operation
+  (\`executeBatch\`), with no separate approval; otherwise approve first (\`POST /v1/swap/approve\`).
   Solana sources: the aggregator's base64 versioned transaction, signed with a custodial Solana
   wallet's key and sent (201 \`{ id, status: pending, txHash }\`), or for a non-custodial Solana
   wallet prepared (201

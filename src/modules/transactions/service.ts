@@ -73,6 +73,8 @@ export interface EvmCallInput {
   /** stored as the record's `toAddress` (a swap's receiver, an approval's spender); default the called contract */
   to?: string
   call: EvmCall
+  /** SendPlan.ahead: calls made before `call` in the same operation when it goes sponsored (a swap's approval) */
+  ahead?: EvmCall[]
   record: NonNullable<SendPlan['record']>
   /** a deployment key that signs and pays the gas instead of the wallet (a gasless swap's relayer; SendPlan.signer): sent as a custodial send, whoever holds the wallet's key */
   signer?: SendPlan['signer']
@@ -96,7 +98,7 @@ export async function createEvmCall(ctx: Ctx, input: EvmCallInput, opts: { holdI
   const { endpoint } = endpointFor(ctx.deps.config, tenant.settings, w.chain, w.isTestnet)
   const p: SendPlan = {
     tenantId: tenant.id, settings: tenant.settings, wallet: w, token, to: input.to ?? input.call.to, amount: input.amount, network, endpoint,
-    holdId: opts.holdId, call: input.call, record: input.record, signer: input.signer, onRecorded: input.onRecorded,
+    holdId: opts.holdId, call: input.call, ahead: input.ahead, record: input.record, signer: input.signer, onRecorded: input.onRecorded,
   }
   const family = familyOf('evm')
   return input.signer || isCustodial(w) ? family.send(ctx, p) : family.prepare(ctx, p)

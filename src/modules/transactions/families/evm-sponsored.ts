@@ -51,13 +51,14 @@ function randomNonceKey(): bigint {
   return BigInt(toHex(b))
 }
 
-export async function sponsoredSend(ctx: Ctx, p: SendPlan, call: EvmCall, balances: ChainBalances) {
+/** `call` as a user operation the paymaster pays; several calls (an approval and its swap) go as one atomic `executeBatch`. */
+export async function sponsoredSend(ctx: Ctx, p: SendPlan, call: EvmCall | EvmCall[], balances: ChainBalances) {
   const { deps } = ctx
   const sponsor = await gasSponsorship.sponsorFor(deps, p.settings, p.network)
   await gasSponsorship.ensureDeposit(deps, sponsor, p.tenantId)
   const secret = walletSecret(deps, p.wallet)
   try {
-    const calls = [{ to: call.to as Hex, value: call.value, data: (call.data ?? '0x') as Hex }]
+    const calls = (Array.isArray(call) ? call : [call]).map((c) => ({ to: c.to as Hex, value: c.value, data: (c.data ?? '0x') as Hex }))
     const estimated = await sponsor.gateway.estimate(sponsor.endpoint, toHex(secret), calls, randomNonceKey()).catch((err: Error & { kind?: string }) => {
       if (err.kind === 'unreachable') throw new ServiceUnavailableError(`The bundler of ${p.network} cannot be reached`, { code: 'BUNDLER_UNAVAILABLE' })
       throw new BadRequestError(`The bundler refused the user operation: ${err.message}`, { code: 'USER_OPERATION_REJECTED' })
@@ -79,7 +80,10 @@ export async function sponsoredSend(ctx: Ctx, p: SendPlan, call: EvmCall, balanc
         gasLimit: null, maxFeePerGas: null, maxPriorityFeePerGas: null, initialMaxFeePerGas: null, submittedAt: now,
         metadata: {
           ...(base.metadata ?? {}),
-          sponsorship: { id: s.id, paymaster: sponsor.endpoint.paymaster, maxCostWei: s.maxCostWei, validUntil: window.validUntil, delegates: estimated.delegates },
+          sponsorship: {
+            id: s.id, paymaster: sponsor.endpoint.paymaster, maxCostWei: s.maxCostWei, validUntil: window.validUntil, delegates: estimated.delegates,
+            ...(calls.length > 1 ? { batchedCalls: calls.length } : {}),
+          },
         },
         userOpHash: signed.hash, userOp: signed.json,
       }

@@ -39,6 +39,12 @@ export interface SendPlan {
    */
   call?: EvmCall
   /**
+   * EVM: calls that must run before `call` (a swap's approval). Only a sponsored user operation
+   * carries them, with `call`, as one atomic Simple7702Account `executeBatch`; a send that is not
+   * sponsored goes without them (and fails as `call` alone would, 400).
+   */
+  ahead?: EvmCall[]
+  /**
    * A deployment key that signs and pays the gas instead of the wallet (a gasless swap's
    * relayer): its own nonce lane (`nonceKey`, shared by every tenant) and address; the record
    * stays the wallet's (its history, its holds of `amount`), with `fromAddress` the signer.
