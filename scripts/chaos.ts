@@ -125,6 +125,10 @@ const env = {
   WEBHOOK_DEV_ROUTES: `hooks.chaos.test=http://127.0.0.1:${receiver.port}`,
   RPC_TIMEOUT_MS: '3000',
   TX_DROP_AFTER_MS: '5000',
+  // outbox rows a killed process claimed but had not yet queued come due again when their lease
+  // ends: by design at least once, late by up to the lease (60 s by default), which is longer than
+  // a round's settle window; a lease within it lets the check tell late from lost
+  JOB_CLAIM_LEASE_MS: '10000',
 }
 let server: ReturnType<typeof Bun.spawn> | undefined
 
