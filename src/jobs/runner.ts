@@ -18,14 +18,15 @@
  * once, and so does one that cannot tell. Until it opens, `counts()` has the outbox
  * alone.
  */
-import { Database } from 'bun:sqlite'
-import { existsSync } from 'node:fs'
 import type { Job, Queue, Worker } from 'bunqueue/client'
 import type { Deps } from '../deps'
 import { errorSummary } from '../lib/logger'
 import { claimDueJobs, hasDueJob, markDispatched, onJobScheduled, pendingCount, type OutboxRow } from './outbox'
 import { databaseScope, databasesToDrain, everyDatabase, placementOf } from '../db/placement'
 import { batchJobId, runItems, Slots, type BatchItem } from './batch'
+import { hasUnfinishedJobs } from './queue-file'
+
+export { hasUnfinishedJobs }
 
 export interface JobContext {
   deps: Deps
@@ -270,23 +271,5 @@ export class JobRunner {
 
   get bunQueue() {
     return this.queue
-  }
-}
-
-/**
- * Whether the queue file holds jobs that are not finished (waiting, delayed, active...),
- * read without opening bunqueue. True when the file cannot be read as expected (another
- * bunqueue version, a lock): the queue then opens at start, as it always did.
- */
-export function hasUnfinishedJobs(dataPath: string | undefined): boolean {
-  if (!dataPath || !existsSync(dataPath)) return false
-  let db: Database | undefined
-  try {
-    db = new Database(dataPath, { readonly: true })
-    return db.query("SELECT 1 FROM jobs WHERE state NOT IN ('completed', 'failed') LIMIT 1").get() !== null
-  } catch {
-    return true
-  } finally {
-    db?.close()
   }
 }
