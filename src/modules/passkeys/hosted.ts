@@ -57,7 +57,7 @@ export async function openHostedSession(deps: Deps, tenant: SignedTenant, input:
 
 /** The live session a page presents, with its tenant; refused when unknown, spent or expired. */
 async function liveSession(deps: Deps, token: string) {
-  const grant = await repo.findGrant(deps.database.db, sha256Hex(token))
+  const grant = await repo.findGrantOfAnyTenant(deps.database.db, sha256Hex(token))
   if (!grant || grant.kind !== 'hosted_session' || grant.usedAt !== null || grant.expiresAt <= deps.clock.now()) throw invalidSession()
   const tenant = await findTenant(deps.database.db, grant.tenantId)
   if (!tenant || tenant.status !== 'active') throw invalidSession()
@@ -110,7 +110,7 @@ export async function hostedVerify(deps: Deps, input: HostedVerifyBody) {
 /** The tenant's backend exchanges the one-time code for a session, as a password sign-in answers. */
 export async function exchangeCode(deps: Deps, tenant: SignedTenant, code: string) {
   const invalid = () => new UnauthorizedError(ERROR_CODES.PASSKEY_CODE_INVALID.message, { code: 'PASSKEY_CODE_INVALID' })
-  const grant = await repo.findGrant(deps.database.db, sha256Hex(code))
+  const grant = await repo.findGrant(deps.database.db, tenant.id, sha256Hex(code))
   // another tenant's code is as unknown as a made-up one
   if (!grant || grant.kind !== 'hosted_code' || grant.tenantId !== tenant.id || !grant.userId) throw invalid()
   if (!(await deps.database.write((tx) => repo.spendGrant(tx, tenant.id, grant.id, deps.clock.now())))) throw invalid()

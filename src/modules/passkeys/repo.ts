@@ -69,9 +69,18 @@ export async function insertGrant(db: Executor, tenantId: string, row: Omit<Gran
   await db.insert(passkeyGrants).values({ ...row, tenantId })
 }
 
-/** The grant with this hash, of any tenant: the hash of 256 random bits is the credential; callers check the tenant. */
-export function findGrant(db: Executor, tokenHash: string) {
+/**
+ * The grant with this hash, of any tenant: only for the hosted page's token, which arrives
+ * before anything names a tenant (the hash of 256 random bits is the credential; the caller
+ * checks the grant's tenant).
+ */
+export function findGrantOfAnyTenant(db: Executor, tokenHash: string) {
   return db.select().from(passkeyGrants).where(eq(passkeyGrants.tokenHash, tokenHash)).get()
+}
+
+/** The tenant's grant with this hash: another tenant's is as unknown as a made-up one. */
+export function findGrant(db: Executor, tenantId: string, tokenHash: string) {
+  return db.select().from(passkeyGrants).where(and(eq(passkeyGrants.tenantId, tenantId), eq(passkeyGrants.tokenHash, tokenHash))).get()
 }
 
 /** Spends the grant if it is unused and unexpired; of two concurrent uses one gets true. */

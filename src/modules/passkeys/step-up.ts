@@ -84,7 +84,7 @@ export async function requireApproval(ctx: Ctx, operations: StepUpOperation[], r
     return
   }
   if (!req.approval) throw forbid('PASSKEY_APPROVAL_REQUIRED')
-  const grant = await repo.findGrant(db, sha256Hex(req.approval.slice(0, 256)))
+  const grant = await repo.findGrant(db, tenantId, sha256Hex(req.approval.slice(0, 256)))
   const now = ctx.deps.clock.now()
   if (!grant || grant.kind !== 'approval' || grant.tenantId !== tenantId || grant.userId !== ctx.actor.userId) throw forbid('PASSKEY_APPROVAL_INVALID')
   const b = JSON.parse(grant.data) as Binding
