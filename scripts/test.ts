@@ -13,9 +13,11 @@
  * time; TEST_TIMEOUT_MS sets the per-test limit (docs/reliability.md, "The test suite").
  */
 import { ensureMpcEngine } from '../tests/helpers/mpc-engine'
+import { ensureDeno } from './deno'
 
-// Installed here, once, before the workers start: two preloads would both run `npm ci` on it.
+// Installed here, once, before the workers start: two preloads would both run `npm ci` on them.
 ensureMpcEngine()
+ensureDeno()
 
 const workers = Number(process.env.TEST_WORKERS ?? 2)
 const timeout = Number(process.env.TEST_TIMEOUT_MS ?? 30_000)
