@@ -53,7 +53,7 @@ export async function acceptSignature(deps: Deps, s: repo.MpcSessionRow, partyId
   const current = await repo.findSession(deps.database.db, s.tenantId, s.id)
   if (current?.txHash) return
   const ctx = await ownerContext(deps, s.userId, `mpc:${s.id}`)
-  if (!ctx) throw new ConflictError('The session\'s user is gone', { code: 'MPC_WALLET_GONE' })
+  if (!ctx) throw new ConflictError('The session\'s user is gone, deleted or in a disabled tenant', { code: 'MPC_WALLET_GONE' })
   try {
     const sent = await transactions.broadcastTransaction(ctx, s.preparedId, { signature })
     await deps.database.write((tx) => repo.updateSession(tx, s.tenantId, s.id, { status: 'completed', transactionId: sent.id, txHash: sent.txHash, updatedAt: deps.clock.now() }))

@@ -62,7 +62,7 @@ export async function payExecution(deps: Deps, tenantId: string, id: string, giv
   const agent = await repo.findAgent(db, tenantId, row.agentId)
   const wallet = agent ? await findWallet(db, tenantId, agent.walletId) : undefined
   const ctx = wallet ? await ownerContext(deps, wallet.userId, `ap-execution:${id}`) : null
-  if (!wallet || !ctx) return fail(deps, scope, id, 'The agent\'s wallet or its owner is gone')
+  if (!wallet || !ctx) return fail(deps, scope, id, 'The agent\'s wallet or its owner is gone (deleted, or its tenant disabled)')
   const token = lookupChain(row.network ?? '')?.network.tokens.find((tk) => tk.symbol === row.currency && tk.address !== null)
   if (!token || !row.payToAddress) return fail(deps, scope, id, `${row.currency} is not a token of ${row.network}`)
   const amount = toUnits(row.amount) / 10n ** BigInt(18 - token.decimals)
