@@ -37,6 +37,10 @@ async function pair(alg: 'ES256' | 'EdDSA' = 'ES256'): Promise<Pair> {
 const algOf = (k: Pair) => (k.jwk.kty === 'OKP' ? 'EdDSA' : 'ES256')
 const sign = (claims: Record<string, unknown>, k: Pair) =>
   new SignJWT(claims).setProtectedHeader({ alg: algOf(k) }).setIssuedAt(Math.floor(clock.now() / 1000)).sign(k.privateKey)
+/** A key change: it must expire, at most 15 minutes ahead (10 here unless told) */
+const signKeyChange = (claims: Record<string, unknown>, k: Pair, expiresInS = 600) =>
+  new SignJWT(claims).setProtectedHeader({ alg: algOf(k) }).setIssuedAt(Math.floor(clock.now() / 1000))
+    .setExpirationTime(Math.floor(clock.now() / 1000) + expiresInS).sign(k.privateKey)
 
 async function shopperWith(key: Pair | null, token: SignedInUser | string = merchantKey) {
   const r = await f.api.post(`${BASE}/shoppers`, { externalRef: `s-${crypto.randomUUID()}`, merchantId, ...(key ? { publicKeyJwk: key.jwk } : {}) }, as(token))
@@ -109,7 +113,7 @@ describe('a merchant key cannot forge a shopper\'s consent', () => {
     const m = await mandateFor(s.id)
     expect(outcome(await authorizeWith(m.id, forger))).toBe('400 SHOPPER_KEY_MISSING')
     // nor through the shopper's own route: there is no current key to sign with
-    expect(outcome(await changeKey(s.id, { publicKeyJwk: forger.jwk, authorization: await sign({ shopperId: s.id, newKeyThumbprint: forger.thumbprint }, forger) }))).toBe('409 SHOPPER_KEY_MISSING')
+    expect(outcome(await changeKey(s.id, { publicKeyJwk: forger.jwk, authorization: await signKeyChange({ shopperId: s.id, newKeyThumbprint: forger.thumbprint }, forger) }))).toBe('409 SHOPPER_KEY_MISSING')
   })
 })
 
@@ -136,7 +140,7 @@ describe('the shopper changes its key with a JWS by its current key', () => {
     const k2 = await pair()
     const s = await shopperWith(k1)
     clock.advance(1000)
-    const proof = await sign({ shopperId: s.id, newKeyThumbprint: k2.thumbprint }, k1)
+    const proof = await signKeyChange({ shopperId: s.id, newKeyThumbprint: k2.thumbprint }, k1)
     const r = await changeKey(s.id, { publicKeyJwk: k2.jwk, authorization: proof })
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({ keyThumbprint: k2.thumbprint, keyChangedAt: new Date(clock.now()).toISOString() })
@@ -158,7 +162,7 @@ describe('the shopper changes its key with a JWS by its current key', () => {
     const stranger = await pair()
     const s = await shopperWith(k1)
     const other = await shopperWith(await pair())
-    const body = async (claims: Record<string, unknown>, by: Pair) => ({ publicKeyJwk: k2.jwk, authorization: await sign(claims, by) })
+    const body = async (claims: Record<string, unknown>, by: Pair) => ({ publicKeyJwk: k2.jwk, authorization: await signKeyChange(claims, by) })
     expect(outcome(await changeKey(s.id, await body({ shopperId: s.id, newKeyThumbprint: k2.thumbprint }, stranger)))).toBe('400 SHOPPER_JWS_INVALID')
     expect(outcome(await changeKey(s.id, await body({ shopperId: s.id, newKeyThumbprint: stranger.thumbprint }, k1)))).toBe('400 SHOPPER_JWS_CONTENT_MISMATCH')
     expect(outcome(await changeKey(s.id, await body({ shopperId: other.id, newKeyThumbprint: k2.thumbprint }, k1)))).toBe('400 SHOPPER_JWS_CONTENT_MISMATCH')
@@ -166,6 +170,11 @@ describe('the shopper changes its key with a JWS by its current key', () => {
     expect(outcome(await changeKey(s.id, await body({ contentHash: '0'.repeat(64) }, k1)))).toBe('400 SHOPPER_JWS_CONTENT_MISMATCH')
     const expired = await new SignJWT({ shopperId: s.id, newKeyThumbprint: k2.thumbprint }).setProtectedHeader({ alg: 'ES256' }).setExpirationTime(Math.floor(clock.now() / 1000) - 1).sign(k1.privateKey)
     expect(outcome(await changeKey(s.id, { publicKeyJwk: k2.jwk, authorization: expired }))).toBe('400 SHOPPER_JWS_EXPIRED')
+    // a key change that never expires, or only after more than 15 minutes
+    const forever = { publicKeyJwk: k2.jwk, authorization: await sign({ shopperId: s.id, newKeyThumbprint: k2.thumbprint }, k1) }
+    expect(outcome(await changeKey(s.id, forever))).toBe('400 SHOPPER_JWS_INVALID')
+    const tooLong = { publicKeyJwk: k2.jwk, authorization: await signKeyChange({ shopperId: s.id, newKeyThumbprint: k2.thumbprint }, k1, 15 * 60 + 1) }
+    expect(outcome(await changeKey(s.id, tooLong))).toBe('400 SHOPPER_JWS_INVALID')
     expect((await changeKey(s.id, { publicKeyJwk: k2.jwk })).status).toBe(400)
     expect((await changeKey('not-a-uuid', await body({ shopperId: s.id, newKeyThumbprint: k2.thumbprint }, k1))).status).toBe(400)
     expect(outcome(await changeKey(s.id, { publicKeyJwk: { ...k2.jwk, d: 'secret' }, authorization: 'x.y.z' }))).toBe('400 SHOPPER_JWK_PRIVATE')
@@ -205,5 +214,19 @@ describe('a key change refuses mandates created before it', () => {
       const k = await pair(alg)
       expect(jwkThumbprint({ ...k.jwk, kid: 'extra', use: 'sig' } as Record<string, unknown>)).toBe(k.thumbprint)
     }
+  })
+
+  test('a key change does not apply twice: once the shopper went back to the key that signed it, the old change has expired', async () => {
+    const k1 = await pair()
+    const k2 = await pair()
+    const s = await shopperWith(k1)
+    const toK2 = { publicKeyJwk: k2.jwk, authorization: await signKeyChange({ shopperId: s.id, newKeyThumbprint: k2.thumbprint }, k1) }
+    expect((await changeKey(s.id, toK2)).status).toBe(200)
+    clock.advance(1000)
+    const backToK1 = { publicKeyJwk: k1.jwk, authorization: await signKeyChange({ shopperId: s.id, newKeyThumbprint: k1.thumbprint }, k2) }
+    expect((await changeKey(s.id, backToK1)).status).toBe(200)
+    clock.advance(11 * 60_000)
+    expect(outcome(await changeKey(s.id, toK2))).toBe('400 SHOPPER_JWS_EXPIRED')
+    expect((await f.api.get(`${BASE}/shoppers/${s.id}`, as(admin))).body.keyThumbprint).toBe(k1.thumbprint)
   })
 })

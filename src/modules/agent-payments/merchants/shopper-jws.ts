@@ -35,6 +35,9 @@ export async function checkShopperJwk(jwk: Record<string, unknown>): Promise<Rec
   return jwk
 }
 
+/** How far ahead a key change's `exp` may be, in seconds. */
+export const KEY_CHANGE_MAX_LIFETIME_S = 15 * 60
+
 const refuse = (message: string, code: ErrorCode) => new BadRequestError(message, { code })
 
 /** The claims of a JWT signed by `jwk` (its one algorithm), checked against the clock. */
@@ -65,10 +68,16 @@ export async function verifyShopperAuthorization(jws: string, jwk: Record<string
  * Checks a key change signed by the shopper's current key: a JWT whose claims name the shopper
  * (`shopperId`) and the new key (`newKeyThumbprint`, its RFC 7638 thumbprint), so it changes
  * that shopper to that key only. It carries no `contentHash`, and a mandate's authorization no
- * `newKeyThumbprint`: neither can stand for the other. Refusals as for an authorization.
+ * `newKeyThumbprint`: neither can stand for the other. It must expire (`exp`) within
+ * KEY_CHANGE_MAX_LIFETIME_S of now: a key change is not idempotent, and one that never expired
+ * would change the key again if the shopper ever went back to the key that signed it.
+ * Refusals as for an authorization; no `exp`, or one too far ahead, `SHOPPER_JWS_INVALID`.
  */
 export async function verifyShopperKeyChange(jws: string, currentJwk: Record<string, unknown>, claims: { shopperId: string; newKeyThumbprint: string }, now: number): Promise<void> {
   const payload = await verifiedClaims(jws, currentJwk, now, 'key change')
+  if (typeof payload.exp !== 'number' || payload.exp > Math.floor(now / 1000) + KEY_CHANGE_MAX_LIFETIME_S) {
+    throw refuse(`The shopper's key change must expire (its \`exp\` claim) within ${KEY_CHANGE_MAX_LIFETIME_S / 60} minutes of now`, 'SHOPPER_JWS_INVALID')
+  }
   if (payload.shopperId !== claims.shopperId || payload.newKeyThumbprint !== claims.newKeyThumbprint) {
     throw refuse('The shopper\'s key change signs another shopper or another key than this one', 'SHOPPER_JWS_CONTENT_MISMATCH')
   }

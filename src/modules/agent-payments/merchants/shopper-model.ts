@@ -40,8 +40,9 @@ export const ChangeShopperKey = t.Object({
   publicKeyJwk: ShopperJwk,
   authorization: t.String({ minLength: 1, maxLength: 20000, description: prose`
     a compact JWS (JWT) signed by the shopper's current key (ES256 or EdDSA) whose claims hold
-    \`shopperId\` (this shopper) and \`newKeyThumbprint\` (the RFC 7638 thumbprint of \`publicKeyJwk\`);
-    \`exp\` honoured when present` }),
+    \`shopperId\` (this shopper), \`newKeyThumbprint\` (the RFC 7638 thumbprint of \`publicKeyJwk\`)
+    and \`exp\`, at most 15 minutes ahead (a key change is not idempotent: one that never expired would
+    apply again if the shopper went back to the key that signed it)` }),
 }, {
   additionalProperties: false,
   examples: [{
@@ -49,7 +50,7 @@ export const ChangeShopperKey = t.Object({
     // a compact JWS: header, payload and signature, joined by dots
     authorization: [
       'eyJhbGciOiJFZERTQSJ9',
-      'eyJzaG9wcGVySWQiOiIwYjZmNGMxZS04YTUyLTRkN2UtOWIzYS0yZjFjNWQ2ZTdhODAiLCJuZXdLZXlUaHVtYnByaW50IjoiTlp6ZU9ZdkRKSmFPZ0d5ZVlmNVBNVldfM3U1UmhzdE5qR0xPTmVIZ3RfTSJ9',
+      'eyJzaG9wcGVySWQiOiIwYjZmNGMxZS04YTUyLTRkN2UtOWIzYS0yZjFjNWQ2ZTdhODAiLCJuZXdLZXlUaHVtYnByaW50IjoiTlp6ZU9ZdkRKSmFPZ0d5ZVlmNVBNVldfM3U1UmhzdE5qR0xPTmVIZ3RfTSIsImV4cCI6MTc5NTAwMDAwMH0',
       'c2lnbmF0dXJlLW9mLXRoZS1jdXJyZW50LWtleQ',
     ].join('.'),
   }],

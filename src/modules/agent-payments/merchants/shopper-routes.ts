@@ -85,8 +85,9 @@ export function shopperRoutes(deps: Deps) {
         description: prose`
           ${J} ${M('shoppers:write')} The shopper's own key change, relayed: \`authorization\` is a compact
           JWS (JWT) signed by the shopper's current key whose claims hold \`shopperId\` and
-          \`newKeyThumbprint\` (the RFC 7638 thumbprint of the new \`publicKeyJwk\`). 400
-          \`SHOPPER_JWS_INVALID\` (another key, tampered, malformed, another algorithm),
+          \`newKeyThumbprint\` (the RFC 7638 thumbprint of the new \`publicKeyJwk\`), and \`exp\` at most
+          15 minutes ahead. 400 \`SHOPPER_JWS_INVALID\` (another key, tampered, malformed, another
+          algorithm, no \`exp\` or one further ahead),
           \`SHOPPER_JWS_CONTENT_MISMATCH\` (another shopper or key), \`SHOPPER_JWS_EXPIRED\`,
           \`SHOPPER_JWK_PRIVATE\`, \`SHOPPER_JWK_INVALID\`; 409 \`SHOPPER_KEY_MISSING\` (no current key: a
           tenant admin sets it) or \`SHOPPER_KEY_CHANGED\` (another change came first). The same key answers
