@@ -3,7 +3,8 @@
  * answering USD amounts (bad ones answer 400 and write nothing), and the limits held in the
  * recording write: twenty reservations fired at once against a daily USD limit covering three
  * give exactly three, each recording the rate it was counted at; settling and releasing move
- * the USD totals with the wei ones; and a policy with a USD limit refuses, with its code, an
+ * the USD totals with the wei ones; the tenant's monthly USD budget and the USD maximum per
+ * operation refuse with their codes; and a policy with a USD limit refuses, with its code, an
  * operation that comes without a price.
  */
 import { beforeAll, describe, expect, test } from 'bun:test'
@@ -104,6 +105,19 @@ describe('USD limits held in the recording write', () => {
     const s = await reserve(request(u.id, 2, null))
     expect(s).toMatchObject({ usdRate: null, maxCostUsd: null })
     expect((await f.api.get('/v1/gas-sponsorship/usage', { token: u.accessToken })).body.networks[0]).toMatchObject({ dayUsd: '0', dayOperations: 1 })
+  })
+
+  test('a monthly USD budget of the tenant: reached by two users together, the next refused with GAS_TENANT_MONTHLY_BUDGET', async () => {
+    const used = parseUsd((await f.api.get(`/v1/admin/tenants/${tenant.id}/gas-usage`, { token: admin.accessToken })).body.networks[0].monthUsd)
+    // room for exactly two more operations of 0.324 USD
+    await put({ enabled: true, operations: ['send'], userDailyLimitUsd: null, tenantMonthlyBudgetUsd: formatUsd(used + parseUsd('0.7')) })
+    const [a, b] = [await f.user(tenant), await f.user(tenant)]
+    await reserve(request(a.id, 1))
+    await reserve(request(b.id, 1))
+    const err = (await reserve(request(a.id, 2)).catch((e: AppError) => e)) as AppError
+    expect({ status: err.status, code: err.code }).toEqual({ status: 429, code: 'GAS_TENANT_MONTHLY_BUDGET' })
+    expect(err.message).toContain('USD used')
+    await put({ enabled: true, tenantMonthlyBudgetUsd: null })
   })
 
   test('a USD maximum per operation: GAS_COST_ABOVE_LIMIT', async () => {
