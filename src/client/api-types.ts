@@ -3897,7 +3897,7 @@ export interface components {
          * @description An error answer's `code`
          * @enum {string}
          */
-        ErrorCode: "DATABASE_UNAVAILABLE" | "DATABASE_BUSY" | "SETTING_PLATFORM_ADMIN_ONLY" | "PRIMARY_WALLET_EXISTS" | "WALLET_NOT_FOUND" | "CHAIN_RPC_ERROR" | "CONTRACT_NOT_AVAILABLE" | "CONTRACT_CALL_REVERTED" | "NETWORK_UNAVAILABLE" | "INSUFFICIENT_BALANCE" | "PREPARED_TX_NOT_FOUND" | "PREPARED_TX_EXPIRED" | "PREPARED_TX_ALREADY_USED" | "TRANSACTION_ALREADY_BROADCAST" | "TRANSACTION_REJECTED" | "TRANSACTION_WOULD_FAIL" | "TRANSACTION_TYPE_UNSUPPORTED" | "SIGNATURE_DECODE_FAILED" | "SIGNATURE_INVALID" | "WRONG_SIGNER" | "CHAIN_ID_MISMATCH" | "SOLANA_CALL_UNREADABLE" | "SOLANA_CALL_UNSUPPORTED" | "SOLANA_CALL_WRONG_PAYER" | "SWAP_AGGREGATOR_UNAVAILABLE" | "SWAP_NO_ROUTE" | "SWAP_QUOTE_REFUSED" | "SWAP_NO_DIRECT_ROUTE" | "SWAP_NEEDS_DESTINATION_SIGNATURE" | "SWAP_ALLOWANCE_CHECK_FAILED" | "SWAP_QUOTE_NOT_FOUND" | "SWAP_QUOTE_EXPIRED" | "SWAP_GASLESS_DISABLED" | "SWAP_GASLESS_NOT_ELIGIBLE" | "SWAP_GASLESS_AMOUNT_TOO_SMALL" | "SWAP_GASLESS_CLIENT_SIGNS" | "SWAP_PERMIT_SIGNATURE_INVALID" | "SWAP_GASLESS_SIMULATION_FAILED" | "SWAP_GASLESS_ALREADY_RELAYED" | "SWAP_GASLESS_TENANT_DAILY_LIMIT" | "SWAP_GASLESS_USER_DAILY_LIMIT" | "SWAP_RELAYER_LOW_GAS" | "GAS_SPONSORSHIP_NOT_CONFIGURED" | "GAS_POLICY_INVALID" | "GAS_POLICY_OFF" | "GAS_OPERATION_NOT_SPONSORED" | "GAS_SENDER_NOT_ALLOWED" | "GAS_COST_ABOVE_LIMIT" | "GAS_USER_DAILY_LIMIT" | "GAS_TENANT_MONTHLY_BUDGET" | "PAYMASTER_DEPOSIT_LOW" | "USER_OPERATION_REJECTED" | "BUNDLER_UNAVAILABLE" | "AAVE_NETWORK_UNSUPPORTED" | "AAVE_RESERVE_NOT_LISTED" | "AAVE_CLIENT_SIGNED_WALLET" | "AAVE_CUSTODIAL_WALLET" | "AAVE_INSUFFICIENT_SUPPLY" | "AAVE_SUPPLY_NOT_SENT" | "DAPP_MESSAGE_INVALID" | "DAPP_MESSAGE_IS_TRANSACTION" | "DAPP_MESSAGE_IS_TYPED_DATA" | "DAPP_MESSAGE_IS_HASH" | "DAPP_NONCE_INVALID" | "DAPP_NONCE_EXPIRED" | "DAPP_NONCE_USED" | "DAPP_NONCE_NOT_IN_MESSAGE" | "DAPP_WALLET_NOT_CUSTODIAL" | "MPC_NOT_ENABLED" | "MPC_ENGINE_NOT_CONFIGURED" | "MPC_CHAIN_UNSUPPORTED" | "MPC_NOT_AN_MPC_WALLET" | "MPC_SESSION_NOT_FOUND" | "MPC_SESSION_EXPIRED" | "MPC_SESSION_FULL" | "MPC_NOT_A_PARTY" | "MPC_NOT_JOINED" | "MPC_NOT_A_SIGNING_SESSION" | "MPC_BAD_RECIPIENT" | "MPC_BAD_ROUND" | "MPC_BAD_RESULT" | "MPC_MESSAGE_TOO_LARGE" | "MPC_MESSAGE_OUT_OF_ORDER" | "MPC_MESSAGE_REPLAYED" | "MPC_RESULT_CONFLICT" | "MPC_DKG_INCOMPLETE" | "MPC_PUBLIC_KEY_MISMATCH" | "MPC_WALLET_ALREADY_REGISTERED" | "MPC_NO_SERVICE_SHARE" | "MPC_SIGNATURE_INVALID" | "MPC_WALLET_GONE" | "CARD_ONRAMP_NOT_ENABLED" | "CARD_ONRAMP_NOT_CONFIGURED" | "CARD_ONRAMP_AMOUNTS" | "CARD_ONRAMP_CHAIN_UNSUPPORTED" | "CARD_ONRAMP_SESSION_NOT_FOUND" | "CARD_ONRAMP_BAD_ANSWER" | "CARD_ONRAMP_AUTHENTICATION_FAILED" | "CARD_ONRAMP_UNAVAILABLE" | "CARD_ONRAMP_RATE_LIMITED" | "CARD_ONRAMP_REFUSED" | "CARD_ONRAMP_EVENT_SIGNATURE" | "CARD_ONRAMP_EVENT_TOO_LARGE" | "AGENT_ARCHIVED" | "AGENT_STATE_INVALID" | "AGENT_JWK_PRIVATE" | "AGENT_WALLET_NOT_CUSTODIAL" | "AGENT_WALLET_CONSENT_REQUIRED" | "AGENT_PAYMENTS_WEBHOOK_INVALID" | "POLICY_INVALID" | "POLICY_NOT_FOUND" | "POLICY_IN_USE" | "MERCHANT_NOT_FOUND" | "MERCHANT_DISABLED" | "MERCHANT_PAY_TO_INVALID" | "SHOPPER_NOT_FOUND" | "SHOPPER_EXISTS" | "SHOPPER_JWK_INVALID" | "SHOPPER_JWK_PRIVATE" | "SHOPPER_KEY_MISSING" | "SHOPPER_KEY_CHANGED" | "SHOPPER_KEY_CHANGE_FORBIDDEN" | "SHOPPER_JWS_INVALID" | "SHOPPER_JWS_EXPIRED" | "SHOPPER_JWS_CONTENT_MISMATCH" | "MANDATE_INVALID" | "MANDATE_CART_REQUIRED" | "MANDATE_CART_NOT_ALLOWED" | "MANDATE_CART_TOTAL_MISMATCH" | "MANDATE_NOT_FOUND" | "MANDATE_EXPIRED" | "MANDATE_STATE_INVALID" | "MERCHANT_REQUIRED" | "RESOURCE_URL_REQUIRED" | "RESOURCE_URL_X402_ONLY" | "RESOURCE_URL_REFUSED" | "NETWORK_UNKNOWN" | "NETWORK_MISMATCH" | "RAIL_NETWORK_UNSUPPORTED" | "CURRENCY_NOT_ON_NETWORK" | "AMOUNT_INVALID" | "AMOUNT_PRECISION" | "IDEMPOTENCY_KEY_IN_USE" | "EXECUTION_STATE_INVALID" | "CONFIRMATION_LIMIT_EXCEEDED" | "APPROVAL_LIMIT_EXCEEDED" | "APPROVAL_STATE_INVALID" | "REFUND_TOO_LARGE" | "RECEIPT_NOT_READY" | "X402_NETWORK_UNSUPPORTED" | "X402_PAYEE_REFUSED" | "PASSKEYS_NOT_CONFIGURED" | "PASSKEY_RESPONSE_INVALID" | "PASSKEY_CHALLENGE_UNKNOWN" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_ASSERTION_REPLAYED" | "PASSKEY_ORIGIN_NOT_ALLOWED" | "PASSKEY_RP_MISMATCH" | "PASSKEY_CREDENTIAL_UNKNOWN" | "PASSKEY_COUNTER_REGRESSED" | "PASSKEY_VERIFICATION_FAILED" | "PASSKEY_ALREADY_REGISTERED" | "PASSKEY_LAST_SIGN_IN_METHOD" | "PASSKEY_APPROVAL_REQUIRED" | "PASSKEY_APPROVAL_INVALID" | "PASSKEY_REQUIRED" | "PASSKEY_HOSTED_SESSION_INVALID" | "PASSKEY_CODE_INVALID" | "PASSKEY_RETURN_URL_NOT_ALLOWED";
+        ErrorCode: "DATABASE_UNAVAILABLE" | "DATABASE_BUSY" | "SETTING_PLATFORM_ADMIN_ONLY" | "PRIMARY_WALLET_EXISTS" | "WALLET_NOT_FOUND" | "CHAIN_RPC_ERROR" | "CONTRACT_NOT_AVAILABLE" | "CONTRACT_CALL_REVERTED" | "NETWORK_UNAVAILABLE" | "INSUFFICIENT_BALANCE" | "PREPARED_TX_NOT_FOUND" | "PREPARED_TX_EXPIRED" | "PREPARED_TX_ALREADY_USED" | "TRANSACTION_ALREADY_BROADCAST" | "TRANSACTION_REJECTED" | "TRANSACTION_WOULD_FAIL" | "TRANSACTION_TYPE_UNSUPPORTED" | "SIGNATURE_DECODE_FAILED" | "SIGNATURE_INVALID" | "WRONG_SIGNER" | "CHAIN_ID_MISMATCH" | "SOLANA_CALL_UNREADABLE" | "SOLANA_CALL_UNSUPPORTED" | "SOLANA_CALL_WRONG_PAYER" | "SWAP_AGGREGATOR_UNAVAILABLE" | "SWAP_NO_ROUTE" | "SWAP_QUOTE_REFUSED" | "SWAP_NO_DIRECT_ROUTE" | "SWAP_NEEDS_DESTINATION_SIGNATURE" | "SWAP_ALLOWANCE_CHECK_FAILED" | "SWAP_QUOTE_NOT_FOUND" | "SWAP_QUOTE_EXPIRED" | "SWAP_GASLESS_DISABLED" | "SWAP_GASLESS_NOT_ELIGIBLE" | "SWAP_GASLESS_AMOUNT_TOO_SMALL" | "SWAP_GASLESS_CLIENT_SIGNS" | "SWAP_PERMIT_SIGNATURE_INVALID" | "SWAP_GASLESS_SIMULATION_FAILED" | "SWAP_GASLESS_ALREADY_RELAYED" | "SWAP_GASLESS_TENANT_DAILY_LIMIT" | "SWAP_GASLESS_USER_DAILY_LIMIT" | "SWAP_RELAYER_LOW_GAS" | "GAS_SPONSORSHIP_NOT_CONFIGURED" | "GAS_POLICY_INVALID" | "GAS_POLICY_OFF" | "GAS_OPERATION_NOT_SPONSORED" | "GAS_SENDER_NOT_ALLOWED" | "GAS_COST_ABOVE_LIMIT" | "GAS_USER_DAILY_LIMIT" | "GAS_TENANT_MONTHLY_BUDGET" | "GAS_PRICE_UNAVAILABLE" | "PAYMASTER_DEPOSIT_LOW" | "USER_OPERATION_REJECTED" | "BUNDLER_UNAVAILABLE" | "AAVE_NETWORK_UNSUPPORTED" | "AAVE_RESERVE_NOT_LISTED" | "AAVE_CLIENT_SIGNED_WALLET" | "AAVE_CUSTODIAL_WALLET" | "AAVE_INSUFFICIENT_SUPPLY" | "AAVE_SUPPLY_NOT_SENT" | "DAPP_MESSAGE_INVALID" | "DAPP_MESSAGE_IS_TRANSACTION" | "DAPP_MESSAGE_IS_TYPED_DATA" | "DAPP_MESSAGE_IS_HASH" | "DAPP_NONCE_INVALID" | "DAPP_NONCE_EXPIRED" | "DAPP_NONCE_USED" | "DAPP_NONCE_NOT_IN_MESSAGE" | "DAPP_WALLET_NOT_CUSTODIAL" | "MPC_NOT_ENABLED" | "MPC_ENGINE_NOT_CONFIGURED" | "MPC_CHAIN_UNSUPPORTED" | "MPC_NOT_AN_MPC_WALLET" | "MPC_SESSION_NOT_FOUND" | "MPC_SESSION_EXPIRED" | "MPC_SESSION_FULL" | "MPC_NOT_A_PARTY" | "MPC_NOT_JOINED" | "MPC_NOT_A_SIGNING_SESSION" | "MPC_BAD_RECIPIENT" | "MPC_BAD_ROUND" | "MPC_BAD_RESULT" | "MPC_MESSAGE_TOO_LARGE" | "MPC_MESSAGE_OUT_OF_ORDER" | "MPC_MESSAGE_REPLAYED" | "MPC_RESULT_CONFLICT" | "MPC_DKG_INCOMPLETE" | "MPC_PUBLIC_KEY_MISMATCH" | "MPC_WALLET_ALREADY_REGISTERED" | "MPC_NO_SERVICE_SHARE" | "MPC_SIGNATURE_INVALID" | "MPC_WALLET_GONE" | "CARD_ONRAMP_NOT_ENABLED" | "CARD_ONRAMP_NOT_CONFIGURED" | "CARD_ONRAMP_AMOUNTS" | "CARD_ONRAMP_CHAIN_UNSUPPORTED" | "CARD_ONRAMP_SESSION_NOT_FOUND" | "CARD_ONRAMP_BAD_ANSWER" | "CARD_ONRAMP_AUTHENTICATION_FAILED" | "CARD_ONRAMP_UNAVAILABLE" | "CARD_ONRAMP_RATE_LIMITED" | "CARD_ONRAMP_REFUSED" | "CARD_ONRAMP_EVENT_SIGNATURE" | "CARD_ONRAMP_EVENT_TOO_LARGE" | "AGENT_ARCHIVED" | "AGENT_STATE_INVALID" | "AGENT_JWK_PRIVATE" | "AGENT_WALLET_NOT_CUSTODIAL" | "AGENT_WALLET_CONSENT_REQUIRED" | "AGENT_PAYMENTS_WEBHOOK_INVALID" | "POLICY_INVALID" | "POLICY_NOT_FOUND" | "POLICY_IN_USE" | "MERCHANT_NOT_FOUND" | "MERCHANT_DISABLED" | "MERCHANT_PAY_TO_INVALID" | "SHOPPER_NOT_FOUND" | "SHOPPER_EXISTS" | "SHOPPER_JWK_INVALID" | "SHOPPER_JWK_PRIVATE" | "SHOPPER_KEY_MISSING" | "SHOPPER_KEY_CHANGED" | "SHOPPER_KEY_CHANGE_FORBIDDEN" | "SHOPPER_JWS_INVALID" | "SHOPPER_JWS_EXPIRED" | "SHOPPER_JWS_CONTENT_MISMATCH" | "MANDATE_INVALID" | "MANDATE_CART_REQUIRED" | "MANDATE_CART_NOT_ALLOWED" | "MANDATE_CART_TOTAL_MISMATCH" | "MANDATE_NOT_FOUND" | "MANDATE_EXPIRED" | "MANDATE_STATE_INVALID" | "MERCHANT_REQUIRED" | "RESOURCE_URL_REQUIRED" | "RESOURCE_URL_X402_ONLY" | "RESOURCE_URL_REFUSED" | "NETWORK_UNKNOWN" | "NETWORK_MISMATCH" | "RAIL_NETWORK_UNSUPPORTED" | "CURRENCY_NOT_ON_NETWORK" | "AMOUNT_INVALID" | "AMOUNT_PRECISION" | "IDEMPOTENCY_KEY_IN_USE" | "EXECUTION_STATE_INVALID" | "CONFIRMATION_LIMIT_EXCEEDED" | "APPROVAL_LIMIT_EXCEEDED" | "APPROVAL_STATE_INVALID" | "REFUND_TOO_LARGE" | "RECEIPT_NOT_READY" | "X402_NETWORK_UNSUPPORTED" | "X402_PAYEE_REFUSED" | "PASSKEYS_NOT_CONFIGURED" | "PASSKEY_RESPONSE_INVALID" | "PASSKEY_CHALLENGE_UNKNOWN" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_ASSERTION_REPLAYED" | "PASSKEY_ORIGIN_NOT_ALLOWED" | "PASSKEY_RP_MISMATCH" | "PASSKEY_CREDENTIAL_UNKNOWN" | "PASSKEY_COUNTER_REGRESSED" | "PASSKEY_VERIFICATION_FAILED" | "PASSKEY_ALREADY_REGISTERED" | "PASSKEY_LAST_SIGN_IN_METHOD" | "PASSKEY_APPROVAL_REQUIRED" | "PASSKEY_APPROVAL_INVALID" | "PASSKEY_REQUIRED" | "PASSKEY_HOSTED_SESSION_INVALID" | "PASSKEY_CODE_INVALID" | "PASSKEY_RETURN_URL_NOT_ALLOWED";
         /**
          * @description An error answer's `details.code` (the bank ramp's, the idempotency's and the sandbox faucet's)
          * @enum {string}
@@ -23859,7 +23859,7 @@ export interface operations {
                         amount: string;
                         /**
                          * LendingTransactionCreated
-                         * @description the ERC-20 approval of the pool sent first (same nonce lane, the nonce before the supply) when the allowance was short; null otherwise
+                         * @description the ERC-20 approval of the pool sent first (same nonce lane, the nonce before the supply) when the allowance was short; null otherwise, and when the supply went gas-sponsored (`sponsored`: true): its approval is then in the same user operation, one atomic `executeBatch`
                          */
                         approval: {
                             /** @description transaction id */
@@ -35030,6 +35030,9 @@ export interface operations {
                      *           "userDailyLimitWei": "1000000",
                      *           "tenantMonthlyBudgetWei": "1000000",
                      *           "maxPerOperationWei": "1000000",
+                     *           "userDailyLimitUsd": "1000000",
+                     *           "tenantMonthlyBudgetUsd": "1000000",
+                     *           "maxPerOperationUsd": "1000000",
                      *           "operations": [
                      *             "text"
                      *           ],
@@ -35058,6 +35061,12 @@ export interface operations {
                             tenantMonthlyBudgetWei: string | null;
                             /** @description the most one operation may cost (wei, an integer string); null: no limit */
                             maxPerOperationWei: string | null;
+                            /** @description the user's daily limit in USD; null: none (USD as an exact decimal string (`2.5`), each operation at the price adapter's rate for the native coin when it is sponsored) */
+                            userDailyLimitUsd: string | null;
+                            /** @description the tenant's monthly budget in USD; null: none (USD as an exact decimal string (`2.5`), each operation at the price adapter's rate for the native coin when it is sponsored) */
+                            tenantMonthlyBudgetUsd: string | null;
+                            /** @description the most one operation may cost in USD; null: no limit (USD as an exact decimal string (`2.5`), each operation at the price adapter's rate for the native coin when it is sponsored) */
+                            maxPerOperationUsd: string | null;
                             operations: string[];
                             allowlist: {
                                 contract: string;
@@ -35139,6 +35148,12 @@ export interface operations {
                     tenantMonthlyBudgetWei?: string | null;
                     /** @description the most one operation may cost (every gas limit × max fee, wei); null: no limit */
                     maxPerOperationWei?: string | null;
+                    /** @description the user's daily limit in USD; null: none (USD as an exact decimal string (`2.5`), each operation at the price adapter's rate for the native coin when it is sponsored) */
+                    userDailyLimitUsd?: string | null;
+                    /** @description the tenant's monthly budget in USD; null: none (USD as an exact decimal string (`2.5`), each operation at the price adapter's rate for the native coin when it is sponsored) */
+                    tenantMonthlyBudgetUsd?: string | null;
+                    /** @description the most one operation may cost in USD; null: no limit (USD as an exact decimal string (`2.5`), each operation at the price adapter's rate for the native coin when it is sponsored) */
+                    maxPerOperationUsd?: string | null;
                     /** @description the kinds sponsored: send, swap, lending, payout, agent, dapp */
                     operations?: ("send" | "swap" | "lending" | "payout" | "agent" | "dapp")[];
                     /** @description dApp calls: the contracts (and selectors) sponsored */
@@ -35165,6 +35180,9 @@ export interface operations {
                      *       "userDailyLimitWei": "1000000",
                      *       "tenantMonthlyBudgetWei": "1000000",
                      *       "maxPerOperationWei": "1000000",
+                     *       "userDailyLimitUsd": "1000000",
+                     *       "tenantMonthlyBudgetUsd": "1000000",
+                     *       "maxPerOperationUsd": "1000000",
                      *       "operations": [
                      *         "text"
                      *       ],
@@ -35190,6 +35208,12 @@ export interface operations {
                         tenantMonthlyBudgetWei: string | null;
                         /** @description the most one operation may cost (wei, an integer string); null: no limit */
                         maxPerOperationWei: string | null;
+                        /** @description the user's daily limit in USD; null: none (USD as an exact decimal string (`2.5`), each operation at the price adapter's rate for the native coin when it is sponsored) */
+                        userDailyLimitUsd: string | null;
+                        /** @description the tenant's monthly budget in USD; null: none (USD as an exact decimal string (`2.5`), each operation at the price adapter's rate for the native coin when it is sponsored) */
+                        tenantMonthlyBudgetUsd: string | null;
+                        /** @description the most one operation may cost in USD; null: no limit (USD as an exact decimal string (`2.5`), each operation at the price adapter's rate for the native coin when it is sponsored) */
+                        maxPerOperationUsd: string | null;
                         operations: string[];
                         allowlist: {
                             contract: string;
@@ -35296,8 +35320,10 @@ export interface operations {
                      *         {
                      *           "network": "sepolia",
                      *           "dayWei": "text",
+                     *           "dayUsd": "text",
                      *           "dayOperations": 1,
                      *           "monthWei": "text",
+                     *           "monthUsd": "text",
                      *           "monthOperations": 1
                      *         }
                      *       ]
@@ -35315,9 +35341,13 @@ export interface operations {
                             network: string;
                             /** @description gas counted today (UTC): settled operations at what they cost, those in flight at their maximum (ERC-7677 ones until their receipt is found, or nothing once expired unused) */
                             dayWei: string;
+                            /** @description the same in USD, an exact decimal string: each operation at the rate recorded when it was sponsored (one without a rate counts 0) */
+                            dayUsd: string;
                             dayOperations: number;
                             /** @description the same for the UTC month */
                             monthWei: string;
+                            /** @description the same for the UTC month, in USD */
+                            monthUsd: string;
                             monthOperations: number;
                         }[];
                     };
@@ -35395,8 +35425,10 @@ export interface operations {
                      *         {
                      *           "network": "sepolia",
                      *           "dayWei": "text",
+                     *           "dayUsd": "text",
                      *           "dayOperations": 1,
                      *           "monthWei": "text",
+                     *           "monthUsd": "text",
                      *           "monthOperations": 1
                      *         }
                      *       ]
@@ -35414,9 +35446,13 @@ export interface operations {
                             network: string;
                             /** @description gas counted today (UTC): settled operations at what they cost, those in flight at their maximum (ERC-7677 ones until their receipt is found, or nothing once expired unused) */
                             dayWei: string;
+                            /** @description the same in USD, an exact decimal string: each operation at the rate recorded when it was sponsored (one without a rate counts 0) */
+                            dayUsd: string;
                             dayOperations: number;
                             /** @description the same for the UTC month */
                             monthWei: string;
+                            /** @description the same for the UTC month, in USD */
+                            monthUsd: string;
                             monthOperations: number;
                         }[];
                     };

@@ -6,6 +6,7 @@
 import { describe, expect, test } from 'bun:test'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { Clock } from '@/lib/clock'
+import { formatUsd, parseUsd, weiToUsd } from '@/modules/gas-sponsorship/usd'
 import { clientWallet, waitFor } from '../transactions/helpers'
 import { erc7677Client } from './erc7677-client'
 import { gasWorld } from './world'
@@ -36,6 +37,11 @@ describe('ERC-7677 sponsorships settled', () => {
     const settled = await waitFor(usage, (r) => r.body.networks[0]?.dayWei === receipt.actualGasCost.toString(), 30_000)
     expect(settled.body.networks[0]).toMatchObject({ dayWei: receipt.actualGasCost.toString(), dayOperations: 1, monthWei: receipt.actualGasCost.toString() })
     expect(await sponsorships(u.id)).toEqual([{ status: 'settled', max: reserved!.max, actual: receipt.actualGasCost }])
+    // in USD too: at the sandbox price of ETH recorded when it was signed
+    const usd = formatUsd(weiToUsd(receipt.actualGasCost, parseUsd('3240')))
+    const row = (await w.t.deps.database.client.execute({ sql: 'SELECT usd_rate, actual_cost_usd FROM gas_sponsorships WHERE user_id = ?', args: [u.id] })).rows[0]!
+    expect({ rate: row.usd_rate, actual: row.actual_cost_usd }).toEqual({ rate: '3240', actual: usd })
+    expect(settled.body.networks[0]).toMatchObject({ dayUsd: usd, monthUsd: usd })
   }, 60_000)
 
   test('signed and never sent: held until the signature expires, then released, and the daily limit has room again', async () => {

@@ -24,7 +24,7 @@ import { tenantOf } from '../tenants'
 import { addressKeyOf, findByAddress } from '../wallets'
 import { notSponsored, senderNotAllowed } from './errors'
 import type { JsonRpcRequest } from './model'
-import { ensureDeposit, sponsorFor } from './network'
+import { ensureDeposit, sponsorFor, usdRateFor } from './network'
 import { findPolicy } from './repo'
 import type { GasOperationKind } from './schema'
 import { scheduleSettle } from './settle'
@@ -119,10 +119,11 @@ async function paymasterData(ctx: Ctx, networkId: string, params: unknown[]) {
   // a first operation of an EOA names the 7702 marker: its hash commits to the delegate, Simple7702Account
   if (op.factory === '0x7702' || op.factory === '0x7702000000000000000000000000000000000000') Object.assign(hashed, { authorization: { address: SIMPLE_7702_ACCOUNT } })
   const userOpHash = getUserOperationHash({ chainId: sponsor.endpoint.chainId, entryPointAddress: ENTRY_POINT_08, entryPointVersion: '0.8', userOperation: hashed as never })
+  const usdRate = await usdRateFor(ctx.deps, network)
   await ctx.deps.database.write(async (tx) => {
     const row = await reserveSponsorship(tx, {
       tenantId: tenant.id, userId: ctx.actor.userId, network, sender: op.sender, kind, calls, maxCost, nonce: op.nonce, source: 'erc7677', userOpHash,
-      validUntil: window.validUntil,
+      validUntil: window.validUntil, usdRate,
     }, now)
     // its outcome, looked up by the job: settled at what it cost, or released once expired unused (settle.ts)
     await scheduleSettle(tx, tenant.id, row.id, now)

@@ -8,6 +8,12 @@ export const notSponsored = (why: string) => new ForbiddenError(`The tenant's ga
 export const senderNotAllowed = () => new ForbiddenError('The sender is not a wallet of the signed-in user', { code: 'GAS_SENDER_NOT_ALLOWED' })
 export const costAboveLimit = (max: bigint, limit: bigint) =>
   new ForbiddenError(`The operation may cost up to ${max} wei of gas, above the ${limit} wei the policy sponsors for one operation`, { code: 'GAS_COST_ABOVE_LIMIT' })
+export const costAboveLimitUsd = (max: string, limit: string) =>
+  new ForbiddenError(`The operation may cost up to ${max} USD of gas, above the ${limit} USD the policy sponsors for one operation`, { code: 'GAS_COST_ABOVE_LIMIT' })
+export const priceUnavailable = (network: string) => new ServiceUnavailableError(
+  `The gas policy on ${network} has limits in USD and no USD price of the native coin is available: nothing is sponsored until there is one`,
+  { code: 'GAS_PRICE_UNAVAILABLE' },
+)
 export const policyInvalid = (message: string) => new BadRequestError(message, { code: 'GAS_POLICY_INVALID' })
 export const depositLow = (network: string) =>
   new ServiceUnavailableError(`Gas sponsorship is paused on ${network}: the paymaster's deposit is below its threshold`, { code: 'PAYMASTER_DEPOSIT_LOW' })

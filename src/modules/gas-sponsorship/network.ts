@@ -13,6 +13,7 @@ import type { BundlerEndpoint, BundlerGateway } from '../../adapters/bundler'
 import type { Deps } from '../../deps'
 import type { StoredSettings } from '../tenants'
 import { endpointFor, lookupChain } from '../tokens'
+import { nativeUsdPrice } from '../portfolio'
 import { publishEvent } from '../webhooks'
 import { depositLow, notConfigured } from './errors'
 import { openSigner } from './signer'
@@ -94,4 +95,14 @@ export async function ensureDeposit(deps: Deps, s: Sponsor, tenantId: string | n
 export function forgetDeposits(deps?: Deps) {
   deposits.clear()
   if (deps) signers.delete(deps)
+}
+
+/**
+ * The USD price of the network's native coin, the price adapter's (through the portfolio's kept
+ * prices; a testnet's coin at its mainnet's price), read before the write that reserves a
+ * sponsorship and recorded with it; null when there is none.
+ */
+export async function usdRateFor(deps: Deps, network: string): Promise<{ usd: string; asOf: number } | null> {
+  const found = lookupChain(network)
+  return found ? nativeUsdPrice(deps, found.chain.id) : null
 }

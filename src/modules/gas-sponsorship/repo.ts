@@ -5,6 +5,7 @@ import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
 import {
   gasPolicies, gasSponsorships, gasUsageCounters, paymasterSigners, type GasPolicyRow, type PaymasterSignerRow, type SponsorshipRow,
 } from './schema'
+import { formatUsd, parseUsd } from './usd'
 
 export function findPolicy(db: Executor, tenantId: string, network: string) {
   return db.select().from(gasPolicies).where(and(eq(gasPolicies.tenantId, tenantId), eq(gasPolicies.network, network))).get()
@@ -30,19 +31,20 @@ export interface CounterKey {
 const counterWhere = (k: CounterKey) => and(eq(gasUsageCounters.tenantId, k.tenantId), eq(gasUsageCounters.network, k.network),
   eq(gasUsageCounters.scope, k.scope), eq(gasUsageCounters.period, k.period))
 
-export async function readCounter(db: Executor, k: CounterKey): Promise<{ totalWei: bigint; operations: number }> {
+export async function readCounter(db: Executor, k: CounterKey): Promise<{ totalWei: bigint; totalUsd: bigint; operations: number }> {
   const r = await db.select().from(gasUsageCounters).where(counterWhere(k)).get()
-  return { totalWei: BigInt(r?.totalWei ?? '0'), operations: r?.operations ?? 0 }
+  return { totalWei: BigInt(r?.totalWei ?? '0'), totalUsd: parseUsd(r?.totalUsd ?? '0'), operations: r?.operations ?? 0 }
 }
 
-/** adds `wei` (may be negative) and `operations` to the counter, inside the caller's write */
-export async function addToCounter(db: Executor, k: CounterKey, wei: bigint, operations: number, now: number) {
+/** adds `wei` and `usd` (atto-USD; either may be negative) and `operations` to the counter, inside the caller's write */
+export async function addToCounter(db: Executor, k: CounterKey, add: { wei: bigint; usd: bigint; operations: number }, now: number) {
   const cur = await readCounter(db, k)
-  const totalWei = cur.totalWei + wei < 0n ? 0n : cur.totalWei + wei
-  await db.insert(gasUsageCounters).values({ ...k, totalWei: totalWei.toString(), operations: cur.operations + operations, updatedAt: now })
-    .onConflictDoUpdate({ target: [gasUsageCounters.tenantId, gasUsageCounters.network, gasUsageCounters.scope, gasUsageCounters.period], set: {
-      totalWei: totalWei.toString(), operations: cur.operations + operations, updatedAt: now,
-    } })
+  const floor = (v: bigint) => (v < 0n ? 0n : v)
+  const set = {
+    totalWei: floor(cur.totalWei + add.wei).toString(), totalUsd: formatUsd(floor(cur.totalUsd + add.usd)), operations: cur.operations + add.operations, updatedAt: now,
+  }
+  await db.insert(gasUsageCounters).values({ ...k, ...set })
+    .onConflictDoUpdate({ target: [gasUsageCounters.tenantId, gasUsageCounters.network, gasUsageCounters.scope, gasUsageCounters.period], set })
 }
 
 /** the counters of one scope for the given periods, every network */
@@ -64,7 +66,9 @@ export function findByUserOpHash(db: Executor, tenantId: string, userOpHash: str
 }
 
 /** moves a reserved sponsorship to its outcome; false when it had one already */
-export async function closeSponsorship(db: Executor, tenantId: string, id: string, to: { status: 'settled' | 'released'; actualCostWei: string | null; updatedAt: number }) {
+export async function closeSponsorship(
+  db: Executor, tenantId: string, id: string, to: { status: 'settled' | 'released'; actualCostWei: string | null; actualCostUsd: string | null; updatedAt: number },
+) {
   const r = await db.update(gasSponsorships).set(to)
     .where(and(eq(gasSponsorships.tenantId, tenantId), eq(gasSponsorships.id, id), eq(gasSponsorships.status, 'reserved'))).returning({ id: gasSponsorships.id })
   return r.length === 1

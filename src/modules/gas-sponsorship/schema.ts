@@ -1,7 +1,7 @@
 /**
  * Gas sponsorship: each tenant's gas policy per network, and every sponsorship the paymaster
  * signed (what it may cost, then what it cost), which the limits are counted from. Amounts are
- * wei as integer strings.
+ * wei as integer strings, and USD as exact decimal strings.
  */
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { tenants } from '../../db/schema'
@@ -25,6 +25,10 @@ export const gasPolicies = sqliteTable('gas_policies', {
   userDailyLimitWei: text('user_daily_limit_wei'),
   tenantMonthlyBudgetWei: text('tenant_monthly_budget_wei'),
   maxPerOperationWei: text('max_per_operation_wei'),
+  /** the same limits in USD (exact decimal strings), at the price adapter's rate when each operation is sponsored; null: no limit */
+  userDailyLimitUsd: text('user_daily_limit_usd'),
+  tenantMonthlyBudgetUsd: text('tenant_monthly_budget_usd'),
+  maxPerOperationUsd: text('max_per_operation_usd'),
   operations: text('operations', { mode: 'json' }).notNull().$type<GasOperationKind[]>(),
   /** dApp calls: the contracts and selectors sponsored */
   allowlist: text('allowlist', { mode: 'json' }).notNull().$type<AllowedCall[]>(),
@@ -52,6 +56,13 @@ export const gasSponsorships = sqliteTable('gas_sponsorships', {
   nonce: text('nonce').notNull(),
   maxCostWei: text('max_cost_wei').notNull(),
   actualCostWei: text('actual_cost_wei'),
+  /** USD per whole native coin (exact decimal string) at the time it was sponsored, the price adapter's; null: no price then */
+  usdRate: text('usd_rate'),
+  /** when that price was current (Unix ms) */
+  usdRateAsOf: integer('usd_rate_as_of'),
+  /** the costs above in USD at `usdRate` (exact decimal strings, rounded up); null without a rate */
+  maxCostUsd: text('max_cost_usd'),
+  actualCostUsd: text('actual_cost_usd'),
   status: text('status', { enum: SPONSORSHIP_STATUSES }).notNull(),
   /** UTC `YYYY-MM-DD` and `YYYY-MM` of the signature: the day and month it counts in */
   day: text('day').notNull(),
@@ -78,6 +89,8 @@ export const gasUsageCounters = sqliteTable('gas_usage_counters', {
   scope: text('scope').notNull(),
   period: text('period').notNull(),
   totalWei: text('total_wei').notNull(),
+  /** the same in USD (exact decimal string), each operation at the rate recorded with it; one sponsored without a rate counts 0 */
+  totalUsd: text('total_usd').notNull().default('0'),
   operations: integer('operations').notNull(),
   updatedAt: integer('updated_at').notNull(),
 }, (t) => [primaryKey({ columns: [t.tenantId, t.network, t.scope, t.period] })])

@@ -12,6 +12,7 @@ import { countersOf, findPolicy, listPolicies, upsertPolicy } from './repo'
 import type { GasPolicyRow } from './schema'
 import { hasSigner } from './signer'
 import { dayOf, monthOf } from './sponsorship'
+import { formatUsd, parseUsd } from './usd'
 
 async function available(ctx: Pick<Ctx, 'deps'>, network: string) {
   const c = ctx.deps.config
@@ -21,9 +22,14 @@ async function available(ctx: Pick<Ctx, 'deps'>, network: string) {
 async function policyView(ctx: Pick<Ctx, 'deps'>, p: GasPolicyRow) {
   return {
     network: p.network, enabled: p.enabled, userDailyLimitWei: p.userDailyLimitWei, tenantMonthlyBudgetWei: p.tenantMonthlyBudgetWei,
-    maxPerOperationWei: p.maxPerOperationWei, operations: p.operations, allowlist: p.allowlist, sponsorshipAvailable: await available(ctx, p.network), updatedAt: iso(p.updatedAt),
+    maxPerOperationWei: p.maxPerOperationWei, userDailyLimitUsd: p.userDailyLimitUsd, tenantMonthlyBudgetUsd: p.tenantMonthlyBudgetUsd, maxPerOperationUsd: p.maxPerOperationUsd,
+    operations: p.operations, allowlist: p.allowlist, sponsorshipAvailable: await available(ctx, p.network), updatedAt: iso(p.updatedAt),
   }
 }
+
+/** a USD limit as given (canonical: `1.50` is kept as `1.5`), else the current one, else none */
+const keep = (given: string | null | undefined, current: string | null | undefined) =>
+  given !== undefined ? (given === null ? null : formatUsd(parseUsd(given))) : current ?? null
 
 /** the registry id of an EVM network named by the route, else 400 GAS_POLICY_INVALID */
 function evmNetwork(id: string): string {
@@ -51,6 +57,9 @@ export async function putGasPolicy(ctx: Ctx, tenantId: string, networkId: string
       userDailyLimitWei: body.userDailyLimitWei !== undefined ? body.userDailyLimitWei : cur?.userDailyLimitWei ?? null,
       tenantMonthlyBudgetWei: body.tenantMonthlyBudgetWei !== undefined ? body.tenantMonthlyBudgetWei : cur?.tenantMonthlyBudgetWei ?? null,
       maxPerOperationWei: body.maxPerOperationWei !== undefined ? body.maxPerOperationWei : cur?.maxPerOperationWei ?? null,
+      userDailyLimitUsd: keep(body.userDailyLimitUsd, cur?.userDailyLimitUsd),
+      tenantMonthlyBudgetUsd: keep(body.tenantMonthlyBudgetUsd, cur?.tenantMonthlyBudgetUsd),
+      maxPerOperationUsd: keep(body.maxPerOperationUsd, cur?.maxPerOperationUsd),
       operations: body.operations ? [...new Set(body.operations)] : cur?.operations ?? [],
       allowlist: body.allowlist ? allowlist : cur?.allowlist ?? [],
       createdAt: cur?.createdAt ?? now, updatedAt: now,
@@ -66,11 +75,12 @@ async function usageOf(ctx: Pick<Ctx, 'deps'>, tenantId: string, userId: string 
   const day = dayOf(now)
   const month = monthOf(now)
   const rows = await countersOf(ctx.deps.database.db, tenantId, userId ? `user:${userId}` : 'tenant', [day, month])
-  const byNetwork = new Map<string, { network: string; dayWei: string; dayOperations: number; monthWei: string; monthOperations: number }>()
+  type Line = { network: string; dayWei: string; dayUsd: string; dayOperations: number; monthWei: string; monthUsd: string; monthOperations: number }
+  const byNetwork = new Map<string, Line>()
   for (const r of rows) {
-    const line = byNetwork.get(r.network) ?? { network: r.network, dayWei: '0', dayOperations: 0, monthWei: '0', monthOperations: 0 }
-    if (r.period === day) Object.assign(line, { dayWei: r.totalWei, dayOperations: r.operations })
-    else Object.assign(line, { monthWei: r.totalWei, monthOperations: r.operations })
+    const line = byNetwork.get(r.network) ?? { network: r.network, dayWei: '0', dayUsd: '0', dayOperations: 0, monthWei: '0', monthUsd: '0', monthOperations: 0 }
+    if (r.period === day) Object.assign(line, { dayWei: r.totalWei, dayUsd: r.totalUsd, dayOperations: r.operations })
+    else Object.assign(line, { monthWei: r.totalWei, monthUsd: r.totalUsd, monthOperations: r.operations })
     byNetwork.set(r.network, line)
   }
   return { scope: userId ? 'user' as const : 'tenant' as const, userId, day, month, networks: [...byNetwork.values()].sort((a, b) => a.network.localeCompare(b.network)) }

@@ -4,13 +4,16 @@
  * concurrent operations can never together pass a limit: it reads the tenant's policy for the
  * network, checks the operation's kind (and, for dApp calls, every call against the allowlist),
  * its maximum cost against the per-operation maximum, the user's UTC day and the tenant's UTC
- * month, then records the sponsorship and adds its maximum cost to the running totals. The
+ * month, in wei and in USD (at the price adapter's rate for the native coin, read before the
+ * write and recorded beside the usage), then records the sponsorship and adds its maximum cost
+ * to the running totals. The
  * operation's outcome later replaces the maximum by what it cost (`settleSponsorship`) or
  * takes it off (`releaseSponsorship`: it was never executed).
  */
 import type { Tx } from '../../db/client'
 import { newId } from '../../lib/ids'
-import { costAboveLimit, GasLimitReached, notSponsored, policyOff } from './errors'
+import { costAboveLimit, costAboveLimitUsd, GasLimitReached, notSponsored, policyOff, priceUnavailable } from './errors'
+import { formatUsd, parseUsd, weiToUsd } from './usd'
 import { addToCounter, closeSponsorship, findPolicy, findSponsorship, insertSponsorship, readCounter } from './repo'
 import type { GasOperationKind, GasPolicyRow, SponsorshipRow } from './schema'
 
@@ -39,6 +42,11 @@ export interface SponsorRequest {
   /** Unix s */
   validUntil: number
   transactionId?: string | null
+  /**
+   * USD per whole native coin (the price adapter's, read before the write: `usdRateFor`), recorded
+   * with the sponsorship; required where the policy has a USD limit, else 503 GAS_PRICE_UNAVAILABLE
+   */
+  usdRate?: { usd: string; asOf: number } | null
 }
 
 /** Throws unless the policy covers the kind and, for dApp calls, every call is allowlisted. */
@@ -62,33 +70,46 @@ const counters = (r: { tenantId: string; network: string; userId: string }, now:
   tenantMonth: { tenantId: r.tenantId, network: r.network, scope: 'tenant', period: monthOf(now) },
 })
 
-/** Inside the caller's write: checks the policy and the limits, records the sponsorship and counts its maximum. */
+/** One limit of the policy against what is counted, in wei and in USD (atto-USD): why it is passed, or null. */
+function within(used: { totalWei: bigint; totalUsd: bigint }, cost: { wei: bigint; usd: bigint | null }, limits: { wei: string | null; usd: string | null }) {
+  if (limits.wei !== null && used.totalWei + cost.wei > BigInt(limits.wei)) return `${used.totalWei} of ${limits.wei} wei used; this operation may cost ${cost.wei}`
+  if (limits.usd !== null && used.totalUsd + cost.usd! > parseUsd(limits.usd)) {
+    return `${formatUsd(used.totalUsd)} of ${limits.usd} USD used; this operation may cost ${formatUsd(cost.usd!)} USD`
+  }
+  return null
+}
+
+/**
+ * Inside the caller's write: checks the policy and the limits (in wei and, where the policy sets
+ * them, in USD at `r.usdRate`), records the sponsorship with its rate and counts its maximum.
+ */
 export async function reserveSponsorship(tx: Tx, r: SponsorRequest, now: number): Promise<SponsorshipRow> {
   const policy = checkCovered(await findPolicy(tx, r.tenantId, r.network), r.network, r.kind, r.calls)
+  const rate = r.usdRate ? parseUsd(r.usdRate.usd) : null
+  const maxUsd = rate !== null ? weiToUsd(r.maxCost, rate) : null
+  if (maxUsd === null && (policy.userDailyLimitUsd !== null || policy.tenantMonthlyBudgetUsd !== null || policy.maxPerOperationUsd !== null)) throw priceUnavailable(r.network)
   if (policy.maxPerOperationWei !== null && r.maxCost > BigInt(policy.maxPerOperationWei)) throw costAboveLimit(r.maxCost, BigInt(policy.maxPerOperationWei))
+  if (policy.maxPerOperationUsd !== null && maxUsd! > parseUsd(policy.maxPerOperationUsd)) throw costAboveLimitUsd(formatUsd(maxUsd!), policy.maxPerOperationUsd)
   const c = counters(r, now)
-  if (policy.userDailyLimitWei !== null) {
-    const used = (await readCounter(tx, c.userDay)).totalWei
-    if (used + r.maxCost > BigInt(policy.userDailyLimitWei)) {
-      const retry = Math.ceil((Math.floor(now / DAY_MS) * DAY_MS + DAY_MS - now) / 1000)
-      const why = `${used} of ${policy.userDailyLimitWei} wei used; this operation may cost ${r.maxCost}`
-      throw new GasLimitReached(retry, `The user's daily gas sponsorship on ${r.network} is used up (${why}): it resumes at 00:00 UTC`, 'GAS_USER_DAILY_LIMIT')
-    }
+  const cost = { wei: r.maxCost, usd: maxUsd }
+  const day = within(await readCounter(tx, c.userDay), cost, { wei: policy.userDailyLimitWei, usd: policy.userDailyLimitUsd })
+  if (day) {
+    const retry = Math.ceil((Math.floor(now / DAY_MS) * DAY_MS + DAY_MS - now) / 1000)
+    throw new GasLimitReached(retry, `The user's daily gas sponsorship on ${r.network} is used up (${day}): it resumes at 00:00 UTC`, 'GAS_USER_DAILY_LIMIT')
   }
-  if (policy.tenantMonthlyBudgetWei !== null) {
-    const used = (await readCounter(tx, c.tenantMonth)).totalWei
-    if (used + r.maxCost > BigInt(policy.tenantMonthlyBudgetWei)) {
-      const retry = Math.ceil((nextMonthStart(now) - now) / 1000)
-      throw new GasLimitReached(retry, `The tenant's monthly gas sponsorship budget on ${r.network} is used up: it resumes on the 1st (UTC)`, 'GAS_TENANT_MONTHLY_BUDGET')
-    }
+  const month = within(await readCounter(tx, c.tenantMonth), cost, { wei: policy.tenantMonthlyBudgetWei, usd: policy.tenantMonthlyBudgetUsd })
+  if (month) {
+    const retry = Math.ceil((nextMonthStart(now) - now) / 1000)
+    throw new GasLimitReached(retry, `The tenant's monthly gas sponsorship budget on ${r.network} is used up (${month}): it resumes on the 1st (UTC)`, 'GAS_TENANT_MONTHLY_BUDGET')
   }
   const row: SponsorshipRow = {
     id: newId(), tenantId: r.tenantId, userId: r.userId, network: r.network, sender: r.sender.toLowerCase(), kind: r.kind, source: r.source,
-    userOpHash: r.userOpHash, nonce: r.nonce.toString(), maxCostWei: r.maxCost.toString(), actualCostWei: null, status: 'reserved',
-    day: dayOf(now), month: monthOf(now), validUntil: r.validUntil, transactionId: r.transactionId ?? null, createdAt: now, updatedAt: now,
+    userOpHash: r.userOpHash, nonce: r.nonce.toString(), maxCostWei: r.maxCost.toString(), actualCostWei: null,
+    usdRate: r.usdRate && rate !== null ? formatUsd(rate) : null, usdRateAsOf: r.usdRate?.asOf ?? null, maxCostUsd: maxUsd !== null ? formatUsd(maxUsd) : null, actualCostUsd: null,
+    status: 'reserved', day: dayOf(now), month: monthOf(now), validUntil: r.validUntil, transactionId: r.transactionId ?? null, createdAt: now, updatedAt: now,
   }
   await insertSponsorship(tx, row)
-  for (const k of Object.values(c)) await addToCounter(tx, k, r.maxCost, 1, now)
+  for (const k of Object.values(c)) await addToCounter(tx, k, { wei: r.maxCost, usd: maxUsd ?? 0n, operations: 1 }, now)
   return row
 }
 
@@ -98,18 +119,22 @@ function countersOfRow(s: SponsorshipRow) {
   return counters(s, at)
 }
 
-/** It ran and cost `actualCost` (wei): the totals count that instead of its maximum. False when it had an outcome already. */
+/** It ran and cost `actualCost` (wei): the totals count that (and its USD at the recorded rate) instead of its maximum. False when it had an outcome already. */
 export async function settleSponsorship(tx: Tx, tenantId: string, id: string, actualCost: bigint, now: number): Promise<boolean> {
   const s = await findSponsorship(tx, tenantId, id)
-  if (!s || !(await closeSponsorship(tx, tenantId, id, { status: 'settled', actualCostWei: actualCost.toString(), updatedAt: now }))) return false
-  for (const k of Object.values(countersOfRow(s))) await addToCounter(tx, k, actualCost - BigInt(s.maxCostWei), 0, now)
+  const actualUsd = s?.usdRate ? weiToUsd(actualCost, parseUsd(s.usdRate)) : null
+  const to = { status: 'settled' as const, actualCostWei: actualCost.toString(), actualCostUsd: actualUsd !== null ? formatUsd(actualUsd) : null, updatedAt: now }
+  if (!s || !(await closeSponsorship(tx, tenantId, id, to))) return false
+  const usd = actualUsd !== null && s.maxCostUsd !== null ? actualUsd - parseUsd(s.maxCostUsd) : 0n
+  for (const k of Object.values(countersOfRow(s))) await addToCounter(tx, k, { wei: actualCost - BigInt(s.maxCostWei), usd, operations: 0 }, now)
   return true
 }
 
 /** It never ran (refused by the bundler, dropped and failed, expired unused): the totals drop it. */
 export async function releaseSponsorship(tx: Tx, tenantId: string, id: string, now: number): Promise<boolean> {
   const s = await findSponsorship(tx, tenantId, id)
-  if (!s || !(await closeSponsorship(tx, tenantId, id, { status: 'released', actualCostWei: null, updatedAt: now }))) return false
-  for (const k of Object.values(countersOfRow(s))) await addToCounter(tx, k, -BigInt(s.maxCostWei), -1, now)
+  if (!s || !(await closeSponsorship(tx, tenantId, id, { status: 'released', actualCostWei: null, actualCostUsd: null, updatedAt: now }))) return false
+  const usd = s.maxCostUsd !== null ? -parseUsd(s.maxCostUsd) : 0n
+  for (const k of Object.values(countersOfRow(s))) await addToCounter(tx, k, { wei: -BigInt(s.maxCostWei), usd, operations: -1 }, now)
   return true
 }

@@ -10,7 +10,9 @@
  * fixed gas limit (SUPPLY_GAS_AFTER_APPROVAL). Non-custodial: prepare-supply answers the
  * approval alone when it is short (`nextStep: broadcast_then_prepare_again`), and the supply
  * once the approval is mined, so each prepared transaction is estimated against the chain
- * as it will be.
+ * as it will be. A custodial supply that goes gas-sponsored (docs/gas-sponsorship.md) carries its
+ * approval in the same user operation (`executeBatch`): both happen or neither, and `approval`
+ * is null.
  */
 import { encodeFunctionData, erc20Abi, type Hex } from 'viem'
 import { AAVE_POOL_ABI } from '../../adapters/chain/aave'
@@ -115,6 +117,13 @@ export async function supply(ctx: Ctx, input: SupplyBody) {
   if (held < p.amount) throw insufficientBalance('token', held)
   const allowance = await allowanceOf(ctx, p)
   const ids = { approval: '', main: '' }
+  if (allowance < p.amount) {
+    // a wallet without gas money, where the tenant's gas policy covers lending: the approval and the supply as one sponsored user operation
+    const batched = await transactions.createSponsoredBatch(bindingFor(ctx, 'aave_supply', ids, 'main'), {
+      ...supplyCall(p, SUPPLY_GAS_AFTER_APPROVAL), ahead: [approvalCall(p).call],
+    })
+    if (batched) return { ...view(batched, 'supply', p), type: 'supply' as const, approval: null }
+  }
   const approval = allowance < p.amount ? view(await transactions.createEvmCall(bindingFor(ctx, 'aave_supply', ids, 'approval'), approvalCall(p)), 'approval', p) : null
   const sent = await transactions.createEvmCall(bindingFor(ctx, 'aave_supply', ids, 'main'), supplyCall(p, approval ? SUPPLY_GAS_AFTER_APPROVAL : undefined))
   return { ...view(sent, 'supply', p), type: 'supply' as const, approval }

@@ -70,7 +70,8 @@ export const SupplySent = t.Object({
   approval: t.Union([LendingTransaction, t.Null()], {
     description: prose`
       the ERC-20 approval of the pool sent first (same nonce lane, the nonce before the supply) when
-      the allowance was short; null otherwise`,
+      the allowance was short; null otherwise, and when the supply went gas-sponsored (\`sponsored\`:
+      true): its approval is then in the same user operation, one atomic \`executeBatch\``,
   }),
 }, { title: 'LendingSupplySent' })
 

@@ -124,7 +124,8 @@ export async function payQuote(ctx: Ctx, a: RampAccess, q: repo.QuoteRow, replay
     sent = await transactions.createTransaction(
       { ...ctx, idempotency: undefined },
       { walletId: wallet.id, chain: wallet.chain, toAddress: q.depositAddress, amount: q.cryptoAuthorizedAmount, tokenAddress: token.address },
-      { holdId: held ? id : undefined },
+      // a wallet without gas money pays out sponsored where the tenant's gas policy covers payouts
+      { holdId: held ? id : undefined, sponsorAs: 'payout' },
     ) as { id: string; txHash: string | null }
   } catch (err) {
     const send = await transactions.sendOfHold(deps.database.db, a.tenantId, id)
@@ -195,7 +196,9 @@ export async function advancePayout(deps: Deps, tenantId: string | null | undefi
   if (!send) return failPayout(deps, tenantId, env, payoutId, 'The transfer to the bank ramp was not found')
   if (send.status === 'pending') return again(Math.min(1000 * attempt, 15_000))
   if (send.status !== 'confirmed') return failPayout(deps, tenantId, env, payoutId, `The transfer to the bank ramp failed: ${send.failureReason ?? send.status}`)
-  await sell(deps, tenantId, env, p, attempt, again)
+  // a sponsored transfer (a user operation) has its transaction hash only once it is mined
+  if (!p.txHash && send.txHash) await deps.database.write((w) => repo.updatePayout(w, tenantId, payoutId, { txHash: send.txHash, updatedAt: now }))
+  await sell(deps, tenantId, env, { ...p, txHash: p.txHash ?? send.txHash }, attempt, again)
 }
 
 /** The partner's sell of a payout whose transfer is mined and successful. */

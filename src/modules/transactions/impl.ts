@@ -2,7 +2,7 @@
 export { broadcastTransaction } from './broadcast'
 export { aggregatedFeed, aggregatedItem } from './feed'
 export { transactionStatus } from './refresh'
-export { createEvmCall, createTransaction, listTransactions, ownTransaction, quoteTransaction } from './service'
+export { createEvmCall, createSponsoredBatch, createTransaction, listTransactions, ownTransaction, quoteTransaction } from './service'
 // the verbs other modules call through the transactions face's handle
 export { createSolanaCall } from './solana-call'
 export { submitClientSigned } from './client-signed'

@@ -13,7 +13,7 @@ import type { StoredSettings } from '../tenants'
 import { wallets } from '../wallets'
 import { tenantOf } from '../tenants'
 import { familyOf } from './families'
-import type { EvmCall } from './families/evm-calls'
+import { evmNet, type EvmCall } from './families/evm-calls'
 import type { SendPlan, WalletRow } from './families/port'
 import type { ListQuery, SendBody } from './model'
 import { findUserTransaction, listUserTransactions, type TransactionRow } from './repo'
@@ -57,10 +57,12 @@ async function planSend(ctx: Ctx, input: SendBody): Promise<SendPlan> {
 
 /**
  * `POST /v1/transactions/`: custodial wallets send, the others get a transaction to sign.
- * `holdId`: a hold placed for this send (holds.ts), which the send takes over.
+ * `holdId`: a hold placed for this send (holds.ts), which the send takes over. `sponsorAs`: the
+ * gas policy's kind for another module's transfer (a payout's, an agent's payment), which goes
+ * sponsored where the policy covers that kind and the wallet cannot pay its gas.
  */
-export async function createTransaction(ctx: Ctx, input: SendBody, opts: { holdId?: string } = {}) {
-  const p: SendPlan = { ...(await planSend(ctx, input)), holdId: opts.holdId }
+export async function createTransaction(ctx: Ctx, input: SendBody, opts: { holdId?: string; sponsorAs?: SendPlan['sponsorAs'] } = {}) {
+  const p: SendPlan = { ...(await planSend(ctx, input)), holdId: opts.holdId, sponsorAs: opts.sponsorAs }
   const family = familyOf(p.endpoint.family)
   return isCustodial(p.wallet) ? family.send(ctx, p) : family.prepare(ctx, p)
 }
@@ -89,6 +91,25 @@ export interface EvmCallInput {
  * follows it. The token must be active for the tenant on the wallet's network.
  */
 export async function createEvmCall(ctx: Ctx, input: EvmCallInput, opts: { holdId?: string } = {}) {
+  const p = await evmCallPlan(ctx, input, opts)
+  const family = familyOf('evm')
+  return input.signer || isCustodial(p.wallet) ? family.send(ctx, p) : family.prepare(ctx, p)
+}
+
+/**
+ * `input.call` with `input.ahead` (an Aave supply with its approval) as ONE sponsored user
+ * operation (`executeBatch`) from a custodial wallet, where the tenant's gas policy covers it and
+ * the wallet cannot pay the gas; null when it does not go sponsored (nothing recorded or sent:
+ * the caller sends the calls one by one, as before).
+ */
+export async function createSponsoredBatch(ctx: Ctx, input: EvmCallInput & { ahead: EvmCall[] }) {
+  const p = await evmCallPlan(ctx, input, {})
+  if (input.signer || !isCustodial(p.wallet) || !input.ahead.length) return null
+  const { batchedSponsored } = await import('./families/evm-sponsored')
+  return batchedSponsored(ctx, p, await evmNet(ctx.deps, p.endpoint), input.call)
+}
+
+async function evmCallPlan(ctx: Ctx, input: EvmCallInput, opts: { holdId?: string }): Promise<SendPlan> {
   const tenant = tenantOf(ctx)
   const w = await wallets.ownWallet(ctx, input.walletId)
   const chain = chainByFamily(w.chain)!
@@ -100,8 +121,7 @@ export async function createEvmCall(ctx: Ctx, input: EvmCallInput, opts: { holdI
     tenantId: tenant.id, settings: tenant.settings, wallet: w, token, to: input.to ?? input.call.to, amount: input.amount, network, endpoint,
     holdId: opts.holdId, call: input.call, ahead: input.ahead, record: input.record, signer: input.signer, onRecorded: input.onRecorded,
   }
-  const family = familyOf('evm')
-  return input.signer || isCustodial(w) ? family.send(ctx, p) : family.prepare(ctx, p)
+  return p
 }
 
 /** Estimated gas and fee in the native coin for a would-be send, read from the chain. */

@@ -97,7 +97,9 @@ export async function payExecution(deps: Deps, tenantId: string, id: string, giv
   }
   let sent: { id: string; txHash: string | null }
   try {
-    sent = await transactions.createTransaction(ctx, { walletId: wallet.id, chain: row.network!, toAddress: row.payToAddress, amount: amount.toString(), tokenAddress: token.address }, { holdId })
+    const body = { walletId: wallet.id, chain: row.network!, toAddress: row.payToAddress, amount: amount.toString(), tokenAddress: token.address }
+    // a wallet without gas money pays sponsored where the tenant's gas policy covers agent executions
+    sent = await transactions.createTransaction(ctx, body, { holdId, sponsorAs: 'agent' })
   } catch (err) {
     if (err instanceof AppError && err.status < 500) return fail(deps, scope, id, `${err.code ?? err.label}: ${err.message}`)
     // the send may or may not have been recorded: the execution stays `processing` (its amount reserved and held) and the

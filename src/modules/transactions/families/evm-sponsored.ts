@@ -23,15 +23,16 @@ import type { Ctx } from '../../../context'
 import type { Deps } from '../../../deps'
 import { BadRequestError, ConflictError, ServiceUnavailableError } from '../../../lib/errors'
 import { gasSponsorship, releaseSponsorship, reserveSponsorship, settleSponsorship, type GasOperationKind } from '../../gas-sponsorship'
-import { ensureSpendable, attachHold, type ChainBalances } from '../holds'
+import { attachHold, chainBalances, ensureSpendable, type ChainBalances } from '../holds'
 import { noticeSettled } from '../notices'
 import { insertTransaction, updateTransaction, type TransactionRow } from '../repo'
 import { scheduleRefresh, sendRow, walletSecret } from '../shared'
-import type { EvmCall } from './evm-calls'
+import { estimateEvm, type EvmCall, type EvmNet } from './evm-calls'
 import type { SendPlan } from './port'
 
 /** what a record type is in a gas policy's words */
 export function sponsoredKind(p: SendPlan): GasOperationKind {
+  if (p.sponsorAs) return p.sponsorAs
   const type = p.record?.type
   if (type === 'swap' || type === 'approval') return 'swap'
   if (type === 'supply' || type === 'withdraw') return 'lending'
@@ -44,6 +45,23 @@ export async function goesSponsored(ctx: Ctx, p: SendPlan, balances: ChainBalanc
   const needed = gasCost + (p.token.address === null ? p.amount : 0n)
   if (balances.native >= needed) return false
   return gasSponsorship.policyCovers(ctx.deps, p.tenantId, p.network, sponsoredKind(p))
+}
+
+/**
+ * Calls that must run ahead of the call (a swap's approval): where the operation goes sponsored,
+ * all of them in one user operation (`executeBatch`: the approval and the swap happen together or
+ * not at all). The call alone cannot be estimated before its approval is mined, so whether the
+ * wallet can pay is judged from the first call's estimate and the call's proposed gas limit.
+ * Null: not sponsored, the send goes on as usual.
+ */
+export async function batchedSponsored(ctx: Ctx, p: SendPlan, net: EvmNet, call: EvmCall) {
+  const balances = await chainBalances(ctx.deps, net, p.wallet.address, p.token.address)
+  const first = await estimateEvm(ctx.deps, net, p.wallet.address, p.ahead![0]!)
+  let gasCost = balances.native + 1n
+  if (!('revert' in first)) gasCost = (first.gas * BigInt(p.ahead!.length) + (call.fixedGasLimit ?? call.gasLimit ?? first.gas * 4n)) * first.maxFeePerGas
+  else if (!/insufficient funds/i.test(first.revert)) return null
+  if (!(await goesSponsored(ctx, p, balances, gasCost))) return null
+  return sponsoredSend(ctx, p, [...p.ahead!, call], balances)
 }
 
 function randomNonceKey(): bigint {
@@ -66,6 +84,8 @@ export async function sponsoredSend(ctx: Ctx, p: SendPlan, call: EvmCall | EvmCa
     const now = deps.clock.now()
     const window = { validUntil: Math.floor(now / 1000) + deps.config.paymasterValiditySeconds, validAfter: 0 }
     const signed = await sponsor.gateway.sign(estimated, sponsor.signer, window)
+    // the native coin's USD price now, recorded with the sponsorship (the policy's USD limits are checked at it)
+    const usdRate = await gasSponsorship.usdRateFor(deps, p.network)
     const holdKey = { tenantId: p.tenantId, walletId: p.wallet.id, network: p.network }
     const row = await deps.database.write(async (tx) => {
       await ensureSpendable(tx, holdKey, balances, { tokenAddress: p.token.address, amount: p.amount, fee: 0n }, now, p.holdId ?? null)
@@ -73,7 +93,7 @@ export async function sponsoredSend(ctx: Ctx, p: SendPlan, call: EvmCall | EvmCa
       const s = await reserveSponsorship(tx, {
         tenantId: p.tenantId, userId: ctx.actor.userId, network: p.network, sender: p.wallet.address, kind: sponsoredKind(p), maxCost: estimated.maxCost,
         nonce: estimated.nonce, source: 'custodial', userOpHash: signed.hash, validUntil: window.validUntil, transactionId: base.id,
-        calls: calls.map((c) => ({ to: c.to, data: c.data })),
+        calls: calls.map((c) => ({ to: c.to, data: c.data })), usdRate,
       }, now)
       const r = {
         ...base, status: 'pending' as const, requiresClientSigning: false, txHash: null, rawTx: null, chainId: sponsor.endpoint.chainId, nonce: null,
@@ -82,6 +102,7 @@ export async function sponsoredSend(ctx: Ctx, p: SendPlan, call: EvmCall | EvmCa
           ...(base.metadata ?? {}),
           sponsorship: {
             id: s.id, paymaster: sponsor.endpoint.paymaster, maxCostWei: s.maxCostWei, validUntil: window.validUntil, delegates: estimated.delegates,
+            ...(s.usdRate !== null ? { maxCostUsd: s.maxCostUsd, usdRate: s.usdRate } : {}),
             ...(calls.length > 1 ? { batchedCalls: calls.length } : {}),
           },
         },

@@ -34,7 +34,7 @@ import type { PreparedRow } from '../repo'
 import { scheduleRefresh, sendRow, walletSecret } from '../shared'
 import { estimateEvm, evmNet, pendingCount, signEvm, signingHashOf, transferCall, unsignedEip1559, type EvmCall, type EvmFees, type EvmNet } from './evm-calls'
 import { refreshEvm } from './evm-refresh'
-import { goesSponsored, sponsoredSend } from './evm-sponsored'
+import { batchedSponsored, goesSponsored, sponsoredSend } from './evm-sponsored'
 import type { ChainFamily, SendPlan, SignedTransaction } from './port'
 
 /** The chain's view of the send: the network, the call and its fees; a call that would fail answers 400 before anything is stored. */
@@ -44,23 +44,6 @@ async function estimated(ctx: Ctx, p: SendPlan) {
   const fees = await estimateEvm(ctx.deps, net, p.signer?.address ?? p.wallet.address, call)
   if ('revert' in fees) throw wouldFail(fees.revert)
   return { net, call, fees }
-}
-
-/**
- * Calls that must run ahead of the call (a swap's approval): where the operation goes sponsored,
- * all of them in one user operation (`executeBatch`: the approval and the swap happen together or
- * not at all). The call alone cannot be estimated before its approval is mined, so whether the
- * wallet can pay is judged from the first call's estimate and the call's proposed gas limit.
- * Null: not sponsored, the send goes on as usual.
- */
-async function batchedSponsored(ctx: Ctx, p: SendPlan, net: EvmNet, call: EvmCall) {
-  const balances = await chainBalances(ctx.deps, net, p.wallet.address, p.token.address)
-  const first = await estimateEvm(ctx.deps, net, p.wallet.address, p.ahead![0]!)
-  let gasCost = balances.native + 1n
-  if (!('revert' in first)) gasCost = (first.gas * BigInt(p.ahead!.length) + (call.fixedGasLimit ?? call.gasLimit ?? first.gas * 4n)) * first.maxFeePerGas
-  else if (!/insufficient funds/i.test(first.revert)) return null
-  if (!(await goesSponsored(ctx, p, balances, gasCost))) return null
-  return sponsoredSend(ctx, p, [...p.ahead!, call], balances)
 }
 
 async function custodialSend(ctx: Ctx, p: SendPlan) {

@@ -58,6 +58,11 @@ export interface SendPlan {
   onRecorded?: (tx: Tx, transactionId: string, now: number) => Promise<void>
   /** what the record is (default a `send`), with the swap's quote and details */
   record?: { type: 'swap' | 'approval' | 'supply' | 'withdraw'; quoteId?: string; metadata?: Record<string, unknown> }
+  /**
+   * The operation kind a gas policy must cover for this send to go sponsored, where the record's
+   * type does not say it: a bank payout's transfer (`payout`), an agent's payment (`agent`).
+   */
+  sponsorAs?: 'payout' | 'agent'
 }
 
 export interface RelaySigner {
