@@ -2,7 +2,8 @@
  * Elysia's `t.Integer` compiles a TypeBox checker for every schema it builds, when the
  * model file is evaluated: the app's 120-odd integers cost about a fifth of the start's
  * module loading (scripts/bench/binary.ts; docs/benchmarks.md, "The compiled binary").
- * This replaces it, before any model is evaluated (src/app.ts imports it first), by the same
+ * This replaces it, before any model is evaluated (src/index.ts loads it before the app, and
+ * src/app.ts imports it first for runs from source), by the same
  * schema whose checker is compiled with the first value it decodes: the same union of an
  * integer string and an integer, the same decoding and the same ValidationError.
  */
