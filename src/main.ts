@@ -9,12 +9,13 @@ import { dirname, join } from 'node:path'
 import { bunFetch, createApp } from './app'
 import { ConfigError, loadConfig, type Config } from './config'
 import { applyMigrations } from './db/migrate'
-import { buildDeps } from './deps'
+import { buildDeps, type Deps } from './deps'
 import { SERVER_MAX_REQUEST_BODY_SIZE } from './http/core'
 import { scalarScript } from './http/scalar-asset'
 import { registerJobs } from './services'
 import { engineRamInEffect } from './lib/engine-memory'
 import { errorSummary } from './lib/logger'
+import { mark } from './lib/start-trace'
 import { devnetNotice } from './ops/devnet-notice'
 import { JobRunner } from './jobs/runner'
 import { createAdmin, createTenantAdmin, ensureBootstrapAdmin, hasAdmin } from './modules/auth'
@@ -83,10 +84,30 @@ function listenOrExit(config: Config) {
   }
 }
 
+/** How long after the server answers its background work starts (main). */
+const BACKGROUND_START_DELAY_MS = 100
+
+/** The sandboxes' work a stopped server left owed, resumed where background work runs. */
+function resumeSandboxes(deps: Deps) {
+  // the sandbox simulator's deposits a stopped server left mid-way (docs/bank-ramp.md)
+  deps.bankRampSimulator?.resume().then(
+    (count) => count && deps.logger.info('bank ramp simulator: deposits resumed', { count }),
+    (err) => deps.logger.warn('bank ramp simulator: deposits not resumed', { ...errorSummary(err) }),
+  )
+  // the card onramp sandbox's deliveries and events a stopped server left owed (docs/card-onramp.md)
+  deps.cardOnrampSandbox?.resume().then(
+    (count) => count && deps.logger.info('card onramp sandbox: sessions resumed', { count }),
+    (err) => deps.logger.warn('card onramp sandbox: sessions not resumed', { ...errorSummary(err) }),
+  )
+}
+
 async function main() {
+  mark('loaded')
   const config = configOrExit()
   const server = listenOrExit(config)
+  mark('listening')
   const deps = await buildDeps(config, { migrate: applyMigrations })
+  mark('deps')
   if (config.bootstrapAdminUsername && config.bootstrapAdminPassword) {
     const result = await ensureBootstrapAdmin(deps, config.bootstrapAdminUsername, config.bootstrapAdminPassword)
     if (result === 'created') deps.logger.info('bootstrap admin created', { username: config.bootstrapAdminUsername })
@@ -97,25 +118,20 @@ async function main() {
       docs: `${config.publicBaseUrl}/v1/docs`,
     })
   }
+  mark('admin')
   const runner = config.role === 'api' ? undefined : registerJobs(new JobRunner(deps, { queueName: 'slipway', dataPath: queuePath(config), claimLeaseMs: config.jobClaimLeaseMs }))
-  runner?.start()
   const app = createApp(deps, { scalarScript, queue: runner, opsOnly: config.role === 'worker' })
+  mark('app')
   const fetch = bunFetch(app)
   server.reload({ fetch })
-  // the sandbox simulator's deposits a stopped server left mid-way, resumed where background work runs (docs/bank-ramp.md)
-  if (runner && deps.bankRampSimulator) {
-    deps.bankRampSimulator.resume().then(
-      (count) => count && deps.logger.info('bank ramp simulator: deposits resumed', { count }),
-      (err) => deps.logger.warn('bank ramp simulator: deposits not resumed', { ...errorSummary(err) }),
-    )
-  }
-  // the card onramp sandbox's deliveries and events a stopped server left owed (docs/card-onramp.md)
-  if (runner && deps.cardOnrampSandbox) {
-    deps.cardOnrampSandbox.resume().then(
-      (count) => count && deps.logger.info('card onramp sandbox: sessions resumed', { count }),
-      (err) => deps.logger.warn('card onramp sandbox: sessions not resumed', { ...errorSummary(err) }),
-    )
-  }
+  let stopping = false
+  // Background work (the job runner, the sandboxes' resumed work) starts a moment after the
+  // server answers, so the first requests do not wait behind it (the event loop is one thread).
+  const background = setTimeout(() => {
+    if (stopping || !runner) return
+    runner.start()
+    resumeSandboxes(deps)
+  }, BACKGROUND_START_DELAY_MS)
   deps.logger.info('listening', {
     url: `http://${server.hostname}:${server.port}`,
     publicBaseUrl: config.publicBaseUrl,
@@ -126,11 +142,12 @@ async function main() {
   const devnet = devnetNotice(config)
   if (devnet) deps.logger[devnet.level](devnet.message, devnet.fields)
   deps.logger.flush()
+  mark('ready')
 
-  let stopping = false
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
+    clearTimeout(background)
     deps.logger.info('shutting down', { signal })
     // Drain: answer what arrives with `Connection: close` until nothing is in flight and
     // nothing new came for a moment (a load balancer has stopped sending), within the grace

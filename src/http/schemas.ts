@@ -85,10 +85,16 @@ export const OffsetPagination = t.Object({
  * so large that (page - 1) × limit passes 2^63); past the bounds the schema answers 400.
  */
 export const MAX_OFFSET = 1_000_000
+/**
+ * 1000000 → `1,000,000`, as `toLocaleString('en')` writes it, without Intl: the first
+ * `toLocaleString` of a process loads ICU's number formatting and data: 1.5 ms of CPU and 2.5 MiB
+ * resident (a compiled Bun, measured alone).
+ */
+export const grouped = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
 export const MAX_PAGE = 10_000
 export const Limit = (max = 100, fallback = 50) => t.Integer({ minimum: 1, maximum: max, default: fallback, description: `at most ${max}` })
-export const Offset = t.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: `0 to ${MAX_OFFSET.toLocaleString('en')}` })
-export const PageNumber = t.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `1 to ${MAX_PAGE.toLocaleString('en')}` })
+export const Offset = t.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: `0 to ${grouped(MAX_OFFSET)}` })
+export const PageNumber = t.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `1 to ${grouped(MAX_PAGE)}` })
 
 export const LimitOffsetQuery = t.Object({
   limit: t.Optional(Limit()),

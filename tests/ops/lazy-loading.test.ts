@@ -3,7 +3,8 @@
  * that builds the app and serves /health and a sign-in holds no chain library (viem,
  * @solana/web3.js), no QR encoder, no YAML writer, no OpenAPI generator and no bull-board
  * (nor ejs under it), no Prometheus formatter (prom-client, with the first scrape) and no
- * JOSE library (jose, with the first Google or Apple ID token checked); the argon2
+ * JOSE library (jose, with the first Google or Apple ID token checked), no WebAuthn library (with
+ * the first passkey ceremony); the argon2
  * addon loads with the first password hashed. Each loads
  * when the route that needs it runs. A local database never loads libSQL's client for a server. In a process of its own, because `bun test` shares
  * one module cache across files.
@@ -25,6 +26,8 @@ const GROUPS = {
   jose: 'jose',
   // the libSQL client for a server (HTTP and WebSocket protocol): never, on a local database
   libsqlRemote: '@libsql\\/hrana-client',
+  // WebAuthn with its ASN.1 and X.509 stack: with the first passkey ceremony (tests/passkeys run them)
+  webauthn: '@simplewebauthn\\/server|@peculiar\\/[^/]+|asn1js',
 } as const
 type Counts = Record<keyof typeof GROUPS, number>
 
@@ -73,8 +76,9 @@ test('route-specific modules are not loaded until a route that needs them runs',
   // each route answered, and loaded what it needs
   expect(statuses).toEqual({ '/health': 200, login: 200, '/v1/docs/json': 200, '/v1/docs/yaml': 200, '/admin/queues': 200, [Object.keys(statuses).find((p) => p.endsWith('/qr-code'))!]: 200, '/v1/wallets/': 200, '/metrics': 200 })
   // the routes above sign in no one with Google or Apple, and use no database server
-  const { libsqlRemote, jose, ...routeModules } = used
+  const { libsqlRemote, jose, webauthn, ...routeModules } = used
   for (const [name, n] of Object.entries(routeModules)) expect([name, n > 0]).toEqual([name, true])
   expect(libsqlRemote).toBe(0)
   expect(jose).toBe(0)
+  expect(webauthn).toBe(0)
 }, 60_000)

@@ -56,8 +56,13 @@ export async function login(deps: Deps, tenantId: string | null, input: Login) {
   return { ...session, user: userView(user) }
 }
 
-/** The first platform admin, from BOOTSTRAP_ADMIN_USERNAME/_PASSWORD, when no admin exists yet. */
+/**
+ * The first platform admin, from BOOTSTRAP_ADMIN_USERNAME/_PASSWORD, when no admin exists yet.
+ * A start that finds one hashes nothing (the argon2 addon and its 19 MiB stay unloaded); the
+ * check is made again inside the write, so two processes starting together create one.
+ */
 export async function ensureBootstrapAdmin(deps: Deps, username: string, password: string): Promise<'created' | 'exists'> {
+  if (await usersRepo.anyAdmin(deps.database.db)) return 'exists'
   const passwordHash = await hashPassword(password)
   return deps.database.write(async (tx) => {
     if (await usersRepo.anyAdmin(tx)) return 'exists'

@@ -1,11 +1,11 @@
 /** Request and answer schemas of the notification inbox. */
 import { t } from 'elysia'
-import { MAX_OFFSET } from '../../http/schemas'
+import { grouped, MAX_OFFSET } from '../../http/schemas'
 import { NOTIFICATION_KINDS, type NotificationKind } from './notify'
 
 export const InboxQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20, description: '1 to 100' })),
-  skip: t.Optional(t.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: `notifications to skip, newest first; 0 to ${MAX_OFFSET.toLocaleString('en')}` })),
+  skip: t.Optional(t.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: `notifications to skip, newest first; 0 to ${grouped(MAX_OFFSET)}` })),
 })
 export type InboxQuery = typeof InboxQuery.static
 

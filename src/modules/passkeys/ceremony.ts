@@ -6,7 +6,7 @@
  * credential, and only then the signature and the counter.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server'
+import { webauthn } from './webauthn'
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
 import type { Deps } from '../../deps'
 import { BadRequestError, UnauthorizedError, type ErrorCode } from '../../lib/errors'
@@ -111,7 +111,7 @@ export function checkRpIdOfRegistration(response: RegistrationResponseJSON, rpId
 export async function verifyRegistration(response: RegistrationResponseJSON, row: repo.ChallengeRow, origins: string[]) {
   let out
   try {
-    out = await verifyRegistrationResponse({
+    out = await (await webauthn()).verifyRegistrationResponse({
       response, expectedChallenge: row.challenge, expectedOrigin: origins, expectedRPID: row.rpId, requireUserVerification: true,
     })
   } catch (err) {
@@ -137,7 +137,7 @@ export async function verifyAssertion(
 ) {
   let out
   try {
-    out = await verifyAuthenticationResponse({
+    out = await (await webauthn()).verifyAuthenticationResponse({
       response, expectedChallenge: row.challenge, expectedOrigin: origins, expectedRPID: row.rpId, requireUserVerification: true,
       credential: { id: credential.credentialId, publicKey: new Uint8Array(Buffer.from(credential.publicKey, 'base64url')), counter: 0 },
     })

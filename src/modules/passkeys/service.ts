@@ -4,7 +4,7 @@
  * hosted page, or one who signed up with Google and added a passkey): the last one of an
  * account without a password or a linked Google or Apple account cannot be deleted.
  */
-import { generateRegistrationOptions } from '@simplewebauthn/server'
+import { webauthn } from './webauthn'
 import type { RegistrationResponseJSON } from '@simplewebauthn/server'
 import type { Ctx } from '../../context'
 import type { Deps } from '../../deps'
@@ -35,7 +35,7 @@ type User = Pick<UserRow, 'id' | 'username' | 'displayName'> & { tenantId: strin
 export async function registrationOptionsFor(deps: Deps, user: User, expected: Expected, rpName: string, binding: unknown = null) {
   const existing = await repo.listOfUser(deps.database.db, user.tenantId, user.id)
   const { bytes } = await issueChallenge(deps, user.tenantId, 'register', expected, user.id, binding)
-  return generateRegistrationOptions({
+  return (await webauthn()).generateRegistrationOptions({
     rpName, rpID: expected.rpId, userName: user.username, userDisplayName: user.displayName ?? user.username,
     // the user handle a discoverable sign-in answers with: the user's id
     userID: new TextEncoder().encode(user.id), challenge: bytes, attestationType: 'none', timeout: CHALLENGE_TTL_MS,

@@ -6,7 +6,7 @@
  * username gets options like a known one with no passkey, so the answer does not tell whether
  * an account exists.
  */
-import { generateAuthenticationOptions } from '@simplewebauthn/server'
+import { webauthn } from './webauthn'
 import type { SignedTenant } from '../../context'
 import type { Deps } from '../../deps'
 import { startSession } from '../auth'
@@ -25,7 +25,7 @@ export async function signInOptionsFor(deps: Deps, tenantId: string, expected: E
   // a named user: the challenge is theirs alone (an unknown name gets a challenge no passkey can answer)
   const owner = username === undefined ? null : user?.id ?? `unknown:${username}`
   const { bytes } = await issueChallenge(deps, tenantId, 'signin', expected, owner, binding)
-  return generateAuthenticationOptions({
+  return (await webauthn()).generateAuthenticationOptions({
     rpID: expected.rpId, challenge: bytes, userVerification: 'required', timeout: CHALLENGE_TTL_MS,
     allowCredentials: passkeys.map((p) => ({ id: p.credentialId, transports: JSON.parse(p.transports) })),
   })

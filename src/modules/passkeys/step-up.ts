@@ -6,7 +6,7 @@
  * one: an access token alone, stolen or not, cannot export a key. Only the approval's SHA-256
  * is stored.
  */
-import { generateAuthenticationOptions } from '@simplewebauthn/server'
+import { webauthn } from './webauthn'
 import type { Ctx, StepUpOperation, StepUpRequest } from '../../context'
 import { iso } from '../../lib/clock'
 import { randomToken, sha256Hex } from '../../lib/crypto'
@@ -36,7 +36,7 @@ export async function approvalOptions(ctx: Ctx, input: ApprovalOptionsBody) {
     : hostedExpected(ctx.deps)
   const binding: Binding = { operation: input.operation, method: input.method, path: input.path, bodyHash: input.bodyHash }
   const { bytes } = await issueChallenge(ctx.deps, tenantId, 'approve', expected, ctx.actor.userId, binding)
-  return generateAuthenticationOptions({
+  return (await webauthn()).generateAuthenticationOptions({
     rpID: expected.rpId, challenge: bytes, userVerification: 'required', timeout: CHALLENGE_TTL_MS,
     allowCredentials: passkeys.filter((p) => p.rpId === expected.rpId).map((p) => ({ id: p.credentialId, transports: JSON.parse(p.transports) })),
   })
