@@ -144,14 +144,17 @@ describe('npm run devnet', () => {
       expect([paid.status, paid.headers.has('payment-required')]).toEqual([402, true])
       // its own nodes: free ports, not the default 8545 and 8546
       expect(written.RPC_URL_SEPOLIA).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-      expect(written.RPC_URL_GNOSIS).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-      expect(written.RPC_URL_GNOSIS).not.toBe(written.RPC_URL_SEPOLIA)
+      expect(written.RPC_URL_GNOSIS_CHIADO).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+      expect(written.RPC_URL_GNOSIS_CHIADO).not.toBe(written.RPC_URL_SEPOLIA)
+      // the second node stands in for gnosis-chiado: nothing of the devnet's names gnosis mainnet
+      expect(written.RPC_URL_GNOSIS).toBeUndefined()
+      expect(written.SANDBOX_SWAP_CHAINS).toBe('10200')
       expect(await createPublicClient({ transport: http(written.RPC_URL_SEPOLIA) }).getChainId()).toBe(11155111)
-      expect(await createPublicClient({ transport: http(written.RPC_URL_GNOSIS) }).getChainId()).toBe(100)
+      expect(await createPublicClient({ transport: http(written.RPC_URL_GNOSIS_CHIADO) }).getChainId()).toBe(10200)
       // stopped, it writes both chains to their state files (anvil's --state), kept for the next start
       proc.kill('SIGTERM')
       expect(await proc.exited).toBe(0)
-      expect([existsSync(join(out, 'chains', 'state.json')), existsSync(join(out, 'chains', 'state-gnosis.json'))]).toEqual([true, true])
+      expect([existsSync(join(out, 'chains', 'state.json')), existsSync(join(out, 'chains', 'state-chiado.json'))]).toEqual([true, true])
     } finally {
       proc.kill('SIGTERM')
       await proc.exited
