@@ -53,7 +53,8 @@ async function example(file: string, args: string[] = [], extra: Record<string, 
 beforeAll(async () => {
   const envFile = join(dir, '.env.devnet')
   children.push(Bun.spawn([process.execPath, join(ROOT, 'scripts/devnet.ts'), '--port', '0', '--env-file', envFile, '--dir', join(dir, 'chains'), '--block-time', '0'], { cwd: ROOT, stdout: 'ignore', stderr: 'inherit' }))
-  const written: string = await waitFor('.env.devnet', () => (existsSync(envFile) ? readFileSync(envFile, 'utf8') : ''))
+  // the devnet starts two alto bundlers (Node processes) before it writes the file: up to a minute on a loaded machine
+  const written: string = await waitFor('.env.devnet', () => (existsSync(envFile) ? readFileSync(envFile, 'utf8') : ''), 60_000)
   const devEnv = Object.fromEntries(written.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
   const port = freePort()
   baseUrl = `http://127.0.0.1:${port}`
