@@ -17,6 +17,7 @@ import { makeApp, type TestApp } from '@tests/helpers/app'
 import { LifiAggregator, LIFI_DEFAULT_BASE_URL } from '@/adapters/swap-aggregator/lifi'
 import { SwapAggregatorError, type AggregatorQuoteRequest } from '@/adapters/swap-aggregator/port'
 import { findToken, rateOf } from '@/sandbox/swap-aggregator/market'
+import { createSandboxSwapAggregator } from '@/sandbox/swap-aggregator/embedded'
 import { ConfigError, loadConfig } from '@/config'
 
 const dir = mkdtempSync(join(tmpdir(), 'slipway-swap-aggregator-'))
@@ -101,6 +102,12 @@ describe('against the embedded sandbox aggregator on the devnet', () => {
     expect(other.status).toBe(404)
     expect(await other.json()).toMatchObject({ code: 1003 })
   }, 30_000)
+
+  test('the testnet chain ids it supports are the testnets among SANDBOX_SWAP_CHAINS (a mainnet id there is not one)', () => {
+    const sandbox = createSandboxSwapAggregator({ publicBaseUrl: 'http://slipway.test', routerAddress: DEVNET_SWAP_ROUTER, chainIds: [100, 10200, 11155111] })
+    expect(sandbox.testnetChainIds).toEqual([10200, 11155111])
+    expect(createSandboxSwapAggregator({ publicBaseUrl: 'http://slipway.test', chainIds: [] }).testnetChainIds).toEqual([])
+  })
 
   test('without the devnet\'s settings every quote is unavailable, saying to run npm run devnet', async () => {
     const bare = await makeApp()
