@@ -97,7 +97,7 @@ try {
   const envFile = join(dir, '.env.devnet')
   const devnet = Bun.spawn([process.execPath, join(ROOT, 'scripts/devnet.ts'), '--port', '0', '--env-file', envFile, '--dir', join(dir, 'chains'), '--block-time', '0'], { cwd: ROOT, stdout: 'inherit', stderr: 'inherit' })
   children.push(devnet)
-  const written = await until('.env.devnet', async () => { try { return readFileSync(envFile, 'utf8') } catch { return '' } }, (s) => s.includes('WEBHOOK_DEV_ROUTES='), 30_000)
+  const written = await until('.env.devnet', async () => { try { return readFileSync(envFile, 'utf8') } catch { return '' } }, (s) => s.includes('WEBHOOK_DEV_ROUTES='), 60_000)
   const devEnv = Object.fromEntries(written.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
   const port = freePort()
   const baseUrl = `http://127.0.0.1:${port}`

@@ -133,7 +133,11 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     : undefined
   // An explicit LIFI_BASE_URL wins over the sandbox: pointing it at LI.FI is all a deployment changes.
   const swapEndpoint: AggregatorEndpoint = sandboxSwapAggregator && config.lifiBaseUrl === undefined
-    ? { baseUrl: sandboxSwapAggregator.baseUrl, fetch: ((input: RequestInfo | URL, init?: RequestInit) => sandboxSwapAggregator.fetch(new Request(input, init))) as typeof fetch }
+    ? {
+      baseUrl: sandboxSwapAggregator.baseUrl,
+      fetch: ((input: RequestInfo | URL, init?: RequestInit) => sandboxSwapAggregator.fetch(new Request(input, init))) as typeof fetch,
+      testnetChainIds: sandboxSwapAggregator.testnetChainIds,
+    }
     : { baseUrl: config.lifiBaseUrl ?? LIFI_DEFAULT_BASE_URL, ...(config.lifiApiKey ? { apiKey: config.lifiApiKey } : {}) }
   const sandboxPrices = config.pricesSandbox === 'embedded' ? createSandboxPrices({ publicBaseUrl: config.publicBaseUrl, now: () => clock.now() }) : undefined
   // As for swaps: an explicit PRICES_BASE_URL wins over the sandbox.

@@ -9,7 +9,7 @@
  *
  * The quote does what the aggregator's answer does not: the bearer check, the wallet and
  * registry lookups, the aggregator call (in process), the source chain's reads (allowance,
- * fees, balance: three JSON-RPC requests to the devnet's gnosis node, anvil, in its own
+ * fees, balance: three JSON-RPC requests to the devnet's gnosis-chiado node, anvil, in its own
  * process) and the quote stored for execute (a write transaction). A second line
  * quotes EURe to xDAI, which adds the gasless block (the token's permit nonce, the fees).
  *
@@ -18,7 +18,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { DEVNET_GNOSIS_EURE, DEVNET_GNOSIS_USDC, startDevnet } from '../devnet/chain'
+import { DEVNET_CHIADO_EURE, DEVNET_CHIADO_USDC, startDevnet } from '../devnet/chain'
 import { benchEnv, benchUser, cpuMs, generatorVerdict, load, median, medianOf, medianWithMemory, report, requireWrk, rssDuring, rssMiB, spawnServer, type Result } from './lib'
 
 requireWrk()
@@ -38,15 +38,15 @@ try {
   const { user } = await benchUser(slipway.url, 'bench')
   const auth = { authorization: `Bearer ${user.accessToken}`, 'content-type': 'application/json' }
   const rssIdle = await rssMiB(slipway.proc.pid)
-  const wallet = await post('/v1/wallets/', { chain: 'gnosis' }, auth)
+  const wallet = await post('/v1/wallets/', { chain: 'gnosis', isTestnet: true }, auth)
 
-  const quoteBody = (fromToken: string, toToken: string, fromAmount: string) => JSON.stringify({ walletId: wallet.id, fromChain: 'gnosis', toChain: 'gnosis', fromToken, toToken, fromAmount })
-  const usdcToEure = quoteBody(DEVNET_GNOSIS_USDC, DEVNET_GNOSIS_EURE, '25000000')
-  const eureToXdai = quoteBody(DEVNET_GNOSIS_EURE, NATIVE, '10000000000000000000')
+  const quoteBody = (fromToken: string, toToken: string, fromAmount: string) => JSON.stringify({ walletId: wallet.id, fromChain: 'gnosis', toChain: 'gnosis', isTestnet: true, fromToken, toToken, fromAmount })
+  const usdcToEure = quoteBody(DEVNET_CHIADO_USDC, DEVNET_CHIADO_EURE, '25000000')
+  const eureToXdai = quoteBody(DEVNET_CHIADO_EURE, NATIVE, '10000000000000000000')
   const check = await fetch(slipway.url + '/v1/swap/quote', { method: 'POST', headers: auth, body: eureToXdai })
   const checked = await check.json() as any
   if (check.status !== 200 || !checked.gasless) throw new Error(`the quote did not answer 200 with a gasless block: ${check.status} ${JSON.stringify(checked).slice(0, 300)}`)
-  const params = new URLSearchParams({ fromChain: '100', toChain: '100', fromToken: DEVNET_GNOSIS_USDC, toToken: DEVNET_GNOSIS_EURE, fromAmount: '25000000', fromAddress: wallet.address, toAddress: wallet.address, slippage: '0.005' })
+  const params = new URLSearchParams({ fromChain: '10200', toChain: '10200', fromToken: DEVNET_CHIADO_USDC, toToken: DEVNET_CHIADO_EURE, fromAmount: '25000000', fromAddress: wallet.address, toAddress: wallet.address, slippage: '0.005' })
   const aggregatorUrl = `${slipway.url}/sandbox/swap-aggregator/v1/quote?${params}`
   const quoteLoad = (name: string, body: string) => load(name, slipway.url + '/v1/swap/quote', { method: 'POST', body, headers: auth, pid: slipway.proc.pid })
 
@@ -57,9 +57,9 @@ try {
   for (let k = 0; k < ROUNDS; k++) {
     const aggregator = await load('sandbox aggregator GET /v1/quote (direct)', aggregatorUrl, { pid: slipway.proc.pid })
     // the devnet's node runs in this process: its CPU time per quote is the chain reads' share
-    const node0 = await cpuMs(devnet.pids.gnosis)
+    const node0 = await cpuMs(devnet.pids.chiado)
     const quote = await rssDuring(slipway.proc.pid, quoteLoad('POST /v1/swap/quote USDC→EURe (bearer)', usdcToEure))
-    const node1 = await cpuMs(devnet.pids.gnosis)
+    const node1 = await cpuMs(devnet.pids.chiado)
     const requests = quote.result.rps * Number(process.env.BENCH_SECONDS ?? 5)
     const nodeUs = node0 !== undefined && node1 !== undefined && requests > 0 ? ((node1 - node0) * 1000) / requests : NaN
     const gasless = await quoteLoad('POST /v1/swap/quote EURe→xDAI (+ gasless block)', eureToXdai)
@@ -77,7 +77,7 @@ try {
     { result: rGasless, baseline: rAgg, rounds: rounds.map((r) => [r.aggregator, r.gasless] as const) },
   ])
   console.log(`\nRound by round, USDC→EURe quotes: ${rounds.map((r) => `${r.quote.result.rps.toFixed(0)} req/s, ${r.quote.result.cpuUs?.toFixed(0)} µs CPU`).join('; ')}`)
-  console.log(`The devnet's gnosis node (anvil, in its own process) spent ${median(rounds.map((r) => r.nodeUs)).toFixed(0)} µs of CPU per USDC→EURe quote on its three JSON-RPC requests (median of the rounds), beside Slipway's own CPU per quote in the table.`)
+  console.log(`The devnet's gnosis-chiado node (anvil, in its own process) spent ${median(rounds.map((r) => r.nodeUs)).toFixed(0)} µs of CPU per USDC→EURe quote on its three JSON-RPC requests (median of the rounds), beside Slipway's own CPU per quote in the table.`)
   console.log(`Slipway resident memory (bun src/index.ts): ${rssIdle?.toFixed(0)} MiB idle (swap module not loaded); under quote load median ${quote.median.toFixed(0)}, peak ${quote.peak.toFixed(0)} MiB: the swap routes add ${(quote.median - (rssIdle ?? NaN)).toFixed(0)} MiB (median), ${(quote.peak - (rssIdle ?? NaN)).toFixed(0)} MiB at peak`)
   if (!valid) process.exitCode = 1
   else if (!met) console.log('\nThe quote target (≥ 80% of the aggregator\'s own rate) is NOT met (see the table).')

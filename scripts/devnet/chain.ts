@@ -12,13 +12,14 @@
  * survives a restart; the set-up is applied again only where it is missing. Contracts are
  * placed with anvil's `anvil_setCode`, gas with `anvil_setBalance`.
  *
- * A second node poses as `gnosis` (chain id 100) for swaps, which the spec refuses on
- * testnets: the registry's gnosis USDC (SandboxUSD) and EURe (SandboxEURe, 18 decimals) at
- * their addresses, Multicall3, and the sandbox swap aggregator's router
- * (SandboxRouter.sol), deployed by a key of its own, given the rates of
- * src/sandbox/swap-aggregator/market.ts and funded with each token and the native coin. Its
- * chain id is a mainnet's, so the funded-key sandboxes (bank ramp simulator, faucet) are not
- * pointed at it; only the devnet's own set-up holds keys there.
+ * A second node stands in for `gnosis-chiado` (Gnosis's testnet, chain id 10200) for swaps: the
+ * registry's gnosis-chiado USDC (SandboxUSD) and EURe (SandboxEURe, 18 decimals) at their
+ * addresses, Multicall3, and the sandbox swap aggregator's router (SandboxRouter.sol), deployed
+ * by a key of its own, given the rates of src/sandbox/swap-aggregator/market.ts and funded with
+ * each token and the native coin. Its chain id is a testnet's, so the devnet's gnosis wallets
+ * are test-network wallets (`isTestnet: true`) and the same settings without .env.devnet point
+ * at the public Chiado, never at gnosis mainnet; the sandbox aggregator quotes its chain id as a
+ * supported testnet (docs/sandbox.md, "The devnet's networks").
  */
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -46,23 +47,23 @@ export const DEVNET_KEYS = {
   funder: '0x4f3edf983ac636a65a842ce7c78d9aa706d3b113bce9c46f30d7d21715b23b1d',
   simulator: '0x6cbed15c793ce57650b9877cf6fa156fbef513c4e6134f022a85b1ffdd59b2a1',
   faucet: '0x6370fd033278c143179d81c5526140625662b8daa446c22ee2d73db3707e620c',
-  /** deploys and owns the swap router on the gnosis node (its first transaction there, so the router's address is fixed) */
+  /** deploys and owns the swap router on the Chiado node (its first transaction there, so the router's address is fixed) */
   router: '0x646f1ce2fdad0e6deeeb5c7e8e5543bdde65e86029e2fd9fc169899c440a7913',
-  /** the gasless swaps' relayer on the gnosis node (SWAP_GASLESS_RELAYER_PRIVATE_KEY in .env.devnet), allowed by the router */
+  /** the gasless swaps' relayer on the Chiado node (SWAP_GASLESS_RELAYER_PRIVATE_KEY in .env.devnet), allowed by the router */
   relayer: '0xadd53f9a7e588d003326d1cbf9e4a43c061aadd9bc938c843a79e7b4fd2ad743',
 } as const satisfies Record<string, Hex>
 
-/** the gnosis node: chain id 100, a mainnet id, because the swap routes refuse testnets */
-export const DEVNET_GNOSIS_CHAIN_ID = 100
-/** the token registry's gnosis USDC and EURe (src/adapters/chain/registry.ts) */
-export const DEVNET_GNOSIS_USDC: Address = '0xDDAfbb505ad214D7b80b1f830fcCc89B60fb7A83'
-export const DEVNET_GNOSIS_EURE: Address = '0xcB444e90D8198415266c6a2724b7900fb12FC56E'
-/** the sandbox swap router: the router key's first contract on the gnosis node */
+/** the Chiado node: gnosis-chiado's chain id, a testnet's */
+export const DEVNET_CHIADO_CHAIN_ID = 10200
+/** the token registry's gnosis-chiado USDC and EURe (src/adapters/chain/registry.ts) */
+export const DEVNET_CHIADO_USDC: Address = '0xDDAfbb505ad214D7b80b1f830fcCc89B60fb7A83'
+export const DEVNET_CHIADO_EURE: Address = '0xb106ed7587365a16b6691a3D4B2A734f4E8268a2'
+/** the sandbox swap router: the router key's first contract on the Chiado node */
 export const DEVNET_SWAP_ROUTER: Address = getContractAddress({ from: privateKeyToAccount(DEVNET_KEYS.router).address, nonce: 0n })
 /** what the router holds of each token to pay swaps out with (1,000,000,000 of the token), and of the native coin */
 const ROUTER_TOKEN_UNITS = 1_000_000_000n
 const ROUTER_NATIVE_WEI = 100_000n * 10n ** 18n
-/** the relayer's gas on the gnosis node (100 xDAI) */
+/** the relayer's gas on the Chiado node (100 xDAI) */
 const RELAYER_NATIVE_WEI = 100n * 10n ** 18n
 /** what the simulator holds to pay deposits with: 1,000,000,000 USDC */
 const SIMULATOR_USDC = 1_000_000_000_000_000n
@@ -72,39 +73,39 @@ const KEY_NATIVE_WEI = 10n ** 24n
 export interface Devnet {
   url: string
   chainId: number
-  /** the node posing as gnosis (chain id 100), for swaps */
-  gnosisUrl: string
+  /** the node standing in for gnosis-chiado (chain id 10200), for swaps */
+  chiadoUrl: string
   /** the settings that point Slipway at this devnet (written to .env.devnet by scripts/devnet.ts) */
   env: Record<string, string>
   /** the nodes' process ids (benchmarks read their CPU time) */
-  pids: { sepolia: number; gnosis: number }
+  pids: { sepolia: number; chiado: number }
   /** stops both nodes; with a state file, each writes its chain there first */
   stop(): Promise<void>
 }
 
-/** the gnosis node's state file beside Sepolia's: `devnet.json` → `devnet-gnosis.json` */
-export const gnosisStateFile = (file: string) => (/\.json$/i.test(file) ? file.replace(/\.json$/i, '-gnosis.json') : `${file}-gnosis`)
+/** the Chiado node's state file beside Sepolia's: `devnet.json` → `devnet-chiado.json` (a chain-id-100 `-gnosis.json` of an older devnet is not loaded) */
+export const chiadoStateFile = (file: string) => (/\.json$/i.test(file) ? file.replace(/\.json$/i, '-chiado.json') : `${file}-chiado`)
 
 export interface DevnetOptions {
   /** Sepolia's node's port (8545; 0: a free one) */
   port?: number
-  /** gnosis's (the next port; with port 0, a free one) */
-  gnosisPort?: number
+  /** Chiado's (the next port; with port 0, a free one) */
+  chiadoPort?: number
   host?: string
   /** a file Sepolia's chain is loaded from at start (when it exists) and written to at stop and every 10 s (anvil's --state) */
   state?: string
-  /** gnosis's (default: beside `state`, see gnosisStateFile) */
-  gnosisState?: string
+  /** Chiado's (default: beside `state`, see chiadoStateFile) */
+  chiadoState?: string
   /** a folder to keep Sepolia's chain in (its state.json), for callers that name folders; `state` wins */
   dbPath?: string
-  /** gnosis's folder (default `<dbPath>-gnosis`) */
-  gnosisDbPath?: string
+  /** Chiado's folder (default `<dbPath>-chiado`) */
+  chiadoDbPath?: string
   /** seconds between blocks (default 1, as on a real chain); 0: a block per transaction */
   blockTime?: number
 }
 
 /**
- * Starts both nodes (anvil, Prague fork): Sepolia's on `port` (8545), gnosis's on `gnosisPort`.
+ * Starts both nodes (anvil, Prague fork): Sepolia's on `port` (8545), Chiado's on `chiadoPort`.
  * The set-up runs with a block per transaction (so it takes well under a second), then the
  * nodes switch to `blockTime`. With a state file, a restarted devnet has its balances back and
  * only what is missing is set up again.
@@ -119,7 +120,7 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     return join(folder, 'state.json')
   }
   const sepoliaState = opts.state ?? inFolder(opts.dbPath)
-  const gnosisState = opts.gnosisState ?? (opts.state ? gnosisStateFile(opts.state) : inFolder(opts.gnosisDbPath ?? (opts.dbPath ? `${opts.dbPath}-gnosis` : undefined)))
+  const chiadoState = opts.chiadoState ?? (opts.state ? chiadoStateFile(opts.state) : inFolder(opts.chiadoDbPath ?? (opts.dbPath ? `${opts.dbPath}-chiado` : undefined)))
   const keys = [...Object.values(DEVNET_KEYS), X402_KEYS.facilitator].map((k) => privateKeyToAccount(k).address)
   const node = async (chainId: number, listenPort: number, state: string | undefined) => startAnvil({
     chainId, host, port: listenPort,
@@ -130,25 +131,25 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     balances: state && existsSync(state) ? [] : keys.map((address) => ({ address, wei: KEY_NATIVE_WEI })),
   })
   const sepolia = await node(DEVNET_CHAIN_ID, port, sepoliaState)
-  let gnosis: AnvilNode | undefined
+  let chiado: AnvilNode | undefined
   try {
-    gnosis = await node(DEVNET_GNOSIS_CHAIN_ID, opts.gnosisPort ?? (port === 0 ? 0 : port + 1), gnosisState)
-    await Promise.all([setUp(sepolia.url), setUpGnosis(gnosis.url)])
+    chiado = await node(DEVNET_CHIADO_CHAIN_ID, opts.chiadoPort ?? (port === 0 ? 0 : port + 1), chiadoState)
+    await Promise.all([setUp(sepolia.url), setUpChiado(chiado.url)])
     if (blockTime > 0 && Number.isInteger(blockTime)) {
-      for (const n of [sepolia, gnosis]) await n.rpc('evm_setIntervalMining', [blockTime])
+      for (const n of [sepolia, chiado]) await n.rpc('evm_setIntervalMining', [blockTime])
     }
   } catch (err) {
     await sepolia.stop()
-    await gnosis?.stop()
+    await chiado?.stop()
     throw err
   }
   const url = sepolia.url
-  const gnosisNode = gnosis
+  const chiadoNode = chiado
   return {
     url,
     chainId: DEVNET_CHAIN_ID,
-    gnosisUrl: gnosis.url,
-    pids: { sepolia: sepolia.pid, gnosis: gnosis.pid },
+    chiadoUrl: chiado.url,
+    pids: { sepolia: sepolia.pid, chiado: chiado.pid },
     env: {
       RPC_URL_SEPOLIA: url,
       BANK_RAMP_SIMULATOR_RPC_URL: url,
@@ -157,36 +158,36 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
       SANDBOX_FAUCET_RPC_URL: url,
       SANDBOX_FAUCET_PRIVATE_KEY: DEVNET_KEYS.faucet,
       SANDBOX_FAUCET_NETWORK: 'sepolia',
-      RPC_URL_GNOSIS: gnosis.url,
+      RPC_URL_GNOSIS_CHIADO: chiado.url,
       SANDBOX_SWAP_ROUTER_ADDRESS: DEVNET_SWAP_ROUTER,
-      SANDBOX_SWAP_CHAINS: String(DEVNET_GNOSIS_CHAIN_ID),
+      SANDBOX_SWAP_CHAINS: String(DEVNET_CHIADO_CHAIN_ID),
       SWAP_GASLESS_ENABLED: 'true',
       SWAP_GASLESS_RELAYER_PRIVATE_KEY: DEVNET_KEYS.relayer,
     },
     stop: async () => {
-      await Promise.all([sepolia.stop(), gnosisNode.stop()])
+      await Promise.all([sepolia.stop(), chiadoNode.stop()])
     },
   }
 }
 
 /**
- * Gas on the gnosis node for any address (a user's wallet before a swap): the faucet stays on
- * Sepolia, as its key refuses a mainnet chain id and gnosis wallets are not testnet wallets, so
- * the devnet sets the balance itself (anvil's `anvil_setBalance`; the same call works with
+ * Gas on the Chiado node for any address (a user's wallet before a swap): the sandbox faucet
+ * pays on one network (SANDBOX_FAUCET_NETWORK, the devnet's Sepolia), so the devnet sets the
+ * balance itself (anvil's `anvil_setBalance`; the same call works with
  * curl, docs/sandbox.md).
  */
-export async function giveGnosisGas(gnosisUrl: string, address: string, wei: bigint) {
-  const res = await fetch(gnosisUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [address, `0x${wei.toString(16)}`] }) })
+export async function giveChiadoGas(chiadoUrl: string, address: string, wei: bigint) {
+  const res = await fetch(chiadoUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBalance', params: [address, `0x${wei.toString(16)}`] }) })
   const body = await res.json() as { error?: { message: string } }
   if (body.error) throw new Error(`anvil_setBalance: ${body.error.message}`)
 }
 
-/** Puts the tokens, Multicall3 and the router in place on the gnosis node, sets its rates and funds it, where a restarted chain does not have them yet. */
-async function setUpGnosis(url: string) {
-  const chain = defineChain({ id: DEVNET_GNOSIS_CHAIN_ID, name: 'devnet-gnosis', nativeCurrency: { name: 'xDai', symbol: 'xDAI', decimals: 18 }, rpcUrls: { default: { http: [url] } } })
+/** Puts the tokens, Multicall3 and the router in place on the Chiado node, sets its rates and funds it, where a restarted chain does not have them yet. */
+async function setUpChiado(url: string) {
+  const chain = defineChain({ id: DEVNET_CHIADO_CHAIN_ID, name: 'devnet-chiado', nativeCurrency: { name: 'xDai', symbol: 'xDAI', decimals: 18 }, rpcUrls: { default: { http: [url] } } })
   const pub = createPublicClient({ chain, transport: http(url) })
   const rpc = (method: string, params: unknown[]) => pub.request({ method, params } as never)
-  for (const [address, code] of [[DEVNET_GNOSIS_USDC, sandboxUsd.deployedBytecode], [DEVNET_GNOSIS_EURE, sandboxEure.deployedBytecode]] as const) {
+  for (const [address, code] of [[DEVNET_CHIADO_USDC, sandboxUsd.deployedBytecode], [DEVNET_CHIADO_EURE, sandboxEure.deployedBytecode]] as const) {
     if ((await pub.getCode({ address })) !== code) await rpc('anvil_setCode', [address, code])
   }
   if (!(await pub.getCode({ address: MULTICALL3 }))) await rpc('anvil_setCode', [MULTICALL3, multicall3.deployedBytecode])
@@ -197,13 +198,13 @@ async function setUpGnosis(url: string) {
   }
   if (!(await pub.getCode({ address: DEVNET_SWAP_ROUTER }))) {
     const nonce = await pub.getTransactionCount({ address: owner.account.address })
-    if (nonce !== 0) throw new Error(`the router key has sent ${nonce} transactions on the gnosis node but no router is at ${DEVNET_SWAP_ROUTER}: start afresh with --reset`)
+    if (nonce !== 0) throw new Error(`the router key has sent ${nonce} transactions on the Chiado node but no router is at ${DEVNET_SWAP_ROUTER}: start afresh with --reset`)
     await mined(await owner.deployContract({ abi: sandboxRouter.abi, bytecode: sandboxRouter.bytecode as Hex }))
   } else if ((await pub.getCode({ address: DEVNET_SWAP_ROUTER })) !== sandboxRouter.deployedBytecode) {
     throw new Error(`the router at ${DEVNET_SWAP_ROUTER} is an older build of SandboxRouter.sol: start afresh with --reset`)
   }
   const addr = (a: string) => a as Address
-  for (const pair of marketPairs(DEVNET_GNOSIS_CHAIN_ID)) {
+  for (const pair of marketPairs(DEVNET_CHIADO_CHAIN_ID)) {
     const [num, den] = await pub.readContract({ address: DEVNET_SWAP_ROUTER, abi: sandboxRouter.abi, functionName: 'rates', args: [addr(pair.from.address), addr(pair.to.address)] }) as [bigint, bigint]
     if (num !== pair.num || den !== pair.den) {
       await mined(await owner.writeContract({ address: DEVNET_SWAP_ROUTER, abi: sandboxRouter.abi, functionName: 'setRate', args: [pair.from.address, pair.to.address, pair.num, pair.den] } as never))
@@ -213,11 +214,11 @@ async function setUpGnosis(url: string) {
   if (!(await pub.readContract({ address: DEVNET_SWAP_ROUTER, abi: sandboxRouter.abi, functionName: 'relayers', args: [relayer] }))) {
     await mined(await owner.writeContract({ address: DEVNET_SWAP_ROUTER, abi: sandboxRouter.abi, functionName: 'setRelayer', args: [relayer, true] } as never))
   }
-  if ((await pub.getBalance({ address: relayer })) < RELAYER_NATIVE_WEI / 2n) await giveGnosisGas(url, relayer, RELAYER_NATIVE_WEI)
-  const tokens = [...new Map(marketPairs(DEVNET_GNOSIS_CHAIN_ID).map((p) => [p.from.address, p.from])).values()]
+  if ((await pub.getBalance({ address: relayer })) < RELAYER_NATIVE_WEI / 2n) await giveChiadoGas(url, relayer, RELAYER_NATIVE_WEI)
+  const tokens = [...new Map(marketPairs(DEVNET_CHIADO_CHAIN_ID).map((p) => [p.from.address, p.from])).values()]
   for (const token of tokens) {
     if (token.address === NATIVE_TOKEN) {
-      if ((await pub.getBalance({ address: DEVNET_SWAP_ROUTER })) < ROUTER_NATIVE_WEI / 2n) await giveGnosisGas(url, DEVNET_SWAP_ROUTER, ROUTER_NATIVE_WEI)
+      if ((await pub.getBalance({ address: DEVNET_SWAP_ROUTER })) < ROUTER_NATIVE_WEI / 2n) await giveChiadoGas(url, DEVNET_SWAP_ROUTER, ROUTER_NATIVE_WEI)
       continue
     }
     const target = ROUTER_TOKEN_UNITS * 10n ** BigInt(token.decimals)

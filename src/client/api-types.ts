@@ -1552,7 +1552,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a swap
-         * @description The aggregator's quote for the pair (spec rules 1 to 4): tokens from the registry (the zero address is an EVM native coin; both native SOL forms), the receiver without `toAddress` (same chain: the source wallet; cross-chain: the primary wallet on `toChain`, an EVM fallback, or the user's Solana wallet, created during the call when none exists), `slippage` in percent divided by 100, `isTestnet: true` refused. Routes delivering another token or needing a destination signature are refused. `needsApproval` only when the allowance is exactly 0. Errors: 400 `Unsupported chain: <chain>`, `Token not found: ...`, `Network mismatch: ...`, no route (`SWAP_NO_ROUTE`), the generic unable-to-quote message (`SWAP_QUOTE_REFUSED`), `SWAP_NO_DIRECT_ROUTE`, `SWAP_NEEDS_DESTINATION_SIGNATURE`, `Failed to check token allowance`; 404 `Wallet not found`, no primary wallet for the destination; 503 `SWAP_AGGREGATOR_UNAVAILABLE` when the aggregator is slow, down or unreadable. Aggregator failures answer fixed text of ours; the aggregator's own words are logged, never answered. The quote is kept 10 minutes for execute.
+         * @description The aggregator's quote for the pair (spec rules 1 to 4): tokens from the registry (the zero address is an EVM native coin; both native SOL forms), the receiver without `toAddress` (same chain: the source wallet; cross-chain: the primary wallet on `toChain`, an EVM fallback, or the user's Solana wallet, created during the call when none exists), `slippage` in percent divided by 100. Testnets: `isTestnet: true` quotes the wallet's testnet (its registry tokens, its chain ids) only where the aggregator supports those testnet chain ids, and answers 400 otherwise. The supported testnet chain ids are the aggregator's: LI.FI supports none, so a deployment quoting through LI.FI answers 400 to every testnet quote; the sandbox aggregator (the devnet, docs/sandbox.md) supports `gnosis-chiado` (10200), where the devnet's wallets are test-network wallets (`isTestnet: true`). Routes delivering another token or needing a destination signature are refused. `needsApproval` only when the allowance is exactly 0. Errors: 400 `Unsupported chain: <chain>`, `Token not found: ...`, `Network mismatch: ...` (the wallet's network is not the quote's: its chain, or mainnet against `isTestnet`), `Swaps on testnets are not supported...` (a testnet chain id the aggregator does not support), no route (`SWAP_NO_ROUTE`), the generic unable-to-quote message (`SWAP_QUOTE_REFUSED`), `SWAP_NO_DIRECT_ROUTE`, `SWAP_NEEDS_DESTINATION_SIGNATURE`, `Failed to check token allowance`; 404 `Wallet not found`, no primary wallet for the destination; 503 `SWAP_AGGREGATOR_UNAVAILABLE` when the aggregator is slow, down or unreadable. Aggregator failures answer fixed text of ours; the aggregator's own words are logged, never answered. The quote is kept 10 minutes for execute.
          */
         post: operations["quoteSwap"];
         delete?: never;
@@ -14901,7 +14901,7 @@ export interface operations {
                     /** @description receiver of the output; default: see rule 2 */
                     toAddress?: string;
                     /**
-                     * @description `true` is refused (no testnet chain is supported)
+                     * @description `true`: a swap on the chain's testnet, from a testnet wallet; refused with 400 unless the aggregator supports that testnet chain id (LI.FI supports none; the sandbox aggregator the devnet's `gnosis-chiado`)
                      * @default false
                      */
                     isTestnet?: boolean;
@@ -15040,7 +15040,7 @@ export interface operations {
                         priceImpact?: string;
                         /**
                          * SwapGasless
-                         * @description present only when gasless swaps are enabled on the deployment and the quote is a euro stablecoin with a permit (EURe) to the native coin on gnosis (both chains `gnosis`, `toToken` the zero address); then `POST /v1/swap/sign-permit` and `execute-gasless` or `broadcast-gasless` swap it without gas
+                         * @description present only when gasless swaps are enabled on the deployment and the quote is a euro stablecoin with a permit (EURe) to the native coin on gnosis or, for a testnet quote, gnosis-chiado (both chains `gnosis`, `toToken` the zero address); then `POST /v1/swap/sign-permit` and `execute-gasless` or `broadcast-gasless` swap it without gas
                          */
                         gasless?: {
                             supported: boolean;

@@ -118,22 +118,27 @@ describe('npm run devnet', () => {
     const envFile = join(out, '.env.devnet')
     const proc = Bun.spawn([process.execPath, join(root, 'scripts/devnet.ts'), '--port', '0', '--env-file', envFile, '--dir', join(out, 'chains'), '--block-time', '0'], { cwd: root, stdout: 'pipe', stderr: 'pipe' })
     try {
-      const deadline = Date.now() + 20_000
+      // two alto bundlers start (Node processes): allow for a loaded machine
+      const deadline = Date.now() + 45_000
       while (!existsSync(envFile) && proc.exitCode === null && Date.now() < deadline) await Bun.sleep(100)
       if (!existsSync(envFile)) {
         proc.kill()
-        throw new Error(`no ${envFile} after ${proc.exitCode === null ? '20 s' : `exit ${proc.exitCode}`}: ${await new Response(proc.stderr).text()}`)
+        throw new Error(`no ${envFile} after ${proc.exitCode === null ? '45 s' : `exit ${proc.exitCode}`}: ${await new Response(proc.stderr).text()}`)
       }
       const written = Object.fromEntries(readFileSync(envFile, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
-      const sponsorship = ['BUNDLER_URL_SEPOLIA', 'PAYMASTER_ADDRESS_SEPOLIA', 'PAYMASTER_SIGNER_PRIVATE_KEY']
+      const sponsorship = ['BUNDLER_URL_SEPOLIA', 'PAYMASTER_ADDRESS_SEPOLIA', 'BUNDLER_URL_GNOSIS_CHIADO', 'PAYMASTER_ADDRESS_GNOSIS_CHIADO', 'PAYMASTER_SIGNER_PRIVATE_KEY']
       const set = [...Object.keys(devnet.env), 'RPC_URL_SOLANA_DEVNET', 'WEBHOOK_DEV_ROUTES', ...sponsorship]
       expect(Object.keys(written).sort()).toEqual([...set, 'SLIPWAY_DEVNET', 'SLIPWAY_DEVNET_SETTINGS'].sort())
       // the file and the names it set, for the server's start-up line "devnet settings read"
       expect(written.SLIPWAY_DEVNET).toBe(envFile)
       expect(written.SLIPWAY_DEVNET_SETTINGS!.split(',').sort()).toEqual(set.sort())
-      // gas sponsorship: alto answers for EntryPoint v0.8, and the paymaster has its deposit
-      const eps = await fetch(written.BUNDLER_URL_SEPOLIA!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_supportedEntryPoints","params":[]}' })
-      expect(((await eps.json()) as { result: string[] }).result.map((a) => a.toLowerCase())).toContain('0x4337084d9e255ff0702461cf8895ce9e3b5ff108')
+      // gas sponsorship on both EVM nodes: each alto answers for EntryPoint v0.8 on its own node's chain
+      for (const [bundler, chainId] of [[written.BUNDLER_URL_SEPOLIA!, 11155111], [written.BUNDLER_URL_GNOSIS_CHIADO!, 10200]] as const) {
+        const call = async (method: string) => ((await (await fetch(bundler, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) })).json()) as { result: any }).result
+        expect((await call('eth_supportedEntryPoints') as string[]).map((a) => a.toLowerCase())).toContain('0x4337084d9e255ff0702461cf8895ce9e3b5ff108')
+        expect(Number(await call('eth_chainId'))).toBe(chainId)
+      }
+      expect(await createPublicClient({ transport: http(written.RPC_URL_GNOSIS_CHIADO) }).getCode({ address: written.PAYMASTER_ADDRESS_GNOSIS_CHIADO as `0x${string}` })).toBeTruthy()
       // the Solana endpoint (tests/devnet/solana.test.ts covers it): a node of its own on a free port
       const health = await fetch(written.RPC_URL_SOLANA_DEVNET!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"getHealth"}' })
       expect(await health.json()).toMatchObject({ result: 'ok' })
@@ -144,20 +149,23 @@ describe('npm run devnet', () => {
       expect([paid.status, paid.headers.has('payment-required')]).toEqual([402, true])
       // its own nodes: free ports, not the default 8545 and 8546
       expect(written.RPC_URL_SEPOLIA).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-      expect(written.RPC_URL_GNOSIS).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-      expect(written.RPC_URL_GNOSIS).not.toBe(written.RPC_URL_SEPOLIA)
+      expect(written.RPC_URL_GNOSIS_CHIADO).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+      expect(written.RPC_URL_GNOSIS_CHIADO).not.toBe(written.RPC_URL_SEPOLIA)
+      // the second node stands in for gnosis-chiado: nothing of the devnet's names gnosis mainnet
+      expect(written.RPC_URL_GNOSIS).toBeUndefined()
+      expect(written.SANDBOX_SWAP_CHAINS).toBe('10200')
       expect(await createPublicClient({ transport: http(written.RPC_URL_SEPOLIA) }).getChainId()).toBe(11155111)
-      expect(await createPublicClient({ transport: http(written.RPC_URL_GNOSIS) }).getChainId()).toBe(100)
+      expect(await createPublicClient({ transport: http(written.RPC_URL_GNOSIS_CHIADO) }).getChainId()).toBe(10200)
       // stopped, it writes both chains to their state files (anvil's --state), kept for the next start
       proc.kill('SIGTERM')
       expect(await proc.exited).toBe(0)
-      expect([existsSync(join(out, 'chains', 'state.json')), existsSync(join(out, 'chains', 'state-gnosis.json'))]).toEqual([true, true])
+      expect([existsSync(join(out, 'chains', 'state.json')), existsSync(join(out, 'chains', 'state-chiado.json'))]).toEqual([true, true])
     } finally {
       proc.kill('SIGTERM')
       await proc.exited
       rmSync(out, { recursive: true, force: true })
     }
-  }, 30_000)
+  }, 60_000)
 })
 
 describe('POST /v1/sandbox/faucet', () => {

@@ -75,7 +75,7 @@ test('a type-4 (EIP-7702) transaction is mined; stopped and started again on its
 
   await stop()
   expect(existsSync(state)).toBe(true)
-  expect(existsSync(join(out, 'sandbox-gnosis.json'))).toBe(true)
+  expect(existsSync(join(out, 'sandbox-chiado.json'))).toBe(true)
 
   const again = await devnet()
   const next = clients(again)

@@ -1,10 +1,10 @@
 /**
- * Test helpers for the devnet's gnosis node (scripts/devnet/chain.ts): clients, token
+ * Test helpers for the devnet's gnosis-chiado node (scripts/devnet/chain.ts): clients, token
  * balances, a fresh account with gas and tokens, and sending a transaction as given.
  */
 import { createPublicClient, createWalletClient, defineChain, http, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { DEVNET_GNOSIS_CHAIN_ID, giveGnosisGas } from '../../scripts/devnet/chain'
+import { DEVNET_CHIADO_CHAIN_ID, giveChiadoGas } from '../../scripts/devnet/chain'
 import token from '../../scripts/devnet/SandboxUSD.json'
 import router from '../../scripts/devnet/SandboxRouter.json'
 
@@ -12,7 +12,7 @@ export const routerArtifact = router
 export const NATIVE: Address = '0x0000000000000000000000000000000000000000'
 
 export function gnosisClients(url: string, key: Hex = generatePrivateKey()) {
-  const chain = defineChain({ id: DEVNET_GNOSIS_CHAIN_ID, name: 'devnet-gnosis', nativeCurrency: { name: 'xDai', symbol: 'xDAI', decimals: 18 }, rpcUrls: { default: { http: [url] } } })
+  const chain = defineChain({ id: DEVNET_CHIADO_CHAIN_ID, name: 'devnet-chiado', nativeCurrency: { name: 'xDai', symbol: 'xDAI', decimals: 18 }, rpcUrls: { default: { http: [url] } } })
   const account = privateKeyToAccount(key)
   const pub = createPublicClient({ chain, transport: http(url) })
   const wallet = createWalletClient({ chain, transport: http(url), account })
@@ -29,7 +29,7 @@ export function gnosisClients(url: string, key: Hex = generatePrivateKey()) {
       : pub.readContract({ address: tokenAddress, abi: token.abi, functionName: 'balanceOf', args: [who] }) as Promise<bigint>,
     /** gas from the devnet and `amount` of an open-mint token */
     fund: async (tokenAddress: Address | null, amount: bigint, gasWei = 10n ** 18n) => {
-      await giveGnosisGas(url, account.address, gasWei)
+      await giveChiadoGas(url, account.address, gasWei)
       if (tokenAddress) await mined(await wallet.writeContract({ address: tokenAddress, abi: token.abi, functionName: 'mint', args: [account.address, amount] } as never))
     },
     approve: async (tokenAddress: Address, spender: Address, amount: bigint) =>

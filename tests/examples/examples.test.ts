@@ -53,7 +53,8 @@ async function example(file: string, args: string[] = [], extra: Record<string, 
 beforeAll(async () => {
   const envFile = join(dir, '.env.devnet')
   children.push(Bun.spawn([process.execPath, join(ROOT, 'scripts/devnet.ts'), '--port', '0', '--env-file', envFile, '--dir', join(dir, 'chains'), '--block-time', '0'], { cwd: ROOT, stdout: 'ignore', stderr: 'inherit' }))
-  const written: string = await waitFor('.env.devnet', () => (existsSync(envFile) ? readFileSync(envFile, 'utf8') : ''))
+  // the devnet starts two alto bundlers (Node processes) before it writes the file: up to a minute on a loaded machine
+  const written: string = await waitFor('.env.devnet', () => (existsSync(envFile) ? readFileSync(envFile, 'utf8') : ''), 60_000)
   const devEnv = Object.fromEntries(written.split('\n').filter((l) => l && !l.startsWith('#')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
   const port = freePort()
   baseUrl = `http://127.0.0.1:${port}`
@@ -136,9 +137,10 @@ describe('examples/ against the devnet', () => {
     expect(r.out).toMatch(/^payout \S+: completed, [0-9.]+ EUR to the bank for 50 USDC$/m)
   }, 150_000)
 
-  test('swaps.ts: xDAI to USDC, then USDC to EURe with the router approved first', async () => {
-    const r = await example('swaps.ts', [], { DEVNET_GNOSIS_RPC: env.RPC_URL_GNOSIS! })
+  test('swaps.ts: on the devnet\'s gnosis-chiado (a testnet wallet), xDAI to USDC, then USDC to EURe with the router approved first', async () => {
+    const r = await example('swaps.ts', [], { DEVNET_CHIADO_RPC: env.RPC_URL_GNOSIS_CHIADO! })
     expect(r.code).toBe(0)
+    expect(r.out).toMatch(/^wallet 0x[0-9a-fA-F]{40} on the devnet's gnosis-chiado \(isTestnet: true\), 10 xDAI of gas$/m)
     expect(r.out).toMatch(/^swapped 2 xDAI for \d+ USDC units$/m)
     expect(r.out).toMatch(/^swapped 1 USDC for \d+ EURe units \(router approved first: true\)$/m)
   }, 120_000)

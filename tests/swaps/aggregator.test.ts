@@ -10,13 +10,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { DEVNET_GNOSIS_EURE, DEVNET_GNOSIS_USDC, DEVNET_SWAP_ROUTER, startDevnet, type Devnet } from '../../scripts/devnet/chain'
+import { DEVNET_CHIADO_CHAIN_ID, DEVNET_CHIADO_EURE, DEVNET_CHIADO_USDC, DEVNET_SWAP_ROUTER, startDevnet, type Devnet } from '../../scripts/devnet/chain'
 import { gnosisClients, NATIVE } from '../devnet/gnosis'
 import { FakeLifi } from '../fakes/lifi'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { LifiAggregator, LIFI_DEFAULT_BASE_URL } from '@/adapters/swap-aggregator/lifi'
 import { SwapAggregatorError, type AggregatorQuoteRequest } from '@/adapters/swap-aggregator/port'
 import { findToken, rateOf } from '@/sandbox/swap-aggregator/market'
+import { createSandboxSwapAggregator } from '@/sandbox/swap-aggregator/embedded'
 import { ConfigError, loadConfig } from '@/config'
 
 const dir = mkdtempSync(join(tmpdir(), 'slipway-swap-aggregator-'))
@@ -36,7 +37,7 @@ afterAll(async () => {
 })
 
 const request = (over: Partial<AggregatorQuoteRequest> = {}): AggregatorQuoteRequest => ({
-  fromChain: 100, toChain: 100, fromToken: DEVNET_GNOSIS_USDC, toToken: DEVNET_GNOSIS_EURE, fromAmount: '25000000',
+  fromChain: DEVNET_CHIADO_CHAIN_ID, toChain: DEVNET_CHIADO_CHAIN_ID, fromToken: DEVNET_CHIADO_USDC, toToken: DEVNET_CHIADO_EURE, fromAmount: '25000000',
   fromAddress: privateKeyToAccount(generatePrivateKey()).address, toAddress: privateKeyToAccount(generatePrivateKey()).address, slippage: 0.005, ...over,
 })
 const failure = async (p: Promise<unknown>) => {
@@ -50,45 +51,47 @@ describe('against the embedded sandbox aggregator on the devnet', () => {
     const endpoint = t.deps.swapAggregatorEndpoint()
     expect(endpoint.baseUrl).toBe(`${t.deps.config.publicBaseUrl}/sandbox/swap-aggregator/v1`)
     expect(endpoint.fetch).toBeDefined()
-    const payer = gnosisClients(devnet.gnosisUrl)
+    // the testnets it quotes: the devnet's gnosis-chiado stand-in (LI.FI's endpoint names none, below)
+    expect(endpoint.testnetChainIds).toEqual([10200])
+    const payer = gnosisClients(devnet.chiadoUrl)
     const to = privateKeyToAccount(generatePrivateKey()).address
     const step = await t.deps.swapAggregator.quote(endpoint, request({ fromAddress: payer.address, toAddress: to }))
-    const rate = rateOf(findToken(100, 'USDC')!, findToken(100, 'EURe')!)
+    const rate = rateOf(findToken(DEVNET_CHIADO_CHAIN_ID, 'USDC')!, findToken(DEVNET_CHIADO_CHAIN_ID, 'EURe')!)
     const toAmount = 25_000_000n * rate.num / rate.den
     expect(step).toMatchObject({
       type: 'lifi', tool: 'sandbox-router',
-      action: { fromChainId: 100, toChainId: 100, fromToken: { address: DEVNET_GNOSIS_USDC, decimals: 6 }, toToken: { address: DEVNET_GNOSIS_EURE, symbol: 'EURe', decimals: 18 }, fromAddress: payer.address, toAddress: to },
+      action: { fromChainId: 10200, toChainId: 10200, fromToken: { address: DEVNET_CHIADO_USDC, decimals: 6 }, toToken: { address: DEVNET_CHIADO_EURE, symbol: 'EURe', decimals: 18 }, fromAddress: payer.address, toAddress: to },
       estimate: { fromAmount: '25000000', toAmount: toAmount.toString(), toAmountMin: (toAmount * 995n / 1000n).toString(), approvalAddress: DEVNET_SWAP_ROUTER, executionDuration: 5 },
-      transactionRequest: { to: DEVNET_SWAP_ROUTER, value: '0x0', chainId: 100 },
+      transactionRequest: { to: DEVNET_SWAP_ROUTER, value: '0x0', chainId: 10200 },
     })
     expect(step.estimate!.gasCosts![0]).toMatchObject({ type: 'SEND', token: { address: NATIVE, symbol: 'xDAI' } })
 
-    await payer.fund(DEVNET_GNOSIS_USDC, 100_000_000n)
-    await payer.approve(DEVNET_GNOSIS_USDC, step.estimate!.approvalAddress as `0x${string}`, 25_000_000n)
+    await payer.fund(DEVNET_CHIADO_USDC, 100_000_000n)
+    await payer.approve(DEVNET_CHIADO_USDC, step.estimate!.approvalAddress as `0x${string}`, 25_000_000n)
     const tx = step.transactionRequest as { to: string; data: string; value: string; gasLimit: string; gasPrice: string }
     await payer.send(tx)
-    expect(await payer.balance(DEVNET_GNOSIS_USDC)).toBe(75_000_000n)
-    expect(await payer.balance(DEVNET_GNOSIS_EURE, to)).toBe(toAmount)
+    expect(await payer.balance(DEVNET_CHIADO_USDC)).toBe(75_000_000n)
+    expect(await payer.balance(DEVNET_CHIADO_EURE, to)).toBe(toAmount)
   }, 30_000)
 
   test('native xDAI to USDC: the quote carries the value and pays USDC to toAddress', async () => {
-    const payer = gnosisClients(devnet.gnosisUrl)
+    const payer = gnosisClients(devnet.chiadoUrl)
     const to = privateKeyToAccount(generatePrivateKey()).address
     await payer.fund(null, 0n, 2n * 10n ** 18n)
     const step = await t.deps.swapAggregator.quote(t.deps.swapAggregatorEndpoint(), request({ fromToken: NATIVE, toToken: 'USDC', fromAmount: String(10n ** 18n), fromAddress: payer.address, toAddress: to }))
     expect(step.transactionRequest!.value).toBe(`0x${(10n ** 18n).toString(16)}`)
     await payer.send(step.transactionRequest as never)
-    expect(await payer.balance(DEVNET_GNOSIS_USDC, to)).toBe(1_000_000n)
+    expect(await payer.balance(DEVNET_CHIADO_USDC, to)).toBe(1_000_000n)
     expect(await payer.balance(NATIVE)).toBeLessThan(10n ** 18n)
   }, 30_000)
 
   test('LI.FI\'s protocol over HTTP at /sandbox/swap-aggregator/v1/quote; an unknown pair or chain: 1002 (no_route); a malformed request: 400 (refused)', async () => {
-    const q = new URLSearchParams({ fromChain: '100', toChain: '100', fromToken: 'EURe', toToken: NATIVE, fromAmount: '1000000000000000000', fromAddress: DEVNET_SWAP_ROUTER, toAddress: DEVNET_SWAP_ROUTER, slippage: '0.01' })
+    const q = new URLSearchParams({ fromChain: '10200', toChain: '10200', fromToken: 'EURe', toToken: NATIVE, fromAmount: '1000000000000000000', fromAddress: DEVNET_SWAP_ROUTER, toAddress: DEVNET_SWAP_ROUTER, slippage: '0.01' })
     const res = await t.handle(new Request(`http://slipway.test/sandbox/swap-aggregator/v1/quote?${q}`))
     expect(res.status).toBe(200)
     expect((await res.json()).estimate.toAmount).toBe('1080000000000000000')
     const endpoint = t.deps.swapAggregatorEndpoint()
-    for (const over of [{ toToken: '0x00000000000000000000000000000000000000aa' }, { fromChain: 1, toChain: 1 }, { toChain: 1 }, { fromChain: 11155111, toChain: 11155111 }]) {
+    for (const over of [{ toToken: '0x00000000000000000000000000000000000000aa' }, { fromChain: 1, toChain: 1 }, { fromChain: 100, toChain: 100 }, { toChain: 1 }, { fromChain: 11155111, toChain: 11155111 }]) {
       const err = await failure(t.deps.swapAggregator.quote(endpoint, request(over)))
       expect({ over, kind: err.kind, code: err.code, status: err.status }).toEqual({ over, kind: 'no_route', code: 1002, status: 404 })
     }
@@ -99,6 +102,12 @@ describe('against the embedded sandbox aggregator on the devnet', () => {
     expect(other.status).toBe(404)
     expect(await other.json()).toMatchObject({ code: 1003 })
   }, 30_000)
+
+  test('the testnet chain ids it supports are the testnets among SANDBOX_SWAP_CHAINS (a mainnet id there is not one)', () => {
+    const sandbox = createSandboxSwapAggregator({ publicBaseUrl: 'http://slipway.test', routerAddress: DEVNET_SWAP_ROUTER, chainIds: [100, 10200, 11155111] })
+    expect(sandbox.testnetChainIds).toEqual([10200, 11155111])
+    expect(createSandboxSwapAggregator({ publicBaseUrl: 'http://slipway.test', chainIds: [] }).testnetChainIds).toEqual([])
+  })
 
   test('without the devnet\'s settings every quote is unavailable, saying to run npm run devnet', async () => {
     const bare = await makeApp()
@@ -161,7 +170,8 @@ describe('against a fake LI.FI', () => {
 
   test('GET /quote with every parameter in LI.FI\'s names, and x-lifi-api-key when a key is set (none without)', async () => {
     lifi.mode = 'ok'
-    const req = request()
+    // gnosis mainnet, as LI.FI is asked (it quotes no testnet)
+    const req = request({ fromChain: 100, toChain: 100 })
     const step = await adapter.quote(at('secret-key'), req)
     expect(step.estimate!.toAmountMin).toBe('915400000000000000')
     const seen = lifi.requests.at(-1)!

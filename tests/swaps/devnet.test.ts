@@ -1,5 +1,5 @@
 /**
- * Swaps end to end over HTTP on the devnet's gnosis node (scripts/devnet/chain.ts) with the
+ * Swaps end to end over HTTP on the devnet's gnosis-chiado node (scripts/devnet/chain.ts) with the
  * embedded sandbox aggregator: real calldata for the devnet's SandboxRouter, so every swap
  * executed here moves real balances. Custodial wallets (quote, allowance, approve, execute,
  * the status read), a native-coin source, a non-custodial wallet signing with viem and the
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { keccak256, type Address, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
-import { DEVNET_GNOSIS_EURE, DEVNET_GNOSIS_USDC, DEVNET_SWAP_ROUTER, giveGnosisGas, type Devnet } from '../../scripts/devnet/chain'
+import { DEVNET_CHIADO_CHAIN_ID, DEVNET_CHIADO_EURE, DEVNET_CHIADO_USDC, DEVNET_SWAP_ROUTER, giveChiadoGas, type Devnet } from '../../scripts/devnet/chain'
 import { gnosisClients, NATIVE } from '../devnet/gnosis'
 import { systemClock } from '@/lib/clock'
 import { findToken, rateOf } from '@/sandbox/swap-aggregator/market'
@@ -47,24 +47,24 @@ const nonceOf = (a: Address) => chain.pub.getTransactionCount({ address: a })
 
 /** A custodial gnosis wallet with 1 xDAI of gas and `usdc` of USDC. */
 async function custodial(u: SignedInUser, usdc = 0n, api_ = api) {
-  const res = await api_.post('/v1/wallets/', { chain: 'gnosis' }, auth(u))
+  const res = await api_.post('/v1/wallets/', { chain: 'gnosis', isTestnet: true }, auth(u))
   expect(res.status).toBe(201)
   const w = res.body as { id: string; address: Address }
-  await giveGnosisGas(devnet.gnosisUrl, w.address, 10n ** 18n)
-  if (usdc > 0n) await mint(DEVNET_GNOSIS_USDC, w.address, usdc)
+  await giveChiadoGas(devnet.chiadoUrl, w.address, 10n ** 18n)
+  if (usdc > 0n) await mint(DEVNET_CHIADO_USDC, w.address, usdc)
   return w
 }
 
 /** `account` registered as the user's non-custodial gnosis wallet (challenge signed with EIP-191). */
 async function clientWallet(u: SignedInUser, account: PrivateKeyAccount) {
-  const c = await api.get(`/v1/wallets/client/challenge?chain=gnosis&address=${account.address}`, auth(u))
+  const c = await api.get(`/v1/wallets/client/challenge?chain=gnosis-chiado&address=${account.address}`, auth(u))
   expect(c.status).toBe(200)
   const res = await api.post('/v1/wallets/client', { challengeId: c.body.challengeId, signature: await account.signMessage({ message: c.body.message }) }, auth(u))
   expect(res.status).toBe(201)
   return res.body as { id: string; address: Address }
 }
 
-const quoteBody = (walletId: string, over: Record<string, unknown> = {}) => ({ walletId, fromChain: 'gnosis', toChain: 'gnosis', fromToken: DEVNET_GNOSIS_USDC, toToken: DEVNET_GNOSIS_EURE, fromAmount: '25000000', ...over })
+const quoteBody = (walletId: string, over: Record<string, unknown> = {}) => ({ walletId, fromChain: 'gnosis', toChain: 'gnosis', isTestnet: true, fromToken: DEVNET_CHIADO_USDC, toToken: DEVNET_CHIADO_EURE, fromAmount: '25000000', ...over })
 async function quote(u: SignedInUser, body: Record<string, unknown>, api_ = api) {
   const res = await api_.post('/v1/swap/quote', body, auth(u))
   expect(res.status).toBe(200)
@@ -83,7 +83,7 @@ function signPrepared(account: PrivateKeyAccount, p: { transaction: Record<strin
 }
 
 const usdcToEure = (amount: bigint) => {
-  const r = rateOf(findToken(100, 'USDC')!, findToken(100, 'EURe')!)
+  const r = rateOf(findToken(DEVNET_CHIADO_CHAIN_ID, 'USDC')!, findToken(DEVNET_CHIADO_CHAIN_ID, 'EURe')!)
   return amount * r.num / r.den
 }
 
@@ -94,12 +94,12 @@ describe('custodial wallets', () => {
     const q = await quote(u, quoteBody(w.id))
     const toAmount = usdcToEure(25_000_000n)
     expect(q).toMatchObject({
-      fromChain: 'gnosis', fromChainId: 100, tool: 'sandbox-router', approvalAddress: DEVNET_SWAP_ROUTER, needsApproval: true,
+      isTestnet: true, fromChain: 'gnosis', fromChainId: 10200, toChainId: 10200, tool: 'sandbox-router', approvalAddress: DEVNET_SWAP_ROUTER, needsApproval: true,
       fromAmount: '25000000', toAmount: toAmount.toString(), nativeTokenSymbol: 'xDAI', sufficientBalance: true,
       transactionData: { to: DEVNET_SWAP_ROUTER, value: '0', gasLimit: '200000' },
     })
 
-    const allowance = { walletId: w.id, tokenAddress: DEVNET_GNOSIS_USDC, spenderAddress: q.approvalAddress }
+    const allowance = { walletId: w.id, tokenAddress: DEVNET_CHIADO_USDC, spenderAddress: q.approvalAddress }
     const before = await api.post('/v1/swap/check-allowance', allowance, auth(u))
     expect(before.status).toBe(200)
     expect(before.body).toMatchObject({ allowance: '0', needsApproval: true })
@@ -118,13 +118,13 @@ describe('custodial wallets', () => {
     expect(executed.body).toMatchObject({ type: 'swap', status: 'pending', quoteId: q.quoteId, requiresClientSigning: false })
     const status = await confirmed(u, executed.body.id)
     expect(status.body).toMatchObject({ status: 'confirmed', txHash: executed.body.txHash })
-    expect(await chain.balance(DEVNET_GNOSIS_USDC, w.address)).toBe(75_000_000n)
-    expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(toAmount)
+    expect(await chain.balance(DEVNET_CHIADO_USDC, w.address)).toBe(75_000_000n)
+    expect(await chain.balance(DEVNET_CHIADO_EURE, w.address)).toBe(toAmount)
 
     const history = await api.get('/v1/transactions/', auth(u))
     expect(history.body.pagination.total).toBe(2)
     expect(history.body.data.map((x: { type: string }) => x.type).sort()).toEqual(['approval', 'swap'])
-    expect(history.body.data.find((x: { type: string }) => x.type === 'swap')).toMatchObject({ id: executed.body.id, quoteId: q.quoteId, status: 'confirmed', amount: '25000000', token: { address: DEVNET_GNOSIS_USDC, symbol: 'USDC', decimals: 6 } })
+    expect(history.body.data.find((x: { type: string }) => x.type === 'swap')).toMatchObject({ id: executed.body.id, quoteId: q.quoteId, status: 'confirmed', amount: '25000000', token: { address: DEVNET_CHIADO_USDC, symbol: 'USDC', decimals: 6 } })
     const feed = await api.get('/v1/transactions/aggregated/', auth(u))
     expect(feed.status).toBe(200)
     const kinds = Object.fromEntries(feed.body.data.map((x: { id: string; kind: string }) => [x.id, x.kind]))
@@ -136,13 +136,13 @@ describe('custodial wallets', () => {
   test('xDAI to USDC (a native-coin source): no approval needed, the value carried, USDC received', async () => {
     const u = await f.user(tenant)
     const w = await custodial(u)
-    await giveGnosisGas(devnet.gnosisUrl, w.address, 3n * 10n ** 18n)
-    const q = await quote(u, quoteBody(w.id, { fromToken: NATIVE, toToken: DEVNET_GNOSIS_USDC, fromAmount: String(10n ** 18n) }))
+    await giveChiadoGas(devnet.chiadoUrl, w.address, 3n * 10n ** 18n)
+    const q = await quote(u, quoteBody(w.id, { fromToken: NATIVE, toToken: DEVNET_CHIADO_USDC, fromAmount: String(10n ** 18n) }))
     expect(q).toMatchObject({ fromToken: { symbol: 'xDAI' }, approvalAddress: null, needsApproval: false, toAmount: '1000000', transactionData: { value: String(10n ** 18n) } })
     const executed = await api.post('/v1/swap/execute', { quoteId: q.quoteId }, auth(u))
     expect(executed.status).toBe(201)
     expect((await confirmed(u, executed.body.id)).body.status).toBe('confirmed')
-    expect(await chain.balance(DEVNET_GNOSIS_USDC, w.address)).toBe(1_000_000n)
+    expect(await chain.balance(DEVNET_CHIADO_USDC, w.address)).toBe(1_000_000n)
     expect(await chain.balance(NATIVE, w.address)).toBeLessThan(2n * 10n ** 18n)
     expect(await nonceOf(w.address)).toBe(1)
   }, 60_000)
@@ -151,7 +151,7 @@ describe('custodial wallets', () => {
     const u = await f.user(tenant)
     const w = await custodial(u, 10_000_000n)
     const q = await quote(u, quoteBody(w.id, { fromAmount: '10000000' }))
-    const approval = await api.post('/v1/swap/approve', { walletId: w.id, tokenAddress: DEVNET_GNOSIS_USDC, spenderAddress: q.approvalAddress, amount: '10000000' }, auth(u))
+    const approval = await api.post('/v1/swap/approve', { walletId: w.id, tokenAddress: DEVNET_CHIADO_USDC, spenderAddress: q.approvalAddress, amount: '10000000' }, auth(u))
     expect(approval.status).toBe(201)
     // the record as stored (GET /v1/transactions/{id} reads no chain): only the status job moves it
     const stored = (id: string) => waitFor(() => api.get(`/v1/transactions/${id}`, auth(u)), (r) => r.body.status !== 'pending', 20_000)
@@ -161,18 +161,42 @@ describe('custodial wallets', () => {
     const swap = await stored(executed.body.id)
     expect(swap.body).toMatchObject({ status: 'confirmed', type: 'swap', txHash: executed.body.txHash })
     expect(swap.body.blockNumber).toBeGreaterThan(0)
-    expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(usdcToEure(10_000_000n))
+    expect(await chain.balance(DEVNET_CHIADO_EURE, w.address)).toBe(usdcToEure(10_000_000n))
   }, 60_000)
 
   test('execute-solana, the alias, sends an EVM quote as execute does', async () => {
     const u = await f.user(tenant)
     const w = await custodial(u)
-    const q = await quote(u, quoteBody(w.id, { fromToken: NATIVE, toToken: DEVNET_GNOSIS_EURE, fromAmount: String(10n ** 17n) }))
+    const q = await quote(u, quoteBody(w.id, { fromToken: NATIVE, toToken: DEVNET_CHIADO_EURE, fromAmount: String(10n ** 17n) }))
     const executed = await api.post('/v1/swap/execute-solana', { quoteId: q.quoteId }, auth(u))
     expect(executed.status).toBe(201)
     expect(executed.body).toMatchObject({ type: 'swap', quoteId: q.quoteId })
     expect((await confirmed(u, executed.body.id)).body.status).toBe('confirmed')
-    expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(BigInt(q.toAmount))
+    expect(await chain.balance(DEVNET_CHIADO_EURE, w.address)).toBe(BigInt(q.toAmount))
+  }, 60_000)
+})
+
+describe('the devnet\'s gnosis is gnosis-chiado, a test network', () => {
+  test('its wallets are testnet wallets; isTestnet quotes name chiado\'s chain id; a mainnet quote, a quote without isTestnet, or a testnet the sandbox does not serve answer 400', async () => {
+    const u = await f.user(tenant)
+    const w = await custodial(u, 10_000_000n)
+    const view = await api.get(`/v1/wallets/${w.id}`, auth(u))
+    expect(view.body).toMatchObject({ chain: 'gnosis', isTestnet: true })
+    const q = await quote(u, quoteBody(w.id))
+    expect(q).toMatchObject({ isTestnet: true, fromChainId: 10200, toChainId: 10200, fromToken: { symbol: 'USDC' }, toToken: { symbol: 'EURe' } })
+
+    // the same wallet without isTestnet: the quote is a mainnet one, and the wallet is not on mainnet
+    const mismatch = await api.post('/v1/swap/quote', { ...quoteBody(w.id), isTestnet: undefined }, auth(u))
+    expect([mismatch.status, mismatch.body.message]).toEqual([400, 'Network mismatch: the wallet is on gnosis testnet and the swap starts on gnosis mainnet'])
+    // a gnosis mainnet wallet: the sandbox quotes no mainnet, whatever the tokens
+    const main = await api.post('/v1/wallets/', { chain: 'gnosis' }, auth(u))
+    expect(main.body.isTestnet).toBe(false)
+    const mainnet = await api.post('/v1/swap/quote', { ...quoteBody(main.body.id, { fromToken: NATIVE, toToken: '0xcB444e90D8198415266c6a2724b7900fb12FC56E', fromAmount: '1000' }), isTestnet: false }, auth(u))
+    expect([mainnet.status, mainnet.body.code]).toEqual([400, 'SWAP_NO_ROUTE'])
+    // a testnet the sandbox aggregator does not serve (Sepolia, 11155111)
+    const sepolia = await api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, auth(u))
+    const refused = await api.post('/v1/swap/quote', { ...quoteBody(sepolia.body.id), fromChain: 'ethereum', toChain: 'ethereum', fromToken: NATIVE }, auth(u))
+    expect([refused.status, refused.body.message]).toEqual([400, 'Swaps on testnets are not supported for chain id 11155111: the aggregator supports the testnet chain ids 10200 (isTestnet: true)'])
   }, 60_000)
 })
 
@@ -181,12 +205,12 @@ describe('a non-custodial wallet', () => {
     const u = await f.user(tenant)
     const account = privateKeyToAccount(generatePrivateKey())
     const w = await clientWallet(u, account)
-    await giveGnosisGas(devnet.gnosisUrl, account.address, 10n ** 18n)
-    await mint(DEVNET_GNOSIS_USDC, account.address, 40_000_000n)
+    await giveChiadoGas(devnet.chiadoUrl, account.address, 10n ** 18n)
+    await mint(DEVNET_CHIADO_USDC, account.address, 40_000_000n)
     const q = await quote(u, quoteBody(w.id))
     expect(q.needsApproval).toBe(true)
 
-    const approval = await api.post('/v1/swap/approve', { walletId: w.id, tokenAddress: DEVNET_GNOSIS_USDC, spenderAddress: q.approvalAddress, amount: '25000000' }, auth(u))
+    const approval = await api.post('/v1/swap/approve', { walletId: w.id, tokenAddress: DEVNET_CHIADO_USDC, spenderAddress: q.approvalAddress, amount: '25000000' }, auth(u))
     expect(approval.status).toBe(201)
     expect(approval.body).toMatchObject({ type: 'approval', status: 'awaiting_signature', requiresClientSigning: true })
     expect(keccak256(approval.body.unsignedTransaction)).toBe(approval.body.signingHash)
@@ -194,18 +218,18 @@ describe('a non-custodial wallet', () => {
     expect(approved.status).toBe(200)
     expect(approved.body).toMatchObject({ id: approval.body.id, status: 'pending' })
     expect((await confirmed(u, approval.body.id)).body.status).toBe('confirmed')
-    expect((await api.post('/v1/swap/check-allowance', { walletId: w.id, tokenAddress: DEVNET_GNOSIS_USDC, spenderAddress: q.approvalAddress }, auth(u))).body.allowance).toBe('25000000')
+    expect((await api.post('/v1/swap/check-allowance', { walletId: w.id, tokenAddress: DEVNET_CHIADO_USDC, spenderAddress: q.approvalAddress }, auth(u))).body.allowance).toBe('25000000')
 
     const prepared = await api.post('/v1/swap/execute', { quoteId: q.quoteId }, auth(u))
     expect(prepared.status).toBe(201)
     expect(prepared.body).toMatchObject({ type: 'swap', quoteId: q.quoteId, status: 'awaiting_signature', requiresClientSigning: true })
-    expect(prepared.body.transaction).toMatchObject({ chainId: 100, to: DEVNET_SWAP_ROUTER, data: q.transactionData.data })
+    expect(prepared.body.transaction).toMatchObject({ chainId: 10200, to: DEVNET_SWAP_ROUTER, data: q.transactionData.data })
     const sent = await api.post('/v1/swap/broadcast', { transactionId: prepared.body.preparedTransactionId, signedTransaction: await signPrepared(account, prepared.body) }, auth(u))
     expect(sent.status).toBe(200)
     const status = await confirmed(u, prepared.body.id)
     expect(status.body).toMatchObject({ status: 'confirmed', txHash: sent.body.txHash })
-    expect(await chain.balance(DEVNET_GNOSIS_USDC, account.address)).toBe(15_000_000n)
-    expect(await chain.balance(DEVNET_GNOSIS_EURE, account.address)).toBe(usdcToEure(25_000_000n))
+    expect(await chain.balance(DEVNET_CHIADO_USDC, account.address)).toBe(15_000_000n)
+    expect(await chain.balance(DEVNET_CHIADO_EURE, account.address)).toBe(usdcToEure(25_000_000n))
     // broadcast once
     const again = await api.post('/v1/swap/broadcast', { transactionId: prepared.body.preparedTransactionId, signedTransaction: await signPrepared(account, prepared.body) }, auth(u))
     expect(again.status).toBe(409)
@@ -219,8 +243,8 @@ describe('Idempotency-Key on execute', () => {
   test('the same key sent 20 times at once: one send on chain, one swap record; the others 409 IDEMPOTENCY_IN_PROGRESS or the replay', async () => {
     const u = await f.user(tenant)
     const w = await custodial(u)
-    await giveGnosisGas(devnet.gnosisUrl, w.address, 5n * 10n ** 18n)
-    const q = await quote(u, quoteBody(w.id, { fromToken: NATIVE, toToken: DEVNET_GNOSIS_USDC, fromAmount: String(10n ** 17n) }))
+    await giveChiadoGas(devnet.chiadoUrl, w.address, 5n * 10n ** 18n)
+    const q = await quote(u, quoteBody(w.id, { fromToken: NATIVE, toToken: DEVNET_CHIADO_USDC, fromAmount: String(10n ** 17n) }))
     const key = crypto.randomUUID()
     const answers = await Promise.all(Array.from({ length: 20 }, () => api.post('/v1/swap/execute', { quoteId: q.quoteId }, auth(u, { 'idempotency-key': key }))))
     const ran = answers.filter((a) => a.status === 201 && a.headers.get('idempotency-replayed') === 'false')
@@ -235,7 +259,7 @@ describe('Idempotency-Key on execute', () => {
     expect({ status: later.status, replayed: later.headers.get('idempotency-replayed'), id: later.body.id }).toEqual({ status: 201, replayed: 'true', id: ran[0]!.body.id })
     await Bun.sleep(300)
     expect(await nonceOf(w.address)).toBe(1)
-    expect(await chain.balance(DEVNET_GNOSIS_USDC, w.address)).toBe(100_000n)
+    expect(await chain.balance(DEVNET_CHIADO_USDC, w.address)).toBe(100_000n)
     expect((await api.get('/v1/transactions/', auth(u))).body.pagination.total).toBe(1)
   }, 60_000)
 
@@ -253,8 +277,8 @@ describe('Idempotency-Key on execute', () => {
       const f1 = new Factory(one, a)
       const u = await f1.user(await f1.tenant())
       const w = await custodial(u, 0n, a)
-      await giveGnosisGas(devnet.gnosisUrl, w.address, 5n * 10n ** 18n)
-      const q = await quote(u, quoteBody(w.id, { fromToken: NATIVE, toToken: DEVNET_GNOSIS_USDC, fromAmount: String(10n ** 17n) }), a)
+      await giveChiadoGas(devnet.chiadoUrl, w.address, 5n * 10n ** 18n)
+      const q = await quote(u, quoteBody(w.id, { fromToken: NATIVE, toToken: DEVNET_CHIADO_USDC, fromAmount: String(10n ** 17n) }), a)
       const key = crypto.randomUUID()
       const call = (x: Api) => x.post('/v1/swap/execute', { quoteId: q.quoteId }, auth(u, { 'idempotency-key': key }))
       const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => call(i % 2 ? a : b)))
@@ -290,9 +314,9 @@ describe('the broadcast routes', () => {
     const approver = privateKeyToAccount(generatePrivateKey())
     const w = await clientWallet(u, account)
     const aw = await clientWallet(u, approver)
-    for (const a of [account, approver]) await giveGnosisGas(devnet.gnosisUrl, a.address, 2n * 10n ** 18n)
-    const approval = await api.post('/v1/swap/approve', { walletId: aw.id, tokenAddress: DEVNET_GNOSIS_USDC, spenderAddress: DEVNET_SWAP_ROUTER, amount: '1' }, auth(u))
-    const q = await quote(u, quoteBody(w.id, { fromToken: NATIVE, toToken: DEVNET_GNOSIS_USDC, fromAmount: String(10n ** 16n) }))
+    for (const a of [account, approver]) await giveChiadoGas(devnet.chiadoUrl, a.address, 2n * 10n ** 18n)
+    const approval = await api.post('/v1/swap/approve', { walletId: aw.id, tokenAddress: DEVNET_CHIADO_USDC, spenderAddress: DEVNET_SWAP_ROUTER, amount: '1' }, auth(u))
+    const q = await quote(u, quoteBody(w.id, { fromToken: NATIVE, toToken: DEVNET_CHIADO_USDC, fromAmount: String(10n ** 16n) }))
     const swap = await api.post('/v1/swap/execute', { quoteId: q.quoteId }, auth(u))
     const send = await api.post('/v1/transactions/', { walletId: w.id, chain: 'gnosis', toAddress: DEVNET_SWAP_ROUTER, amount: '1' }, auth(u))
     for (const r of [approval, swap, send]) expect(r.body.status).toBe('awaiting_signature')

@@ -10,7 +10,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { DEVNET_GNOSIS_EURE, DEVNET_KEYS } from '../../scripts/devnet/chain'
+import { DEVNET_CHIADO_EURE, DEVNET_KEYS } from '../../scripts/devnet/chain'
 import { NATIVE } from '../devnet/gnosis'
 import { systemClock } from '@/lib/clock'
 import { makeApp, serve } from '@tests/helpers/app'
@@ -65,7 +65,7 @@ describe('copies of one gasless swap at once', () => {
     const sent = oneRelayed(answers)
     expect((await settled(api, u, sent.body.id)).body.status).toBe('confirmed')
     await spentOneRelay(before, priced)
-    expect(await world.chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(2n * EURE - EURE / 10n)
+    expect(await world.chain.balance(DEVNET_CHIADO_EURE, w.address)).toBe(2n * EURE - EURE / 10n)
     const history = await api.get(`/v1/transactions/?walletId=${w.id}`, auth(u))
     expect(history.body.data).toHaveLength(1)
     // relayed once means once: the same quote later is still a 409, naming the swap's transaction
@@ -79,7 +79,7 @@ describe('copies of one gasless swap at once', () => {
     const u = await f.user(tenant)
     const account = privateKeyToAccount(generatePrivateKey())
     const w = await clientGnosis(api, u, account)
-    await mintTo(world.chain, DEVNET_GNOSIS_EURE, w.address, 2n * EURE)
+    await mintTo(world.chain, DEVNET_CHIADO_EURE, w.address, 2n * EURE)
     const q = await quoteOf(api, u, gaslessBody(w.id, EURE / 10n))
     const permit = await api.post('/v1/swap/sign-permit', { quoteId: q.quoteId }, auth(u))
     expect(permit.status).toBe(200)
@@ -91,7 +91,7 @@ describe('copies of one gasless swap at once', () => {
     const sent = oneRelayed(answers)
     expect((await settled(api, u, sent.body.id)).body.status).toBe('confirmed')
     await spentOneRelay(before, BigInt(permit.body.estimatedGasCost))
-    expect(await world.chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(2n * EURE - EURE / 10n)
+    expect(await world.chain.balance(DEVNET_CHIADO_EURE, w.address)).toBe(2n * EURE - EURE / 10n)
   }, 60_000)
 
   test('broadcast-gasless with an Idempotency-Key: a retry with the key answers the first swap; with another key, 409', async () => {
@@ -99,7 +99,7 @@ describe('copies of one gasless swap at once', () => {
     const u = await f.user(tenant)
     const account = privateKeyToAccount(generatePrivateKey())
     const w = await clientGnosis(api, u, account)
-    await mintTo(world.chain, DEVNET_GNOSIS_EURE, w.address, EURE)
+    await mintTo(world.chain, DEVNET_CHIADO_EURE, w.address, EURE)
     const q = await quoteOf(api, u, gaslessBody(w.id, EURE / 10n))
     const permit = await api.post('/v1/swap/sign-permit', { quoteId: q.quoteId }, auth(u))
     const body = { quoteId: q.quoteId, signature: await account.signTypedData(typedDataOf(permit.body)) }

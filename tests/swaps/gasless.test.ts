@@ -1,5 +1,5 @@
 /**
- * Gasless swaps end to end over HTTP on the devnet's gnosis node with the embedded sandbox
+ * Gasless swaps end to end over HTTP on the devnet's gnosis-chiado node with the embedded sandbox
  * aggregator (docs/swaps.md "Gasless swaps"): EURe to xDAI from wallets holding no xDAI, the
  * permit signed by the custodial key (execute-gasless) or by the client with viem
  * (sign-permit, broadcast-gasless), the relayer paying the gas and repaid in EURe; the quote's
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts'
-import { DEVNET_GNOSIS_EURE, DEVNET_GNOSIS_USDC, DEVNET_KEYS, DEVNET_SWAP_ROUTER, giveGnosisGas, type Devnet } from '../../scripts/devnet/chain'
+import { DEVNET_CHIADO_EURE, DEVNET_CHIADO_USDC, DEVNET_KEYS, DEVNET_SWAP_ROUTER, giveChiadoGas, type Devnet } from '../../scripts/devnet/chain'
 import { gnosisClients, NATIVE } from '../devnet/gnosis'
 import { systemClock } from '@/lib/clock'
 import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
@@ -55,13 +55,13 @@ describe('the quote\'s gasless block', () => {
     const q = await quote(u, gaslessBody(w.id))
     expect(q.gasless).toMatchObject({
       supported: true, permitRequired: true, currentNonce: 0,
-      permitDomain: { name: 'Monerium EURe', version: '2', chainId: 100, verifyingContract: DEVNET_GNOSIS_EURE },
+      permitDomain: { name: 'Monerium EURe', version: '2', chainId: 10200, verifyingContract: DEVNET_CHIADO_EURE },
     })
     expect(BigInt(q.gasless.estimatedGasCost)).toBeGreaterThan(0n)
     expect(Number(q.gasless.estimatedGasCostXDAI)).toBeGreaterThan(0)
     // not a euro stablecoin, or not to the native coin
-    expect((await quote(u, gaslessBody(w.id, 10_000_000n, DEVNET_GNOSIS_USDC))).gasless).toBeUndefined()
-    expect((await quote(u, gaslessBody(w.id, EURE, DEVNET_GNOSIS_EURE, DEVNET_GNOSIS_USDC))).gasless).toBeUndefined()
+    expect((await quote(u, gaslessBody(w.id, 10_000_000n, DEVNET_CHIADO_USDC))).gasless).toBeUndefined()
+    expect((await quote(u, gaslessBody(w.id, EURE, DEVNET_CHIADO_EURE, DEVNET_CHIADO_USDC))).gasless).toBeUndefined()
   })
 
   test('a deployment without gasless swaps: no block, and the gasless routes answer 400 SWAP_GASLESS_DISABLED', async () => {
@@ -71,7 +71,7 @@ describe('the quote\'s gasless block', () => {
       const offApi = new Api(offServer.url)
       const offF = new Factory(off, offApi)
       const u = await offF.user(await offF.tenant())
-      const res = await offApi.post('/v1/wallets/', { chain: 'gnosis' }, auth(u))
+      const res = await offApi.post('/v1/wallets/', { chain: 'gnosis', isTestnet: true }, auth(u))
       const q = await quote(u, gaslessBody(res.body.id), offApi)
       expect(q.gasless).toBeUndefined()
       for (const route of ['sign-permit', 'execute-gasless']) {
@@ -91,13 +91,13 @@ describe('gasless swaps', () => {
     const u = await f.user(tenant)
     const w = await custodial(u, 20n * EURE)
     expect(await chain.balance(NATIVE, w.address)).toBe(0n)
-    const relayerEure = await chain.balance(DEVNET_GNOSIS_EURE, RELAYER)
+    const relayerEure = await chain.balance(DEVNET_CHIADO_EURE, RELAYER)
     const q = await quote(u, gaslessBody(w.id))
     const permit = await api.post('/v1/swap/sign-permit', { quoteId: q.quoteId }, auth(u))
     expect(permit.status).toBe(200)
     expect(permit.body).toMatchObject({
       quoteId: q.quoteId, walletId: w.id, owner: w.address, spender: DEVNET_SWAP_ROUTER, value: (10n * EURE).toString(), nonce: 0,
-      typedData: { primaryType: 'Permit', domain: { name: 'Monerium EURe', version: '2', chainId: 100, verifyingContract: DEVNET_GNOSIS_EURE }, message: { owner: w.address, spender: DEVNET_SWAP_ROUTER, nonce: '0' } },
+      typedData: { primaryType: 'Permit', domain: { name: 'Monerium EURe', version: '2', chainId: 10200, verifyingContract: DEVNET_CHIADO_EURE }, message: { owner: w.address, spender: DEVNET_SWAP_ROUTER, nonce: '0' } },
     })
 
     const executed = await api.post('/v1/swap/execute-gasless', { quoteId: q.quoteId }, auth(u))
@@ -111,8 +111,8 @@ describe('gasless swaps', () => {
     const xdai = await chain.balance(NATIVE, w.address)
     expect(xdai).toBeGreaterThanOrEqual(BigInt(executed.body.minAmountOut))
     expect(xdai).toBeGreaterThan(10n * EURE) // EURe is worth more than xDAI in the sandbox market
-    expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(10n * EURE)
-    expect(await chain.balance(DEVNET_GNOSIS_EURE, RELAYER)).toBe(relayerEure + fee)
+    expect(await chain.balance(DEVNET_CHIADO_EURE, w.address)).toBe(10n * EURE)
+    expect(await chain.balance(DEVNET_CHIADO_EURE, RELAYER)).toBe(relayerEure + fee)
 
     const history = await api.get(`/v1/transactions/?walletId=${w.id}`, auth(u))
     expect(history.status).toBe(200)
@@ -127,7 +127,7 @@ describe('gasless swaps', () => {
     const u = await f.user(tenant)
     const account = privateKeyToAccount(generatePrivateKey())
     const w = await clientWallet(u, account)
-    await mint(DEVNET_GNOSIS_EURE, w.address, 5n * EURE)
+    await mint(DEVNET_CHIADO_EURE, w.address, 5n * EURE)
     const q = await quote(u, gaslessBody(w.id, 5n * EURE))
     expect(q.gasless.currentNonce).toBe(0)
 
@@ -153,7 +153,7 @@ describe('gasless swaps', () => {
     expect(sent.body).toMatchObject({ type: 'swap', gasless: true, status: 'pending', relayer: RELAYER })
     expect((await confirmed(u, sent.body.id)).body.status).toBe('confirmed')
     expect(await chain.balance(NATIVE, w.address)).toBeGreaterThanOrEqual(BigInt(sent.body.minAmountOut))
-    expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(0n)
+    expect(await chain.balance(DEVNET_CHIADO_EURE, w.address)).toBe(0n)
   }, 60_000)
 
   test('a relayer low on gas: 503 SWAP_RELAYER_LOW_GAS and the operator metric, nothing sent', async () => {
@@ -162,18 +162,18 @@ describe('gasless swaps', () => {
     const q = await quote(u, gaslessBody(w.id, 2n * EURE))
     const held = await chain.balance(NATIVE, RELAYER)
     const nonce = await chain.pub.getTransactionCount({ address: RELAYER })
-    await giveGnosisGas(devnet.gnosisUrl, RELAYER, 1000n)
+    await giveChiadoGas(devnet.chiadoUrl, RELAYER, 1000n)
     try {
       const res = await api.post('/v1/swap/execute-gasless', { quoteId: q.quoteId }, auth(u))
       expect(res.status).toBe(503)
       expect(res.body.code).toBe('SWAP_RELAYER_LOW_GAS')
-      expect(await t.deps.metrics.render()).toContain('slipway_swap_relayer_low_gas_total{network="gnosis"} 1')
+      expect(await t.deps.metrics.render()).toContain('slipway_swap_relayer_low_gas_total{network="gnosis-chiado"} 1')
       expect(await chain.pub.getTransactionCount({ address: RELAYER })).toBe(nonce)
-      expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(3n * EURE)
+      expect(await chain.balance(DEVNET_CHIADO_EURE, w.address)).toBe(3n * EURE)
       const history = await api.get(`/v1/transactions/?walletId=${w.id}`, auth(u))
       expect(history.body.data).toHaveLength(0)
     } finally {
-      await giveGnosisGas(devnet.gnosisUrl, RELAYER, held)
+      await giveChiadoGas(devnet.chiadoUrl, RELAYER, held)
     }
     // with gas again, the same quote goes through
     const again = await api.post('/v1/swap/execute-gasless', { quoteId: q.quoteId }, auth(u))
@@ -210,7 +210,7 @@ describe('the relayer\'s nonce lane', () => {
     for (const r of answers.filter((x) => x.status !== 201)) expect(r.status).toBe(409)
     expect((await confirmed(u, created[0]!.body.id)).body.status).toBe('confirmed')
     expect(await chain.pub.getTransactionCount({ address: RELAYER })).toBe(before + 1)
-    expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(EURE)
+    expect(await chain.balance(DEVNET_CHIADO_EURE, w.address)).toBe(EURE)
     const history = await api.get(`/v1/transactions/?walletId=${w.id}`, auth(u))
     expect(history.body.data).toHaveLength(1)
   }, 60_000)
@@ -218,16 +218,16 @@ describe('the relayer\'s nonce lane', () => {
 
 describe('a relayed send the node drops', () => {
   test('failed by the status job, its nonce goes back to the relayer\'s counter: the next gasless swap takes it and confirms', async () => {
-    const proxy = rpcProxy(devnet.gnosisUrl)
-    const app = await makeApp({ clock: systemClock, env: { ...devnet.env, RPC_URL_GNOSIS: proxy.url, TX_DROP_AFTER_MS: '1000', TX_MAX_RESENDS: '0', RPC_TIMEOUT_MS: '3000' } })
+    const proxy = rpcProxy(devnet.chiadoUrl)
+    const app = await makeApp({ clock: systemClock, env: { ...devnet.env, RPC_URL_GNOSIS_CHIADO: proxy.url, TX_DROP_AFTER_MS: '1000', TX_MAX_RESENDS: '0', RPC_TIMEOUT_MS: '3000' } })
     const s = serve(app)
     try {
       const a = new Api(s.url)
       const af = new Factory(app, a)
       const u = await af.user(await af.tenant())
-      const created = await a.post('/v1/wallets/', { chain: 'gnosis' }, auth(u))
+      const created = await a.post('/v1/wallets/', { chain: 'gnosis', isTestnet: true }, auth(u))
       const w = created.body as { id: string; address: Address }
-      await mint(DEVNET_GNOSIS_EURE, w.address, 3n * EURE)
+      await mint(DEVNET_CHIADO_EURE, w.address, 3n * EURE)
       const q1 = await quote(u, gaslessBody(w.id, EURE), a)
       const chainNonce = await chain.pub.getTransactionCount({ address: RELAYER })
       // the node answers the submission and keeps nothing: a dropped transaction
@@ -245,7 +245,7 @@ describe('a relayed send the node drops', () => {
       expect(sent.body.nonce).toBe(chainNonce)
       const done = await waitFor(() => a.get(`/v1/transactions/${sent.body.id}/status`, auth(u)), (r) => r.body.status !== 'pending')
       expect(done.body.status).toBe('confirmed')
-      expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(2n * EURE)
+      expect(await chain.balance(DEVNET_CHIADO_EURE, w.address)).toBe(2n * EURE)
     } finally {
       await s.stop()
       await app.close()
@@ -266,7 +266,7 @@ describe('guards', () => {
         expect(res.body.code).toBe('SWAP_QUOTE_NOT_FOUND')
       }
     }
-    expect(await chain.balance(DEVNET_GNOSIS_EURE, w.address)).toBe(2n * EURE)
+    expect(await chain.balance(DEVNET_CHIADO_EURE, w.address)).toBe(2n * EURE)
   })
 
   test('a relay whose simulation fails (the wallet holds less EURe than the quote): 400 SWAP_GASLESS_SIMULATION_FAILED, no gas spent, nothing recorded; the claim is released, so the same quote goes through once the wallet holds enough', async () => {
@@ -285,7 +285,7 @@ describe('guards', () => {
     expect(await chain.pub.getTransactionCount({ address: RELAYER })).toBe(before)
     expect(await chain.balance(NATIVE, RELAYER)).toBe(gas)
     expect((await api.get(`/v1/transactions/?walletId=${w.id}`, auth(u))).body.data).toHaveLength(0)
-    await mint(DEVNET_GNOSIS_EURE, w.address, EURE)
+    await mint(DEVNET_CHIADO_EURE, w.address, EURE)
     const sent = await api.post('/v1/swap/execute-gasless', { quoteId: q.quoteId }, auth(u))
     expect(sent.status).toBe(201)
     expect((await confirmed(u, sent.body.id)).body.status).toBe('confirmed')
@@ -294,8 +294,8 @@ describe('guards', () => {
   test('a quote that is not gasless-eligible: 400 SWAP_GASLESS_NOT_ELIGIBLE', async () => {
     const u = await f.user(tenant)
     const w = await custodial(u, 0n)
-    await mint(DEVNET_GNOSIS_USDC, w.address, 10_000_000n)
-    const q = await quote(u, gaslessBody(w.id, 10_000_000n, DEVNET_GNOSIS_USDC))
+    await mint(DEVNET_CHIADO_USDC, w.address, 10_000_000n)
+    const q = await quote(u, gaslessBody(w.id, 10_000_000n, DEVNET_CHIADO_USDC))
     const res = await api.post('/v1/swap/sign-permit', { quoteId: q.quoteId }, auth(u))
     expect(res.status).toBe(400)
     expect(res.body.code).toBe('SWAP_GASLESS_NOT_ELIGIBLE')

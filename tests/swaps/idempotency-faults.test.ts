@@ -1,6 +1,6 @@
 /**
  * `Idempotency-Key` on `POST /v1/swap/execute` (a custodial EVM swap) with a fault injected at
- * each step of its send, over HTTP on the devnet's gnosis node behind a JSON-RPC fault proxy
+ * each step of its send, over HTTP on the devnet's gnosis-chiado node behind a JSON-RPC fault proxy
  * (issue 30, item 2):
  * - before the broadcast (the node refuses the submission, or cannot be reached): the error is
  *   answered, the key is released, and the same key swaps once;
@@ -14,7 +14,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Address } from 'viem'
-import { DEVNET_GNOSIS_EURE, DEVNET_GNOSIS_USDC, DEVNET_SWAP_ROUTER, giveGnosisGas } from '../../scripts/devnet/chain'
+import { DEVNET_CHIADO_EURE, DEVNET_CHIADO_USDC, DEVNET_SWAP_ROUTER, giveChiadoGas } from '../../scripts/devnet/chain'
 import type { SignedInUser } from '@tests/helpers/factories'
 import { startRpcFaultProxy, type RpcFault, type RpcFaultProxy } from '@tests/helpers/rpc-fault-proxy'
 import { waitFor } from '@tests/transactions/helpers'
@@ -32,21 +32,21 @@ afterAll(async () => {
   await w.stop()
 })
 
-const usdc = (a: Address) => w.chain.pub.readContract({ address: DEVNET_GNOSIS_USDC, abi: [{ type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ name: 'a', type: 'address' }], outputs: [{ name: '', type: 'uint256' }] }], functionName: 'balanceOf', args: [a] }) as Promise<bigint>
+const usdc = (a: Address) => w.chain.pub.readContract({ address: DEVNET_CHIADO_USDC, abi: [{ type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ name: 'a', type: 'address' }], outputs: [{ name: '', type: 'uint256' }] }], functionName: 'balanceOf', args: [a] }) as Promise<bigint>
 const nonceOf = (a: Address) => w.chain.pub.getTransactionCount({ address: a })
 
 /** A custodial gnosis wallet with gas and 100 USDC, the router approved for it (nonce 1 after), and a quote for 25 USDC. */
 async function ready() {
   const u = await w.f.user(w.tenant)
-  const res = await w.api.post('/v1/wallets/', { chain: 'gnosis' }, auth(u))
+  const res = await w.api.post('/v1/wallets/', { chain: 'gnosis', isTestnet: true }, auth(u))
   expect(res.status).toBe(201)
   const wallet = res.body as { id: string; address: Address }
-  await giveGnosisGas(w.devnet.gnosisUrl, wallet.address, 10n ** 18n)
-  await mintTo(w.chain, DEVNET_GNOSIS_USDC, wallet.address, 100_000_000n)
-  const approval = await w.api.post('/v1/swap/approve', { walletId: wallet.id, tokenAddress: DEVNET_GNOSIS_USDC, spenderAddress: DEVNET_SWAP_ROUTER, amount: '100000000' }, auth(u))
+  await giveChiadoGas(w.devnet.chiadoUrl, wallet.address, 10n ** 18n)
+  await mintTo(w.chain, DEVNET_CHIADO_USDC, wallet.address, 100_000_000n)
+  const approval = await w.api.post('/v1/swap/approve', { walletId: wallet.id, tokenAddress: DEVNET_CHIADO_USDC, spenderAddress: DEVNET_SWAP_ROUTER, amount: '100000000' }, auth(u))
   expect(approval.status).toBe(201)
   await waitFor(() => nonceOf(wallet.address), (n) => n === 1)
-  const q = await w.api.post('/v1/swap/quote', { walletId: wallet.id, fromChain: 'gnosis', toChain: 'gnosis', fromToken: DEVNET_GNOSIS_USDC, toToken: DEVNET_GNOSIS_EURE, fromAmount: '25000000' }, auth(u))
+  const q = await w.api.post('/v1/swap/quote', { walletId: wallet.id, fromChain: 'gnosis', toChain: 'gnosis', isTestnet: true, fromToken: DEVNET_CHIADO_USDC, toToken: DEVNET_CHIADO_EURE, fromAmount: '25000000' }, auth(u))
   expect(q.status).toBe(200)
   return { u, wallet, quoteId: q.body.quoteId as string }
 }

@@ -90,11 +90,19 @@ describe('POST /v1/swap/quote', () => {
     expect(res.body.details).toContainEqual(expect.objectContaining({ keyword: 'additionalProperties', params: { additionalProperty: 'extra' } }))
   })
 
-  test('rule 4: isTestnet true answers 400', async () => {
+  test('rule 4: isTestnet true answers 400: LI.FI supports no testnet chain ids, whether or not the wallet is a testnet one', async () => {
+    // LIFI_BASE_URL wins over the sandbox aggregator, and LI.FI's endpoint names no testnet chain
+    expect(t.deps.swapAggregatorEndpoint().testnetChainIds).toBeUndefined()
     const { u, body } = await setup()
-    const res = await quote(u, { ...body, isTestnet: true })
-    expect(res.status).toBe(400)
-    expect(res.body.message).toContain('testnet')
+    const testnetWallet = await f.api.post('/v1/wallets/', { chain: 'gnosis', isTestnet: true }, { token: u.accessToken })
+    expect(testnetWallet.body.isTestnet).toBe(true)
+    const asked = lifi.requests.length
+    for (const walletId of [body.walletId, testnetWallet.body.id]) {
+      const res = await quote(u, { ...body, walletId, isTestnet: true })
+      expect([res.status, res.body.message]).toEqual([400, 'Swaps on testnets are not supported: the aggregator supports no testnet chain ids (isTestnet: true)'])
+    }
+    // refused before the aggregator is asked
+    expect(lifi.requests.length).toBe(asked)
   })
 
   test('an unknown chain answers 400 Unsupported chain; a token not in the registry answers Token not found', async () => {

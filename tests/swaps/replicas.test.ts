@@ -1,13 +1,13 @@
 /**
  * `Idempotency-Key` on `POST /v1/swap/execute` across two API processes on embedded replicas
  * (edges) of one real sqld, as the replication suite runs them (tests/replication/helpers.ts),
- * against the devnet's gnosis node and each process's embedded sandbox aggregator: the same key
+ * against the devnet's gnosis-chiado node and each process's embedded sandbox aggregator: the same key
  * sent 20 times at once, split across both edges, sends once.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { mkdtempSync } from 'node:fs'
-import { DEVNET_GNOSIS_USDC, giveGnosisGas, startDevnet, type Devnet } from '../../scripts/devnet/chain'
+import { DEVNET_CHIADO_USDC, giveChiadoGas, startDevnet, type Devnet } from '../../scripts/devnet/chain'
 import { Api } from '@tests/helpers/client'
 import { PROCESS_ADMIN, type RunningProcess } from '@tests/helpers/process'
 import { startSqld, type Sqld } from '@tests/helpers/sqld'
@@ -40,9 +40,9 @@ test('the same key sent 20 times at once across two edges: one send, one record'
   const reg = await a.post('/v1/auth/register', { username: 'swapper', email: 'swapper@example.com', password: 'Swap-passw0rd' }, { signedBy: tenant })
   expect(reg.status).toBe(201)
   const token = reg.body.accessToken as string
-  const w = (await a.post('/v1/wallets/', { chain: 'gnosis' }, { token })).body
-  await giveGnosisGas(devnet.gnosisUrl, w.address, 5n * 10n ** 18n)
-  const q = await a.post('/v1/swap/quote', { walletId: w.id, fromChain: 'gnosis', toChain: 'gnosis', fromToken: NATIVE, toToken: DEVNET_GNOSIS_USDC, fromAmount: String(10n ** 17n) }, { token })
+  const w = (await a.post('/v1/wallets/', { chain: 'gnosis', isTestnet: true }, { token })).body
+  await giveChiadoGas(devnet.chiadoUrl, w.address, 5n * 10n ** 18n)
+  const q = await a.post('/v1/swap/quote', { walletId: w.id, fromChain: 'gnosis', toChain: 'gnosis', isTestnet: true, fromToken: NATIVE, toToken: DEVNET_CHIADO_USDC, fromAmount: String(10n ** 17n) }, { token })
   expect(q.status).toBe(200)
   const headers = { 'idempotency-key': crypto.randomUUID() }
   const call = (x: Api) => x.post('/v1/swap/execute', { quoteId: q.body.quoteId }, { token, headers })
@@ -58,11 +58,11 @@ test('the same key sent 20 times at once across two edges: one send, one record'
     const replay = await call(x)
     expect({ status: replay.status, replayed: replay.headers.get('idempotency-replayed'), id: replay.body.id }).toEqual({ status: 201, replayed: 'true', id: ran[0]!.body.id })
   }
-  const chain = gnosisClients(devnet.gnosisUrl)
+  const chain = gnosisClients(devnet.chiadoUrl)
   await waitFor(() => chain.pub.getTransactionCount({ address: w.address }), (n) => n >= 1)
   await Bun.sleep(500)
   expect(await chain.pub.getTransactionCount({ address: w.address })).toBe(1)
-  expect(await chain.balance(DEVNET_GNOSIS_USDC, w.address)).toBe(100_000n)
+  expect(await chain.balance(DEVNET_CHIADO_USDC, w.address)).toBe(100_000n)
   const list = await waitFor(() => b.get('/v1/transactions/', { token }), (r) => r.body?.pagination?.total >= 1, 10_000)
   expect(list.body.pagination.total).toBe(1)
 }, 60_000)

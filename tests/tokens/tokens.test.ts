@@ -66,6 +66,12 @@ describe('GET /v1/tokens/ and /v1/tokens/chain/{chain}', () => {
     expect(dev.body).toMatchObject({ chain: 'solana', network: 'solana-devnet', isTestnet: true })
     const viaFlag = await f.api.get('/v1/tokens/chain/ethereum?isTestnet=true', { token: user.accessToken })
     expect(viaFlag.body.network).toBe('sepolia')
+    // gnosis's testnet: Monerium's Chiado EURe, and the devnet's test USDC (Circle issues none on Chiado; docs/sandbox.md)
+    const chiado = await f.api.get('/v1/tokens/chain/gnosis-chiado', { token: user.accessToken })
+    expect(chiado.body).toMatchObject({ chain: 'gnosis', network: 'gnosis-chiado', isTestnet: true })
+    expect(chiado.body.tokens.map((x: { symbol: string; address: string | null }) => [x.symbol, x.address])).toEqual([
+      ['xDAI', null], ['USDC', '0xDDAfbb505ad214D7b80b1f830fcCc89B60fb7A83'], ['EURe', '0xb106ed7587365a16b6691a3D4B2A734f4E8268a2'],
+    ])
     expect((await f.api.get('/v1/tokens/chain/dogecoin', { token: user.accessToken })).status).toBe(404)
     const narrow = await f.user(await f.tenant({ chains: { enabled: ['solana'] } }))
     expect((await f.api.get('/v1/tokens/chain/ethereum', { token: narrow.accessToken })).status).toBe(404)

@@ -134,7 +134,13 @@ export const CHAINS: readonly ChainDef[] = [
       usdc('0xDDAfbb505ad214D7b80b1f830fcCc89B60fb7A83'),
       { symbol: 'EURe', name: 'Monerium EUR emoney', decimals: 18, address: '0xcB444e90D8198415266c6a2724b7900fb12FC56E' },
     ] },
-    { id: 'gnosis-chiado', name: 'Gnosis Chiado', chainId: 10200, rpc: 'https://gnosis-chiado-rpc.publicnode.com', tokens: [] }),
+    // Monerium's EURe on Chiado. Circle issues no USDC on Chiado: this USDC is the devnet's test
+    // stablecoin (scripts/devnet/chain.ts), listed at gnosis's USDC address so the devnet's
+    // swaps on its Chiado stand-in have a dollar token (docs/sandbox.md, "The devnet's networks").
+    { id: 'gnosis-chiado', name: 'Gnosis Chiado', chainId: 10200, rpc: 'https://gnosis-chiado-rpc.publicnode.com', tokens: [
+      usdc('0xDDAfbb505ad214D7b80b1f830fcCc89B60fb7A83'),
+      { symbol: 'EURe', name: 'Monerium EUR emoney', decimals: 18, address: '0xb106ed7587365a16b6691a3D4B2A734f4E8268a2' },
+    ] }),
   {
     id: 'solana',
     family: 'solana',

@@ -34,6 +34,12 @@ export interface AggregatorEndpoint {
   apiKey?: string
   /** the sandbox aggregator is reached in process (no network hop), like the bank ramp simulator */
   fetch?: typeof fetch
+  /**
+   * The testnet chain ids (EIP-155) this aggregator quotes. LI.FI quotes none, so its endpoint
+   * leaves this unset and every `isTestnet: true` quote answers 400; the sandbox aggregator lists
+   * the devnet's testnets it serves (SANDBOX_SWAP_CHAINS, `gnosis-chiado`'s 10200).
+   */
+  testnetChainIds?: readonly number[]
 }
 
 export type SwapAggregatorErrorKind = 'no_route' | 'refused' | 'unavailable'

@@ -24,6 +24,17 @@ export const AGGREGATOR_UNAVAILABLE = 'Unable to get a swap quote: the swap aggr
 
 const unavailable = () => new ServiceUnavailableError(AGGREGATOR_UNAVAILABLE, { code: 'SWAP_AGGREGATOR_UNAVAILABLE' })
 
+/**
+ * The testnet chain ids the configured aggregator quotes: the spec's list of supported testnet
+ * chains, which is empty for LI.FI (a deployment without the sandbox aggregator, or with
+ * LIFI_BASE_URL set) and the devnet's testnets for the sandbox aggregator.
+ */
+export function aggregatorTestnets(deps: Deps): readonly number[] {
+  const d = deps as unknown as SwapDeps
+  const endpoint = typeof d.swapAggregatorEndpoint === 'function' ? d.swapAggregatorEndpoint() : d.swapAggregatorEndpoint
+  return d.swapAggregator && endpoint?.testnetChainIds ? endpoint.testnetChainIds : []
+}
+
 export async function aggregatorQuote(deps: Deps, request: AggregatorQuoteRequest): Promise<LiFiStep> {
   const d = deps as unknown as SwapDeps
   const endpoint = typeof d.swapAggregatorEndpoint === 'function' ? d.swapAggregatorEndpoint() : d.swapAggregatorEndpoint

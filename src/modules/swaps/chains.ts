@@ -1,6 +1,6 @@
 /**
  * Chains and tokens as a quote names them (rules 1 and 2 of the spec's quote): the spec's
- * swap chains enabled for the tenant, tokens from the registry of the chain's mainnet (the
+ * swap chains enabled for the tenant, tokens from the registry of the chain's network (the
  * zero address is an EVM chain's native coin; on Solana both native SOL forms are), chain ids
  * as answered (Solana 1399811149 mainnet, 1399811150 devnet) and as the aggregator knows them.
  */
@@ -23,12 +23,16 @@ export function swapChain(settings: StoredSettings, id: string): ChainDef {
 
 export const isNative = (chain: ChainDef, address: string) => (chain.family === 'evm' ? ZERO.test(address) : NATIVE_SOL.has(address))
 
-/** The token (with `address` as the request gave it) in the registry of the chain's mainnet, or 400 `Token not found`. */
-export function registryToken(settings: StoredSettings, chain: ChainDef, address: string): TokenDef & { address: string; native: boolean } {
+/** The token (with `address` as the request gave it) in the registry of the chain's network (mainnet, or testnet for `isTestnet`), or 400 `Token not found`. */
+export function registryToken(settings: StoredSettings, chain: ChainDef, address: string, isTestnet = false): TokenDef & { address: string; native: boolean } {
   if (isNative(chain, address)) return { ...chain.nativeToken, address, native: true }
   const key = chain.family === 'evm' ? address.toLowerCase() : address
-  const found = activeTokens(settings, chain, chain.mainnet).find((tk) => tk.address !== null && (chain.family === 'evm' ? tk.address.toLowerCase() : tk.address) === key)
-  if (!found) throw new BadRequestError(`Token not found: ${address} on ${chain.id} mainnet. GET /v1/tokens/chain/${chain.id} lists the tokens available`)
+  const network = isTestnet ? chain.testnet : chain.mainnet
+  const found = activeTokens(settings, chain, network).find((tk) => tk.address !== null && (chain.family === 'evm' ? tk.address.toLowerCase() : tk.address) === key)
+  if (!found) {
+    const where = isTestnet ? `${network.id} (${chain.id} testnet)` : `${chain.id} mainnet`
+    throw new BadRequestError(`Token not found: ${address} on ${where}. GET /v1/tokens/chain/${network.id} lists the tokens available`)
+  }
   return { ...found, address, native: false }
 }
 
@@ -42,5 +46,6 @@ export function sameToken(chain: ChainDef, a: string, b: string) {
 export const answeredChainId = (chain: ChainDef, isTestnet = false) =>
   chain.family === 'solana' ? (isTestnet ? SOLANA_DEVNET_ID : SOLANA_MAINNET_ID) : (isTestnet ? chain.testnet.chainId : chain.mainnet.chainId)!
 
-/** The chain id the aggregator knows (LI.FI's own for Solana). */
-export const aggregatorChainId = (chain: ChainDef) => (chain.family === 'solana' ? LIFI_SOLANA_CHAIN_ID : chain.mainnet.chainId!)
+/** The chain id the aggregator knows (LI.FI's own for Solana; a testnet's EIP-155 id for `isTestnet`). */
+export const aggregatorChainId = (chain: ChainDef, isTestnet = false) =>
+  (chain.family === 'solana' ? LIFI_SOLANA_CHAIN_ID : (isTestnet ? chain.testnet.chainId! : chain.mainnet.chainId!))

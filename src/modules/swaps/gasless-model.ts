@@ -41,8 +41,8 @@ export const GaslessQuote = t.Object({
   title: 'SwapGasless',
   description: prose`
     present only when gasless swaps are enabled on the deployment and the quote is a euro stablecoin
-    with a permit (EURe) to the native coin on gnosis (both chains \`gnosis\`, \`toToken\` the zero
-    address); then \`POST /v1/swap/sign-permit\` and \`execute-gasless\` or \`broadcast-gasless\`
+    with a permit (EURe) to the native coin on gnosis or, for a testnet quote, gnosis-chiado (both
+    chains \`gnosis\`, \`toToken\` the zero address); then \`POST /v1/swap/sign-permit\` and \`execute-gasless\` or \`broadcast-gasless\`
     swap it without gas`,
 })
 

@@ -1,6 +1,6 @@
 /**
  * Gasless swaps (docs/swaps.md "Gasless swaps"): a euro stablecoin with an EIP-2612 permit to
- * the native coin on gnosis, for a wallet that holds no native coin. The owner signs a permit
+ * the native coin on gnosis or gnosis-chiado (the wallet's network), for a wallet that holds no native coin. The owner signs a permit
  * for the router (`sign-permit` answers the typed data; a custodial wallet's is signed here by
  * `execute-gasless`); the deployment's relayer submits the router's `swapWithPermit`, pays the
  * gas and is repaid `relayerFee` of the stablecoin out of the amount swapped. The relayer's
@@ -27,10 +27,16 @@ import { findUserQuote } from './repo'
 export const GASLESS_GAS = 250_000n
 const CHAIN = 'gnosis'
 const ZERO = /^0x0{40}$/i
-/** The euro stablecoins on gnosis with an EIP-2612 permit, by address: their EIP-712 domain (name, version). */
+/**
+ * The euro stablecoins on gnosis (and its testnet, gnosis-chiado) with an EIP-2612 permit, by
+ * address: their EIP-712 domain (name, version). The chiado EURe's is the devnet's (SandboxEURe.sol).
+ */
 const PERMIT_DOMAINS: Record<string, { name: string; version: string }> = {
   '0xcb444e90d8198415266c6a2724b7900fb12fc56e': { name: 'Monerium EURe', version: '2' },
+  '0xb106ed7587365a16b6691a3d4b2a734f4e8268a2': { name: 'Monerium EURe', version: '2' },
 }
+/** the registry id of gnosis's network: `gnosis`, or `gnosis-chiado` for a testnet wallet */
+const networkId = (isTestnet: boolean) => (isTestnet ? 'gnosis-chiado' : CHAIN)
 const PERMIT_TYPES = {
   Permit: [
     { name: 'owner', type: 'address' }, { name: 'spender', type: 'address' }, { name: 'value', type: 'uint256' },
@@ -54,8 +60,8 @@ function eligible(fromChain: string, toChain: string, fromToken: string | null, 
   return PERMIT_DOMAINS[fromToken.toLowerCase()] ?? null
 }
 
-async function gnosis(ctx: Ctx, settings: StoredSettings) {
-  const { endpoint } = endpointFor(ctx.deps.config, settings, CHAIN, false)
+async function gnosis(ctx: Ctx, settings: StoredSettings, isTestnet: boolean) {
+  const { endpoint } = endpointFor(ctx.deps.config, settings, CHAIN, isTestnet)
   return transactions.evmNet(ctx.deps, endpoint)
 }
 
@@ -70,12 +76,12 @@ async function maxFeePerGas(ctx: Ctx, net: EvmNet) {
  * The quote's `gasless` block (spec: present only when enabled on the deployment and the quote
  * is a euro stablecoin to the native coin on gnosis); left out when the node does not answer.
  */
-export async function gaslessQuoteBlock(ctx: Ctx, settings: StoredSettings, q: { fromChain: string; toChain: string; fromToken: string; toToken: string; owner: string }) {
+export async function gaslessQuoteBlock(ctx: Ctx, settings: StoredSettings, q: { fromChain: string; toChain: string; isTestnet: boolean; fromToken: string; toToken: string; owner: string }) {
   if (!gaslessEnabled(ctx.deps.config)) return {}
   const domain = eligible(q.fromChain, q.toChain, q.fromToken, q.toToken)
   if (!domain) return {}
   try {
-    const net = await gnosis(ctx, settings)
+    const net = await gnosis(ctx, settings, q.isTestnet)
     const [nonce, maxFee] = await Promise.all([
       ctx.deps.chain.guard(net.endpoint, 'permit nonce', () => net.rpc.permitNonce(q.fromToken as Hex, q.owner as Hex)),
       maxFeePerGas(ctx, net),
@@ -114,7 +120,7 @@ async function plan(ctx: Ctx, quoteId: string) {
   }
   const token = q.fromToken as Hex
   const router = routerOf(config)!
-  const net = await gnosis(ctx, tenant.settings)
+  const net = await gnosis(ctx, tenant.settings, w.isTestnet)
   const [nonce, maxFee] = await Promise.all([
     ctx.deps.chain.guard(net.endpoint, 'permit nonce', () => net.rpc.permitNonce(token, w.address as Hex)),
     maxFeePerGas(ctx, net),
@@ -188,16 +194,16 @@ export async function broadcastGasless(ctx: Ctx, input: BroadcastGaslessBody) {
   return relay(ctx, p, input.signature as Hex)
 }
 
-/** The deployment's relayer as a signer of the transactions module: one nonce lane for every tenant. */
-function relayer(config: Config): RelaySigner {
+/** The deployment's relayer as a signer of the transactions module: one nonce lane per network for every tenant. */
+function relayer(config: Config, network: string): RelaySigner {
   const key = config.swapGaslessRelayerPrivateKey as Hex
   const address = privateKeyToAccount(key).address
-  return { address, nonceKey: relayerNonceKey(address, CHAIN), secret: () => hexToBytes(key) }
+  return { address, nonceKey: relayerNonceKey(address, network), secret: () => hexToBytes(key) }
 }
 
-function lowGas(ctx: Ctx) {
-  ctx.deps.metrics.swapRelayerLowGas(CHAIN)
-  ctx.deps.logger.warn('gasless swap refused: the relayer cannot pay the gas; top up its native balance', { network: CHAIN })
+function lowGas(ctx: Ctx, network: string) {
+  ctx.deps.metrics.swapRelayerLowGas(network)
+  ctx.deps.logger.warn('gasless swap refused: the relayer cannot pay the gas; top up its native balance', { network })
   return new ServiceUnavailableError(
     'Gasless swaps are unavailable for now: the relayer cannot pay the network fee. Try again later, or swap with POST /v1/swap/execute from a wallet holding gas',
     { code: 'SWAP_RELAYER_LOW_GAS' },
@@ -210,13 +216,14 @@ function lowGas(ctx: Ctx) {
  * its claim releases it, having spent nothing.
  */
 async function relay(ctx: Ctx, p: Plan, signature: Hex) {
-  const signer = relayer(ctx.deps.config)
+  const network = networkId(p.w.isTestnet)
+  const signer = relayer(ctx.deps.config, network)
   const sig = parseSignature(signature)
   const v = sig.v ?? BigInt(sig.yParity! + 27)
   const data = encodeFunctionData({ abi: ROUTER_ABI, functionName: 'swapWithPermit', args: [p.w.address as Hex, p.token, p.amountIn, p.fee, p.minAmountOut, p.deadline, Number(v), sig.r, sig.s] })
   const q = p.q
   const claim = await claimRelay(ctx, {
-    tenantId: q.tenantId, userId: q.userId, quoteId: q.id, network: CHAIN, token: p.token, owner: p.w.address, permitNonce: p.nonce, gasCost: p.gasCost,
+    tenantId: q.tenantId, userId: q.userId, quoteId: q.id, network, token: p.token, owner: p.w.address, permitNonce: p.nonce, gasCost: p.gasCost,
   })
   try {
     const simulated = await ctx.deps.chain.guard(p.net.endpoint, 'simulate', () => p.net.rpc.simulate({ from: signer.address as Hex, to: p.router, value: 0n, data, gas: GASLESS_GAS }))
@@ -227,7 +234,7 @@ async function relay(ctx: Ctx, p: Plan, signature: Hex) {
       )
     }
     const balance = await ctx.deps.chain.guard(p.net.endpoint, 'balance', () => p.net.rpc.balance(signer.address as Hex))
-    if (balance < p.gasCost) throw lowGas(ctx)
+    if (balance < p.gasCost) throw lowGas(ctx, network)
     const out = await transactions.createEvmCall(ctx, {
       walletId: p.w.id, tokenAddress: p.token, amount: p.amountIn, to: p.w.address, signer,
       call: { to: p.router, value: 0n, data, gasLimit: GASLESS_GAS },
@@ -245,7 +252,7 @@ async function relay(ctx: Ctx, p: Plan, signature: Hex) {
     // a release that fails leaves the claim to be taken over after its 2 minutes; the relay's own error is the answer
     await releaseRelay(ctx, claim).catch((e: unknown) => ctx.deps.logger.warn('gasless relay claim not released', { error: (e as Error).message }))
     // the relayer's balance fell short between the check and the estimate
-    if (err instanceof AppError && err.code === 'TRANSACTION_WOULD_FAIL' && /insufficient funds/.test(err.message)) throw lowGas(ctx)
+    if (err instanceof AppError && err.code === 'TRANSACTION_WOULD_FAIL' && /insufficient funds/.test(err.message)) throw lowGas(ctx, network)
     throw err
   }
 }

@@ -62,7 +62,13 @@ export const QuoteBody = t.Object({
   fromAmount: t.String({ pattern: '^[0-9]{1,78}(\\.[0-9]{1,78})?$', description: 'forwarded to the aggregator unscaled: send an integer string in the smallest unit' }),
   slippage: t.Optional(t.Number({ minimum: 0, maximum: 50, default: 0.5, description: 'percent (0.5 = 0.5%), divided by 100 before forwarding' })),
   toAddress: t.Optional(t.String({ minLength: 1, maxLength: 128, description: 'receiver of the output; default: see rule 2' })),
-  isTestnet: t.Optional(t.Boolean({ default: false, description: '`true` is refused (no testnet chain is supported)' })),
+  isTestnet: t.Optional(t.Boolean({
+    default: false,
+    description: prose`
+      \`true\`: a swap on the chain's testnet, from a testnet wallet; refused with 400 unless the
+      aggregator supports that testnet chain id (LI.FI supports none; the sandbox aggregator the
+      devnet's \`gnosis-chiado\`)`,
+  })),
 }, {
   additionalProperties: false,
   examples: [{

@@ -10,7 +10,7 @@ import { BadRequestError } from '../../lib/errors'
 import { tenantOf } from '../tenants'
 import { endpointFor, type ChainDef } from '../tokens'
 import { wallets } from '../wallets'
-import { aggregatorQuote } from './aggregator'
+import { aggregatorQuote, aggregatorTestnets } from './aggregator'
 import { aggregatorChainId, answeredChainId, registryToken, sameToken, swapChain } from './chains'
 import { destinationAddress } from './destination'
 import { gaslessQuoteBlock } from './gasless'
@@ -49,20 +49,36 @@ function secondSignature(step: LiFiStep): string | null {
   return second ? 'this route needs a second signature on the destination chain' : null
 }
 
+/**
+ * A testnet quote's refusal, or nothing: the supported testnet chain ids are the aggregator's
+ * (aggregatorTestnets): none for LI.FI, so every `isTestnet: true` quote answers 400 there; the
+ * devnet's testnets for the sandbox aggregator.
+ */
+function refuseTestnet(supported: readonly number[], chains: ChainDef[]) {
+  if (supported.length === 0) throw new BadRequestError('Swaps on testnets are not supported: the aggregator supports no testnet chain ids (isTestnet: true)')
+  const missing = [...new Set(chains.map((c) => answeredChainId(c, true)))].filter((id) => !supported.includes(id))
+  if (missing.length === 0) return
+  throw new BadRequestError(`Swaps on testnets are not supported for chain id ${missing.join(', ')}: the aggregator supports the testnet chain ids ${supported.join(', ')} (isTestnet: true)`)
+}
+
 export async function quoteSwap(ctx: Ctx, input: QuoteBody) {
-  if (input.isTestnet === true) throw new BadRequestError('Swaps on testnets are not supported: the aggregator supports no testnet chain ids (isTestnet: true)')
+  const isTestnet = input.isTestnet === true
+  const testnets = aggregatorTestnets(ctx.deps)
+  if (isTestnet) refuseTestnet(testnets, [])
   const tenant = tenantOf(ctx)
   const w = await wallets.ownWallet(ctx, input.walletId)
   const from = swapChain(tenant.settings, input.fromChain)
   const to = swapChain(tenant.settings, input.toChain)
-  if (w.isTestnet || w.chain !== from.id) {
-    throw new BadRequestError(`Network mismatch: the wallet is on ${w.isTestnet ? `${w.chain} testnet` : w.chain} and the swap starts on ${from.id} mainnet`)
+  if (isTestnet) refuseTestnet(testnets, [from, to])
+  if (w.isTestnet !== isTestnet || w.chain !== from.id) {
+    const net = isTestnet ? 'testnet' : 'mainnet'
+    throw new BadRequestError(`Network mismatch: the wallet is on ${w.isTestnet ? `${w.chain} testnet` : w.chain} and the swap starts on ${from.id} ${net}`)
   }
-  const fromToken = registryToken(tenant.settings, from, input.fromToken)
-  const toToken = registryToken(tenant.settings, to, input.toToken)
-  const receiver = await destinationAddress(ctx, tenant.id, w, from, to, input.toAddress)
+  const fromToken = registryToken(tenant.settings, from, input.fromToken, isTestnet)
+  const toToken = registryToken(tenant.settings, to, input.toToken, isTestnet)
+  const receiver = await destinationAddress(ctx, tenant.id, w, from, to, input.toAddress, isTestnet)
   const step = await aggregatorQuote(ctx.deps, {
-    fromChain: aggregatorChainId(from), toChain: aggregatorChainId(to), fromToken: input.fromToken, toToken: input.toToken,
+    fromChain: aggregatorChainId(from, isTestnet), toChain: aggregatorChainId(to, isTestnet), fromToken: input.fromToken, toToken: input.toToken,
     fromAmount: input.fromAmount, fromAddress: w.address, toAddress: receiver, slippage: (input.slippage ?? 0.5) / 100,
   })
   if (!sameToken(to, step.action.toToken.address, input.toToken)) {
@@ -80,7 +96,7 @@ export async function quoteSwap(ctx: Ctx, input: QuoteBody) {
   const gasLimit = big(req.gasLimit as string | undefined)
   const gas = gasLimit ?? (estimate?.gasCosts ?? []).reduce((s, g) => s + (big(g.estimate) ?? 0n), 0n)
   const value = big(req.value as string | undefined) ?? 0n
-  const chainReads = evm ? await readSourceChain(ctx, tenant.settings, from, w.address as Hex, fromToken.native ? null : input.fromToken as Hex, approvalAddress as Hex | null) : null
+  const chainReads = evm ? await readSourceChain(ctx, tenant.settings, from, isTestnet, w.address as Hex, fromToken.native ? null : input.fromToken as Hex, approvalAddress as Hex | null) : null
   const now = ctx.deps.clock.now()
   const transaction = { to: String(req.to ?? ''), data: String(req.data), value: value.toString(), gasLimit: gasLimit?.toString() ?? null }
   await ctx.deps.database.write(async (tx) => {
@@ -102,8 +118,8 @@ export async function quoteSwap(ctx: Ctx, input: QuoteBody) {
   const gasCost = chainReads?.maxFeePerGas != null && gas > 0n ? gas * chainReads.maxFeePerGas : null
   const total = gasCost === null ? null : gasCost + value
   return {
-    quoteId: step.id, isTestnet: false, sourceChainType: from.family, fromChain: from.id, toChain: to.id,
-    fromChainId: answeredChainId(from), toChainId: answeredChainId(to),
+    quoteId: step.id, isTestnet, sourceChainType: from.family, fromChain: from.id, toChain: to.id,
+    fromChainId: answeredChainId(from, isTestnet), toChainId: answeredChainId(to, isTestnet),
     fromToken: tokenView(fromToken), toToken: tokenView(toToken),
     fromAmount: estimate?.fromAmount ?? step.action.fromAmount, toAmount: estimate?.toAmount ?? '0', toAmountMin: estimate?.toAmountMin ?? '0',
     tool: step.tool, approvalAddress, needsApproval: chainReads?.allowance === 0n, estimatedGas: gas.toString(),
@@ -112,7 +128,7 @@ export async function quoteSwap(ctx: Ctx, input: QuoteBody) {
       : {}),
     ...(chainReads?.balance != null ? { nativeTokenBalance: fmt(chainReads.balance), sufficientBalance: chainReads.balance >= (total ?? value) } : {}),
     executionTime: estimate?.executionDuration ?? 0, transactionData: transaction, requiresDestinationSignature: false as const,
-    ...(await gaslessQuoteBlock(ctx, tenant.settings, { fromChain: from.id, toChain: to.id, fromToken: input.fromToken, toToken: input.toToken, owner: w.address })),
+    ...(await gaslessQuoteBlock(ctx, tenant.settings, { fromChain: from.id, toChain: to.id, isTestnet, fromToken: input.fromToken, toToken: input.toToken, owner: w.address })),
   }
 }
 
@@ -122,8 +138,8 @@ const tokenView = (tk: { address: string; symbol: string; decimals: number; name
  * The allowance (its failure is the spec's 400 `Failed to check token allowance`), and the
  * max fee per gas and native balance (either left out when the node does not answer).
  */
-async function readSourceChain(ctx: Ctx, settings: Parameters<typeof endpointFor>[1], chain: ChainDef, owner: Hex, token: Hex | null, spender: Hex | null) {
-  const { endpoint } = endpointFor(ctx.deps.config, settings, chain.id, false)
+async function readSourceChain(ctx: Ctx, settings: Parameters<typeof endpointFor>[1], chain: ChainDef, isTestnet: boolean, owner: Hex, token: Hex | null, spender: Hex | null) {
+  const { endpoint } = endpointFor(ctx.deps.config, settings, chain.id, isTestnet)
   const rpc = await ctx.deps.chain.evmRpc(endpoint)
   const guard = <T>(what: string, fn: () => Promise<T>) => ctx.deps.chain.guard(endpoint, what, fn)
   let allowance: bigint | null = null

@@ -64,9 +64,16 @@ const descriptions = {
     address is an EVM native coin; both native SOL forms), the receiver without \`toAddress\` (same
     chain: the source wallet; cross-chain: the primary wallet on \`toChain\`, an EVM fallback, or
     the user's Solana wallet, created during the call when none exists), \`slippage\` in percent
-    divided by 100, \`isTestnet: true\` refused. Routes delivering another token or needing a
+    divided by 100. Testnets: \`isTestnet: true\` quotes the wallet's testnet (its registry
+    tokens, its chain ids) only where the aggregator supports those testnet chain ids, and answers
+    400 otherwise. The supported testnet chain ids are the aggregator's: LI.FI supports none, so
+    a deployment quoting through LI.FI answers 400 to every testnet quote; the sandbox aggregator
+    (the devnet, docs/sandbox.md) supports \`gnosis-chiado\` (10200), where the devnet's wallets
+    are test-network wallets (\`isTestnet: true\`). Routes delivering another token or needing a
     destination signature are refused. \`needsApproval\` only when the allowance is exactly 0.
-    Errors: 400 \`Unsupported chain: <chain>\`, \`Token not found: ...\`, \`Network mismatch: ...\`,
+    Errors: 400 \`Unsupported chain: <chain>\`, \`Token not found: ...\`, \`Network mismatch: ...\`
+    (the wallet's network is not the quote's: its chain, or mainnet against \`isTestnet\`),
+    \`Swaps on testnets are not supported...\` (a testnet chain id the aggregator does not support),
     no route (\`SWAP_NO_ROUTE\`), the generic unable-to-quote message (\`SWAP_QUOTE_REFUSED\`),
     \`SWAP_NO_DIRECT_ROUTE\`, \`SWAP_NEEDS_DESTINATION_SIGNATURE\`,
     \`Failed to check token allowance\`; 404 \`Wallet not found\`, no primary wallet for the

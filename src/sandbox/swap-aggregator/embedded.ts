@@ -17,6 +17,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { LiFiStep, Token } from '@lifi/types'
+import { CHAINS } from '../../adapters/chain/registry'
 import { findToken, marketTokens, NATIVE_TOKEN, rateOf, type MarketToken } from './market'
 
 export const SANDBOX_SWAP_AGGREGATOR_PATH = '/sandbox/swap-aggregator'
@@ -49,9 +50,12 @@ export type SandboxSwapAggregator = ReturnType<typeof createSandboxSwapAggregato
 
 export function createSandboxSwapAggregator(opts: SandboxSwapAggregatorOptions) {
   const baseUrl = `${opts.publicBaseUrl}${SANDBOX_SWAP_AGGREGATOR_PATH}/v1`
+  const testnets = new Set(CHAINS.map((c) => c.testnet.chainId))
   return {
     /** the LI.FI base URL the adapter is pointed at (reached in process through `fetch`) */
     baseUrl,
+    /** the testnet chain ids among the ones it serves: what `isTestnet: true` quotes may name (AggregatorEndpoint.testnetChainIds) */
+    testnetChainIds: opts.chainIds.filter((id) => testnets.has(id)),
     /** serves requests whose path starts with SANDBOX_SWAP_AGGREGATOR_PATH */
     fetch: async (request: Request): Promise<Response> => {
       const url = new URL(request.url)

@@ -13,8 +13,12 @@ export const NATIVE_TOKEN = '0x0000000000000000000000000000000000000000'
 /** the other spelling of the native coin some clients send (LI.FI accepts it too) */
 const NATIVE_ALIAS = '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee'
 
-/** registry ids of the networks the devnet serves swaps on: `gnosis` poses as a mainnet (chain id 100), as the swap routes refuse testnets */
-export const SWAP_NETWORKS = ['gnosis'] as const
+/**
+ * registry ids of the networks the devnet serves swaps on: its second node stands in for
+ * `gnosis-chiado` (chain id 10200), a testnet, so the sandbox aggregator quotes testnet chain ids
+ * (`isTestnet: true` quotes); it quotes no mainnet
+ */
+export const SWAP_NETWORKS = ['gnosis-chiado'] as const
 
 /** fixed USD prices by symbol (decimal text); a token without one is not quoted */
 const PRICE_USD: Record<string, string> = { xDAI: '1', USDC: '1', EURe: '1.08' }
