@@ -10,8 +10,9 @@
  */
 import type { Tx } from '../../db/client'
 import { newId } from '../../lib/ids'
-import { costAboveLimit, GasLimitReached, notSponsored, policyOff } from './errors'
-import { addToCounter, closeSponsorship, findPolicy, findSponsorship, insertSponsorship, readCounter } from './repo'
+import { costAboveLimit, delegationPending, GasLimitReached, notSponsored, policyOff } from './errors'
+import { addToCounter, closeSponsorship, findOpenOfSender, findPolicy, findSponsorship, insertSponsorship, readCounter } from './repo'
+import { scheduleSettle } from './settle-schedule'
 import type { GasOperationKind, GasPolicyRow, SponsorshipRow } from './schema'
 
 const DAY_MS = 86_400_000
@@ -39,6 +40,14 @@ export interface SponsorRequest {
   /** Unix s */
   validUntil: number
   transactionId?: string | null
+  /**
+   * It carries the sender's EIP-7702 authorization (its first operation): refused with 409
+   * GAS_DELEGATION_PENDING while another sponsored operation of the sender is still open, as
+   * bundlers take one delegating operation per sender and the second could never run.
+   */
+  delegates?: boolean
+  /** nothing else follows its outcome until it is sent (an MPC wallet's prepared operation): the settle job looks at it (settle.ts) */
+  watch?: boolean
 }
 
 /** Throws unless the policy covers the kind and, for dApp calls, every call is allowlisted. */
@@ -66,6 +75,10 @@ const counters = (r: { tenantId: string; network: string; userId: string }, now:
 export async function reserveSponsorship(tx: Tx, r: SponsorRequest, now: number): Promise<SponsorshipRow> {
   const policy = checkCovered(await findPolicy(tx, r.tenantId, r.network), r.network, r.kind, r.calls)
   if (policy.maxPerOperationWei !== null && r.maxCost > BigInt(policy.maxPerOperationWei)) throw costAboveLimit(r.maxCost, BigInt(policy.maxPerOperationWei))
+  if (r.delegates) {
+    const open = await findOpenOfSender(tx, r.tenantId, r.network, r.sender.toLowerCase())
+    if (open) throw delegationPending(r.network, open.transactionId)
+  }
   const c = counters(r, now)
   if (policy.userDailyLimitWei !== null) {
     const used = (await readCounter(tx, c.userDay)).totalWei
@@ -89,6 +102,7 @@ export async function reserveSponsorship(tx: Tx, r: SponsorRequest, now: number)
   }
   await insertSponsorship(tx, row)
   for (const k of Object.values(c)) await addToCounter(tx, k, r.maxCost, 1, now)
+  if (r.watch) await scheduleSettle(tx, r.tenantId, row.id, now)
   return row
 }
 
