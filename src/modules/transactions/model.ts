@@ -101,7 +101,9 @@ export const Created = t.Object({
     address: t.String({ description: 'Simple7702Account, what the wallet delegates to' }),
     chainId: t.Integer(),
     nonce: t.Integer({ description: 'the wallet\'s account nonce' }),
-  }, { description: 'an MPC wallet\'s first sponsored operation: its EIP-7702 authorization, a second hash its parties sign (in either order; the operation goes to the bundler once both are signed)' })),
+  }, {
+    description: 'an MPC wallet\'s first sponsored operation: its EIP-7702 authorization, a second hash its parties sign (in either order; the operation goes to the bundler once both are signed)',
+  })),
   signingHash: t.Optional(t.String({ description: 'EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix)' })),
   unsignedTransaction: t.Optional(t.String({ description: 'EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash`' })),
   message: t.Optional(t.String({ description: 'Solana: the serialized message (base64); sign its bytes with ed25519' })),
