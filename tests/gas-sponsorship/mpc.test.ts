@@ -48,6 +48,11 @@ beforeAll(async () => {
   tenant = await w.f.tenant({ walletMode: 'mpc', chains: { rpc: { ethereum: w.aa.node.url } } })
   await w.setPolicy({ enabled: true, operations: ['send'] }, tenant)
   u = await w.f.user(tenant)
+  await newWallet()
+}, 180_000)
+
+/** DKG through the relay (device and backup here, the service party the worker's job); the wallet registered and given 10 USDC, no ETH */
+async function newWallet() {
   const start = await w.f.api.post('/v1/mpc/wallets/dkg/start', { chain: 'ethereum' }, { token: u.accessToken })
   expect(start.status).toBe(200)
   const sessionId = start.body.sessionId as string
@@ -55,11 +60,11 @@ beforeAll(async () => {
   expect(d.publicKey).toBe(b.publicKey)
   device = d.keyshare
   await until(() => w.f.api.get(`/v1/mpc/relay/session/${sessionId}/results`, { token: u.accessToken }), (r) => r.body.status !== 'open', 60_000)
-  const reg = await w.f.api.post('/v1/mpc/wallets', { sessionId, isPrimary: true }, { token: u.accessToken })
+  const reg = await w.f.api.post('/v1/mpc/wallets', { sessionId }, { token: u.accessToken })
   expect(reg.status).toBe(200)
   wallet = reg.body
   await w.aa.node.sendToken(wallet.address, 10_000_000n, USDC_MAINNET)
-}, 180_000)
+}
 
 describe('an MPC wallet, sponsored', () => {
   test('0 ETH, 10 USDC: sends 5 USDC, its user operation and authorization signed by device + service through the relay; delegated, still 0 ETH, the deposit paid, usage counted', async () => {
@@ -125,4 +130,20 @@ describe('an MPC wallet, sponsored', () => {
     expect(bad.status).toBe(400)
     expect((await w.f.api.get(`/v1/transactions/${prep.body.id}`, { token: u.accessToken })).body.status).toBe('awaiting_signature')
   }, 60_000)
+
+  test('a new wallet: its two hashes signed at once, in two sessions: the operation goes once, with the last signature, and runs once', async () => {
+    await newWallet()
+    const to = privateKeyToAccount(generatePrivateKey()).address
+    const prep = await prepare(to, '2000000')
+    expect(prep.status).toBe(201)
+    expect(prep.body.authorization).toBeDefined()
+    const [op, auth] = await Promise.all([sign(prep.body.preparedTransactionId), sign(prep.body.authorization.preparedTransactionId)])
+    expect([op.status, auth.status]).toEqual(['completed', 'completed'])
+    expect((await settled(prep.body.id)).body.status).toBe('confirmed')
+    expect(await usdc(to)).toBe(2_000_000n)
+    expect((await w.pub.getCode({ address: wallet.address }))?.toLowerCase()).toBe(`0xef0100${SIMPLE_7702_ACCOUNT.slice(2).toLowerCase()}`)
+    expect(await w.pub.getBalance({ address: wallet.address })).toBe(0n)
+    const done = await w.f.api.get(`/v1/transactions/${prep.body.id}`, { token: u.accessToken })
+    expect(done.body).toMatchObject({ status: 'confirmed', resendCount: 0 })
+  }, 240_000)
 })
