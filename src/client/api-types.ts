@@ -1350,6 +1350,8 @@ export interface paths {
          *
          *     Non-custodial wallets (`client_side`): the service prepares the transaction (nonce from the chain's pending count, gas and EIP-1559 fees, or a recent blockhash on Solana) and answers `requiresClientSigning: true`, `txHash: null`, `status: awaiting_signature`, `preparedTransactionId`, and what to sign: EVM `signingHash` = keccak256(`unsignedTransaction`), signed raw (no EIP-191 prefix); Solana `message` (base64) signed with ed25519. Then call `POST /v1/transactions/{preparedTransactionId}/broadcast` before `expiresAt` (PREPARED_TX_TTL_SECONDS, default 600).
          *
+         *     Sponsored (docs/gas-sponsorship.md): where the tenant's gas policy covers the send and the wallet cannot pay its gas, a custodial send goes as an ERC-4337 user operation the paymaster pays (201 `{ status: pending, sponsored: true, userOpHash, txHash: null }`), and an MPC wallet gets a prepared user operation to sign through the relay: `sponsored: true`, `signingScheme: evm-user-operation-hash`, `signingHash` = `userOpHash`, and with its first one `authorization` (its EIP-7702 authorization's own `preparedTransactionId` and `signingHash`); the operation goes to the bundler once both are signed, in either order. 409 `GAS_DELEGATION_PENDING` when the wallet's first (delegating) sponsored operation is still open; 429 `GAS_USER_DAILY_LIMIT`, `GAS_TENANT_MONTHLY_BUDGET`; 503 `PAYMASTER_DEPOSIT_LOW`, `BUNDLER_UNAVAILABLE`.
+         *
          *     Errors: 400 schema (a decimal `amount`), unsupported chain, chain other than the wallet's, bad address, unknown token; 400 `BlockchainError` `INSUFFICIENT_BALANCE` (above), `TRANSACTION_WOULD_FAIL` when the node says the call would revert or funds are short, `TRANSACTION_REJECTED` when it refuses the submission; 404 unknown wallet; 503 when the RPC is down.
          */
         post: operations["createTransaction"];
@@ -1390,7 +1392,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a client-signed transaction
-         * @description `{id}` is the `preparedTransactionId` (the transaction id is accepted too). Send exactly one of `signature` or `signedTransaction`. The signature must recover to the wallet's address. 20 per minute per IP.
+         * @description `{id}` is the `preparedTransactionId` (the transaction id is accepted too). Send exactly one of `signature` or `signedTransaction`. The signature must recover to the wallet's address. 20 per minute per IP. A piece of an MPC wallet's sponsored user operation (its `preparedTransactionId`, or its `authorization.preparedTransactionId`) takes `signature` over its `signingHash`: the answer is `awaiting_signature` until both pieces are signed, then `pending` with `userOpHash` (`txHash` null until mined), the operation sent to the bundler (400 `USER_OPERATION_REJECTED`, 503 `BUNDLER_UNAVAILABLE`: recorded `failed`, its sponsorship released).
          *
          *     Errors (`error: BlockchainError`, `code`, `retryable`, `suggestedAction`): 404 `PREPARED_TX_NOT_FOUND`; 409 `PREPARED_TX_ALREADY_USED` (also for the loser of two simultaneous broadcasts); 410 `PREPARED_TX_EXPIRED` (gone for good: prepare a new one); 400 `SIGNATURE_DECODE_FAILED` (malformed, or a signed transaction whose fields differ from the prepared ones); 400 `WRONG_SIGNER`; 400 `TRANSACTION_REJECTED` when the node refuses it. When the RPC cannot be reached the prepared transaction stays usable and the answer is 503.
          */
@@ -2332,7 +2334,7 @@ export interface paths {
         put?: never;
         /**
          * Start signing a prepared transaction
-         * @description For a transaction prepared with `POST /v1/transactions/` on this MPC wallet: opens a 2-party signing session over its `signingHash` (`messageHash`). Parties default to [0, 1] (device and service; the service party joins on its own and signs only that hash); [0, 2] signs with device and backup, without the service. When a party reports a signature (`POST .../result`) that verifies against the wallet's key, Slipway broadcasts the transaction (`txHash` in the results). 404 for an unknown wallet or prepared transaction (another user's or tenant's too); 400 `MPC_NOT_AN_MPC_WALLET`; 409 `PREPARED_TX_ALREADY_USED`; 410 `PREPARED_TX_EXPIRED`; 503 `MPC_ENGINE_NOT_CONFIGURED` when the deployment has no MPC engine. 30 per minute per IP.
+         * @description For a transaction prepared with `POST /v1/transactions/` on this MPC wallet: opens a 2-party signing session over its `signingHash` (`messageHash`). Parties default to [0, 1] (device and service; the service party joins on its own and signs only that hash); [0, 2] signs with device and backup, without the service. When a party reports a signature (`POST .../result`) that verifies against the wallet's key, Slipway broadcasts the transaction (`txHash` in the results). A sponsored send (docs/gas-sponsorship.md) has one prepared piece per hash: the user operation's `preparedTransactionId` and, for the wallet's first, its `authorization.preparedTransactionId`; each is signed in a session of its own, and the operation goes to the bundler when the last one is reported (`txHash` null, `transactionId` in the results). 404 for an unknown wallet or prepared transaction (another user's or tenant's too); 400 `MPC_NOT_AN_MPC_WALLET`; 409 `PREPARED_TX_ALREADY_USED`; 410 `PREPARED_TX_EXPIRED`; 503 `MPC_ENGINE_NOT_CONFIGURED` when the deployment has no MPC engine. 30 per minute per IP.
          */
         post: operations["mpcSignStart"];
         delete?: never;
@@ -3897,7 +3899,7 @@ export interface components {
          * @description An error answer's `code`
          * @enum {string}
          */
-        ErrorCode: "DATABASE_UNAVAILABLE" | "DATABASE_BUSY" | "SETTING_PLATFORM_ADMIN_ONLY" | "PRIMARY_WALLET_EXISTS" | "WALLET_NOT_FOUND" | "CHAIN_RPC_ERROR" | "CONTRACT_NOT_AVAILABLE" | "CONTRACT_CALL_REVERTED" | "NETWORK_UNAVAILABLE" | "INSUFFICIENT_BALANCE" | "PREPARED_TX_NOT_FOUND" | "PREPARED_TX_EXPIRED" | "PREPARED_TX_ALREADY_USED" | "TRANSACTION_ALREADY_BROADCAST" | "TRANSACTION_REJECTED" | "TRANSACTION_WOULD_FAIL" | "TRANSACTION_TYPE_UNSUPPORTED" | "SIGNATURE_DECODE_FAILED" | "SIGNATURE_INVALID" | "WRONG_SIGNER" | "CHAIN_ID_MISMATCH" | "SOLANA_CALL_UNREADABLE" | "SOLANA_CALL_UNSUPPORTED" | "SOLANA_CALL_WRONG_PAYER" | "SWAP_AGGREGATOR_UNAVAILABLE" | "SWAP_NO_ROUTE" | "SWAP_QUOTE_REFUSED" | "SWAP_NO_DIRECT_ROUTE" | "SWAP_NEEDS_DESTINATION_SIGNATURE" | "SWAP_ALLOWANCE_CHECK_FAILED" | "SWAP_QUOTE_NOT_FOUND" | "SWAP_QUOTE_EXPIRED" | "SWAP_GASLESS_DISABLED" | "SWAP_GASLESS_NOT_ELIGIBLE" | "SWAP_GASLESS_AMOUNT_TOO_SMALL" | "SWAP_GASLESS_CLIENT_SIGNS" | "SWAP_PERMIT_SIGNATURE_INVALID" | "SWAP_GASLESS_SIMULATION_FAILED" | "SWAP_GASLESS_ALREADY_RELAYED" | "SWAP_GASLESS_TENANT_DAILY_LIMIT" | "SWAP_GASLESS_USER_DAILY_LIMIT" | "SWAP_RELAYER_LOW_GAS" | "GAS_SPONSORSHIP_NOT_CONFIGURED" | "GAS_POLICY_INVALID" | "GAS_POLICY_OFF" | "GAS_OPERATION_NOT_SPONSORED" | "GAS_SENDER_NOT_ALLOWED" | "GAS_COST_ABOVE_LIMIT" | "GAS_USER_DAILY_LIMIT" | "GAS_TENANT_MONTHLY_BUDGET" | "GAS_PRICE_UNAVAILABLE" | "PAYMASTER_DEPOSIT_LOW" | "USER_OPERATION_REJECTED" | "BUNDLER_UNAVAILABLE" | "AAVE_NETWORK_UNSUPPORTED" | "AAVE_RESERVE_NOT_LISTED" | "AAVE_CLIENT_SIGNED_WALLET" | "AAVE_CUSTODIAL_WALLET" | "AAVE_INSUFFICIENT_SUPPLY" | "AAVE_SUPPLY_NOT_SENT" | "DAPP_MESSAGE_INVALID" | "DAPP_MESSAGE_IS_TRANSACTION" | "DAPP_MESSAGE_IS_TYPED_DATA" | "DAPP_MESSAGE_IS_HASH" | "DAPP_NONCE_INVALID" | "DAPP_NONCE_EXPIRED" | "DAPP_NONCE_USED" | "DAPP_NONCE_NOT_IN_MESSAGE" | "DAPP_WALLET_NOT_CUSTODIAL" | "MPC_NOT_ENABLED" | "MPC_ENGINE_NOT_CONFIGURED" | "MPC_CHAIN_UNSUPPORTED" | "MPC_NOT_AN_MPC_WALLET" | "MPC_SESSION_NOT_FOUND" | "MPC_SESSION_EXPIRED" | "MPC_SESSION_FULL" | "MPC_NOT_A_PARTY" | "MPC_NOT_JOINED" | "MPC_NOT_A_SIGNING_SESSION" | "MPC_BAD_RECIPIENT" | "MPC_BAD_ROUND" | "MPC_BAD_RESULT" | "MPC_MESSAGE_TOO_LARGE" | "MPC_MESSAGE_OUT_OF_ORDER" | "MPC_MESSAGE_REPLAYED" | "MPC_RESULT_CONFLICT" | "MPC_DKG_INCOMPLETE" | "MPC_PUBLIC_KEY_MISMATCH" | "MPC_WALLET_ALREADY_REGISTERED" | "MPC_NO_SERVICE_SHARE" | "MPC_SIGNATURE_INVALID" | "MPC_WALLET_GONE" | "CARD_ONRAMP_NOT_ENABLED" | "CARD_ONRAMP_NOT_CONFIGURED" | "CARD_ONRAMP_AMOUNTS" | "CARD_ONRAMP_CHAIN_UNSUPPORTED" | "CARD_ONRAMP_SESSION_NOT_FOUND" | "CARD_ONRAMP_BAD_ANSWER" | "CARD_ONRAMP_AUTHENTICATION_FAILED" | "CARD_ONRAMP_UNAVAILABLE" | "CARD_ONRAMP_RATE_LIMITED" | "CARD_ONRAMP_REFUSED" | "CARD_ONRAMP_EVENT_SIGNATURE" | "CARD_ONRAMP_EVENT_TOO_LARGE" | "AGENT_ARCHIVED" | "AGENT_STATE_INVALID" | "AGENT_JWK_PRIVATE" | "AGENT_WALLET_NOT_CUSTODIAL" | "AGENT_WALLET_CONSENT_REQUIRED" | "AGENT_PAYMENTS_WEBHOOK_INVALID" | "POLICY_INVALID" | "POLICY_NOT_FOUND" | "POLICY_IN_USE" | "MERCHANT_NOT_FOUND" | "MERCHANT_DISABLED" | "MERCHANT_PAY_TO_INVALID" | "SHOPPER_NOT_FOUND" | "SHOPPER_EXISTS" | "SHOPPER_JWK_INVALID" | "SHOPPER_JWK_PRIVATE" | "SHOPPER_KEY_MISSING" | "SHOPPER_KEY_CHANGED" | "SHOPPER_KEY_CHANGE_FORBIDDEN" | "SHOPPER_JWS_INVALID" | "SHOPPER_JWS_EXPIRED" | "SHOPPER_JWS_CONTENT_MISMATCH" | "MANDATE_INVALID" | "MANDATE_CART_REQUIRED" | "MANDATE_CART_NOT_ALLOWED" | "MANDATE_CART_TOTAL_MISMATCH" | "MANDATE_NOT_FOUND" | "MANDATE_EXPIRED" | "MANDATE_STATE_INVALID" | "MERCHANT_REQUIRED" | "RESOURCE_URL_REQUIRED" | "RESOURCE_URL_X402_ONLY" | "RESOURCE_URL_REFUSED" | "NETWORK_UNKNOWN" | "NETWORK_MISMATCH" | "RAIL_NETWORK_UNSUPPORTED" | "CURRENCY_NOT_ON_NETWORK" | "AMOUNT_INVALID" | "AMOUNT_PRECISION" | "IDEMPOTENCY_KEY_IN_USE" | "EXECUTION_STATE_INVALID" | "CONFIRMATION_LIMIT_EXCEEDED" | "APPROVAL_LIMIT_EXCEEDED" | "APPROVAL_STATE_INVALID" | "REFUND_TOO_LARGE" | "RECEIPT_NOT_READY" | "X402_NETWORK_UNSUPPORTED" | "X402_PAYEE_REFUSED" | "PASSKEYS_NOT_CONFIGURED" | "PASSKEY_RESPONSE_INVALID" | "PASSKEY_CHALLENGE_UNKNOWN" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_ASSERTION_REPLAYED" | "PASSKEY_ORIGIN_NOT_ALLOWED" | "PASSKEY_RP_MISMATCH" | "PASSKEY_CREDENTIAL_UNKNOWN" | "PASSKEY_COUNTER_REGRESSED" | "PASSKEY_VERIFICATION_FAILED" | "PASSKEY_ALREADY_REGISTERED" | "PASSKEY_LAST_SIGN_IN_METHOD" | "PASSKEY_APPROVAL_REQUIRED" | "PASSKEY_APPROVAL_INVALID" | "PASSKEY_REQUIRED" | "PASSKEY_HOSTED_SESSION_INVALID" | "PASSKEY_CODE_INVALID" | "PASSKEY_RETURN_URL_NOT_ALLOWED";
+        ErrorCode: "DATABASE_UNAVAILABLE" | "DATABASE_BUSY" | "SETTING_PLATFORM_ADMIN_ONLY" | "PRIMARY_WALLET_EXISTS" | "WALLET_NOT_FOUND" | "CHAIN_RPC_ERROR" | "CONTRACT_NOT_AVAILABLE" | "CONTRACT_CALL_REVERTED" | "NETWORK_UNAVAILABLE" | "INSUFFICIENT_BALANCE" | "PREPARED_TX_NOT_FOUND" | "PREPARED_TX_EXPIRED" | "PREPARED_TX_ALREADY_USED" | "TRANSACTION_ALREADY_BROADCAST" | "TRANSACTION_REJECTED" | "TRANSACTION_WOULD_FAIL" | "TRANSACTION_TYPE_UNSUPPORTED" | "SIGNATURE_DECODE_FAILED" | "SIGNATURE_INVALID" | "WRONG_SIGNER" | "CHAIN_ID_MISMATCH" | "SOLANA_CALL_UNREADABLE" | "SOLANA_CALL_UNSUPPORTED" | "SOLANA_CALL_WRONG_PAYER" | "SWAP_AGGREGATOR_UNAVAILABLE" | "SWAP_NO_ROUTE" | "SWAP_QUOTE_REFUSED" | "SWAP_NO_DIRECT_ROUTE" | "SWAP_NEEDS_DESTINATION_SIGNATURE" | "SWAP_ALLOWANCE_CHECK_FAILED" | "SWAP_QUOTE_NOT_FOUND" | "SWAP_QUOTE_EXPIRED" | "SWAP_GASLESS_DISABLED" | "SWAP_GASLESS_NOT_ELIGIBLE" | "SWAP_GASLESS_AMOUNT_TOO_SMALL" | "SWAP_GASLESS_CLIENT_SIGNS" | "SWAP_PERMIT_SIGNATURE_INVALID" | "SWAP_GASLESS_SIMULATION_FAILED" | "SWAP_GASLESS_ALREADY_RELAYED" | "SWAP_GASLESS_TENANT_DAILY_LIMIT" | "SWAP_GASLESS_USER_DAILY_LIMIT" | "SWAP_RELAYER_LOW_GAS" | "GAS_SPONSORSHIP_NOT_CONFIGURED" | "GAS_POLICY_INVALID" | "GAS_POLICY_OFF" | "GAS_OPERATION_NOT_SPONSORED" | "GAS_SENDER_NOT_ALLOWED" | "GAS_COST_ABOVE_LIMIT" | "GAS_USER_DAILY_LIMIT" | "GAS_TENANT_MONTHLY_BUDGET" | "GAS_PRICE_UNAVAILABLE" | "GAS_DELEGATION_PENDING" | "PAYMASTER_DEPOSIT_LOW" | "USER_OPERATION_REJECTED" | "BUNDLER_UNAVAILABLE" | "AAVE_NETWORK_UNSUPPORTED" | "AAVE_RESERVE_NOT_LISTED" | "AAVE_CLIENT_SIGNED_WALLET" | "AAVE_CUSTODIAL_WALLET" | "AAVE_INSUFFICIENT_SUPPLY" | "AAVE_SUPPLY_NOT_SENT" | "DAPP_MESSAGE_INVALID" | "DAPP_MESSAGE_IS_TRANSACTION" | "DAPP_MESSAGE_IS_TYPED_DATA" | "DAPP_MESSAGE_IS_HASH" | "DAPP_NONCE_INVALID" | "DAPP_NONCE_EXPIRED" | "DAPP_NONCE_USED" | "DAPP_NONCE_NOT_IN_MESSAGE" | "DAPP_WALLET_NOT_CUSTODIAL" | "MPC_NOT_ENABLED" | "MPC_ENGINE_NOT_CONFIGURED" | "MPC_CHAIN_UNSUPPORTED" | "MPC_NOT_AN_MPC_WALLET" | "MPC_SESSION_NOT_FOUND" | "MPC_SESSION_EXPIRED" | "MPC_SESSION_FULL" | "MPC_NOT_A_PARTY" | "MPC_NOT_JOINED" | "MPC_NOT_A_SIGNING_SESSION" | "MPC_BAD_RECIPIENT" | "MPC_BAD_ROUND" | "MPC_BAD_RESULT" | "MPC_MESSAGE_TOO_LARGE" | "MPC_MESSAGE_OUT_OF_ORDER" | "MPC_MESSAGE_REPLAYED" | "MPC_RESULT_CONFLICT" | "MPC_DKG_INCOMPLETE" | "MPC_PUBLIC_KEY_MISMATCH" | "MPC_WALLET_ALREADY_REGISTERED" | "MPC_NO_SERVICE_SHARE" | "MPC_SIGNATURE_INVALID" | "MPC_WALLET_GONE" | "CARD_ONRAMP_NOT_ENABLED" | "CARD_ONRAMP_NOT_CONFIGURED" | "CARD_ONRAMP_AMOUNTS" | "CARD_ONRAMP_CHAIN_UNSUPPORTED" | "CARD_ONRAMP_SESSION_NOT_FOUND" | "CARD_ONRAMP_BAD_ANSWER" | "CARD_ONRAMP_AUTHENTICATION_FAILED" | "CARD_ONRAMP_UNAVAILABLE" | "CARD_ONRAMP_RATE_LIMITED" | "CARD_ONRAMP_REFUSED" | "CARD_ONRAMP_EVENT_SIGNATURE" | "CARD_ONRAMP_EVENT_TOO_LARGE" | "AGENT_ARCHIVED" | "AGENT_STATE_INVALID" | "AGENT_JWK_PRIVATE" | "AGENT_WALLET_NOT_CUSTODIAL" | "AGENT_WALLET_CONSENT_REQUIRED" | "AGENT_PAYMENTS_WEBHOOK_INVALID" | "POLICY_INVALID" | "POLICY_NOT_FOUND" | "POLICY_IN_USE" | "MERCHANT_NOT_FOUND" | "MERCHANT_DISABLED" | "MERCHANT_PAY_TO_INVALID" | "SHOPPER_NOT_FOUND" | "SHOPPER_EXISTS" | "SHOPPER_JWK_INVALID" | "SHOPPER_JWK_PRIVATE" | "SHOPPER_KEY_MISSING" | "SHOPPER_KEY_CHANGED" | "SHOPPER_KEY_CHANGE_FORBIDDEN" | "SHOPPER_JWS_INVALID" | "SHOPPER_JWS_EXPIRED" | "SHOPPER_JWS_CONTENT_MISMATCH" | "MANDATE_INVALID" | "MANDATE_CART_REQUIRED" | "MANDATE_CART_NOT_ALLOWED" | "MANDATE_CART_TOTAL_MISMATCH" | "MANDATE_NOT_FOUND" | "MANDATE_EXPIRED" | "MANDATE_STATE_INVALID" | "MERCHANT_REQUIRED" | "RESOURCE_URL_REQUIRED" | "RESOURCE_URL_X402_ONLY" | "RESOURCE_URL_REFUSED" | "NETWORK_UNKNOWN" | "NETWORK_MISMATCH" | "RAIL_NETWORK_UNSUPPORTED" | "CURRENCY_NOT_ON_NETWORK" | "AMOUNT_INVALID" | "AMOUNT_PRECISION" | "IDEMPOTENCY_KEY_IN_USE" | "EXECUTION_STATE_INVALID" | "CONFIRMATION_LIMIT_EXCEEDED" | "APPROVAL_LIMIT_EXCEEDED" | "APPROVAL_STATE_INVALID" | "REFUND_TOO_LARGE" | "RECEIPT_NOT_READY" | "X402_NETWORK_UNSUPPORTED" | "X402_PAYEE_REFUSED" | "PASSKEYS_NOT_CONFIGURED" | "PASSKEY_RESPONSE_INVALID" | "PASSKEY_CHALLENGE_UNKNOWN" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_ASSERTION_REPLAYED" | "PASSKEY_ORIGIN_NOT_ALLOWED" | "PASSKEY_RP_MISMATCH" | "PASSKEY_CREDENTIAL_UNKNOWN" | "PASSKEY_COUNTER_REGRESSED" | "PASSKEY_VERIFICATION_FAILED" | "PASSKEY_ALREADY_REGISTERED" | "PASSKEY_LAST_SIGN_IN_METHOD" | "PASSKEY_APPROVAL_REQUIRED" | "PASSKEY_APPROVAL_INVALID" | "PASSKEY_REQUIRED" | "PASSKEY_HOSTED_SESSION_INVALID" | "PASSKEY_CODE_INVALID" | "PASSKEY_RETURN_URL_NOT_ALLOWED";
         /**
          * @description An error answer's `details.code` (the bank ramp's, the idempotency's and the sandbox faucet's)
          * @enum {string}
@@ -13250,6 +13252,14 @@ export interface operations {
                      *       "nonce": 1,
                      *       "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "signingScheme": "evm-eip1559-hash",
+                     *       "authorization": {
+                     *         "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *         "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *         "signingScheme": "evm-7702-authorization",
+                     *         "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *         "chainId": 1,
+                     *         "nonce": 1
+                     *       },
                      *       "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
                      *       "unsignedTransaction": "text",
                      *       "message": "A few words",
@@ -13285,7 +13295,21 @@ export interface operations {
                         /** @description non-custodial: pass to broadcast */
                         preparedTransactionId?: string;
                         /** @enum {string} */
-                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message" | "evm-user-operation-hash";
+                        /** @description an MPC wallet's first sponsored operation: its EIP-7702 authorization, a second hash its parties sign (in either order; the operation goes to the bundler once both are signed) */
+                        authorization?: {
+                            /** @description sign its hash like a prepared transaction (MPC: `POST /v1/mpc/wallets/{id}/sign/start` with this id) */
+                            preparedTransactionId: string;
+                            /** @description keccak256(0x05 ‖ rlp([chainId, address, nonce])), signed raw */
+                            signingHash: string;
+                            /** @constant */
+                            signingScheme: "evm-7702-authorization";
+                            /** @description Simple7702Account, what the wallet delegates to */
+                            address: string;
+                            chainId: number;
+                            /** @description the wallet's account nonce */
+                            nonce: number;
+                        };
                         /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
                         signingHash?: string;
                         /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
@@ -13635,16 +13659,20 @@ export interface operations {
                      *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "status": "pending",
-                     *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9"
+                     *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "userOpHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9"
                      *     }
                      */
                     "application/json": {
                         /** @description transaction id */
                         id: string;
                         preparedTransactionId: string;
-                        /** @constant */
-                        status: "pending";
-                        txHash: string;
+                        /** @enum {string} */
+                        status: "pending" | "awaiting_signature";
+                        /** @description null for a sponsored user operation until it is mined (its transaction shows the bundle's) */
+                        txHash: string | null;
+                        /** @description a sponsored user operation's hash */
+                        userOpHash?: string;
                     };
                 };
             };
@@ -14477,6 +14505,14 @@ export interface operations {
                      *       "nonce": 1,
                      *       "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "signingScheme": "evm-eip1559-hash",
+                     *       "authorization": {
+                     *         "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *         "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *         "signingScheme": "evm-7702-authorization",
+                     *         "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *         "chainId": 1,
+                     *         "nonce": 1
+                     *       },
                      *       "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
                      *       "unsignedTransaction": "text",
                      *       "message": "A few words",
@@ -14518,7 +14554,21 @@ export interface operations {
                         /** @description non-custodial: pass to broadcast */
                         preparedTransactionId?: string;
                         /** @enum {string} */
-                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message" | "evm-user-operation-hash";
+                        /** @description an MPC wallet's first sponsored operation: its EIP-7702 authorization, a second hash its parties sign (in either order; the operation goes to the bundler once both are signed) */
+                        authorization?: {
+                            /** @description sign its hash like a prepared transaction (MPC: `POST /v1/mpc/wallets/{id}/sign/start` with this id) */
+                            preparedTransactionId: string;
+                            /** @description keccak256(0x05 ‖ rlp([chainId, address, nonce])), signed raw */
+                            signingHash: string;
+                            /** @constant */
+                            signingScheme: "evm-7702-authorization";
+                            /** @description Simple7702Account, what the wallet delegates to */
+                            address: string;
+                            chainId: number;
+                            /** @description the wallet's account nonce */
+                            nonce: number;
+                        };
                         /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
                         signingHash?: string;
                         /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
@@ -14692,6 +14742,14 @@ export interface operations {
                      *       "nonce": 1,
                      *       "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "signingScheme": "evm-eip1559-hash",
+                     *       "authorization": {
+                     *         "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *         "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *         "signingScheme": "evm-7702-authorization",
+                     *         "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *         "chainId": 1,
+                     *         "nonce": 1
+                     *       },
                      *       "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
                      *       "unsignedTransaction": "text",
                      *       "message": "A few words",
@@ -14733,7 +14791,21 @@ export interface operations {
                         /** @description non-custodial: pass to broadcast */
                         preparedTransactionId?: string;
                         /** @enum {string} */
-                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message" | "evm-user-operation-hash";
+                        /** @description an MPC wallet's first sponsored operation: its EIP-7702 authorization, a second hash its parties sign (in either order; the operation goes to the bundler once both are signed) */
+                        authorization?: {
+                            /** @description sign its hash like a prepared transaction (MPC: `POST /v1/mpc/wallets/{id}/sign/start` with this id) */
+                            preparedTransactionId: string;
+                            /** @description keccak256(0x05 ‖ rlp([chainId, address, nonce])), signed raw */
+                            signingHash: string;
+                            /** @constant */
+                            signingScheme: "evm-7702-authorization";
+                            /** @description Simple7702Account, what the wallet delegates to */
+                            address: string;
+                            chainId: number;
+                            /** @description the wallet's account nonce */
+                            nonce: number;
+                        };
                         /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
                         signingHash?: string;
                         /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
@@ -15307,6 +15379,14 @@ export interface operations {
                      *       "nonce": 1,
                      *       "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "signingScheme": "evm-eip1559-hash",
+                     *       "authorization": {
+                     *         "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *         "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *         "signingScheme": "evm-7702-authorization",
+                     *         "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *         "chainId": 1,
+                     *         "nonce": 1
+                     *       },
                      *       "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
                      *       "unsignedTransaction": "text",
                      *       "message": "A few words",
@@ -15344,7 +15424,21 @@ export interface operations {
                         /** @description non-custodial: pass to broadcast */
                         preparedTransactionId?: string;
                         /** @enum {string} */
-                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message" | "evm-user-operation-hash";
+                        /** @description an MPC wallet's first sponsored operation: its EIP-7702 authorization, a second hash its parties sign (in either order; the operation goes to the bundler once both are signed) */
+                        authorization?: {
+                            /** @description sign its hash like a prepared transaction (MPC: `POST /v1/mpc/wallets/{id}/sign/start` with this id) */
+                            preparedTransactionId: string;
+                            /** @description keccak256(0x05 ‖ rlp([chainId, address, nonce])), signed raw */
+                            signingHash: string;
+                            /** @constant */
+                            signingScheme: "evm-7702-authorization";
+                            /** @description Simple7702Account, what the wallet delegates to */
+                            address: string;
+                            chainId: number;
+                            /** @description the wallet's account nonce */
+                            nonce: number;
+                        };
                         /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
                         signingHash?: string;
                         /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
@@ -15500,16 +15594,20 @@ export interface operations {
                      *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "status": "pending",
-                     *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9"
+                     *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "userOpHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9"
                      *     }
                      */
                     "application/json": {
                         /** @description transaction id */
                         id: string;
                         preparedTransactionId: string;
-                        /** @constant */
-                        status: "pending";
-                        txHash: string;
+                        /** @enum {string} */
+                        status: "pending" | "awaiting_signature";
+                        /** @description null for a sponsored user operation until it is mined (its transaction shows the bundle's) */
+                        txHash: string | null;
+                        /** @description a sponsored user operation's hash */
+                        userOpHash?: string;
                     };
                 };
             };
@@ -15651,6 +15749,14 @@ export interface operations {
                      *       "nonce": 1,
                      *       "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "signingScheme": "evm-eip1559-hash",
+                     *       "authorization": {
+                     *         "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *         "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *         "signingScheme": "evm-7702-authorization",
+                     *         "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *         "chainId": 1,
+                     *         "nonce": 1
+                     *       },
                      *       "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
                      *       "unsignedTransaction": "text",
                      *       "message": "A few words",
@@ -15688,7 +15794,21 @@ export interface operations {
                         /** @description non-custodial: pass to broadcast */
                         preparedTransactionId?: string;
                         /** @enum {string} */
-                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message" | "evm-user-operation-hash";
+                        /** @description an MPC wallet's first sponsored operation: its EIP-7702 authorization, a second hash its parties sign (in either order; the operation goes to the bundler once both are signed) */
+                        authorization?: {
+                            /** @description sign its hash like a prepared transaction (MPC: `POST /v1/mpc/wallets/{id}/sign/start` with this id) */
+                            preparedTransactionId: string;
+                            /** @description keccak256(0x05 ‖ rlp([chainId, address, nonce])), signed raw */
+                            signingHash: string;
+                            /** @constant */
+                            signingScheme: "evm-7702-authorization";
+                            /** @description Simple7702Account, what the wallet delegates to */
+                            address: string;
+                            chainId: number;
+                            /** @description the wallet's account nonce */
+                            nonce: number;
+                        };
                         /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
                         signingHash?: string;
                         /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
@@ -15844,6 +15964,14 @@ export interface operations {
                      *       "nonce": 1,
                      *       "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "signingScheme": "evm-eip1559-hash",
+                     *       "authorization": {
+                     *         "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *         "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *         "signingScheme": "evm-7702-authorization",
+                     *         "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *         "chainId": 1,
+                     *         "nonce": 1
+                     *       },
                      *       "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
                      *       "unsignedTransaction": "text",
                      *       "message": "A few words",
@@ -15881,7 +16009,21 @@ export interface operations {
                         /** @description non-custodial: pass to broadcast */
                         preparedTransactionId?: string;
                         /** @enum {string} */
-                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message" | "evm-user-operation-hash";
+                        /** @description an MPC wallet's first sponsored operation: its EIP-7702 authorization, a second hash its parties sign (in either order; the operation goes to the bundler once both are signed) */
+                        authorization?: {
+                            /** @description sign its hash like a prepared transaction (MPC: `POST /v1/mpc/wallets/{id}/sign/start` with this id) */
+                            preparedTransactionId: string;
+                            /** @description keccak256(0x05 ‖ rlp([chainId, address, nonce])), signed raw */
+                            signingHash: string;
+                            /** @constant */
+                            signingScheme: "evm-7702-authorization";
+                            /** @description Simple7702Account, what the wallet delegates to */
+                            address: string;
+                            chainId: number;
+                            /** @description the wallet's account nonce */
+                            nonce: number;
+                        };
                         /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
                         signingHash?: string;
                         /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
@@ -16037,16 +16179,20 @@ export interface operations {
                      *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "status": "pending",
-                     *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9"
+                     *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "userOpHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9"
                      *     }
                      */
                     "application/json": {
                         /** @description transaction id */
                         id: string;
                         preparedTransactionId: string;
-                        /** @constant */
-                        status: "pending";
-                        txHash: string;
+                        /** @enum {string} */
+                        status: "pending" | "awaiting_signature";
+                        /** @description null for a sponsored user operation until it is mined (its transaction shows the bundle's) */
+                        txHash: string | null;
+                        /** @description a sponsored user operation's hash */
+                        userOpHash?: string;
                     };
                 };
             };
@@ -23748,6 +23894,14 @@ export interface operations {
                      *       "nonce": 1,
                      *       "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "signingScheme": "evm-eip1559-hash",
+                     *       "authorization": {
+                     *         "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *         "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *         "signingScheme": "evm-7702-authorization",
+                     *         "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *         "chainId": 1,
+                     *         "nonce": 1
+                     *       },
                      *       "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
                      *       "unsignedTransaction": "text",
                      *       "message": "A few words",
@@ -23780,6 +23934,14 @@ export interface operations {
                      *         "nonce": 1,
                      *         "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *         "signingScheme": "evm-eip1559-hash",
+                     *         "authorization": {
+                     *           "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *           "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *           "signingScheme": "evm-7702-authorization",
+                     *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "chainId": 1,
+                     *           "nonce": 1
+                     *         },
                      *         "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
                      *         "unsignedTransaction": "text",
                      *         "message": "A few words",
@@ -23820,7 +23982,21 @@ export interface operations {
                         /** @description non-custodial: pass to broadcast */
                         preparedTransactionId?: string;
                         /** @enum {string} */
-                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message" | "evm-user-operation-hash";
+                        /** @description an MPC wallet's first sponsored operation: its EIP-7702 authorization, a second hash its parties sign (in either order; the operation goes to the bundler once both are signed) */
+                        authorization?: {
+                            /** @description sign its hash like a prepared transaction (MPC: `POST /v1/mpc/wallets/{id}/sign/start` with this id) */
+                            preparedTransactionId: string;
+                            /** @description keccak256(0x05 ‖ rlp([chainId, address, nonce])), signed raw */
+                            signingHash: string;
+                            /** @constant */
+                            signingScheme: "evm-7702-authorization";
+                            /** @description Simple7702Account, what the wallet delegates to */
+                            address: string;
+                            chainId: number;
+                            /** @description the wallet's account nonce */
+                            nonce: number;
+                        };
                         /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
                         signingHash?: string;
                         /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
@@ -23878,7 +24054,21 @@ export interface operations {
                             /** @description non-custodial: pass to broadcast */
                             preparedTransactionId?: string;
                             /** @enum {string} */
-                            signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                            signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message" | "evm-user-operation-hash";
+                            /** @description an MPC wallet's first sponsored operation: its EIP-7702 authorization, a second hash its parties sign (in either order; the operation goes to the bundler once both are signed) */
+                            authorization?: {
+                                /** @description sign its hash like a prepared transaction (MPC: `POST /v1/mpc/wallets/{id}/sign/start` with this id) */
+                                preparedTransactionId: string;
+                                /** @description keccak256(0x05 ‖ rlp([chainId, address, nonce])), signed raw */
+                                signingHash: string;
+                                /** @constant */
+                                signingScheme: "evm-7702-authorization";
+                                /** @description Simple7702Account, what the wallet delegates to */
+                                address: string;
+                                chainId: number;
+                                /** @description the wallet's account nonce */
+                                nonce: number;
+                            };
                             /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
                             signingHash?: string;
                             /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
@@ -24079,6 +24269,14 @@ export interface operations {
                      *       "nonce": 1,
                      *       "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "signingScheme": "evm-eip1559-hash",
+                     *       "authorization": {
+                     *         "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *         "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *         "signingScheme": "evm-7702-authorization",
+                     *         "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *         "chainId": 1,
+                     *         "nonce": 1
+                     *       },
                      *       "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
                      *       "unsignedTransaction": "text",
                      *       "message": "A few words",
@@ -24118,7 +24316,21 @@ export interface operations {
                         /** @description non-custodial: pass to broadcast */
                         preparedTransactionId?: string;
                         /** @enum {string} */
-                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message" | "evm-user-operation-hash";
+                        /** @description an MPC wallet's first sponsored operation: its EIP-7702 authorization, a second hash its parties sign (in either order; the operation goes to the bundler once both are signed) */
+                        authorization?: {
+                            /** @description sign its hash like a prepared transaction (MPC: `POST /v1/mpc/wallets/{id}/sign/start` with this id) */
+                            preparedTransactionId: string;
+                            /** @description keccak256(0x05 ‖ rlp([chainId, address, nonce])), signed raw */
+                            signingHash: string;
+                            /** @constant */
+                            signingScheme: "evm-7702-authorization";
+                            /** @description Simple7702Account, what the wallet delegates to */
+                            address: string;
+                            chainId: number;
+                            /** @description the wallet's account nonce */
+                            nonce: number;
+                        };
                         /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
                         signingHash?: string;
                         /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
@@ -24316,6 +24528,14 @@ export interface operations {
                      *       "nonce": 1,
                      *       "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "signingScheme": "evm-eip1559-hash",
+                     *       "authorization": {
+                     *         "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *         "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *         "signingScheme": "evm-7702-authorization",
+                     *         "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *         "chainId": 1,
+                     *         "nonce": 1
+                     *       },
                      *       "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
                      *       "unsignedTransaction": "text",
                      *       "message": "A few words",
@@ -24356,7 +24576,21 @@ export interface operations {
                         /** @description non-custodial: pass to broadcast */
                         preparedTransactionId?: string;
                         /** @enum {string} */
-                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message" | "evm-user-operation-hash";
+                        /** @description an MPC wallet's first sponsored operation: its EIP-7702 authorization, a second hash its parties sign (in either order; the operation goes to the bundler once both are signed) */
+                        authorization?: {
+                            /** @description sign its hash like a prepared transaction (MPC: `POST /v1/mpc/wallets/{id}/sign/start` with this id) */
+                            preparedTransactionId: string;
+                            /** @description keccak256(0x05 ‖ rlp([chainId, address, nonce])), signed raw */
+                            signingHash: string;
+                            /** @constant */
+                            signingScheme: "evm-7702-authorization";
+                            /** @description Simple7702Account, what the wallet delegates to */
+                            address: string;
+                            chainId: number;
+                            /** @description the wallet's account nonce */
+                            nonce: number;
+                        };
                         /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
                         signingHash?: string;
                         /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
@@ -24556,6 +24790,14 @@ export interface operations {
                      *       "nonce": 1,
                      *       "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "signingScheme": "evm-eip1559-hash",
+                     *       "authorization": {
+                     *         "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *         "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *         "signingScheme": "evm-7702-authorization",
+                     *         "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *         "chainId": 1,
+                     *         "nonce": 1
+                     *       },
                      *       "signingHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
                      *       "unsignedTransaction": "text",
                      *       "message": "A few words",
@@ -24596,7 +24838,21 @@ export interface operations {
                         /** @description non-custodial: pass to broadcast */
                         preparedTransactionId?: string;
                         /** @enum {string} */
-                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message";
+                        signingScheme?: "evm-eip1559-hash" | "solana-ed25519-message" | "evm-user-operation-hash";
+                        /** @description an MPC wallet's first sponsored operation: its EIP-7702 authorization, a second hash its parties sign (in either order; the operation goes to the bundler once both are signed) */
+                        authorization?: {
+                            /** @description sign its hash like a prepared transaction (MPC: `POST /v1/mpc/wallets/{id}/sign/start` with this id) */
+                            preparedTransactionId: string;
+                            /** @description keccak256(0x05 ‖ rlp([chainId, address, nonce])), signed raw */
+                            signingHash: string;
+                            /** @constant */
+                            signingScheme: "evm-7702-authorization";
+                            /** @description Simple7702Account, what the wallet delegates to */
+                            address: string;
+                            chainId: number;
+                            /** @description the wallet's account nonce */
+                            nonce: number;
+                        };
                         /** @description EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix) */
                         signingHash?: string;
                         /** @description EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash` */
@@ -24794,16 +25050,20 @@ export interface operations {
                      *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "preparedTransactionId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
                      *       "status": "pending",
-                     *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9"
+                     *       "txHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9",
+                     *       "userOpHash": "0x8b1a944cf13a9a1c08facb2c9e98623ef3254d2ddb48113885c3e8e97fec8db9"
                      *     }
                      */
                     "application/json": {
                         /** @description transaction id */
                         id: string;
                         preparedTransactionId: string;
-                        /** @constant */
-                        status: "pending";
-                        txHash: string;
+                        /** @enum {string} */
+                        status: "pending" | "awaiting_signature";
+                        /** @description null for a sponsored user operation until it is mined (its transaction shows the bundle's) */
+                        txHash: string | null;
+                        /** @description a sponsored user operation's hash */
+                        userOpHash?: string;
                     };
                 };
             };

@@ -83,6 +83,7 @@ export const ERROR_CODES = {
   GAS_USER_DAILY_LIMIT: e(429, 'The user\'s daily gas sponsorship is used up'),
   GAS_TENANT_MONTHLY_BUDGET: e(429, 'The tenant\'s monthly gas sponsorship budget is used up'),
   GAS_PRICE_UNAVAILABLE: e(503, 'The gas policy has limits in USD and no USD price of the native coin is available'),
+  GAS_DELEGATION_PENDING: e(409, 'The wallet\'s first (delegating) sponsored operation is still in flight'),
   PAYMASTER_DEPOSIT_LOW: e(503, 'Gas sponsorship is paused: the paymaster\'s deposit is below its threshold'),
   USER_OPERATION_REJECTED: e(400, 'The bundler refused the user operation'),
   BUNDLER_UNAVAILABLE: e(503, 'The bundler cannot be reached'),

@@ -62,13 +62,33 @@ describe('custodial sends, sponsored', () => {
     expect(await usdc(to)).toBe(6_000_000n)
   }, 90_000)
 
+  test('three first sends of one 0-ETH wallet fired at once: one carries the delegation, the others wait for it on chain and go delegated; each runs once', async () => {
+    await w.setPolicy({ enabled: true, operations: ['send'], userDailyLimitWei: null })
+    const u = await w.f.user(w.tenant)
+    const wallet = await emptyWallet(u)
+    const to = privateKeyToAccount(generatePrivateKey()).address
+    const before = await w.deposit()
+    const answers = await Promise.all(Array.from({ length: 3 }, () => send(u, wallet.id, to, '100000')))
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201])
+    const outcomes = await Promise.all(answers.map((a) => settled(u, a.body.id)))
+    expect(outcomes.map((o) => o.body.status)).toEqual(['confirmed', 'confirmed', 'confirmed'])
+    // exactly one carried the EIP-7702 authorization
+    expect(outcomes.filter((o) => o.body.metadata.sponsorship.delegates === true).length).toBe(1)
+    expect(await usdc(to)).toBe(300_000n)
+    expect((await w.pub.getCode({ address: wallet.address }))?.toLowerCase()).toBe(`0xef0100${SIMPLE_7702_ACCOUNT.slice(2).toLowerCase()}`)
+    expect(await w.pub.getBalance({ address: wallet.address })).toBe(0n)
+    expect(await w.deposit()).toBeLessThan(before)
+    const usage = await w.f.api.get('/v1/gas-sponsorship/usage', { token: u.accessToken })
+    expect(usage.body.networks[0].dayOperations).toBe(3)
+  }, 120_000)
+
   test('a daily limit covering three: of ten sends fired at once at most three are sponsored, the rest refused with GAS_USER_DAILY_LIMIT, none runs twice', async () => {
     expect(firstMaxCost).toBeGreaterThan(0n)
     await w.setPolicy({ enabled: true, operations: ['send'], userDailyLimitWei: null })
     const u = await w.f.user(w.tenant)
     const wallet = await emptyWallet(u)
     const to = privateKeyToAccount(generatePrivateKey()).address
-    // delegated first (a wallet's first, delegating operation goes alone: the bundler takes one per sender), then one more to read the cost of the next
+    // delegated first (so every one of the ten reserves a delegated operation's cost), then one more to read the cost of the next
     for (const amount of ['100000', '100000']) expect((await settled(u, (await send(u, wallet.id, to, amount)).body.id)).body.status).toBe('confirmed')
     const last = await w.f.api.get('/v1/transactions/?limit=1', { token: u.accessToken })
     const perOp = BigInt(last.body.data[0].metadata.sponsorship.maxCostWei)

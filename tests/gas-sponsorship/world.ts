@@ -11,6 +11,7 @@ import { systemClock, type Clock } from '@/lib/clock'
 import { makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { startAaNode, type AaNode } from '@tests/helpers/aa-node'
+import { freePort } from '@tests/helpers/process'
 
 export interface GasWorld {
   aa: AaNode
@@ -26,19 +27,22 @@ export interface GasWorld {
   setPolicy(body: Record<string, unknown>, tenant?: Tenant): Promise<void>
 }
 
-export function gasWorld(opts: { jobs?: boolean; env?: Record<string, string>; clock?: Clock } = {}): GasWorld {
+/** `relay`: the app is served on a port chosen first, which MPC_RELAY_URL names (the MPC service party reaches the relay over HTTP). */
+export function gasWorld(opts: { jobs?: boolean; env?: Record<string, string>; clock?: Clock; relay?: boolean } = {}): GasWorld {
   const w = {} as GasWorld
   beforeAll(async () => {
     w.aa = await startAaNode({ chainId: 1 })
     w.pub = createPublicClient({ chain: w.aa.signer.chain, transport: http(w.aa.node.url), pollingInterval: 100 })
+    const port = opts.relay ? freePort() : undefined
     w.t = await makeApp({
       clock: opts.clock ?? systemClock, jobs: opts.jobs,
       env: {
         RPC_TIMEOUT_MS: '5000', BUNDLER_URL_ETHEREUM: w.aa.bundler.url, PAYMASTER_ADDRESS_ETHEREUM: w.aa.paymaster, PAYMASTER_SIGNER_PRIVATE_KEY: w.aa.paymasterSignerKey,
+        ...(port ? { MPC_RELAY_URL: `http://127.0.0.1:${port}` } : {}),
         ...opts.env,
       },
     })
-    w.http = serve(w.t)
+    w.http = serve(w.t, port)
     w.f = new Factory(w.t)
     w.tenant = await w.f.tenant({ chains: { rpc: { ethereum: w.aa.node.url } } })
     w.other = await w.f.tenant({ chains: { rpc: { ethereum: w.aa.node.url } } })

@@ -7,18 +7,22 @@
  * with a stub paymaster signature), `sign` (CPU only: the paymaster's data from the caller's
  * signer, the EIP-7702 authorization on first use, the owner's signature, the hash), `send`.
  */
-import { createPublicClient, createWalletClient, http, type Address, type LocalAccount, type PublicClient } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { createPublicClient, http, type Address, type LocalAccount, type PublicClient } from 'viem'
+import { privateKeyToAccount, toAccount } from 'viem/accounts'
+import { hashAuthorization } from 'viem/utils'
 import {
   createBundlerClient, entryPoint08Abi, entryPoint08Address, formatUserOperationRequest, getUserOperationHash, toSimple7702SmartAccount,
   type BundlerClient, type UserOperation,
 } from 'viem/account-abstraction'
+import { withSignatures, type RawSignature } from './signatures'
 import { encodePaymasterData, signPaymasterData, STUB_PAYMASTER_SIGNATURE, type PaymasterWindow, type SponsoredUserOperation } from './paymaster-data'
 import {
-  BundlerError, type BundlerEndpoint, type EstimatedUserOp, type Hex, type SendUserOpOutcome, type SignedUserOp, type UserOpCall, type UserOpJson, type UserOpReceipt,
+  BundlerError, type BundlerEndpoint, type EstimatedUserOp, type Hex, type SendUserOpOutcome, type SignedUserOp, type UnsignedUserOp, type UserOpCall, type UserOpJson, type UserOpReceipt,
 } from './port'
 
 export * from './port'
+export { depositToPaymaster } from './deposit'
+export { missingSignatures, withSignatures, type RawSignature } from './signatures'
 export { paymasterHash, signPaymasterData, encodePaymasterData, STUB_PAYMASTER_SIGNATURE } from './paymaster-data'
 export type { PaymasterWindow, SponsoredUserOperation } from './paymaster-data'
 
@@ -95,13 +99,14 @@ export class BundlerGateway {
   }
 
   /**
-   * `calls` from the EOA of `ownerKey`, gas estimated by the bundler with a stub paymaster
-   * signature; `nonceKey` (192 bits) gives concurrent operations of one sender nonces of their own.
+   * `calls` from the EOA of `ownerKey` (or of an address whose key is not here: an MPC wallet's),
+   * gas estimated by the bundler with a stub paymaster signature; `nonceKey` (192 bits) gives concurrent operations of one sender nonces of their own.
    */
-  async estimate(e: BundlerEndpoint, ownerKey: Hex, calls: UserOpCall[], nonceKey: bigint): Promise<EstimatedUserOp> {
+  async estimate(e: BundlerEndpoint, ownerKey: Hex | { address: Hex }, calls: UserOpCall[], nonceKey: bigint): Promise<EstimatedUserOp> {
     const pub = this.pub(e)
-    const owner = privateKeyToAccount(ownerKey)
-    const account = await toSimple7702SmartAccount({ client: pub, owner })
+    const owner: LocalAccount = typeof ownerKey === 'string' ? privateKeyToAccount(ownerKey) : keylessOwner(ownerKey.address)
+    // viem types the owner as a key's account; only its address is read here (signing is `sign`'s, with the owner's own methods)
+    const account = await toSimple7702SmartAccount({ client: pub, owner: owner as never })
     const delegated = (await this.delegation(e, owner.address)) === SIMPLE_7702_ACCOUNT.toLowerCase()
     const authorizationNonce = delegated ? null : await pub.getTransactionCount({ address: owner.address, blockTag: 'pending' })
     const stubWindow = { validUntil: 0, validAfter: 0 }
@@ -126,19 +131,39 @@ export class BundlerGateway {
     }
   }
 
-  /** CPU only: the paymaster's data from `signer`, the authorization on first use, the owner's signature and the operation's hash. */
-  async sign(estimated: EstimatedUserOp, signer: LocalAccount, window: PaymasterWindow): Promise<SignedUserOp> {
-    const { op: draftOp, owner, endpoint: e, authorizationNonce } = estimated.draft as Draft
-    const op: UserOperation<'0.8'> = { ...draftOp }
+  /**
+   * CPU only: the paymaster's data from `signer`, then the hashes the owner signs: the user
+   * operation's (EIP-712, what Simple7702Account recovers) and, on first use, the EIP-7702
+   * authorization's. `json` is the operation as the bundler takes it, with its owner's
+   * signatures still empty (`withSignatures` fills them in).
+   */
+  async sponsor(estimated: EstimatedUserOp, signer: LocalAccount, window: PaymasterWindow): Promise<UnsignedUserOp> {
+    const { op: draftOp, endpoint: e, authorizationNonce } = estimated.draft as Draft
+    const op: UserOperation<'0.8'> = { ...draftOp, signature: '0x' }
     op.paymasterData = await signPaymasterData(signer, op as SponsoredUserOperation, e.chainId, e.paymaster, window)
+    let authorization: UnsignedUserOp['authorization'] = null
     if (authorizationNonce !== null) {
-      if (!owner.signAuthorization) throw new Error('the owner cannot sign an EIP-7702 authorization')
-      op.authorization = await owner.signAuthorization({ address: SIMPLE_7702_ACCOUNT, chainId: e.chainId, nonce: authorizationNonce })
+      const unsigned = { address: SIMPLE_7702_ACCOUNT, chainId: e.chainId, nonce: authorizationNonce }
+      authorization = { ...unsigned, hash: hashAuthorization(unsigned) }
+      op.authorization = { ...unsigned, r: ZERO32, s: ZERO32, yParity: 0 }
     }
-    const hash = getUserOperationHash({ chainId: e.chainId, entryPointAddress: entryPoint08Address, entryPointVersion: '0.8', userOperation: { ...op, signature: '0x' } })
-    const account = await toSimple7702SmartAccount({ client: this.pub(e), owner: owner as never })
-    op.signature = await account.signUserOperation({ ...op, chainId: e.chainId })
-    return { hash, json: formatUserOperationRequest(op) as unknown as UserOpJson }
+    const hash = getUserOperationHash({ chainId: e.chainId, entryPointAddress: entryPoint08Address, entryPointVersion: '0.8', userOperation: op })
+    return { hash, authorization, json: formatUserOperationRequest(op) as unknown as UserOpJson }
+  }
+
+  /** CPU only: `sponsor`, then the owner's signatures made with its key (a custodial wallet's). */
+  async sign(estimated: EstimatedUserOp, signer: LocalAccount, window: PaymasterWindow): Promise<SignedUserOp> {
+    const { owner } = estimated.draft as Draft
+    const unsigned = await this.sponsor(estimated, signer, window)
+    if (!owner.sign || (unsigned.authorization && !owner.signAuthorization)) throw new Error('the owner cannot sign here')
+    let authorization: RawSignature | null = null
+    if (unsigned.authorization) {
+      const { address, chainId, nonce } = unsigned.authorization
+      const a = await owner.signAuthorization!({ address, chainId, nonce })
+      authorization = { r: a.r, s: a.s, yParity: a.yParity ?? Number(a.v! - 27n) }
+    }
+    const signature = await owner.sign({ hash: unsigned.hash })
+    return { hash: unsigned.hash, json: withSignatures(unsigned.json, { userOp: signature, authorization }) }
   }
 
   /** `eth_sendUserOperation` of a signed operation (again, unchanged, when it was dropped) */
@@ -175,25 +200,20 @@ export class BundlerGateway {
   }
 }
 
+const ZERO32: Hex = `0x${'0'.repeat(64)}`
+
+/** An owner known by its address alone (an MPC wallet's): it estimates, it never signs here. */
+function keylessOwner(address: Hex): LocalAccount {
+  const keyless = async (): Promise<never> => {
+    throw new Error('this owner signs elsewhere (an MPC wallet signs through the relay)')
+  }
+  return toAccount({ address, signMessage: keyless, signTransaction: keyless, signTypedData: keyless })
+}
+
 function asBundlerError(err: unknown): BundlerError {
   if (err instanceof BundlerError) return err
   const e = err as { shortMessage?: string; details?: string; message?: string; name?: string }
   const text = (e.details ?? e.shortMessage ?? e.message ?? String(err)).split('\n')[0]!.slice(0, 300)
   const unreachable = /HttpRequestError|TimeoutError|fetch failed|ECONNREFUSED|Unable to connect/i.test(`${e.name} ${e.message}`)
   return new BundlerError(text, unreachable ? 'unreachable' : 'rejected')
-}
-
-/**
- * `slipway paymaster deposit`: EntryPoint v0.8 `depositTo(paymaster)` with `wei` from a funded
- * key, waiting for the receipt; answers the transaction hash and the deposit after it.
- */
-export async function depositToPaymaster(o: { rpcUrl: string; chainId: number; key: Hex; paymaster: Hex; wei: bigint; timeoutMs: number }) {
-  const chain = { id: o.chainId, name: 'network', nativeCurrency: { name: 'native', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [o.rpcUrl] } } }
-  const pub = createPublicClient({ chain, transport: http(o.rpcUrl, { timeout: o.timeoutMs }), pollingInterval: 250 })
-  const wallet = createWalletClient({ chain, transport: http(o.rpcUrl, { timeout: o.timeoutMs }), account: privateKeyToAccount(o.key) })
-  const hash = await wallet.writeContract({ address: entryPoint08Address, abi: entryPoint08Abi, functionName: 'depositTo', args: [o.paymaster], value: o.wei })
-  const r = await pub.waitForTransactionReceipt({ hash })
-  if (r.status !== 'success') throw new Error(`the deposit transaction ${hash} reverted`)
-  const deposit = await pub.readContract({ address: entryPoint08Address, abi: entryPoint08Abi, functionName: 'balanceOf', args: [o.paymaster] })
-  return { hash, deposit }
 }

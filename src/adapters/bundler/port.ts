@@ -43,6 +43,16 @@ export interface SignedUserOp {
   json: UserOpJson
 }
 
+/** An operation the paymaster signed, before its owner signed it: what an MPC wallet's parties sign. */
+export interface UnsignedUserOp {
+  /** the user operation's hash (EntryPoint v0.8's EIP-712 hash): the owner signs it raw, no message prefix */
+  hash: Hex
+  /** the first operation's EIP-7702 authorization to Simple7702Account and its hash (keccak256(0x05 ‖ rlp([chainId, address, nonce]))); null when delegated */
+  authorization: { address: Hex; chainId: number; nonce: number; hash: Hex } | null
+  /** the operation as the bundler takes it, the owner's signatures empty */
+  json: UserOpJson
+}
+
 export type UserOpReceipt = { success: boolean; txHash: Hex; blockNumber: bigint; actualGasCost: bigint; reason?: string }
 
 export type SendUserOpOutcome = { kind: 'accepted' } | { kind: 'rejected'; reason: string } | { kind: 'unreachable'; reason: string }

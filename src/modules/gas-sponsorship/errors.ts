@@ -1,5 +1,5 @@
 /** The gas sponsorship module's refusals, each with its code (src/lib/error-codes.ts). */
-import { AppError, BadRequestError, ForbiddenError, ServiceUnavailableError } from '../../lib/errors'
+import { AppError, BadRequestError, ConflictError, ForbiddenError, ServiceUnavailableError } from '../../lib/errors'
 
 export const notConfigured = (network: string, what: string) =>
   new ServiceUnavailableError(`Gas sponsorship is off on ${network}: ${what} is not configured`, { code: 'GAS_SPONSORSHIP_NOT_CONFIGURED' })
@@ -19,6 +19,12 @@ export const depositLow = (network: string) =>
   new ServiceUnavailableError(`Gas sponsorship is paused on ${network}: the paymaster's deposit is below its threshold`, { code: 'PAYMASTER_DEPOSIT_LOW' })
 export const bundlerUnavailable = (network: string) => new ServiceUnavailableError(`The bundler of ${network} cannot be reached`, { code: 'BUNDLER_UNAVAILABLE' })
 export const userOpRejected = (reason: string) => new BadRequestError(`The bundler refused the user operation: ${reason}`, { code: 'USER_OPERATION_REJECTED' })
+
+export const delegationPending = (network: string, transactionId: string | null) => new ConflictError(
+  `The wallet's first sponsored operation on ${network}, which delegates it to Simple7702Account (EIP-7702), is still in flight: ` +
+    'a bundler takes one delegating operation per sender. Send again once it is mined (or, prepared and unsigned, once it expired)',
+  { code: 'GAS_DELEGATION_PENDING', details: { transactionId } },
+)
 
 /** 429 with the code: a limit of the policy is used up until the period ends */
 export class GasLimitReached extends AppError {

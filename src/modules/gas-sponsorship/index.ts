@@ -11,6 +11,7 @@ import { lazyService } from '../../lib/lazy'
 export const gasSponsorship = lazyService(() => import('./impl'))
 export { reserveSponsorship, releaseSponsorship, settleSponsorship, checkCovered } from './sponsorship'
 export type { SponsorRequest } from './sponsorship'
+export type { Sponsor } from './network'
 export { GAS_EVENT_TYPES } from './events'
 export { GAS_OPERATION_KINDS } from './schema'
 export type { GasOperationKind } from './schema'

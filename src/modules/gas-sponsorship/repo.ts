@@ -99,3 +99,11 @@ export async function putSigner(db: Executor, row: PaymasterSignerRow, replace: 
 export function signerColumn(aad: (network: string) => string): SealedColumn {
   return sealedTextColumn({ name: 'paymaster_signers.key_sealed', table: paymasterSigners, id: paymasterSigners.network, value: paymasterSigners.keySealed, aad: (r) => aad(r.id) })
 }
+
+/** One sponsorship of the sender still open (reserved: signed, its outcome unknown), any source but ERC-7677's. */
+export function findOpenOfSender(db: Executor, tenantId: string, network: string, sender: string) {
+  return db.select().from(gasSponsorships).where(and(
+    eq(gasSponsorships.status, 'reserved'), eq(gasSponsorships.tenantId, tenantId), eq(gasSponsorships.network, network), eq(gasSponsorships.sender, sender),
+    eq(gasSponsorships.source, 'custodial'),
+  )).get()
+}

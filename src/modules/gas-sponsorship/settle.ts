@@ -21,20 +21,16 @@ import { sponsorFor } from './network'
 import { findSponsorship } from './repo'
 import { releaseSponsorship, settleSponsorship } from './sponsorship'
 import { SETTLE_TOPIC } from './topics'
+import { SPACING_MS } from './settle-schedule'
+
+export { scheduleSettle } from './settle-schedule'
 
 /** after the signature's end (s): a block stamped within it may still show up */
 export const RELEASE_GRACE_S = 30
 /** after the signature's end (s): a used nonce without a receipt is counted at its maximum */
 const GIVE_UP_S = 3600
-/** the checks' spacing (ms), by the number of checks done */
-const SPACING_MS = [5_000, 10_000, 20_000, 30_000, 60_000]
 
 export type SettleOutcome = 'settled' | 'released' | 'counted at maximum' | 'again' | 'closed'
-
-/** Schedules the first look at an ERC-7677 sponsorship, in the write that reserves it. */
-export function scheduleSettle(tx: Parameters<typeof scheduleJob>[0], tenantId: string, id: string, now: number) {
-  return scheduleJob(tx, { topic: SETTLE_TOPIC, tenantId, payload: { id, checks: 0 }, runAt: now + SPACING_MS[0]!, id: `gas-settle:${id}:0` }, now)
-}
 
 /** One look at sponsorship `id` of the tenant: settles, releases, or schedules the next look. */
 export async function settleErc7677(deps: Deps, tenantId: string, id: string, checks: number): Promise<SettleOutcome> {

@@ -12,9 +12,10 @@
  */
 import type { Tx } from '../../db/client'
 import { newId } from '../../lib/ids'
-import { costAboveLimit, costAboveLimitUsd, GasLimitReached, notSponsored, policyOff, priceUnavailable } from './errors'
+import { costAboveLimit, costAboveLimitUsd, delegationPending, GasLimitReached, notSponsored, policyOff, priceUnavailable } from './errors'
 import { formatUsd, parseUsd, weiToUsd } from './usd'
-import { addToCounter, closeSponsorship, findPolicy, findSponsorship, insertSponsorship, readCounter } from './repo'
+import { addToCounter, closeSponsorship, findOpenOfSender, findPolicy, findSponsorship, insertSponsorship, readCounter } from './repo'
+import { scheduleSettle } from './settle-schedule'
 import type { GasOperationKind, GasPolicyRow, SponsorshipRow } from './schema'
 
 const DAY_MS = 86_400_000
@@ -47,6 +48,14 @@ export interface SponsorRequest {
    * with the sponsorship; required where the policy has a USD limit, else 503 GAS_PRICE_UNAVAILABLE
    */
   usdRate?: { usd: string; asOf: number } | null
+  /**
+   * It carries the sender's EIP-7702 authorization (its first operation): refused with 409
+   * GAS_DELEGATION_PENDING while another sponsored operation of the sender is still open, as
+   * bundlers take one delegating operation per sender and the second could never run.
+   */
+  delegates?: boolean
+  /** nothing else follows its outcome until it is sent (an MPC wallet's prepared operation): the settle job looks at it (settle.ts) */
+  watch?: boolean
 }
 
 /** Throws unless the policy covers the kind and, for dApp calls, every call is allowlisted. */
@@ -90,6 +99,10 @@ export async function reserveSponsorship(tx: Tx, r: SponsorRequest, now: number)
   if (maxUsd === null && (policy.userDailyLimitUsd !== null || policy.tenantMonthlyBudgetUsd !== null || policy.maxPerOperationUsd !== null)) throw priceUnavailable(r.network)
   if (policy.maxPerOperationWei !== null && r.maxCost > BigInt(policy.maxPerOperationWei)) throw costAboveLimit(r.maxCost, BigInt(policy.maxPerOperationWei))
   if (policy.maxPerOperationUsd !== null && maxUsd! > parseUsd(policy.maxPerOperationUsd)) throw costAboveLimitUsd(formatUsd(maxUsd!), policy.maxPerOperationUsd)
+  if (r.delegates) {
+    const open = await findOpenOfSender(tx, r.tenantId, r.network, r.sender.toLowerCase())
+    if (open) throw delegationPending(r.network, open.transactionId)
+  }
   const c = counters(r, now)
   const cost = { wei: r.maxCost, usd: maxUsd }
   const day = within(await readCounter(tx, c.userDay), cost, { wei: policy.userDailyLimitWei, usd: policy.userDailyLimitUsd })
@@ -110,6 +123,7 @@ export async function reserveSponsorship(tx: Tx, r: SponsorRequest, now: number)
   }
   await insertSponsorship(tx, row)
   for (const k of Object.values(c)) await addToCounter(tx, k, { wei: r.maxCost, usd: maxUsd ?? 0n, operations: 1 }, now)
+  if (r.watch) await scheduleSettle(tx, r.tenantId, row.id, now)
   return row
 }
 

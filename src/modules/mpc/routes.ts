@@ -53,7 +53,11 @@ const descriptions = {
     and service; the service party joins on its own and signs only that hash); [0, 2] signs with
     device and backup, without the service. When a party reports a signature (\`POST .../result\`)
     that verifies against the wallet's key, Slipway broadcasts the transaction (\`txHash\` in the
-    results). 404 for an unknown wallet or prepared transaction (another user's or tenant's too);
+    results). A sponsored send (docs/gas-sponsorship.md) has one prepared piece per hash: the user
+    operation's \`preparedTransactionId\` and, for the wallet's first, its
+    \`authorization.preparedTransactionId\`; each is signed in a session of its own, and the
+    operation goes to the bundler when the last one is reported (\`txHash\` null, \`transactionId\`
+    in the results). 404 for an unknown wallet or prepared transaction (another user's or tenant's too);
     400 \`MPC_NOT_AN_MPC_WALLET\`; 409 \`PREPARED_TX_ALREADY_USED\`; 410 \`PREPARED_TX_EXPIRED\`;
     503 \`MPC_ENGINE_NOT_CONFIGURED\` when the deployment has no MPC engine. 30 per minute per IP.`,
   mpcServiceToken: prose`

@@ -14,6 +14,7 @@ import { tenantOf } from '../tenants'
 import * as walletsRepo from '../wallets'
 import { blockchainError, preparedExpired, preparedNotFound, preparedUsed, signatureDecodeFailed, wrongSigner } from './errors'
 import { familyOf } from './families'
+import { broadcastUserOpPiece, isUserOpPiece } from './families/evm-sponsored-mpc'
 import type { BroadcastBody } from './model'
 import { consumePrepared, findPrepared, findUserPrepared, restorePrepared, updateTransaction } from './repo'
 import { scheduleRefresh } from './shared'
@@ -30,6 +31,8 @@ export async function broadcastTransaction(ctx: Ctx, id: string, input: Broadcas
   if (p.expiresAt <= now) throw preparedExpired()
   const wallet = await walletsRepo.findUserWallet(ctx.deps.database.db, tenant.id, ctx.actor.userId, p.walletId)
   if (!wallet) throw preparedNotFound()
+  // a piece of an MPC wallet's sponsored user operation (families/evm-sponsored-mpc.ts)
+  if (isUserOpPiece(p.family)) return broadcastUserOpPiece(ctx, p as typeof p & { family: typeof p.family }, wallet, input)
   const family = familyOf(p.family)
   const signed = await family.signed(p, input)
   if (!family.isSigner(signed.signer, wallet.address)) throw wrongSigner()

@@ -51,7 +51,18 @@ export const BroadcastBody = t.Object({
 })
 export type BroadcastBody = typeof BroadcastBody.static
 
-export const Broadcast = t.Object({ id: t.String({ description: 'transaction id' }), preparedTransactionId: t.String(), status: t.Literal('pending'), txHash: t.String() })
+export const Broadcast = t.Object({
+  id: t.String({ description: 'transaction id' }),
+  preparedTransactionId: t.String(),
+  status: t.Union([t.Literal('pending'), t.Literal('awaiting_signature')], {
+    description: prose`
+      \`pending\`: submitted. \`awaiting_signature\`: a piece of an MPC wallet's sponsored user operation
+      (docs/gas-sponsorship.md) whose other piece is not signed yet; the operation goes to the bundler
+      with the last one`,
+  }),
+  txHash: t.Union([t.String(), t.Null()], { description: 'null for a sponsored user operation until it is mined (its transaction shows the bundle\'s)' }),
+  userOpHash: t.Optional(t.String({ description: 'a sponsored user operation\'s hash' })),
+})
 
 /** The error envelope, described for blockchain operations (`BlockchainError` adds `retryable`, `suggestedAction`). */
 export const chainErrors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, t.Unsafe({
@@ -77,7 +88,22 @@ export const Created = t.Object({
   isTestnet: t.Boolean(),
   nonce: t.Optional(t.Union([t.Integer(), t.Null()])),
   preparedTransactionId: t.Optional(t.String({ description: 'non-custodial: pass to broadcast' })),
-  signingScheme: t.Optional(t.Union([t.Literal('evm-eip1559-hash'), t.Literal('solana-ed25519-message')])),
+  signingScheme: t.Optional(t.Union([t.Literal('evm-eip1559-hash'), t.Literal('solana-ed25519-message'), t.Literal('evm-user-operation-hash')], {
+    description: prose`
+      \`evm-user-operation-hash\`: an MPC wallet's send that goes sponsored (docs/gas-sponsorship.md):
+      \`signingHash\` is the ERC-4337 user operation's hash (EntryPoint v0.8, EIP-712), signed raw like a
+      transaction's; with \`authorization\` also to sign, for the wallet's first sponsored operation`,
+  })),
+  authorization: t.Optional(t.Object({
+    preparedTransactionId: t.String({ description: 'sign its hash like a prepared transaction (MPC: `POST /v1/mpc/wallets/{id}/sign/start` with this id)' }),
+    signingHash: t.String({ description: 'keccak256(0x05 ‖ rlp([chainId, address, nonce])), signed raw' }),
+    signingScheme: t.Literal('evm-7702-authorization'),
+    address: t.String({ description: 'Simple7702Account, what the wallet delegates to' }),
+    chainId: t.Integer(),
+    nonce: t.Integer({ description: 'the wallet\'s account nonce' }),
+  }, {
+    description: 'an MPC wallet\'s first sponsored operation: its EIP-7702 authorization, a second hash its parties sign (in either order; the operation goes to the bundler once both are signed)',
+  })),
   signingHash: t.Optional(t.String({ description: 'EVM: sign this 32-byte hash with the wallet key (raw secp256k1, no message prefix)' })),
   unsignedTransaction: t.Optional(t.String({ description: 'EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash`' })),
   message: t.Optional(t.String({ description: 'Solana: the serialized message (base64); sign its bytes with ed25519' })),

@@ -55,6 +55,17 @@ const descriptions = {
       \`POST /v1/transactions/{preparedTransactionId}/broadcast\` before \`expiresAt\`
       (PREPARED_TX_TTL_SECONDS, default 600).`,
     prose`
+      Sponsored (docs/gas-sponsorship.md): where the tenant's gas policy covers the send and the
+      wallet cannot pay its gas, a custodial send goes as an ERC-4337 user operation the paymaster
+      pays (201 \`{ status: pending, sponsored: true, userOpHash, txHash: null }\`), and an MPC wallet
+      gets a prepared user operation to sign through the relay: \`sponsored: true\`,
+      \`signingScheme: evm-user-operation-hash\`, \`signingHash\` = \`userOpHash\`, and with its first
+      one \`authorization\` (its EIP-7702 authorization's own \`preparedTransactionId\` and
+      \`signingHash\`); the operation goes to the bundler once both are signed, in either order. 409
+      \`GAS_DELEGATION_PENDING\` when the wallet's first (delegating) sponsored operation is still open;
+      429 \`GAS_USER_DAILY_LIMIT\`, \`GAS_TENANT_MONTHLY_BUDGET\`; 503 \`PAYMASTER_DEPOSIT_LOW\`,
+      \`BUNDLER_UNAVAILABLE\`.`,
+    prose`
       Errors: 400 schema (a decimal \`amount\`), unsupported chain, chain other than the wallet's,
       bad address, unknown token; 400 \`BlockchainError\` \`INSUFFICIENT_BALANCE\` (above),
       \`TRANSACTION_WOULD_FAIL\` when the node says the call would revert or funds are short,
@@ -66,7 +77,12 @@ const descriptions = {
     prose`
       \`{id}\` is the \`preparedTransactionId\` (the transaction id is accepted too). Send exactly
       one of \`signature\` or \`signedTransaction\`. The signature must recover to the wallet's
-      address. 20 per minute per IP.`,
+      address. 20 per minute per IP. A piece of an MPC wallet's sponsored user operation (its
+      \`preparedTransactionId\`, or its \`authorization.preparedTransactionId\`) takes \`signature\`
+      over its \`signingHash\`: the answer is \`awaiting_signature\` until both pieces are signed,
+      then \`pending\` with \`userOpHash\` (\`txHash\` null until mined), the operation sent to the
+      bundler (400 \`USER_OPERATION_REJECTED\`, 503 \`BUNDLER_UNAVAILABLE\`: recorded \`failed\`, its
+      sponsorship released).`,
     prose`
       Errors (\`error: BlockchainError\`, \`code\`, \`retryable\`, \`suggestedAction\`): 404
       \`PREPARED_TX_NOT_FOUND\`; 409 \`PREPARED_TX_ALREADY_USED\` (also for the loser of two

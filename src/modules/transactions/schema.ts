@@ -83,7 +83,8 @@ export const preparedTransactions = sqliteTable('prepared_transactions', {
   userId: text('user_id').notNull().references(() => users.id),
   walletId: text('wallet_id').notNull(),
   transactionId: text('transaction_id').notNull(),
-  family: text('family', { enum: ['evm', 'solana'] }).notNull(),
+  /** `evm-userop`, `evm-7702-auth`: an MPC wallet's sponsored user operation and its first EIP-7702 authorization, one hash each (families/evm-sponsored-mpc.ts) */
+  family: text('family', { enum: ['evm', 'solana', 'evm-userop', 'evm-7702-auth'] }).notNull(),
   /** EVM: the unsigned EIP-1559 serialization (hex); Solana: the serialized message (base64) */
   unsigned: text('unsigned').notNull(),
   /** EVM: keccak256 of `unsigned` (what the client signs); Solana: same as `unsigned` */

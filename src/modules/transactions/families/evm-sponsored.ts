@@ -17,12 +17,13 @@
  * sponsorship released; one whose nonce was used on chain without a receipt is left to the next look.
  */
 import { toHex, type Hex } from 'viem'
-import type { BundlerEndpoint, UserOpJson } from '../../../adapters/bundler'
+import type { BundlerEndpoint, EstimatedUserOp, UserOpCall, UserOpJson } from '../../../adapters/bundler'
 import type { ChainEndpoint } from '../../../adapters/chain/port'
 import type { Ctx } from '../../../context'
 import type { Deps } from '../../../deps'
 import { BadRequestError, ConflictError, ServiceUnavailableError } from '../../../lib/errors'
-import { gasSponsorship, releaseSponsorship, reserveSponsorship, settleSponsorship, type GasOperationKind } from '../../gas-sponsorship'
+import { gasSponsorship, releaseSponsorship, reserveSponsorship, settleSponsorship, type GasOperationKind, type Sponsor } from '../../gas-sponsorship'
+import { estimateInTurn } from './evm-delegation'
 import { attachHold, chainBalances, ensureSpendable, type ChainBalances } from '../holds'
 import { noticeSettled } from '../notices'
 import { insertTransaction, updateTransaction, type TransactionRow } from '../repo'
@@ -64,7 +65,7 @@ export async function batchedSponsored(ctx: Ctx, p: SendPlan, net: EvmNet, call:
   return sponsoredSend(ctx, p, [...p.ahead!, call], balances)
 }
 
-function randomNonceKey(): bigint {
+export function randomNonceKey(): bigint {
   const b = crypto.getRandomValues(new Uint8Array(24))
   return BigInt(toHex(b))
 }
@@ -77,61 +78,78 @@ export async function sponsoredSend(ctx: Ctx, p: SendPlan, call: EvmCall | EvmCa
   const secret = walletSecret(deps, p.wallet)
   try {
     const calls = (Array.isArray(call) ? call : [call]).map((c) => ({ to: c.to as Hex, value: c.value, data: (c.data ?? '0x') as Hex }))
-    const estimated = await sponsor.gateway.estimate(sponsor.endpoint, toHex(secret), calls, randomNonceKey()).catch((err: Error & { kind?: string }) => {
-      if (err.kind === 'unreachable') throw new ServiceUnavailableError(`The bundler of ${p.network} cannot be reached`, { code: 'BUNDLER_UNAVAILABLE' })
-      throw new BadRequestError(`The bundler refused the user operation: ${err.message}`, { code: 'USER_OPERATION_REJECTED' })
-    })
-    const now = deps.clock.now()
-    const window = { validUntil: Math.floor(now / 1000) + deps.config.paymasterValiditySeconds, validAfter: 0 }
-    const signed = await sponsor.gateway.sign(estimated, sponsor.signer, window)
-    // the native coin's USD price now, recorded with the sponsorship (the policy's USD limits are checked at it)
-    const usdRate = await gasSponsorship.usdRateFor(deps, p.network)
-    const holdKey = { tenantId: p.tenantId, walletId: p.wallet.id, network: p.network }
-    const row = await deps.database.write(async (tx) => {
-      await ensureSpendable(tx, holdKey, balances, { tokenAddress: p.token.address, amount: p.amount, fee: 0n }, now, p.holdId ?? null)
-      const base = sendRow(ctx, p, now)
-      const s = await reserveSponsorship(tx, {
-        tenantId: p.tenantId, userId: ctx.actor.userId, network: p.network, sender: p.wallet.address, kind: sponsoredKind(p), maxCost: estimated.maxCost,
-        nonce: estimated.nonce, source: 'custodial', userOpHash: signed.hash, validUntil: window.validUntil, transactionId: base.id,
-        calls: calls.map((c) => ({ to: c.to, data: c.data })), usdRate,
-      }, now)
-      const r = {
-        ...base, status: 'pending' as const, requiresClientSigning: false, txHash: null, rawTx: null, chainId: sponsor.endpoint.chainId, nonce: null,
-        gasLimit: null, maxFeePerGas: null, maxPriorityFeePerGas: null, initialMaxFeePerGas: null, submittedAt: now,
-        metadata: {
-          ...(base.metadata ?? {}),
-          sponsorship: {
-            id: s.id, paymaster: sponsor.endpoint.paymaster, maxCostWei: s.maxCostWei, validUntil: window.validUntil, delegates: estimated.delegates,
-            ...(s.usdRate !== null ? { maxCostUsd: s.maxCostUsd, usdRate: s.usdRate } : {}),
-            ...(calls.length > 1 ? { batchedCalls: calls.length } : {}),
-          },
-        },
-        userOpHash: signed.hash, userOp: signed.json,
-      }
-      await insertTransaction(tx, r)
-      await p.onRecorded?.(tx, r.id, now)
-      if (p.holdId && !(await attachHold(tx, p.tenantId, p.holdId, r.id, now))) throw new ConflictError('The amount held for this send was released before it was sent')
-      await scheduleRefresh(tx, r.id, r.tenantId, 1, now)
-      await ctx.idempotency?.bind(tx, `transaction:${r.id}`)
-      return { ...r, sponsorshipId: s.id }
-    })
-    const outcome = await sponsor.gateway.send(sponsor.endpoint, signed.json)
-    if (outcome.kind !== 'accepted') {
-      await deps.database.write(async (tx) => {
-        const t = deps.clock.now()
-        if (!(await updateTransaction(tx, row.tenantId, row.id, { status: 'failed', failureReason: `not submitted: ${outcome.reason}`, updatedAt: t }, { status: 'pending' }))) return
-        await releaseSponsorship(tx, row.tenantId, row.sponsorshipId, t)
-        await ctx.idempotency?.unbind(tx)
-      })
-      if (outcome.kind === 'unreachable') throw new ServiceUnavailableError(`The bundler of ${p.network} cannot be reached`, { code: 'BUNDLER_UNAVAILABLE' })
-      throw new BadRequestError(`The bundler refused the user operation: ${outcome.reason}`, { code: 'USER_OPERATION_REJECTED' })
-    }
-    return {
-      id: row.id, status: 'pending' as const, txHash: null, userOpHash: signed.hash, sponsored: true, requiresClientSigning: false, nonce: null,
-      chain: row.chain, isTestnet: row.isTestnet,
+    // a wallet's first, delegating operation goes alone (evm-delegation.ts): the others wait for it here, then go delegated
+    const { estimated, turn } = await estimateInTurn(sponsor.gateway, sponsor.endpoint, p.wallet.address as Hex, () =>
+      sponsor.gateway.estimate(sponsor.endpoint, toHex(secret), calls, randomNonceKey()).catch(bundlerRefusal(p.network)))
+    try {
+      const sent = await sponsoredRecordAndSend(ctx, p, sponsor, estimated, calls, balances)
+      turn?.sent()
+      return sent
+    } catch (err) {
+      turn?.release()
+      throw err
     }
   } finally {
     secret.fill(0)
+  }
+}
+
+/** the bundler's refusal of an estimate, as the API answers it */
+export const bundlerRefusal = (network: string) => (err: Error & { kind?: string }): never => {
+  if (err.kind === 'unreachable') throw new ServiceUnavailableError(`The bundler of ${network} cannot be reached`, { code: 'BUNDLER_UNAVAILABLE' })
+  throw new BadRequestError(`The bundler refused the user operation: ${err.message}`, { code: 'USER_OPERATION_REJECTED' })
+}
+
+async function sponsoredRecordAndSend(ctx: Ctx, p: SendPlan, sponsor: Sponsor, estimated: EstimatedUserOp, calls: UserOpCall[], balances: ChainBalances) {
+  const { deps } = ctx
+  const now = deps.clock.now()
+  const window = { validUntil: Math.floor(now / 1000) + deps.config.paymasterValiditySeconds, validAfter: 0 }
+  const signed = await sponsor.gateway.sign(estimated, sponsor.signer, window)
+  // the native coin's USD price now, recorded with the sponsorship (the policy's USD limits are checked at it)
+  const usdRate = await gasSponsorship.usdRateFor(deps, p.network)
+  const holdKey = { tenantId: p.tenantId, walletId: p.wallet.id, network: p.network }
+  const row = await deps.database.write(async (tx) => {
+    await ensureSpendable(tx, holdKey, balances, { tokenAddress: p.token.address, amount: p.amount, fee: 0n }, now, p.holdId ?? null)
+    const base = sendRow(ctx, p, now)
+    const s = await reserveSponsorship(tx, {
+      tenantId: p.tenantId, userId: ctx.actor.userId, network: p.network, sender: p.wallet.address, kind: sponsoredKind(p), maxCost: estimated.maxCost,
+      nonce: estimated.nonce, source: 'custodial', userOpHash: signed.hash, validUntil: window.validUntil, transactionId: base.id,
+      calls: calls.map((c) => ({ to: c.to, data: c.data })), delegates: estimated.delegates, usdRate,
+    }, now)
+    const r = {
+      ...base, status: 'pending' as const, requiresClientSigning: false, txHash: null, rawTx: null, chainId: sponsor.endpoint.chainId, nonce: null,
+      gasLimit: null, maxFeePerGas: null, maxPriorityFeePerGas: null, initialMaxFeePerGas: null, submittedAt: now,
+      metadata: {
+        ...(base.metadata ?? {}),
+        sponsorship: {
+          id: s.id, paymaster: sponsor.endpoint.paymaster, maxCostWei: s.maxCostWei, validUntil: window.validUntil, delegates: estimated.delegates,
+          ...(s.usdRate !== null ? { maxCostUsd: s.maxCostUsd, usdRate: s.usdRate } : {}),
+          ...(calls.length > 1 ? { batchedCalls: calls.length } : {}),
+        },
+      },
+      userOpHash: signed.hash, userOp: signed.json,
+    }
+    await insertTransaction(tx, r)
+    await p.onRecorded?.(tx, r.id, now)
+    if (p.holdId && !(await attachHold(tx, p.tenantId, p.holdId, r.id, now))) throw new ConflictError('The amount held for this send was released before it was sent')
+    await scheduleRefresh(tx, r.id, r.tenantId, 1, now)
+    await ctx.idempotency?.bind(tx, `transaction:${r.id}`)
+    return { ...r, sponsorshipId: s.id }
+  })
+  const outcome = await sponsor.gateway.send(sponsor.endpoint, signed.json)
+  if (outcome.kind !== 'accepted') {
+    await deps.database.write(async (tx) => {
+      const t = deps.clock.now()
+      if (!(await updateTransaction(tx, row.tenantId, row.id, { status: 'failed', failureReason: `not submitted: ${outcome.reason}`, updatedAt: t }, { status: 'pending' }))) return
+      await releaseSponsorship(tx, row.tenantId, row.sponsorshipId, t)
+      await ctx.idempotency?.unbind(tx)
+    })
+    if (outcome.kind === 'unreachable') throw new ServiceUnavailableError(`The bundler of ${p.network} cannot be reached`, { code: 'BUNDLER_UNAVAILABLE' })
+    throw new BadRequestError(`The bundler refused the user operation: ${outcome.reason}`, { code: 'USER_OPERATION_REJECTED' })
+  }
+  return {
+    id: row.id, status: 'pending' as const, txHash: null, userOpHash: signed.hash, sponsored: true, requiresClientSigning: false, nonce: null,
+    chain: row.chain, isTestnet: row.isTestnet,
   }
 }
 

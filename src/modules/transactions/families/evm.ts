@@ -18,7 +18,7 @@
  * equal the prepared ones).
  */
 import {
-  keccak256, parseSignature, parseTransaction, recoverAddress, recoverTransactionAddress, serializeTransaction,
+  keccak256, parseTransaction, recoverAddress, recoverTransactionAddress, serializeTransaction,
   type Hex, type TransactionSerializableEIP1559,
 } from 'viem'
 import { ConflictError, ServiceUnavailableError } from '../../../lib/errors'
@@ -35,6 +35,8 @@ import { scheduleRefresh, sendRow, walletSecret } from '../shared'
 import { estimateEvm, evmNet, pendingCount, signEvm, signingHashOf, transferCall, unsignedEip1559, type EvmCall, type EvmFees, type EvmNet } from './evm-calls'
 import { refreshEvm } from './evm-refresh'
 import { batchedSponsored, goesSponsored, sponsoredSend } from './evm-sponsored'
+import { signatureParts } from './evm-signature'
+import { mpcSponsoredPrepare } from './evm-sponsored-mpc'
 import type { ChainFamily, SendPlan, SignedTransaction } from './port'
 
 /** The chain's view of the send: the network, the call and its fees; a call that would fail answers 400 before anything is stored. */
@@ -188,6 +190,9 @@ function takeTurn(key: string): Turn {
 
 async function prepare(ctx: Ctx, p: SendPlan) {
   const { deps } = ctx
+  // an MPC wallet that cannot pay the gas, where the tenant's gas policy covers the operation: a user operation its parties sign
+  const sponsored = await mpcSponsoredPrepare(ctx, p)
+  if (sponsored) return sponsored
   const { net, call, fees } = await estimated(ctx, p)
   // The client's key may also be used elsewhere: the chain's pending count is the truth.
   const nonce = await pendingCount(deps, net, p.wallet.address)
@@ -218,9 +223,6 @@ async function prepare(ctx: Ctx, p: SendPlan) {
   }
 }
 
-const HEX_SIG = /^0x[0-9a-fA-F]{130}$/
-const HEX32 = /^0x[0-9a-fA-F]{1,64}$/
-
 /** The signed EIP-1559 transaction from what the client sent, and who signed it. */
 async function signed(p: PreparedRow, input: BroadcastBody): Promise<SignedTransaction> {
   const prepared = parseTransaction(p.unsigned as Hex) as TransactionSerializableEIP1559
@@ -242,24 +244,7 @@ async function signed(p: PreparedRow, input: BroadcastBody): Promise<SignedTrans
     const signer = await recoverTransactionAddress({ serializedTransaction: input.signedTransaction as `0x02${string}` }).catch(() => { throw signatureDecodeFailed('no signer can be recovered') })
     return { raw: input.signedTransaction, signer, hash: keccak256(input.signedTransaction as Hex) }
   }
-  const sig = input.signature
-  let parts: { r: Hex; s: Hex; yParity: number }
-  try {
-    if (typeof sig === 'string') {
-      if (!HEX_SIG.test(sig)) throw new Error('expected 65 bytes as 0x-prefixed hex')
-      const ps = parseSignature(sig as Hex)
-      parts = { r: ps.r, s: ps.s, yParity: ps.yParity ?? Number(ps.v! - 27n) }
-    } else if (sig && typeof sig === 'object') {
-      if (!HEX32.test(sig.r) || !HEX32.test(sig.s)) throw new Error('r and s must be 0x-prefixed hex of at most 32 bytes')
-      const yParity = sig.yParity ?? (sig.v === 27 || sig.v === 28 ? sig.v - 27 : sig.v)
-      if (yParity !== 0 && yParity !== 1) throw new Error('yParity must be 0 or 1 (or v 27/28)')
-      parts = { r: sig.r as Hex, s: sig.s as Hex, yParity }
-    } else {
-      throw new Error('send `signature` or `signedTransaction`')
-    }
-  } catch (err) {
-    throw signatureDecodeFailed((err as Error).message.split('\n')[0]!.slice(0, 200))
-  }
+  const parts = signatureParts(input.signature)
   const signer = await recoverAddress({ hash: keccak256(p.unsigned as Hex), signature: parts }).catch(() => { throw signatureDecodeFailed('no signer can be recovered from this signature') })
   const raw = serializeTransaction(prepared, parts)
   return { raw, signer, hash: keccak256(raw) }

@@ -1,0 +1,37 @@
+/** A client's (or an MPC session's) secp256k1 signature as the broadcast route takes it. */
+import { parseSignature, type Hex } from 'viem'
+import { signatureDecodeFailed } from '../errors'
+import type { BroadcastBody } from '../model'
+
+const HEX_SIG = /^0x[0-9a-fA-F]{130}$/
+const HEX32 = /^0x[0-9a-fA-F]{1,64}$/
+
+/** `{ r, s, yParity }` from 65-byte hex `r ‖ s ‖ v` or an object; 400 SIGNATURE_DECODE_FAILED otherwise. */
+export function signatureParts(sig: BroadcastBody['signature']): { r: Hex; s: Hex; yParity: number } {
+  try {
+    if (typeof sig === 'string') {
+      if (!HEX_SIG.test(sig)) throw new Error('expected 65 bytes as 0x-prefixed hex')
+      const ps = parseSignature(sig as Hex)
+      return { r: ps.r, s: ps.s, yParity: ps.yParity ?? Number(ps.v! - 27n) }
+    }
+    if (sig && typeof sig === 'object') {
+      if (!HEX32.test(sig.r) || !HEX32.test(sig.s)) throw new Error('r and s must be 0x-prefixed hex of at most 32 bytes')
+      const yParity = sig.yParity ?? (sig.v === 27 || sig.v === 28 ? sig.v - 27 : sig.v)
+      if (yParity !== 0 && yParity !== 1) throw new Error('yParity must be 0 or 1 (or v 27/28)')
+      return { r: sig.r as Hex, s: sig.s as Hex, yParity }
+    }
+    throw new Error('send `signature` or `signedTransaction`')
+  } catch (err) {
+    throw signatureDecodeFailed((err as Error).message.split('\n')[0]!.slice(0, 200))
+  }
+}
+
+/** secp256k1's order */
+const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+
+/** S in the low half (EIP-2, which EIP-7702 authorizations and OpenZeppelin's ECDSA require), the recovery bit flipped with it */
+export function lowS(sig: { r: Hex; s: Hex; yParity: number }): { r: Hex; s: Hex; yParity: number } {
+  const s = BigInt(sig.s)
+  if (s <= N / 2n) return sig
+  return { r: sig.r, s: `0x${(N - s).toString(16).padStart(64, '0')}`, yParity: 1 - sig.yParity }
+}
