@@ -4,6 +4,8 @@
  * statements outside it wait for it on a local file and run straight through on a server.
  */
 import type { Client, Transaction, TransactionMode } from '@libsql/client'
+import { NATIVE_TX } from './native-tx'
+import { connectionOf, PROBE_SQL } from './statement-cache'
 
 export class Gate {
   private held = false
@@ -31,9 +33,14 @@ export class Gate {
   }
 }
 
-/** Wraps a libSQL client so that statements never overlap an open transaction of this process. */
-export function gated(inner: Client, gate: Gate, statementsWait: boolean): Client {
+/**
+ * Wraps a libSQL client so that statements never overlap an open transaction of this process.
+ * `native` (a local file or memory): a transaction also answers its own native connection
+ * under NATIVE_TX (src/db/native-tx.ts), found once per transaction.
+ */
+export function gated(inner: Client, gate: Gate, statementsWait: boolean, native = false): Client {
   const wrapTx = (tx: Transaction): Transaction => {
+    let connection: object | undefined
     let released = false
     const done = () => {
       if (!released) {
@@ -51,6 +58,10 @@ export function gated(inner: Client, gate: Gate, statementsWait: boolean): Clien
               done()
             }
           }
+        }
+        if (prop === NATIVE_TX) {
+          if (!native || released) return undefined
+          return (connection ??= connectionOf(() => target.execute(PROBE_SQL)))
         }
         if (prop === 'close') {
           return () => {
