@@ -4,8 +4,7 @@
  * statements outside it wait for it on a local file and run straight through on a server.
  */
 import type { Client, Transaction, TransactionMode } from '@libsql/client'
-import { NATIVE_TX } from './native-tx'
-import { connectionOf, PROBE_SQL } from './statement-cache'
+import { connectionOf, NATIVE_TX, PROBE_SQL } from './statement-cache'
 
 export class Gate {
   private held = false

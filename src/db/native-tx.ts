@@ -19,9 +19,7 @@
 import { is, Param, Placeholder, sql } from 'drizzle-orm'
 import type { Executor } from './client'
 import { rowDecoder } from './native-read'
-
-/** A transaction's native connection, under this key of the libSQL transaction (gate.ts). */
-export const NATIVE_TX = Symbol('slipway.native-tx')
+import { NATIVE_TX } from './statement-cache'
 
 interface NativeStatement {
   run(args: unknown[]): { changes: number }

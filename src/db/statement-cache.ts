@@ -25,6 +25,9 @@ type Prepare = (this: object, sql: string) => unknown
 
 let replicaOpened = false
 
+/** A transaction's native connection, under this key of the libSQL transaction (gate.ts; read by native-tx.ts). */
+export const NATIVE_TX = Symbol('slipway.native-tx')
+
 /** The probe `connectionOf` runs; the patched `prepare` notes which connection prepared it. */
 export const PROBE_SQL = 'SELECT 1 AS slipway_connection_probe'
 let probing = false
