@@ -4,7 +4,8 @@
  * except the few marked platform-wide (the operators' summary page and `slipway reseal`).
  */
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
-import type { Database, Executor } from '../../db/client'
+import type { Database, Db, Executor } from '../../db/client'
+import { nativeGetOnce } from '../../db/native-read'
 import { nativeTx, txReadOne, txWrite } from '../../db/native-tx'
 import { preparedOnce } from '../../db/prepared'
 import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
@@ -110,33 +111,36 @@ export async function insertDelivery(db: Executor, tenantId: string, d: NewDeliv
 /**
  * A delivery attempt's read: the delivery and its webhook (null when removed) in one
  * query, both the tenant's (the join matches the webhook on the tenant too). It runs
- * for every attempt, so it is prepared once per connection. Outside transactions only
- * (it runs on `db`'s connection).
+ * for every attempt: on a local file one native, prepared read on the reader connection
+ * (src/db/native-read.ts; the last committed state, which is what an attempt acts on: the
+ * attempt it follows was committed before its own job was), elsewhere a drizzle query
+ * prepared once per connection, outside transactions (it runs on `db`'s connection).
  */
-const deliveryWithWebhookQuery = preparedOnce('webhooks:delivery-with-webhook', (db) => {
+const deliveryWithWebhookSelect = (db: Db) => {
   const d = webhookDeliveries
   const w = webhooks
   return db.select({
     delivery: {
-      id: d.id,
-      tenantId: d.tenantId,
-      environment: d.environment,
-      webhookId: d.webhookId,
-      type: d.type,
-      body: d.body,
-      status: d.status,
-      round: d.round,
-      attempts: d.attempts,
-      maxAttempts: d.maxAttempts,
+      id: d.id, tenantId: d.tenantId, environment: d.environment, webhookId: d.webhookId, type: d.type, body: d.body,
+      status: d.status, round: d.round, attempts: d.attempts, maxAttempts: d.maxAttempts,
     },
     webhook: { id: w.id, tenantId: w.tenantId, url: w.url, eventTypes: w.eventTypes, status: w.status, secretSealed: w.secretSealed },
   }).from(d)
     .leftJoin(w, and(eq(w.tenantId, sql.placeholder('tenantId')), eq(w.id, d.webhookId)))
     .where(and(eq(d.tenantId, sql.placeholder('tenantId')), eq(d.id, sql.placeholder('id'))))
-    .prepare()
-})
+}
+const deliveryWithWebhookQuery = preparedOnce('webhooks:delivery-with-webhook', (db) => deliveryWithWebhookSelect(db).prepare())
+type DeliveryWithWebhook = NonNullable<Awaited<ReturnType<ReturnType<typeof deliveryWithWebhookQuery>['get']>>>
+// the placeholders in the SQL's order: the join's tenant, the delivery's tenant, its id
+const deliveryWithWebhookRead = nativeGetOnce<DeliveryWithWebhook, Database>('webhooks:delivery-with-webhook', deliveryWithWebhookSelect,
+  (database, tenantId, _sameTenant, id) => deliveryWithWebhookQuery(database).get({ tenantId, id }))
 
-export const findDeliveryWithWebhook = (database: Database, tenantId: string, id: string) => deliveryWithWebhookQuery(database).get({ tenantId, id })
+export async function findDeliveryWithWebhook(database: Database, tenantId: string, id: string): Promise<DeliveryWithWebhook | undefined> {
+  const found = await deliveryWithWebhookRead(database, tenantId, tenantId, id)
+  // the native read decodes a left join's missing row as columns of nulls, where drizzle answers null
+  if (found?.webhook && found.webhook.id === null) return { ...found, webhook: null }
+  return found
+}
 
 export function findDeliveryIn(db: Executor, tenantId: string, environment: WebhookEnvironment, id: string) {
   return db.select().from(webhookDeliveries)
