@@ -32,12 +32,26 @@ export class Gate {
   }
 }
 
+/** What a native connection tells of itself (libsql's Database). */
+interface NativeState {
+  open: boolean
+  inTransaction: boolean
+}
+
 /**
  * Wraps a libSQL client so that statements never overlap an open transaction of this process.
- * `native` (a local file or memory): a transaction also answers its own native connection
- * under NATIVE_TX (src/db/native-tx.ts), found once per transaction.
+ * `native` (a local file or memory, whose client has one connection): a transaction also
+ * answers its own native connection under NATIVE_TX (src/db/native-tx.ts). The connection found
+ * by a probe is kept for the next transactions while it is open and in a transaction (the gate's
+ * one transaction, on the client's one connection); a connection the client replaced is closed,
+ * and the next transaction probes again.
  */
 export function gated(inner: Client, gate: Gate, statementsWait: boolean, native = false): Client {
+  let known: NativeState | undefined
+  const nativeOf = (tx: Transaction): object | undefined => {
+    if (!known?.open || !known.inTransaction) known = connectionOf(() => tx.execute(PROBE_SQL)) as NativeState | undefined
+    return known
+  }
   const wrapTx = (tx: Transaction): Transaction => {
     let connection: object | undefined
     let released = false
@@ -60,7 +74,7 @@ export function gated(inner: Client, gate: Gate, statementsWait: boolean, native
         }
         if (prop === NATIVE_TX) {
           if (!native || released) return undefined
-          return (connection ??= connectionOf(() => target.execute(PROBE_SQL)))
+          return (connection ??= nativeOf(target))
         }
         if (prop === 'close') {
           return () => {
