@@ -161,7 +161,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     if (opts.url !== ':memory:' && !opts.url.includes(':memory:')) await whileBusy(() => raw.execute('PRAGMA journal_mode = WAL'), 10_000)
     await raw.execute('PRAGMA foreign_keys = ON')
     await raw.execute('PRAGMA synchronous = NORMAL')
-    const client = gated(raw, new Gate(), true)
+    const client = gated(raw, new Gate(), true, true)
     const db = drizzle(client)
     await opts.migrate(db)
     const inMemory = opts.url === ':memory:' || opts.url.includes(':memory:')

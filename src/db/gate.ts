@@ -4,6 +4,7 @@
  * statements outside it wait for it on a local file and run straight through on a server.
  */
 import type { Client, Transaction, TransactionMode } from '@libsql/client'
+import { connectionOf, NATIVE_TX, PROBE_SQL } from './statement-cache'
 
 export class Gate {
   private held = false
@@ -31,9 +32,28 @@ export class Gate {
   }
 }
 
-/** Wraps a libSQL client so that statements never overlap an open transaction of this process. */
-export function gated(inner: Client, gate: Gate, statementsWait: boolean): Client {
+/** What a native connection tells of itself (libsql's Database). */
+interface NativeState {
+  open: boolean
+  inTransaction: boolean
+}
+
+/**
+ * Wraps a libSQL client so that statements never overlap an open transaction of this process.
+ * `native` (a local file or memory, whose client has one connection): a transaction also
+ * answers its own native connection under NATIVE_TX (src/db/native-tx.ts). The connection found
+ * by a probe is kept for the next transactions while it is open and in a transaction (the gate's
+ * one transaction, on the client's one connection); a connection the client replaced is closed,
+ * and the next transaction probes again.
+ */
+export function gated(inner: Client, gate: Gate, statementsWait: boolean, native = false): Client {
+  let known: NativeState | undefined
+  const nativeOf = (tx: Transaction): object | undefined => {
+    if (!known?.open || !known.inTransaction) known = connectionOf(() => tx.execute(PROBE_SQL)) as NativeState | undefined
+    return known
+  }
   const wrapTx = (tx: Transaction): Transaction => {
+    let connection: object | undefined
     let released = false
     const done = () => {
       if (!released) {
@@ -51,6 +71,10 @@ export function gated(inner: Client, gate: Gate, statementsWait: boolean): Clien
               done()
             }
           }
+        }
+        if (prop === NATIVE_TX) {
+          if (!native || released) return undefined
+          return (connection ??= nativeOf(target))
         }
         if (prop === 'close') {
           return () => {

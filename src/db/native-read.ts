@@ -90,18 +90,30 @@ export function nativeGetOnce<Row, D extends ReadDatabase>(key: string, build: (
 
 function compile<Row>(reader: NativeReader, query: DrizzleQuery): (args: unknown[]) => Row | undefined {
   const { sql } = query.toSQL()
-  const fields = orderSelectedFields((query as unknown as { config: { fields: Record<string, unknown> } }).config.fields)
+  const decode = rowDecoder<Row>(query)
+  const stmt = reader.prepare(sql).raw(true)
+  return (args) => {
+    const row = stmt.get(...args)
+    return row ? decode(row) : undefined
+  }
+}
+
+/**
+ * A raw row (the SELECT's or RETURNING's columns in order) decoded as drizzle decodes the
+ * query's selection: nested selections one level deep, a column's own driver mapping, null
+ * kept as null.
+ */
+export function rowDecoder<Row>(query: DrizzleQuery): (row: unknown[]) => Row {
+  const q = query as unknown as { config: { fields?: Record<string, unknown>; returning?: Array<{ path: string[]; field: unknown }> } }
+  const fields = q.config.fields ? orderSelectedFields(q.config.fields) : (q.config.returning ?? [])
   const plan = fields.map(({ path, field }) => {
-    if (!is(field, Column) || path.length > 2) throw new Error(`nativeGetOnce: only columns, one level deep (${path.join('.')})`)
+    if (!is(field, Column) || path.length > 2) throw new Error(`native read: only columns, one level deep (${path.join('.')})`)
     const column = field as Column
     // a column without its own mapping returns the driver's value as it is
     const decode: Decode | undefined = column.mapFromDriverValue === Column.prototype.mapFromDriverValue ? undefined : (v) => column.mapFromDriverValue(v)
     return { outer: path[0]!, inner: path[1], decode }
   })
-  const stmt = reader.prepare(sql).raw(true)
-  return (args) => {
-    const row = stmt.get(...args)
-    if (!row) return undefined
+  return (row) => {
     const out: Record<string, unknown> = {}
     for (let i = 0; i < plan.length; i++) {
       const { outer, inner, decode } = plan[i]!

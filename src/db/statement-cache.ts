@@ -25,6 +25,33 @@ type Prepare = (this: object, sql: string) => unknown
 
 let replicaOpened = false
 
+/** A transaction's native connection, under this key of the libSQL transaction (gate.ts; read by native-tx.ts). */
+export const NATIVE_TX = Symbol('slipway.native-tx')
+
+/** The probe `connectionOf` runs; the patched `prepare` notes which connection prepared it. */
+export const PROBE_SQL = 'SELECT 1 AS slipway_connection_probe'
+let probing = false
+let probed: object | undefined
+
+/**
+ * The native connection `run` prepares its statement on, when `run` prepares PROBE_SQL
+ * synchronously (the libSQL client's `execute` does, before its first await): so a
+ * transaction's own connection is found by asking it to run the probe. Undefined when the
+ * cache is not installed or `run` did not reach the connection.
+ */
+export function connectionOf(run: () => Promise<unknown>): object | undefined {
+  probing = true
+  probed = undefined
+  try {
+    run().catch(() => undefined)
+  } finally {
+    probing = false
+  }
+  const found = probed
+  probed = undefined
+  return found
+}
+
 /** Called before a process opens an embedded replica: statements are prepared afresh from then on. */
 export function disableStatementCache() {
   replicaOpened = true
@@ -35,6 +62,7 @@ export function installStatementCache() {
   if (proto[INSTALLED]) return
   const prepare = proto.prepare
   proto.prepare = function (this: { [CACHE]?: Map<string, unknown> }, sql: string) {
+    if (probing && sql === PROBE_SQL) probed = this
     if (replicaOpened) return prepare.call(this, sql)
     const cache = (this[CACHE] ??= new Map())
     let stmt = cache.get(sql)

@@ -4,6 +4,7 @@
  */
 import { and, asc, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm'
 import type { Executor } from '../db/client'
+import { nativeTx, txRead, txReadOne, txWrite } from '../db/native-tx'
 import { hintScheduled } from '../db/placement'
 import { newId } from '../lib/ids'
 import { outbox } from './schema'
@@ -49,11 +50,14 @@ function nudgeListeners() {
   }, 0))
 }
 
+// every scheduled job writes one (each published webhook event): run natively inside a local transaction (src/db/native-tx.ts)
+const outboxInsert = txWrite((db, v: OutboxRow) => db.insert(outbox).values({
+  id: v.id, topic: v.topic, tenantId: v.tenantId, payload: v.payload, runAt: v.runAt, createdAt: v.createdAt, dispatchedAt: v.dispatchedAt,
+}).onConflictDoNothing())
+
 export async function scheduleJob(db: Executor, job: NewJob, now: number): Promise<string> {
   const id = job.id ?? newId()
-  await db.insert(outbox).values({
-    id, topic: job.topic, tenantId: job.tenantId ?? null, payload: job.payload, runAt: job.runAt ?? now, createdAt: now, dispatchedAt: null,
-  }).onConflictDoNothing()
+  await outboxInsert(db, { id, topic: job.topic, tenantId: job.tenantId ?? null, payload: job.payload, runAt: job.runAt ?? now, createdAt: now, dispatchedAt: null })
   // tenants on databases of their own (docs/scaling.md): this database goes on the worker's list
   hintScheduled()
   nudgeListeners()
@@ -64,14 +68,31 @@ export async function scheduleJob(db: Executor, job: NewJob, now: number): Promi
  * Claims up to `limit` rows due at `now` for this worker, earliest first, in one
  * conditional write: their `run_at` moves to `until`, only where they are still due and
  * not queued (a row another worker claimed has its `run_at` ahead and is left alone).
- * Returns the rows this write changed.
+ * Returns the rows this write changed. Inside a local transaction (which holds the file's
+ * write lock from its start, so no other writer comes between) the due rows' ids are read,
+ * then each row is claimed by its id, natively (src/db/native-tx.ts): the one statement's
+ * builder cost more than the rows, and SQLite ran its outer loop over every due row.
  */
-export function claimDueJobs(tx: Executor, now: number, until: number, limit: number): Promise<OutboxRow[]> {
+export async function claimDueJobs(tx: Executor, now: number, until: number, limit: number): Promise<OutboxRow[]> {
+  if (nativeTx(tx)) {
+    const claimed: OutboxRow[] = []
+    for (const { id } of await dueIds(tx, { now, limit })) {
+      const row = await claimOne(tx, { id, now, until })
+      if (row) claimed.push(row)
+    }
+    return claimed
+  }
   const due = and(isNull(outbox.dispatchedAt), lte(outbox.runAt, now))
   return tx.update(outbox).set({ runAt: until })
     .where(and(inArray(outbox.id, tx.select({ id: outbox.id }).from(outbox).where(due).orderBy(asc(outbox.runAt)).limit(limit)), due))
     .returning()
 }
+
+const dueIds = txRead((db, v: { now: number; limit: number }) =>
+  db.select({ id: outbox.id }).from(outbox).where(and(isNull(outbox.dispatchedAt), lte(outbox.runAt, v.now))).orderBy(asc(outbox.runAt)).limit(v.limit))
+const claimOne = txReadOne((db, v: { id: string; now: number; until: number }) =>
+  db.update(outbox).set({ runAt: v.until }).where(and(eq(outbox.id, v.id), isNull(outbox.dispatchedAt), lte(outbox.runAt, v.now))).returning())
+const markOne = txWrite((db, v: { id: string; now: number }) => db.update(outbox).set({ dispatchedAt: v.now }).where(eq(outbox.id, v.id)))
 
 /** Whether a row is due at `now` and not queued: a read (on the pending index), so a sweep of an idle database writes nothing. */
 export async function hasDueJob(db: Executor, now: number): Promise<boolean> {
@@ -79,6 +100,10 @@ export async function hasDueJob(db: Executor, now: number): Promise<boolean> {
 }
 
 export async function markDispatched(db: Executor, ids: string[], now: number): Promise<void> {
+  if (nativeTx(db)) {
+    for (const id of ids) await markOne(db, { id, now })
+    return
+  }
   await db.update(outbox).set({ dispatchedAt: now }).where(inArray(outbox.id, ids))
 }
 

@@ -16,10 +16,11 @@ import { dropDelivery, findDeliveryWithWebhook } from './repo'
 import { DELIVER_TOPIC, type DeliveryJobPayload } from './schedule'
 import { deliveryHeaders } from './signature'
 import { attemptDelivery, type AttemptOutcome } from './transport'
-import { openSecret } from './secrets'
+import { secretOpener } from './secrets'
 
 export function registerWebhookJobs(runner: JobRunner) {
   const log = new AttemptLog(runner.deps)
+  const openSecret = secretOpener(runner.deps)
   runner.register(DELIVER_TOPIC, {
     // Delivery failures never throw (they are recorded and rescheduled below);
     // bunqueue's own retries only cover an unexpected error such as a database fault.
@@ -33,7 +34,7 @@ export function registerWebhookJobs(runner: JobRunner) {
       log.begin()
       let finished: FinishedAttempt | null
       try {
-        finished = await runAttempt(ctx.deps, ctx.tenantId, payload as DeliveryJobPayload)
+        finished = await runAttempt(ctx.deps, ctx.tenantId, payload as DeliveryJobPayload, openSecret)
       } catch (err) {
         log.abandon()
         throw err
@@ -47,7 +48,7 @@ export function registerWebhookJobs(runner: JobRunner) {
 }
 
 /** Sends the attempt when it is still due; answers what to record, or null when there is nothing to record. */
-async function runAttempt(deps: Deps, tenantId: string, job: DeliveryJobPayload): Promise<FinishedAttempt | null> {
+async function runAttempt(deps: Deps, tenantId: string, job: DeliveryJobPayload, openSecret: ReturnType<typeof secretOpener>): Promise<FinishedAttempt | null> {
   // The webhook is read again at each attempt, with the delivery in one query: a new
   // secret signs, a removed or disabled webhook, or one no longer asking for the type,
   // stops the delivery.
@@ -65,7 +66,7 @@ async function runAttempt(deps: Deps, tenantId: string, job: DeliveryJobPayload)
     await deps.database.write((tx) => dropDelivery(tx, tenantId, d.id, d.round, stop, now))
     return null
   }
-  const secret = openSecret(deps, hook)
+  const secret = openSecret(hook)
   const started = deps.clock.now()
   const headers = deliveryHeaders(secret, d.id, d.type, unixSeconds(started), d.body)
   const t0 = performance.now()

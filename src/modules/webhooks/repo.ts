@@ -4,7 +4,9 @@
  * except the few marked platform-wide (the operators' summary page and `slipway reseal`).
  */
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
-import type { Database, Executor } from '../../db/client'
+import type { Database, Db, Executor } from '../../db/client'
+import { nativeGetOnce } from '../../db/native-read'
+import { nativeTx, txReadOne, txWrite } from '../../db/native-tx'
 import { preparedOnce } from '../../db/prepared'
 import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
 import { newId } from '../../lib/ids'
@@ -16,9 +18,12 @@ export type DeliveryRow = typeof webhookDeliveries.$inferSelect
 export type AttemptRow = typeof webhookDeliveryAttempts.$inferSelect
 export type DevRouteRow = typeof webhookDevRoutes.$inferSelect
 
-/** The tenant's platform webhook in that environment (never a group subscription). */
-export function findWebhook(db: Executor, tenantId: string, environment: WebhookEnvironment) {
-  return db.select().from(webhooks).where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.owner, 'platform'), eq(webhooks.environment, environment))).get()
+const platformWebhook = txReadOne((db, v: { tenantId: string; environment: WebhookEnvironment }) =>
+  db.select().from(webhooks).where(and(eq(webhooks.tenantId, v.tenantId), eq(webhooks.owner, 'platform'), eq(webhooks.environment, v.environment))))
+
+/** The tenant's platform webhook in that environment (never a group subscription); read natively inside a local transaction (every published event reads it). */
+export async function findWebhook(db: Executor, tenantId: string, environment: WebhookEnvironment): Promise<WebhookRow | undefined> {
+  return platformWebhook(db, { tenantId, environment })
 }
 
 /** One of the tenant's webhooks of that owner by id. */
@@ -86,44 +91,56 @@ export interface NewDelivery {
   maxAttempts: number
 }
 
+type NewDeliveryRow = Omit<DeliveryRow, 'owner' | 'lastStatusCode' | 'lastError'> & { owner: WebhookOwner }
+
+// every published event writes one: run natively inside a local transaction (src/db/native-tx.ts)
+const deliveryInsert = txWrite((db, v: NewDeliveryRow) => db.insert(webhookDeliveries).values({
+  id: v.id, tenantId: v.tenantId, environment: v.environment, owner: v.owner, webhookId: v.webhookId, type: v.type, body: v.body, status: v.status,
+  round: v.round, attempts: v.attempts, maxAttempts: v.maxAttempts, nextAttemptAt: v.nextAttemptAt, createdAt: v.createdAt, updatedAt: v.updatedAt,
+}).onConflictDoNothing())
+
 /** A queued delivery at round 1, its first attempt due now. False when the id exists (a repeated event). */
 export async function insertDelivery(db: Executor, tenantId: string, d: NewDelivery, now: number): Promise<boolean> {
-  const inserted = await db.insert(webhookDeliveries).values({
-    ...d, tenantId, status: 'queued', round: 1, attempts: 0, nextAttemptAt: now, createdAt: now, updatedAt: now,
-  }).onConflictDoNothing().returning({ id: webhookDeliveries.id })
-  return inserted.length > 0
+  const changed = await deliveryInsert(db, {
+    id: d.id, tenantId, environment: d.environment, owner: d.owner ?? 'platform', webhookId: d.webhookId, type: d.type, body: d.body, status: 'queued',
+    round: 1, attempts: 0, maxAttempts: d.maxAttempts, nextAttemptAt: now, createdAt: now, updatedAt: now,
+  })
+  return changed > 0
 }
 
 /**
  * A delivery attempt's read: the delivery and its webhook (null when removed) in one
  * query, both the tenant's (the join matches the webhook on the tenant too). It runs
- * for every attempt, so it is prepared once per connection. Outside transactions only
- * (it runs on `db`'s connection).
+ * for every attempt: on a local file one native, prepared read on the reader connection
+ * (src/db/native-read.ts; the last committed state, which is what an attempt acts on: the
+ * attempt it follows was committed before its own job was), elsewhere a drizzle query
+ * prepared once per connection, outside transactions (it runs on `db`'s connection).
  */
-const deliveryWithWebhookQuery = preparedOnce('webhooks:delivery-with-webhook', (db) => {
+const deliveryWithWebhookSelect = (db: Db) => {
   const d = webhookDeliveries
   const w = webhooks
   return db.select({
     delivery: {
-      id: d.id,
-      tenantId: d.tenantId,
-      environment: d.environment,
-      webhookId: d.webhookId,
-      type: d.type,
-      body: d.body,
-      status: d.status,
-      round: d.round,
-      attempts: d.attempts,
-      maxAttempts: d.maxAttempts,
+      id: d.id, tenantId: d.tenantId, environment: d.environment, webhookId: d.webhookId, type: d.type, body: d.body,
+      status: d.status, round: d.round, attempts: d.attempts, maxAttempts: d.maxAttempts,
     },
     webhook: { id: w.id, tenantId: w.tenantId, url: w.url, eventTypes: w.eventTypes, status: w.status, secretSealed: w.secretSealed },
   }).from(d)
     .leftJoin(w, and(eq(w.tenantId, sql.placeholder('tenantId')), eq(w.id, d.webhookId)))
     .where(and(eq(d.tenantId, sql.placeholder('tenantId')), eq(d.id, sql.placeholder('id'))))
-    .prepare()
-})
+}
+const deliveryWithWebhookQuery = preparedOnce('webhooks:delivery-with-webhook', (db) => deliveryWithWebhookSelect(db).prepare())
+type DeliveryWithWebhook = NonNullable<Awaited<ReturnType<ReturnType<typeof deliveryWithWebhookQuery>['get']>>>
+// the placeholders in the SQL's order: the join's tenant, the delivery's tenant, its id
+const deliveryWithWebhookRead = nativeGetOnce<DeliveryWithWebhook, Database>('webhooks:delivery-with-webhook', deliveryWithWebhookSelect,
+  (database, tenantId, _sameTenant, id) => deliveryWithWebhookQuery(database).get({ tenantId, id }))
 
-export const findDeliveryWithWebhook = (database: Database, tenantId: string, id: string) => deliveryWithWebhookQuery(database).get({ tenantId, id })
+export async function findDeliveryWithWebhook(database: Database, tenantId: string, id: string): Promise<DeliveryWithWebhook | undefined> {
+  const found = await deliveryWithWebhookRead(database, tenantId, tenantId, id)
+  // the native read decodes a left join's missing row as columns of nulls, where drizzle answers null
+  if (found?.webhook && found.webhook.id === null) return { ...found, webhook: null }
+  return found
+}
 
 export function findDeliveryIn(db: Executor, tenantId: string, environment: WebhookEnvironment, id: string) {
   return db.select().from(webhookDeliveries)
@@ -143,9 +160,21 @@ export async function dropDelivery(db: Executor, tenantId: string, id: string, r
     .where(and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.id, id), eq(webhookDeliveries.status, 'queued'), eq(webhookDeliveries.round, round)))
 }
 
-/** Several attempts of the tenant's deliveries in one statement. */
+const attemptInsert = txWrite((db, v: AttemptRow) => db.insert(webhookDeliveryAttempts).values({
+  id: v.id, tenantId: v.tenantId, deliveryId: v.deliveryId, round: v.round, attempt: v.attempt, at: v.at, statusCode: v.statusCode, error: v.error, durationMs: v.durationMs,
+}))
+
+/**
+ * Several attempts of the tenant's deliveries: inside a local transaction one native insert
+ * each (src/db/native-tx.ts; a few µs, where the query builder's one statement of many rows
+ * cost more than the rows), otherwise one statement (one round trip to a server).
+ */
 export async function insertAttempts(db: Executor, tenantId: string, attempts: Array<Omit<AttemptRow, 'id' | 'tenantId'>>) {
   if (!attempts.length) return
+  if (nativeTx(db)) {
+    for (const a of attempts) await attemptInsert(db, { id: newId(), tenantId, ...a })
+    return
+  }
   await db.insert(webhookDeliveryAttempts).values(attempts.map((a) => ({ id: newId(), tenantId, ...a })))
 }
 
@@ -162,6 +191,12 @@ export interface AttemptSettlement extends AttemptResult {
   attempt: number
 }
 
+const d = webhookDeliveries
+const attemptSettle = txReadOne((db, v: AttemptSettlement & { tenantId: string; previous: number; now: number }) => db.update(d)
+  .set({ status: v.status, attempts: v.attempt, lastStatusCode: v.lastStatusCode, lastError: v.lastError, nextAttemptAt: v.nextAttemptAt, updatedAt: v.now })
+  .where(and(eq(d.tenantId, v.tenantId), eq(d.id, v.id), eq(d.status, 'queued'), eq(d.round, v.round), eq(d.attempts, v.previous)))
+  .returning({ id: d.id, round: d.round, attempts: d.attempts, status: d.status, nextAttemptAt: d.nextAttemptAt }))
+
 /**
  * Records the outcome of attempt `attempt` of `round` for several of the tenant's
  * deliveries in one statement (at most one entry per delivery): each row changes only
@@ -170,6 +205,15 @@ export interface AttemptSettlement extends AttemptResult {
  */
 export async function settleAttempts(db: Executor, tenantId: string, entries: AttemptSettlement[], now: number) {
   if (!entries.length) return []
+  if (nativeTx(db)) {
+    // inside a local transaction: one native update each (as insertAttempts)
+    const settled = []
+    for (const e of entries) {
+      const row = await attemptSettle(db, { ...e, tenantId, previous: e.attempt - 1, now })
+      if (row) settled.push(row)
+    }
+    return settled
+  }
   // VALUES columns are column1..column7 in this order: id, round, attempt, status, code, error, next attempt
   const values = sql.join(entries.map((e) => sql`(${e.id}, ${e.round}, ${e.attempt}, ${e.status}, ${e.lastStatusCode}, ${e.lastError}, ${e.nextAttemptAt})`), sql`, `)
   const rows = await db.all<{ id: string; round: number; attempts: number; status: string; next_attempt_at: number | null }>(sql`
