@@ -101,7 +101,7 @@ async function main() {
   runner?.start()
   const app = createApp(deps, { scalarScript, queue: runner, opsOnly: config.role === 'worker' })
   const fetch = bunFetch(app)
-  server.reload({ fetch })
+  server.reload({ fetch, routes: fetch.routes })
   // the sandbox simulator's deposits a stopped server left mid-way, resumed where background work runs (docs/bank-ramp.md)
   if (runner && deps.bankRampSimulator) {
     deps.bankRampSimulator.resume().then(
