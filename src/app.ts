@@ -8,11 +8,12 @@ import { Elysia } from 'elysia'
 import pkg from '../package.json' with { type: 'json' }
 import type { Deps } from './deps'
 import { corePlugin, ErrorStyles, observed } from './http/core'
+import { fixedAnswer } from './http/server-routes'
 import { docsPlugin, scalarFromSource, type DocsScript } from './http/openapi'
 import { setSocketSource, stateOf } from './http/request-state'
 import { inRequestScope, placementOf } from './db/placement'
 import { authRoutes } from './modules/auth'
-import { healthRoutes } from './modules/health'
+import { healthRoutes, LIVENESS } from './modules/health'
 import type { JobRunner } from './jobs/runner'
 import { buildServices } from './services'
 import { passwordResetRoutes } from './modules/password-reset'
@@ -57,14 +58,22 @@ export interface App {
   handle(request: Request): Promise<Response>
   /** the routes as Elysia registered them (method, path, hooks with their schemas): for tests that read them */
   readonly routes: ReadonlyArray<{ method: string; path: string; hooks?: unknown }>
+  /**
+   * Answers a server may give from its own router, before `fetch` (Bun.serve's `routes`:
+   * matched natively, the query ignored), each the same answer the app gives for that path
+   * and method, with the request id, log line and metric (fixedAnswer). `GET /health`, the
+   * probe load balancers call most, skips the app's routing and request state this way.
+   */
+  readonly serverRoutes: Readonly<Record<string, { GET: (request: Request) => Response }>>
 }
 
 export function createApp(deps: Deps, opts: AppOptions = {}): App {
   const styles = new ErrorStyles()
   const services = buildServices(deps)
+  const serverRoutes = { '/health': { GET: fixedAnswer(deps, '/health', LIVENESS) } }
   if (opts.opsOnly) {
     const ops = new Elysia().use(corePlugin(deps, styles)).use(healthRoutes(deps, opts.queue))
-    return { ...observed(deps, ops), routes: ops.routes }
+    return { ...observed(deps, ops), routes: ops.routes, serverRoutes }
   }
   let app: App | undefined
   const built = new Elysia()
@@ -121,7 +130,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
   }
   styles.build(built.routes)
   withoutBodyParsers(built.routes)
-  app = requestScoped(deps, { ...observed(deps, built), routes: built.routes })
+  app = requestScoped(deps, { ...observed(deps, built), routes: built.routes, serverRoutes })
   sim?.attach((r) => app!.handle(r))
   cardSandbox?.attach((r) => app!.handle(r))
   return app
@@ -138,6 +147,7 @@ function requestScoped(deps: Deps, app: App): App {
   const { fetch, handle } = app
   return {
     routes: app.routes,
+    serverRoutes: app.serverRoutes,
     fetch: (request) => inRequestScope(deps.database, () => fetch(request)),
     handle: (request) => inRequestScope(deps.database, () => handle(request)),
   }
@@ -157,7 +167,8 @@ function withoutBodyParsers(routes: ReadonlyArray<{ method: string; hooks?: unkn
  * A fetch handler for Bun.serve that records the socket's address for client-IP rules,
  * and counts requests in flight so a shutdown can drain them: once `draining` is set,
  * answers carry `Connection: close`, so no client sends another request on a connection
- * the server is about to close.
+ * the server is about to close. Its `routes` (the app's server routes) go beside it, in
+ * Bun.serve's `routes`.
  */
 export function bunFetch(app: App) {
   const state = { inFlight: 0, lastRequestAt: 0, draining: false }
@@ -183,5 +194,17 @@ export function bunFetch(app: App) {
     }
     return out instanceof Promise ? out.then(done, failed) : done(out)
   }
-  return Object.assign(handler, { state })
+  // the app's server routes (App.serverRoutes), answered synchronously: counted for draining the same way
+  const routes: Record<string, { GET: (request: Request) => Response }> = {}
+  for (const [path, { GET: answer }] of Object.entries(app.serverRoutes)) {
+    routes[path] = {
+      GET: (request) => {
+        state.lastRequestAt = performance.now()
+        const res = answer(request)
+        if (state.draining) res.headers.set('connection', 'close')
+        return res
+      },
+    }
+  }
+  return Object.assign(handler, { state, routes })
 }

@@ -123,7 +123,7 @@ async function main() {
   const app = createApp(deps, { scalarScript, queue: runner, opsOnly: config.role === 'worker' })
   mark('app')
   const fetch = bunFetch(app)
-  server.reload({ fetch })
+  server.reload({ fetch, routes: fetch.routes })
   let stopping = false
   // Background work (the job runner, the sandboxes' resumed work) starts a moment after the
   // server answers, so the first requests do not wait behind it (the event loop is one thread).

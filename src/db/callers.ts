@@ -25,8 +25,17 @@ const actorSelect = (db: Db) => db
   .leftJoin(tenants, eq(tenants.id, users.tenantId))
   .where(eq(users.id, sql.placeholder('id')))
 const actorQuery = preparedOnce('users:actor-by-id', (db) => actorSelect(db).prepare())
-type ActorRow = NonNullable<Awaited<ReturnType<ReturnType<typeof actorQuery>['get']>>>
-const actorRead = nativeGetOnce<ActorRow, Database>('users:actor-by-id', actorSelect, (database, id) => actorQuery(database).get({ id }))
+/**
+ * The row, with the tenant's settings as stored (JSON text) on the native read, decoded on the
+ * other paths: most bearer routes never read the settings, and parsing them was about a
+ * microsecond of every bearer request (http/auth.ts `callerOf` parses them on first use).
+ */
+type ActorRow = Omit<NonNullable<Awaited<ReturnType<ReturnType<typeof actorQuery>['get']>>>, 'tenantSettings'> & {
+  tenantSettings: Record<string, unknown> | string | null
+}
+const actorRead = nativeGetOnce<ActorRow, Database>('users:actor-by-id', actorSelect, (database, id) => actorQuery(database).get({ id }), {
+  undecoded: ['tenantSettings'],
+})
 
 export const findActor = async (database: Database, id: string): Promise<ActorRow | undefined> => actorRead(database, id)
 

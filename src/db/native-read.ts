@@ -79,18 +79,32 @@ type Decode = (value: unknown) => unknown
  * undefined when there is no such row. `fallback` runs where there is no reader (memory,
  * server, replica).
  */
-export function nativeGetOnce<Row, D extends ReadDatabase>(key: string, build: (db: D['db']) => DrizzleQuery, fallback: (database: D, ...args: string[]) => Promise<Row | undefined>) {
+export function nativeGetOnce<Row, D extends ReadDatabase>(
+  key: string,
+  build: (db: D['db']) => DrizzleQuery,
+  fallback: (database: D, ...args: string[]) => Promise<Row | undefined>,
+  opts: NativeGetOptions = {},
+) {
   return (database: D, ...args: string[]): Promise<Row | undefined> | Row | undefined => {
     const reader = database.reader?.()
     if (!reader) return fallback(database, ...args)
-    const read = database.memo(`native:${key}`, () => compile<Row>(reader, build(database.db)))
+    const read = database.memo(`native:${key}`, () => compile<Row>(reader, build(database.db), opts.undecoded ?? []))
     return read(args)
   }
 }
 
-function compile<Row>(reader: NativeReader, query: DrizzleQuery): (args: unknown[]) => Row | undefined {
+export interface NativeGetOptions {
+  /**
+   * Top-level fields whose value is handed over as the driver gives it, not decoded (a JSON
+   * column's text, not its parsed value): for a caller that decodes it only when it is used.
+   * The fallback's rows have them decoded; the caller takes both.
+   */
+  undecoded?: readonly string[]
+}
+
+function compile<Row>(reader: NativeReader, query: DrizzleQuery, undecoded: readonly string[]): (args: unknown[]) => Row | undefined {
   const { sql } = query.toSQL()
-  const decode = rowDecoder<Row>(query)
+  const decode = rowDecoder<Row>(query, undecoded)
   const stmt = reader.prepare(sql).raw(true)
   return (args) => {
     const row = stmt.get(...args)
@@ -103,14 +117,15 @@ function compile<Row>(reader: NativeReader, query: DrizzleQuery): (args: unknown
  * query's selection: nested selections one level deep, a column's own driver mapping, null
  * kept as null.
  */
-export function rowDecoder<Row>(query: DrizzleQuery): (row: unknown[]) => Row {
+export function rowDecoder<Row>(query: DrizzleQuery, undecoded: readonly string[] = []): (row: unknown[]) => Row {
   const q = query as unknown as { config: { fields?: Record<string, unknown>; returning?: Array<{ path: string[]; field: unknown }> } }
   const fields = q.config.fields ? orderSelectedFields(q.config.fields) : (q.config.returning ?? [])
   const plan = fields.map(({ path, field }) => {
     if (!is(field, Column) || path.length > 2) throw new Error(`native read: only columns, one level deep (${path.join('.')})`)
     const column = field as Column
     // a column without its own mapping returns the driver's value as it is
-    const decode: Decode | undefined = column.mapFromDriverValue === Column.prototype.mapFromDriverValue ? undefined : (v) => column.mapFromDriverValue(v)
+    const asIs = column.mapFromDriverValue === Column.prototype.mapFromDriverValue || (path.length === 1 && undecoded.includes(path[0]!))
+    const decode: Decode | undefined = asIs ? undefined : (v) => column.mapFromDriverValue(v)
     return { outer: path[0]!, inner: path[1], decode }
   })
   return (row) => {

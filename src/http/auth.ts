@@ -40,10 +40,28 @@ export async function loadCaller(deps: Deps, claims: AccessClaims): Promise<Call
 export function callerOf(row: NonNullable<Awaited<ReturnType<typeof findActor>>>): Caller {
   const { user } = row
   const actor: Actor = { userId: user.id, tenantId: user.tenantId, role: user.role, user }
-  const tenant = user.tenantId === null || row.tenantName === null
-    ? null
-    : { id: user.tenantId, name: row.tenantName, settings: row.tenantSettings as Record<string, unknown> }
+  const tenant = user.tenantId === null || row.tenantName === null ? null : tenantOf(user.tenantId, row.tenantName, row.tenantSettings)
   return { actor, tenant }
+}
+
+/**
+ * The caller's tenant. Settings read as stored (JSON text: the native credential read) are
+ * parsed on first use, once per request, so a route that never reads them does not pay for
+ * them; each request still gets its own object, as before.
+ */
+function tenantOf(id: string, name: string, settings: Record<string, unknown> | string | null): SignedTenant {
+  if (typeof settings !== 'string') return { id, name, settings: settings as Record<string, unknown> }
+  let parsed: Record<string, unknown> | undefined
+  return {
+    id,
+    name,
+    get settings() {
+      return (parsed ??= JSON.parse(settings) as Record<string, unknown>)
+    },
+    set settings(value) {
+      parsed = value
+    },
+  }
 }
 
 /** The bearer token of an `Authorization` header, or undefined. */

@@ -83,7 +83,8 @@ export interface HttpServer {
 
 /** Serves the app over real HTTP on 127.0.0.1, on `port` or a free one. */
 export function serve(t: TestApp, port = 0): HttpServer {
-  const server = Bun.serve({ hostname: '127.0.0.1', port, fetch: bunFetch(t.app), maxRequestBodySize: SERVER_MAX_REQUEST_BODY_SIZE })
+  const fetch = bunFetch(t.app)
+  const server = Bun.serve({ hostname: '127.0.0.1', port, fetch, routes: fetch.routes, maxRequestBodySize: SERVER_MAX_REQUEST_BODY_SIZE })
   return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) }
 }
 

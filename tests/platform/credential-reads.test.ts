@@ -68,3 +68,22 @@ test('a tenant disabled and committed refuses its users\' tokens and its API key
   const res = await f.api.post('/v1/auth/register', { username: 'after_disable', email: 'after@example.com', password: 'Str0ng-Passw0rd' }, { signedBy: other })
   expect(res.status).toBe(404)
 })
+
+test('the caller\'s tenant settings, kept as text by the native read and parsed on first use, are the stored settings, a fresh object per request', async () => {
+  const { loadCaller } = await import('@/http/auth')
+  const { verifyAccessToken } = await import('@/lib/jwt')
+  const { tenants } = await import('@/db/schema')
+  const { eq } = await import('drizzle-orm')
+  const claims = verifyAccessToken(t.deps.jwtKey, user.accessToken, t.deps.clock.now())!
+  const stored = await t.deps.database.db.select({ settings: tenants.settings }).from(tenants).where(eq(tenants.id, tenant.id)).get()
+  const first = (await loadCaller(t.deps, claims))!.tenant!
+  const second = (await loadCaller(t.deps, claims))!.tenant!
+  expect(first.settings).toEqual(stored!.settings)
+  expect(first.settings).toBe(first.settings)
+  expect(second.settings).not.toBe(first.settings)
+  // spread and serialised as a plain object would be
+  expect({ ...first }).toEqual({ id: tenant.id, name: first.name, settings: stored!.settings })
+  expect(JSON.parse(JSON.stringify(first)).settings).toEqual(stored!.settings)
+  first.settings = { replaced: true }
+  expect(first.settings).toEqual({ replaced: true })
+})

@@ -3,6 +3,7 @@ import { parse } from 'yaml'
 import { eq } from 'drizzle-orm'
 import { tenants } from '@/db/schema'
 import { observed } from '@/http/core'
+import { bunFetch } from '@/app'
 import { ADMIN, makeApp, serve, type HttpServer, type TestApp } from '@tests/helpers/app'
 import { Api } from '@tests/helpers/client'
 import { Factory } from '@tests/helpers/factories'
@@ -106,6 +107,51 @@ describe('request log and metrics around the app', () => {
     const metrics = await t.deps.metrics.render()
     expect(metrics).toMatch(/slipway_http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} [1-9]/)
     expect(metrics).toMatch(/slipway_http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/admin\/webhook-deliveries",status="200"\} [1-9]/)
+  })
+
+  test('GET /health from the server\'s own router: the app\'s answer, its id, one log line and the metric; other methods and paths reach the app', async () => {
+    const viaApp = await t.handle(new Request('http://localhost/health'))
+    const before = (await t.deps.metrics.render()).match(/slipway_http_request_duration_seconds_count\{method="GET",route="\/health",status="200"\} (\d+)/)
+    const viaServer = await fetch(`${server.url}/health?probe=1`)
+    expect(viaServer.status).toBe(200)
+    expect(await viaServer.text()).toBe(await viaApp.text())
+    const names = (h: Headers) => Object.keys(h.toJSON()).filter((k) => k !== 'date' && k !== 'content-length').sort()
+    expect(names(viaServer.headers)).toEqual(names(viaApp.headers))
+    expect(viaServer.headers.get('content-type')).toBe(viaApp.headers.get('content-type'))
+    const rid = viaServer.headers.get('x-request-id')!
+    expect(rid).toMatch(/^[0-9a-f-]{36}$/)
+    expect(rid).not.toBe(viaApp.headers.get('x-request-id'))
+    const head = await fetch(`${server.url}/health`, { method: 'HEAD' })
+    expect(head.status).toBe(200)
+    expect(await head.text()).toBe('')
+    t.deps.logger.flush()
+    const lines = t.logs.map((l) => JSON.parse(l)).filter((e) => e.requestId === rid)
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatchObject({ level: 'info', msg: 'request', method: 'GET', path: '/health', status: 200 })
+    expect(typeof lines[0].durationMs).toBe('number')
+    const after = (await t.deps.metrics.render()).match(/slipway_http_request_duration_seconds_count\{method="GET",route="\/health",status="200"\} (\d+)/)
+    expect(Number(after![1])).toBe(Number(before![1]) + 1)
+    // what the server's router does not take reaches the app, as before
+    const post = await fetch(`${server.url}/health`, { method: 'POST' })
+    expect(post.status).toBe(404)
+    expect(post.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    const slash = await fetch(`${server.url}/health/`)
+    expect(slash.status).toBe(200)
+    expect(await slash.json()).toEqual({ status: 'ok' })
+  })
+
+  test('the server routes are counted for draining: once draining, their answers carry Connection: close', () => {
+    const fetch = bunFetch(t.app)
+    expect(Object.keys(fetch.routes)).toEqual(['/health'])
+    const before = fetch.state.lastRequestAt
+    const open = fetch.routes['/health']!.GET(new Request('http://localhost/health'))
+    expect(open.status).toBe(200)
+    expect(open.headers.get('connection')).toBeNull()
+    expect(fetch.state.lastRequestAt).toBeGreaterThan(before)
+    fetch.state.draining = true
+    const closing = fetch.routes['/health']!.GET(new Request('http://localhost/health'))
+    expect(closing.headers.get('connection')).toBe('close')
+    expect(closing.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
   })
 
   test('an answer whose headers cannot change (a redirect or a fetched answer under Deno) is copied to carry the request id', async () => {

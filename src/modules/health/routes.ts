@@ -26,10 +26,16 @@ const descriptions = {
     \`Authorization: Bearer <METRICS_TOKEN>\` or a platform admin's access token.`,
 }
 
+/**
+ * The liveness answer. The server also answers `GET /health` from Bun's own router, before
+ * this app (src/app.ts, `serverRoutes`), with these same bytes and headers.
+ */
+export const LIVENESS = Object.freeze({ status: 'ok' as const })
+
 export function healthRoutes(deps: Deps, queue?: QueueProbe) {
   return new Elysia({ detail: { tags: ['Operations'] } })
     .use(security(deps))
-    .get('/health', () => ({ status: 'ok' as const }), {
+    .get('/health', () => LIVENESS, {
       response: { 200: t.Object({ status: t.Literal('ok') }) },
       detail: { operationId: 'health', summary: 'Liveness probe', description: 'No credentials; touches nothing but the process.' },
     })

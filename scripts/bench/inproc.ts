@@ -1,0 +1,131 @@
+/**
+ * The request path in process, without sockets or a load generator: CPU time per request of
+ * `app.fetch` for `GET /health` and the bearer read, beside the same work done bare in the
+ * same process (`Response.json`; the floor's inline HMAC, native prepared `get` and view).
+ * The process's own CPU time (all threads), minimum of BENCH_ROUNDS rounds of N requests each
+ * (the minimum: on a shared machine every disturbance only adds). Stable where wrk's rates
+ * move by a fifth, so it is the guide for changes on a busy machine; wrk (core.ts) decides.
+ *
+ *   bun scripts/bench/inproc.ts                 (N=50000 per round, 7 rounds)
+ *   bun --cpu-prof --cpu-prof-dir=DIR scripts/bench/inproc.ts bearer
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import Database from 'libsql'
+import { loadConfig } from '../../src/config'
+import { buildDeps } from '../../src/deps'
+import { applyMigrations } from '../../src/db/migrate'
+import { createApp } from '../../src/app'
+import { createLogger } from '../../src/lib/logger'
+import { setSocketIp } from '../../src/http/request-state'
+import { ensureBootstrapAdmin } from '../../src/modules/auth/service'
+
+const N = Number(process.env.BENCH_N ?? 50_000)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
+const only = process.argv[2]
+const dir = mkdtempSync(join(tmpdir(), 'slipway-inproc-'))
+const dbPath = join(dir, 'bench.db')
+const JWT_SECRET = 'bench-secret-bench-secret-bench-secret'
+const config = loadConfig({
+  DATABASE_URL: `file:${dbPath}`, JWT_SECRET, MASTER_KEY: Buffer.alloc(32, 9).toString('base64'),
+  PUBLIC_BASE_URL: 'http://slipway.test', PORTFOLIO_SNAPSHOTS: 'off', TRUSTED_PROXIES: '127.0.0.1',
+})
+// the log lines are made and buffered as in production; only the write to stdout is left out
+let logged = 0
+const logger = createLogger({ sink: { write: (chunk) => { logged += chunk.length } } })
+const deps = await buildDeps(config, { logger, migrate: applyMigrations })
+await ensureBootstrapAdmin(deps, 'bench', 'Bench-passw0rd')
+const app = createApp(deps)
+const base = 'http://slipway.test'
+const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const res = await app.handle(new Request(base + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) }))
+  return res.json() as Promise<any>
+}
+const admin = await call('POST', '/v1/auth/admin/login', { username: 'bench', password: 'Bench-passw0rd' })
+const tenant = await call('POST', '/v1/admin/tenants', { name: 'bench' }, { authorization: `Bearer ${admin.accessToken}` })
+const regBody = JSON.stringify({ username: 'bench_user', email: 'bench@example.com', password: 'Bench-passw0rd' })
+const ts = String(Math.floor(Date.now() / 1000))
+const sig = createHmac('sha256', tenant.apiSecret).update(`POST\n/v1/auth/register\n${ts}\n${createHash('sha256').update(regBody).digest('hex')}`).digest('hex')
+const user = await call('POST', '/v1/auth/register', JSON.parse(regBody), { 'x-tenant-api-key': tenant.apiKey, 'x-timestamp': ts, 'x-signature': sig })
+const token = `Bearer ${user.accessToken}`
+const profileUrl = `${base}/v1/users/${user.user.id}`
+
+// the floor's work, bare, in this process (scripts/bench/servers/bare-auth-native.ts, bare-users.ts)
+const SQL = 'select u.*, t.status as tenant_status from users u left join tenants t on t.id = u.tenant_id where u.id = ?'
+const view = (u: Record<string, unknown>) => ({
+  id: u.id, tenantId: u.tenant_id, username: u.username, email: u.email, displayName: u.display_name, role: u.role, status: u.status,
+  createdAt: new Date(Number(u.created_at)).toISOString(), updatedAt: new Date(Number(u.updated_at)).toISOString(),
+})
+const secret = new TextEncoder().encode(JWT_SECRET)
+const native = new Database(dbPath)
+const one = native.prepare(SQL)
+function floor(req: Request): Response {
+  const auth = req.headers.get('authorization')!
+  const [header, payload, signature] = auth.slice(7).split('.')
+  const expected = createHmac('sha256', secret).update(`${header}.${payload}`).digest()
+  const given = Buffer.from(signature!, 'base64url')
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new Error('bad token')
+  JSON.parse(Buffer.from(header!, 'base64url').toString())
+  const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString())
+  const u = one.get(claims.sub) as Record<string, unknown>
+  return Response.json(view(u))
+}
+
+async function cpuPer(fn: () => unknown): Promise<number> {
+  let best = Infinity
+  for (let r = 0; r < ROUNDS; r++) {
+    const t0 = process.cpuUsage()
+    for (let i = 0; i < N; i++) {
+      const out = fn()
+      const res = out instanceof Promise ? await out : out
+      // the body read as a server would send it
+      await (res as Response).arrayBuffer()
+    }
+    const d = process.cpuUsage(t0)
+    best = Math.min(best, (d.user + d.system) / N)
+  }
+  return best
+}
+
+const cases: Array<[string, () => unknown]> = [
+  ['health: Response.json', () => Response.json({ status: 'ok' })],
+  ['health: Slipway app.fetch', () => app.fetch(new Request(`${base}/health`))],
+  ['bearer: floor (HMAC, native get, view, Response.json)', () => floor(new Request(profileUrl, { headers: { authorization: token } }))],
+  ['bearer: Slipway app.fetch', () => app.fetch(new Request(profileUrl, { headers: { authorization: token } }))],
+]
+// signed registrations, each with its own signature and client address (argon2 runs on its own threads; counted too)
+let reg = 0
+const registration = () => {
+  const i = reg++
+  const body = JSON.stringify({ username: `inproc_${i}`, email: `inproc${i}@example.com`, password: 'Bench-passw0rd' })
+  const at = String(Math.floor(Date.now() / 1000))
+  const signature = createHmac('sha256', tenant.apiSecret).update(`POST\n/v1/auth/register\n${at}\n${createHash('sha256').update(body).digest('hex')}`).digest('hex')
+  const request = new Request(`${base}/v1/auth/register`, {
+    method: 'POST',
+    body,
+    headers: {
+      'content-type': 'application/json', 'x-tenant-api-key': tenant.apiKey, 'x-timestamp': at, 'x-signature': signature,
+      'x-forwarded-for': `10.9.${(i >> 8) & 255}.${i & 255}`,
+    },
+  })
+  setSocketIp(request, '127.0.0.1')
+  return Promise.resolve(app.fetch(request)).then((res) => {
+    if (res.status !== 201) throw new Error(`registration answered ${res.status}`)
+    return res
+  })
+}
+if (only === 'register') cases.push(['register: Slipway app.fetch, one at a time', registration])
+const check = await app.fetch(new Request(profileUrl, { headers: { authorization: token } }))
+if (check.status !== 200) throw new Error(`bearer read answered ${check.status}`)
+for (const [name, fn] of cases) {
+  if (only && !name.startsWith(only)) continue
+  console.log(`${name.padEnd(56)} ${(await cpuPer(fn)).toFixed(2)} µs CPU/request`)
+}
+logger.flush()
+deps.database.close()
+native.close()
+// KEEP=1 keeps the database (its path and the user's id printed) for looking at the rows afterwards
+if (process.env.KEEP) console.log(dbPath, user.user.id)
+else rmSync(dir, { recursive: true, force: true })
