@@ -35580,10 +35580,10 @@ export interface operations {
                      *         {
                      *           "network": "sepolia",
                      *           "dayWei": "text",
-                     *           "dayUsd": "text",
+                     *           "dayUsd": "1000000",
                      *           "dayOperations": 1,
                      *           "monthWei": "text",
-                     *           "monthUsd": "text",
+                     *           "monthUsd": "1000000",
                      *           "monthOperations": 1
                      *         }
                      *       ]
@@ -35601,7 +35601,7 @@ export interface operations {
                             network: string;
                             /** @description gas counted today (UTC): settled operations at what they cost, those in flight at their maximum (ERC-7677 ones until their receipt is found, or nothing once expired unused) */
                             dayWei: string;
-                            /** @description the same in USD, an exact decimal string: each operation at the rate recorded when it was sponsored (one without a rate counts 0) */
+                            /** @description the same in USD, an exact decimal string without trailing zeros: each operation at the rate recorded when it was sponsored (one without a rate counts 0) */
                             dayUsd: string;
                             dayOperations: number;
                             /** @description the same for the UTC month */
@@ -35685,10 +35685,10 @@ export interface operations {
                      *         {
                      *           "network": "sepolia",
                      *           "dayWei": "text",
-                     *           "dayUsd": "text",
+                     *           "dayUsd": "1000000",
                      *           "dayOperations": 1,
                      *           "monthWei": "text",
-                     *           "monthUsd": "text",
+                     *           "monthUsd": "1000000",
                      *           "monthOperations": 1
                      *         }
                      *       ]
@@ -35706,7 +35706,7 @@ export interface operations {
                             network: string;
                             /** @description gas counted today (UTC): settled operations at what they cost, those in flight at their maximum (ERC-7677 ones until their receipt is found, or nothing once expired unused) */
                             dayWei: string;
-                            /** @description the same in USD, an exact decimal string: each operation at the rate recorded when it was sponsored (one without a rate counts 0) */
+                            /** @description the same in USD, an exact decimal string without trailing zeros: each operation at the rate recorded when it was sponsored (one without a rate counts 0) */
                             dayUsd: string;
                             dayOperations: number;
                             /** @description the same for the UTC month */

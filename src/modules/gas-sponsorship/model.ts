@@ -1,10 +1,12 @@
 /** The gas sponsorship routes' schemas: the schema is the type. */
 import { t } from 'elysia'
 import { GAS_OPERATION_KINDS } from './schema'
-import { USD_PATTERN } from './usd'
+import { USD_ANSWER_PATTERN, USD_PATTERN, USD_TOTAL_PATTERN } from './usd'
 
 const Wei = (description: string) => t.Union([t.String({ pattern: '^[0-9]{1,30}$', description }), t.Null()])
 const Usd = (description: string) => t.Union([t.String({ pattern: USD_PATTERN, maxLength: 31, description }), t.Null()])
+/** as answered: stored without trailing zeros whatever the request wrote (`1.50` answers `1.5`) */
+const UsdAnswer = (description: string) => t.Union([t.String({ pattern: USD_ANSWER_PATTERN, maxLength: 31, description }), t.Null()])
 const USD_NOTE = 'USD as an exact decimal string (`2.5`), each operation at the price adapter\'s rate for the native coin when it is sponsored'
 const Kind = t.Union(GAS_OPERATION_KINDS.map((k) => t.Literal(k)))
 
@@ -38,9 +40,9 @@ export const GasPolicy = t.Object({
   userDailyLimitWei: Wei('the most gas (wei of the native coin, an integer string) sponsored for one user per UTC day; null: no limit'),
   tenantMonthlyBudgetWei: Wei('the most gas (wei, an integer string) sponsored for the whole tenant per UTC month; null: no limit'),
   maxPerOperationWei: Wei('the most one operation may cost (wei, an integer string); null: no limit'),
-  userDailyLimitUsd: Usd(`the user's daily limit in USD; null: none (${USD_NOTE})`),
-  tenantMonthlyBudgetUsd: Usd(`the tenant's monthly budget in USD; null: none (${USD_NOTE})`),
-  maxPerOperationUsd: Usd(`the most one operation may cost in USD; null: no limit (${USD_NOTE})`),
+  userDailyLimitUsd: UsdAnswer(`the user's daily limit in USD; null: none (${USD_NOTE})`),
+  tenantMonthlyBudgetUsd: UsdAnswer(`the tenant's monthly budget in USD; null: none (${USD_NOTE})`),
+  maxPerOperationUsd: UsdAnswer(`the most one operation may cost in USD; null: no limit (${USD_NOTE})`),
   operations: t.Array(t.String()),
   allowlist: t.Array(t.Object({ contract: t.String(), selectors: t.Array(t.String()) })),
   sponsorshipAvailable: t.Boolean({ description: 'whether this deployment has a bundler, a paymaster and its signer (sealed in the database: slipway paymaster signer) for the network' }),
@@ -55,10 +57,10 @@ const UsageLine = t.Object({
     description: 'gas counted today (UTC): settled operations at what they cost, those in flight at their maximum (ERC-7677 ones until their receipt is found, '
       + 'or nothing once expired unused)',
   }),
-  dayUsd: t.String({ description: 'the same in USD, an exact decimal string: each operation at the rate recorded when it was sponsored (one without a rate counts 0)' }),
+  dayUsd: t.String({ pattern: USD_TOTAL_PATTERN, description: 'the same in USD, an exact decimal string without trailing zeros: each operation at the rate recorded when it was sponsored (one without a rate counts 0)' }),
   dayOperations: t.Integer(),
   monthWei: t.String({ description: 'the same for the UTC month' }),
-  monthUsd: t.String({ description: 'the same for the UTC month, in USD' }),
+  monthUsd: t.String({ pattern: USD_TOTAL_PATTERN, description: 'the same for the UTC month, in USD' }),
   monthOperations: t.Integer(),
 })
 

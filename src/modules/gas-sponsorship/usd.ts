@@ -9,6 +9,10 @@ const ONE = 10n ** SCALE
 
 /** the pattern of a USD amount a policy takes: up to 12 integer digits and 18 decimals */
 export const USD_PATTERN = '^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,18})?$'
+/** the same as answered: written without trailing zeros (`1.5`, never `1.50`), as every decimal amount the API answers */
+export const USD_ANSWER_PATTERN = '^(0|[1-9][0-9]{0,11})(\\.[0-9]{0,17}[1-9])?$'
+/** a running total in USD as answered (no bound on its integer digits), without trailing zeros */
+export const USD_TOTAL_PATTERN = '^(0|[1-9][0-9]*)(\\.[0-9]{0,17}[1-9])?$'
 
 /** a non-negative decimal string as atto-USD; digits past the 18th decimal round up */
 export function parseUsd(s: string): bigint {
