@@ -57,7 +57,10 @@ const UsageLine = t.Object({
     description: 'gas counted today (UTC): settled operations at what they cost, those in flight at their maximum (ERC-7677 ones until their receipt is found, '
       + 'or nothing once expired unused)',
   }),
-  dayUsd: t.String({ pattern: USD_TOTAL_PATTERN, description: 'the same in USD, an exact decimal string without trailing zeros: each operation at the rate recorded when it was sponsored (one without a rate counts 0)' }),
+  dayUsd: t.String({
+    pattern: USD_TOTAL_PATTERN,
+    description: 'the same in USD, an exact decimal string without trailing zeros: each operation at the rate recorded when it was sponsored (one without a rate counts 0)',
+  }),
   dayOperations: t.Integer(),
   monthWei: t.String({ description: 'the same for the UTC month' }),
   monthUsd: t.String({ pattern: USD_TOTAL_PATTERN, description: 'the same for the UTC month, in USD' }),
