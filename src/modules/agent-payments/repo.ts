@@ -5,6 +5,7 @@
  */
 import { and, desc, eq, gte, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
+import { statementOf } from '../../db/batch'
 import {
   apAgents, apApiKeys, apApprovals, apAuditLog, apExecutions, apMandates, apMerchants, apPolicies,
   apShoppers, type ShopperRow, type AgentRow, type ApiKeyRow, type ApprovalRow, type AuditRow,
@@ -158,6 +159,8 @@ export async function insertAudit(db: Executor, row: AuditRow) {
   await db.insert(apAuditLog).values(row)
 }
 
+export const insertAuditStatement = (db: Executor, row: AuditRow) => statementOf(db.insert(apAuditLog).values(row))
+
 export function listAudit(db: Executor, tenantId: string, f: { resourceType?: string; resourceId?: string; actorType?: AuditRow['actorType']; limit: number; offset: number }) {
   const where = and(
     eq(apAuditLog.tenantId, tenantId),
@@ -208,6 +211,14 @@ export async function moveMandate(db: Executor, tenantId: string, id: string, fr
 export async function insertExecution(db: Executor, row: ExecutionRow) {
   await db.insert(apExecutions).values(row)
 }
+
+/**
+ * The insert as a statement of a write batch, written only if `onlyIf` holds when it runs: else
+ * its id is NULL, SQLite refuses the row (`NOT NULL constraint failed: ap_executions.id`) and the
+ * batch (one transaction) writes nothing.
+ */
+export const insertExecutionStatementIf = (db: Executor, row: ExecutionRow, onlyIf: SQL) =>
+  statementOf(db.insert(apExecutions).values({ ...row, id: sql`CASE WHEN ${onlyIf} THEN ${row.id} END` as unknown as string }))
 
 export function findExecution(db: Executor, tenantId: string, id: string) {
   return db.select().from(apExecutions).where(and(eq(apExecutions.tenantId, tenantId), eq(apExecutions.id, id))).get()
@@ -263,6 +274,8 @@ export function mandateExecutions(db: Executor, tenantId: string, mandateId: str
 export async function insertApproval(db: Executor, row: ApprovalRow) {
   await db.insert(apApprovals).values(row)
 }
+
+export const insertApprovalStatement = (db: Executor, row: ApprovalRow) => statementOf(db.insert(apApprovals).values(row))
 
 export function findApproval(db: Executor, tenantId: string, id: string) {
   return db.select().from(apApprovals).where(and(eq(apApprovals.tenantId, tenantId), eq(apApprovals.id, id))).get()

@@ -6,6 +6,7 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../../db/client'
 import { preparedOnce } from '../../db/prepared'
+import { statementOf } from '../../db/batch'
 import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
 import { newId } from '../../lib/ids'
 import { secretAad } from './secrets'
@@ -84,6 +85,13 @@ export interface NewDelivery {
   /** the body exactly as every attempt sends it */
   body: string
   maxAttempts: number
+}
+
+/** The row `insertDelivery` writes, as a statement of a write batch (a fresh event id: nothing to refuse). */
+export function insertDeliveryStatement(db: Executor, tenantId: string, d: NewDelivery, now: number) {
+  return statementOf(db.insert(webhookDeliveries).values({
+    ...d, tenantId, status: 'queued', round: 1, attempts: 0, nextAttemptAt: now, createdAt: now, updatedAt: now,
+  }).onConflictDoNothing())
 }
 
 /** A queued delivery at round 1, its first attempt due now. False when the id exists (a repeated event). */
