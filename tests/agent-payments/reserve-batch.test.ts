@@ -13,6 +13,7 @@ import { sql } from 'drizzle-orm'
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core'
 import { agentWindow, sumAtMost } from '@/modules/agent-payments/executions/reserve-conditions'
 import { toUnits } from '@/modules/agent-payments/policies/policy'
+import * as repo from '@/modules/agent-payments/repo'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 
@@ -143,4 +144,23 @@ describe('an execution as one write batch', () => {
     expect(await count('ap_audit_log', `action = 'execution.created' AND resource_id IN (SELECT id FROM ap_executions WHERE agent_id = ?)`, [agentId])).toBe(2)
     expect(await count('ap_audit_log', `action = 'approval.created' AND resource_id IN (SELECT id FROM ap_approvals WHERE agent_id = ?)`, [agentId])).toBe(1)
   })
+
+  test('the spend summed in SQL equals the rows added up in JavaScript, a waiting one left out when asked', async () => {
+    const agentId = await agentWith([{ interval: 'daily', amount: '1000' }])
+    const ids: string[] = []
+    for (const amount of ['0.000001', '1.999999', '3.5', '0.25']) {
+      const r = await f.api.post(`${BASE}/executions`, { agentId, merchantId, amount, currency: 'USDC', rail: 'onchain' }, as(admin))
+      expect(r.body.status).toBe('requires_approval')
+      ids.push(r.body.id)
+    }
+    const db = t.deps.database.db
+    const now = t.clock.now()
+    const windows = [{ start: 0, end: null }, { start: now - 60_000, end: now + 60_000 }, { start: now + 60_000, end: null }]
+    const rows = await repo.countedExecutions(db, tenant.id, agentId, 0)
+    const total = rows.reduce((n, r) => n + toUnits(r.amount), 0n)
+    expect(total).toBe(toUnits('5.75'))
+    expect(await repo.countedSums(db, tenant.id, agentId, windows)).toEqual([{ units: total, count: 4 }, { units: total, count: 4 }, { units: 0n, count: 0 }])
+    expect((await repo.countedSums(db, tenant.id, agentId, windows, ids[2]))![0]).toEqual({ units: toUnits('2.25'), count: 3 })
+  })
 })
+

@@ -6,6 +6,7 @@
 import { and, desc, eq, gte, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
 import { statementOf } from '../../db/batch'
+import { AMOUNT_LIMBS, MAX_WHOLE_DIGITS, unitsOfLimbs } from './amount-sql'
 import {
   apAgents, apApiKeys, apApprovals, apAuditLog, apExecutions, apMandates, apMerchants, apPolicies,
   apShoppers, type ShopperRow, type AgentRow, type ApiKeyRow, type ApprovalRow, type AuditRow,
@@ -257,6 +258,26 @@ export function countedExecutions(db: Executor, tenantId: string, agentId: strin
   const countedAt = sql<number>`coalesce(${apExecutions.countedAt}, ${apExecutions.createdAt})`
   return db.select({ id: apExecutions.id, amount: apExecutions.amount, countedAt }).from(apExecutions)
     .where(and(eq(apExecutions.tenantId, tenantId), eq(apExecutions.agentId, agentId), inArray(apExecutions.status, COUNTED_STATUSES), gte(countedAt, since)))
+}
+
+/**
+ * What `countedExecutions` adds up, summed in SQL (amount-sql.ts): per window, the units of 1e-18
+ * counted in it and how many; one row back whatever the number of executions. Null when a whole
+ * part is too long to sum there (the caller adds the rows up itself).
+ */
+export async function countedSums(db: Executor, tenantId: string, agentId: string, windows: Array<{ start: number; end: number | null }>, excludeId?: string) {
+  const since = Math.min(...windows.map((w) => w.start))
+  const cols = windows.map((w) => {
+    const inW = w.end === null ? sql`ca >= ${w.start}` : sql`ca >= ${w.start} AND ca < ${w.end}`
+    const sum = (limb: string) => sql`CAST(coalesce(sum(CASE WHEN ${inW} THEN ${sql.raw(limb)} END), 0) AS TEXT)`
+    return sql`${sum('w')}, ${sum('h')}, ${sum('l')}, count(CASE WHEN ${inW} THEN 1 END)`
+  })
+  const statuses = sql.join(COUNTED_STATUSES.map((s) => sql`${s}`), sql`, `)
+  const [row] = await db.values<unknown[]>(sql`SELECT coalesce(max(wl), 0), ${sql.join(cols, sql`, `)} FROM (
+    SELECT ${AMOUNT_LIMBS}, coalesce(counted_at, created_at) AS ca FROM ap_executions
+    WHERE tenant_id = ${tenantId} AND agent_id = ${agentId} AND status IN (${statuses}) AND coalesce(counted_at, created_at) >= ${since}${excludeId ? sql` AND id <> ${excludeId}` : sql``})`)
+  if (!row || Number(row[0]) > MAX_WHOLE_DIGITS) return null
+  return windows.map((_, i) => ({ units: unitsOfLimbs(row[1 + 4 * i], row[2 + 4 * i], row[3 + 4 * i]), count: Number(row[4 + 4 * i]) }))
 }
 
 /**

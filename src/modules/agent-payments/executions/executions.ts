@@ -80,12 +80,14 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
   }
   const seen = await replay()
   if (seen) return { execution: executionView(seen), created: false }
-  const agent0 = await visibleAgent(scope, input.agentId)
-  // an execution under a mandate: found here (404), judged with the policy in the reserving transaction below
-  const mandate0 = input.mandateId === undefined ? undefined : await repo.findMandate(db, scope.tenantId, input.mandateId)
+  // read at once (each a round trip to a server), answered in this order: an execution under a mandate is judged with the policy below
+  const [agent0, mandate0, merchant0] = await Promise.all([
+    visibleAgent(scope, input.agentId),
+    input.mandateId === undefined ? undefined : repo.findMandate(db, scope.tenantId, input.mandateId),
+    input.merchantId === undefined ? undefined : repo.findMerchant(db, scope.tenantId, input.merchantId),
+  ])
   if (input.mandateId !== undefined && !mandate0) throw new NotFoundError('Mandate not found', { code: 'MANDATE_NOT_FOUND' })
   const resourceUrl = resourceUrlOf(scope, input)
-  const merchant0 = input.merchantId === undefined ? undefined : await repo.findMerchant(db, scope.tenantId, input.merchantId)
   if (input.merchantId !== undefined && !merchant0) throw new NotFoundError('Merchant not found', { code: 'MERCHANT_NOT_FOUND' })
   const wallet = await findWallet(db, scope.tenantId, agent0.walletId)
   const walletNetwork = wallet && lookupChain(wallet.chain) ? (wallet.isTestnet ? lookupChain(wallet.chain)!.chain.testnet.id : wallet.chain) : null

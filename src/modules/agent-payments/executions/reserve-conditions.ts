@@ -5,14 +5,13 @@
  * version, the merchant, the merchants at the payee's address, the mandate), and every limit still
  * has room for the amount, summed in SQL over the executions counted in its window now.
  *
- * Amounts are decimal strings (up to 27 integer and 18 fractional digits): SQLite sums them
- * exactly as three integer limbs per row (the whole part, then two 9-digit parts of the fraction),
- * carried and compared with the room left (`max - amount`, as the same limbs). A whole part longer
- * than 15 digits fails the condition (the sum could leave 64 bits): the write then goes the
- * interactive way, where the limit is judged in JavaScript.
+ * Amounts are summed exactly as integer limbs (amount-sql.ts), carried and compared with the room
+ * left (`max - amount`, as the same limbs). A whole part longer than 15 digits fails the condition
+ * (the sum could leave 64 bits): the write then goes the interactive way, judged in JavaScript.
  */
 import { sql, type SQL } from 'drizzle-orm'
 import { COUNTED_STATUSES } from '../record-types'
+import { AMOUNT_LIMBS, MAX_WHOLE_DIGITS } from '../amount-sql'
 
 const E9 = 1_000_000_000n
 const E18 = E9 * E9
@@ -22,23 +21,16 @@ const MAX_WHOLE = 4_000_000_000_000_000_000n
 const counted = sql.raw(COUNTED_STATUSES.map((s) => `'${s}'`).join(', '))
 export const countedAtSql = sql.raw('coalesce(counted_at, created_at)')
 
-/** The limbs of `amount` per row: whole part, fraction digits 1-9 and 10-18, and the whole part's length. */
-const LIMBS = sql.raw(`
-  CAST(CASE WHEN instr(amount, '.') = 0 THEN amount ELSE substr(amount, 1, instr(amount, '.') - 1) END AS INTEGER) AS w,
-  CAST(substr(CASE WHEN instr(amount, '.') = 0 THEN '' ELSE substr(amount, instr(amount, '.') + 1) END || '000000000000000000', 1, 9) AS INTEGER) AS h,
-  CAST(substr(CASE WHEN instr(amount, '.') = 0 THEN '' ELSE substr(amount, instr(amount, '.') + 1) END || '000000000000000000', 10, 9) AS INTEGER) AS l,
-  CASE WHEN instr(amount, '.') = 0 THEN length(amount) ELSE instr(amount, '.') - 1 END AS wl`)
-
 /** The counted executions matching `where` (a condition on ap_executions' columns) sum to at most `room` (units of 1e-18, >= 0). */
 export function sumAtMost(where: SQL, room: bigint): SQL {
   const r = room > MAX_WHOLE * E18 ? MAX_WHOLE * E18 : room
   const rw = r / E18
   const rh = (r % E18) / E9
   const rl = r % E9
-  return sql`(SELECT CASE WHEN m > 15 THEN 0 WHEN w2 < ${rw} THEN 1 WHEN w2 > ${rw} THEN 0 WHEN h2 < ${rh} THEN 1 WHEN h2 > ${rh} THEN 0 ELSE l2 <= ${rl} END
+  return sql`(SELECT CASE WHEN m > ${MAX_WHOLE_DIGITS} THEN 0 WHEN w2 < ${rw} THEN 1 WHEN w2 > ${rw} THEN 0 WHEN h2 < ${rh} THEN 1 WHEN h2 > ${rh} THEN 0 ELSE l2 <= ${rl} END
     FROM (SELECT m, w + (h + l / 1000000000) / 1000000000 AS w2, (h + l / 1000000000) % 1000000000 AS h2, l % 1000000000 AS l2
       FROM (SELECT coalesce(sum(w), 0) AS w, coalesce(sum(h), 0) AS h, coalesce(sum(l), 0) AS l, coalesce(max(wl), 0) AS m
-        FROM (SELECT ${LIMBS} FROM ap_executions WHERE status IN (${counted}) AND ${where})))) = 1`
+        FROM (SELECT ${AMOUNT_LIMBS} FROM ap_executions WHERE status IN (${counted}) AND ${where})))) = 1`
 }
 
 /** How many counted executions match `where`. */
