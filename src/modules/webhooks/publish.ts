@@ -8,7 +8,7 @@
 import type { Executor, InStatement, Tx } from '../../db/client'
 import { scheduleJobStatement } from '../../jobs/outbox'
 import { EVENT_ID, eventBody, newEventId } from './events'
-import { activeOwnedWebhooks, findWebhook, insertDeliveryStatement, type WebhookRow } from './repo'
+import { activeOwnedWebhooks, eventWebhooks, findWebhook, insertDeliveryStatement, type WebhookRow } from './repo'
 import { DELIVER_TOPIC, MAX_ATTEMPTS, queueDelivery } from './schedule'
 import type { WebhookEnvironment, WebhookOwner } from './schema'
 
@@ -80,11 +80,9 @@ export interface EventTargets { platform: Map<WebhookEnvironment, WebhookRow | u
 export async function eventTargets(
   db: Executor, tenantId: string, environments: WebhookEnvironment[], owner?: Exclude<WebhookOwner, 'platform'>,
 ): Promise<EventTargets> {
-  const [owned, ...platform] = await Promise.all([
-    owner ? activeOwnedWebhooks(db, tenantId, owner) : Promise.resolve([]),
-    ...environments.map((e) => findWebhook(db, tenantId, e)),
-  ])
-  return { platform: new Map(environments.map((e, i) => [e, platform[i]])), owned }
+  const rows = await eventWebhooks(db, tenantId, environments, owner)
+  const platform = rows.filter((w) => w.owner === 'platform')
+  return { platform: new Map(environments.map((e) => [e, platform.find((w) => w.environment === e)])), owned: rows.filter((w) => owner && w.owner === owner) }
 }
 
 /**

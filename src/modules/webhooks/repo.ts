@@ -3,7 +3,7 @@
  * webhook_dev_routes): the one file that touches them. Every function takes the tenant id first after the executor,
  * except the few marked platform-wide (the operators' summary page and `slipway reseal`).
  */
-import { and, desc, eq, inArray, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, or, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../../db/client'
 import { preparedOnce } from '../../db/prepared'
 import { statementOf } from '../../db/batch'
@@ -40,6 +40,12 @@ export async function listOwnedWebhooks(db: Executor, tenantId: string, owner: W
 /** The tenant's active webhooks of that owner (the fan-out of an event). */
 export function activeOwnedWebhooks(db: Executor, tenantId: string, owner: WebhookOwner) {
   return db.select().from(webhooks).where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.owner, owner), eq(webhooks.status, 'active')))
+}
+
+/** In one read: the platform's webhooks of `environments` (any status) and the active webhooks of `owner`. */
+export function eventWebhooks(db: Executor, tenantId: string, environments: WebhookEnvironment[], owner?: WebhookOwner) {
+  const platform = and(eq(webhooks.owner, 'platform'), inArray(webhooks.environment, environments))
+  return db.select().from(webhooks).where(and(eq(webhooks.tenantId, tenantId), owner ? or(platform, and(eq(webhooks.owner, owner), eq(webhooks.status, 'active'))) : platform))
 }
 
 /** One page of one webhook's deliveries, newest first, and the total. */

@@ -118,7 +118,8 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
       if (!agent || (mandate0 && !mandate)) break
       const now = scope.deps.clock.now()
       const reserveInput = { agent, wallet, merchant: merchant0, mandate, amount: input.amount, currency: input.currency, rail: input.rail, network, row: rowAt(agent, now) }
-      const r = await reserveInOneBatch(scope, reserveInput, now)
+      // the first try judges without reading what the limits hold (the batch's conditions check them at the primary)
+      const r = await reserveInOneBatch(scope, reserveInput, now, attempt > 0)
       if (r === 'refused') break
       if (r !== 'stale') out = { row: r, fresh: true }
     }

@@ -5,7 +5,9 @@
  * (`Database.writeBatch`, one transaction). The execution's insert carries the judgement's
  * conditions (reserve-conditions.ts): when any no longer holds at the primary, its id is NULL,
  * SQLite refuses the row (NOT NULL), and the batch writes nothing; the caller judges again.
- * Idempotency is the tenant's unique index on the key, as before.
+ * Idempotency is the tenant's unique index on the key, as before. The first try does not read what
+ * the agent's limits hold (a scan of its counted executions): it judges the rest, and the conditions
+ * hold the limits; a try after a failed one reads it, so a payment over a limit is judged a refusal.
  *
  * Only a judgement that lets the payment go on (allow, or waiting for an approval or a
  * confirmation) is written this way: a refusal (deny, or no consent of the wallet's owner) goes
@@ -59,7 +61,7 @@ export function staleReservation(err: unknown): boolean {
  * or why it went no further: `refused` (a deny or no consent: the caller judges it in a write
  * transaction), `stale` (the conditions failed at the primary: nothing written).
  */
-export async function reserveInOneBatch(scope: Scope, input: ReserveInput, now: number): Promise<ExecutionRow | 'refused' | 'stale'> {
+export async function reserveInOneBatch(scope: Scope, input: ReserveInput, now: number, readSpend = true): Promise<ExecutionRow | 'refused' | 'stale'> {
   const db = scope.deps.database.db
   const { agent, merchant, mandate, row } = input
   const t = scope.tenantId
@@ -83,7 +85,9 @@ export async function reserveInOneBatch(scope: Scope, input: ReserveInput, now: 
       AND category IS ${merchant.category} AND pay_to_network = ${merchant.payToNetwork} AND pay_to_address = ${merchant.payToAddress})`)
   }
   if (payee) conds.push(sql`${payeeFingerprint(t, input.network, payee.address, evm)} IS ${payeeFingerprintOf(payee.merchants)}`)
-  const { spent, executionsToday } = await spendOf(db, t, agent.id, policy, now)
+  // the spend is read only when asked (`readSpend`): a judgement without it passes the limits, and the
+  // insert's conditions hold them (a limit without room fails the batch; the caller asks again with the spend read)
+  const { spent, executionsToday } = readSpend ? await spendOf(db, t, agent.id, policy, now) : { spent: {}, executionsToday: 0 }
   const verdict: Judgement = judge({
     agent, policy, amount: input.amount, currency: input.currency, rail: input.rail, network: input.network, now,
     merchant: merchant && { id: merchant.id, status: merchant.status, category: merchant.category, network: merchant.payToNetwork }, payee, spent, executionsToday,
