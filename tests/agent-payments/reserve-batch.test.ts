@@ -16,6 +16,7 @@ import { toUnits } from '@/modules/agent-payments/policies/policy'
 import * as repo from '@/modules/agent-payments/repo'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
+import { startSqld, type Sqld } from '@tests/helpers/sqld'
 
 const BASE = '/v1/agent-payments'
 const as = (u: SignedInUser) => ({ token: u.accessToken })
@@ -62,14 +63,16 @@ describe('limbs: sums of decimal strings in SQL', () => {
   })
 })
 
-describe('an execution as one write batch', () => {
+for (const where of ['a file', 'a remote primary (sqld)'] as const) describe(`an execution as one write batch, on ${where}`, () => {
+  let sqld: Sqld | undefined
   let t: TestApp
   let f: Factory
   let tenant: Tenant
   let admin: SignedInUser
   let merchantId: string
   beforeAll(async () => {
-    t = await makeApp()
+    sqld = where === 'a file' ? undefined : await startSqld()
+    t = await makeApp(sqld ? { env: { DATABASE_URL: sqld.url } } : {})
     f = new Factory(t)
     tenant = await f.tenant()
     admin = await f.tenantAdmin(tenant)
@@ -77,7 +80,10 @@ describe('an execution as one write batch', () => {
     expect(m.status).toBe(201)
     merchantId = m.body.id
   })
-  afterAll(() => t?.close())
+  afterAll(async () => {
+    t?.close()
+    await sqld?.stop()
+  })
 
   async function agentWith(limits: Array<{ interval: string; amount: string }>) {
     const owner = await f.user(tenant)

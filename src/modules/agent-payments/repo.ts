@@ -60,8 +60,12 @@ export async function insertPolicy(db: Executor, row: PolicyRow) {
 }
 
 export function findPolicy(db: Executor, tenantId: string, id: string) {
-  return db.select().from(apPolicies).where(and(eq(apPolicies.tenantId, tenantId), eq(apPolicies.id, id), isNull(apPolicies.deletedAt))).get()
+  return policyQuery(db, tenantId, id).get()
 }
+
+/** `findPolicy` as a query (a list of at most one), to send with other reads (`readAll`). */
+export const policyQuery = (db: Executor, tenantId: string, id: string) =>
+  db.select().from(apPolicies).where(and(eq(apPolicies.tenantId, tenantId), eq(apPolicies.id, id), isNull(apPolicies.deletedAt))).limit(1)
 
 export function listPolicies(db: Executor, tenantId: string, f: { limit: number; offset: number }) {
   const where = and(eq(apPolicies.tenantId, tenantId), isNull(apPolicies.deletedAt))

@@ -80,7 +80,13 @@ export interface EventTargets { platform: Map<WebhookEnvironment, WebhookRow | u
 export async function eventTargets(
   db: Executor, tenantId: string, environments: WebhookEnvironment[], owner?: Exclude<WebhookOwner, 'platform'>,
 ): Promise<EventTargets> {
-  const rows = await eventWebhooks(db, tenantId, environments, owner)
+  return eventTargetsOf(await eventWebhooks(db, tenantId, environments, owner), environments, owner)
+}
+
+/** `eventTargets`' read as a query, to send with other reads (`readAll`); `eventTargetsOf` reads its rows. */
+export const eventTargetsQuery = eventWebhooks
+
+export function eventTargetsOf(rows: WebhookRow[], environments: WebhookEnvironment[], owner?: Exclude<WebhookOwner, 'platform'>): EventTargets {
   const platform = rows.filter((w) => w.owner === 'platform')
   return { platform: new Map(environments.map((e) => [e, platform.find((w) => w.environment === e)])), owned: rows.filter((w) => owner && w.owner === owner) }
 }

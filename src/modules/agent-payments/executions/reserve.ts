@@ -16,16 +16,17 @@
  */
 import { sql, type SQL } from 'drizzle-orm'
 import type { InStatement } from '../../../db/client'
+import { readAll } from '../../../db/batch'
 import { jobsScheduled, scheduleJobStatement } from '../../../jobs/outbox'
 import { newId } from '../../../lib/ids'
-import { eventTargets } from '../../webhooks'
+import { eventTargetsOf, eventTargetsQuery } from '../../webhooks'
 import { lookupChain } from '../../tokens'
 import type { WalletRow } from '../../wallets'
 import type { Scope } from '../agents/credentials'
 import { tenantManagesUserWallets } from '../agents/wallet-consent'
 import { changeStatements } from '../changes'
 import { judge, policyTimeZone, toUnits, windowOf, type Judgement } from '../policies/policy'
-import { payeeAt, spendOf, withMandate } from '../policies/judging'
+import { spendOf, withMandate } from '../policies/judging'
 import * as repo from '../repo'
 import type { AgentRow, ApprovalRow, ExecutionRow, MandateRow, MerchantRow } from '../schema'
 import type { ExecutionStatus, Rail } from '../record-types'
@@ -73,12 +74,17 @@ export async function reserveInOneBatch(scope: Scope, input: ReserveInput, now: 
     AND wallet_id = ${agent.walletId} AND wallet_consent_by IS ${agent.walletConsentBy})`)
   const payTo = merchant?.payToAddress ?? null
   const evm = lookupChain(input.network)?.chain.family === 'evm'
-  const [policy, payee, targets] = await Promise.all([
-    agent.policyId ? repo.findPolicy(db, t, agent.policyId) : Promise.resolve(undefined),
-    payTo ? payeeAt(db, t, input.network, payTo) : Promise.resolve(null),
-    eventTargets(db, t, [row.environment], 'agent_payments'),
+  if (!agent.policyId) return 'refused'
+  // one request to a server for the three (readAll)
+  const [policies, merchantsAtPayTo, hooks] = await readAll(scope.deps.database, [
+    repo.policyQuery(db, t, agent.policyId),
+    repo.merchantsAt(db, t, input.network, payTo ?? '', evm),
+    eventTargetsQuery(db, t, [row.environment], 'agent_payments'),
   ])
+  const policy = policies[0]
   if (!policy) return 'refused'
+  const payee = payTo ? { address: payTo, merchants: merchantsAtPayTo.map((m) => ({ id: m.id, status: m.status })) } : null
+  const targets = eventTargetsOf(hooks, [row.environment], 'agent_payments')
   conds.push(sql`EXISTS (SELECT 1 FROM ap_policies WHERE tenant_id = ${t} AND id = ${policy.id} AND version = ${policy.version} AND deleted_at IS NULL)`)
   if (merchant) {
     conds.push(sql`EXISTS (SELECT 1 FROM ap_merchants WHERE tenant_id = ${t} AND id = ${merchant.id} AND status = ${merchant.status}
