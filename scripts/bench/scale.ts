@@ -192,6 +192,8 @@ try {
     console.log(`recorded ${s} (${res.status}): ${r.streams.length} streams, ${r.streams.flat().length} round trips, ${n} statements (BEGIN and COMMIT included)`)
   }
   recorded.proc.kill()
+  // the recording proxy's server would keep this script running after its report
+  proxy.close()
   const recFile = join(dir, 'recording.json')
   writeFileSync(recFile, JSON.stringify(recording))
   const raw = await spawnServer(['scripts/bench/servers/raw-sqld.ts'], { RAW_SQLD_URL: recSqld.url, RAW_RECORDING: recFile, RAW_KNOWN: JSON.stringify([...new Set(known)]) })
