@@ -4,7 +4,6 @@
  * `onchain` rail (pay.ts). Decisions: docs/agent-payments.md, "Executions".
  */
 import { uniqueViolation } from '../../../db/client'
-import { scheduleJob } from '../../../jobs/outbox'
 import { BadRequestError, ConflictError, NotFoundError } from '../../../lib/errors'
 import type { ErrorCode } from '../../../lib/error-codes'
 import { newId } from '../../../lib/ids'
@@ -12,7 +11,6 @@ import { AddressRefused, checkSubscriptionUrl } from '../../webhooks'
 import { lookupChain } from '../../tokens'
 import { findWallet } from '../../wallets'
 import { visibleAgent } from '../agents/agents'
-import { recordChange } from '../changes'
 import type { Scope } from '../agents/credentials'
 import type { CreateExecution, ExecutionListQuery } from './execution-model'
 import { moveExecution, payExecution } from './pay'
@@ -20,12 +18,11 @@ import { reserveInOneBatch } from './reserve'
 import { reserveInTransaction } from './reserve-in-transaction'
 import { toUnits, fromUnits } from '../policies/policy'
 import { moveApproval } from './approvals'
-import { watchPayment } from './moves'
 import { judgeAgain } from '../policies/judging'
 import * as repo from '../repo'
 import type { AgentRow, ExecutionRow } from '../schema'
 import type { ExecutionStatus } from '../record-types'
-import { approvalView, executionView } from '../views'
+import { executionView } from '../views'
 import { prose } from '../../../http/prose'
 
 const executionNotFound = () => new NotFoundError('Execution not found')
@@ -59,10 +56,10 @@ function resourceUrlOf(scope: Scope, input: CreateExecution): string | null {
   }
 }
 
-/** the statuses with a receipt: paid (refunds are merchant-side records) */
 /** batches tried while their conditions fail, before the interactive way */
 const BATCH_ATTEMPTS = 3
 
+/** the statuses with a receipt: paid (refunds are merchant-side records) */
 const PAID: ExecutionStatus[] = ['succeeded', 'refunded', 'partially_refunded']
 
 /**
