@@ -25,7 +25,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startSqld, type Sqld } from '../../tests/helpers/sqld'
-import { freePort, load, median, requireWrk, spawnServer, type Result, type Server } from './lib'
+import { readdirSync, readFileSync } from 'node:fs'
+import { cpuMs, freePort, load, median, requireWrk, spawnServer, type Result, type Server } from './lib'
 import type { Item, RecordedStmt, Recording, Round } from './servers/raw-sqld'
 
 requireWrk()
@@ -99,6 +100,21 @@ async function loadAll(name: string, targets: Target[], connections = CONNS): Pr
     max: Math.max(...rs.map((r) => r.max ?? 0)), errors: rs.reduce((n, r) => n + r.errors, 0), non2xx: rs.reduce((n, r) => n + r.non2xx, 0),
   }
 }
+
+/** The pid of the sqld listening on `port` (from /proc), for its CPU time. */
+function sqldPid(port: number): number | undefined {
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0')
+      if (cmd.some((a) => a.endsWith('sqld')) && cmd.includes(`127.0.0.1:${port}`)) return Number(d)
+    } catch { /* gone */ }
+  }
+  return undefined
+}
+
+/** CPU time (ms, all threads) of the processes, summed. */
+const cpuOf = async (pids: number[]) => (await Promise.all(pids.map((p) => cpuMs(p)))).reduce<number>((n, c) => n + (c ?? 0), 0)
 
 /** A proxy in front of sqld that makes the client speak JSON Hrana and records what it sends while `on`. */
 function recorder(upstream: string) {
@@ -176,6 +192,8 @@ try {
     console.log(`recorded ${s} (${res.status}): ${r.streams.length} streams, ${r.streams.flat().length} round trips, ${n} statements (BEGIN and COMMIT included)`)
   }
   recorded.proc.kill()
+  // the recording proxy's server would keep this script running after its report
+  proxy.close()
   const recFile = join(dir, 'recording.json')
   writeFileSync(recFile, JSON.stringify(recording))
   const raw = await spawnServer(['scripts/bench/servers/raw-sqld.ts'], { RAW_SQLD_URL: recSqld.url, RAW_RECORDING: recFile, RAW_KNOWN: JSON.stringify([...new Set(known)]) })
@@ -201,20 +219,28 @@ try {
   const tb = await setup(b.url, 'top_b')
   const tc = await setup(edges[0]!.url, 'top_c')
 
-  const topologies: Array<[string, (s: Scenario) => Target[]]> = [
-    ['raw sqld (same statements)', (s) => [{ url: raw.url, path: `/${s}`, body: '{}', headers: { 'content-type': 'application/json' } }]],
-    ['(a) one process, file', (s) => [{ url: a.url, ...ta[s] }]],
-    ['(b) remote primary', (s) => [{ url: b.url, ...tb[s] }]],
-    ['(c) 1 edge', (s) => [{ url: edges[0]!.url, ...tc[s] }]],
-    ['(c) 3 edges', (s) => edges.map((e) => ({ url: e.url, ...tc[s] }))],
+  // CPU time per answered request: the API processes (or the raw replayer) and the sqld they write to
+  const pidsOf = (servers: Server[], sqld: Sqld | undefined) => ({ app: servers.map((x) => x.proc.pid), db: sqld ? [sqldPid(sqld.port)].filter((x): x is number => !!x) : [] })
+  const topologies: Array<[string, (s: Scenario) => Target[], { app: number[]; db: number[] }]> = [
+    ['raw sqld (same statements)', (s) => [{ url: raw.url, path: `/${s}`, body: '{}', headers: { 'content-type': 'application/json' } }], pidsOf([raw], recSqld)],
+    ['(a) one process, file', (s) => [{ url: a.url, ...ta[s] }], pidsOf([a], undefined)],
+    ['(b) remote primary', (s) => [{ url: b.url, ...tb[s] }], pidsOf([b], sqldB)],
+    ['(c) 1 edge', (s) => [{ url: edges[0]!.url, ...tc[s] }], pidsOf([edges[0]!], sqldC)],
+    ['(c) 3 edges', (s) => edges.map((e) => ({ url: e.url, ...tc[s] })), pidsOf(edges, sqldC)],
   ]
   const results = new Map<string, Result[]>()
+  const cpu = new Map<string, { app: number; db: number; n: number }>()
   for (const s of ['wallet', 'execution'] as const) {
-    for (const [name, targets] of topologies) await loadAll('warm-up', targets(s)).catch(() => undefined)
+    for (const [, targets] of topologies) await loadAll('warm-up', targets(s)).catch(() => undefined)
     for (let k = 0; k < ROUNDS; k++) {
-      for (const [name, targets] of topologies) {
+      for (const [name, targets, pids] of topologies) {
         const key = `${s}|${name}`
-        results.set(key, [...(results.get(key) ?? []), await loadAll(name, targets(s))])
+        const [app0, db0] = [await cpuOf(pids.app), await cpuOf(pids.db)]
+        const r = await loadAll(name, targets(s))
+        const [app1, db1] = [await cpuOf(pids.app), await cpuOf(pids.db)]
+        const c = cpu.get(key) ?? { app: 0, db: 0, n: 0 }
+        cpu.set(key, { app: c.app + app1 - app0, db: c.db + db1 - db0, n: c.n + r.rps * SECONDS })
+        results.set(key, [...(results.get(key) ?? []), r])
       }
     }
   }
@@ -232,14 +258,16 @@ try {
   for (const s of ['wallet', 'execution'] as const) {
     const title = s === 'wallet' ? 'wallet creation, POST /v1/wallets/' : 'agent-payment execution, POST /v1/agent-payments/executions'
     console.log(`\n${title} (${CONNS} connections per process, median of ${ROUNDS} rounds)`)
-    console.log(`${'topology'.padEnd(30)}${'req/s'.padEnd(9)}${'p99 ms'.padEnd(9)}${'non-2xx'.padEnd(9)}${'of (a)'.padEnd(34)}of raw sqld`)
+    console.log(`${'topology'.padEnd(30)}${'req/s'.padEnd(9)}${'p99 ms'.padEnd(9)}${'non-2xx'.padEnd(9)}${'CPU ms/req app+sqld'.padEnd(21)}${'of (a)'.padEnd(34)}of raw sqld`)
     const A = med(`${s}|(a) one process, file`).rps
     const R = med(`${s}|raw sqld (same statements)`).rps
     for (const [name] of topologies) {
       const m = med(`${s}|${name}`)
       const remote = name.startsWith('(b)') || name.startsWith('(c)')
       const ofA = remote ? verdict(m.rps / A, 0.5) : ''
-      console.log(`${name.padEnd(30)}${m.rps.toFixed(0).padEnd(9)}${m.p99.toFixed(0).padEnd(9)}${String(m.non2xx).padEnd(9)}${ofA.padEnd(34)}${remote ? verdict(m.rps / R, 0.8) : ''}`)
+      const c = cpu.get(`${s}|${name}`)!
+      const perReq = c.n ? `${(c.app / c.n).toFixed(2)}+${(c.db / c.n).toFixed(2)}` : '-'
+      console.log(`${name.padEnd(30)}${m.rps.toFixed(0).padEnd(9)}${m.p99.toFixed(0).padEnd(9)}${String(m.non2xx).padEnd(9)}${perReq.padEnd(21)}${ofA.padEnd(34)}${remote ? verdict(m.rps / R, 0.8) : ''}`)
     }
   }
 

@@ -33,9 +33,38 @@ const actorQuery = preparedOnce('users:actor-by-id', (db) => actorSelect(db).pre
 type ActorRow = Omit<NonNullable<Awaited<ReturnType<ReturnType<typeof actorQuery>['get']>>>, 'tenantSettings'> & {
   tenantSettings: Record<string, unknown> | string | null
 }
-const actorRead = nativeGetOnce<ActorRow, Database>('users:actor-by-id', actorSelect, (database, id) => actorQuery(database).get({ id }), {
+const actorRead = nativeGetOnce<ActorRow, Database>('users:actor-by-id', actorSelect, (database, id) => keptOnServer(database, id, () => actorQuery(database).get({ id })), {
   undecoded: ['tenantSettings'],
 })
+
+/**
+ * How long the bearer check's read is kept in memory on a server (topology b), where it is a round
+ * trip per request: the staleness an embedded replica's reads already have (its pull every
+ * DATABASE_SYNC_INTERVAL_MS, 1 s by default). This process's own writes to users or tenants drop it
+ * at once (the ledger); another process's change (a user disabled, a tenant suspended) is seen
+ * within this long, as through a replica.
+ */
+export const CREDENTIAL_KEEP_MS = 1000
+const CREDENTIAL_TABLES = 'select 1 from users join tenants'
+const KEPT_MAX = 10_000
+
+async function keptOnServer<Row>(database: Database, id: string, read: () => Promise<Row | undefined>): Promise<Row | undefined> {
+  const ledger = database.writeLedger
+  if (!ledger) return read()
+  const kept = database.memo('kept:users:actor-by-id', () => new Map<string, { at: number; seq: number; row: Row }>())
+  const hit = kept.get(id)
+  const now = Date.now()
+  // a copy: each request gets rows of its own, as from a read (nothing shared between requests can be changed by one)
+  if (hit && now - hit.at < CREDENTIAL_KEEP_MS && hit.seq >= ledger.needs(CREDENTIAL_TABLES)) return structuredClone(hit.row)
+  // numbered before the read: a write to these tables finishing meanwhile makes the row read here stale
+  const seq = ledger.seq
+  const row = await read()
+  if (row) {
+    if (kept.size >= KEPT_MAX) kept.clear()
+    kept.set(id, { at: now, seq, row: structuredClone(row) })
+  } else kept.delete(id)
+  return row
+}
 
 export const findActor = async (database: Database, id: string): Promise<ActorRow | undefined> => actorRead(database, id)
 

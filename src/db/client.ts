@@ -54,6 +54,7 @@ import { DEFAULT_MAX_WRITES, DEFAULT_WRITE_WAIT_MS, WriteLimiter } from './limit
 import { GroupCommit } from './group-commit'
 import { guarded, migrateRacing, withTimeout } from './remote'
 import { ReplicaSync, replicated } from './replica'
+import { ledgered, WriteLedger } from './read-your-writes'
 import { lazyReader, type NativeReader } from './native-read'
 
 export { DatabaseBusyError, DatabaseUnavailableError, isUnreachable, uniqueViolation } from './errors'
@@ -99,6 +100,11 @@ export interface Database {
    * writes there always go through `write`.
    */
   autocommitWrites: boolean
+  /**
+   * On a server (topology b): this process's finished writes, numbered per table (read-your-writes.ts), so a read kept
+   * in memory (the bearer check's, callers.ts) is dropped when this process writes its tables. Absent elsewhere.
+   */
+  writeLedger?: WriteLedger
   /** A value built once for this connection, such as a prepared statement that a hot path runs on every request. */
   memo<T>(key: string, build: () => T): T
   /**
@@ -191,16 +197,19 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     : 'The database server cannot be reached'
   const primary = guarded(createClient({ url: primaryUrl, authToken: opts.authToken, fetch: httpFetch }), timeoutMs, unavailable, (ok) => sync?.markReach(ok))
   let client: Client
+  const ledger = new WriteLedger()
   if (mode === 'replica') {
     const replica = createClient({ url: opts.url, authToken: opts.authToken, syncUrl: opts.syncUrl })
     sync = new ReplicaSync(replica, opts.syncUrl!, opts.syncIntervalMs ?? 1000, timeoutMs)
     client = replicated(replica, primary, sync)
   } else {
-    client = primary
+    client = ledgered(primary, ledger)
   }
   const gatedClient = gated(client, new Gate(), false)
   // Migrations on the primary itself, never through a replica that may not have pulled yet.
   await migrateRacing(() => opts.migrate(drizzle(primary)))
+  // what a write to a table may change beyond it (cascades, triggers), for what is kept in memory against the ledger
+  if (mode === 'remote') await ledger.learn(primary)
   if (sync) {
     await sync.syncNow()
     await sync.learnSchema()
@@ -235,7 +244,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   // Concurrent batches of this process go as one (group-commit.ts); the whole call within what is left of the timeout.
   const groups = new GroupCommit(sendBatch, opts.writeGroups ?? DEFAULT_WRITE_GROUPS)
   const writeBatch: Database['writeBatch'] = (stmts) => limiter.run((waited) => withTimeout(groups.run(stmts), Math.max(1, timeoutMs - waited), late))
-  return { db, client: gatedClient, mode, replica, write, writeBatch, limiter, autocommitWrites: false, memo: memoizer(), close: () => client.close() }
+  const writeLedger = mode === 'remote' ? ledger : undefined
+  return { db, client: gatedClient, mode, replica, write, writeBatch, limiter, autocommitWrites: false, writeLedger, memo: memoizer(), close: () => client.close() }
 }
 
 export type { InStatement }

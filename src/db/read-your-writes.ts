@@ -11,7 +11,7 @@
  * the tables it may reach (every table, for a trigger). SQL the ledger cannot read (no table
  * found) counts as touching every table: the read waits for every write, as before.
  */
-import type { Client, InStatement } from '@libsql/client'
+import type { Client, InStatement, Transaction, TransactionMode } from '@libsql/client'
 
 const text = (s: InStatement) => (typeof s === 'string' ? s : s.sql)
 const WRITTEN = /^\s*(?:insert\s+(?:or\s+\w+\s+)?into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+["`[]?(\w+)/i
@@ -84,4 +84,56 @@ export class WriteLedger {
       this.reaches = new Proxy(new Map<string, string[]>(), { get: (m, p) => (p === 'get' ? () => ['*'] : Reflect.get(m, p)) })
     }
   }
+}
+
+/**
+ * A server's client (topology b) whose finished writes are numbered in `ledger`, as an embedded
+ * replica's are: statements outside a transaction when they return, a transaction's when it
+ * commits. What reads it serves from memory (callers.ts) asks the ledger whether this process
+ * wrote their tables since.
+ */
+export function ledgered(client: Client, ledger: WriteLedger): Client {
+  const isRead = (s: InStatement) => /^\s*select\b/i.test(text(s))
+  const after = async <T>(p: Promise<T>, stmts: InStatement[] | null): Promise<T> => {
+    const out = await p
+    if (stmts) ledger.written(stmts)
+    else ledger.writtenAny()
+    return out
+  }
+  const recorded = (tx: Transaction): Transaction => {
+    const stmts: InStatement[] = []
+    return new Proxy(tx, {
+      get(target, prop, receiver) {
+        if (prop === 'execute') return (s: InStatement) => { stmts.push(s); return target.execute(s) }
+        if (prop === 'batch') return (ss: InStatement[]) => { stmts.push(...ss); return target.batch(ss) }
+        if (prop === 'executeMultiple') return (sqlText: string) => { stmts.push('-- unknown'); return target.executeMultiple(sqlText) }
+        if (prop === 'commit') return () => after(target.commit(), stmts)
+        const v = Reflect.get(target, prop, receiver)
+        return typeof v === 'function' ? v.bind(target) : v
+      },
+    })
+  }
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      switch (prop) {
+        case 'execute':
+          return (stmt: InStatement, args?: unknown) => {
+            const s = args === undefined ? stmt : { sql: text(stmt), args } as InStatement
+            return isRead(s) ? target.execute(s) : after(target.execute(s), [s])
+          }
+        case 'batch':
+          return (stmts: InStatement[], mode?: TransactionMode) => (stmts.every(isRead) ? target.batch(stmts, mode) : after(target.batch(stmts, mode), stmts))
+        case 'migrate':
+          return (stmts: InStatement[]) => after(target.migrate(stmts), null)
+        case 'executeMultiple':
+          return (sqlText: string) => after(target.executeMultiple(sqlText), null)
+        case 'transaction':
+          return async (mode?: TransactionMode) => recorded(await target.transaction(mode))
+        default: {
+          const v = Reflect.get(target, prop, receiver)
+          return typeof v === 'function' ? v.bind(target) : v
+        }
+      }
+    },
+  })
 }

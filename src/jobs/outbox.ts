@@ -3,7 +3,8 @@
  * transaction), and the reads and writes the runner and other layers need of it.
  */
 import { and, asc, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm'
-import type { Executor } from '../db/client'
+import type { Executor, InStatement } from '../db/client'
+import { statementOf } from '../db/batch'
 import { nativeTx, txRead, txReadOne, txWrite } from '../db/native-tx'
 import { hintScheduled } from '../db/placement'
 import { newId } from '../lib/ids'
@@ -62,6 +63,22 @@ export async function scheduleJob(db: Executor, job: NewJob, now: number): Promi
   hintScheduled()
   nudgeListeners()
   return id
+}
+
+/**
+ * The same row as `scheduleJob` writes, as a statement of a write batch (`Database.writeBatch`);
+ * call `jobsScheduled()` once the batch has committed.
+ */
+export function scheduleJobStatement(db: Executor, job: NewJob & { id: string }, now: number): InStatement {
+  return statementOf(db.insert(outbox).values({
+    id: job.id, topic: job.topic, tenantId: job.tenantId ?? null, payload: job.payload, runAt: job.runAt ?? now, createdAt: now, dispatchedAt: null,
+  }).onConflictDoNothing())
+}
+
+/** After a write batch with jobs from `scheduleJobStatement` committed: what `scheduleJob` does after its insert. */
+export function jobsScheduled() {
+  hintScheduled()
+  nudgeListeners()
 }
 
 /**

@@ -36,6 +36,9 @@ export function routedDatabase(control: Database, all: () => Database[]): Databa
     get replica() {
       return control.replica
     },
+    get writeLedger() {
+      return current().writeLedger
+    },
     get autocommitWrites() {
       return current().autocommitWrites
     },

@@ -5,11 +5,11 @@
  * the others; the group's own enabled subscriptions whose types match get it as well
  * (publishToOwned). A subscription's own changes (`webhook`) are audited only. The views passed in never hold a secret or a key hash (views.ts).
  */
-import type { Tx } from '../../db/client'
+import type { Executor, InStatement, Tx } from '../../db/client'
 import { newId } from '../../lib/ids'
-import { publishEvent, publishToOwned } from '../webhooks'
+import { eventStatements, publishEvent, publishToOwned, type EventTargets } from '../webhooks'
 import type { Scope } from './agents/credentials'
-import { insertAudit } from './repo'
+import { insertAudit, insertAuditStatement } from './repo'
 import type { ApEnvironment } from './record-types'
 
 export { AGENT_PAYMENTS_EVENT_TYPES } from './event-types'
@@ -32,17 +32,34 @@ export interface Change {
   environments: ApEnvironment[]
 }
 
+const auditRow = (scope: Scope, c: Change, action: string, now: number) => ({
+  id: newId(), tenantId: scope.tenantId, actorType: scope.actor.type, actorId: scope.actor.id, action,
+  resourceType: c.resourceType, resourceId: c.resourceId, before: c.before, after: c.after, requestId: scope.requestId, createdAt: now,
+})
+const eventData = (scope: Scope, c: Change) => ({ ...(c.after ?? c.before ?? {}), actor: { type: scope.actor.type, id: scope.actor.id } })
+
 export async function recordChange(tx: Tx, scope: Scope, c: Change, now: number) {
   const action = `${c.resourceType}.${c.change}`
-  await insertAudit(tx, {
-    id: newId(), tenantId: scope.tenantId, actorType: scope.actor.type, actorId: scope.actor.id, action,
-    resourceType: c.resourceType, resourceId: c.resourceId, before: c.before, after: c.after, requestId: scope.requestId, createdAt: now,
-  })
-  const data = { ...(c.after ?? c.before ?? {}), actor: { type: scope.actor.type, id: scope.actor.id } }
+  await insertAudit(tx, auditRow(scope, c, action, now))
+  const data = eventData(scope, c)
   for (const environment of c.environments) {
     const event = { tenantId: scope.tenantId, environment, type: `agent_payments.${action}`, data, occurredAt: now }
     await publishEvent(tx, event, now)
     // the group's own subscriptions (routes 48-53) get it too, same transaction
     await publishToOwned(tx, 'agent_payments', event, now)
   }
+}
+
+/**
+ * `recordChange` as statements of a write batch (`Database.writeBatch`): the audit entry and each
+ * environment's events to the webhooks read before the batch (`eventTargets(db, tenant, environments,
+ * 'agent_payments')`). The caller calls `jobsScheduled()` once the batch committed.
+ */
+export function changeStatements(db: Executor, scope: Scope, c: Change, targets: EventTargets, now: number): InStatement[] {
+  const action = `${c.resourceType}.${c.change}`
+  const data = eventData(scope, c)
+  return [
+    insertAuditStatement(db, auditRow(scope, c, action, now)),
+    ...c.environments.flatMap((environment) => eventStatements(db, targets, { tenantId: scope.tenantId, environment, type: `agent_payments.${action}`, data, occurredAt: now }, now)),
+  ]
 }

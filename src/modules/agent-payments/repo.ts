@@ -5,6 +5,8 @@
  */
 import { and, desc, eq, gte, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
+import { statementOf } from '../../db/batch'
+import { AMOUNT_LIMBS, MAX_WHOLE_DIGITS, unitsOfLimbs } from './amount-sql'
 import {
   apAgents, apApiKeys, apApprovals, apAuditLog, apExecutions, apMandates, apMerchants, apPolicies,
   apShoppers, type ShopperRow, type AgentRow, type ApiKeyRow, type ApprovalRow, type AuditRow,
@@ -58,8 +60,12 @@ export async function insertPolicy(db: Executor, row: PolicyRow) {
 }
 
 export function findPolicy(db: Executor, tenantId: string, id: string) {
-  return db.select().from(apPolicies).where(and(eq(apPolicies.tenantId, tenantId), eq(apPolicies.id, id), isNull(apPolicies.deletedAt))).get()
+  return policyQuery(db, tenantId, id).get()
 }
+
+/** `findPolicy` as a query (a list of at most one), to send with other reads (`readAll`). */
+export const policyQuery = (db: Executor, tenantId: string, id: string) =>
+  db.select().from(apPolicies).where(and(eq(apPolicies.tenantId, tenantId), eq(apPolicies.id, id), isNull(apPolicies.deletedAt))).limit(1)
 
 export function listPolicies(db: Executor, tenantId: string, f: { limit: number; offset: number }) {
   const where = and(eq(apPolicies.tenantId, tenantId), isNull(apPolicies.deletedAt))
@@ -158,6 +164,8 @@ export async function insertAudit(db: Executor, row: AuditRow) {
   await db.insert(apAuditLog).values(row)
 }
 
+export const insertAuditStatement = (db: Executor, row: AuditRow) => statementOf(db.insert(apAuditLog).values(row))
+
 export function listAudit(db: Executor, tenantId: string, f: { resourceType?: string; resourceId?: string; actorType?: AuditRow['actorType']; limit: number; offset: number }) {
   const where = and(
     eq(apAuditLog.tenantId, tenantId),
@@ -209,6 +217,14 @@ export async function insertExecution(db: Executor, row: ExecutionRow) {
   await db.insert(apExecutions).values(row)
 }
 
+/**
+ * The insert as a statement of a write batch, written only if `onlyIf` holds when it runs: else
+ * its id is NULL, SQLite refuses the row (`NOT NULL constraint failed: ap_executions.id`) and the
+ * batch (one transaction) writes nothing.
+ */
+export const insertExecutionStatementIf = (db: Executor, row: ExecutionRow, onlyIf: SQL) =>
+  statementOf(db.insert(apExecutions).values({ ...row, id: sql`CASE WHEN ${onlyIf} THEN ${row.id} END` as unknown as string }))
+
 export function findExecution(db: Executor, tenantId: string, id: string) {
   return db.select().from(apExecutions).where(and(eq(apExecutions.tenantId, tenantId), eq(apExecutions.id, id))).get()
 }
@@ -249,6 +265,26 @@ export function countedExecutions(db: Executor, tenantId: string, agentId: strin
 }
 
 /**
+ * What `countedExecutions` adds up, summed in SQL (amount-sql.ts): per window, the units of 1e-18
+ * counted in it and how many; one row back whatever the number of executions. Null when a whole
+ * part is too long to sum there (the caller adds the rows up itself).
+ */
+export async function countedSums(db: Executor, tenantId: string, agentId: string, windows: Array<{ start: number; end: number | null }>, excludeId?: string) {
+  const since = Math.min(...windows.map((w) => w.start))
+  const cols = windows.map((w) => {
+    const inW = w.end === null ? sql`ca >= ${w.start}` : sql`ca >= ${w.start} AND ca < ${w.end}`
+    const sum = (limb: string) => sql`CAST(coalesce(sum(CASE WHEN ${inW} THEN ${sql.raw(limb)} END), 0) AS TEXT)`
+    return sql`${sum('w')}, ${sum('h')}, ${sum('l')}, count(CASE WHEN ${inW} THEN 1 END)`
+  })
+  const statuses = sql.join(COUNTED_STATUSES.map((s) => sql`${s}`), sql`, `)
+  const [row] = await db.values<unknown[]>(sql`SELECT coalesce(max(wl), 0), ${sql.join(cols, sql`, `)} FROM (
+    SELECT ${AMOUNT_LIMBS}, coalesce(counted_at, created_at) AS ca FROM ap_executions
+    WHERE tenant_id = ${tenantId} AND agent_id = ${agentId} AND status IN (${statuses}) AND coalesce(counted_at, created_at) >= ${since}${excludeId ? sql` AND id <> ${excludeId}` : sql``})`)
+  if (!row || Number(row[0]) > MAX_WHOLE_DIGITS) return null
+  return windows.map((_, i) => ({ units: unitsOfLimbs(row[1 + 4 * i], row[2 + 4 * i], row[3 + 4 * i]), count: Number(row[4 + 4 * i]) }))
+}
+
+/**
  * The executions under a mandate that count: what its budget and occurrences have used. By
  * default those waiting, reserved or paid (what judging a new payment sees); `RESERVED_STATUSES`
  * for what payments have used up (whether a payment exhausts it).
@@ -263,6 +299,8 @@ export function mandateExecutions(db: Executor, tenantId: string, mandateId: str
 export async function insertApproval(db: Executor, row: ApprovalRow) {
   await db.insert(apApprovals).values(row)
 }
+
+export const insertApprovalStatement = (db: Executor, row: ApprovalRow) => statementOf(db.insert(apApprovals).values(row))
 
 export function findApproval(db: Executor, tenantId: string, id: string) {
   return db.select().from(apApprovals).where(and(eq(apApprovals.tenantId, tenantId), eq(apApprovals.id, id))).get()

@@ -5,10 +5,11 @@
  * await publishEvent(tx, event, now) })`), so neither exists without the other. The
  * delivery row and its first attempt job are written right there too.
  */
-import type { Tx } from '../../db/client'
+import type { Executor, InStatement, Tx } from '../../db/client'
+import { scheduleJobStatement } from '../../jobs/outbox'
 import { EVENT_ID, eventBody, newEventId } from './events'
-import { activeOwnedWebhooks, findWebhook } from './repo'
-import { MAX_ATTEMPTS, queueDelivery } from './schedule'
+import { activeOwnedWebhooks, eventWebhooks, findWebhook, insertDeliveryStatement, type WebhookRow } from './repo'
+import { DELIVER_TOPIC, MAX_ATTEMPTS, queueDelivery } from './schedule'
 import type { WebhookEnvironment, WebhookOwner } from './schema'
 
 
@@ -68,4 +69,46 @@ export async function publishToOwned(tx: Tx, owner: Exclude<WebhookOwner, 'platf
     ids.push(id)
   }
   return ids
+}
+
+/**
+ * For a write sent as one batch (`Database.writeBatch`): the webhooks that take a tenant's events,
+ * read before the batch (the platform's of each environment, and the active ones of `owner`).
+ */
+export interface EventTargets { platform: Map<WebhookEnvironment, WebhookRow | undefined>; owned: WebhookRow[] }
+
+export async function eventTargets(
+  db: Executor, tenantId: string, environments: WebhookEnvironment[], owner?: Exclude<WebhookOwner, 'platform'>,
+): Promise<EventTargets> {
+  return eventTargetsOf(await eventWebhooks(db, tenantId, environments, owner), environments, owner)
+}
+
+/** `eventTargets`' read as a query, to send with other reads (`readAll`); `eventTargetsOf` reads its rows. */
+export const eventTargetsQuery = eventWebhooks
+
+export function eventTargetsOf(rows: WebhookRow[], environments: WebhookEnvironment[], owner?: Exclude<WebhookOwner, 'platform'>): EventTargets {
+  const platform = rows.filter((w) => w.owner === 'platform')
+  return { platform: new Map(environments.map((e) => [e, platform.find((w) => w.environment === e)])), owned: rows.filter((w) => owner && w.owner === owner) }
+}
+
+/**
+ * What `publishEvent` and `publishToOwned` (with the targets' owner) write for one event, as
+ * statements of the caller's write batch: each delivery with its first attempt's job. Call
+ * `jobsScheduled()` (jobs/outbox.ts) once the batch committed.
+ */
+export function eventStatements(db: Executor, targets: EventTargets, event: Omit<PublishedEvent, 'id'>, now: number): InStatement[] {
+  const out: InStatement[] = []
+  const add = (hook: WebhookRow, owner: WebhookOwner | undefined) => {
+    if (hook.eventTypes.length && !hook.eventTypes.includes(event.type)) return
+    const id = newEventId()
+    out.push(insertDeliveryStatement(db, event.tenantId, {
+      id, environment: event.environment, ...(owner ? { owner } : {}), webhookId: hook.id, type: event.type,
+      body: eventBody(id, event.type, event.environment, event.occurredAt, now, event.data), maxAttempts: MAX_ATTEMPTS,
+    }, now))
+    out.push(scheduleJobStatement(db, { topic: DELIVER_TOPIC, payload: { deliveryId: id, round: 1, attempt: 1 }, tenantId: event.tenantId, runAt: now, id: `${id}:1:1` }, now))
+  }
+  const platform = targets.platform.get(event.environment)
+  if (platform && platform.status === 'active') add(platform, undefined)
+  for (const hook of targets.owned) add(hook, hook.owner)
+  return out
 }

@@ -3,11 +3,12 @@
  * webhook_dev_routes): the one file that touches them. Every function takes the tenant id first after the executor,
  * except the few marked platform-wide (the operators' summary page and `slipway reseal`).
  */
-import { and, desc, eq, inArray, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, or, sql } from 'drizzle-orm'
 import type { Database, Db, Executor } from '../../db/client'
 import { nativeGetOnce } from '../../db/native-read'
 import { nativeTx, txReadOne, txWrite } from '../../db/native-tx'
 import { preparedOnce } from '../../db/prepared'
+import { statementOf } from '../../db/batch'
 import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
 import { newId } from '../../lib/ids'
 import { secretAad } from './secrets'
@@ -44,6 +45,12 @@ export async function listOwnedWebhooks(db: Executor, tenantId: string, owner: W
 /** The tenant's active webhooks of that owner (the fan-out of an event). */
 export function activeOwnedWebhooks(db: Executor, tenantId: string, owner: WebhookOwner) {
   return db.select().from(webhooks).where(and(eq(webhooks.tenantId, tenantId), eq(webhooks.owner, owner), eq(webhooks.status, 'active')))
+}
+
+/** In one read: the platform's webhooks of `environments` (any status) and the active webhooks of `owner`. */
+export function eventWebhooks(db: Executor, tenantId: string, environments: WebhookEnvironment[], owner?: WebhookOwner) {
+  const platform = and(eq(webhooks.owner, 'platform'), inArray(webhooks.environment, environments))
+  return db.select().from(webhooks).where(and(eq(webhooks.tenantId, tenantId), owner ? or(platform, and(eq(webhooks.owner, owner), eq(webhooks.status, 'active'))) : platform))
 }
 
 /** One page of one webhook's deliveries, newest first, and the total. */
@@ -98,6 +105,13 @@ const deliveryInsert = txWrite((db, v: NewDeliveryRow) => db.insert(webhookDeliv
   id: v.id, tenantId: v.tenantId, environment: v.environment, owner: v.owner, webhookId: v.webhookId, type: v.type, body: v.body, status: v.status,
   round: v.round, attempts: v.attempts, maxAttempts: v.maxAttempts, nextAttemptAt: v.nextAttemptAt, createdAt: v.createdAt, updatedAt: v.updatedAt,
 }).onConflictDoNothing())
+
+/** The row `insertDelivery` writes, as a statement of a write batch (a fresh event id: nothing to refuse). */
+export function insertDeliveryStatement(db: Executor, tenantId: string, d: NewDelivery, now: number) {
+  return statementOf(db.insert(webhookDeliveries).values({
+    ...d, tenantId, status: 'queued', round: 1, attempts: 0, nextAttemptAt: now, createdAt: now, updatedAt: now,
+  }).onConflictDoNothing())
+}
 
 /** A queued delivery at round 1, its first attempt due now. False when the id exists (a repeated event). */
 export async function insertDelivery(db: Executor, tenantId: string, d: NewDelivery, now: number): Promise<boolean> {

@@ -4,7 +4,6 @@
  * `onchain` rail (pay.ts). Decisions: docs/agent-payments.md, "Executions".
  */
 import { uniqueViolation } from '../../../db/client'
-import { scheduleJob } from '../../../jobs/outbox'
 import { BadRequestError, ConflictError, NotFoundError } from '../../../lib/errors'
 import type { ErrorCode } from '../../../lib/error-codes'
 import { newId } from '../../../lib/ids'
@@ -12,20 +11,18 @@ import { AddressRefused, checkSubscriptionUrl } from '../../webhooks'
 import { lookupChain } from '../../tokens'
 import { findWallet } from '../../wallets'
 import { visibleAgent } from '../agents/agents'
-import { recordChange } from '../changes'
 import type { Scope } from '../agents/credentials'
 import type { CreateExecution, ExecutionListQuery } from './execution-model'
-import { awaitConfirmation, moveExecution, payExecution } from './pay'
+import { moveExecution, payExecution } from './pay'
+import { reserveInOneBatch } from './reserve'
+import { reserveInTransaction } from './reserve-in-transaction'
 import { toUnits, fromUnits } from '../policies/policy'
 import { moveApproval } from './approvals'
-import { watchPayment } from './moves'
-import { judgeAgain, judgeIn, withMandate } from '../policies/judging'
-import { CONSENT_REQUIRED, walletConsentRefusal } from '../agents/wallet-consent'
+import { judgeAgain } from '../policies/judging'
 import * as repo from '../repo'
-import type { ApprovalRow, ExecutionRow } from '../schema'
+import type { AgentRow, ExecutionRow } from '../schema'
 import type { ExecutionStatus } from '../record-types'
-import { APPROVAL_EXPIRE_TOPIC } from '../topics'
-import { approvalView, executionChangeView, executionView } from '../views'
+import { executionView } from '../views'
 import { prose } from '../../../http/prose'
 
 const executionNotFound = () => new NotFoundError('Execution not found')
@@ -59,6 +56,9 @@ function resourceUrlOf(scope: Scope, input: CreateExecution): string | null {
   }
 }
 
+/** batches tried while their conditions fail, before the interactive way */
+const BATCH_ATTEMPTS = 3
+
 /** the statuses with a receipt: paid (refunds are merchant-side records) */
 const PAID: ExecutionStatus[] = ['succeeded', 'refunded', 'partially_refunded']
 
@@ -77,12 +77,14 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
   }
   const seen = await replay()
   if (seen) return { execution: executionView(seen), created: false }
-  const agent0 = await visibleAgent(scope, input.agentId)
-  // an execution under a mandate: found here (404), judged with the policy in the reserving transaction below
-  const mandate0 = input.mandateId === undefined ? undefined : await repo.findMandate(db, scope.tenantId, input.mandateId)
+  // read at once (each a round trip to a server), answered in this order: an execution under a mandate is judged with the policy below
+  const [agent0, mandate0, merchant0] = await Promise.all([
+    visibleAgent(scope, input.agentId),
+    input.mandateId === undefined ? undefined : repo.findMandate(db, scope.tenantId, input.mandateId),
+    input.merchantId === undefined ? undefined : repo.findMerchant(db, scope.tenantId, input.merchantId),
+  ])
   if (input.mandateId !== undefined && !mandate0) throw new NotFoundError('Mandate not found', { code: 'MANDATE_NOT_FOUND' })
   const resourceUrl = resourceUrlOf(scope, input)
-  const merchant0 = input.merchantId === undefined ? undefined : await repo.findMerchant(db, scope.tenantId, input.merchantId)
   if (input.merchantId !== undefined && !merchant0) throw new NotFoundError('Merchant not found', { code: 'MERCHANT_NOT_FOUND' })
   const wallet = await findWallet(db, scope.tenantId, agent0.walletId)
   const walletNetwork = wallet && lookupChain(wallet.chain) ? (wallet.isTestnet ? lookupChain(wallet.chain)!.chain.testnet.id : wallet.chain) : null
@@ -98,54 +100,29 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
   const units = toUnits(input.amount)
   if (units % 10n ** BigInt(18 - token.decimals) !== 0n) throw bad('AMOUNT_PRECISION', `${token.symbol} has ${token.decimals} decimals`)
 
-  const now = scope.deps.clock.now()
-  let out: { row: ExecutionRow; fresh: boolean }
+  const rowAt = (agent: AgentRow, now: number) => ({
+    id: newId(), tenantId: scope.tenantId, agentId: agent.id, merchantId: merchant0?.id ?? null, mandateId: mandate0?.id ?? null,
+    amount: fromUnits(units), currency: token.symbol, rail: input.rail, network, payToAddress: merchant0?.payToAddress ?? null, description: input.description ?? null,
+    resourceUrl, x402: null, idempotencyKey: key ?? null, environment: agent.environment,
+    transactionId: null, txHash: null, failureReason: null, refundedAmount: '0', createdAt: now, countedAt: now, updatedAt: now,
+  })
+  let out: { row: ExecutionRow; fresh: boolean } | undefined
   try {
-    out = await scope.deps.database.write(async (tx) => {
-      if (key) {
-        const again = await repo.findExecutionByKey(tx, scope.tenantId, key)
-        if (again) return { row: again, fresh: false }
-      }
-      // judge and reserve: the agent, policy, merchant and the windows' sums read in this transaction
-      const agent = (await repo.findAgent(tx, scope.tenantId, agent0.id))!
-      // the wallet's owner consented (or the tenant manages its users' wallets), read in this write: else nothing is stored or paid
-      const refusal = await walletConsentRefusal(scope, tx, agent)
-      if (refusal) throw new ConflictError(refusal, { code: CONSENT_REQUIRED })
-      const merchant = merchant0 ? await repo.findMerchant(tx, scope.tenantId, merchant0.id) : undefined
-      const policyJudgement = await judgeIn(tx, scope.tenantId, { agent, merchant, amount: input.amount, currency: input.currency, rail: input.rail, network, now })
-      const j = mandate0 ? (await withMandate(
-        tx, scope.tenantId, mandate0.id, policyJudgement,
-        { agentId: agent.id, merchantId: merchant0?.id ?? null, merchantCategory: merchant?.category ?? null, amount: input.amount, currency: input.currency, now },
-      )) : policyJudgement
-      // a human-present mandate: allowed payments wait for that human's confirmation (route 40)
-      const status: ExecutionStatus = j.decision === 'deny' ? 'rejected' : j.decision === 'require_approval' ? 'requires_approval' : mandate0?.humanPresent ? 'requires_confirmation' : 'processing'
-      const r: ExecutionRow = {
-        id: newId(), tenantId: scope.tenantId, agentId: agent.id, merchantId: merchant0?.id ?? null,
-        mandateId: mandate0?.id ?? null, policyId: j.policy?.id ?? null,
-        policyVersion: j.policy?.version ?? null,
-        amount: fromUnits(units), currency: token.symbol, rail: input.rail, network, payToAddress: merchant0?.payToAddress ?? null, description: input.description ?? null,
-        resourceUrl, x402: null,
-        idempotencyKey: key ?? null, environment: agent.environment, status, decision: j.decision, reasons: j.reasons,
-        transactionId: null, txHash: null, failureReason: null, refundedAmount: '0', createdAt: now, countedAt: now, updatedAt: now, completedAt: status === 'rejected' ? now : null,
-      }
-      await repo.insertExecution(tx, r)
-      await recordChange(tx, scope, { resourceType: 'execution', resourceId: r.id, change: 'created', before: null, after: executionChangeView(r), environments: [r.environment] }, now)
-      if (status === 'processing') await watchPayment(tx, scope.tenantId, r.id, now)
-      if (status === 'requires_confirmation') await awaitConfirmation(tx, scope.deps, scope.tenantId, r.id, now)
-      if (status === 'requires_approval') {
-        const a: ApprovalRow = {
-          id: newId(), tenantId: scope.tenantId, executionId: r.id, agentId: r.agentId, status: 'pending',
-          reasons: j.reasons, note: null, decidedBy: null,
-          expiresAt: now + scope.deps.config.agentPaymentsApprovalTtlMs, createdAt: now, decidedAt: null,
-        }
-        await repo.insertApproval(tx, a)
-        await recordChange(tx, scope, { resourceType: 'approval', resourceId: a.id, change: 'created', before: null, after: approvalView(a), environments: [r.environment] }, now)
-        await scheduleJob(tx, { id: `ap-approval-expire:${a.id}`, topic: APPROVAL_EXPIRE_TOPIC, tenantId: scope.tenantId, payload: { approvalId: a.id }, runAt: a.expiresAt }, now)
-      }
-      return { row: r, fresh: true }
-    })
+    // one request to the primary (reserve.ts); judged again from fresh reads while its conditions fail, then the interactive way
+    for (let attempt = 0; attempt < BATCH_ATTEMPTS && !out; attempt++) {
+      const agent = attempt === 0 ? agent0 : await repo.findAgent(db, scope.tenantId, agent0.id)
+      const mandate = attempt === 0 || !mandate0 ? mandate0 : await repo.findMandate(db, scope.tenantId, mandate0.id)
+      if (!agent || (mandate0 && !mandate)) break
+      const now = scope.deps.clock.now()
+      const reserveInput = { agent, wallet, merchant: merchant0, mandate, amount: input.amount, currency: input.currency, rail: input.rail, network, row: rowAt(agent, now) }
+      // the first try judges without reading what the limits hold (the batch's conditions check them at the primary)
+      const r = await reserveInOneBatch(scope, reserveInput, now, attempt > 0)
+      if (r === 'refused') break
+      if (r !== 'stale') out = { row: r, fresh: true }
+    }
+    out ??= await reserveInTransaction(scope, { input, key, agent0, merchant0, mandate0, network, rowAt })
   } catch (err) {
-    // another process inserted the same key between our read and our insert
+    // another request inserted the same key between our read and our insert
     if (key && uniqueViolation(err).includes('idempotency_key')) {
       const other = await replay()
       if (other) return { execution: executionView(other), created: false }

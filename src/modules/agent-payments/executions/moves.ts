@@ -23,8 +23,12 @@ export const WATCH_AFTER_MS = 180_000
 
 /** Schedules the watch of an execution entering `processing` (in its transaction): paid, adopted or failed, never left reserved. */
 export async function watchPayment(tx: Tx, tenantId: string, executionId: string, now: number) {
-  await scheduleJob(tx, { id: `ap-execution-watch:${executionId}:${now}`, topic: EXECUTION_WATCH_TOPIC, tenantId, payload: { executionId }, runAt: now + WATCH_AFTER_MS }, now)
+  await scheduleJob(tx, watchJob(tenantId, executionId, now), now)
 }
+
+/** The watch job of an execution entering `processing` at `now`. */
+export const watchJob = (tenantId: string, executionId: string, now: number) =>
+  ({ id: `ap-execution-watch:${executionId}:${now}`, topic: EXECUTION_WATCH_TOPIC, tenantId, payload: { executionId }, runAt: now + WATCH_AFTER_MS })
 
 /** An execution's move, audited and published in the transaction that makes it. */
 export async function moveExecution(tx: Tx, scope: Scope, before: ExecutionRow, changes: Partial<ExecutionRow>, change: string, now: number): Promise<ExecutionRow> {

@@ -181,5 +181,9 @@ export async function expireConfirmation(deps: Deps, tenantId: string | null | u
 
 /** Schedules the expiry of an execution that now waits for its human's confirmation (in `tx`). */
 export async function awaitConfirmation(tx: Tx, deps: Deps, tenantId: string, executionId: string, now: number) {
-  await scheduleJob(tx, { id: `ap-confirm-expire:${executionId}`, topic: CONFIRMATION_EXPIRE_TOPIC, tenantId, payload: { executionId }, runAt: now + deps.config.agentPaymentsApprovalTtlMs }, now)
+  await scheduleJob(tx, confirmationJob(deps, tenantId, executionId, now), now)
 }
+
+/** The expiry job of an execution waiting for its human's confirmation from `now`. */
+export const confirmationJob = (deps: Deps, tenantId: string, executionId: string, now: number) =>
+  ({ id: `ap-confirm-expire:${executionId}`, topic: CONFIRMATION_EXPIRE_TOPIC, tenantId, payload: { executionId }, runAt: now + deps.config.agentPaymentsApprovalTtlMs })

@@ -23,6 +23,16 @@ export async function spendOf(db: Executor, tenantId: string, agentId: string, p
   const day = windowOf('daily', now, tz)
   const intervals = WINDOW_INTERVALS.filter((i) => policy.limits.some((l) => l.interval === i))
   const starts = new Map(intervals.map((i) => [i, windowOf(i, now, tz)] as const))
+  // summed in SQL: one row back, however many executions count
+  const summed = await repo.countedSums(db, tenantId, agentId, [day, ...starts.values()], excludeId).catch((err: unknown) => {
+    if (/integer overflow/.test(String((err as { cause?: { message?: string } })?.cause?.message ?? (err as Error)?.message))) return null
+    throw err
+  })
+  if (summed) {
+    const spent: Spend['spent'] = {}
+    ;[...starts.keys()].forEach((i, k) => { spent[i] = fromUnits(summed[k + 1]!.units) })
+    return { spent, executionsToday: summed[0]!.count }
+  }
   const since = Math.min(day.start, ...[...starts.values()].map((w) => w.start))
   const rows = (await repo.countedExecutions(db, tenantId, agentId, since)).filter((r) => r.id !== excludeId)
   const within = (w: { start: number; end: number | null }) => rows.filter((r) => r.countedAt >= w.start && (w.end === null || r.countedAt < w.end))

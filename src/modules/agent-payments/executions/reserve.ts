@@ -1,0 +1,158 @@
+/**
+ * An execution judged and reserved in one request to the primary (issue 40): its inputs read
+ * before the write, judged with the same policy engine, then every row it writes (the execution,
+ * its audit entry and events, its approval and jobs) sent as one write batch
+ * (`Database.writeBatch`, one transaction). The execution's insert carries the judgement's
+ * conditions (reserve-conditions.ts): when any no longer holds at the primary, its id is NULL,
+ * SQLite refuses the row (NOT NULL), and the batch writes nothing; the caller judges again.
+ * Idempotency is the tenant's unique index on the key, as before. The first try does not read what
+ * the agent's limits hold (a scan of its counted executions): it judges the rest, and the conditions
+ * hold the limits; a try after a failed one reads it, so a payment over a limit is judged a refusal.
+ *
+ * Only a judgement that lets the payment go on (allow, or waiting for an approval or a
+ * confirmation) is written this way: a refusal (deny, or no consent of the wallet's owner) goes
+ * the interactive way (executions.ts), judged in the write transaction, so a refusal never rests
+ * on a read that a replica had not pulled yet.
+ */
+import { sql, type SQL } from 'drizzle-orm'
+import type { InStatement } from '../../../db/client'
+import { readAll } from '../../../db/batch'
+import { jobsScheduled, scheduleJobStatement } from '../../../jobs/outbox'
+import { newId } from '../../../lib/ids'
+import { eventTargetsOf, eventTargetsQuery } from '../../webhooks'
+import { lookupChain } from '../../tokens'
+import type { WalletRow } from '../../wallets'
+import type { Scope } from '../agents/credentials'
+import { tenantManagesUserWallets } from '../agents/wallet-consent'
+import { changeStatements } from '../changes'
+import { judge, policyTimeZone, toUnits, windowOf, type Judgement } from '../policies/policy'
+import { spendOf, withMandate } from '../policies/judging'
+import * as repo from '../repo'
+import type { AgentRow, ApprovalRow, ExecutionRow, MandateRow, MerchantRow } from '../schema'
+import type { ExecutionStatus, Rail } from '../record-types'
+import { APPROVAL_EXPIRE_TOPIC } from '../topics'
+import { approvalView, executionChangeView } from '../views'
+import { watchJob } from './moves'
+import { confirmationJob } from './pay'
+import { agentWindow, allOf, countOf, lastCountedAt, mandateRows, payeeFingerprint, payeeFingerprintOf, sumAtMost } from './reserve-conditions'
+
+export interface ReserveInput {
+  agent: AgentRow
+  wallet: WalletRow | undefined
+  merchant: MerchantRow | undefined
+  mandate: MandateRow | undefined
+  amount: string
+  currency: string
+  rail: Rail
+  network: string
+  /** the execution row but for what the judgement decides */
+  row: Omit<ExecutionRow, 'policyId' | 'policyVersion' | 'status' | 'decision' | 'reasons' | 'completedAt'>
+}
+
+/** The SQLite refusal of an execution whose conditions no longer held (its id NULL): nothing of the batch was written. */
+export function staleReservation(err: unknown): boolean {
+  for (let e = err as { message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (/NOT NULL constraint failed: ap_executions\.id|integer overflow/.test(String(e.message ?? ''))) return true
+  }
+  return false
+}
+
+/**
+ * Judges the execution from reads made now and writes it in one batch. Answers the row written,
+ * or why it went no further: `refused` (a deny or no consent: the caller judges it in a write
+ * transaction), `stale` (the conditions failed at the primary: nothing written).
+ */
+export async function reserveInOneBatch(scope: Scope, input: ReserveInput, now: number, readSpend = true): Promise<ExecutionRow | 'refused' | 'stale'> {
+  const db = scope.deps.database.db
+  const { agent, merchant, mandate, row } = input
+  const t = scope.tenantId
+  const conds: SQL[] = []
+  // the wallet owner's consent, as walletConsentRefusal reads it
+  const consented = !!input.wallet && agent.walletConsentBy !== null && agent.walletConsentBy === input.wallet.userId
+  if (!consented && !tenantManagesUserWallets(scope)) return 'refused'
+  conds.push(sql`EXISTS (SELECT 1 FROM ap_agents WHERE tenant_id = ${t} AND id = ${agent.id} AND status = 'active' AND policy_id IS ${agent.policyId}
+    AND wallet_id = ${agent.walletId} AND wallet_consent_by IS ${agent.walletConsentBy})`)
+  const payTo = merchant?.payToAddress ?? null
+  const evm = lookupChain(input.network)?.chain.family === 'evm'
+  if (!agent.policyId) return 'refused'
+  // one request to a server for the three (readAll)
+  const [policies, merchantsAtPayTo, hooks] = await readAll(scope.deps.database, [
+    repo.policyQuery(db, t, agent.policyId),
+    repo.merchantsAt(db, t, input.network, payTo ?? '', evm),
+    eventTargetsQuery(db, t, [row.environment], 'agent_payments'),
+  ])
+  const policy = policies[0]
+  if (!policy) return 'refused'
+  const payee = payTo ? { address: payTo, merchants: merchantsAtPayTo.map((m) => ({ id: m.id, status: m.status })) } : null
+  const targets = eventTargetsOf(hooks, [row.environment], 'agent_payments')
+  conds.push(sql`EXISTS (SELECT 1 FROM ap_policies WHERE tenant_id = ${t} AND id = ${policy.id} AND version = ${policy.version} AND deleted_at IS NULL)`)
+  if (merchant) {
+    conds.push(sql`EXISTS (SELECT 1 FROM ap_merchants WHERE tenant_id = ${t} AND id = ${merchant.id} AND status = ${merchant.status}
+      AND category IS ${merchant.category} AND pay_to_network = ${merchant.payToNetwork} AND pay_to_address = ${merchant.payToAddress})`)
+  }
+  if (payee) conds.push(sql`${payeeFingerprint(t, input.network, payee.address, evm)} IS ${payeeFingerprintOf(payee.merchants)}`)
+  // the spend is read only when asked (`readSpend`): a judgement without it passes the limits, and the
+  // insert's conditions hold them (a limit without room fails the batch; the caller asks again with the spend read)
+  const { spent, executionsToday } = readSpend ? await spendOf(db, t, agent.id, policy, now) : { spent: {}, executionsToday: 0 }
+  const verdict: Judgement = judge({
+    agent, policy, amount: input.amount, currency: input.currency, rail: input.rail, network: input.network, now,
+    merchant: merchant && { id: merchant.id, status: merchant.status, category: merchant.category, network: merchant.payToNetwork }, payee, spent, executionsToday,
+  })
+  let j: Judgement = verdict
+  if (mandate) {
+    const request = { agentId: agent.id, merchantId: merchant?.id ?? null, merchantCategory: merchant?.category ?? null, amount: input.amount, currency: input.currency, now }
+    j = await withMandate(db, t, mandate.id, { ...verdict, policy }, request)
+  }
+  if (j.decision === 'deny') return 'refused'
+  // every limit still has room for the amount at the primary, counted as spendOf counts
+  const amount = toUnits(input.amount)
+  const tz = policyTimeZone(policy)
+  for (const limit of policy.limits) {
+    if (limit.interval === 'per_transaction') continue
+    const w = windowOf(limit.interval, now, tz)
+    conds.push(sumAtMost(agentWindow(t, agent.id, w.start, w.end), toUnits(limit.amount) - amount))
+  }
+  if (policy.maxExecutionsPerDay != null) {
+    const day = windowOf('daily', now, tz)
+    conds.push(sql`${countOf(agentWindow(t, agent.id, day.start, day.end))} < ${policy.maxExecutionsPerDay}`)
+  }
+  if (mandate) {
+    // the mandate as read before (judged by withMandate's own read: any change since fails this)
+    conds.push(sql`EXISTS (SELECT 1 FROM ap_mandates WHERE tenant_id = ${t} AND id = ${mandate.id} AND status = 'active' AND updated_at = ${mandate.updatedAt})`)
+    const c = mandate.constraints
+    const under = mandateRows(t, mandate.id)
+    if (c.budget !== undefined) conds.push(sumAtMost(under, toUnits(c.budget) - amount))
+    if (c.recurrence) {
+      conds.push(sql`${countOf(under)} < ${c.recurrence.maxOccurrences}`)
+      conds.push(sql`${lastCountedAt(under)} < ${windowOf(c.recurrence.frequency, now, 'UTC').start}`)
+    }
+    if (mandate.type === 'cart') conds.push(sql`${countOf(under)} = 0`)
+  }
+
+  const status: ExecutionStatus = j.decision === 'require_approval' ? 'requires_approval' : mandate?.humanPresent ? 'requires_confirmation' : 'processing'
+  const r: ExecutionRow = { ...row, policyId: policy.id, policyVersion: policy.version, status, decision: j.decision, reasons: j.reasons, completedAt: null }
+  const env = [r.environment]
+  const stmts: InStatement[] = [
+    repo.insertExecutionStatementIf(db, r, allOf(conds)),
+    ...changeStatements(db, scope, { resourceType: 'execution', resourceId: r.id, change: 'created', before: null, after: executionChangeView(r), environments: env }, targets, now),
+  ]
+  if (status === 'processing') stmts.push(scheduleJobStatement(db, watchJob(t, r.id, now), now))
+  if (status === 'requires_confirmation') stmts.push(scheduleJobStatement(db, confirmationJob(scope.deps, t, r.id, now), now))
+  if (status === 'requires_approval') {
+    const a: ApprovalRow = {
+      id: newId(), tenantId: t, executionId: r.id, agentId: r.agentId, status: 'pending', reasons: j.reasons, note: null, decidedBy: null,
+      expiresAt: now + scope.deps.config.agentPaymentsApprovalTtlMs, createdAt: now, decidedAt: null,
+    }
+    stmts.push(repo.insertApprovalStatement(db, a))
+    stmts.push(...changeStatements(db, scope, { resourceType: 'approval', resourceId: a.id, change: 'created', before: null, after: approvalView(a), environments: env }, targets, now))
+    stmts.push(scheduleJobStatement(db, { id: `ap-approval-expire:${a.id}`, topic: APPROVAL_EXPIRE_TOPIC, tenantId: t, payload: { approvalId: a.id }, runAt: a.expiresAt }, now))
+  }
+  try {
+    await scope.deps.database.writeBatch(stmts)
+  } catch (err) {
+    if (staleReservation(err)) return 'stale'
+    throw err
+  }
+  jobsScheduled()
+  return r
+}
