@@ -163,6 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
     txMaxFeeBumpPercent: intVar(env, 'TX_MAX_FEE_BUMP_PERCENT', 100, problems),
     txMaxResends: intVar(env, 'TX_MAX_RESENDS', 3, problems),
     txDropAfterMs: intVar(env, 'TX_DROP_AFTER_MS', 60_000, problems),
+    txRefreshFirstMs: intVar(env, 'TX_REFRESH_FIRST_MS', 1000, problems),
     passwordHashMemoryKib,
     agentPaymentsApprovalTtlMs: intVar(env, 'AGENT_PAYMENTS_APPROVAL_TTL_MS', 86_400_000, problems),
     agentPaymentsX402TimeoutMs: intVar(env, 'AGENT_PAYMENTS_X402_TIMEOUT_MS', 10_000, problems),

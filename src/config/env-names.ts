@@ -39,7 +39,7 @@ const ENV_NAMES: Record<string, string> = {
   '/metricsToken': 'METRICS_TOKEN (at least 16 characters)', '/shutdownGraceMs': 'SHUTDOWN_GRACE_MS', '/jobClaimLeaseMs': 'JOB_CLAIM_LEASE_MS (1000-3600000)',
   '/engineRamMib': `ENGINE_RAM_MIB (0-${ENGINE_RAM_MAX_MIB})`, '/masterKeyVersion': 'MASTER_KEY_VERSION (1-1000000)',
   '/hibpTimeoutMs': 'HIBP_TIMEOUT_MS (100 to 60000)', '/hibpOnError': 'HIBP_ON_ERROR (reject or allow)',
-  '/txMaxFeeBumpPercent': 'TX_MAX_FEE_BUMP_PERCENT (0-1000)', '/txMaxResends': 'TX_MAX_RESENDS (0-20)', '/txDropAfterMs': 'TX_DROP_AFTER_MS',
+  '/txMaxFeeBumpPercent': 'TX_MAX_FEE_BUMP_PERCENT (0-1000)', '/txMaxResends': 'TX_MAX_RESENDS (0-20)', '/txDropAfterMs': 'TX_DROP_AFTER_MS', '/txRefreshFirstMs': 'TX_REFRESH_FIRST_MS (50-60000)',
   '/passwordHashMemoryKib': 'PASSWORD_HASH_MEMORY_KIB (64-1048576)',
   '/agentPaymentsApprovalTtlMs': 'AGENT_PAYMENTS_APPROVAL_TTL_MS (1000-2592000000)',
   '/agentPaymentsX402TimeoutMs': 'AGENT_PAYMENTS_X402_TIMEOUT_MS (1000-60000)', '/agentPaymentsX402MaxBodyBytes': 'AGENT_PAYMENTS_X402_MAX_BODY_BYTES (0-1048576)',

@@ -79,6 +79,8 @@ export const ConfigSchema = T.Object({
   txMaxResends: T.Integer({ minimum: 0, maximum: 20 }),
   /** transactions: how long the node may not know a submitted transaction before it counts as dropped */
   txDropAfterMs: T.Integer({ minimum: 0, maximum: 86_400_000 }),
+  /** transactions: the status job's first look after a send, doubling after, at most a minute apart */
+  txRefreshFirstMs: T.Integer({ minimum: 50, maximum: 60_000 }),
   /** argon2id's memory cost in KiB for new password hashes (OWASP's 19456 by default; lower only outside production, for tests) */
   passwordHashMemoryKib: T.Integer({ minimum: 64, maximum: 1_048_576 }),
   /** how long an agent payment's approval waits before it and its execution expire */
