@@ -70,7 +70,8 @@ test('two processes: a wallet that affords three of eight x402 payments pays thr
   const shopBefore = await usdc(merchant.payTo)
 
   const all = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).post(`${BASE}/executions`, pay('/weather'), key)))
-  expect(all.map((r) => r.status)).toEqual(Array(8).fill(201))
+  // an answer other than 201 shows with its code (a 503 here is DATABASE_BUSY, DATABASE_UNAVAILABLE or the chain's)
+  expect(all.map((r) => (r.status === 201 ? 201 : `${r.status} ${r.body?.code}`))).toEqual(Array(8).fill(201))
   const paid = all.filter((r) => r.body.status === 'succeeded')
   const refused = all.filter((r) => r.body.status === 'failed')
   expect([paid.length, refused.length]).toEqual([3, 5])
