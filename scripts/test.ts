@@ -1,7 +1,9 @@
 /**
- * `npm test`: every test file, in TEST_WORKERS worker processes at once (default 2, Bun's
+ * `npm test`: every test file, in TEST_WORKERS worker processes at once (default 3, Bun's
  * `--parallel`), the slowest files first (tests/timings.json, per-file durations measured
- * on a 2-core machine), with a 30 s limit per test. Each worker keeps one module registry
+ * on a 2-core machine), with a 30 s limit per test. Three on two cores, because most files
+ * mostly wait (processes starting, chains mining, jobs backing off): alone, the 48 slowest
+ * files used 219 s of CPU in 990 s (docs/reliability.md, "The test suite's time"). Each worker keeps one module registry
  * across the files it runs (`--no-isolate`), as a single `bun test` process does: a fresh one
  * per file loaded the app's modules again for each, 15-25% slower here.
  *
@@ -19,7 +21,7 @@ import { ensureDeno } from './deno'
 ensureMpcEngine()
 ensureDeno()
 
-const workers = Number(process.env.TEST_WORKERS ?? 2)
+const workers = Number(process.env.TEST_WORKERS ?? 3)
 const timeout = Number(process.env.TEST_TIMEOUT_MS ?? 30_000)
 if (!Number.isInteger(workers) || workers < 1) throw new Error(`TEST_WORKERS must be a whole number of at least 1, not ${process.env.TEST_WORKERS}`)
 if (!Number.isInteger(timeout) || timeout < 1) throw new Error(`TEST_TIMEOUT_MS must be a whole number of milliseconds, not ${process.env.TEST_TIMEOUT_MS}`)

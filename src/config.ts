@@ -6,6 +6,7 @@ import { Value } from '@sinclair/typebox/value'
 import { FCM_DEFAULT_BASE_URL } from './adapters/push/fcm'
 import { ClientIpResolver } from './http/client-ip'
 import { ENGINE_RAM_DEFAULT_MIB } from './lib/engine-memory'
+import { PASSWORD_HASH_MEMORY_KIB } from './lib/passwords'
 import { sandboxMode, type SandboxMode } from './sandbox/policy'
 import { envNameOf, isSecretPath, plainMessage } from './config/env-names'
 import {
@@ -56,6 +57,10 @@ export function loadConfig(env: Env = process.env): Config {
   const webhookDevRoutes = parseDevRoutes(blankToUndefined(env.WEBHOOK_DEV_ROUTES), problems)
   if (Object.keys(webhookDevRoutes).length && nodeEnv === 'production') {
     problems.push('WEBHOOK_DEV_ROUTES is for local development and tests only and is refused when NODE_ENV=production')
+  }
+  const passwordHashMemoryKib = intVar(env, 'PASSWORD_HASH_MEMORY_KIB', PASSWORD_HASH_MEMORY_KIB, problems)
+  if (passwordHashMemoryKib < PASSWORD_HASH_MEMORY_KIB && nodeEnv === 'production') {
+    problems.push(`PASSWORD_HASH_MEMORY_KIB below ${PASSWORD_HASH_MEMORY_KIB} (OWASP's floor for argon2id) is for tests only and is refused when NODE_ENV=production`)
   }
   const username = blankToUndefined(env.BOOTSTRAP_ADMIN_USERNAME)
   const password = blankToUndefined(env.BOOTSTRAP_ADMIN_PASSWORD)
@@ -158,10 +163,13 @@ export function loadConfig(env: Env = process.env): Config {
     txMaxFeeBumpPercent: intVar(env, 'TX_MAX_FEE_BUMP_PERCENT', 100, problems),
     txMaxResends: intVar(env, 'TX_MAX_RESENDS', 3, problems),
     txDropAfterMs: intVar(env, 'TX_DROP_AFTER_MS', 60_000, problems),
+    txRefreshFirstMs: intVar(env, 'TX_REFRESH_FIRST_MS', 1000, problems),
+    passwordHashMemoryKib,
     agentPaymentsApprovalTtlMs: intVar(env, 'AGENT_PAYMENTS_APPROVAL_TTL_MS', 86_400_000, problems),
     agentPaymentsX402TimeoutMs: intVar(env, 'AGENT_PAYMENTS_X402_TIMEOUT_MS', 10_000, problems),
     agentPaymentsX402MaxBodyBytes: intVar(env, 'AGENT_PAYMENTS_X402_MAX_BODY_BYTES', 65_536, problems),
     agentPaymentsX402MaxAuthorizationSeconds: intVar(env, 'AGENT_PAYMENTS_X402_MAX_AUTHORIZATION_SECONDS', 300, problems),
+    agentPaymentsX402SettleLookMs: intVar(env, 'AGENT_PAYMENTS_X402_SETTLE_LOOK_MS', 5000, problems),
     preparedTxTtlSeconds: intVar(env, 'PREPARED_TX_TTL_SECONDS', 600, problems),
     bankRampTimeoutMs: intVar(env, 'BANK_RAMP_TIMEOUT_MS', 10_000, problems),
     sandboxInProduction,

@@ -15,6 +15,7 @@ import { systemClock, type Clock } from './lib/clock'
 import { Sealer } from './lib/crypto'
 import { createLogger, type Logger } from './lib/logger'
 import { Metrics } from './lib/metrics'
+import { setPasswordHashMemory } from './lib/passwords'
 import { ClientIpResolver } from './http/client-ip'
 import { RateLimiter } from './http/rate-limit'
 import { ChainGateway } from './adapters/chain'
@@ -104,6 +105,7 @@ export interface DepsOverrides {
 export async function buildDeps(config: Config, overrides: DepsOverrides): Promise<Deps> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel })
   const clock = overrides.clock ?? systemClock
+  setPasswordHashMemory(config.passwordHashMemoryKib)
   const control = await openDatabase({
     url: config.databaseUrl,
     authToken: config.databaseAuthToken,

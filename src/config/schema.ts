@@ -79,12 +79,18 @@ export const ConfigSchema = T.Object({
   txMaxResends: T.Integer({ minimum: 0, maximum: 20 }),
   /** transactions: how long the node may not know a submitted transaction before it counts as dropped */
   txDropAfterMs: T.Integer({ minimum: 0, maximum: 86_400_000 }),
+  /** transactions: the status job's first look after a send, doubling after, at most a minute apart */
+  txRefreshFirstMs: T.Integer({ minimum: 50, maximum: 60_000 }),
+  /** argon2id's memory cost in KiB for new password hashes (OWASP's 19456 by default; lower only outside production, for tests) */
+  passwordHashMemoryKib: T.Integer({ minimum: 64, maximum: 1_048_576 }),
   /** how long an agent payment's approval waits before it and its execution expire */
   agentPaymentsApprovalTtlMs: T.Integer({ minimum: 1000, maximum: 30 * 86_400_000 }),
   /** the x402 rail: each request to a paid resource, the resource's answer kept, the longest authorization signed */
   agentPaymentsX402TimeoutMs: T.Integer({ minimum: 1000, maximum: 60_000 }),
   agentPaymentsX402MaxBodyBytes: T.Integer({ minimum: 0, maximum: 1_048_576 }),
   agentPaymentsX402MaxAuthorizationSeconds: T.Integer({ minimum: 10, maximum: 3600 }),
+  /** the x402 rail: how long after an unused authorization's expiry the chain is first read, and again while it is not past it */
+  agentPaymentsX402SettleLookMs: T.Integer({ minimum: 100, maximum: 60_000 }),
   /** transactions: validity of a transaction prepared for client signing */
   preparedTxTtlSeconds: T.Integer({ minimum: 10, maximum: 86_400 }),
   /** bank ramp: time limit of one call to the partner (or the simulator) */

@@ -8,10 +8,23 @@
  */
 import { lazy } from './lazy'
 
+/** OWASP's floor for argon2id with t=2, p=1, and Slipway's cost: NODE_ENV=production refuses less (src/config.ts). */
+export const PASSWORD_HASH_MEMORY_KIB = 19_456
+
+/**
+ * The memory cost new hashes are made with (PASSWORD_HASH_MEMORY_KIB, set by `buildDeps` from the
+ * config; one per process). Only the tests lower it (tests/setup.ts): a stored hash carries its own
+ * parameters, so a check works whatever the cost it was made with.
+ */
+let memoryCost = PASSWORD_HASH_MEMORY_KIB
+export function setPasswordHashMemory(kib: number) {
+  if (kib !== memoryCost) dummy = undefined
+  memoryCost = kib
+}
+
 const argon2 = lazy(async () => {
   const { hash, verify, Algorithm } = await import('@node-rs/argon2')
-  const options = { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 }
-  return { hash: (password: string) => hash(password, options), verify }
+  return { hash: (password: string) => hash(password, { algorithm: Algorithm.Argon2id, memoryCost, timeCost: 2, parallelism: 1 }), verify }
 })
 
 export const hashPassword = async (password: string) => (await argon2()).hash(password)

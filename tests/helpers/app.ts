@@ -48,6 +48,10 @@ export async function makeApp(opts: TestAppOptions = {}): Promise<TestApp> {
     PORTFOLIO_SNAPSHOTS: 'off',
     // the tests' MPC engine (tests/setup.ts)
     MPC_ENGINE: process.env.MPC_ENGINE,
+    // argon2id's test cost (tests/setup.ts), refused under NODE_ENV=production: such an app runs at the production cost
+    PASSWORD_HASH_MEMORY_KIB: opts.env?.NODE_ENV === 'production' ? undefined : process.env.PASSWORD_HASH_MEMORY_KIB,
+    // the status job's first look (tests/setup.ts)
+    TX_REFRESH_FIRST_MS: process.env.TX_REFRESH_FIRST_MS,
     ...opts.env,
   })
   const logs: string[] = []

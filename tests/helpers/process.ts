@@ -58,7 +58,9 @@ export async function startProcess(cmd: string[], opts: { env?: Record<string, s
     cwd: opts.cwd,
     env: {
       ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `file:${dir}/slipway.db`, LOG_LEVEL: 'silent',
-      BOOTSTRAP_ADMIN_USERNAME: PROCESS_ADMIN.username, BOOTSTRAP_ADMIN_PASSWORD: PROCESS_ADMIN.password, ...opts.env,
+      BOOTSTRAP_ADMIN_USERNAME: PROCESS_ADMIN.username, BOOTSTRAP_ADMIN_PASSWORD: PROCESS_ADMIN.password,
+      // argon2id's test cost (tests/setup.ts) is refused under NODE_ENV=production: such a process runs at the production cost
+      ...(opts.env?.NODE_ENV === 'production' ? { PASSWORD_HASH_MEMORY_KIB: '' } : {}), ...opts.env,
     },
     stdout: 'ignore',
     stderr: 'pipe',

@@ -5,6 +5,7 @@ import { Factory } from '@tests/helpers/factories'
 import { createClient } from '@libsql/client'
 import { freePort, PROCESS_ADMIN, startProcess } from '@tests/helpers/process'
 import { FakeHibp } from '@tests/fakes/hibp'
+import { PASSWORD_HASH_MEMORY_KIB } from '@/lib/passwords'
 import { startFakeSolana } from '@tests/fakes/solana-rpc'
 
 describe('metrics and readiness', () => {
@@ -92,9 +93,9 @@ describe('roles', () => {
 
 describe('graceful shutdown', () => {
   test('SIGTERM during load: requests in flight finish; none fails with a connection error before the listener closes', async () => {
-    const p = await startProcess([process.execPath, 'src/index.ts'])
+    // at the production cost of argon2id (the tests lower it, tests/setup.ts): argon2-bound requests keep several in flight when the signal arrives
+    const p = await startProcess([process.execPath, 'src/index.ts'], { env: { PASSWORD_HASH_MEMORY_KIB: String(PASSWORD_HASH_MEMORY_KIB) } })
     const api = new Api(p.url)
-    // argon2-bound requests keep several requests in flight when the signal arrives
     const inFlight = Array.from({ length: 16 }, (_, i) => api.post('/v1/auth/admin/login', { ...PROCESS_ADMIN, password: i % 2 ? PROCESS_ADMIN.password : 'wrong-pass' }, { headers: { 'x-forwarded-for': `10.0.0.${i}` } }).then((r) => r.status, (e) => `error: ${e}`))
     await Bun.sleep(5)
     const exited = p.stop('SIGTERM')

@@ -191,10 +191,10 @@ export async function advancePayout(deps: Deps, tenantId: string | null | undefi
     send = await transactions.refreshedTransaction(deps, tenantId, p.chainTransactionId)
   } catch (err) {
     if (!(err instanceof AppError)) deps.logger.warn('payout transfer status unreadable', { payoutId, ...errorSummary(err) })
-    return again(Math.min(1000 * attempt, 15_000))
+    return again(Math.min(deps.config.txRefreshFirstMs * attempt, 15_000))
   }
   if (!send) return failPayout(deps, tenantId, env, payoutId, 'The transfer to the bank ramp was not found')
-  if (send.status === 'pending') return again(Math.min(1000 * attempt, 15_000))
+  if (send.status === 'pending') return again(Math.min(deps.config.txRefreshFirstMs * attempt, 15_000))
   if (send.status !== 'confirmed') return failPayout(deps, tenantId, env, payoutId, `The transfer to the bank ramp failed: ${send.failureReason ?? send.status}`)
   // a sponsored transfer (a user operation) has its transaction hash only once it is mined
   if (!p.txHash && send.txHash) await deps.database.write((w) => repo.updatePayout(w, tenantId, payoutId, { txHash: send.txHash, updatedAt: now }))

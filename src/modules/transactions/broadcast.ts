@@ -41,7 +41,7 @@ export async function broadcastTransaction(ctx: Ctx, id: string, input: Broadcas
     const t = ctx.deps.clock.now()
     if (!(await consumePrepared(tx, p.tenantId, p.id, t))) return false
     await updateTransaction(tx, p.tenantId, p.transactionId, { status: 'pending', txHash, rawTx: signed.raw, submittedAt: t, updatedAt: t })
-    await scheduleRefresh(tx, p.transactionId, p.tenantId, 1, t)
+    await scheduleRefresh(tx, p.transactionId, p.tenantId, 1, t, ctx.deps.config.txRefreshFirstMs)
     return true
   })
   if (!consumed) {

@@ -76,7 +76,7 @@ export async function submitClientSigned(ctx: Ctx, s: ClientSignedTransaction) {
     const known = (await findUserTransactionsByHash(tx, w.tenantId, ctx.actor.userId, s.txHash)).find((r) => !neverSubmitted(r))
     if (known) throw alreadyBroadcast(known.id)
     await insertTransaction(tx, row)
-    await scheduleRefresh(tx, row.id, w.tenantId, 1, now)
+    await scheduleRefresh(tx, row.id, w.tenantId, 1, now, deps.config.txRefreshFirstMs)
   })
   const outcome = await familyOf(s.endpoint.family).submit(deps, s.endpoint, s.raw)
   // `unknown` (no answer in time): it may be in a mempool; the status job finds out

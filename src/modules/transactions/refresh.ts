@@ -48,7 +48,7 @@ export async function runRefreshJob(deps: Deps, tenantId: string | null | undefi
   }
   if (row.status !== 'pending') return
   const now = deps.clock.now()
-  await deps.database.write((tx) => scheduleRefresh(tx, row!.id, row!.tenantId, attempt + 1, now))
+  await deps.database.write((tx) => scheduleRefresh(tx, row!.id, row!.tenantId, attempt + 1, now, deps.config.txRefreshFirstMs))
 }
 
 /** `GET /v1/transactions/{id}/status`: reads the chain and saves any change. */

@@ -32,7 +32,8 @@ export function sendRow(ctx: Ctx, p: SendPlan, now: number) {
   }
 }
 
-/** Schedules the `tx.refresh` job for the transaction (in the caller's write transaction). */
-export async function scheduleRefresh(tx: Executor, transactionId: string, tenantId: string, attempt: number, now: number) {
-  await scheduleJob(tx, { id: `tx-refresh:${transactionId}:${attempt}`, topic: REFRESH_TOPIC, tenantId, payload: { transactionId, attempt }, runAt: now + refreshDelayMs(attempt) }, now)
+/** Schedules the `tx.refresh` job for the transaction (in the caller's write transaction); `firstMs` is TX_REFRESH_FIRST_MS. */
+export async function scheduleRefresh(tx: Executor, transactionId: string, tenantId: string, attempt: number, now: number, firstMs: number) {
+  const runAt = now + refreshDelayMs(attempt, firstMs)
+  await scheduleJob(tx, { id: `tx-refresh:${transactionId}:${attempt}`, topic: REFRESH_TOPIC, tenantId, payload: { transactionId, attempt }, runAt }, now)
 }

@@ -5,5 +5,5 @@
  */
 export const REFRESH_TOPIC = 'tx.refresh'
 
-/** Status job delays: 1 s, doubling, at most one minute apart. */
-export const refreshDelayMs = (attempt: number) => Math.min(1000 * 2 ** Math.max(0, attempt - 1), 60_000)
+/** Status job delays: `firstMs` (TX_REFRESH_FIRST_MS, 1 s by default), doubling, at most one minute apart. */
+export const refreshDelayMs = (attempt: number, firstMs = 1000) => Math.min(firstMs * 2 ** Math.max(0, attempt - 1), 60_000)

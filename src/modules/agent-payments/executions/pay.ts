@@ -114,7 +114,7 @@ export async function payExecution(deps: Deps, tenantId: string, id: string, giv
   const now = deps.clock.now()
   await deps.database.write(async (tx) => {
     await repo.updateExecution(tx, tenantId, id, { transactionId: sent.id, txHash: sent.txHash, updatedAt: now })
-    await scheduleJob(tx, followJob(tenantId, id, 1, now + 1000), now)
+    await scheduleJob(tx, followJob(tenantId, id, 1, now + deps.config.txRefreshFirstMs), now)
   })
   return (await repo.findExecution(db, tenantId, id))!
 }
@@ -128,7 +128,7 @@ export async function followExecution(deps: Deps, tenantId: string | null | unde
   const scope = await systemScope(deps, tenantId, `job:${EXECUTION_FOLLOW_TOPIC}:${id}`)
   const again = async () => {
     const now = deps.clock.now()
-    await deps.database.write((tx) => scheduleJob(tx, followJob(tenantId, id, attempt + 1, now + Math.min(1000 * attempt, 15_000)), now))
+    await deps.database.write((tx) => scheduleJob(tx, followJob(tenantId, id, attempt + 1, now + Math.min(deps.config.txRefreshFirstMs * attempt, 15_000)), now))
   }
   let send
   try {

@@ -20,10 +20,12 @@ import type { X402Record } from '../record-types'
 import { X402_SETTLE_TOPIC } from '../topics'
 import { chainOf, settleJob, type ChainView } from './x402-plan'
 
-/** how long after an authorization's `validBefore` the job first looks (a block or two to settle in) */
-export const SETTLE_GRACE_MS = 5_000
-/** how soon the job looks again when the chain cannot be read or is not past `validBefore` yet */
-const LOOK_AGAIN_MS = 5_000
+/**
+ * How long after an authorization's `validBefore` the job first looks (a block or two to settle in),
+ * and how soon it looks again when the chain cannot be read or is not past `validBefore` yet:
+ * AGENT_PAYMENTS_X402_SETTLE_LOOK_MS, 5 s by default.
+ */
+export const settleLookMs = (deps: Deps) => deps.config.agentPaymentsX402SettleLookMs
 /**
  * How long a settled payment's hold still counts once Slipway has seen the settlement: a spend
  * judged against balances read before the settling block would not see the transfer (reads come
@@ -147,5 +149,5 @@ export async function settleX402(deps: Deps, tenantId: string | null | undefined
   }
   // not readable, or not past validBefore on chain yet (a node behind, or block times coarser than seconds)
   const now = deps.clock.now()
-  await later(Math.max(now + LOOK_AGAIN_MS, Number(row.x402.authorization.validBefore) * 1000 + SETTLE_GRACE_MS))
+  await later(Math.max(now + settleLookMs(deps), Number(row.x402.authorization.validBefore) * 1000 + settleLookMs(deps)))
 }

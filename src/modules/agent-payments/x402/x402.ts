@@ -35,7 +35,7 @@ import type { ExecutionRow } from '../schema'
 import type { X402Record } from '../record-types'
 import { refusalsOf, requirementOf, signingRefusal } from './x402-checks'
 import { payeeRefusedIn, planOf, settleJob, type Plan } from './x402-plan'
-import { failX402, SETTLE_GRACE_MS, settleOrWait } from './x402-settle'
+import { failX402, settleLookMs, settleOrWait } from './x402-settle'
 import { CONSENT_REQUIRED, walletConsentRefusal } from '../agents/wallet-consent'
 import { keptAnswer, resourceFetch, X402Stop, type ResourceAnswer } from './x402-transport'
 import { asV2Requirement, caipNetwork, X402HttpClient, type X402Version } from './x402-versions'
@@ -156,7 +156,7 @@ async function authorize(deps: Deps, scope: Scope, plan: Plan, id: string, recor
   const fromBlock = (head > 5n ? head - 5n : 0n).toString()
   const held = await transactions.walletBalances(deps, plan.settings, plan.wallet, plan.token.address)
   if (!held) throw new BadRequestError('The agent\'s wallet is on a chain the registry does not know', { code: 'X402_NETWORK_UNSUPPORTED' })
-  const expiresAt = Number(auth.validBefore) * 1000 + SETTLE_GRACE_MS
+  const expiresAt = Number(auth.validBefore) * 1000 + settleLookMs(deps)
   const now = deps.clock.now()
   const holdId = await deps.database.write(async (tx) => {
     const row = (await repo.findExecution(tx, scope.tenantId, id))!

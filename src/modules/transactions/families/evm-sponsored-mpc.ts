@@ -130,7 +130,7 @@ export async function broadcastUserOpPiece(ctx: Ctx, p: PreparedRow & { family: 
     const missing = missingSignatures(json)
     const complete = !missing.userOp && !missing.authorization
     await updateTransaction(tx, p.tenantId, row.id, { userOp: json, ...(complete ? { status: 'pending' as const, submittedAt: t } : {}), updatedAt: t }, { status: 'awaiting_signature' })
-    if (complete) await scheduleRefresh(tx, row.id, row.tenantId, 1, t)
+    if (complete) await scheduleRefresh(tx, row.id, row.tenantId, 1, t, deps.config.txRefreshFirstMs)
     return { row, json, complete }
   })
   if (!done) {

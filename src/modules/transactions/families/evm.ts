@@ -92,7 +92,7 @@ async function custodialSend(ctx: Ctx, p: SendPlan) {
       await insertTransaction(tx, r)
       await p.onRecorded?.(tx, r.id, now)
       if (p.holdId && !(await attachHold(tx, p.tenantId, p.holdId, r.id, now))) throw new ConflictError('The amount held for this send was released before it was sent')
-      await scheduleRefresh(tx, r.id, r.tenantId, 1, now)
+      await scheduleRefresh(tx, r.id, r.tenantId, 1, now, deps.config.txRefreshFirstMs)
       // from here the send may reach the chain: an Idempotency-Key stays bound to it
       await ctx.idempotency?.bind(tx, `transaction:${r.id}`)
       return r

@@ -177,7 +177,7 @@ async function recordAndSubmit(ctx: Ctx, p: SendPlan, base: ReturnType<typeof so
     await ensureSpendable(w, { tenantId: p.tenantId, walletId: p.wallet.id, network: p.network }, balances, { tokenAddress: p.token.address, amount: p.amount, fee: 0n }, now, p.holdId ?? null)
     await insertTransaction(w, { ...base, status: 'pending', requiresClientSigning: false, txHash: hash, rawTx: raw.toString('base64'), submittedAt: now })
     if (p.holdId && !(await attachHold(w, p.tenantId, p.holdId, base.id, now))) throw new ConflictError('The amount held for this send was released before it was sent')
-    await scheduleRefresh(w, base.id, base.tenantId, 1, now)
+    await scheduleRefresh(w, base.id, base.tenantId, 1, now, deps.config.txRefreshFirstMs)
     // from here the send may reach the chain: an Idempotency-Key stays bound to it
     await ctx.idempotency?.bind(w, `transaction:${base.id}`)
   })

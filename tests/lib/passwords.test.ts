@@ -1,0 +1,48 @@
+/**
+ * argon2id's cost: the production cost by default (OWASP's floor, 19 MiB, t=2, p=1), refused
+ * lower under NODE_ENV=production. The tests run at 1 MiB (tests/setup.ts); a stored hash carries
+ * its own parameters, so a hash made at either cost is checked right whatever the cost now.
+ */
+import { afterAll, describe, expect, test } from 'bun:test'
+import { ConfigError, loadConfig } from '@/config'
+import { hashPassword, PASSWORD_HASH_MEMORY_KIB, setPasswordHashMemory, verifyPassword } from '@/lib/passwords'
+import { makeApp } from '@tests/helpers/app'
+
+const testCost = Number(process.env.PASSWORD_HASH_MEMORY_KIB ?? PASSWORD_HASH_MEMORY_KIB)
+afterAll(() => setPasswordHashMemory(testCost))
+
+describe('argon2id cost', () => {
+  test('by default new hashes are argon2id at 19456 KiB, t=2, p=1, and an app built without the setting makes them', async () => {
+    expect(PASSWORD_HASH_MEMORY_KIB).toBe(19_456)
+    expect(loadConfig({}).passwordHashMemoryKib).toBe(19_456)
+    const t = await makeApp({ env: { PASSWORD_HASH_MEMORY_KIB: '' }, admin: false })
+    try {
+      const hash = await hashPassword('Passw0rd-long')
+      expect(hash).toStartWith('$argon2id$v=19$m=19456,t=2,p=1$')
+      expect(await verifyPassword(hash, 'Passw0rd-long')).toBe(true)
+      expect(await verifyPassword(hash, 'Passw0rd-lonG')).toBe(false)
+    } finally {
+      await t.close()
+    }
+  })
+
+  test('a lower cost is taken outside production and refused under NODE_ENV=production', async () => {
+    expect(loadConfig({ PASSWORD_HASH_MEMORY_KIB: '1024' }).passwordHashMemoryKib).toBe(1024)
+    expect(() => loadConfig({ NODE_ENV: 'production', PASSWORD_HASH_MEMORY_KIB: '1024' })).toThrow(ConfigError)
+    expect(() => loadConfig({ NODE_ENV: 'production', PASSWORD_HASH_MEMORY_KIB: '1024' })).toThrow(/PASSWORD_HASH_MEMORY_KIB/)
+    expect(() => loadConfig({ PASSWORD_HASH_MEMORY_KIB: '8' })).toThrow(/PASSWORD_HASH_MEMORY_KIB/)
+    expect(loadConfig({ NODE_ENV: 'production', PASSWORD_HASH_MEMORY_KIB: '65536', JWT_SECRET: 'x'.repeat(40), MASTER_KEY: Buffer.alloc(32, 1).toString('base64') }).passwordHashMemoryKib).toBe(65_536)
+  })
+
+  test('hashes made at either cost are checked whatever the cost now', async () => {
+    setPasswordHashMemory(1024)
+    const cheap = await hashPassword('Cheap-Passw0rd')
+    expect(cheap).toStartWith('$argon2id$v=19$m=1024,t=2,p=1$')
+    setPasswordHashMemory(PASSWORD_HASH_MEMORY_KIB)
+    const dear = await hashPassword('Dear-Passw0rd')
+    expect(await verifyPassword(cheap, 'Cheap-Passw0rd')).toBe(true)
+    setPasswordHashMemory(1024)
+    expect(await verifyPassword(dear, 'Dear-Passw0rd')).toBe(true)
+    expect(await verifyPassword(dear, 'Cheap-Passw0rd')).toBe(false)
+  })
+})
