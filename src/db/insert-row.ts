@@ -1,4 +1,4 @@
-import type { Client, InValue, Transaction } from '@libsql/client'
+import type { Client, InStatement, InValue, Transaction } from '@libsql/client'
 import { Param, Placeholder, getTableColumns, sql } from 'drizzle-orm'
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Executor } from './client'
@@ -17,6 +17,17 @@ import type { Executor } from './client'
  * fails.
  */
 export function insertRow<T extends SQLiteTable>(table: T): (executor: Executor, row: T['$inferSelect']) => Promise<void> {
+  const statement = insertRowStatement(table)
+  return async (executor, row) => {
+    await clientOf(executor).execute(statement(executor, row))
+  }
+}
+
+/**
+ * The same insert as a statement of a write batch (`Database.writeBatch`), its text built
+ * once: what a write made of inserts known up front sends in one request.
+ */
+export function insertRowStatement<T extends SQLiteTable>(table: T): (executor: Executor, row: T['$inferSelect']) => InStatement {
   let built: { text: string; params: Array<{ key: string; encode: (v: unknown) => unknown }> } | undefined
   const build = (executor: Executor) => {
     const placeholders = Object.fromEntries(Object.keys(getTableColumns(table)).map((key) => [key, sql.placeholder(key)]))
@@ -28,7 +39,7 @@ export function insertRow<T extends SQLiteTable>(table: T): (executor: Executor,
     })
     return { text: query.sql, params }
   }
-  return async (executor, row) => {
+  return (executor, row) => {
     built ??= build(executor)
     const values = row as Record<string, unknown>
     const args = built.params.map(({ key, encode }) => {
@@ -36,7 +47,7 @@ export function insertRow<T extends SQLiteTable>(table: T): (executor: Executor,
       if (v === undefined) throw new Error(`insertRow: ${key} is missing`)
       return (v === null ? null : encode(v)) as InValue
     })
-    await clientOf(executor).execute({ sql: built.text, args })
+    return { sql: built.text, args }
   }
 }
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { decodeJwt } from 'jose'
+import { and, eq } from 'drizzle-orm'
+import { refreshTokens, users } from '@/db/schema'
 import { makeApp, type TestApp } from '@tests/helpers/app'
 import { Factory, unique, type Tenant } from '@tests/helpers/factories'
 
@@ -79,6 +81,28 @@ describe('register', () => {
     const again = await register(unique('again'), u.email)
     expect(again.status).toBe(201)
     expect(again.body.user.email).toBe(u.email)
+  })
+
+  test('two registrations racing for one username: one written with its session, the other 409 as the check answers, nothing of it written', async () => {
+    const tokensOfTenant = async () => (await t.deps.database.db.select({ id: refreshTokens.id }).from(refreshTokens).where(eq(refreshTokens.tenantId, tenant.id))).length
+    const before = await tokensOfTenant()
+    const username = unique('racer')
+    // both pass the check before the argon2 hash; the unique index refuses the second write
+    const racing = await Promise.all([1, 2].map((i) => f.api.post('/v1/auth/register', { username, email: `${username}${i}@example.com`, password: 'Sup3rsecret' }, { signedBy: tenant })))
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 409])
+    const won = racing.find((r) => r.status === 201)!
+    const lost = racing.find((r) => r.status === 409)!
+    const late = await f.api.post('/v1/auth/register', { username, email: `${unique('late')}@example.com`, password: 'Sup3rsecret' }, { signedBy: tenant })
+    expect(late.status).toBe(409)
+    expect(lost.body).toEqual(late.body)
+    expect(lost.body).toMatchObject({ statusCode: 409, error: 'ConflictError', message: 'Username already taken' })
+    const rows = await t.deps.database.db.select({ id: users.id, email: users.email }).from(users).where(and(eq(users.scope, tenant.id), eq(users.usernameKey, username)))
+    expect(rows).toEqual([{ id: won.body.user.id, email: won.body.user.email }])
+    // the winner's one refresh token, and none for the loser
+    expect(await tokensOfTenant()).toBe(before + 1)
+    const refreshed = await f.api.post('/v1/auth/refresh', { refreshToken: won.body.refreshToken })
+    expect(refreshed.status).toBe(200)
+    expect(decodeJwt(refreshed.body.accessToken).sub).toBe(won.body.user.id)
   })
 })
 

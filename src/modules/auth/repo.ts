@@ -1,15 +1,22 @@
 /** The refresh_tokens table's only reader and writer. Tokens are found by the hash of the presented value. */
+import type { InStatement } from '@libsql/client'
 import { and, eq, isNull } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
-import { insertRow } from '../../db/insert-row'
+import { insertRow, insertRowStatement } from '../../db/insert-row'
 import { refreshTokens } from '../../db/schema'
 
 export type RefreshTokenRow = typeof refreshTokens.$inferSelect
 
 const insertTokenRow = insertRow(refreshTokens)
+const tokenStatement = insertRowStatement(refreshTokens)
 
 export async function insertRefreshToken(db: Executor, tenantId: string | null, row: Omit<RefreshTokenRow, 'tenantId'>) {
   await insertTokenRow(db, { ...row, tenantId })
+}
+
+/** The same insert as a statement of a write batch (`Database.writeBatch`). */
+export function refreshTokenStatement(db: Executor, tenantId: string | null, row: Omit<RefreshTokenRow, 'tenantId'>): InStatement {
+  return tokenStatement(db, { ...row, tenantId })
 }
 
 /** The token with this SHA-256 hash, of any tenant: the hash of 256 random bits is the credential. */

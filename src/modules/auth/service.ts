@@ -8,7 +8,7 @@ import { hashPassword, passwordProblems, verifyPassword } from '../../lib/passwo
 import * as usersRepo from '../users'
 import { recordActivity } from '../activity'
 import { userView } from '../users'
-import { startSession } from './sessions'
+import { sessionStatement, startSession } from './sessions'
 
 /** A new user of the signed tenant, with a session (and a custodial wallet when asked, or on an `mpc` tenant its DKG session). Its collaborators come from src/services.ts. */
 export async function register(deps: Deps, tenant: SignedTenant, input: Register, collaborators: RegistrationCollaborators, requestId = '') {
@@ -27,6 +27,7 @@ export async function register(deps: Deps, tenant: SignedTenant, input: Register
   const passwordHash = await hashPassword(input.password)
   const now = deps.clock.now()
   try {
+    if (!input.wallet) return await registerAlone(deps, tenant, input, passwordHash, now)
     const ctx: RegistrationContext = { deps, actor: null, tenant, requestId }
     return await withTransaction(ctx, async (tx, inWrite) => {
       // A concurrent registration that won the name or the email is refused by the unique indexes (below).
@@ -42,6 +43,18 @@ export async function register(deps: Deps, tenant: SignedTenant, input: Register
     if (usersRepo.isEmailConflict(err)) throw new ConflictError('Email already registered')
     throw err
   }
+}
+
+/**
+ * A user without a wallet: the user and its session's refresh token as one write batch (one
+ * request to a server; on a local file no interactive transaction). The unique indexes refuse a
+ * name or email taken since the check, as in the transaction, and nothing is written then.
+ */
+async function registerAlone(deps: Deps, tenant: SignedTenant, input: Register, passwordHash: string, now: number) {
+  const user = usersRepo.insertUserStatement(deps.database.db, { id: newId(), tenantId: tenant.id, username: input.username, email: input.email.trim(), passwordHash, role: 'user', now })
+  const session = sessionStatement(deps, user.row)
+  await deps.database.writeBatch([user.statement, session.statement])
+  return { ...(await session.session()), user: userView(user.row) }
 }
 
 const badCredentials = () => new UnauthorizedError('Invalid credentials')

@@ -21,14 +21,21 @@ export async function issueAccessToken(deps: Deps, user: Pick<UserRow, 'id' | 't
   return signAccessToken(deps.jwtKey, { sub: user.id, tenantId: user.tenantId, role: user.role }, deps.clock.now(), deps.config.accessTokenTtlSeconds)
 }
 
-async function insertRefreshToken(db: Executor, deps: Deps, user: Pick<UserRow, 'id' | 'tenantId'>, familyId: string) {
+/** A new refresh token and its row (only its hash is stored). */
+function refreshTokenRow(deps: Deps, user: Pick<UserRow, 'id' | 'tenantId'>, familyId: string) {
   // tenants on databases of their own (docs/scaling.md): a placed tenant's token names it, so a refresh finds its database
   const token = routedToken(deps.database, user.tenantId, randomToken(32))
   const now = deps.clock.now()
-  await repo.insertRefreshToken(db, user.tenantId, {
+  const row = {
     id: newId(), userId: user.id, familyId, tokenHash: sha256Hex(token),
     createdAt: now, expiresAt: now + deps.config.refreshTokenTtlSeconds * 1000, rotatedAt: null, revokedAt: null,
-  })
+  }
+  return { token, row }
+}
+
+async function insertRefreshToken(db: Executor, deps: Deps, user: Pick<UserRow, 'id' | 'tenantId'>, familyId: string) {
+  const { token, row } = refreshTokenRow(deps, user, familyId)
+  await repo.insertRefreshToken(db, user.tenantId, row)
   return token
 }
 
@@ -38,6 +45,18 @@ export async function startSession(deps: Deps, user: Pick<UserRow, 'id' | 'tenan
     ? await insertRefreshToken(tx, deps, user, newId())
     : await deps.database.write((w) => insertRefreshToken(w, deps, user, newId()))
   return { accessToken: await issueAccessToken(deps, user), refreshToken, expiresIn: deps.config.accessTokenTtlSeconds }
+}
+
+/**
+ * A new sign-in whose first refresh token is written by the caller, as a statement of its write
+ * batch (`Database.writeBatch`): the session answers only once that batch has committed.
+ */
+export function sessionStatement(deps: Deps, user: Pick<UserRow, 'id' | 'tenantId' | 'role'>) {
+  const { token, row } = refreshTokenRow(deps, user, newId())
+  return {
+    statement: repo.refreshTokenStatement(deps.database.db, user.tenantId, row),
+    session: async () => ({ accessToken: await issueAccessToken(deps, user), refreshToken: token, expiresIn: deps.config.accessTokenTtlSeconds }),
+  }
 }
 
 const invalid = () => new UnauthorizedError('Invalid refresh token')

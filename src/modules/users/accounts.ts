@@ -16,6 +16,7 @@ export const anyAdmin = repo.anyAdmin
 export const namesTaken = repo.namesTaken
 export const emailTaken = repo.emailTaken
 export const insertUser = repo.insertUser
+export const insertUserStatement = repo.insertUserStatement
 export const isUsernameConflict = repo.isUsernameConflict
 export const isEmailConflict = repo.isEmailConflict
 export const setPasswordIfActive = repo.setPasswordIfActive

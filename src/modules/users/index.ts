@@ -4,7 +4,7 @@
  * profile view and schemas sign-in answers with, and the routes.
  */
 export {
-  anyAdmin, dropFcmToken, emailKey, emailTaken, findUser, findUserByEmail, findUserByUsername, insertUser,
+  anyAdmin, dropFcmToken, emailKey, emailTaken, findUser, findUserByEmail, findUserByUsername, insertUser, insertUserStatement,
   isEmailConflict, isUsernameConflict, namesTaken, setPasswordIfActive,
 } from './accounts'
 export type { UserRow } from './accounts'

@@ -1,7 +1,8 @@
 /** The users table's only reader and writer: every function takes the scope (tenant id, or `platform` for admins) first. */
+import type { InStatement } from '@libsql/client'
 import { and, asc, eq, gte, lt, ne, or, sql, type SQL } from 'drizzle-orm'
 import { uniqueViolation, type Database, type Executor } from '../../db/client'
-import { insertRow } from '../../db/insert-row'
+import { insertRow, insertRowStatement } from '../../db/insert-row'
 import { preparedOnce } from '../../db/prepared'
 import { users } from '../../db/schema'
 
@@ -84,9 +85,22 @@ export interface NewUser {
 }
 
 const insertUserRow = insertRow(users)
+const userStatement = insertRowStatement(users)
 
 export async function insertUser(db: Executor, u: NewUser): Promise<UserRow> {
-  const row: UserRow = {
+  const row = userRow(u)
+  await insertUserRow(db, row)
+  return row
+}
+
+/** The same insert as a statement of a write batch (`Database.writeBatch`): the unique indexes refuse a taken username or email. */
+export function insertUserStatement(db: Executor, u: NewUser): { row: UserRow; statement: InStatement } {
+  const row = userRow(u)
+  return { row, statement: userStatement(db, row) }
+}
+
+function userRow(u: NewUser): UserRow {
+  return {
     id: u.id,
     tenantId: u.tenantId,
     scope: scopeOf(u.tenantId),
@@ -105,8 +119,6 @@ export async function insertUser(db: Executor, u: NewUser): Promise<UserRow> {
     updatedAt: u.now,
     deletedAt: null,
   }
-  await insertUserRow(db, row)
-  return row
 }
 
 /** True when the error is the unique index on (scope, username) refusing a duplicate. */
