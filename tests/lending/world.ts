@@ -82,15 +82,26 @@ let ipCounter = 0
 /** a client address of its own (X-Forwarded-For) for each caller: the lending writes allow 5 per minute per IP */
 export const freshIp = () => `198.51.100.${++ipCounter}`
 
-let signed = 0
-const signedFrom = Math.floor(Date.now() / 1000)
+/** the timestamps signed with, kept while inside the window: none is used twice */
+const usedTimestamps = new Set<number>()
+function freshTimestamp(): string {
+  const now = Math.floor(Date.now() / 1000)
+  for (const t of usedTimestamps) if (t < now - 300) usedTimestamps.delete(t)
+  let t = now
+  while (usedTimestamps.has(t)) t--
+  usedTimestamps.add(t)
+  return String(t)
+}
 /**
  * Both credentials: the tenant's signature and the user's bearer token, from `ip`. A signature
  * is accepted once (the spec), and a test repeats identical requests within a second (a
  * position read after each step), so each request is signed with a timestamp of its own,
- * counting back from the file's start (inside the 300-second window while the file runs).
+ * the latest second not used yet (counting back from now; a few requests a second stay well inside
+ * the 300-second window). Not counted back from a moment fixed when this module loaded: npm test's
+ * workers keep modules across files (--no-isolate), and a lending file run minutes after the first
+ * one signed outside the window (401 Request expired).
  */
 export const both = (tenant: Tenant, u: SignedInUser, ip: string, extra: { headers?: Record<string, string>; timestamp?: string } = {}) => ({
   signedBy: tenant, token: u.accessToken, headers: { 'x-forwarded-for': ip, ...extra.headers },
-  timestamp: extra.timestamp ?? String(signedFrom - (++signed % 240)),
+  timestamp: extra.timestamp ?? freshTimestamp(),
 })
