@@ -92,6 +92,21 @@ export class WriteLedger {
  * commits. What reads it serves from memory (callers.ts) asks the ledger whether this process
  * wrote their tables since.
  */
+/** A transaction whose statements are collected and handed to `onCommit` with its commit: counted as one write once it commits. */
+export function recordedTransaction(tx: Transaction, onCommit: (committed: Promise<void>, stmts: InStatement[]) => Promise<void>): Transaction {
+  const stmts: InStatement[] = []
+  return new Proxy(tx, {
+    get(target, prop, receiver) {
+      if (prop === 'execute') return (s: InStatement) => { stmts.push(s); return target.execute(s) }
+      if (prop === 'batch') return (ss: InStatement[]) => { stmts.push(...ss); return target.batch(ss) }
+      if (prop === 'executeMultiple') return (sqlText: string) => { stmts.push('-- unknown'); return target.executeMultiple(sqlText) }
+      if (prop === 'commit') return () => onCommit(target.commit(), stmts)
+      const v = Reflect.get(target, prop, receiver)
+      return typeof v === 'function' ? v.bind(target) : v
+    },
+  })
+}
+
 export function ledgered(client: Client, ledger: WriteLedger): Client {
   const isRead = (s: InStatement) => /^\s*select\b/i.test(text(s))
   const after = async <T>(p: Promise<T>, stmts: InStatement[] | null): Promise<T> => {
@@ -100,19 +115,7 @@ export function ledgered(client: Client, ledger: WriteLedger): Client {
     else ledger.writtenAny()
     return out
   }
-  const recorded = (tx: Transaction): Transaction => {
-    const stmts: InStatement[] = []
-    return new Proxy(tx, {
-      get(target, prop, receiver) {
-        if (prop === 'execute') return (s: InStatement) => { stmts.push(s); return target.execute(s) }
-        if (prop === 'batch') return (ss: InStatement[]) => { stmts.push(...ss); return target.batch(ss) }
-        if (prop === 'executeMultiple') return (sqlText: string) => { stmts.push('-- unknown'); return target.executeMultiple(sqlText) }
-        if (prop === 'commit') return () => after(target.commit(), stmts)
-        const v = Reflect.get(target, prop, receiver)
-        return typeof v === 'function' ? v.bind(target) : v
-      },
-    })
-  }
+  const recorded = (tx: Transaction) => recordedTransaction(tx, (committed, stmts) => after(committed, stmts))
   return new Proxy(client, {
     get(target, prop, receiver) {
       switch (prop) {

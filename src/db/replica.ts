@@ -4,7 +4,7 @@
  */
 import type { Client, InStatement, ResultSet, Transaction, TransactionMode } from '@libsql/client'
 import { DatabaseUnavailableError } from './errors'
-import { WriteLedger } from './read-your-writes'
+import { recordedTransaction, WriteLedger } from './read-your-writes'
 
 const statementText = (s: InStatement) => (typeof s === 'string' ? s : s.sql)
 const isRead = (s: InStatement) => /^\s*select\b/i.test(statementText(s))
@@ -139,19 +139,7 @@ export function replicated(replica: Client, primary: Client, sync: ReplicaSync):
     return out
   }
   // a transaction's statements, counted as one write once it commits
-  const recorded = (tx: Transaction): Transaction => {
-    const stmts: InStatement[] = []
-    return new Proxy(tx, {
-      get(target, prop, receiver) {
-        if (prop === 'execute') return (s: InStatement) => { stmts.push(s); return target.execute(s) }
-        if (prop === 'batch') return (ss: InStatement[]) => { stmts.push(...ss); return target.batch(ss) }
-        if (prop === 'executeMultiple') return (sqlText: string) => { stmts.push('-- unknown'); return target.executeMultiple(sqlText) }
-        if (prop === 'commit') return () => afterWrite(target.commit(), stmts)
-        const v = Reflect.get(target, prop, receiver)
-        return typeof v === 'function' ? v.bind(target) : v
-      },
-    })
-  }
+  const recorded = (tx: Transaction) => recordedTransaction(tx, (committed, stmts) => afterWrite(committed, stmts))
   const read = async (stmt: InStatement): Promise<ResultSet> => {
     await sync.beforeRead(stmt)
     const local = await replica.execute(stmt)

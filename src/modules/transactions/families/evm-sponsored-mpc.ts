@@ -36,7 +36,7 @@ import type { BroadcastBody } from '../model'
 import { consumePrepared, findPrepared, findTransaction, insertPrepared, insertTransaction, updateTransaction, type PreparedRow } from '../repo'
 import { scheduleRefresh, sendRow } from '../shared'
 import { estimateEvm, evmNet, transferCall } from './evm-calls'
-import { bundlerRefusal, goesSponsored, randomNonceKey, sponsoredKind } from './evm-sponsored'
+import { bundlerRefusal, goesSponsored, randomNonceKey, sponsoredKind, sponsorshipMeta } from './evm-sponsored'
 import { lowS, signatureParts } from './evm-signature'
 import type { SendPlan, WalletRow } from './port'
 
@@ -79,14 +79,7 @@ export async function mpcSponsoredPrepare(ctx: Ctx, p: SendPlan) {
     const r = {
       ...base, status: 'awaiting_signature' as const, requiresClientSigning: true, txHash: null, rawTx: null, chainId: sponsor.endpoint.chainId, nonce: null,
       gasLimit: null, maxFeePerGas: null, maxPriorityFeePerGas: null, initialMaxFeePerGas: null, submittedAt: null,
-      metadata: {
-        ...(base.metadata ?? {}),
-        sponsorship: {
-          id: s.id, paymaster: sponsor.endpoint.paymaster, maxCostWei: s.maxCostWei, validUntil: window.validUntil, delegates: estimated.delegates,
-          ...(s.usdRate !== null ? { maxCostUsd: s.maxCostUsd, usdRate: s.usdRate } : {}),
-          ...(calls.length > 1 ? { batchedCalls: calls.length } : {}),
-        },
-      },
+      metadata: { ...(base.metadata ?? {}), sponsorship: sponsorshipMeta(s, sponsor, window, estimated, calls) },
       userOpHash: unsigned.hash, userOp: unsigned.json,
     }
     await insertTransaction(tx, r)

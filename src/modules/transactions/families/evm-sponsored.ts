@@ -22,7 +22,7 @@ import type { ChainEndpoint } from '../../../adapters/chain/port'
 import type { Ctx } from '../../../context'
 import type { Deps } from '../../../deps'
 import { BadRequestError, ConflictError, ServiceUnavailableError } from '../../../lib/errors'
-import { gasSponsorship, releaseSponsorship, reserveSponsorship, settleSponsorship, type GasOperationKind, type Sponsor } from '../../gas-sponsorship'
+import { gasSponsorship, releaseSponsorship, reserveSponsorship, settleSponsorship, type GasOperationKind, type Sponsor, type SponsorshipRow } from '../../gas-sponsorship'
 import { estimateInTurn } from './evm-delegation'
 import { attachHold, chainBalances, ensureSpendable, type ChainBalances } from '../holds'
 import { noticeSettled } from '../notices'
@@ -94,6 +94,15 @@ export async function sponsoredSend(ctx: Ctx, p: SendPlan, call: EvmCall | EvmCa
   }
 }
 
+/** What a sponsored send's record says of its sponsorship (`metadata.sponsorship`), custodial or MPC. */
+export function sponsorshipMeta(s: SponsorshipRow, sponsor: Sponsor, window: { validUntil: number }, estimated: EstimatedUserOp, calls: UserOpCall[]) {
+  return {
+    id: s.id, paymaster: sponsor.endpoint.paymaster, maxCostWei: s.maxCostWei, validUntil: window.validUntil, delegates: estimated.delegates,
+    ...(s.usdRate !== null ? { maxCostUsd: s.maxCostUsd, usdRate: s.usdRate } : {}),
+    ...(calls.length > 1 ? { batchedCalls: calls.length } : {}),
+  }
+}
+
 /** the bundler's refusal of an estimate, as the API answers it */
 export const bundlerRefusal = (network: string) => (err: Error & { kind?: string }): never => {
   if (err.kind === 'unreachable') throw new ServiceUnavailableError(`The bundler of ${network} cannot be reached`, { code: 'BUNDLER_UNAVAILABLE' })
@@ -119,14 +128,7 @@ async function sponsoredRecordAndSend(ctx: Ctx, p: SendPlan, sponsor: Sponsor, e
     const r = {
       ...base, status: 'pending' as const, requiresClientSigning: false, txHash: null, rawTx: null, chainId: sponsor.endpoint.chainId, nonce: null,
       gasLimit: null, maxFeePerGas: null, maxPriorityFeePerGas: null, initialMaxFeePerGas: null, submittedAt: now,
-      metadata: {
-        ...(base.metadata ?? {}),
-        sponsorship: {
-          id: s.id, paymaster: sponsor.endpoint.paymaster, maxCostWei: s.maxCostWei, validUntil: window.validUntil, delegates: estimated.delegates,
-          ...(s.usdRate !== null ? { maxCostUsd: s.maxCostUsd, usdRate: s.usdRate } : {}),
-          ...(calls.length > 1 ? { batchedCalls: calls.length } : {}),
-        },
-      },
+      metadata: { ...(base.metadata ?? {}), sponsorship: sponsorshipMeta(s, sponsor, window, estimated, calls) },
       userOpHash: signed.hash, userOp: signed.json,
     }
     await insertTransaction(tx, r)
