@@ -2,8 +2,6 @@
  * createApp(deps): the plugins, then one `.use()` per module. Route errors, docs and
  * security all hang off the plugins in src/http.
  */
-// first: the models the modules below evaluate build their integers with it
-import './http/lazy-integer'
 import { Elysia } from 'elysia'
 import pkg from '../package.json' with { type: 'json' }
 import type { Deps } from './deps'

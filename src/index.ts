@@ -8,10 +8,7 @@ import { startEngineWithRamHint } from './lib/engine-memory'
 const [cmd, ...rest] = process.argv.slice(2)
 if (!cmd) startEngineWithRamHint()
 // The app is imported after the restart above; in the compiled binary it is a chunk of its own (scripts/build.ts).
-// The lazy t.Integer is loaded before it: in the binary's chunks, code shared with other
-// chunks (the modules' models) is evaluated before the app file's own first import.
-import('./http/lazy-integer')
-  .then(() => import('./main'))
+import('./main')
   .then((m) => m.run(cmd, rest))
   .catch((err) => {
     // the message and its frames: Bun's own printing of an error adds the source line, which in

@@ -41,7 +41,7 @@ const modules = [...inApp, ...readdirSync(join(root, 'src/modules')).filter((m) 
 // the first row: the process as it starts (the script itself loaded)
 const start = settled()
 rows.push({ part: "Bun's runtime, nothing imported", rss: start.rss, heap: start.heap })
-await step('Elysia and TypeBox', () => import('../../src/http/lazy-integer'))
+await step('Elysia and TypeBox', () => import('../../src/http/integer'))
 await step("drizzle-orm, @libsql/client and libSQL's native addon", () => Promise.all([import('drizzle-orm'), import('@libsql/client/sqlite3'), import('drizzle-orm/libsql/sqlite3')]))
 await step('the core: config, deps (every adapter\'s code), the HTTP plumbing, the job runner', () => Promise.all([
   import('../../src/config'), import('../../src/deps'), import('../../src/http/core'), import('../../src/http/openapi'), import('../../src/jobs/runner'),

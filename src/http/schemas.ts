@@ -1,5 +1,6 @@
 /** Shared OpenAPI/TypeBox schemas: error envelopes and pagination. */
 import { t, type TSchema } from 'elysia'
+import { integer } from './integer'
 import type { ErrorStyle } from './errors'
 import { prose } from './prose'
 
@@ -28,7 +29,7 @@ export const ValidationIssue = t.Object({
  * (./openapi.ts) puts it once in `components.schemas.Error` and points every error response at it.
  */
 export const ErrorEnvelope = t.Object({
-  statusCode: t.Integer({ description: 'HTTP status repeated in the body' }),
+  statusCode: integer({ description: 'HTTP status repeated in the body' }),
   error: t.String({ description: 'error class name or label, e.g. `NotFoundError`, `Bad Request`, `Validation Error`' }),
   message: t.String({ description: 'human text; branch on the status and `code`, not on this' }),
   details: t.Optional(t.Any({
@@ -76,7 +77,7 @@ export function errorResponses(_style: ErrorStyle, ...statuses: number[]): Recor
 }
 
 export const OffsetPagination = t.Object({
-  total: t.Integer(), limit: t.Integer(), offset: t.Integer(), hasMore: t.Boolean(),
+  total: integer(), limit: integer(), offset: integer(), hasMore: t.Boolean(),
 })
 
 /**
@@ -92,9 +93,9 @@ export const MAX_OFFSET = 1_000_000
  */
 export const grouped = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
 export const MAX_PAGE = 10_000
-export const Limit = (max = 100, fallback = 50) => t.Integer({ minimum: 1, maximum: max, default: fallback, description: `at most ${max}` })
-export const Offset = t.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: `0 to ${grouped(MAX_OFFSET)}` })
-export const PageNumber = t.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `1 to ${grouped(MAX_PAGE)}` })
+export const Limit = (max = 100, fallback = 50) => integer({ minimum: 1, maximum: max, default: fallback, description: `at most ${max}` })
+export const Offset = integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: `0 to ${grouped(MAX_OFFSET)}` })
+export const PageNumber = integer({ minimum: 1, maximum: MAX_PAGE, default: 1, description: `1 to ${grouped(MAX_PAGE)}` })
 
 export const LimitOffsetQuery = t.Object({
   limit: t.Optional(Limit()),

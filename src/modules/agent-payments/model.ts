@@ -1,5 +1,6 @@
 /** Request and answer shapes of the agent payments group (`/v1/agent-payments`); the services take `typeof X.static`. */
 import { t } from 'elysia'
+import { integer } from '../../http/integer'
 import { Limit, Offset } from '../../http/schemas'
 import { DECIMAL_PATTERN } from './policies/policy'
 import { prose } from '../../http/prose'
@@ -54,7 +55,7 @@ export const MerchantParams = t.Object({ merchantId: Uuid })
 export const MerchantKeyParams = t.Object({ merchantId: Uuid, keyId: Uuid })
 
 export const list = <T extends ReturnType<typeof t.Object>>(item: T, title: string) =>
-  t.Object({ data: t.Array(item), total: t.Integer({ description: 'number of items matching, all pages' }) }, { title })
+  t.Object({ data: t.Array(item), total: integer({ description: 'number of items matching, all pages' }) }, { title })
 
 // agents
 
@@ -124,10 +125,10 @@ export const SpendWindow = t.Object({
 export const AgentWithSpend = t.Composite([Agent, t.Object({
   spend: t.Union([t.Object({
     policyId: Uuid,
-    policyVersion: t.Integer(),
+    policyVersion: integer(),
     currency: t.String(),
     timeZone: t.String({ description: 'the zone the windows are counted in: the policy\'s active hours\' zone, else UTC' }),
-    executionsToday: t.Integer({ description: 'the executions that count in the policy\'s current day (waiting, reserved or paid), against `maxExecutionsPerDay`' }),
+    executionsToday: integer({ description: 'the executions that count in the policy\'s current day (waiting, reserved or paid), against `maxExecutionsPerDay`' }),
     windows: t.Array(SpendWindow),
   }), t.Null()], { description: 'per limit of its policy: spent in the window containing now; null without a policy' }),
 })], { title: 'AgentWithSpend' })

@@ -1,5 +1,6 @@
 /** Request and response schemas of sign-in; the service's input types are read from them. */
 import { t } from 'elysia'
+import { integer } from '../../http/integer'
 import { prose } from '../../http/prose'
 import { Email, UserProfile, Username } from '../users'
 
@@ -14,7 +15,7 @@ export const Password = t.String({ minLength: 8, maxLength: 256, description: 'a
 export const TokenResponse = t.NoValidate(t.Object({
   accessToken: t.String({ description: 'HS256 JWT with `sub`, `tenantId`, `role`, `iat`, `exp`' }),
   refreshToken: t.String({ description: 'opaque; valid 7 days by default' }),
-  expiresIn: t.Integer({ description: 'seconds; 900 by default', examples: [900] }),
+  expiresIn: integer({ description: 'seconds; 900 by default', examples: [900] }),
   user: UserProfile,
   wallet: t.Optional(t.Record(t.String(), t.Any(), { description: 'only when a wallet was created during registration' })),
   mpcDkg: t.Optional(t.Record(t.String(), t.Any(), {

@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia'
+import { integer } from '../../http/integer'
 import type { RegistrationCollaborators } from '../../context'
 import type { Deps } from '../../deps'
 import { prose } from '../../http/prose'
@@ -60,7 +61,7 @@ export function authRoutes(deps: Deps, registration: RegistrationCollaborators) 
       body: Refresh,
       response: {
         200: t.Object(
-          { accessToken: t.String(), expiresIn: t.Integer(), refreshToken: t.Optional(t.String({ description: 'only when the tenant has refresh-token rotation on' })) },
+          { accessToken: t.String(), expiresIn: integer(), refreshToken: t.Optional(t.String({ description: 'only when the tenant has refresh-token rotation on' })) },
           { title: 'RefreshResponse' },
         ),
         ...errorResponses('standard', 400, 401, 429),

@@ -1,5 +1,6 @@
 /** Request and response shapes of the card onramp routes (`/v1/ramp/card`). */
 import { t, type Static } from 'elysia'
+import { integer } from '../../http/integer'
 
 /** A request's amount: decimal text as the caller writes it (`"50.00"`, `"50"`). */
 const Decimal = (description: string) => t.String({ pattern: '^(0|[1-9][0-9]{0,17})(\\.[0-9]{1,18})?$', description: `${description}; decimal text`, examples: ['50.00'] })
@@ -74,11 +75,11 @@ export const TenantCreateBody = t.Object({
 
 export const Id = t.Object({ id: t.String({ format: 'uuid' }) })
 export const ListQuery = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
+  limit: t.Optional(integer({ minimum: 1, maximum: 100, default: 20 })),
+  offset: t.Optional(integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
 })
 export const TenantListQuery = t.Object({ ...ListQuery.properties, externalId: t.Optional(t.String({ minLength: 1, maxLength: 128 })) })
-export const SessionPage = t.Object({ sessions: t.Array(CardSession), total: t.Integer(), limit: t.Integer(), offset: t.Integer() }, { title: 'CardOnrampSessionPage' })
+export const SessionPage = t.Object({ sessions: t.Array(CardSession), total: integer(), limit: integer(), offset: integer() }, { title: 'CardOnrampSessionPage' })
 export const WebhookParams = t.Object({ environment: t.Union([t.Literal('sandbox'), t.Literal('production')]), tenantId: t.String({ format: 'uuid' }) })
 export const WebhookAnswer = t.Object({ received: t.Literal(true), applied: t.Boolean() })
 

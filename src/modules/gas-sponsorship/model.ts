@@ -1,5 +1,6 @@
 /** The gas sponsorship routes' schemas: the schema is the type. */
 import { t } from 'elysia'
+import { integer } from '../../http/integer'
 import { GAS_OPERATION_KINDS } from './schema'
 import { USD_ANSWER_PATTERN, USD_PATTERN, USD_TOTAL_PATTERN } from './usd'
 
@@ -61,10 +62,10 @@ const UsageLine = t.Object({
     pattern: USD_TOTAL_PATTERN,
     description: 'the same in USD, an exact decimal string without trailing zeros: each operation at the rate recorded when it was sponsored (one without a rate counts 0)',
   }),
-  dayOperations: t.Integer(),
+  dayOperations: integer(),
   monthWei: t.String({ description: 'the same for the UTC month' }),
   monthUsd: t.String({ pattern: USD_TOTAL_PATTERN, description: 'the same for the UTC month, in USD' }),
-  monthOperations: t.Integer(),
+  monthOperations: integer(),
 })
 
 export const GasUsage = t.Object({
@@ -83,7 +84,7 @@ export const NetworkParam = t.Object({ network: t.String({ minLength: 1, maxLeng
 /** ERC-7677 and JSON-RPC 2.0: one request per POST. */
 export const JsonRpcRequest = t.Object({
   jsonrpc: t.Literal('2.0'),
-  id: t.Union([t.String({ maxLength: 128 }), t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), t.Null()], { description: 'the request id, echoed in the answer' }),
+  id: t.Union([t.String({ maxLength: 128 }), integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), t.Null()], { description: 'the request id, echoed in the answer' }),
   method: t.String({ maxLength: 64 }),
   params: t.Optional(t.Array(t.Unknown())),
 }, {
@@ -97,5 +98,5 @@ export const JsonRpcResponse = t.Object({
   jsonrpc: t.Literal('2.0'),
   id: t.Union([t.String(), t.Number(), t.Null()]),
   result: t.Optional(t.Unknown()),
-  error: t.Optional(t.Object({ code: t.Integer(), message: t.String(), data: t.Optional(t.Unknown()) })),
+  error: t.Optional(t.Object({ code: integer(), message: t.String(), data: t.Optional(t.Unknown()) })),
 }, { title: 'PaymasterRpcResponse' })

@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia'
+import { integer } from '../../http/integer'
 import { sql } from 'drizzle-orm'
 import type { Deps } from '../../deps'
 import { prose } from '../../http/prose'
@@ -71,9 +72,9 @@ export function healthRoutes(deps: Deps, queue?: QueueProbe) {
           checks: t.Record(t.String(), t.Union([t.Literal('ok'), t.Literal('stale')])),
           replica: t.Optional(t.Object({
             state: t.Union([t.Literal('fresh'), t.Literal('stale')]),
-            lagMs: t.Integer({ description: 'milliseconds since the replica last pulled from the primary (-1: never)' }),
+            lagMs: integer({ description: 'milliseconds since the replica last pulled from the primary (-1: never)' }),
             primaryReachable: t.Boolean(),
-            frameNo: t.Union([t.Integer(), t.Null()], { description: 'the primary\'s replication frame the replica last pulled' }),
+            frameNo: t.Union([integer(), t.Null()], { description: 'the primary\'s replication frame the replica last pulled' }),
           }, { description: 'present on a process whose database is an embedded replica (DATABASE_SYNC_URL)' })),
         }),
         ...errorResponses('standard', 503),

@@ -1,5 +1,6 @@
 /** The lending group's (`/v1/aave`) request and response schemas; the verbs take the request types. */
 import { t } from 'elysia'
+import { integer } from '../../http/integer'
 import { prose } from '../../http/prose'
 import { BroadcastBody, Created } from '../transactions'
 
@@ -19,7 +20,7 @@ export const RateHistoryQuery = t.Object({
   asset: Address,
   from: t.Optional(t.String({ format: 'date-time', description: 'samples taken at or after this time' })),
   to: t.Optional(t.String({ format: 'date-time', description: 'samples taken at or before this time' })),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'the newest samples in the range, at most this many' })),
+  limit: t.Optional(integer({ minimum: 1, maximum: 1000, default: 100, description: 'the newest samples in the range, at most this many' })),
 })
 export type RateHistoryQuery = typeof RateHistoryQuery.static
 
@@ -91,7 +92,7 @@ export const PreparedStep = t.Object({
 }, { title: 'LendingPreparedStep' })
 
 const Reserve = t.Object({
-  asset: t.String(), symbol: t.String(), decimals: t.Integer(),
+  asset: t.String(), symbol: t.String(), decimals: integer(),
   aTokenAddress: t.String(),
   aTokenBalance: IntText('what the wallet has supplied (with interest), smallest unit of the asset'),
   liquidityRate: IntText('`currentLiquidityRate` in ray (1e27): the yearly supply rate'),

@@ -1,5 +1,6 @@
 /** Request and response shapes of the MPC group (`/v1/mpc`), with examples for the OpenAPI document. */
 import { t, type Static } from 'elysia'
+import { integer } from '../../http/integer'
 import { prose } from '../../http/prose'
 import { OffsetPagination } from '../../http/schemas'
 import { Wallet } from '../wallets'
@@ -19,7 +20,7 @@ export const MAX_SESSION_MESSAGES = 32
 const Hex = (bytes: number, description: string) => t.String({ pattern: `^0x[0-9a-fA-F]{${bytes * 2}}$`, description, examples: [`0x${'ab'.repeat(bytes)}`] })
 const Uuid = t.String({ format: 'uuid', examples: ['3f1c2a9e-7b41-4c1e-9a57-0d2b8c6e5f10'] })
 const Role = t.Union([t.Literal('device'), t.Literal('service'), t.Literal('backup')])
-export const PartyId = t.Integer({ minimum: 0, maximum: 2, description: '0 device, 1 service, 2 backup' })
+export const PartyId = integer({ minimum: 0, maximum: 2, description: '0 device, 1 service, 2 backup' })
 
 export const SessionParams = t.Object({ id: Uuid })
 export const WalletParams = t.Object({ walletId: Uuid })
@@ -35,15 +36,15 @@ export const Config = t.Object({
       \`MPC_ENGINE_NOT_CONFIGURED\`; docs/mpc.md, "The engine")`,
     examples: ['@silencelaboratories/dkls-wasm-ll-node@1.1.2'],
   }),
-  threshold: t.Integer({ examples: [2] }),
-  participants: t.Integer({ examples: [3] }),
+  threshold: integer({ examples: [2] }),
+  participants: integer({ examples: [3] }),
   parties: t.Array(t.Object({ partyId: PartyId, role: Role, heldBy: t.String() })),
   chainPath: t.String({ description: 'the derivation path every SignSession uses', examples: ['m'] }),
   chains: t.Array(t.String(), { description: 'family chain ids MPC wallets can be made on (EVM)', examples: [['ethereum', 'polygon']] }),
-  rounds: t.Union([t.Object({ dkg: t.Integer(), sign: t.Integer() }), t.Null()], { description: 'relay rounds one DKG and one signature take with this engine; null without one' }),
-  sessionTtlSeconds: t.Integer(),
-  messageLimitBytes: t.Integer({ description: 'the largest message payload the relay keeps (decoded bytes)' }),
-  messagesPerSession: t.Integer({ description: 'messages one session may hold in all' }),
+  rounds: t.Union([t.Object({ dkg: integer(), sign: integer() }), t.Null()], { description: 'relay rounds one DKG and one signature take with this engine; null without one' }),
+  sessionTtlSeconds: integer(),
+  messageLimitBytes: integer({ description: 'the largest message payload the relay keeps (decoded bytes)' }),
+  messagesPerSession: integer({ description: 'messages one session may hold in all' }),
 }, { title: 'MpcConfig' })
 
 export const DkgStartBody = t.Object({
@@ -59,10 +60,10 @@ export const Session = t.Object({
   status: t.Union([t.Literal('open'), t.Literal('completed'), t.Literal('failed')]),
   chain: t.String(),
   isTestnet: t.Boolean(),
-  threshold: t.Integer(),
-  participants: t.Integer(),
+  threshold: integer(),
+  participants: integer(),
   parties: t.Array(SessionParty),
-  rounds: t.Integer({ description: 'protocol rounds of this session' }),
+  rounds: integer({ description: 'protocol rounds of this session' }),
   walletId: t.Union([Uuid, t.Null()]),
   preparedTransactionId: t.Union([Uuid, t.Null()]),
   messageHash: t.Union([Hex(32, 'signing: the hash signed (keccak256 of the unsigned transaction)'), t.Null()]),
@@ -96,7 +97,7 @@ export const SignStartBody = t.Object({
 export const ServiceToken = t.Object({
   token: t.String({ description: 'send as `Authorization: Bearer <token>` on the relay routes, as party 1' }),
   tokenType: t.Literal('Bearer'),
-  expiresIn: t.Integer(),
+  expiresIn: integer(),
   expiresAt: t.String({ format: 'date-time' }),
 }, { title: 'MpcServiceToken' })
 
@@ -107,7 +108,7 @@ export const Parties = t.Object({ sessionId: Uuid, parties: t.Array(SessionParty
 export const MessageBody = t.Object({
   from: PartyId,
   to: t.Optional(t.Union([PartyId, t.Null()], { description: 'the receiving party; omitted or null: broadcast to every other party' })),
-  round: t.Integer({ minimum: 1, maximum: 5, description: 'DKG 1 to 5, signing 1 to 4; a party sends its rounds in order' }),
+  round: integer({ minimum: 1, maximum: 5, description: 'DKG 1 to 5, signing 1 to 4; a party sends its rounds in order' }),
   payload: t.String({
     minLength: 1,
     maxLength: Math.ceil(MAX_MESSAGE_BYTES / 3) * 4,
@@ -116,16 +117,16 @@ export const MessageBody = t.Object({
   }),
 }, { title: 'MpcMessageBody', examples: [{ from: 0, to: 1, round: 2, payload: 'BQYHCAk=' }] })
 
-export const MessageAccepted = t.Object({ seq: t.Integer({ description: 'the message\'s place in the session' }) }, { title: 'MpcMessageAccepted' })
+export const MessageAccepted = t.Object({ seq: integer({ description: 'the message\'s place in the session' }) }, { title: 'MpcMessageAccepted' })
 
 export const InboxQuery = t.Object({
-  partyId: t.Integer({ minimum: 0, maximum: 2 }),
-  after: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'only messages with a greater `seq` (the last one read)' })),
-  round: t.Optional(t.Integer({ minimum: 1, maximum: 5 })),
+  partyId: integer({ minimum: 0, maximum: 2 }),
+  after: t.Optional(integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'only messages with a greater `seq` (the last one read)' })),
+  round: t.Optional(integer({ minimum: 1, maximum: 5 })),
 })
 
-const InboxMessage = t.Object({ seq: t.Integer(), from: PartyId, to: t.Union([PartyId, t.Null()]), round: t.Integer(), payload: t.String() })
-export const Inbox = t.Object({ sessionId: Uuid, messages: t.Array(InboxMessage), last: t.Integer({
+const InboxMessage = t.Object({ seq: integer(), from: PartyId, to: t.Union([PartyId, t.Null()]), round: integer(), payload: t.String() })
+export const Inbox = t.Object({ sessionId: Uuid, messages: t.Array(InboxMessage), last: integer({
   description: 'the greatest `seq` answered (or `after`): pass it as `after` next',
 }) }, { title: 'MpcInbox' })
 
@@ -161,8 +162,8 @@ export const Results = t.Object({
 }, { title: 'MpcResults' })
 
 export const AdminQuery = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50 })),
-  offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
+  limit: t.Optional(integer({ minimum: 1, maximum: 100, default: 50 })),
+  offset: t.Optional(integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
 })
 
 export const AdminWallets = t.Object({

@@ -1,11 +1,12 @@
 /** Request and answer schemas of the notification inbox. */
 import { t } from 'elysia'
+import { integer } from '../../http/integer'
 import { grouped, MAX_OFFSET } from '../../http/schemas'
 import { NOTIFICATION_KINDS, type NotificationKind } from './notify'
 
 export const InboxQuery = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20, description: '1 to 100' })),
-  skip: t.Optional(t.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: `notifications to skip, newest first; 0 to ${grouped(MAX_OFFSET)}` })),
+  limit: t.Optional(integer({ minimum: 1, maximum: 100, default: 20, description: '1 to 100' })),
+  skip: t.Optional(integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: `notifications to skip, newest first; 0 to ${grouped(MAX_OFFSET)}` })),
 })
 export type InboxQuery = typeof InboxQuery.static
 
@@ -35,8 +36,8 @@ export const NotificationView = t.Object({
 
 export const InboxView = t.Object({
   notifications: t.Array(NotificationView, { description: 'newest first' }),
-  total: t.Integer({ description: 'the caller\'s notifications in all' }),
-  unread: t.Integer({ description: 'of those, how many are unread' }),
+  total: integer({ description: 'the caller\'s notifications in all' }),
+  unread: integer({ description: 'of those, how many are unread' }),
 })
 
 export const MarkReadBody = t.Object({
@@ -47,4 +48,4 @@ export const MarkReadBody = t.Object({
 }, { examples: [{ ids: ['0b9f3c4e-6a1d-4f0e-9c2b-7d5e8a1f2c3b'] }] })
 export type MarkReadBody = typeof MarkReadBody.static
 
-export const MarkReadView = t.Object({ updated: t.Integer({ description: 'notifications this call marked read (already read ones are not counted)' }) })
+export const MarkReadView = t.Object({ updated: integer({ description: 'notifications this call marked read (already read ones are not counted)' }) })

@@ -1,5 +1,6 @@
 /** Request and response schemas of the passkey routes; the service's input types are read from them. */
 import { t } from 'elysia'
+import { integer } from '../../http/integer'
 import { prose } from '../../http/prose'
 import { StepUpOperationSchema } from '../tenants'
 
@@ -16,7 +17,7 @@ export const RegistrationResponse = t.Object({
     transports: t.Optional(t.Array(t.String({ maxLength: 32 }), { maxItems: 10 })),
     authenticatorData: t.Optional(B64u('base64url', 16384)),
     publicKey: t.Optional(B64u('base64url', 8192)),
-    publicKeyAlgorithm: t.Optional(t.Integer({ minimum: -65536, maximum: 65536, description: 'COSE algorithm id' })),
+    publicKeyAlgorithm: t.Optional(integer({ minimum: -65536, maximum: 65536, description: 'COSE algorithm id' })),
   }),
   clientExtensionResults: t.Optional(t.Record(t.String(), t.Unknown())),
   authenticatorAttachment: t.Optional(t.String({ maxLength: 32 })),
@@ -66,7 +67,7 @@ export const Passkey = t.Object({
   transports: t.Array(t.String()),
   deviceType: t.Union([t.Literal('singleDevice'), t.Literal('multiDevice')], { description: '`multiDevice`: a synced passkey' }),
   backedUp: t.Boolean(),
-  counter: t.Integer({ description: 'the signature counter as last seen (0 for authenticators that keep none)' }),
+  counter: integer({ description: 'the signature counter as last seen (0 for authenticators that keep none)' }),
   createdAt: t.String({ format: 'date-time' }),
   lastUsedAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
 }, {
@@ -124,5 +125,5 @@ export const Approval = t.Object({
   approval: t.String({ description: 'send it in the `Passkey-Approval` header of the approved request; single use' }),
   operation: StepUpOperationSchema,
   expiresAt: t.String({ format: 'date-time' }),
-  expiresIn: t.Integer({ description: 'seconds' }),
+  expiresIn: integer({ description: 'seconds' }),
 }, { title: 'PasskeyApproval', examples: [{ approval: 'q0B7m2n...', operation: 'key_export', expiresAt: '2026-11-28T04:02:00.000Z', expiresIn: 120 }] })

@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia'
+import { integer } from '../../http/integer'
 import type { Deps } from '../../deps'
 import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
@@ -19,7 +20,7 @@ export const ResetPasswordResponse = t.Object({
   ok: t.Literal(true),
   accessToken: t.String(),
   refreshToken: t.String(),
-  expiresIn: t.Integer({ examples: [900] }),
+  expiresIn: integer({ examples: [900] }),
   userId: t.String({ format: 'uuid' }),
 }, { title: 'ResetPasswordResponse' })
 

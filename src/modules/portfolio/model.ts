@@ -1,5 +1,6 @@
 /** Request and response shapes of `GET /v1/portfolio/performance` (docs/portfolio.md). */
 import { t, type Static } from 'elysia'
+import { integer } from '../../http/integer'
 import { prose } from '../../http/prose'
 
 export const PERIODS = ['24h', '7d', '30d', '90d', '1y'] as const
@@ -66,17 +67,17 @@ export const Performance = t.Object({
   }),
   prices: t.Object({
     asOf: NullableInstant('when the oldest price used for the current value was current; null when no price was needed'),
-    ageSeconds: t.Union([t.Integer({ minimum: 0 }), t.Null()], {
+    ageSeconds: t.Union([integer({ minimum: 0 }), t.Null()], {
       description: prose`
         how old that price is, in seconds. When the price provider cannot be reached the last known
         prices are used, and this says how old they are`,
     }),
   }, { description: 'the prices behind `totalEur` and `totalUsd`' }),
   wallets: t.Object({
-    count: t.Integer({ description: 'the caller\'s mainnet wallets' }),
-    readNow: t.Integer({ description: 'wallets whose balances were read from their network for this answer (kept 15 seconds)' }),
-    fromSnapshot: t.Integer({ description: 'wallets whose network could not be read: their last recorded balances count instead' }),
-    unavailable: t.Integer({ description: 'wallets whose network could not be read and that have no snapshot yet: left out of the totals' }),
+    count: integer({ description: 'the caller\'s mainnet wallets' }),
+    readNow: integer({ description: 'wallets whose balances were read from their network for this answer (kept 15 seconds)' }),
+    fromSnapshot: integer({ description: 'wallets whose network could not be read: their last recorded balances count instead' }),
+    unavailable: integer({ description: 'wallets whose network could not be read and that have no snapshot yet: left out of the totals' }),
     balancesAsOf: NullableInstant('when the oldest balance counted was read'),
   }),
   stale: t.Boolean({

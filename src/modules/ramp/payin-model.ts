@@ -1,5 +1,6 @@
 /** Request and answer schemas of the bank ramp routes: onboarding (KYC), pay-ins and the environment's settings. */
 import { t } from 'elysia'
+import { integer } from '../../http/integer'
 import { DecimalText, IsTestnet, Nullable } from './model-formats'
 
 export const EnvQuery = t.Object({
@@ -9,8 +10,8 @@ export type EnvQuery = typeof EnvQuery.static
 
 export const PageQuery = t.Object({
   isTestnet: t.Optional(t.BooleanString({ description: '`true`: the bank ramp sandbox; omitted: production' })),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
+  limit: t.Optional(integer({ minimum: 1, maximum: 100, default: 20 })),
+  offset: t.Optional(integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
 })
 export type PageQuery = typeof PageQuery.static
 
@@ -44,7 +45,7 @@ export const CheckoutBody = t.Object({
 }, { additionalProperties: true, examples: [{ fiatAmount: '50.00' }] })
 
 const Region = t.Object({ region: t.String(), status: t.String(), model: Nullable(t.String()), updatedAt: Nullable(t.String()) })
-const Agreement = t.Object({ name: t.String(), version: t.Integer(), accepted: t.Boolean(), acceptedAt: Nullable(t.String()) })
+const Agreement = t.Object({ name: t.String(), version: integer(), accepted: t.Boolean(), acceptedAt: Nullable(t.String()) })
 
 export const KycStatus = t.Union([t.Literal('not_started'), t.Literal('pending'), t.Literal('action_required'), t.Literal('approved'), t.Literal('rejected')])
 export const OnboardingStatus = t.Union([t.Literal('not_started'), t.Literal('session_created'), t.Literal('in_review'), t.Literal('completed')])
@@ -148,8 +149,8 @@ export const TransactionView = t.Object({
   updatedAt: t.String(),
 }, { title: 'RampPayinTransaction' })
 
-export const DepositPage = t.Object({ deposits: t.Array(DepositView), total: t.Integer(), limit: t.Integer(), offset: t.Integer() })
-export const TransactionPage = t.Object({ transactions: t.Array(TransactionView), total: t.Integer(), limit: t.Integer(), offset: t.Integer() })
+export const DepositPage = t.Object({ deposits: t.Array(DepositView), total: integer(), limit: integer(), offset: integer() })
+export const TransactionPage = t.Object({ transactions: t.Array(TransactionView), total: integer(), limit: integer(), offset: integer() })
 
 export const CurrenciesView = t.Object({
   environment: t.String(),

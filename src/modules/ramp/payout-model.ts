@@ -1,5 +1,6 @@
 /** Request and answer schemas of the bank ramp payout routes: countries, channels, beneficiaries, quotes and payouts. */
 import { t } from 'elysia'
+import { integer } from '../../http/integer'
 import { Limit, PageNumber } from '../../http/schemas'
 import { DecimalText, Environment, Fiat2Text, IsTestnet, Nullable, UnitsText } from './model-formats'
 
@@ -49,7 +50,7 @@ export const ChannelView = t.Object({
   limits: t.Object({ min: DecimalText('the least fiat amount of a payout'), max: Nullable(DecimalText('the most fiat amount of a payout; `null`: no limit')) }),
   rate: Nullable(DecimalText('fiat per unit of crypto, without fees (not a quote); `null` when the bank ramp sent none')),
   totalFee: Nullable(DecimalText('in `fiatCurrency`, for the searched `fiatAmount`')),
-  processingSeconds: t.Integer(),
+  processingSeconds: integer(),
   processingTier: Nullable(t.String()),
 }, { title: 'PayoutChannel' })
 
@@ -179,4 +180,4 @@ export const PayoutListQuery = t.Object({
 })
 export type PayoutListQuery = typeof PayoutListQuery.static
 
-export const PayoutPage = t.Object({ payouts: t.Array(PayoutView), total: t.Integer(), page: t.Integer(), limit: t.Integer(), totalPages: t.Integer() }, { title: 'PayoutPage' })
+export const PayoutPage = t.Object({ payouts: t.Array(PayoutView), total: integer(), page: integer(), limit: integer(), totalPages: integer() }, { title: 'PayoutPage' })

@@ -1,5 +1,6 @@
 /** Schemas of the gasless swap routes (gasless-routes.ts) and the quote's `gasless` block. */
 import { t } from 'elysia'
+import { integer } from '../../http/integer'
 import { prose } from '../../http/prose'
 import { Created } from '../transactions'
 
@@ -27,7 +28,7 @@ export type BroadcastGaslessBody = typeof BroadcastGaslessBody.static
 const Digits = t.String({ pattern: '^[0-9]+$' })
 const Address = t.String({ pattern: '^0x[0-9a-fA-F]{40}$' })
 
-export const PermitDomain = t.Object({ name: t.String(), version: t.String(), chainId: t.Integer(), verifyingContract: Address })
+export const PermitDomain = t.Object({ name: t.String(), version: t.String(), chainId: integer(), verifyingContract: Address })
 
 /** The quote's `gasless` block (spec "Swap quote response"). */
 export const GaslessQuote = t.Object({
@@ -35,7 +36,7 @@ export const GaslessQuote = t.Object({
   permitRequired: t.Boolean({ description: 'the owner signs an EIP-2612 permit for the router (POST /v1/swap/sign-permit)' }),
   estimatedGasCost: t.String({ description: 'the relayer\'s gas at the node\'s max fee per gas, wei; repaid in the stablecoin' }),
   estimatedGasCostXDAI: t.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', description: '`estimatedGasCost` in xDAI (decimal text)' }),
-  currentNonce: t.Integer({ description: 'the token\'s `nonces(owner)`: the nonce the permit signs' }),
+  currentNonce: integer({ description: 'the token\'s `nonces(owner)`: the nonce the permit signs' }),
   permitDomain: PermitDomain,
 }, {
   title: 'SwapGasless',
@@ -52,8 +53,8 @@ export const PermitTypedData = t.Object({
   owner: Address,
   spender: t.String({ description: 'the router' }),
   value: Digits,
-  nonce: t.Integer(),
-  deadline: t.Integer({ description: 'Unix seconds: the quote\'s expiry' }),
+  nonce: integer(),
+  deadline: integer({ description: 'Unix seconds: the quote\'s expiry' }),
   relayerFee: t.String({ description: 'kept by the router for the relayer out of `value`, smallest unit of the stablecoin' }),
   minAmountOut: t.String({ description: 'the least native coin (wei) the wallet receives for `value - relayerFee`' }),
   estimatedGasCost: t.String({ description: 'wei' }),

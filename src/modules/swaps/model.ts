@@ -1,5 +1,6 @@
 /** The swaps module's request and response schemas; the service takes `SimulateSwapBody`. */
 import { t } from 'elysia'
+import { integer } from '../../http/integer'
 import { prose } from '../../http/prose'
 import { BroadcastBody, Created } from '../transactions'
 import { GaslessQuote } from './gasless-model'
@@ -13,9 +14,9 @@ export const SimulateSwapBody = t.Object({
   fromAmount: t.String({ pattern: '^\\d+$', maxLength: 78 }),
   isTestnet: t.Optional(t.Boolean()),
   fromTokenSymbol: t.Optional(t.String({ minLength: 1, maxLength: 32, default: 'EURC_TEST' })),
-  fromTokenDecimals: t.Optional(t.Integer({ minimum: 0, maximum: 36, default: 6 })),
+  fromTokenDecimals: t.Optional(integer({ minimum: 0, maximum: 36, default: 6 })),
   toTokenSymbol: t.Optional(t.String({ minLength: 1, maxLength: 32, default: 'SOL' })),
-  toTokenDecimals: t.Optional(t.Integer({ minimum: 0, maximum: 36, default: 9 })),
+  toTokenDecimals: t.Optional(integer({ minimum: 0, maximum: 36, default: 9 })),
 }, {
   examples: [{
     walletId: '0b6f4c1e-8a52-4d7e-9b3a-2f1c5d6e7a80',
@@ -83,7 +84,7 @@ export const QuoteBody = t.Object({
 })
 export type QuoteBody = typeof QuoteBody.static
 
-const QuoteToken = t.Object({ address: t.String(), symbol: t.String(), decimals: t.Integer(), name: t.String() })
+const QuoteToken = t.Object({ address: t.String(), symbol: t.String(), decimals: integer(), name: t.String() })
 const Opt = <T extends Parameters<typeof t.Optional>[0]>(s: T) => t.Optional(s)
 
 export const SwapQuote = t.Object({
@@ -91,8 +92,8 @@ export const SwapQuote = t.Object({
   isTestnet: t.Boolean(),
   sourceChainType: t.Union([t.Literal('evm'), t.Literal('solana')]),
   fromChain: t.String(), toChain: t.String(),
-  fromChainId: t.Integer({ description: 'EVM chain id; Solana mainnet 1399811149, devnet 1399811150' }),
-  toChainId: t.Integer(),
+  fromChainId: integer({ description: 'EVM chain id; Solana mainnet 1399811149, devnet 1399811150' }),
+  toChainId: integer(),
   fromToken: QuoteToken, toToken: QuoteToken,
   fromAmount: t.String({ description: 'smallest unit, the aggregator\'s estimate' }),
   toAmount: t.String({ description: 'smallest unit, the aggregator\'s estimate' }),

@@ -3,6 +3,7 @@
  * and the public view in which write-only secrets show only whether they are set.
  */
 import { t } from 'elysia'
+import { integer } from '../../http/integer'
 import { prose } from '../../http/prose'
 import type { Sealer } from '../../lib/crypto'
 import { passkeyDefaults, PasskeySettingsPatch, PasskeySettingsView } from './passkey-settings'
@@ -37,7 +38,7 @@ const CardEnvView = t.Object({ connected: t.Boolean(), baseUrl: t.Union([t.Strin
 export const CustomToken = t.Object({
   symbol: t.String({ minLength: 1, maxLength: 20 }),
   name: t.String({ minLength: 1, maxLength: 100 }),
-  decimals: t.Integer({ minimum: 0, maximum: 36 }),
+  decimals: integer({ minimum: 0, maximum: 36 }),
   address: t.String({ pattern: '^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$', description: 'contract (EVM) or mint (Solana)' }),
 }, { additionalProperties: false })
 
@@ -57,7 +58,7 @@ export const TenantSettingsPatch = t.Partial(t.Object({
   walletMode: WalletMode,
   passwordReset: t.Partial(t.Object({
     enabled: t.Boolean(),
-    tokenTtlMinutes: t.Integer({ minimum: 5, maximum: 1440 }),
+    tokenTtlMinutes: integer({ minimum: 5, maximum: 1440 }),
     senderName: t.String({ minLength: 1, maxLength: 100 }),
     resetLinkBaseUrl: Url,
   })),
@@ -82,7 +83,7 @@ export type TenantSettingsPatch = typeof TenantSettingsPatch.static
 export const TenantSettingsView = t.Object({
   refreshTokenRotation: t.Boolean(),
   walletMode: WalletMode,
-  passwordReset: t.Object({ enabled: t.Boolean(), tokenTtlMinutes: t.Integer(), senderName: t.String(), resetLinkBaseUrl: t.String() }),
+  passwordReset: t.Object({ enabled: t.Boolean(), tokenTtlMinutes: integer(), senderName: t.String(), resetLinkBaseUrl: t.String() }),
   breachedPasswordCheck: t.Object({ onRegister: t.Boolean() }),
   social: t.Object({ googleClientIds: t.Array(t.String()), appleClientIds: t.Array(t.String()) }),
   chains: t.Object({

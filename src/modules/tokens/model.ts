@@ -1,13 +1,14 @@
 /** The tokens module's request and answer schemas; the service takes `typeof X.static`. */
 import { t } from 'elysia'
+import { integer } from '../../http/integer'
 
 export const ChainEntry = t.Object({
   id: t.String({ description: 'registry id: the family chain id for mainnet (`ethereum`), the testnet id otherwise (`sepolia`)' }),
   name: t.String(),
-  chainId: t.Union([t.Integer(), t.Null()], { description: 'EIP-155 chain id; null for Solana' }),
+  chainId: t.Union([integer(), t.Null()], { description: 'EIP-155 chain id; null for Solana' }),
   family: t.String({ description: 'family chain id used in wallet, balance and transaction requests' }),
   isTestnet: t.Boolean(),
-  nativeToken: t.Object({ symbol: t.String(), name: t.String(), decimals: t.Integer() }),
+  nativeToken: t.Object({ symbol: t.String(), name: t.String(), decimals: integer() }),
 }, { title: 'ChainEntry' })
 
 export const Token = t.Object({
@@ -16,7 +17,7 @@ export const Token = t.Object({
   isTestnet: t.Boolean(),
   symbol: t.String(),
   name: t.String(),
-  decimals: t.Integer(),
+  decimals: integer(),
   address: t.Union([t.String(), t.Null()], { description: 'contract (EVM) or mint (Solana); null for the native coin' }),
   isNative: t.Boolean(),
 }, { title: 'Token' })

@@ -3,6 +3,7 @@
  * request, its input type is the schema's (`typeof SendBody.static`).
  */
 import { t } from 'elysia'
+import { integer } from '../../http/integer'
 import { prose } from '../../http/prose'
 import { ErrorEnvelope, Limit, PageNumber } from '../../http/schemas'
 import { TX_STATUSES } from './schema'
@@ -40,8 +41,8 @@ export const BroadcastBody = t.Object({
     t.Object({
       r: t.String({ maxLength: 66 }),
       s: t.String({ maxLength: 66 }),
-      yParity: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '0 or 1; other values answer SIGNATURE_DECODE_FAILED' })),
-      v: t.Optional(t.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '27/28, or EIP-155 (chain id × 2 + 35/36)' })),
+      yParity: t.Optional(integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '0 or 1; other values answer SIGNATURE_DECODE_FAILED' })),
+      v: t.Optional(integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: '27/28, or EIP-155 (chain id × 2 + 35/36)' })),
     }),
   ])),
   signedTransaction: t.Optional(t.String({ maxLength: 262_144, description: 'EVM: the signed EIP-1559 transaction (hex) with exactly the prepared fields; Solana: the signed transaction (base64)' })),
@@ -86,7 +87,7 @@ export const Created = t.Object({
   requiresClientSigning: t.Boolean(),
   chain: t.String(),
   isTestnet: t.Boolean(),
-  nonce: t.Optional(t.Union([t.Integer(), t.Null()])),
+  nonce: t.Optional(t.Union([integer(), t.Null()])),
   preparedTransactionId: t.Optional(t.String({ description: 'non-custodial: pass to broadcast' })),
   signingScheme: t.Optional(t.Union([t.Literal('evm-eip1559-hash'), t.Literal('solana-ed25519-message'), t.Literal('evm-user-operation-hash')], {
     description: prose`
@@ -99,8 +100,8 @@ export const Created = t.Object({
     signingHash: t.String({ description: 'keccak256(0x05 ‖ rlp([chainId, address, nonce])), signed raw' }),
     signingScheme: t.Literal('evm-7702-authorization'),
     address: t.String({ description: 'Simple7702Account, what the wallet delegates to' }),
-    chainId: t.Integer(),
-    nonce: t.Integer({ description: 'the wallet\'s account nonce' }),
+    chainId: integer(),
+    nonce: integer({ description: 'the wallet\'s account nonce' }),
   }, {
     description: 'an MPC wallet\'s first sponsored operation: its EIP-7702 authorization, a second hash its parties sign (in either order; the operation goes to the bundler once both are signed)',
   })),
@@ -108,13 +109,13 @@ export const Created = t.Object({
   unsignedTransaction: t.Optional(t.String({ description: 'EVM: the unsigned EIP-1559 serialization whose keccak256 is `signingHash`' })),
   message: t.Optional(t.String({ description: 'Solana: the serialized message (base64); sign its bytes with ed25519' })),
   transaction: t.Optional(t.Object({
-    type: t.Literal('eip1559'), chainId: t.Integer(), nonce: t.Integer(), to: t.String(),
+    type: t.Literal('eip1559'), chainId: integer(), nonce: integer(), to: t.String(),
     value: t.String({ description: 'wei, integer text' }), data: t.String(),
     gas: t.String({ description: 'gas limit, integer text' }),
     maxFeePerGas: t.String({ description: 'wei per gas, integer text' }),
     maxPriorityFeePerGas: t.String({ description: 'wei per gas, integer text' }),
   }, { description: 'EVM: the prepared fields, for wallets that sign a transaction object' })),
-  lastValidBlockHeight: t.Optional(t.Integer()),
+  lastValidBlockHeight: t.Optional(integer()),
   expiresAt: t.Optional(t.String({ format: 'date-time', description: 'non-custodial: broadcast before this time' })),
 }, { title: 'CreatedTransaction' })
 export type Created = typeof Created.static
@@ -126,10 +127,10 @@ export const FeeQuote = t.Object({
   maxPriorityFeePerGas: t.Union([t.String(), t.Null()], { description: 'wei per gas, integer text (EVM); null on Solana' }),
   estimatedFee: t.String({ description: 'upper bound of the network fee in the native coin\'s smallest unit (EVM: gas × maxFeePerGas; Solana: the fee for the message)' }),
   estimatedFeeNative: t.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', description: '`estimatedFee` formatted with the native coin\'s decimals' }),
-  nativeTokenSymbol: t.String(), nativeTokenDecimals: t.Integer(),
+  nativeTokenSymbol: t.String(), nativeTokenDecimals: integer(),
 }, { title: 'FeeQuote' })
 
-export const PagePagination = t.Object({ page: t.Integer(), limit: t.Integer(), total: t.Integer(), totalPages: t.Integer() })
+export const PagePagination = t.Object({ page: integer(), limit: integer(), total: integer(), totalPages: integer() })
 export const ListQuery = t.Object({
   page: t.Optional(PageNumber),
   limit: t.Optional(Limit(100, 20)),
@@ -142,7 +143,7 @@ export type ListQuery = typeof ListQuery.static
 export const TokenRef = t.Object({
   address: Nullable(t.String()),
   symbol: t.String(),
-  decimals: t.Integer(),
+  decimals: integer(),
 }, { description: '`address` is null for the native coin' })
 
 export const Transaction = t.Object({
@@ -165,13 +166,13 @@ export const Transaction = t.Object({
   toAddress: Nullable(t.String()),
   amount: t.String({ description: 'smallest unit, integer string' }),
   token: TokenRef,
-  nonce: Nullable(t.Integer()),
-  confirmations: t.Integer(),
-  blockNumber: Nullable(t.Integer()),
+  nonce: Nullable(integer()),
+  confirmations: integer(),
+  blockNumber: Nullable(integer()),
   blockTimestamp: Nullable(t.String({ format: 'date-time' })),
   feePaid: Nullable(t.String({ description: 'network fee paid once mined, smallest unit of the native coin' })),
   failureReason: Nullable(t.String()),
-  resendCount: t.Integer(),
+  resendCount: integer(),
   replacedHashes: t.Array(t.String(), {
     description: prose`
       EVM: the other hashes this send was signed with for its nonce (a resend after the node dropped
@@ -189,8 +190,8 @@ export const TransactionStatus = t.Object({
   id: t.String(),
   txHash: Nullable(t.String()),
   status: Transaction.properties.status,
-  confirmations: t.Integer(),
-  blockNumber: Nullable(t.Integer()),
+  confirmations: integer(),
+  blockNumber: Nullable(integer()),
   blockTimestamp: Nullable(t.String({ format: 'date-time' })),
   failureReason: Nullable(t.String()),
   replacedHashes: Transaction.properties.replacedHashes,

@@ -1,4 +1,5 @@
 import { Elysia, t } from 'elysia'
+import { integer } from '../../http/integer'
 import type { SessionRevoker, StepUpCheck, WalletOwnerLookup } from '../../context'
 import type { Deps } from '../../deps'
 import { prose } from '../../http/prose'
@@ -84,7 +85,7 @@ export function userRoutes(deps: Deps, walletOwners: WalletOwnerLookup, revokeSe
     })
     .get('/search', ({ query, ctx }) => usersService.searchUsers(ctx, query.username, query.limit ?? 20), {
       auth: 'any',
-      query: t.Object({ username: t.String({ minLength: 1, maxLength: 100 }), limit: t.Optional(t.Integer({ minimum: 1, maximum: 50, default: 20 })) }),
+      query: t.Object({ username: t.String({ minLength: 1, maxLength: 100 }), limit: t.Optional(integer({ minimum: 1, maximum: 50, default: 20 })) }),
       response: { 200: t.Object({ data: t.Array(t.Object({ id: t.String(), username: t.String(), displayName: t.Union([t.String(), t.Null()]) })) }), ...errorResponses('standard', 400, 401) },
       detail: { operationId: 'searchUsers', summary: 'Find users of one\'s tenant by username prefix', description: descriptions.searchUsers },
     })

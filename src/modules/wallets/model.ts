@@ -4,6 +4,7 @@
  * a wallet request loads the services (see handle.ts).
  */
 import { t } from 'elysia'
+import { integer } from '../../http/integer'
 import { prose } from '../../http/prose'
 import { LimitOffsetQuery } from '../../http/schemas'
 
@@ -53,7 +54,7 @@ export const ImportWallet = t.Object({
   chain: ChainName,
   privateKey: t.Optional(t.String({ minLength: 1, maxLength: 1024, description: 'EVM: 32-byte hex; Solana: base58 secret key (64 or 32 bytes) or the JSON byte array of solana-keygen' })),
   mnemonic: t.Optional(t.String({ minLength: 1, maxLength: 1024, description: 'BIP-39 English mnemonic' })),
-  accountIndex: t.Optional(t.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'mnemonic imports only, default 0. EVM m/44\'/60\'/0\'/0/{i}; Solana m/44\'/501\'/{i}\'/0\'' })),
+  accountIndex: t.Optional(integer({ minimum: 0, maximum: 2_147_483_647, description: 'mnemonic imports only, default 0. EVM m/44\'/60\'/0\'/0/{i}; Solana m/44\'/501\'/{i}\'/0\'' })),
   name: t.Optional(Label),
   isPrimary: t.Optional(t.Boolean({ default: false })),
   isTestnet: t.Optional(t.Boolean({ default: false })),
@@ -76,7 +77,7 @@ export const UserWalletsQuery = t.Object({ tenantId: t.Optional(t.String({ maxLe
 const Amount = {
   balance: t.String({ pattern: '^(0|[1-9][0-9]*)(\\.[0-9]*[1-9])?$', description: 'amount formatted with the token\'s decimals (exact): decimal text without trailing zeros' }),
   rawBalance: t.String({ description: 'integer amount in the smallest unit' }),
-  decimals: t.Integer(),
+  decimals: integer(),
 }
 const TokenBalance = t.Object({ symbol: t.String(), name: t.String(), address: t.String(), ...Amount })
 
@@ -94,14 +95,14 @@ export const AggregateBalances = t.Object({
   chains: t.Array(t.Object({
     chain: t.String(),
     isTestnet: t.Boolean(),
-    walletCount: t.Integer(),
+    walletCount: integer(),
     nativeBalance: t.Object({ symbol: t.String(), ...Amount }),
     tokens: t.Array(TokenBalance),
     lastUpdated: t.String(),
   })),
   total: t.Array(t.Object({ symbol: t.String(), ...Amount }), { description: 'mainnet amounts summed per symbol across chains' }),
   unavailable: t.Array(t.Object({ chain: t.String(), isTestnet: t.Boolean(), message: t.String() }), { description: 'networks whose RPC could not be read; left out of the sums' }),
-  walletCount: t.Integer(),
+  walletCount: integer(),
 })
 
 // Key export and custody migration
@@ -122,7 +123,7 @@ export const KeyFormat = t.Union([t.Literal('hex'), t.Literal('base58-secret-key
 
 export const RequestExportToken = t.Object({ walletId: t.String({ maxLength: 64 }), password: t.String({ minLength: 1, maxLength: 256 }) })
 export type RequestExportToken = typeof RequestExportToken.static
-export const ExportToken = t.Object({ exportToken: t.String(), walletId: t.String(), expiresAt: t.String(), expiresIn: t.Integer() })
+export const ExportToken = t.Object({ exportToken: t.String(), walletId: t.String(), expiresAt: t.String(), expiresIn: integer() })
 
 export const ExportKey = t.Object({
   walletId: t.String({ maxLength: 64 }),

@@ -1,5 +1,6 @@
 /** Request and response schemas of the webhook routes; the service takes their static types. */
 import { t } from 'elysia'
+import { integer } from '../../http/integer'
 
 const Environment = t.Union([t.Literal('sandbox'), t.Literal('production')])
 
@@ -44,18 +45,18 @@ export const Delivery = t.Object({
   id: t.String({ description: '`evt_` + 32 hex: the `X-Webhook-Id`, the same on every attempt' }),
   type: t.String(),
   status: t.Union([t.Literal('queued'), t.Literal('done'), t.Literal('failed'), t.Literal('dropped')]),
-  attempts: t.Integer({ description: 'attempts made in the current round' }),
-  lastStatusCode: t.Union([t.Integer(), t.Null()]),
+  attempts: integer({ description: 'attempts made in the current round' }),
+  lastStatusCode: t.Union([integer(), t.Null()]),
   lastError: t.Union([t.String(), t.Null()]),
   nextAttemptAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
   attemptLog: t.Array(t.Object({
-    round: t.Integer({ description: '1, then one more for each re-queue' }),
-    attempt: t.Integer(),
+    round: integer({ description: '1, then one more for each re-queue' }),
+    attempt: integer(),
     at: t.String({ format: 'date-time' }),
-    statusCode: t.Union([t.Integer(), t.Null()]),
+    statusCode: t.Union([integer(), t.Null()]),
     error: t.Union([t.String(), t.Null()]),
-    durationMs: t.Integer(),
+    durationMs: integer(),
   })),
 }, { title: 'WebhookDelivery' })

@@ -1,5 +1,6 @@
 /** Request and answer shapes of executions and approvals (routes 37-47), the x402 rail's record among them. */
 import { t } from 'elysia'
+import { integer } from '../../../http/integer'
 import { Limit, Offset } from '../../../http/schemas'
 import { Amount, Currency, ENVIRONMENT_NOTE, list, MaybeWhen, Network, TenantIdField, Uuid, When } from '../model'
 import { prose } from '../../../http/prose'
@@ -52,7 +53,7 @@ const X402 = t.Object({
     the x402 version the resource's 402 was read and paid in: 2 (\`PAYMENT-REQUIRED\`,
     \`PAYMENT-SIGNATURE\`, \`PAYMENT-RESPONSE\`), or 1 where the resource offers only that (requirements
     in the 402's body, \`X-PAYMENT\`, \`X-PAYMENT-RESPONSE\`); null when no 402 was read` }),
-  requirement: t.Union([t.Object({ ...Requirement, maxTimeoutSeconds: t.Integer() }), t.Null()], { description: 'the payment requirement chosen and paid' }),
+  requirement: t.Union([t.Object({ ...Requirement, maxTimeoutSeconds: integer() }), t.Null()], { description: 'the payment requirement chosen and paid' }),
   refused: t.Array(t.Object({ ...Requirement, reasons: t.Array(t.String()) }), { description: 'the requirements refused before anything was signed, with why' }),
   authorization: t.Union([t.Object({
     from: t.String(), to: t.String(), value: t.String({ pattern: '^[0-9]+$' }), validAfter: t.String({ pattern: '^[0-9]+$' }), validBefore: t.String({ pattern: '^[0-9]+$', description: prose`
@@ -66,7 +67,7 @@ const X402 = t.Object({
       \`chain\`: read from the token` }),
   }), t.Null()]),
   resource: t.Union([t.Object({
-    status: t.Integer(), contentType: t.Union([t.String(), t.Null()]), size: t.Integer({ description: 'bytes' }), truncated: t.Boolean({ description: prose`
+    status: integer(), contentType: t.Union([t.String(), t.Null()]), size: integer({ description: 'bytes' }), truncated: t.Boolean({ description: prose`
       kept up to AGENT_PAYMENTS_X402_MAX_BODY_BYTES` }),
     body: t.Union([t.String(), t.Null()], { description: 'the answer as text, when its type is textual' }), bodyBase64: t.Union([t.String(), t.Null()], { description: 'otherwise, base64' }),
   }), t.Null()], { description: 'the resource\'s last answer' }),
@@ -79,7 +80,7 @@ export const Execution = t.Object({
   status: ExecutionStatus,
   decision: t.Union([t.Literal('allow'), t.Literal('require_approval'), t.Literal('deny')]),
   reasons: t.Array(t.Object({ code: t.String(), message: t.String(), interval: t.Optional(t.String()) }), { description: 'the policy\'s deny or approval reasons' }),
-  policyId: t.Union([Uuid, t.Null()]), policyVersion: t.Union([t.Integer(), t.Null()]),
+  policyId: t.Union([Uuid, t.Null()]), policyVersion: t.Union([integer(), t.Null()]),
   transactionId: t.Union([t.String(), t.Null()]), txHash: t.Union([t.String(), t.Null()]),
   failureReason: t.Union([t.String(), t.Null()], { description: '`CODE: message`; on the x402 rail also while an unsettled payment waits for its authorization to expire' }),
   resourceUrl: t.Union([t.String(), t.Null()]), x402: t.Union([X402, t.Null()], { description: 'the x402 rail\'s record; null on onchain' }),
@@ -104,7 +105,7 @@ export const Receipt = t.Object({
   network: t.String(), to: t.String({ description: 'the address paid: the merchant\'s payTo, or the x402 requirement\'s' }),
   transactionId: t.Union([t.String(), t.Null()], { description: 'the send (onchain rail); null on x402, where the facilitator sent the transaction' }),
   txHash: t.String({ description: 'the transaction that moved the money' }), status: ExecutionStatus,
-  refundedAmount: Amount('what the merchant refunded'), policyId: t.Union([Uuid, t.Null()]), policyVersion: t.Union([t.Integer(), t.Null()]), paidAt: When,
+  refundedAmount: Amount('what the merchant refunded'), policyId: t.Union([Uuid, t.Null()]), policyVersion: t.Union([integer(), t.Null()]), paidAt: When,
   x402: t.Union([t.Object({
     resourceUrl: t.String(), network: t.String({ description: 'CAIP-2' }), transaction: t.String(), payer: t.String(), payTo: t.String(), asset: t.String(),
     amount: t.String({ pattern: '^[0-9]+$', description: 'in the token\'s smallest unit' }), nonce: t.String({ description: 'the EIP-3009 authorization\'s nonce' }),

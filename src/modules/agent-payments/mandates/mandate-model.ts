@@ -1,5 +1,6 @@
 /** Request and answer shapes of the mandates (routes 32-36). */
 import { t } from 'elysia'
+import { integer } from '../../../http/integer'
 import { Limit, Offset } from '../../../http/schemas'
 import { DECIMAL_PATTERN } from '../policies/policy'
 import { ENVIRONMENT_NOTE, Uuid } from '../model'
@@ -26,7 +27,7 @@ const Constraints = t.Object({
   categories: t.Optional(t.Array(Category, { minItems: 1, maxItems: 50, uniqueItems: true, description: 'merchant categories it may pay; any when absent' })),
   recurrence: t.Optional(t.Object({
     frequency: Frequency,
-    maxOccurrences: t.Integer({ minimum: 1, maximum: 10000, description: 'payments in all; at most one per period (UTC day, week from Monday, calendar month)' }),
+    maxOccurrences: integer({ minimum: 1, maximum: 10000, description: 'payments in all; at most one per period (UTC day, week from Monday, calendar month)' }),
   }, { additionalProperties: false })),
   notBefore: t.Optional(When),
   notAfter: t.Optional(When),
@@ -34,7 +35,7 @@ const Constraints = t.Object({
 
 const CartItem = t.Object({
   name: t.String({ minLength: 1, maxLength: 200 }),
-  quantity: t.Integer({ minimum: 1, maximum: 1_000_000 }),
+  quantity: integer({ minimum: 1, maximum: 1_000_000 }),
   unitPrice: Amount('the price of one'),
 }, { additionalProperties: false })
 
@@ -108,4 +109,4 @@ export const Mandate = t.Object({
   endedAt: t.Union([When, t.Null()], { description: 'when it reached a final state' }),
 }, { title: 'Mandate' })
 
-export const MandateList = t.Object({ data: t.Array(Mandate), total: t.Integer({ description: 'number of items matching, all pages' }) }, { title: 'MandateList' })
+export const MandateList = t.Object({ data: t.Array(Mandate), total: integer({ description: 'number of items matching, all pages' }) }, { title: 'MandateList' })

@@ -1,5 +1,6 @@
 /** Request and answer shapes of the shoppers (routes 25-31). */
 import { t } from 'elysia'
+import { integer } from '../../../http/integer'
 import { Limit, Offset } from '../../../http/schemas'
 import { Uuid } from '../model'
 import { prose } from '../../../http/prose'
@@ -80,4 +81,4 @@ export const Shopper = t.Object({
   createdAt: When,
   updatedAt: When,
 }, { title: 'AgentPaymentsShopper' })
-export const ShopperList = t.Object({ data: t.Array(Shopper), total: t.Integer({ description: 'number of items matching, all pages' }) }, { title: 'AgentPaymentsShopperList' })
+export const ShopperList = t.Object({ data: t.Array(Shopper), total: integer({ description: 'number of items matching, all pages' }) }, { title: 'AgentPaymentsShopperList' })

@@ -1,5 +1,6 @@
 /** Request and answer shapes of the agent payments policies (`/v1/agent-payments/policies`): spending limits, approvals and the "what if" simulation. */
 import { t } from 'elysia'
+import { integer } from '../../../http/integer'
 import { Amount, Category, Currency, list, Network, TenantIdField, Uuid, When } from '../model'
 import { prose } from '../../../http/prose'
 
@@ -36,7 +37,7 @@ const policyFields = {
   allowedNetworks: t.Array(Network, { maxItems: 50, uniqueItems: true }),
   approvalMode: t.Union([t.Literal('auto'), t.Literal('threshold'), t.Literal('always')], { description: '`auto`: no approval; `threshold`: above `approvalThreshold`; `always`: every payment' }),
   approvalThreshold: Amount('with `approvalMode: threshold` (and only then): payments above it need an approval'),
-  maxExecutionsPerDay: t.Integer({ minimum: 1, maximum: 100000 }),
+  maxExecutionsPerDay: integer({ minimum: 1, maximum: 100000 }),
   activeHours: ActiveHoursSchema,
   allowUnregisteredPayees: t.Boolean({ description: prose`
     whether a payee that is no merchant of the tenant may be paid (an x402 resource's \`payTo\` when the
@@ -105,10 +106,10 @@ export const Policy = t.Object({
   allowedNetworks: t.Union([t.Array(t.String()), t.Null()], { description: 'null: any network' }),
   approvalMode: t.String(),
   approvalThreshold: t.Union([t.String({ description: 'a decimal string' }), t.Null()]),
-  maxExecutionsPerDay: t.Union([t.Integer(), t.Null()]),
+  maxExecutionsPerDay: t.Union([integer(), t.Null()]),
   activeHours: t.Union([t.Object({ timeZone: t.String(), days: t.Array(t.String()), start: t.String(), end: t.String() }), t.Null()]),
   allowUnregisteredPayees: t.Union([t.Boolean(), t.Null()], { description: 'null: not set (unregistered payees allowed only when the policy has no merchant rule)' }),
-  version: t.Integer({ description: '1 at creation, + 1 on each change' }),
+  version: integer({ description: '1 at creation, + 1 on each change' }),
   createdAt: When,
   updatedAt: When,
 }, { title: 'AgentPolicy' })
@@ -132,6 +133,6 @@ export const Simulation = t.Object({
   decision: t.Union([t.Literal('allow'), t.Literal('require_approval'), t.Literal('deny')]),
   reasons: t.Array(t.Object({ code: t.String(), message: t.String(), interval: t.Optional(t.String()) }), { description: 'every deny reason, or the approval reason; empty on `allow`' }),
   policyId: Uuid,
-  policyVersion: t.Integer(),
+  policyVersion: integer(),
   evaluatedAt: When,
 }, { title: 'AgentPolicySimulation' })

@@ -1,5 +1,6 @@
 /** Request and answer shapes of the group's own webhook subscriptions (routes 48-53). */
 import { t } from 'elysia'
+import { integer } from '../../../http/integer'
 import { Limit, Offset } from '../../../http/schemas'
 import { AGENT_PAYMENTS_EVENT_TYPES } from '../event-types'
 import { Uuid } from '../model'
@@ -42,28 +43,28 @@ export const ApWebhook = t.Object({
 export const ApWebhookWithSecret = t.Composite([ApWebhook, t.Object({ secret: t.String({ description: prose`
   \`whsec_…\`, shown only now; deliveries are signed with it like the platform's webhooks` }) })], { title: 'AgentPaymentsWebhookWithSecret' })
 
-export const ApWebhookList = t.Object({ data: t.Array(ApWebhook), total: t.Integer({ description: 'number of items matching, all pages' }) }, { title: 'AgentPaymentsWebhookList' })
+export const ApWebhookList = t.Object({ data: t.Array(ApWebhook), total: integer({ description: 'number of items matching, all pages' }) }, { title: 'AgentPaymentsWebhookList' })
 
 export const ApWebhookDelivery = t.Object({
   id: t.String({ description: '`evt_` + 32 hex: the `X-Webhook-Id`, the same on every attempt' }),
   type: t.String(),
   environment: t.Union([t.Literal('sandbox'), t.Literal('production')]),
   status: t.Union([t.Literal('queued'), t.Literal('done'), t.Literal('failed'), t.Literal('dropped')]),
-  attempts: t.Integer({ description: 'attempts made' }),
-  lastStatusCode: t.Union([t.Integer(), t.Null()]),
+  attempts: integer({ description: 'attempts made' }),
+  lastStatusCode: t.Union([integer(), t.Null()]),
   lastError: t.Union([t.String(), t.Null()]),
   nextAttemptAt: t.Union([When, t.Null()], { description: 'the next retry, null when none is due' }),
   createdAt: When,
   updatedAt: When,
   attemptLog: t.Array(t.Object({
-    attempt: t.Integer(),
+    attempt: integer(),
     at: When,
-    statusCode: t.Union([t.Integer(), t.Null()]),
+    statusCode: t.Union([integer(), t.Null()]),
     error: t.Union([t.String(), t.Null()]),
-    durationMs: t.Integer(),
+    durationMs: integer(),
   })),
 }, { title: 'AgentPaymentsWebhookDelivery' })
 
-export const ApWebhookDeliveryList = t.Object({ data: t.Array(ApWebhookDelivery), total: t.Integer() }, { title: 'AgentPaymentsWebhookDeliveryList' })
+export const ApWebhookDeliveryList = t.Object({ data: t.Array(ApWebhookDelivery), total: integer() }, { title: 'AgentPaymentsWebhookDeliveryList' })
 
 export const WebhookPageQuery = t.Object({ tenantId: TenantIdField, limit: t.Optional(Limit(200, 50)), offset: t.Optional(Offset) })
