@@ -141,6 +141,20 @@ describe('structure', () => {
     expect(unread).toEqual([])
   })
 
+  // Files past about 250 lines are split by concern (a module's repo into repo-<part>.ts); 300 is the line past
+  // which this fails. Apart: the client's generated types, and the agent payments repo, which is being rewritten.
+  const LONG_FILE_LINES = 300
+  const longAllowed = ['src/client/api-types.ts', 'src/modules/agent-payments/repo.ts']
+  test(`no file in src/ runs past ${LONG_FILE_LINES} lines: a longer one is split by concern`, () => {
+    const long = sources
+      .filter((f) => !longAllowed.includes(rel(f)))
+      .map((f) => ({ file: rel(f), lines: text.get(f)!.split('\n').length - (text.get(f)!.endsWith('\n') ? 1 : 0) }))
+      .filter((f) => f.lines > LONG_FILE_LINES)
+    expect(long).toEqual([])
+    // the exceptions are real files (a renamed one must leave the list)
+    for (const f of longAllowed) expect(existsSync(join(ROOT, f))).toBe(true)
+  })
+
   test('no line in src/ runs past 200 characters: prose sits in wrapped literals, code is broken where it reads', () => {
     // Generated from the OpenAPI document by scripts/client-types.ts.
     const GENERATED = ['src/client/api-types.ts']
