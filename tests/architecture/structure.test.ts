@@ -7,7 +7,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+import { basename, dirname, join, relative, resolve } from 'node:path'
 import { is } from 'drizzle-orm'
 import { SQLiteTable } from 'drizzle-orm/sqlite-core'
 
@@ -73,7 +73,7 @@ describe('structure', () => {
     expect(offenders).toEqual([])
   })
 
-  test('a module\'s tables are read and written only by its own repo.ts', async () => {
+  test('a module\'s tables are read and written only by its own repo.ts (and the repo-<part>.ts files it is split into)', async () => {
     // The tables each schema file defines, found by importing it.
     const tableFiles = sources.filter((f) => /\/schema\.ts$/.test(f))
     const tablesOf = new Map<string, Set<string>>()
@@ -108,8 +108,10 @@ describe('structure', () => {
             : rel(target!) === 'src/jobs/schema.ts'
               ? ['src/jobs/outbox.ts', 'src/jobs/runner.ts']
               : [rel(join(dirname(target!), 'repo.ts')), rel(join(dirname(target!), 'schema.ts'))]
+          // a repo past about 250 lines is split by concern into repo-<part>.ts files beside it, which repo.ts hands on
+          const repoPart = dirname(f) === dirname(target!) && /^repo-[a-z0-9-]+\.ts$/.test(basename(f))
           // schema files may reference core tables for foreign keys
-          if (allowed.includes(rel(f)) || (/\/schema\.ts$/.test(f) && rel(target!) === 'src/db/schema.ts')) continue
+          if (allowed.includes(rel(f)) || repoPart || (/\/schema\.ts$/.test(f) && rel(target!) === 'src/db/schema.ts')) continue
           offenders.push(`${rel(f)} uses ${name} of ${rel(target!)}`)
         }
       }
@@ -137,6 +139,20 @@ describe('structure', () => {
     for (const f of defining) if (!globs.some((g) => g.match(rel(f)))) unread.push(rel(f))
     expect(defining.length).toBeGreaterThan(15)
     expect(unread).toEqual([])
+  })
+
+  // Files past about 250 lines are split by concern (a module's repo into repo-<part>.ts); 300 is the line past
+  // which this fails. Apart: the client's generated types, and the agent payments repo, which is being rewritten.
+  const LONG_FILE_LINES = 300
+  const longAllowed = ['src/client/api-types.ts', 'src/modules/agent-payments/repo.ts']
+  test(`no file in src/ runs past ${LONG_FILE_LINES} lines: a longer one is split by concern`, () => {
+    const long = sources
+      .filter((f) => !longAllowed.includes(rel(f)))
+      .map((f) => ({ file: rel(f), lines: text.get(f)!.split('\n').length - (text.get(f)!.endsWith('\n') ? 1 : 0) }))
+      .filter((f) => f.lines > LONG_FILE_LINES)
+    expect(long).toEqual([])
+    // the exceptions are real files (a renamed one must leave the list)
+    for (const f of longAllowed) expect(existsSync(join(ROOT, f))).toBe(true)
   })
 
   test('no line in src/ runs past 200 characters: prose sits in wrapped literals, code is broken where it reads', () => {
@@ -171,7 +187,7 @@ describe('structure', () => {
   test('a face hands on no repo function: another module asks for data through a verb', () => {
     const offenders = sources
       .filter((f) => /^src\/modules\/[^/]+\/index\.ts$/.test(rel(f)))
-      .filter((f) => specifiers(text.get(f)!).some((s) => /(^|\/)repo$/.test(s.spec.replace(/\.ts$/, ''))))
+      .filter((f) => specifiers(text.get(f)!).some((s) => /(^|\/)repo(-[a-z0-9-]+)?$/.test(s.spec.replace(/\.ts$/, ''))))
       .map(rel)
     expect(offenders).toEqual([])
   })

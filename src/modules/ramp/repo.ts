@@ -1,5 +1,9 @@
-/** The only file that touches the bank ramp tables. Tenant id first after the executor, always in the filter. */
-import { and, count, desc, eq, inArray, isNotNull, isNull, lt, or } from 'drizzle-orm'
+/**
+ * The only file that touches the bank ramp tables, with the parts it hands on: repo-payouts.ts
+ * (payout quotes and payouts, address challenges and proven addresses) and repo-feed.ts (the
+ * unified feed's reads). Tenant id first after the executor, always in the filter.
+ */
+import { and, count, desc, eq, isNotNull, isNull } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
 import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
 import {
@@ -11,6 +15,8 @@ export type CustomerRow = typeof rampCustomers.$inferSelect
 export type MethodRow = typeof rampPaymentMethods.$inferSelect
 export type DepositRow = typeof rampDeposits.$inferSelect
 export type TransactionRow = typeof rampTransactions.$inferSelect
+export * from './repo-payouts'
+export * from './repo-feed'
 
 export const findCustomer = (db: Executor, tenantId: string, env: RampEnv, userId: string) =>
   db.select().from(rampCustomers).where(and(eq(rampCustomers.tenantId, tenantId), eq(rampCustomers.environment, env), eq(rampCustomers.userId, userId))).get()
@@ -114,160 +120,6 @@ export async function listTransactions(db: Executor, tenantId: string, env: Ramp
   return { rows, total: n }
 }
 
-export type QuoteRow = typeof rampPayoutQuotes.$inferSelect
-export type PayoutRow = typeof rampPayouts.$inferSelect
-
-export async function insertQuote(db: Executor, tenantId: string, row: Omit<QuoteRow, 'tenantId'>) {
-  await db.insert(rampPayoutQuotes).values({ ...row, tenantId })
-}
-
-export const findQuote = (db: Executor, tenantId: string, env: RampEnv, userId: string, id: string) =>
-  db.select().from(rampPayoutQuotes).where(and(eq(rampPayoutQuotes.tenantId, tenantId), eq(rampPayoutQuotes.environment, env), eq(rampPayoutQuotes.userId, userId), eq(rampPayoutQuotes.id, id))).get()
-
-export const findPayoutOfQuote = (db: Executor, tenantId: string, quoteId: string) =>
-  db.select().from(rampPayouts).where(and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.quoteId, quoteId))).get()
-
-/** Reserves the quote for one payout: false when another payout took it first. */
-export async function insertPayout(db: Executor, tenantId: string, row: Omit<PayoutRow, 'tenantId'>): Promise<boolean> {
-  const out = await db.insert(rampPayouts).values({ ...row, tenantId }).onConflictDoNothing().returning({ id: rampPayouts.id })
-  return out.length === 1
-}
-
-export async function updatePayout(db: Executor, tenantId: string, id: string, patch: Partial<Omit<PayoutRow, 'id' | 'tenantId'>>) {
-  await db.update(rampPayouts).set(patch).where(and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.id, id)))
-}
-
-export async function deletePayout(db: Executor, tenantId: string, id: string) {
-  await db.delete(rampPayouts).where(and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.id, id)))
-}
-
-export const findPayout = (db: Executor, tenantId: string, env: RampEnv, userId: string, id: string) =>
-  db.select().from(rampPayouts).where(and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.environment, env), eq(rampPayouts.userId, userId), eq(rampPayouts.id, id))).get()
-
-export const findPayoutById = (db: Executor, tenantId: string, env: RampEnv, id: string) =>
-  db.select().from(rampPayouts).where(and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.environment, env), eq(rampPayouts.id, id))).get()
-
-export async function listPayouts(db: Executor, tenantId: string, env: RampEnv, userId: string, limit: number, offset: number) {
-  const where = and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.environment, env), eq(rampPayouts.userId, userId))
-  const rows = await db.select().from(rampPayouts).where(where).orderBy(desc(rampPayouts.createdAt), desc(rampPayouts.id)).limit(limit).offset(offset).all()
-  const [{ n }] = await db.select({ n: count() }).from(rampPayouts).where(where).all() as [{ n: number }]
-  return { rows, total: n }
-}
-
-export const findPayoutByRampTransaction = (db: Executor, tenantId: string, env: RampEnv, rampTransactionId: string) =>
-  db.select().from(rampPayouts).where(and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.environment, env), eq(rampPayouts.rampTransactionId, rampTransactionId))).get()
-
-export type ChallengeRow = typeof rampAddressChallenges.$inferSelect
-export type ProvenAddressRow = typeof rampProvenAddresses.$inferSelect
-
-/** Stores a challenge; the user's spent and expired ones are dropped as new ones come. */
-export async function insertChallenge(db: Executor, tenantId: string, row: Omit<ChallengeRow, 'tenantId'>) {
-  const mine = and(eq(rampAddressChallenges.tenantId, tenantId), eq(rampAddressChallenges.environment, row.environment), eq(rampAddressChallenges.userId, row.userId))
-  await db.delete(rampAddressChallenges).where(and(mine, or(lt(rampAddressChallenges.expiresAt, row.createdAt), isNotNull(rampAddressChallenges.usedAt))))
-  await db.insert(rampAddressChallenges).values({ ...row, tenantId })
-}
-
-export const findChallenge = (db: Executor, tenantId: string, env: RampEnv, userId: string, id: string) =>
-  db.select().from(rampAddressChallenges).where(and(
-    eq(rampAddressChallenges.tenantId, tenantId),
-    eq(rampAddressChallenges.environment, env),
-    eq(rampAddressChallenges.userId, userId),
-    eq(rampAddressChallenges.id, id),
-  )).get()
-
-/** Spends a challenge: false when it was spent already (single use, also under concurrent requests). */
-export async function spendChallenge(db: Executor, tenantId: string, id: string, now: number): Promise<boolean> {
-  const out = await db.update(rampAddressChallenges).set({ usedAt: now })
-    .where(and(eq(rampAddressChallenges.tenantId, tenantId), eq(rampAddressChallenges.id, id), isNull(rampAddressChallenges.usedAt))).returning({ id: rampAddressChallenges.id })
-  return out.length === 1
-}
-
-/** Inserts the proven address, or refreshes the row the user already had for it; answers the row. */
-export async function upsertProvenAddress(db: Executor, tenantId: string, row: Omit<ProvenAddressRow, 'tenantId'>): Promise<ProvenAddressRow> {
-  const [out] = await db.insert(rampProvenAddresses).values({ ...row, tenantId })
-    .onConflictDoUpdate({
-      target: [rampProvenAddresses.tenantId, rampProvenAddresses.environment, rampProvenAddresses.userId, rampProvenAddresses.chain, rampProvenAddresses.address],
-      set: { rampAddressId: row.rampAddressId, provenAt: row.provenAt },
-    })
-    .returning()
-  return out!
-}
-
-export const listProvenAddresses = (db: Executor, tenantId: string, env: RampEnv, userId: string) =>
-  db.select().from(rampProvenAddresses).where(and(eq(rampProvenAddresses.tenantId, tenantId), eq(rampProvenAddresses.environment, env), eq(rampProvenAddresses.userId, userId)))
-    .orderBy(desc(rampProvenAddresses.provenAt), desc(rampProvenAddresses.id)).all()
-
-export const findProvenAddress = (db: Executor, tenantId: string, env: RampEnv, userId: string, id: string) =>
-  db.select().from(rampProvenAddresses).where(and(
-    eq(rampProvenAddresses.tenantId, tenantId),
-    eq(rampProvenAddresses.environment, env),
-    eq(rampProvenAddresses.userId, userId),
-    eq(rampProvenAddresses.id, id),
-  )).get()
-
-export async function deleteProvenAddress(db: Executor, tenantId: string, id: string) {
-  await db.delete(rampProvenAddresses).where(and(eq(rampProvenAddresses.tenantId, tenantId), eq(rampProvenAddresses.id, id)))
-}
-
-/** What the unified feed filters ramp records by: the wallet, its chain, and statuses in the ramp's words. */
-export interface FeedRows { walletId?: string; chain?: string; statuses?: string[]; environment?: RampEnv }
-
-const depositFeedColumns = {
-  id: rampDeposits.id, environment: rampDeposits.environment, status: rampDeposits.status, fiatAmount: rampDeposits.fiatAmount, fiatCurrency: rampDeposits.fiatCurrency,
-  createdAt: rampDeposits.createdAt, updatedAt: rampDeposits.updatedAt, walletId: rampPaymentMethods.walletId, chain: rampPaymentMethods.chain,
-}
-export type DepositFeedRow = {
-  id: string
-  environment: RampEnv
-  status: string
-  fiatAmount: string
-  fiatCurrency: string
-  createdAt: number
-  updatedAt: number
-  walletId: string | null
-  chain: string | null
-}
-
-function depositFeedWhere(tenantId: string, userId: string, f: FeedRows) {
-  const conds = [eq(rampDeposits.tenantId, tenantId), eq(rampDeposits.userId, userId)]
-  if (f.walletId) conds.push(eq(rampPaymentMethods.walletId, f.walletId))
-  if (f.chain) conds.push(eq(rampPaymentMethods.chain, f.chain))
-  if (f.statuses) conds.push(inArray(rampDeposits.status, f.statuses))
-  if (f.environment) conds.push(eq(rampDeposits.environment, f.environment))
-  return and(...conds)
-}
-
-/** The user's newest `take` deposits (both environments) with the wallet their IBAN converts to, and how many match. */
-export async function depositsForFeed(db: Executor, tenantId: string, userId: string, f: FeedRows, take: number) {
-  const join = and(eq(rampPaymentMethods.tenantId, rampDeposits.tenantId), eq(rampPaymentMethods.id, rampDeposits.paymentMethodId))
-  const where = depositFeedWhere(tenantId, userId, f)
-  const rows = await db.select(depositFeedColumns).from(rampDeposits).leftJoin(rampPaymentMethods, join).where(where)
-    .orderBy(desc(rampDeposits.createdAt), desc(rampDeposits.id)).limit(take).all() as DepositFeedRow[]
-  const [{ n }] = await db.select({ n: count() }).from(rampDeposits).leftJoin(rampPaymentMethods, join).where(where).all() as [{ n: number }]
-  return { rows, total: n }
-}
-
-export async function depositForFeed(db: Executor, tenantId: string, userId: string, id: string) {
-  const join = and(eq(rampPaymentMethods.tenantId, rampDeposits.tenantId), eq(rampPaymentMethods.id, rampDeposits.paymentMethodId))
-  return await db.select(depositFeedColumns).from(rampDeposits).leftJoin(rampPaymentMethods, join)
-    .where(and(eq(rampDeposits.tenantId, tenantId), eq(rampDeposits.userId, userId), eq(rampDeposits.id, id))).get() as DepositFeedRow | undefined
-}
-
-export async function payoutsForFeed(db: Executor, tenantId: string, userId: string, f: FeedRows, take: number) {
-  const conds = [eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.userId, userId)]
-  if (f.walletId) conds.push(eq(rampPayouts.walletId, f.walletId))
-  if (f.chain) conds.push(eq(rampPayouts.chain, f.chain))
-  if (f.statuses) conds.push(inArray(rampPayouts.status, f.statuses))
-  if (f.environment) conds.push(eq(rampPayouts.environment, f.environment))
-  const where = and(...conds)
-  const rows = await db.select().from(rampPayouts).where(where).orderBy(desc(rampPayouts.createdAt), desc(rampPayouts.id)).limit(take).all()
-  const [{ n }] = await db.select({ n: count() }).from(rampPayouts).where(where).all() as [{ n: number }]
-  return { rows, total: n }
-}
-
-export const payoutForFeed = (db: Executor, tenantId: string, userId: string, id: string) =>
-  db.select().from(rampPayouts).where(and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.userId, userId), eq(rampPayouts.id, id))).get()
-
 /**
  * The ramp's sealed columns for `slipway reseal` (see sealed.ts): a virtual IBAN, and the
  * beneficiary id a quote names. Both were written in clear by earlier versions.
@@ -285,11 +137,6 @@ export function quoteMethodColumn(aad: (tenantId: string, id: string) => string)
     tenantId: rampPayoutQuotes.tenantId, aad: (r) => aad(r.tenantId!, r.id), clearLegacy: true,
   })
 }
-
-/** The user's payouts in the environment that may still move money (`pending`, `processing`). */
-export const unfinishedPayouts = (db: Executor, tenantId: string, env: RampEnv, userId: string) =>
-  db.select({ id: rampPayouts.id, status: rampPayouts.status }).from(rampPayouts)
-    .where(and(eq(rampPayouts.tenantId, tenantId), eq(rampPayouts.environment, env), eq(rampPayouts.userId, userId), inArray(rampPayouts.status, ['pending', 'processing']))).all()
 
 /**
  * Deletes every bank ramp record of one user in one environment (`slipway sandbox reset-user`):

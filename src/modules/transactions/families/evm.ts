@@ -15,29 +15,24 @@
  * to, value, data, accessList])`) with the wallet key, as a raw secp256k1 signature over
  * that hash (no EIP-191 prefix), and sends either the signature (65-byte hex
  * `r ‖ s ‖ v`, or `{ r, s, yParity }`) or the whole signed transaction (its fields must
- * equal the prepared ones).
+ * equal the prepared ones): evm-signature.ts.
  */
-import {
-  keccak256, parseTransaction, recoverAddress, recoverTransactionAddress, serializeTransaction,
-  type Hex, type TransactionSerializableEIP1559,
-} from 'viem'
+import type { Hex } from 'viem'
 import { ConflictError, ServiceUnavailableError } from '../../../lib/errors'
 import { iso } from '../../../lib/clock'
 import { newId } from '../../../lib/ids'
 import type { Ctx } from '../../../context'
-import { blockchainError, signatureDecodeFailed, wouldFail } from '../errors'
-import type { BroadcastBody } from '../model'
+import { blockchainError, wouldFail } from '../errors'
 import { attachHold, chainBalances, ensureSpendable } from '../holds'
 import { hasNonceRow, initNonceRow, releaseNonce, reserveNonce, resyncNonce, type NonceKey } from '../nonces'
 import { findTransaction, insertPrepared, insertTransaction, updateTransaction } from '../repo'
-import type { PreparedRow } from '../repo'
 import { scheduleRefresh, sendRow, walletSecret } from '../shared'
 import { estimateEvm, evmNet, pendingCount, signEvm, signingHashOf, transferCall, unsignedEip1559, type EvmCall, type EvmFees, type EvmNet } from './evm-calls'
 import { refreshEvm } from './evm-refresh'
 import { batchedSponsored, goesSponsored, sponsoredSend } from './evm-sponsored'
-import { signatureParts } from './evm-signature'
+import { signedEvm } from './evm-signature'
 import { mpcSponsoredPrepare } from './evm-sponsored-mpc'
-import type { ChainFamily, SendPlan, SignedTransaction } from './port'
+import type { ChainFamily, SendPlan } from './port'
 
 /** The chain's view of the send: the network, the call and its fees; a call that would fail answers 400 before anything is stored. */
 async function estimated(ctx: Ctx, p: SendPlan) {
@@ -223,33 +218,6 @@ async function prepare(ctx: Ctx, p: SendPlan) {
   }
 }
 
-/** The signed EIP-1559 transaction from what the client sent, and who signed it. */
-async function signed(p: PreparedRow, input: BroadcastBody): Promise<SignedTransaction> {
-  const prepared = parseTransaction(p.unsigned as Hex) as TransactionSerializableEIP1559
-  if (input.signedTransaction !== undefined) {
-    let parsed: ReturnType<typeof parseTransaction>
-    try {
-      if (!/^0x02[0-9a-fA-F]+$/.test(input.signedTransaction)) throw new Error('not an EIP-1559 transaction in hex')
-      parsed = parseTransaction(input.signedTransaction as Hex)
-    } catch (err) {
-      throw signatureDecodeFailed((err as Error).message.split('\n')[0]!.slice(0, 200))
-    }
-    const { r, s, v, yParity, ...fields } = parsed as TransactionSerializableEIP1559 & { r?: Hex; s?: Hex; v?: bigint; yParity?: number }
-    if (!r || !s) throw signatureDecodeFailed('the transaction is not signed')
-    if (serializeTransaction(fields as TransactionSerializableEIP1559) !== p.unsigned) {
-      throw signatureDecodeFailed('the signed transaction differs from the prepared one (nonce, fees, recipient, value or data)')
-    }
-    void v
-    void yParity
-    const signer = await recoverTransactionAddress({ serializedTransaction: input.signedTransaction as `0x02${string}` }).catch(() => { throw signatureDecodeFailed('no signer can be recovered') })
-    return { raw: input.signedTransaction, signer, hash: keccak256(input.signedTransaction as Hex) }
-  }
-  const parts = signatureParts(input.signature)
-  const signer = await recoverAddress({ hash: keccak256(p.unsigned as Hex), signature: parts }).catch(() => { throw signatureDecodeFailed('no signer can be recovered from this signature') })
-  const raw = serializeTransaction(prepared, parts)
-  return { raw, signer, hash: keccak256(raw) }
-}
-
 export const evmFamily: ChainFamily = {
   async quote(ctx, p) {
     const { fees } = await estimated(ctx, p)
@@ -257,7 +225,7 @@ export const evmFamily: ChainFamily = {
   },
   send: custodialSend,
   prepare,
-  signed,
+  signed: signedEvm,
   // EVM addresses compare without their checksum casing.
   isSigner: (signer, walletAddress) => signer.toLowerCase() === walletAddress.toLowerCase(),
   submit: async (deps, endpoint, raw) => (await evmNet(deps, endpoint)).rpc.sendRaw(raw as Hex),

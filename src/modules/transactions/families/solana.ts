@@ -7,11 +7,10 @@
  * with no status from the network, it is marked failed. The signature (base58) is the
  * transaction hash. A client signs the serialized message bytes (`message`, base64) with
  * ed25519 and sends the 64-byte signature (base58 or base64) or the signed transaction
- * (base64).
+ * (base64): solana-signed.ts. The status looks: solana-refresh.ts.
  */
-import { ed25519 } from '@noble/curves/ed25519'
-import { base58, base64 } from '@scure/base'
-import { Keypair, Message, PublicKey, SystemProgram, Transaction, TransactionInstruction, VersionedMessage, VersionedTransaction } from '@solana/web3.js'
+import { base58 } from '@scure/base'
+import { Keypair, PublicKey, SystemProgram, Transaction, TransactionInstruction, VersionedTransaction } from '@solana/web3.js'
 import type { ChainEndpoint } from '../../../adapters/chain/port'
 import { TOKEN_PROGRAM_ID } from '../../../adapters/chain/solana'
 import type { Deps } from '../../../deps'
@@ -19,12 +18,13 @@ import { iso } from '../../../lib/clock'
 import { newId } from '../../../lib/ids'
 import type { Ctx } from '../../../context'
 import { BadRequestError, ConflictError } from '../../../lib/errors'
-import { blockchainError, signatureDecodeFailed } from '../errors'
-import { noticeSettled } from '../notices'
+import { blockchainError } from '../errors'
 import { attachHold, ensureSpendable, solanaBalances } from '../holds'
-import { insertPrepared, insertTransaction, updateTransaction, type PreparedRow, type TransactionRow } from '../repo'
+import { insertPrepared, insertTransaction, updateTransaction } from '../repo'
 import { scheduleRefresh, sendRow, walletSecret } from '../shared'
-import type { ChainFamily, SendPlan, SignedTransaction } from './port'
+import type { ChainFamily, SendPlan } from './port'
+import { refreshSolana } from './solana-refresh'
+import { signedSolana } from './solana-signed'
 
 const ATA_PROGRAM_ID = new PublicKey('ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL')
 
@@ -202,103 +202,13 @@ async function prepare(ctx: Ctx, p: SendPlan) {
   return recordPrepared(ctx, p, solanaRow(ctx, p, now, tx, lastValidBlockHeight), tx.serializeMessage().toString('base64'), lastValidBlockHeight, now)
 }
 
-/**
- * The signed transaction from a client's signature or signed transaction, and its signer.
- * The prepared message is a legacy message (a send) or a versioned one (another module's
- * transaction, such as a swap): the first byte's high bit tells them apart.
- */
-function signed(p: PreparedRow, input: { signature?: unknown; signedTransaction?: string }): SignedTransaction {
-  const messageBytes = Buffer.from(p.unsigned, 'base64')
-  const versioned = (messageBytes[0]! & 0x80) !== 0
-  const message = versioned ? VersionedMessage.deserialize(messageBytes) : Message.from(messageBytes)
-  const feePayer = message.staticAccountKeys[0]!
-  let sig: Uint8Array
-  if (input.signedTransaction !== undefined) {
-    let signedMessage: Buffer
-    let first: Uint8Array | null | undefined
-    try {
-      const raw = Buffer.from(input.signedTransaction, 'base64')
-      if (versioned) {
-        const vt = VersionedTransaction.deserialize(raw)
-        signedMessage = Buffer.from(vt.message.serialize())
-        first = vt.signatures[0]
-      } else {
-        const lt = Transaction.from(raw)
-        signedMessage = lt.serializeMessage()
-        first = lt.signatures[0]?.signature
-      }
-    } catch {
-      throw signatureDecodeFailed('signedTransaction is not a base64 Solana transaction')
-    }
-    if (!signedMessage.equals(messageBytes)) throw signatureDecodeFailed('the signed transaction differs from the prepared one')
-    if (!first || first.every((b) => b === 0)) throw signatureDecodeFailed('the transaction is not signed')
-    sig = first
-  } else {
-    const text = input.signature
-    if (typeof text !== 'string') throw signatureDecodeFailed('a Solana signature is 64 bytes in base58 or base64')
-    try {
-      sig = /^[A-Za-z0-9+/]{86}==$/.test(text) ? base64.decode(text) : base58.decode(text)
-    } catch {
-      throw signatureDecodeFailed('a Solana signature is 64 bytes in base58 or base64')
-    }
-    if (sig.length !== 64) throw signatureDecodeFailed('a Solana signature is 64 bytes')
-  }
-  let valid = false
-  try {
-    valid = ed25519.verify(sig, messageBytes, feePayer.toBytes())
-  } catch { /* malformed point: not the wallet's signature */ }
-  // A signature that does not verify against the fee payer (the wallet) was made by another key.
-  const signer = valid ? feePayer.toBase58() : 'unknown'
-  const raw = versioned
-    ? Buffer.from(new VersionedTransaction(message as VersionedMessage, [sig]).serialize())
-    : Transaction.populate(message as Message, [base58.encode(sig)]).serialize({ verifySignatures: false })
-  return { raw: raw.toString('base64'), signer, hash: base58.encode(sig) }
-}
-
-async function refresh(deps: Deps, endpoint: ChainEndpoint, row: TransactionRow): Promise<TransactionRow> {
-  const rpc = await rpcOf(deps, endpoint)
-  const st = await deps.chain.guard(endpoint, 'status', () => rpc.signatureStatus(row.txHash!))
-  if (st && (st.confirmationStatus === 'confirmed' || st.confirmationStatus === 'finalized' || st.err)) {
-    const blockTime = await deps.chain.guard(endpoint, 'blockTime', () => rpc.blockTime(st.slot)).catch(() => null)
-    const set = {
-      status: st.err ? 'failed' as const : 'confirmed' as const,
-      failureReason: st.err ? `failed on chain: ${JSON.stringify(st.err).slice(0, 200)}` : null,
-      // Finalized means at least 32 confirmations; the RPC reports null then.
-      confirmations: st.confirmations ?? (st.confirmationStatus === 'finalized' ? 32 : 1),
-      blockNumber: st.slot,
-      blockTimestamp: blockTime ? blockTime * 1000 : null,
-    }
-    if (row.status === 'pending' || set.confirmations !== row.confirmations) {
-      const now = deps.clock.now()
-      await deps.database.write(async (tx) => {
-        const changed = await updateTransaction(tx, row.tenantId, row.id, { ...set, updatedAt: now }, { status: row.status })
-        // told once: only the write that moved it out of `pending`
-        if (changed && row.status === 'pending') await noticeSettled(deps, tx, { ...row, ...set, updatedAt: now })
-      })
-      return { ...row, ...set, updatedAt: now }
-    }
-    return row
-  }
-  if (row.status !== 'pending') return row
-  const lastValid = Number((row.metadata as { lastValidBlockHeight?: number } | null)?.lastValidBlockHeight ?? Infinity)
-  const height = await deps.chain.guard(endpoint, 'blockHeight', () => rpc.blockHeight())
-  if (height <= lastValid) return row
-  const now = deps.clock.now()
-  const reason = 'expired: its recent blockhash expired before the network confirmed it'
-  await deps.database.write(async (tx) => {
-    const changed = await updateTransaction(tx, row.tenantId, row.id, { status: 'failed', failureReason: reason, updatedAt: now }, { status: 'pending' })
-    if (changed) await noticeSettled(deps, tx, { ...row, status: 'failed', failureReason: reason, updatedAt: now })
-  })
-  return { ...row, status: 'failed', failureReason: reason, updatedAt: now }
-}
-
 export const solanaFamily: ChainFamily = {
   quote,
   send,
   prepare,
-  signed: async (p, input) => signed(p, input),
+  signed: async (p, input) => signedSolana(p, input),
   // Solana addresses are case-sensitive base58.
   isSigner: (signer, walletAddress) => signer === walletAddress,
   submit: async (deps, endpoint, raw) => (await rpcOf(deps, endpoint)).sendRaw(Buffer.from(raw, 'base64')),
-  refresh,
+  refresh: refreshSolana,
 }
