@@ -15,7 +15,9 @@
  *   and the losers wait on it. Statements outside a transaction run on their own
  *   streams and need not wait for the gate.
  * - `replica`: an embedded replica (a local file synced from the primary) for reads,
- *   and the same HTTP client to the primary for every write and every transaction. Not
+ *   and the same HTTP client to the primary for every write and every transaction. libSQL's
+ *   embedded replica only pulls (replica.ts, `openPuller`); reads go through a read-only client
+ *   on its file and, for the credential reads, the native reader (native-read.ts). Not
  *   libSQL's own write forwarding: it is a synchronous native call, so each forwarded
  *   statement would stop the event loop for a round trip to the primary (and for as
  *   long as a primary that does not answer takes), and it has no timeout we can set.
@@ -53,7 +55,7 @@ import { CHECKPOINT_INTERVAL_MS, checkpointEvery, whileBusy } from './local-file
 import { DEFAULT_MAX_WRITES, DEFAULT_WRITE_WAIT_MS, WriteLimiter } from './limiter'
 import { GroupCommit } from './group-commit'
 import { guarded, migrateRacing, withTimeout } from './remote'
-import { ReplicaSync, replicated } from './replica'
+import { openPuller, ReplicaSync, replicated } from './replica'
 import { ledgered, WriteLedger } from './read-your-writes'
 import { lazyReader, type NativeReader } from './native-read'
 
@@ -109,9 +111,16 @@ export interface Database {
   memo<T>(key: string, build: () => T): T
   /**
    * A local file's second connection, for the credential reads every request makes (src/db/native-read.ts):
-   * libSQL's native driver, synchronous, reading the last committed state. Absent in memory, on a server and on a replica.
+   * libSQL's native driver, synchronous, reading the last committed state. On an embedded replica, a read-only
+   * connection on the replica's file, with `replicaReads`. Absent in memory and on a server.
    */
   reader?: () => NativeReader
+  /**
+   * On an embedded replica, what a native read on `reader` respects (native-read.ts): `ready(sql)` is false while the
+   * read must wait for a pull (this process wrote its tables since the last one began), and a row not found there is
+   * asked again through `db` (the replica after a pull if needed, then the primary), as every replica read is.
+   */
+  replicaReads?: { ready(sql: string): boolean }
   close(): void
 }
 
@@ -198,23 +207,32 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const primary = guarded(createClient({ url: primaryUrl, authToken: opts.authToken, fetch: httpFetch }), timeoutMs, unavailable, (ok) => sync?.markReach(ok))
   let client: Client
   const ledger = new WriteLedger()
-  if (mode === 'replica') {
-    const replica = createClient({ url: opts.url, authToken: opts.authToken, syncUrl: opts.syncUrl })
-    sync = new ReplicaSync(replica, opts.syncUrl!, opts.syncIntervalMs ?? 1000, timeoutMs)
-    client = replicated(replica, primary, sync)
-  } else {
-    client = ledgered(primary, ledger)
-  }
-  const gatedClient = gated(client, new Gate(), false)
+  // A replica's file: pulled into by libSQL's embedded replica (the puller), read through connections of its own.
+  const replicaPath = mode === 'replica' ? opts.url.slice('file:'.length).split('?')[0]! : undefined
+  const puller = replicaPath ? openPuller(replicaPath, opts.syncUrl!, opts.authToken) : undefined
+  if (puller) sync = new ReplicaSync(puller.pull, opts.syncUrl!, opts.syncIntervalMs ?? 1000, timeoutMs)
   // Migrations on the primary itself, never through a replica that may not have pulled yet.
   await migrateRacing(() => opts.migrate(drizzle(primary)))
   // what a write to a table may change beyond it (cascades, triggers), for what is kept in memory against the ledger
   if (mode === 'remote') await ledger.learn(primary)
-  if (sync) {
+  let reader: ReturnType<typeof lazyReader> | undefined
+  if (sync && replicaPath) {
     await sync.syncNow()
-    await sync.learnSchema()
+    // The replica's reads: a plain client on its file (read-only: nothing but a pull may write it), and the native reader.
+    const local = createLocalClient({ url: `file:${replicaPath}`, concurrency: 1 })
+    await local.execute('PRAGMA busy_timeout = 5000')
+    await local.execute('PRAGMA query_only = 1')
+    reader = lazyReader(replicaPath, true)
+    await sync.learnSchema(local)
     sync.start()
+    client = replicated(local, primary, sync, () => {
+      reader?.close()
+      puller!.close()
+    })
+  } else {
+    client = ledgered(primary, ledger)
   }
+  const gatedClient = gated(client, new Gate(), false)
   const db = drizzle(gatedClient)
   const replica = sync
   const limiter = new WriteLimiter(opts.maxWrites ?? DEFAULT_MAX_WRITES, Math.min(opts.writeWaitMs ?? DEFAULT_WRITE_WAIT_MS, timeoutMs))
@@ -245,7 +263,11 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const groups = new GroupCommit(sendBatch, opts.writeGroups ?? DEFAULT_WRITE_GROUPS)
   const writeBatch: Database['writeBatch'] = (stmts) => limiter.run((waited) => withTimeout(groups.run(stmts), Math.max(1, timeoutMs - waited), late))
   const writeLedger = mode === 'remote' ? ledger : undefined
-  return { db, client: gatedClient, mode, replica, write, writeBatch, limiter, autocommitWrites: false, writeLedger, memo: memoizer(), close: () => client.close() }
+  const replicaReads = replica ? { ready: (sql: string) => replica.readyFor(sql) } : undefined
+  return {
+    db, client: gatedClient, mode, replica, write, writeBatch, limiter, autocommitWrites: false, writeLedger, memo: memoizer(), reader: reader?.get, replicaReads,
+    close: () => client.close(),
+  }
 }
 
 export type { InStatement }

@@ -17,7 +17,15 @@
  * for the gate; SQLite's locks keep it consistent, and each `get` ends its read at once
  * (a checkpoint is never held up by it). It is opened on first use and never writes.
  * Memory databases have no second connection (a `:memory:` database exists on its own
- * connection only), nor do servers and replicas: they keep the drizzle path.
+ * connection only), nor do servers: they keep the drizzle path.
+ *
+ * An embedded replica's file is a WAL file like any other: its pulls commit the primary's
+ * frames into its log, and a plain connection sees each pull once it has committed. So an
+ * edge reads its credentials here too, read-only, under the replica's rules
+ * (`Database.replicaReads`): the read waits for a pull (through the drizzle path) when this
+ * process wrote its tables since the last one, and a row not there yet is asked of the
+ * primary. With the replica's @libsql/client and drizzle doing the reads, an edge spent about
+ * 0.3-0.4 ms more CPU per wallet created (docs/benchmarks.md, "Where a wallet's time goes on an edge").
  */
 import Database from 'libsql'
 import { Column, is } from 'drizzle-orm'
@@ -40,8 +48,8 @@ interface NativeStatement {
   get(...args: unknown[]): unknown[] | undefined
 }
 
-/** The reader of a local file: opened on first use, closed with the database. */
-export function lazyReader(path: string): { get(): NativeReader; close(): void } {
+/** The reader of a local file (or of an embedded replica's file, `readOnly`): opened on first use, closed with the database. */
+export function lazyReader(path: string, readOnly = false): { get(): NativeReader; close(): void } {
   let db: NativeDb | undefined
   return {
     get() {
@@ -49,6 +57,8 @@ export function lazyReader(path: string): { get(): NativeReader; close(): void }
         db = openNative(path)
         // the same busy timeout as the app's connection (client.ts): only a WAL recovery by another process can make it wait
         db.exec('PRAGMA busy_timeout = 5000')
+        // a replica's file is written by its pulls alone
+        if (readOnly) db.exec('PRAGMA query_only = 1')
       }
       return db
     },
@@ -68,16 +78,20 @@ interface ReadDatabase {
   db: unknown
   memo<T>(key: string, build: () => T): T
   reader?: () => NativeReader
+  /** an embedded replica's rules for its reader (client.ts `Database.replicaReads`) */
+  replicaReads?: { ready(sql: string): boolean }
 }
 
 type Decode = (value: unknown) => unknown
 
 /**
  * A one-row read by a drizzle select (its placeholders bound in order, as `args`), run on
- * the native reader of a local file, its row decoded as drizzle decodes it (nested
- * selections one level deep, a column's own driver mapping, null kept as null). Returns
- * undefined when there is no such row. `fallback` runs where there is no reader (memory,
- * server, replica).
+ * the native reader of a local file or an embedded replica, its row decoded as drizzle
+ * decodes it (nested selections one level deep, a column's own driver mapping, null kept as
+ * null). Returns undefined when there is no such row. `fallback` runs where there is no
+ * reader (memory, server), and on a replica when the read must wait for a pull or found no
+ * row (the replica's own rules: read-your-writes, and a row created elsewhere since the last
+ * pull asked of the primary).
  */
 export function nativeGetOnce<Row, D extends ReadDatabase>(
   key: string,
@@ -89,7 +103,10 @@ export function nativeGetOnce<Row, D extends ReadDatabase>(
     const reader = database.reader?.()
     if (!reader) return fallback(database, ...args)
     const read = database.memo(`native:${key}`, () => compile<Row>(reader, build(database.db), opts.undecoded ?? []))
-    return read(args)
+    const replica = database.replicaReads
+    if (!replica) return read(args)
+    if (!replica.ready(read.sql)) return fallback(database, ...args)
+    return read(args) ?? fallback(database, ...args)
   }
 }
 
@@ -102,14 +119,15 @@ export interface NativeGetOptions {
   undecoded?: readonly string[]
 }
 
-function compile<Row>(reader: NativeReader, query: DrizzleQuery, undecoded: readonly string[]): (args: unknown[]) => Row | undefined {
+function compile<Row>(reader: NativeReader, query: DrizzleQuery, undecoded: readonly string[]): ((args: unknown[]) => Row | undefined) & { sql: string } {
   const { sql } = query.toSQL()
   const decode = rowDecoder<Row>(query, undecoded)
   const stmt = reader.prepare(sql).raw(true)
-  return (args) => {
+  const read = (args: unknown[]) => {
     const row = stmt.get(...args)
     return row ? decode(row) : undefined
   }
+  return Object.assign(read, { sql })
 }
 
 /**

@@ -3,8 +3,34 @@
  * primary answers, and the client that reads locally and writes on the primary.
  */
 import type { Client, InStatement, ResultSet, Transaction, TransactionMode } from '@libsql/client'
+import Database from 'libsql'
 import { DatabaseUnavailableError } from './errors'
 import { recordedTransaction, WriteLedger } from './read-your-writes'
+
+/** One pull: what the primary committed since the last one, brought into the replica's file. */
+export type Pull = () => Promise<{ frames_synced?: number; frame_no?: number | null } | undefined>
+
+/**
+ * The replica's puller: libSQL's embedded replica opened on the file and used for nothing but
+ * its pulls; reads go through connections of their own on the same file (client.ts), which see
+ * each pull once it has committed (a replica's file is a WAL file; a pull commits the primary's
+ * frames into its log, one SQLite transaction for each of the primary's).
+ *
+ * The pull is libSQL's synchronous `sync()`: it holds the event loop while it runs, and so holds
+ * this edge's writes back while it catches up. A pull off the event loop (the promise API's `sync`
+ * on this database) was measured and not kept: the edge then wrote faster than its pulls could
+ * bring the frames back (each transaction pulled opens a connection and commits), every pull ran
+ * longer than the last, and 3 edges under a bound of 4 writes collapsed (docs/benchmarks.md).
+ */
+export function openPuller(path: string, syncUrl: string, authToken?: string): { pull: Pull; close(): void } {
+  const db = new (Database as unknown as new (path: string, opts: object) => NativeReplica)(path, { syncUrl, authToken })
+  return { pull: async () => db.sync(), close: () => db.close() }
+}
+
+interface NativeReplica {
+  sync(): Awaited<ReturnType<Pull>>
+  close(): void
+}
 
 const statementText = (s: InStatement) => (typeof s === 'string' ? s : s.sql)
 const isRead = (s: InStatement) => /^\s*select\b/i.test(statementText(s))
@@ -24,9 +50,9 @@ export interface ReplicaState {
 /**
  * Pulls the replica from the primary on an interval, and before a read that follows this
  * process's writes (`beforeRead`).
- * `sync()` is a synchronous native call, and against a primary that does not answer it
- * holds the event loop for seconds (PrimaryHandshakeTimeout, 3 s here): so the interval
- * pull first asks the primary's /health asynchronously, and pulls only when it answers.
+ * A pull against a primary that does not answer waits for seconds (PrimaryHandshakeTimeout,
+ * 3 s here; the whole event loop, where the pull is the synchronous one): so the interval pull
+ * first asks the primary's /health, and pulls only when it answers.
  */
 export class ReplicaSync {
   private lastSyncAt: number | null = null
@@ -35,24 +61,30 @@ export class ReplicaSync {
   private timer?: ReturnType<typeof setInterval>
   private readonly healthUrl: string
 
-  constructor(private readonly replica: Client, syncUrl: string, private readonly intervalMs: number, private readonly timeoutMs: number) {
+  constructor(private readonly pull: Pull, syncUrl: string, private readonly intervalMs: number, private readonly timeoutMs: number) {
     this.healthUrl = healthUrlOf(syncUrl)
   }
 
-  /** What a write may change beyond its table (cascades, triggers), from the replica's schema: after the first pull. */
-  learnSchema() {
-    return this.ledger.learn(this.replica)
+  /** What a write may change beyond its table (cascades, triggers), from the replica's schema (`local`: a reader of its file): after the first pull. */
+  learnSchema(local: Client) {
+    return this.ledger.learn(local)
   }
 
   /** Pulls now; throws when the primary cannot be reached. */
-  syncNow() {
+  syncNow(): ReturnType<Pull> {
     const upTo = this.ledger.seq
-    return this.replica.sync().then((r) => {
+    return this.pull().then((r) => {
       this.pulled = Math.max(this.pulled, upTo)
       this.lastSyncAt = Date.now()
       this.frameNo = r?.frame_no ?? this.frameNo
       this.reachable = true
+      return r
     })
+  }
+
+  /** Whether a read of `stmt` may run on the replica now, without a pull first (see `beforeRead`). */
+  readyFor(stmt: InStatement): boolean {
+    return this.pulled >= this.ledger.needs(stmt) || !this.reachable
   }
 
   /**
@@ -128,10 +160,11 @@ function healthUrlOf(syncUrl: string): string {
 }
 
 /**
- * The embedded replica's client: reads outside a transaction from the local replica (after a
- * pull when this process wrote since the last one), everything else on the primary.
+ * The embedded replica's client: reads outside a transaction from the local replica (`replica`:
+ * a read-only client on its file; after a pull when this process wrote since the last one),
+ * everything else on the primary.
  */
-export function replicated(replica: Client, primary: Client, sync: ReplicaSync): Client {
+export function replicated(replica: Client, primary: Client, sync: ReplicaSync, onClose: () => void = () => {}): Client {
   const afterWrite = async <T>(p: Promise<T>, stmts?: InStatement[]): Promise<T> => {
     const out = await p
     if (stmts) sync.ledger.written(stmts)
@@ -172,12 +205,13 @@ export function replicated(replica: Client, primary: Client, sync: ReplicaSync):
         case 'transaction':
           return async (mode?: TransactionMode) => recorded(await primary.transaction(mode))
         case 'sync':
-          return () => replica.sync()
+          return () => sync.syncNow()
         case 'close':
           return () => {
             sync.stop()
             replica.close()
             primary.close()
+            onClose()
           }
         default: {
           const v = Reflect.get(target, prop, receiver)
