@@ -69,12 +69,17 @@ const bareAuth = await spawnServer(['scripts/bench/servers/bare-auth.ts'], env, 
 const elysiaAuth = await spawnServer(['scripts/bench/servers/elysia-auth.ts'], env)
 const nativeAuth = await spawnServer(['scripts/bench/servers/bare-auth-native.ts'], env, '/')
 
-/** The raw argon2id rate at Slipway's cost, in a process of its own, as a Result for the table. */
-async function argon2Rate(): Promise<Result> {
-  const proc = Bun.spawn([process.execPath, 'scripts/bench/servers/argon2-rate.ts'], { stdout: 'pipe', stderr: 'inherit', env: { ...process.env, BENCH_SECONDS: String(SECONDS) } })
+/**
+ * The raw argon2id rate at Slipway's cost, in a process of its own, as a Result for the table: through
+ * @node-rs/argon2 as Slipway hashes, or (`bun`, measured once for reference) through Bun.password.
+ */
+async function argon2Rate(lib: 'node-rs' | 'bun' = 'node-rs'): Promise<Result> {
+  const env = { ...process.env, BENCH_SECONDS: String(SECONDS), ARGON2: lib }
+  const proc = Bun.spawn([process.execPath, 'scripts/bench/servers/argon2-rate.ts'], { stdout: 'pipe', stderr: 'inherit', env })
   const { rate, cpuUsPerHash } = JSON.parse(await new Response(proc.stdout).text()) as { rate: number; cpuUsPerHash: number }
   await proc.exited
-  return { name: 'raw argon2id hashes (19 MiB, t=2), 16 in flight', rps: rate, p50: NaN, p99: NaN, errors: 0, non2xx: 0, cpuUs: cpuUsPerHash }
+  const name = lib === 'bun' ? 'raw argon2id, Bun.password (reference)' : 'raw argon2id hashes (19 MiB, t=2), 16 in flight'
+  return { name, rps: rate, p50: NaN, p99: NaN, errors: 0, non2xx: 0, cpuUs: cpuUsPerHash }
 }
 
 try {
@@ -131,6 +136,8 @@ try {
     pairs.push({ raw, register })
   }
   const rArgon = medianOf(pairs.map((p) => p.raw))
+  // Bun's own argon2id at the same cost, once: the baseline is the faster library's rate, and that is @node-rs/argon2's
+  const rArgonBun = await argon2Rate('bun')
   const register = medianWithMemory(pairs.map((p) => p.register))
   const rRegister = register.result
   const walletBody = JSON.stringify({ chain: 'ethereum', name: 'bench' })
@@ -151,6 +158,7 @@ try {
     { result: rBareList },
     { result: rList, baseline: rBareList },
     { result: rArgon },
+    { result: rArgonBun, baseline: rArgon },
     { result: rRegister, baseline: rArgon, target: REGISTER_TARGET, rounds: registerRounds },
     { result: rWallet },
   ])

@@ -45,4 +45,18 @@ describe('argon2id cost', () => {
     expect(await verifyPassword(dear, 'Dear-Passw0rd')).toBe(true)
     expect(await verifyPassword(dear, 'Cheap-Passw0rd')).toBe(false)
   })
+
+  // Bun's own argon2id (Bun.password) was weighed against @node-rs/argon2 (docs/benchmarks.md, "Signed
+  // registration"): about 3 times the CPU per hash, so it was not taken. Its strings are the same PHC
+  // format: a switch either way would keep every stored hash checking.
+  test("Bun.password's argon2id strings and ours check with each other, both ways", async () => {
+    setPasswordHashMemory(1024)
+    const ours = await hashPassword('Ours-Passw0rd')
+    const bun = await Bun.password.hash('Bun-Passw0rd', { algorithm: 'argon2id', memoryCost: 1024, timeCost: 2 })
+    expect(bun).toStartWith('$argon2id$v=19$m=1024,t=2,p=1$')
+    expect(await verifyPassword(bun, 'Bun-Passw0rd')).toBe(true)
+    expect(await verifyPassword(bun, 'Ours-Passw0rd')).toBe(false)
+    expect(await Bun.password.verify('Ours-Passw0rd', ours)).toBe(true)
+    expect(await Bun.password.verify('Bun-Passw0rd', ours)).toBe(false)
+  })
 })
