@@ -105,3 +105,27 @@ test('a route that reads the tenant\'s settings answers from them on the native 
   expect(res.body).toMatchObject({ enabled: false })
   expect((res.body as { chains: string[] }).chains.length).toBeGreaterThan(0)
 })
+
+test('the native decoder builds the same row as drizzle: nested columns, JSON, nulls, fields in order', async () => {
+  const { rowDecoder } = await import('@/db/native-read')
+  const { tenants, users } = await import('@/db/schema')
+  const { eq } = await import('drizzle-orm')
+  const db = t.deps.database.db
+  const query = () => db
+    .select({ user: users, tenantStatus: tenants.status, tenant: { id: tenants.id, settings: tenants.settings, createdAt: tenants.createdAt } })
+    .from(users).leftJoin(tenants, eq(tenants.id, users.tenantId)).where(eq(users.id, user.id))
+  const viaDrizzle = await query().get()
+  const raw = t.deps.database.reader!().prepare(query().toSQL().sql).raw(true).get(user.id)
+  const decoded = rowDecoder(query())(raw!) as typeof viaDrizzle
+  expect(decoded).toEqual(viaDrizzle)
+  expect(Object.keys(decoded!)).toEqual(['user', 'tenantStatus', 'tenant'])
+  expect(Object.keys(decoded!.user)).toEqual(Object.keys(viaDrizzle!.user))
+  expect(typeof decoded!.user.createdAt).toBe('number')
+  expect(decoded!.tenant!.settings).toEqual(viaDrizzle!.tenant!.settings)
+  // a column left as the driver gives it when asked (`undecoded`), and nulls kept as null
+  const asText = rowDecoder(query(), ['tenantStatus'])(raw!) as Record<string, unknown>
+  expect(asText.tenantStatus).toBe('active')
+  const withNulls = rowDecoder(query())(raw!.map(() => null)) as { user: Record<string, unknown>; tenantStatus: unknown }
+  expect(Object.values(withNulls.user).every((v) => v === null)).toBe(true)
+  expect(withNulls.tenantStatus).toBeNull()
+})
