@@ -26,16 +26,47 @@ const actorSelect = (db: Db) => db
   .where(eq(users.id, sql.placeholder('id')))
 const actorQuery = preparedOnce('users:actor-by-id', (db) => actorSelect(db).prepare())
 /**
- * The row, with the tenant's settings as stored (JSON text) on the native read, decoded on the
- * other paths: most bearer routes never read the settings, and parsing them was about a
- * microsecond of every bearer request (http/auth.ts `callerOf` parses them on first use).
+ * The native read's selection: the same without the tenant's settings. They are about 1 KB of
+ * JSON text for a tenant with the defaults, and handing that text over from the driver was
+ * about 2 µs of the 9 µs `get` (scripts/bench, in process); most bearer routes never read them.
+ * They are read on first use instead (`settingsOnUse`), by the tenant's id, on the same reader.
+ */
+const actorLeanSelect = (db: Db) => db
+  .select({ user: users, tenantStatus: tenants.status, tenantName: tenants.name })
+  .from(users)
+  .leftJoin(tenants, eq(tenants.id, users.tenantId))
+  .where(eq(users.id, sql.placeholder('id')))
+/**
+ * The row. The tenant's settings are decoded on the drizzle paths (memory, server, replica);
+ * on the native read they are a function that reads them as stored (JSON text) when called:
+ * http/auth.ts `callerOf` calls it and parses them on first use, once per request.
  */
 type ActorRow = Omit<NonNullable<Awaited<ReturnType<ReturnType<typeof actorQuery>['get']>>>, 'tenantSettings'> & {
-  tenantSettings: Record<string, unknown> | string | null
+  tenantSettings: Record<string, unknown> | (() => string) | null
 }
-const actorRead = nativeGetOnce<ActorRow, Database>('users:actor-by-id', actorSelect, (database, id) => keptOnServer(database, id, () => actorQuery(database).get({ id })), {
-  undecoded: ['tenantSettings'],
-})
+const actorRead = nativeGetOnce<Omit<ActorRow, 'tenantSettings'> & Partial<Pick<ActorRow, 'tenantSettings'>>, Database>(
+  'users:actor-by-id',
+  actorLeanSelect,
+  (database, id) => keptOnServer(database, id, () => actorQuery(database).get({ id })),
+)
+
+/** A tenant's settings as stored (JSON text), by id: the native read only (`settingsOnUse`). */
+const settingsSelect = (db: Db) => db.select({ settings: tenants.settings }).from(tenants).where(eq(tenants.id, sql.placeholder('id')))
+const settingsRead = nativeGetOnce<{ settings: string }, Database>('tenants:settings-by-id', settingsSelect, () => {
+  throw new Error('tenant settings: read on use only where the native reader is')
+}, { undecoded: ['settings'] })
+
+/**
+ * The settings of the tenant the native credential read found, read when first asked for: a later
+ * read than the credential's, so it sees the settings as committed then (tenants are never deleted).
+ */
+function settingsOnUse(database: Database, tenantId: string): () => string {
+  return () => {
+    const row = settingsRead(database, tenantId) as { settings: string } | undefined
+    if (!row) throw new Error(`tenant ${tenantId} not found for its settings`)
+    return row.settings
+  }
+}
 
 /**
  * How long the bearer check's read is kept in memory on a server (topology b), where it is a round
@@ -66,7 +97,14 @@ async function keptOnServer<Row>(database: Database, id: string, read: () => Pro
   return row
 }
 
-export const findActor = async (database: Database, id: string): Promise<ActorRow | undefined> => actorRead(database, id)
+export const findActor = async (database: Database, id: string): Promise<ActorRow | undefined> => {
+  const row = await actorRead(database, id)
+  if (!row || row.tenantSettings !== undefined) return row as ActorRow | undefined
+  // the native read (no settings selected): read when first used
+  const tenantId = row.user.tenantId
+  row.tenantSettings = tenantId === null || row.tenantName === null ? null : settingsOnUse(database, tenantId)
+  return row as ActorRow
+}
 
 /** What the tenant signature check needs, by API key: it runs on every signed request, read as the actor is (above). */
 const apiKeySelect = (db: Db) => db

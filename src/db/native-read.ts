@@ -146,15 +146,34 @@ export function rowDecoder<Row>(query: DrizzleQuery, undecoded: readonly string[
     const decode: Decode | undefined = asIs ? undefined : (v) => column.mapFromDriverValue(v)
     return { outer: path[0]!, inner: path[1], decode }
   })
-  return (row) => {
-    const out: Record<string, unknown> = {}
-    for (let i = 0; i < plan.length; i++) {
-      const { outer, inner, decode } = plan[i]!
-      const raw = row[i]
-      const value = raw === null || raw === undefined ? null : decode ? decode(raw) : raw
-      if (inner === undefined) out[outer] = value
-      else ((out[outer] ??= {}) as Record<string, unknown>)[inner] = value
-    }
-    return out as Row
+  return compiledDecoder<Row>(plan)
+}
+
+/**
+ * The decoder as one generated function that builds the row as object literals, its fields in
+ * the selection's order (`{ user: { id: …, … }, tenantStatus: … }`): a loop storing fields by
+ * name (`out[name] = value`) made every store a lookup by a key the engine could not predict,
+ * and that loop was about a tenth of the bearer read's JavaScript (in process). The names go
+ * into the source as JSON strings; the column decoders are passed in, not written out.
+ */
+function compiledDecoder<Row>(plan: ReadonlyArray<{ outer: string; inner: string | undefined; decode: Decode | undefined }>): (row: unknown[]) => Row {
+  const value = (i: number) => {
+    const raw = `r[${i}]`
+    return `(${raw} === null || ${raw} === undefined ? null : ${plan[i]!.decode ? `d[${i}](${raw})` : raw})`
   }
+  // top-level fields in order of first appearance; a nested one's fields in their own order
+  const groups: Array<{ outer: string; fields: Array<{ inner: string | undefined; i: number }> }> = []
+  plan.forEach(({ outer, inner }, i) => {
+    let group = groups.find((g) => g.outer === outer)
+    if (!group) groups.push((group = { outer, fields: [] }))
+    group.fields.push({ inner, i })
+  })
+  const props = groups.map(({ outer, fields }) => {
+    // a top-level column named twice keeps the last, as the loop did
+    if (fields[0]!.inner === undefined) return `${JSON.stringify(outer)}: ${value(fields[fields.length - 1]!.i)}`
+    return `${JSON.stringify(outer)}: { ${fields.map(({ inner, i }) => `${JSON.stringify(inner)}: ${value(i)}`).join(', ')} }`
+  })
+  const decoders = plan.map((p) => p.decode)
+  const build = new Function('d', `return (r) => ({ ${props.join(', ')} })`) as (d: Array<Decode | undefined>) => (row: unknown[]) => Row
+  return build(decoders)
 }

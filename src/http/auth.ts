@@ -45,18 +45,18 @@ export function callerOf(row: NonNullable<Awaited<ReturnType<typeof findActor>>>
 }
 
 /**
- * The caller's tenant. Settings read as stored (JSON text: the native credential read) are
- * parsed on first use, once per request, so a route that never reads them does not pay for
- * them; each request still gets its own object, as before.
+ * The caller's tenant. Settings the native credential read left for later (a function that
+ * reads them as stored, JSON text) are read and parsed on first use, once per request, so a
+ * route that never reads them does not pay for them; each request still gets its own object.
  */
-function tenantOf(id: string, name: string, settings: Record<string, unknown> | string | null): SignedTenant {
-  if (typeof settings !== 'string') return { id, name, settings: settings as Record<string, unknown> }
+function tenantOf(id: string, name: string, settings: Record<string, unknown> | (() => string) | null): SignedTenant {
+  if (typeof settings !== 'function') return { id, name, settings: settings as Record<string, unknown> }
   let parsed: Record<string, unknown> | undefined
   return {
     id,
     name,
     get settings() {
-      return (parsed ??= JSON.parse(settings) as Record<string, unknown>)
+      return (parsed ??= JSON.parse(settings()) as Record<string, unknown>)
     },
     set settings(value) {
       parsed = value

@@ -4,6 +4,8 @@
  * carries that tenant to every verb. No verb reads the tenants table again: here every statement
  * the app prepares while it answers is recorded (@libsql/client prepares one per query; the
  * credential reads are prepared once per connection and so are not seen), and none may read it.
+ * (On a local file the credential layer reads the settings by the tenant's id when first used,
+ * once per request: tests/platform/credential-reads.test.ts. This runs in memory.)
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import Database from 'libsql'

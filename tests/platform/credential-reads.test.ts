@@ -69,10 +69,11 @@ test('a tenant disabled and committed refuses its users\' tokens and its API key
   expect(res.status).toBe(404)
 })
 
-test('the caller\'s tenant settings, kept as text by the native read and parsed on first use, are the stored settings, a fresh object per request', async () => {
+test('the caller\'s tenant settings, read and parsed on first use after the native read, are the stored settings, a fresh object per request', async () => {
   const { loadCaller } = await import('@/http/auth')
   const { verifyAccessToken } = await import('@/lib/jwt')
-  const { tenants } = await import('@/db/schema')
+  const { tenants, users } = await import('@/db/schema')
+  const { findActor } = await import('@/db/callers')
   const { eq } = await import('drizzle-orm')
   const claims = verifyAccessToken(t.deps.jwtKey, user.accessToken, t.deps.clock.now())!
   const stored = await t.deps.database.db.select({ settings: tenants.settings }).from(tenants).where(eq(tenants.id, tenant.id)).get()
@@ -86,4 +87,45 @@ test('the caller\'s tenant settings, kept as text by the native read and parsed 
   expect(JSON.parse(JSON.stringify(first)).settings).toEqual(stored!.settings)
   first.settings = { replaced: true }
   expect(first.settings).toEqual({ replaced: true })
+  // left out of the credential read: read when first used, so a change committed in between is what is read
+  const third = (await loadCaller(t.deps, claims))!.tenant!
+  const changed = { ...stored!.settings, marker: 'committed after the credential read' }
+  await t.deps.database.write((tx) => tx.update(tenants).set({ settings: changed }).where(eq(tenants.id, tenant.id)))
+  expect(third.settings).toEqual(changed)
+  await t.deps.database.write((tx) => tx.update(tenants).set({ settings: stored!.settings }).where(eq(tenants.id, tenant.id)))
+  // a platform admin has no tenant, so nothing to read later
+  const admin = await t.deps.database.db.select({ id: users.id }).from(users).where(eq(users.role, 'admin')).get()
+  expect((await findActor(t.deps.database, admin!.id))!.tenantSettings).toBeNull()
+})
+
+test('a route that reads the tenant\'s settings answers from them on the native path', async () => {
+  // the MPC configuration is built from the tenant's settings (walletMode, chains)
+  const res = await f.api.get('/v1/mpc/config', { token: user.accessToken })
+  expect(res.status).toBe(200)
+  expect(res.body).toMatchObject({ enabled: false })
+  expect((res.body as { chains: string[] }).chains.length).toBeGreaterThan(0)
+})
+
+test('the native decoder builds the same row as drizzle: nested columns, JSON, nulls, fields in order', async () => {
+  const { rowDecoder } = await import('@/db/native-read')
+  const { tenants, users } = await import('@/db/schema')
+  const { eq } = await import('drizzle-orm')
+  const db = t.deps.database.db
+  const query = () => db
+    .select({ user: users, tenantStatus: tenants.status, tenant: { id: tenants.id, settings: tenants.settings, createdAt: tenants.createdAt } })
+    .from(users).leftJoin(tenants, eq(tenants.id, users.tenantId)).where(eq(users.id, user.id))
+  const viaDrizzle = await query().get()
+  const raw = t.deps.database.reader!().prepare(query().toSQL().sql).raw(true).get(user.id)
+  const decoded = rowDecoder(query())(raw!) as typeof viaDrizzle
+  expect(decoded).toEqual(viaDrizzle)
+  expect(Object.keys(decoded!)).toEqual(['user', 'tenantStatus', 'tenant'])
+  expect(Object.keys(decoded!.user)).toEqual(Object.keys(viaDrizzle!.user))
+  expect(typeof decoded!.user.createdAt).toBe('number')
+  expect(decoded!.tenant!.settings).toEqual(viaDrizzle!.tenant!.settings)
+  // a column left as the driver gives it when asked (`undecoded`), and nulls kept as null
+  const asText = rowDecoder(query(), ['tenantStatus'])(raw!) as Record<string, unknown>
+  expect(asText.tenantStatus).toBe('active')
+  const withNulls = rowDecoder(query())(raw!.map(() => null)) as { user: Record<string, unknown>; tenantStatus: unknown }
+  expect(Object.values(withNulls.user).every((v) => v === null)).toBe(true)
+  expect(withNulls.tenantStatus).toBeNull()
 })

@@ -38,3 +38,22 @@ test('the request line is the same JSON as info("request", …), escapes what JS
   }
   expect(JSON.parse(lines[4]!).path).toEndWith('…(2001 chars)')
 })
+
+test('Bun\'s process.stdout.write copies what it cannot write at once: the logger hands it its buffer, reused after the call', async () => {
+  // A pipe nobody reads yet fills up, so the chunk written after 1 MiB waits in Bun's own buffer;
+  // the child then writes over its chunk, as the logger does with its buffer after a flush.
+  const child = Bun.spawn([process.execPath, '-e', `
+    process.stdout.write(new Uint8Array(1 << 20).fill(65))
+    const chunk = new Uint8Array(16).fill(66)
+    chunk[15] = 10
+    process.stdout.write(chunk)
+    chunk.fill(67)
+    process.stderr.write('written\\n')
+  `], { stdout: 'pipe', stderr: 'pipe' })
+  const reader = child.stderr.getReader()
+  expect(new TextDecoder().decode((await reader.read()).value)).toBe('written\n')
+  const out = Buffer.from(await new Response(child.stdout).arrayBuffer())
+  await child.exited
+  expect(out.length).toBe((1 << 20) + 16)
+  expect(out.subarray(1 << 20).toString()).toBe(`${'B'.repeat(15)}\n`)
+})
