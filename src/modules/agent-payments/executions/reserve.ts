@@ -133,9 +133,10 @@ export async function reserveInOneBatch(scope: Scope, input: ReserveInput, now: 
   const status: ExecutionStatus = j.decision === 'require_approval' ? 'requires_approval' : mandate?.humanPresent ? 'requires_confirmation' : 'processing'
   const r: ExecutionRow = { ...row, policyId: policy.id, policyVersion: policy.version, status, decision: j.decision, reasons: j.reasons, completedAt: null }
   const env = [r.environment]
+  const totalRows = [...windows.values()]
   const stmts: InStatement[] = [
-    // the windows' rows first (made from the executions when missing), then the insert whose conditions read them
-    ...[...windows.values()].flatMap(({ owner, w }) => repo.ensureTotalStatements(t, owner, w)),
+    // the windows' rows first (made from the executions when missing; left out when this process saw them made), then the insert whose conditions read them
+    ...totalRows.filter(({ owner, w }) => !repo.totalsKnown(t, owner, w)).flatMap(({ owner, w }) => repo.ensureTotalStatements(t, owner, w)),
     repo.insertExecutionStatementIf(db, r, repo.allOf(conds)),
     ...changeStatements(db, scope, { resourceType: 'execution', resourceId: r.id, change: 'created', before: null, after: executionChangeView(r), environments: env }, targets, now),
   ]
@@ -152,7 +153,10 @@ export async function reserveInOneBatch(scope: Scope, input: ReserveInput, now: 
   }
   try {
     await scope.deps.database.writeBatch(stmts)
+    repo.rememberTotals(t, totalRows)
   } catch (err) {
+    // the next try makes the rows again, in case one was missing
+    repo.forgetTotals(t, totalRows)
     if (staleReservation(err)) return 'stale'
     throw err
   }

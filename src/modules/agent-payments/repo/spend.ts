@@ -53,6 +53,24 @@ export function ensureTotalStatements(tenantId: string, o: SpendOwner, w: SpendW
   })
 }
 
+/**
+ * The window rows this process has seen made (made or read by a batch that went through): a batch
+ * leaves out their making. Rows are never deleted by the service; were one missing all the same,
+ * the conditions reading it fail (they ask for the row), the batch writes nothing, and the caller
+ * forgets it (`forgetTotals`) and tries again with the making. Bounded: cleared when full.
+ */
+const known = new Set<string>()
+const KNOWN_MAX = 50_000
+const keyOf = (tenantId: string, o: SpendOwner, w: SpendWindow) => `${tenantId}\n${o.kind}\n${o.id}\n${w.start}\n${endOf(w)}`
+export const totalsKnown = (tenantId: string, o: SpendOwner, w: SpendWindow) => known.has(keyOf(tenantId, o, w))
+export function rememberTotals(tenantId: string, rows: Array<{ owner: SpendOwner; w: SpendWindow }>) {
+  if (known.size + rows.length > KNOWN_MAX) known.clear()
+  for (const r of rows) known.add(keyOf(tenantId, r.owner, r.w))
+}
+export function forgetTotals(tenantId: string, rows: Array<{ owner: SpendOwner; w: SpendWindow }>) {
+  for (const r of rows) known.delete(keyOf(tenantId, r.owner, r.w))
+}
+
 /** The window's total, with `units` (1e-18) more, stays at most `max` (units of 1e-18): a condition of a write batch. */
 export function totalRoomFor(tenantId: string, o: SpendOwner, w: SpendWindow, units: bigint, max: bigint): SQL {
   const room = max - units
