@@ -11,7 +11,8 @@ import { createClient } from '@libsql/client'
 import { drizzle } from 'drizzle-orm/libsql'
 import { sql } from 'drizzle-orm'
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core'
-import { agentWindow, sumAtMost } from '@/modules/agent-payments/executions/reserve-conditions'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { toUnits } from '@/modules/agent-payments/policies/policy'
 import * as repo from '@/modules/agent-payments/repo'
 import { makeApp, type TestApp } from '@tests/helpers/app'
@@ -21,30 +22,42 @@ import { startSqld, type Sqld } from '@tests/helpers/sqld'
 const BASE = '/v1/agent-payments'
 const as = (u: SignedInUser) => ({ token: u.accessToken })
 
-describe('limbs: sums of decimal strings in SQL', () => {
+describe('running totals: sums of decimal strings in SQL', () => {
   const client = createClient({ url: ':memory:' })
   const dialect = new SQLiteSyncDialect()
+  const w = { start: 0, end: null }
   beforeAll(async () => {
-    await client.execute(`CREATE TABLE ap_executions (id text, tenant_id text, agent_id text, mandate_id text, status text, amount text, counted_at integer, created_at integer)`)
+    await client.execute(`CREATE TABLE tenants (id text PRIMARY KEY)`)
+    await client.execute(`INSERT INTO tenants VALUES ('t')`)
+    await client.execute(`CREATE TABLE ap_executions (id text NOT NULL, tenant_id text, agent_id text, mandate_id text, status text, amount text, counted_at integer, created_at integer)`)
+    // the table and its triggers as the migration makes them
+    for (const stmt of readFileSync(join(import.meta.dir, '../../drizzle/0033_ap_spend_totals.sql'), 'utf8').split('--> statement-breakpoint')) await client.execute(stmt)
   })
   afterAll(() => client.close())
   let n = 0
   const put = async (agent: string, ...amounts: string[]) => {
     for (const a of amounts) await client.execute({ sql: `INSERT INTO ap_executions VALUES (?, 't', ?, NULL, 'processing', ?, 10, 10)`, args: [`e${n++}`, agent, a] })
   }
-  const fits = async (agent: string, room: bigint) => {
-    const q = dialect.sqlToQuery(sql`SELECT ${sumAtMost(agentWindow('t', agent, 0, null), room)} AS ok`)
+  /** whether `units` more fits under `max`: the window's row made first (from the rows there) when missing, as a batch does */
+  const fits = async (agent: string, max: bigint, units = 0n) => {
+    for (const st of repo.ensureTotalStatements('t', { kind: 'agent', id: agent }, w)) await client.execute(st)
+    const q = dialect.sqlToQuery(sql`SELECT ${repo.totalRoomFor('t', { kind: 'agent', id: agent }, w, units, max)} AS ok`)
     return Number((await client.execute({ sql: q.sql, args: q.params as never[] })).rows[0]!.ok) === 1
   }
 
-  test('exact at the last unit, carries across limbs', async () => {
-    await put('a', '0.999999999999999999', '0.999999999999999999', '1.000000001', '12')
-    const sum = toUnits('0.999999999999999999') * 2n + toUnits('1.000000001') + toUnits('12')
+  test('exact at the last unit, carries across limbs, whether made from the rows or kept by the triggers', async () => {
+    await put('a', '0.999999999999999999', '0.999999999999999999')
+    const two = toUnits('0.999999999999999999') * 2n
+    expect(await fits('a', two)).toBe(true)
+    expect(await fits('a', two - 1n)).toBe(false)
+    // the row made: the rest is added by the insert trigger
+    await put('a', '1.000000001', '12')
+    const sum = two + toUnits('1.000000001') + toUnits('12')
     expect(await fits('a', sum)).toBe(true)
     expect(await fits('a', sum - 1n)).toBe(false)
     expect(await fits('a', sum + 1n)).toBe(true)
-    expect(await fits('a', toUnits('15'))).toBe(false)
-    expect(await fits('a', toUnits('16'))).toBe(true)
+    expect(await fits('a', toUnits('16'), toUnits('1'))).toBe(false)
+    expect(await fits('a', toUnits('17'), toUnits('1'))).toBe(true)
   })
 
   test('no rows: anything from 0 fits; another status or agent does not count', async () => {
@@ -60,6 +73,9 @@ describe('limbs: sums of decimal strings in SQL', () => {
     expect(await fits('c', toUnits('999999999999999999999'))).toBe(false)
     await put('d', '123456789012345')
     expect(await fits('d', toUnits('123456789012345'))).toBe(true)
+    // made before: the trigger marks it past exact sums, and it stays failing
+    await put('d', '1234567890123456')
+    expect(await fits('d', toUnits('999999999999999999999'))).toBe(false)
   })
 })
 

@@ -5,7 +5,7 @@
  * so the later tables (executions, mandates, approvals) join on `(tenant_id, id)`.
  */
 import { sql } from 'drizzle-orm'
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { tenants } from '../../db/schema'
 import {
   AGENT_STATUSES, APPROVAL_MODES, APPROVAL_STATUSES, ENVIRONMENTS, EXECUTION_STATUSES, MANDATE_STATUSES, MANDATE_TYPES, MERCHANT_STATUSES, RAILS,
@@ -201,9 +201,7 @@ export const apShoppers = sqliteTable('ap_shoppers', {
 ])
 
 export type ShopperRow = typeof apShoppers.$inferSelect
-
 export type MandateRow = typeof apMandates.$inferSelect
-
 // executions and approvals (part 2: routes 37-47; docs/agent-payments.md "Executions")
 
 export const apExecutions = sqliteTable('ap_executions', {
@@ -254,6 +252,32 @@ export const apExecutions = sqliteTable('ap_executions', {
   index('ap_executions_agent_idx').on(t.tenantId, t.agentId, t.status, t.createdAt),
 ])
 
+/**
+ * Running totals of the executions that count against limits (COUNTED_STATUSES), per owner (an
+ * agent: its policy's windows; a mandate: its budget, occurrences and recurrence) and per window
+ * of `countedAt`, `[window_start, window_end)` in Unix ms (OPEN_END: no end). A window is its two
+ * instants, whatever the time zone that drew it, so a total is a fact about the executions alone.
+ * The sum is exact, `whole` units plus `frac` units of 1e-18 (below 1e18); `overflow` 1 when a
+ * whole part was too long to add here (more than 15 digits, or a total past 4e18): readers then
+ * count from ap_executions. Kept by triggers on ap_executions (drizzle/0033_ap_spend_totals.sql),
+ * in the transaction of every change to what counts; a window's row is made on first use from
+ * the executions already there (repo/spend.ts), so databases older than the table need no backfill.
+ */
+export const apSpendTotals = sqliteTable('ap_spend_totals', {
+  tenantId: text('tenant_id').notNull().references(() => tenants.id),
+  ownerKind: text('owner_kind', { enum: ['agent', 'mandate'] }).notNull(),
+  ownerId: text('owner_id').notNull(),
+  windowEnd: integer('window_end').notNull(),
+  windowStart: integer('window_start').notNull(),
+  whole: integer('whole').notNull(),
+  frac: integer('frac').notNull(),
+  count: integer('count').notNull(),
+  overflow: integer('overflow').notNull(),
+}, (t) => [
+  // the triggers find the windows containing an instant by their end (those ending later: the current ones)
+  primaryKey({ columns: [t.tenantId, t.ownerKind, t.ownerId, t.windowEnd, t.windowStart] }),
+])
+
 export const apApprovals = sqliteTable('ap_approvals', {
   id: text('id').primaryKey(),
   tenantId: text('tenant_id').notNull().references(() => tenants.id),
@@ -273,3 +297,4 @@ export const apApprovals = sqliteTable('ap_approvals', {
 
 export type ExecutionRow = typeof apExecutions.$inferSelect
 export type ApprovalRow = typeof apApprovals.$inferSelect
+export type SpendTotalRow = typeof apSpendTotals.$inferSelect

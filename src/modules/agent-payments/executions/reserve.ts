@@ -3,11 +3,14 @@
  * before the write, judged with the same policy engine, then every row it writes (the execution,
  * its audit entry and events, its approval and jobs) sent as one write batch
  * (`Database.writeBatch`, one transaction). The execution's insert carries the judgement's
- * conditions (reserve-conditions.ts): when any no longer holds at the primary, its id is NULL,
- * SQLite refuses the row (NOT NULL), and the batch writes nothing; the caller judges again.
- * Idempotency is the tenant's unique index on the key, as before. The first try does not read what
- * the agent's limits hold (a scan of its counted executions): it judges the rest, and the conditions
- * hold the limits; a try after a failed one reads it, so a payment over a limit is judged a refusal.
+ * conditions (repo/reserve-conditions.ts, repo/spend.ts): when any no longer holds at the primary,
+ * its id is NULL, SQLite refuses the row (NOT NULL), and the batch writes nothing; the caller
+ * judges again. The limits' conditions read the running totals of each window (ap_spend_totals),
+ * one row each whatever the executions counted, made first when missing; the insert's trigger then
+ * adds the execution to them, in the same transaction. Idempotency is the tenant's unique index on
+ * the key, as before. The first try does not read what the agent's limits hold: it judges the
+ * rest, and the conditions hold the limits; a try after a failed one reads it, so a payment over a
+ * limit is judged a refusal.
  *
  * Only a judgement that lets the payment go on (allow, or waiting for an approval or a
  * confirmation) is written this way: a refusal (deny, or no consent of the wallet's owner) goes
@@ -34,7 +37,6 @@ import { APPROVAL_EXPIRE_TOPIC } from '../topics'
 import { approvalView, executionChangeView } from '../views'
 import { watchJob } from './moves'
 import { confirmationJob } from './pay'
-import { agentWindow, allOf, countOf, lastCountedAt, mandateRows, payeeFingerprint, payeeFingerprintOf, sumAtMost } from './reserve-conditions'
 
 export interface ReserveInput {
   agent: AgentRow
@@ -70,8 +72,7 @@ export async function reserveInOneBatch(scope: Scope, input: ReserveInput, now: 
   // the wallet owner's consent, as walletConsentRefusal reads it
   const consented = !!input.wallet && agent.walletConsentBy !== null && agent.walletConsentBy === input.wallet.userId
   if (!consented && !tenantManagesUserWallets(scope)) return 'refused'
-  conds.push(sql`EXISTS (SELECT 1 FROM ap_agents WHERE tenant_id = ${t} AND id = ${agent.id} AND status = 'active' AND policy_id IS ${agent.policyId}
-    AND wallet_id = ${agent.walletId} AND wallet_consent_by IS ${agent.walletConsentBy})`)
+  conds.push(repo.agentAsRead(t, agent))
   const payTo = merchant?.payToAddress ?? null
   const evm = lookupChain(input.network)?.chain.family === 'evm'
   if (!agent.policyId) return 'refused'
@@ -85,12 +86,9 @@ export async function reserveInOneBatch(scope: Scope, input: ReserveInput, now: 
   if (!policy) return 'refused'
   const payee = payTo ? { address: payTo, merchants: merchantsAtPayTo.map((m) => ({ id: m.id, status: m.status })) } : null
   const targets = eventTargetsOf(hooks, [row.environment], 'agent_payments')
-  conds.push(sql`EXISTS (SELECT 1 FROM ap_policies WHERE tenant_id = ${t} AND id = ${policy.id} AND version = ${policy.version} AND deleted_at IS NULL)`)
-  if (merchant) {
-    conds.push(sql`EXISTS (SELECT 1 FROM ap_merchants WHERE tenant_id = ${t} AND id = ${merchant.id} AND status = ${merchant.status}
-      AND category IS ${merchant.category} AND pay_to_network = ${merchant.payToNetwork} AND pay_to_address = ${merchant.payToAddress})`)
-  }
-  if (payee) conds.push(sql`${payeeFingerprint(t, input.network, payee.address, evm)} IS ${payeeFingerprintOf(payee.merchants)}`)
+  conds.push(repo.policyAsRead(t, policy))
+  if (merchant) conds.push(repo.merchantAsRead(t, merchant))
+  if (payee) conds.push(sql`${repo.payeeFingerprint(t, input.network, payee.address, evm)} IS ${repo.payeeFingerprintOf(payee.merchants)}`)
   // the spend is read only when asked (`readSpend`): a judgement without it passes the limits, and the
   // insert's conditions hold them (a limit without room fails the batch; the caller asks again with the spend read)
   const { spent, executionsToday } = readSpend ? await spendOf(db, t, agent.id, policy, now) : { spent: {}, executionsToday: 0 }
@@ -104,36 +102,42 @@ export async function reserveInOneBatch(scope: Scope, input: ReserveInput, now: 
     j = await withMandate(db, t, mandate.id, { ...verdict, policy }, request)
   }
   if (j.decision === 'deny') return 'refused'
-  // every limit still has room for the amount at the primary, counted as spendOf counts
+  // every limit still has room for the amount at the primary, in the running totals of the windows spendOf reads
   const amount = toUnits(input.amount)
   const tz = policyTimeZone(policy)
+  const windows = new Map<string, { owner: repo.SpendOwner; w: repo.SpendWindow }>()
+  const at = (owner: repo.SpendOwner, w: repo.SpendWindow) => {
+    windows.set(`${owner.kind}:${w.start}:${w.end}`, { owner, w })
+    return w
+  }
+  const byAgent: repo.SpendOwner = { kind: 'agent', id: agent.id }
   for (const limit of policy.limits) {
     if (limit.interval === 'per_transaction') continue
-    const w = windowOf(limit.interval, now, tz)
-    conds.push(sumAtMost(agentWindow(t, agent.id, w.start, w.end), toUnits(limit.amount) - amount))
+    conds.push(repo.totalRoomFor(t, byAgent, at(byAgent, windowOf(limit.interval, now, tz)), amount, toUnits(limit.amount)))
   }
-  if (policy.maxExecutionsPerDay != null) {
-    const day = windowOf('daily', now, tz)
-    conds.push(sql`${countOf(agentWindow(t, agent.id, day.start, day.end))} < ${policy.maxExecutionsPerDay}`)
-  }
+  if (policy.maxExecutionsPerDay != null) conds.push(repo.countBelow(t, byAgent, at(byAgent, windowOf('daily', now, tz)), policy.maxExecutionsPerDay))
   if (mandate) {
-    // the mandate as read before (judged by withMandate's own read: any change since fails this)
-    conds.push(sql`EXISTS (SELECT 1 FROM ap_mandates WHERE tenant_id = ${t} AND id = ${mandate.id} AND status = 'active' AND updated_at = ${mandate.updatedAt})`)
+    conds.push(repo.mandateAsRead(t, mandate))
     const c = mandate.constraints
-    const under = mandateRows(t, mandate.id)
-    if (c.budget !== undefined) conds.push(sumAtMost(under, toUnits(c.budget) - amount))
+    const byMandate: repo.SpendOwner = { kind: 'mandate', id: mandate.id }
+    const all = { start: 0, end: null }
+    if (c.budget !== undefined) conds.push(repo.totalRoomFor(t, byMandate, at(byMandate, all), amount, toUnits(c.budget)))
     if (c.recurrence) {
-      conds.push(sql`${countOf(under)} < ${c.recurrence.maxOccurrences}`)
-      conds.push(sql`${lastCountedAt(under)} < ${windowOf(c.recurrence.frequency, now, 'UTC').start}`)
+      conds.push(repo.countBelow(t, byMandate, at(byMandate, all), c.recurrence.maxOccurrences))
+      // none counted since this period began (one payment per period)
+      conds.push(repo.countBelow(t, byMandate, at(byMandate, { start: windowOf(c.recurrence.frequency, now, 'UTC').start, end: null }), 1))
     }
-    if (mandate.type === 'cart') conds.push(sql`${countOf(under)} = 0`)
+    if (mandate.type === 'cart') conds.push(repo.countBelow(t, byMandate, at(byMandate, all), 1))
   }
 
   const status: ExecutionStatus = j.decision === 'require_approval' ? 'requires_approval' : mandate?.humanPresent ? 'requires_confirmation' : 'processing'
   const r: ExecutionRow = { ...row, policyId: policy.id, policyVersion: policy.version, status, decision: j.decision, reasons: j.reasons, completedAt: null }
   const env = [r.environment]
+  const totalRows = [...windows.values()]
   const stmts: InStatement[] = [
-    repo.insertExecutionStatementIf(db, r, allOf(conds)),
+    // the windows' rows first (made from the executions when missing; left out when this process saw them made), then the insert whose conditions read them
+    ...totalRows.filter(({ owner, w }) => !repo.totalsKnown(t, owner, w)).flatMap(({ owner, w }) => repo.ensureTotalStatements(t, owner, w)),
+    repo.insertExecutionStatementIf(db, r, repo.allOf(conds)),
     ...changeStatements(db, scope, { resourceType: 'execution', resourceId: r.id, change: 'created', before: null, after: executionChangeView(r), environments: env }, targets, now),
   ]
   if (status === 'processing') stmts.push(scheduleJobStatement(db, watchJob(t, r.id, now), now))
@@ -149,7 +153,10 @@ export async function reserveInOneBatch(scope: Scope, input: ReserveInput, now: 
   }
   try {
     await scope.deps.database.writeBatch(stmts)
+    repo.rememberTotals(t, totalRows)
   } catch (err) {
+    // the next try makes the rows again, in case one was missing
+    repo.forgetTotals(t, totalRows)
     if (staleReservation(err)) return 'stale'
     throw err
   }
