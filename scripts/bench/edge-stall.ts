@@ -52,13 +52,13 @@ try {
     return out
   }
   const admin = await call('/v1/auth/admin/login', { username: 'bench', password: 'Bench-passw0rd' })
-  await call('/v1/users/', { username: 'stall_u', password: 'Bench-passw0rd-admin', role: 'admin' }, { authorization: `Bearer ${admin.accessToken}` }).catch(() => undefined)
   const tenant = await call('/v1/admin/tenants', { name: 'stall' }, { authorization: `Bearer ${admin.accessToken}` })
   const { createHash, createHmac } = await import('node:crypto')
   const text = JSON.stringify({ username: 'stall_user', email: 'stall@example.com', password: 'Bench-passw0rd' })
   const ts = String(Math.floor(Date.now() / 1000))
   const sig = createHmac('sha256', tenant.apiSecret).update(`POST\n/v1/auth/register\n${ts}\n${createHash('sha256').update(text).digest('hex')}`).digest('hex')
-  const reg = await (await fetch(url + '/v1/auth/register', { method: 'POST', headers: { 'content-type': 'application/json', 'x-tenant-api-key': tenant.apiKey, 'x-timestamp': ts, 'x-signature': sig }, body: text })).json() as any
+  const signedHeaders = { 'content-type': 'application/json', 'x-tenant-api-key': tenant.apiKey, 'x-timestamp': ts, 'x-signature': sig }
+  const reg = await (await fetch(url + '/v1/auth/register', { method: 'POST', headers: signedHeaders, body: text })).json() as any
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${reg.accessToken}` }
   const body = JSON.stringify({ chain: 'ethereum', isTestnet: true })
 
@@ -100,7 +100,8 @@ try {
     phases.push({ rps: n / SECONDS, max: Math.max(...rs.map((r) => r.max ?? 0)) })
     const per = [...t1].map(([k2, v]) => [k2, v - (t0.get(k2) ?? 0)] as const).filter(([, v]) => v > 0).sort((x, y) => y[1] - x[1]).slice(0, 6)
     console.log(`phase ${k}: ${rs.map((r) => r.rps.toFixed(0)).join('+')} req/s, p99 ${Math.max(...rs.map((r) => r.p99)).toFixed(0)} max ${Math.max(...rs.map((r) => r.max ?? 0)).toFixed(0)} ms, ` +
-      `non2xx ${rs.reduce((s, r) => s + r.non2xx, 0)}, sqld ${((c1! - c0!) / 1000).toFixed(1)} s CPU (${n ? ((c1! - c0!) / n).toFixed(2) : '-'} ms/req), edges ${e1.map((x, i) => ((x! - e0[i]!) / 1000).toFixed(1)).join('/')} s`)
+      `non2xx ${rs.reduce((s, r) => s + r.non2xx, 0)}, sqld ${((c1! - c0!) / 1000).toFixed(1)} s CPU (${n ? ((c1! - c0!) / n).toFixed(2) : '-'} ms/req), ` +
+      `edges ${e1.map((x, i) => ((x! - e0[i]!) / 1000).toFixed(1)).join('/')} s`)
     console.log(`  threads: ${per.map(([k2, v]) => `${k2} ${(v / 1000).toFixed(1)}s`).join(', ')}`)
     console.log(`  files: ${files().join(', ')}`)
     for (const e of edges) {

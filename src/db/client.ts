@@ -224,7 +224,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const budgetMs = writeBudgetMs(timeoutMs)
   const limiter = new WriteLimiter(opts.maxWrites ?? DEFAULT_MAX_WRITES, Math.min(opts.writeWaitMs ?? DEFAULT_WRITE_WAIT_MS, budgetMs))
   const deadlineOf = () => (requestStart() ?? Date.now()) + budgetMs
-  const late = () => new DatabaseUnavailableError('The database server did not complete this write in time; try again shortly (a write it had already received may still be made)')
+  // the same answer as a server that cannot be reached: from here, one that does not answer in time is the same thing
+  const late = () => new DatabaseUnavailableError(unavailable)
   // drizzle wraps a statement's error in DrizzleQueryError: callers of write() get the 503 itself.
   const transaction = <T>(fn: (tx: Tx) => Promise<T>) => db.transaction(fn).catch((err: unknown) => {
     throw (err as { cause?: unknown })?.cause instanceof DatabaseUnavailableError ? (err as { cause: unknown }).cause : err
