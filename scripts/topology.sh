@@ -49,7 +49,8 @@ wait_health() {
   return 1
 }
 
-"$SQLD" --db-path "$DIR/primary.sqld" --http-listen-addr "127.0.0.1:$SQLD_PORT" --no-welcome --disable-metrics &
+# --checkpoint-interval-s: checkpoints on a timer of their own, not inside the writes (docs/operations.md, "Running sqld")
+"$SQLD" --db-path "$DIR/primary.sqld" --http-listen-addr "127.0.0.1:$SQLD_PORT" --no-welcome --disable-metrics --checkpoint-interval-s 5 &
 pids+=($!)
 wait_health "$PRIMARY"
 echo "primary  $PRIMARY"

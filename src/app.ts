@@ -10,6 +10,7 @@ import { fixedAnswer } from './http/server-routes'
 import { docsPlugin, scalarFromSource, type DocsScript } from './http/openapi'
 import { setSocketSource, stateOf } from './http/request-state'
 import { inRequestScope, placementOf } from './db/placement'
+import { asRequest } from './db/deadline'
 import { authRoutes } from './modules/auth'
 import { healthRoutes, LIVENESS } from './modules/health'
 import type { JobRunner } from './jobs/runner'
@@ -128,7 +129,7 @@ export function createApp(deps: Deps, opts: AppOptions = {}): App {
   }
   styles.build(built.routes)
   withoutBodyParsers(built.routes)
-  app = requestScoped(deps, { ...observed(deps, built), routes: built.routes, serverRoutes })
+  app = deadlined(deps, requestScoped(deps, { ...observed(deps, built), routes: built.routes, serverRoutes }))
   sim?.attach((r) => app!.handle(r))
   cardSandbox?.attach((r) => app!.handle(r))
   return app
@@ -148,6 +149,23 @@ function requestScoped(deps: Deps, app: App): App {
     serverRoutes: app.serverRoutes,
     fetch: (request) => inRequestScope(deps.database, () => fetch(request)),
     handle: (request) => inRequestScope(deps.database, () => handle(request)),
+  }
+}
+
+/**
+ * Against a server or a replica, a request that may write (not GET or HEAD) counts its writes' deadline from its own
+ * start (src/db/deadline.ts): it answers, a 503 included, within DATABASE_TIMEOUT_MS of arriving. GETs and a local
+ * file (no timeouts) are left as they are.
+ */
+function deadlined(deps: Deps, app: App): App {
+  if (deps.database.mode === 'local') return app
+  const { fetch, handle } = app
+  const reads = (request: Request) => request.method === 'GET' || request.method === 'HEAD'
+  return {
+    routes: app.routes,
+    serverRoutes: app.serverRoutes,
+    fetch: (request) => (reads(request) ? fetch(request) : asRequest(() => fetch(request))),
+    handle: (request) => (reads(request) ? handle(request) : asRequest(() => handle(request))),
   }
 }
 

@@ -30,7 +30,7 @@
  *   created a moment ago (a tenant, a user, a wallet) is found at once; changes to rows
  *   the replica already holds arrive with the next pull.
  *
- * Calls to a server time out after `DATABASE_TIMEOUT_MS`, and so does a whole write; a server
+ * Calls to a server time out after `DATABASE_TIMEOUT_MS`, and a whole write a little before it (writeBudgetMs); a server
  * that cannot be reached answers `DatabaseUnavailableError` (503), never a hang. Writes in
  * flight per process are bounded (limiter.ts): past the bound a write waits briefly, then
  * answers 503 `DATABASE_BUSY` with `retry-after`.
@@ -49,7 +49,8 @@ import { createClient as createLocalClient } from '@libsql/client/sqlite3'
 import { disableStatementCache, installStatementCache } from './statement-cache'
 import { drizzle } from 'drizzle-orm/libsql/sqlite3'
 import type { LibSQLDatabase } from 'drizzle-orm/libsql'
-import { DatabaseUnavailableError } from './errors'
+import { DatabaseUnavailableError, writeBudgetMs } from './errors'
+import { requestStart } from './deadline'
 import { Gate, gated } from './gate'
 import { CHECKPOINT_INTERVAL_MS, checkpointEvery, whileBusy } from './local-file'
 import { DEFAULT_MAX_WRITES, DEFAULT_WRITE_WAIT_MS, WriteLimiter } from './limiter'
@@ -59,7 +60,7 @@ import { openPuller, ReplicaSync, replicated } from './replica'
 import { ledgered, WriteLedger } from './read-your-writes'
 import { lazyReader, type NativeReader } from './native-read'
 
-export { DatabaseBusyError, DatabaseUnavailableError, isUnreachable, uniqueViolation } from './errors'
+export { DatabaseBusyError, DatabaseUnavailableError, isUnreachable, uniqueViolation, writeBudgetMs } from './errors'
 export { DEFAULT_MAX_WRITES, DEFAULT_WRITE_WAIT_MS, WriteLimiter } from './limiter'
 export { AUTOCHECKPOINT_PAGES, CHECKPOINT_INTERVAL_MS } from './local-file'
 export { ReplicaSync, type ReplicaState } from './replica'
@@ -235,21 +236,28 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const gatedClient = gated(client, new Gate(), false)
   const db = drizzle(gatedClient)
   const replica = sync
-  const limiter = new WriteLimiter(opts.maxWrites ?? DEFAULT_MAX_WRITES, Math.min(opts.writeWaitMs ?? DEFAULT_WRITE_WAIT_MS, timeoutMs))
-  // No write waits past DATABASE_TIMEOUT_MS in all: what is left of it after waiting for a place bounds the rest.
+  // No write waits past DATABASE_TIMEOUT_MS in all, counted from its request's start (deadline.ts) or its own, its wait for a
+  // place included, and the rest of the request has room left (writeBudgetMs): a write still waiting at its deadline
+  // answers 503 with retry-after, whatever it waits for (a place, the gate, the group commit's line, sqld).
+  const budgetMs = writeBudgetMs(timeoutMs)
+  const limiter = new WriteLimiter(opts.maxWrites ?? DEFAULT_MAX_WRITES, Math.min(opts.writeWaitMs ?? DEFAULT_WRITE_WAIT_MS, budgetMs))
+  const deadlineOf = () => (requestStart() ?? Date.now()) + budgetMs
+  // the same answer as a server that cannot be reached: from here, one that does not answer in time is the same thing
   const late = () => new DatabaseUnavailableError(unavailable)
   // drizzle wraps a statement's error in DrizzleQueryError: callers of write() get the 503 itself.
   const transaction = <T>(fn: (tx: Tx) => Promise<T>) => db.transaction(fn).catch((err: unknown) => {
     throw (err as { cause?: unknown })?.cause instanceof DatabaseUnavailableError ? (err as { cause: unknown }).cause : err
   })
   // A replica does not pull after a write: the next read of this process that could see it pulls first (replica.ts).
-  const write: Database['write'] = (fn) => limiter.run(async (waited) => {
-    // a replica counts the transaction's writes when it commits (replica.ts)
-    return withTimeout(transaction(fn), Math.max(1, timeoutMs - waited), late)
-  })
+  // A replica counts the transaction's writes when it commits (replica.ts).
+  const write: Database['write'] = (fn) => {
+    const deadline = deadlineOf()
+    // one still waiting for the gate (this process's one transaction at a time) at its deadline never starts: its caller has had its 503
+    const bounded = (tx: Tx) => (Date.now() >= deadline ? Promise.reject(late()) : fn(tx))
+    return limiter.run(() => withTimeout(transaction(bounded), Math.max(1, deadline - Date.now()), late), deadline - Date.now())
+  }
   // A batch is one request: refused whole by sqld's write lock (SQLITE_BUSY) it wrote nothing, so it is sent again while time is left.
-  const sendBatch = async (stmts: InStatement[]) => {
-    const deadline = Date.now() + timeoutMs
+  const sendBatch = async (stmts: InStatement[], deadline: number) => {
     for (let attempt = 0; ; attempt++) {
       try {
         return await withTimeout(gatedClient.batch(stmts, 'write'), Math.max(1, deadline - Date.now()), late)
@@ -259,9 +267,12 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       }
     }
   }
-  // Concurrent batches of this process go as one (group-commit.ts); the whole call within what is left of the timeout.
-  const groups = new GroupCommit(sendBatch, opts.writeGroups ?? DEFAULT_WRITE_GROUPS)
-  const writeBatch: Database['writeBatch'] = (stmts) => limiter.run((waited) => withTimeout(groups.run(stmts), Math.max(1, timeoutMs - waited), late))
+  // Concurrent batches of this process go as one (group-commit.ts), within the deadline; a batch still in line at it is not sent.
+  const groups = new GroupCommit(sendBatch, opts.writeGroups ?? DEFAULT_WRITE_GROUPS, undefined, late)
+  const writeBatch: Database['writeBatch'] = (stmts) => {
+    const deadline = deadlineOf()
+    return limiter.run(() => withTimeout(groups.run(stmts, deadline), Math.max(1, deadline - Date.now()), late), deadline - Date.now())
+  }
   const writeLedger = mode === 'remote' ? ledger : undefined
   const replicaReads = replica ? { ready: (sql: string) => replica.readyFor(sql) } : undefined
   return {

@@ -22,10 +22,13 @@ export class WriteLimiter {
     return this.inFlight
   }
 
-  /** Runs `fn` once a place is free, within `waitMs`; else DatabaseBusyError. Returns how long it waited beside the result. */
-  async run<T>(fn: (waitedMs: number) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` once a place is free, within `waitMs` (or `maxWaitMs`, when less: what is left of the caller's
+   * own deadline); else DatabaseBusyError. `fn` is told how long it waited.
+   */
+  async run<T>(fn: (waitedMs: number) => Promise<T>, maxWaitMs = this.waitMs): Promise<T> {
     const t0 = Date.now()
-    if (this.inFlight >= this.max) await this.wait()
+    if (this.inFlight >= this.max) await this.wait(Math.max(0, Math.min(this.waitMs, maxWaitMs)))
     else this.inFlight++
     try {
       return await fn(Date.now() - t0)
@@ -37,7 +40,7 @@ export class WriteLimiter {
     }
   }
 
-  private wait(): Promise<void> {
+  private wait(waitMs: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const entry = {
         go: () => {
@@ -50,7 +53,7 @@ export class WriteLimiter {
         if (i >= 0) this.waiting.splice(i, 1)
         this.refused++
         reject(new DatabaseBusyError(Math.max(1, Math.ceil(this.waitMs / 1000))))
-      }, this.waitMs)
+      }, waitMs)
       this.waiting.push(entry)
     })
   }

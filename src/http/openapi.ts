@@ -78,8 +78,9 @@ const DESCRIPTION = [
     **Busy and unavailable database**: any route that writes may answer 503 \`DATABASE_BUSY\` with
     \`retry-after\` (seconds) when the API process already has as many writes in flight as it
     allows (\`DATABASE_MAX_WRITES\`) and no place freed within \`DATABASE_WRITE_WAIT_MS\`: nothing was
-    written, and the request can be sent again as it was. 503 \`DATABASE_UNAVAILABLE\` when the
-    database server did not answer within \`DATABASE_TIMEOUT_MS\`.`,
+    written, and the request can be sent again as it was. 503 \`DATABASE_UNAVAILABLE\` with
+    \`retry-after\` when the database server cannot be reached or did not complete the write in time: a
+    request that writes answers within \`DATABASE_TIMEOUT_MS\` of arriving (a write already sent may still be made).`,
   '**Amounts** of crypto are integer strings in the token\'s smallest unit; never floats.',
 ].join('\n\n')
 

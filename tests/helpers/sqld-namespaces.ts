@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from './process'
-import { sqldBinary } from './sqld'
+import { SQLD_FLAGS, sqldBinary } from './sqld'
 
 export interface NamespacedSqld {
   port: number
@@ -28,7 +28,7 @@ export async function startNamespacedSqld(): Promise<NamespacedSqld> {
   const adminPort = freePort()
   const proc = Bun.spawn([
     sqldBinary(), '--db-path', join(dir, 'data.sqld'), '--http-listen-addr', `127.0.0.1:${port}`,
-    '--admin-listen-addr', `127.0.0.1:${adminPort}`, '--enable-namespaces', '--no-welcome', '--disable-metrics',
+    '--admin-listen-addr', `127.0.0.1:${adminPort}`, '--enable-namespaces', '--no-welcome', '--disable-metrics', ...SQLD_FLAGS,
   ], { cwd: dir, stdout: 'ignore', stderr: 'ignore' })
   const adminUrl = `http://127.0.0.1:${adminPort}`
   const deadline = Date.now() + 10_000

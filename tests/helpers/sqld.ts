@@ -19,6 +19,17 @@ export function sqldBinary(): string {
   return bin
 }
 
+/**
+ * The flags Slipway runs sqld with, beyond its address and data (docs/operations.md, "Running sqld"):
+ * `--checkpoint-interval-s` checkpoints the WAL from a connection of its own every few seconds (TRUNCATE)
+ * instead of inside the writes every 1,000 pages (PASSIVE). sqld 0.24.32's write lock loses track of a
+ * writer that gives up its place in line while another connection checkpoints: the lock is handed to a
+ * writer no longer waiting for it, and every other writer waits (and spins) about 5 s for it. Under a long
+ * write burst from several edges that happened again and again: writes answered nothing while sqld ran
+ * both cores (docs/benchmarks.md, "Writes across topologies").
+ */
+export const SQLD_FLAGS = ['--checkpoint-interval-s', '5']
+
 export interface Sqld {
   /** http://127.0.0.1:<port>: Hrana over HTTP, and the replication embedded replicas use */
   url: string
@@ -50,7 +61,7 @@ export async function startSqld(opts: { timeoutMs?: number } = {}): Promise<Sqld
   const dir = mkdtempSync(join(tmpdir(), 'slipway-sqld-'))
   const port = freePort()
   const url = `http://127.0.0.1:${port}`
-  const spawn = () => Bun.spawn([bin, '--db-path', join(dir, 'primary.sqld'), '--http-listen-addr', `127.0.0.1:${port}`, '--no-welcome', '--disable-metrics'], {
+  const spawn = () => Bun.spawn([bin, '--db-path', join(dir, 'primary.sqld'), '--http-listen-addr', `127.0.0.1:${port}`, '--no-welcome', '--disable-metrics', ...SQLD_FLAGS], {
     cwd: dir, stdout: 'ignore', stderr: 'ignore',
   })
   let proc = spawn()
