@@ -124,14 +124,14 @@ async function main() {
   const app = createApp(deps, { scalarScript, queue: runner, opsOnly: config.role === 'worker' })
   mark('app')
   const fetch = bunFetch(app)
-  if (bootstrap) {
-    const made = bootstrap.then((result) => {
-      if (result === 'created') deps.logger.info('bootstrap admin created', { username: config.bootstrapAdminUsername })
-    }, (err) => {
-      // as before the server answered: a start that cannot make its bootstrap admin stops
-      console.error(err instanceof Error ? (err.stack ?? err.message) : err)
-      process.exit(1)
-    })
+  const made = bootstrap?.then((result) => {
+    if (result === 'created') deps.logger.info('bootstrap admin created', { username: config.bootstrapAdminUsername })
+  }, (err) => {
+    // as before the server answered: a start that cannot make its bootstrap admin stops
+    console.error(err instanceof Error ? (err.stack ?? err.message) : err)
+    process.exit(1)
+  })
+  if (made) {
     server.reload({ fetch: (request: Request, srv: Parameters<typeof fetch>[1]) => made.then(() => fetch(request, srv)), routes: fetch.routes })
     void made.then(() => server.reload({ fetch, routes: fetch.routes }))
   } else {
@@ -141,9 +141,15 @@ async function main() {
   // Background work (the job runner, the sandboxes' resumed work) starts a moment after the
   // server answers, so the first requests do not wait behind it (the event loop is one thread).
   const background = setTimeout(() => {
-    if (stopping || !runner) return
-    runner.start()
-    resumeSandboxes(deps)
+    if (stopping) return
+    if (runner) {
+      runner.start()
+      resumeSandboxes(deps)
+    }
+    // What the start left (the migrations' text, the route builders' and compilers' temporaries)
+    // collected once the bootstrap admin exists, not whenever the engine next collects: an idle
+    // server holds less (docs/operations.md, Memory).
+    void (made ?? Promise.resolve()).then(() => Bun.gc(true))
   }, BACKGROUND_START_DELAY_MS)
   deps.logger.info('listening', {
     url: `http://${server.hostname}:${server.port}`,
@@ -156,6 +162,9 @@ async function main() {
   if (devnet) deps.logger[devnet.level](devnet.message, devnet.fields)
   deps.logger.flush()
   mark('ready')
+  // The binary starts with JavaScriptCore's tier-up thresholds scaled (scripts/build.ts, jitPolicy), so
+  // code that runs once at start stays in the interpreter; from the first request on, the normal policy.
+  Bun.unsafe.setJITPolicy(1)
 
   const stop = async (signal: string) => {
     if (stopping) return
@@ -219,6 +228,8 @@ Commands:
 
 /** Operator commands, in the binary too (see usage). */
 async function command(name: string, args: string[]) {
+  // an operator command is not a server's start: the normal JIT policy (scripts/build.ts, jitPolicy)
+  Bun.unsafe.setJITPolicy(1)
   const cli = cliName()
   if (name === 'help' || name === '--help' || name === '-h') {
     console.log(usage(cli))
