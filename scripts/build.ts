@@ -105,7 +105,8 @@ try {
           return { contents: patched, loader: 'js' }
         })
         build.onLoad({ filter: /[\\/]node_modules[\\/]@node-rs[\\/]argon2[\\/]index\.js$/ }, () => ({
-          contents: `const n = ${addon('argon2', argon2Bytes)}; module.exports = n; module.exports.Algorithm = n.Algorithm; module.exports.hash = n.hash; module.exports.verify = n.verify; module.exports.Version = n.Version;`,
+          contents: `const n = ${addon('argon2', argon2Bytes)}; module.exports = n; module.exports.Algorithm = n.Algorithm;`
+            + ' module.exports.hash = n.hash; module.exports.verify = n.verify; module.exports.Version = n.Version;',
           loader: 'js',
         }))
       },

@@ -168,7 +168,8 @@ describe('the bootstrap admin', () => {
         if (health?.ok) break
         await Bun.sleep(1)
       }
-      const login = await fetch(`${url}/v1/auth/admin/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'first', password: 'First-passw0rd' }) })
+      const body = JSON.stringify({ username: 'first', password: 'First-passw0rd' })
+      const login = await fetch(`${url}/v1/auth/admin/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
       expect(login.status).toBe(200)
       expect(((await login.json()) as { user: { role: string } }).user.role).toBe('admin')
     } finally {
