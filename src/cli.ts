@@ -69,6 +69,8 @@ Commands:
 
 /** Operator commands, in the binary too (see usage). */
 export async function command(name: string, args: string[]) {
+  // an operator command is not a server's start: the normal JIT policy (scripts/build.ts, jitPolicy)
+  Bun.unsafe.setJITPolicy(1)
   const cli = cliName()
   if (name === 'help' || name === '--help' || name === '-h') {
     console.log(usage(cli))

@@ -85,11 +85,12 @@ async function main() {
   mark('listening')
   const deps = await buildDeps(config, { migrate: applyMigrations })
   mark('deps')
-  if (config.bootstrapAdminUsername && config.bootstrapAdminPassword) {
-    const result = await ensureBootstrapAdmin(deps, config.bootstrapAdminUsername, config.bootstrapAdminPassword)
-    if (result === 'created') deps.logger.info('bootstrap admin created', { username: config.bootstrapAdminUsername })
-  }
-  if (config.role !== 'worker' && !(await hasAdmin(deps))) {
+  // The bootstrap admin is made (its password hashed: 15-20 ms of CPU) while the server already
+  // answers /health; every other request waits for it (below), so none is served before it exists.
+  const bootstrap = config.bootstrapAdminUsername && config.bootstrapAdminPassword
+    ? ensureBootstrapAdmin(deps, config.bootstrapAdminUsername, config.bootstrapAdminPassword)
+    : undefined
+  if (!bootstrap && config.role !== 'worker' && !(await hasAdmin(deps))) {
     deps.logger.warn('no platform admin yet', {
       howTo: `${cliName()} create-admin <username> (password in ADMIN_PASSWORD or on stdin), or start once with BOOTSTRAP_ADMIN_USERNAME and BOOTSTRAP_ADMIN_PASSWORD`,
       docs: `${config.publicBaseUrl}/v1/docs`,
@@ -100,14 +101,32 @@ async function main() {
   const app = createApp(deps, { scalarScript, queue: runner, opsOnly: config.role === 'worker' })
   mark('app')
   const fetch = bunFetch(app)
-  server.reload({ fetch, routes: fetch.routes })
+  const made = bootstrap?.then((result) => {
+    if (result === 'created') deps.logger.info('bootstrap admin created', { username: config.bootstrapAdminUsername })
+  }, (err) => {
+    // as before the server answered: a start that cannot make its bootstrap admin stops
+    console.error(err instanceof Error ? (err.stack ?? err.message) : err)
+    process.exit(1)
+  })
+  if (made) {
+    server.reload({ fetch: (request: Request, srv: Parameters<typeof fetch>[1]) => made.then(() => fetch(request, srv)), routes: fetch.routes })
+    void made.then(() => server.reload({ fetch, routes: fetch.routes }))
+  } else {
+    server.reload({ fetch, routes: fetch.routes })
+  }
   let stopping = false
   // Background work (the job runner, the sandboxes' resumed work) starts a moment after the
   // server answers, so the first requests do not wait behind it (the event loop is one thread).
   const background = setTimeout(() => {
-    if (stopping || !runner) return
-    runner.start()
-    resumeSandboxes(deps)
+    if (stopping) return
+    if (runner) {
+      runner.start()
+      resumeSandboxes(deps)
+    }
+    // What the start left (the migrations' text, the route builders' and compilers' temporaries)
+    // collected once the bootstrap admin exists, not whenever the engine next collects: an idle
+    // server holds less (docs/operations.md, Memory).
+    void (made ?? Promise.resolve()).then(() => Bun.gc(true))
   }, BACKGROUND_START_DELAY_MS)
   deps.logger.info('listening', {
     url: `http://${server.hostname}:${server.port}`,
@@ -120,6 +139,9 @@ async function main() {
   if (devnet) deps.logger[devnet.level](devnet.message, devnet.fields)
   deps.logger.flush()
   mark('ready')
+  // The binary starts with JavaScriptCore's tier-up thresholds scaled (scripts/build.ts, jitPolicy), so
+  // code that runs once at start stays in the interpreter; from the first request on, the normal policy.
+  Bun.unsafe.setJITPolicy(1)
 
   const stop = async (signal: string) => {
     if (stopping) return

@@ -150,3 +150,31 @@ describe('the devnet\'s settings', () => {
     expect(String(notice.fields.howTo)).toContain('restart Slipway after `npm run devnet`')
   })
 })
+
+describe('the bootstrap admin', () => {
+  // Made after the server answers /health (its password hash is 15-20 ms of a start's CPU): a request
+  // that comes meanwhile waits for it, so an admin's first sign-in never meets a missing admin.
+  test('a sign-in sent the moment a fresh server answers /health waits for the admin and succeeds', async () => {
+    const port = freePort()
+    const dataDir = join(dir, 'bootstrap')
+    // the production argon2 cost (tests/setup.ts lowers it), so the hash takes as long as in a real start
+    const env = serverEnv(port, dataDir, { LOG_LEVEL: 'silent', BOOTSTRAP_ADMIN_USERNAME: 'first', BOOTSTRAP_ADMIN_PASSWORD: 'First-passw0rd', PASSWORD_HASH_MEMORY_KIB: '' })
+    const proc = Bun.spawn([process.execPath, 'src/index.ts'], { env, stdout: 'ignore', stderr: 'inherit' })
+    try {
+      const url = `http://127.0.0.1:${port}`
+      for (;;) {
+        if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}`)
+        const health = await fetch(`${url}/health`).catch(() => undefined)
+        if (health?.ok) break
+        await Bun.sleep(1)
+      }
+      const body = JSON.stringify({ username: 'first', password: 'First-passw0rd' })
+      const login = await fetch(`${url}/v1/auth/admin/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      expect(login.status).toBe(200)
+      expect(((await login.json()) as { user: { role: string } }).user.role).toBe('admin')
+    } finally {
+      proc.kill()
+      await proc.exited
+    }
+  })
+})
