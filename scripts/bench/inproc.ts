@@ -9,6 +9,7 @@
  *   bun scripts/bench/inproc.ts                 (N=50000 per round, 7 rounds)
  *   bun --cpu-prof --cpu-prof-dir=DIR scripts/bench/inproc.ts bearer
  *   bun scripts/bench/inproc.ts register        (BENCH_N=300 BENCH_ROUNDS=3 is enough: argon2 at Slipway's cost)
+ *   bun scripts/bench/inproc.ts register 'at once'   (only the register cases whose name holds the words)
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -28,6 +29,8 @@ import { threadMicros } from './thread-clock'
 const N = Number(process.env.BENCH_N ?? 50_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 const only = process.argv[2]
+// `register at once` (a second word) runs only the register cases whose name holds it
+const pick = process.argv.slice(3).join(' ')
 // The synchronous call into @node-rs/argon2's `hash` inside each registration (it queues the hash on
 // Bun's pool and answers a promise), timed with the thread's exact clock (thread-clock.ts): wrapped
 // here, before src/lib/passwords.ts first loads the addon (the bootstrap admin's hash, below), and
@@ -163,6 +166,7 @@ const check = await app.fetch(new Request(profileUrl, { headers: { authorization
 if (check.status !== 200) throw new Error(`bearer read answered ${check.status}`)
 for (const [name, fn] of cases) {
   if (only && !name.startsWith(only)) continue
+  if (pick && !name.includes(pick)) continue
   if (only === 'register') madeBefore ||= await nodeRsHash()
   hashStandIn = name.includes('at once') ? 'at once' : name.includes('in 10 ms') ? 'after 10 ms' : 'none'
   const calls0 = hashCalls
