@@ -4,6 +4,7 @@
  * that `src/services.ts` wires between modules. It imports only types from below
  * (deps, db, lib), so anything may import it without forming a cycle.
  */
+import type { InStatement, ResultSet } from '@libsql/client'
 import type { Deps } from './deps'
 import type { Tx } from './db/client'
 import type { users } from './db/schema'
@@ -24,6 +25,20 @@ export interface SignedTenant {
   id: string
   name: string
   settings: Record<string, unknown>
+}
+
+/**
+ * An accepted tenant signature whose replay row the verb's write records (the
+ * `tenantSignedWrite` route option, src/http/replay.ts): one write per request, not two. A
+ * verb whose write is one batch sends it through `writeBatch`, which puts the row first: a
+ * request with the same signature that got there first fails the batch (401 Replay
+ * detected, nothing written). A verb that writes otherwise calls `record()` before its
+ * write, as every other signed route records before its work. Whatever the verb does, the
+ * route records the signature once it has answered (a refusal too).
+ */
+export interface SignatureRecord {
+  writeBatch(stmts: InStatement[]): Promise<ResultSet[]>
+  record(): Promise<void>
 }
 
 /**

@@ -9,6 +9,7 @@
  *   bun scripts/bench/inproc.ts                 (N=50000 per round, 7 rounds)
  *   bun --cpu-prof --cpu-prof-dir=DIR scripts/bench/inproc.ts bearer
  *   bun scripts/bench/inproc.ts register        (BENCH_N=300 BENCH_ROUNDS=3 is enough: argon2 at Slipway's cost)
+ *   bun scripts/bench/inproc.ts register 'at once'   (only the register cases whose name holds the words)
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -28,6 +29,8 @@ import { threadMicros } from './thread-clock'
 const N = Number(process.env.BENCH_N ?? 50_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 const only = process.argv[2]
+// `register at once` (a second word) runs only the register cases whose name holds it
+const pick = process.argv.slice(3).join(' ')
 // The synchronous call into @node-rs/argon2's `hash` inside each registration (it queues the hash on
 // Bun's pool and answers a promise), timed with the thread's exact clock (thread-clock.ts): wrapped
 // here, before src/lib/passwords.ts first loads the addon (the bootstrap admin's hash, below), and
@@ -38,6 +41,11 @@ const argon2 = require('@node-rs/argon2') as typeof import('@node-rs/argon2')
 const argon2Hash = argon2.hash
 let hashCalls = 0
 let hashCallMicros = 0
+// each registration's JS-thread time split at its hash (exact thread clock): before the call into it, and from its answer on
+let regStart = 0
+let hashAnswered = 0
+let beforeHash = 0
+let afterHash = 0
 let hashStandIn: 'none' | 'at once' | 'after 10 ms' = 'none'
 let madeBefore = ''
 if (only === 'register') {
@@ -45,8 +53,12 @@ if (only === 'register') {
     const t0 = threadMicros()
     const out = hashStandIn === 'none' ? argon2Hash(...args) : hashStandIn === 'at once' ? Promise.resolve(madeBefore) : Bun.sleep(10).then(() => madeBefore)
     hashCallMicros += threadMicros() - t0
+    beforeHash += t0 - regStart
     hashCalls++
-    return out
+    return out.then((hash) => {
+      hashAnswered = threadMicros()
+      return hash
+    })
   }) as typeof argon2Hash
 }
 const dir = mkdtempSync(join(tmpdir(), 'slipway-inproc-'))
@@ -142,7 +154,9 @@ const registration = () => {
     },
   })
   setSocketIp(request, '127.0.0.1')
+  regStart = threadMicros()
   return Promise.resolve(app.fetch(request)).then((res) => {
+    afterHash += threadMicros() - hashAnswered
     if (res.status !== 201) throw new Error(`registration answered ${res.status}`)
     return res
   })
@@ -163,10 +177,13 @@ const check = await app.fetch(new Request(profileUrl, { headers: { authorization
 if (check.status !== 200) throw new Error(`bearer read answered ${check.status}`)
 for (const [name, fn] of cases) {
   if (only && !name.startsWith(only)) continue
+  if (pick && !name.includes(pick)) continue
   if (only === 'register') madeBefore ||= await nodeRsHash()
   hashStandIn = name.includes('at once') ? 'at once' : name.includes('in 10 ms') ? 'after 10 ms' : 'none'
   const calls0 = hashCalls
   const micros0 = hashCallMicros
+  const before0 = beforeHash
+  const after0 = afterHash
   const all = await cpuPer(fn)
   // registration's argon2 runs on other threads: its JavaScript thread's share is shown beside the process's
   console.log(`${name.padEnd(56)} ${all.toFixed(2)} µs CPU/request${name.startsWith('register') ? `, ${jsBest.toFixed(0)} µs on the JS thread` : ''}`)
@@ -174,6 +191,8 @@ for (const [name, fn] of cases) {
     if (hashCalls - calls0 !== N * ROUNDS) throw new Error(`${hashCalls - calls0} hash calls timed for ${N * ROUNDS} registrations`)
     const callMicros = (hashCallMicros - micros0) / (N * ROUNDS)
     if (hashStandIn === 'none') console.log(`${'  of which the synchronous hash call (exact thread clock)'.padEnd(56)} ${callMicros.toFixed(0)} µs on the JS thread (mean)`)
+    const split = (x: number) => (x / (N * ROUNDS)).toFixed(0)
+    console.log(`${'  before the hash call / from its answer on (exact)'.padEnd(56)} ${split(beforeHash - before0)} / ${split(afterHash - after0)} µs on the JS thread (mean)`)
   }
 }
 logger.flush()

@@ -57,7 +57,8 @@ export const users = sqliteTable('users', {
   index('users_tenant_created_idx').on(t.tenantId, t.createdAt),
   // A push token names one device, and a device gets the pushes of one user at a time, across
   // tenants (users/service.ts setFcmToken moves it); the database refuses a second holder.
-  uniqueIndex('users_fcm_token_uq').on(t.fcmToken),
+  // Partial: most users have none, and a new user's insert (registration) then writes no entry here.
+  uniqueIndex('users_fcm_token_uq').on(t.fcmToken).where(sql`fcm_token IS NOT NULL`),
 ])
 
 /** Links a user to an external identity (Google or Apple subject). */

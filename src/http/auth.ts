@@ -1,17 +1,13 @@
 /** Credential checks behind the `auth` and `tenantSigned` route options. */
-import { lt, sql } from 'drizzle-orm'
 import type { Deps } from '../deps'
-import type { Executor } from '../db/client'
-import { preparedOnce } from '../db/prepared'
-import { statementOf } from '../db/batch'
-import { signatureReplays } from '../db/schema'
 import { findActor, findByApiKey, findPlatformUser, secretAad } from '../db/callers'
 import { enterTenant, inControl } from '../db/placement'
 import { hmacSha256Hex, safeEqual, sha256Hex, type Sealer } from '../lib/crypto'
 import { verifyAccessToken, type AccessClaims } from '../lib/jwt'
 import { verifyPassword } from '../lib/passwords'
 import { NotFoundError, UnauthorizedError } from './errors'
-import type { Actor, SignedTenant } from '../context'
+import type { Actor, SignatureRecord, SignedTenant } from '../context'
+import { recordSignature, signatureInWrite, SIGNATURE_WINDOW_SECONDS } from './replay'
 
 export type { Actor, SignedTenant }
 
@@ -110,41 +106,7 @@ export interface SignedRequest {
   raw: Uint8Array
 }
 
-export const SIGNATURE_WINDOW_SECONDS = 300
-
-/** Expired entries are deleted at most once a second per process, so the table holds one window's worth and a second. */
-export const REPLAY_PURGE_INTERVAL_MS = 1000
-
-/** The replay record's insert, run with `{ signature, tenantId, expiresAt }`: it returns a row only for a signature not seen before. */
-const replayInsert = (db: Executor) => db
-  .insert(signatureReplays)
-  .values({ signature: sql.placeholder('signature'), tenantId: sql.placeholder('tenantId'), expiresAt: sql.placeholder('expiresAt') })
-  .onConflictDoNothing()
-  .returning({ s: signatureReplays.signature })
-  .prepare()
-const replayInsertOnce = preparedOnce('auth:replay-insert', replayInsert)
-
-/**
- * Records an accepted signature; false when it was recorded before (a replay). On a local
- * database it is one prepared autocommit insert (`autocommitWrites`): a transaction's BEGIN
- * and COMMIT and the query builder cost more than the insert itself, on every signed
- * request. Against a server, and whenever expired entries are due to be deleted (at most
- * once a second per process, in the same batch), it goes through `database.writeBatch`, one request:
- * as an autocommit insert outside the process's write gate, sqld answered it SQLITE_BUSY
- * now and then (about 1 in 3,000 signed requests, with registrations writing meanwhile).
- */
-async function recordSignature(deps: Deps, tenantId: string, signature: string, now: number): Promise<boolean> {
-  const purge = deps.database.memo('signature-replay-purge', () => ({ at: -Infinity }))
-  const due = now - purge.at >= REPLAY_PURGE_INTERVAL_MS || now < purge.at
-  if (due) purge.at = now
-  const entry = { signature: `${tenantId}:${signature}`, tenantId, expiresAt: now + SIGNATURE_WINDOW_SECONDS * 2 * 1000 }
-  if (!due && deps.database.autocommitWrites) return (await replayInsertOnce(deps.database).all(entry)).length === 1
-  // one batch: one request to a server, the purge (when due) and the insert together
-  const db = deps.database.db
-  const insert = statementOf(db.insert(signatureReplays).values(entry).onConflictDoNothing().returning({ s: signatureReplays.signature }))
-  const results = await deps.database.writeBatch(due ? [statementOf(db.delete(signatureReplays).where(lt(signatureReplays.expiresAt, now))), insert] : [insert])
-  return results[results.length - 1]!.rows.length === 1
-}
+export { REPLAY_PURGE_INTERVAL_MS, SIGNATURE_WINDOW_SECONDS, settleSignature } from './replay'
 
 const OPENED_SECRETS = 1000
 const openedSecrets = new WeakMap<Sealer, Map<string, string>>()
@@ -175,6 +137,23 @@ function tenantSecret(sealer: Sealer, tenantId: string, sealed: string): string 
  * recorded in the database, so a replay is refused by every API process sharing it.
  */
 export async function verifyTenantSignature(deps: Deps, req: SignedRequest): Promise<SignedTenant> {
+  const { tenant, expected, now } = await checkTenantSignature(deps, req)
+  const fresh = await recordSignature(deps, tenant.id, expected, now)
+  if (!fresh) throw new UnauthorizedError('Replay detected')
+  return { id: tenant.id, name: tenant.name, settings: tenant.settings }
+}
+
+/**
+ * The same checks, the signature recorded by the route's write (src/http/replay.ts,
+ * `signatureInWrite`): a replay of a recorded request is refused here all the same.
+ */
+export async function verifyTenantSignatureInWrite(deps: Deps, req: SignedRequest): Promise<{ tenant: SignedTenant; signature: SignatureRecord }> {
+  const { tenant, expected, now } = await checkTenantSignature(deps, req)
+  const signature = await signatureInWrite(deps, tenant.id, expected, now)
+  return { tenant: { id: tenant.id, name: tenant.name, settings: tenant.settings }, signature }
+}
+
+async function checkTenantSignature(deps: Deps, req: SignedRequest) {
   const apiKey = req.headers.get('x-tenant-api-key')
   const timestamp = req.headers.get('x-timestamp')
   const signature = req.headers.get('x-signature')
@@ -192,8 +171,5 @@ export async function verifyTenantSignature(deps: Deps, req: SignedRequest): Pro
   const signingString = `${req.method.toUpperCase()}\n${req.pathWithQuery}\n${timestamp}\n${sha256Hex(req.raw)}`
   const expected = hmacSha256Hex(secret, signingString)
   if (!safeEqual(expected, signature.toLowerCase())) throw new UnauthorizedError('Invalid signature')
-  const fresh = await recordSignature(deps, tenant.id, expected, now)
-  if (!fresh) throw new UnauthorizedError('Replay detected')
-  return { id: tenant.id, name: tenant.name, settings: tenant.settings }
+  return { tenant, expected, now }
 }
-

@@ -50,12 +50,30 @@ export class ClientIpResolver {
   }
 }
 
+type Parsed = { readonly text: string; readonly addr: Address | null }
+
+/**
+ * The last PARSED_KEPT addresses' parses, by their text: parsing the socket's address and each
+ * forwarded hop with ipaddr.js was about 2-3% of a registration's JavaScript thread, for the
+ * same few addresses again and again. The parsed forms are only read (kind, match, toString).
+ * Text longer than any address is parsed each time, not kept.
+ */
+const PARSED_KEPT = 1024
+const parsed = new Map<string, Parsed>()
+
 /** An address as written by a peer: its normal form (IPv4-mapped IPv6 as IPv4), or the text as it came when it is not an address. */
-function parse(ip: string): { text: string; addr: Address | null } {
+function parse(ip: string): Parsed {
+  let out = parsed.get(ip)
+  if (out) return out
   try {
     const addr = ipaddr.process(ip)
-    return { text: addr.toString(), addr }
+    out = { text: addr.toString(), addr }
   } catch {
-    return { text: ip, addr: null }
+    out = { text: ip, addr: null }
   }
+  // an address is at most 45 characters: longer text (a forged header's) is not kept
+  if (ip.length > 64) return out
+  if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value!)
+  parsed.set(ip, out)
+  return out
 }

@@ -4,6 +4,8 @@
  *   `ctx`, the service context `{ deps, actor, tenant, requestId }` that routes pass to one service verb
  * - `tenantSigned`: the tenant signature (HMAC); resolves `tenant`. It runs after body
  *   validation, as the spec orders.
+ * - `tenantSignedWrite`: the same, its replay row recorded by the verb's own write; resolves
+ *   `tenant` and `signature`, which the route runs its verb with (`settleSignature`).
  * - `signedUser`: both credentials on one route (the lending group): the tenant signature and
  *   the bearer token of a user of that same tenant; resolves `tenant`, `actor` and `ctx`, and
  *   documents one security requirement holding both schemes.
@@ -19,7 +21,8 @@ import type { Deps } from '../deps'
 import type { Role } from '../lib/jwt'
 import { ForbiddenError, TooManyRequestsError, UnauthorizedError, type ErrorStyle } from './errors'
 import { socketIpOf, stateOf } from './request-state'
-import { callerFromBearer, isPlatformAdmin, verifyTenantSignature, type Actor, type SignedTenant } from './auth'
+import type { SignatureRecord } from '../context'
+import { callerFromBearer, isPlatformAdmin, verifyTenantSignature, verifyTenantSignatureInWrite, type Actor, type SignedTenant } from './auth'
 
 export type AuthLevel = 'any' | 'operator' | 'admin'
 
@@ -110,6 +113,12 @@ export function security(deps: Deps) {
           return { tenant: await signedTenant(deps, request) }
         },
       }),
+      tenantSignedWrite: (on: boolean) => ({
+        detail: on ? { security: [{ tenantApiKey: [], tenantTimestamp: [], tenantSignature: [] }] } : {},
+        resolve({ request }): Promise<{ tenant: SignedTenant; signature: SignatureRecord }> {
+          return verifyTenantSignatureInWrite(deps, signedRequest(request))
+        },
+      }),
       signedUser: (on: boolean) => ({
         // one requirement object: OpenAPI reads it as "all of these", where two objects would mean "either"
         detail: on ? { security: [{ bearerAuth: [], tenantApiKey: [], tenantTimestamp: [], tenantSignature: [] }] } : {},
@@ -130,15 +139,14 @@ export function security(deps: Deps) {
 
 /** The tenant whose signature the request carries (http/auth.ts checks it). */
 function signedTenant(deps: Deps, request: Request): Promise<SignedTenant> {
+  return verifyTenantSignature(deps, signedRequest(request))
+}
+
+function signedRequest(request: Request) {
   // The path and query exactly as in the request line, without scheme or host.
   const url = request.url
   const pathWithQuery = url.slice(url.indexOf('/', url.indexOf('//') + 2))
-  return verifyTenantSignature(deps, {
-    method: request.method,
-    pathWithQuery,
-    headers: request.headers,
-    raw: stateOf(request).raw ?? new Uint8Array(),
-  })
+  return { method: request.method, pathWithQuery, headers: request.headers, raw: stateOf(request).raw ?? new Uint8Array() }
 }
 
 export type { Actor, SignedTenant, Role }

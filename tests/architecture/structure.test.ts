@@ -91,7 +91,7 @@ describe('structure', () => {
       refreshTokens: ['src/modules/auth/repo.ts'],
       userIdentities: ['src/modules/social/repo.ts'],
       activityLog: ['src/modules/activity/repo.ts'],
-      signatureReplays: ['src/http/auth.ts'],
+      signatureReplays: ['src/http/replay.ts'],
       idempotencyKeys: ['src/http/idempotency.ts'],
       appMeta: ['src/deps.ts'],
     }

@@ -5,6 +5,7 @@ import type { Deps } from '../../deps'
 import { prose } from '../../http/prose'
 import { errorResponses } from '../../http/schemas'
 import { security } from '../../http/security'
+import { settleSignature } from '../../http/auth'
 import { stateOf } from '../../http/request-state'
 import { Login, Refresh, Register, TokenResponse } from './model'
 import * as auth from './service'
@@ -34,13 +35,14 @@ const descriptions = {
 export function authRoutes(deps: Deps, registration: RegistrationCollaborators) {
   return new Elysia({ prefix: '/v1/auth', detail: { tags: ['Authentication'] } })
     .use(security(deps))
-    .post('/register', async ({ body, tenant, set, request }) => {
-      const out = await auth.register(deps, tenant, body, registration, stateOf(request).id)
+    // the signature's replay row is written with the user (one write), or recorded after a refusal
+    .post('/register', async ({ body, tenant, signature, set, request }) => {
+      const out = await settleSignature(signature, () => auth.register(deps, tenant, body, registration, stateOf(request).id, signature))
       set.status = 201
       return out
     }, {
       rateLimit: limit20,
-      tenantSigned: true,
+      tenantSignedWrite: true,
       body: Register,
       response: { 201: TokenResponse, ...errorResponses('standard', 400, 401, 404, 409, 422, 429, 503) },
       detail: {

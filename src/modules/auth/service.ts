@@ -1,7 +1,7 @@
 /** Register, login, refresh and the platform admin's login. */
 import type { Deps } from '../../deps'
 import { ConflictError, UnauthorizedError, ValidationError } from '../../lib/errors'
-import { withTransaction, type RegistrationCollaborators, type RegistrationContext, type SignedTenant } from '../../context'
+import { withTransaction, type RegistrationCollaborators, type RegistrationContext, type SignatureRecord, type SignedTenant } from '../../context'
 import type { Login, Register } from './model'
 import { newId } from '../../lib/ids'
 import { hashPassword, passwordProblems, verifyPassword } from '../../lib/passwords'
@@ -10,8 +10,11 @@ import { recordActivity } from '../activity'
 import { userView } from '../users'
 import { sessionStatement, startSession } from './sessions'
 
-/** A new user of the signed tenant, with a session (and a custodial wallet when asked, or on an `mpc` tenant its DKG session). Its collaborators come from src/services.ts. */
-export async function register(deps: Deps, tenant: SignedTenant, input: Register, collaborators: RegistrationCollaborators, requestId = '') {
+/**
+ * A new user of the signed tenant, with a session (and a custodial wallet when asked, or on an `mpc` tenant its DKG session). Its collaborators come from src/services.ts.
+ * `signature`: the request's signature, recorded with the user's write (the route records it after a refusal).
+ */
+export async function register(deps: Deps, tenant: SignedTenant, input: Register, collaborators: RegistrationCollaborators, requestId = '', signature?: SignatureRecord) {
   const problems = passwordProblems(input.password).map((message) => ({ path: '/password', message: `Password ${message}` }))
   if (problems.length) throw new ValidationError(problems)
   if (input.wallet) {
@@ -24,10 +27,12 @@ export async function register(deps: Deps, tenant: SignedTenant, input: Register
   const taken = await usersRepo.namesTaken(deps.database, tenant.id, input.username, input.email)
   if (taken.username) throw new ConflictError('Username already taken')
   if (taken.email) throw new ConflictError('Email already registered')
+  // a registration with a wallet writes in a transaction: its signature is recorded before, alone
+  if (input.wallet) await signature?.record()
   const passwordHash = await hashPassword(input.password)
   const now = deps.clock.now()
   try {
-    if (!input.wallet) return await registerAlone(deps, tenant, input, passwordHash, now)
+    if (!input.wallet) return await registerAlone(deps, tenant, input, passwordHash, now, signature)
     const ctx: RegistrationContext = { deps, actor: null, tenant, requestId }
     return await withTransaction(ctx, async (tx, inWrite) => {
       // A concurrent registration that won the name or the email is refused by the unique indexes (below).
@@ -47,13 +52,14 @@ export async function register(deps: Deps, tenant: SignedTenant, input: Register
 
 /**
  * A user without a wallet: the user and its session's refresh token as one write batch (one
- * request to a server; on a local file no interactive transaction). The unique indexes refuse a
- * name or email taken since the check, as in the transaction, and nothing is written then.
+ * request to a server; on a local file no interactive transaction), with the signature's replay
+ * row. The unique indexes refuse a name or email taken since the check, as in the transaction,
+ * and a signature recorded since its check; nothing is written then.
  */
-async function registerAlone(deps: Deps, tenant: SignedTenant, input: Register, passwordHash: string, now: number) {
+async function registerAlone(deps: Deps, tenant: SignedTenant, input: Register, passwordHash: string, now: number, signature?: SignatureRecord) {
   const user = usersRepo.insertUserStatement(deps.database.db, { id: newId(), tenantId: tenant.id, username: input.username, email: input.email.trim(), passwordHash, role: 'user', now })
   const session = sessionStatement(deps, user.row)
-  await deps.database.writeBatch([user.statement, session.statement])
+  await (signature ?? deps.database).writeBatch([user.statement, session.statement])
   return { ...(await session.session()), user: userView(user.row) }
 }
 
