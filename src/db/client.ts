@@ -52,6 +52,7 @@ import type { LibSQLDatabase } from 'drizzle-orm/libsql'
 import { DatabaseUnavailableError, writeBudgetMs } from './errors'
 import { requestStart } from './deadline'
 import { Gate, gated } from './gate'
+import { isBusy, markingBegin, refusedAtBegin } from './busy'
 import { CHECKPOINT_INTERVAL_MS, checkpointEvery, whileBusy } from './local-file'
 import { DEFAULT_MAX_WRITES, DEFAULT_WRITE_WAIT_MS, WriteLimiter } from './limiter'
 import { GroupCommit } from './group-commit'
@@ -146,8 +147,6 @@ export interface DatabaseOptions {
 
 export const DEFAULT_WRITE_GROUPS = 2
 
-/** An error of sqld's write lock (another connection's write transaction held it past the server's busy timeout). */
-const isBusy = (err: unknown) => /SQLITE_BUSY|database is locked/i.test(`${(err as Error)?.message ?? ''} ${(err as { code?: string })?.code ?? ''}`)
 
 function memoizer() {
   const memos = new Map<string, unknown>()
@@ -233,7 +232,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   } else {
     client = ledgered(primary, ledger)
   }
-  const gatedClient = gated(client, new Gate(), false)
+  const gatedClient = gated(markingBegin(client), new Gate(), false)
   const db = drizzle(gatedClient)
   const replica = sync
   // No write waits past DATABASE_TIMEOUT_MS in all, counted from its request's start (deadline.ts) or its own, its wait for a
@@ -254,7 +253,19 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const deadline = deadlineOf()
     // one still waiting for the gate (this process's one transaction at a time) at its deadline never starts: its caller has had its 503
     const bounded = (tx: Tx) => (Date.now() >= deadline ? Promise.reject(late()) : fn(tx))
-    return limiter.run(() => withTimeout(transaction(bounded), Math.max(1, deadline - Date.now()), late), deadline - Date.now())
+    // refused sqld's write lock at its BEGIN (busy.ts), it wrote nothing: run again while time is left, then 503
+    const run = async () => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await transaction(bounded)
+        } catch (err) {
+          if (!refusedAtBegin(err)) throw err
+          if (Date.now() + 20 * (attempt + 1) >= deadline) throw late()
+          await new Promise((r) => setTimeout(r, 5 + Math.random() * 10 * (attempt + 1)))
+        }
+      }
+    }
+    return limiter.run(() => withTimeout(run(), Math.max(1, deadline - Date.now()), late), deadline - Date.now())
   }
   // A batch is one request: refused whole by sqld's write lock (SQLITE_BUSY) it wrote nothing, so it is sent again while time is left.
   const sendBatch = async (stmts: InStatement[], deadline: number) => {
@@ -262,7 +273,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       try {
         return await withTimeout(gatedClient.batch(stmts, 'write'), Math.max(1, deadline - Date.now()), late)
       } catch (err) {
-        if (!isBusy(err) || Date.now() + 20 * (attempt + 1) >= deadline) throw err
+        if (!isBusy(err)) throw err
+        if (Date.now() + 20 * (attempt + 1) >= deadline) throw late()
         await new Promise((r) => setTimeout(r, 5 + Math.random() * 10 * (attempt + 1)))
       }
     }
