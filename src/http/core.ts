@@ -5,6 +5,8 @@
 import { Elysia } from 'elysia'
 import type { Deps } from '../deps'
 import { errorSummary } from '../lib/logger'
+import { isBusy } from '../db/busy'
+import { DatabaseBusyError } from '../db/errors'
 import { AppError, SchemaValidationError, errorBody, type ErrorStyle } from './errors'
 import { stateOf, type RequestState } from './request-state'
 import { toValidationIssues } from './validation'
@@ -161,6 +163,10 @@ export function corePlugin(deps: Deps, styles: ErrorStyles) {
       else if (code === 'NOT_FOUND') {
         set.status = 404
         return { message: `Route ${request.method}:${path} not found`, error: 'Not Found', statusCode: 404 }
+      } else if (isBusy(error)) {
+        // the database's write lock refused a statement no retry covered (src/db/busy.ts): nothing of it was written
+        logger.warn('database busy', { requestId: state.id, method: request.method, route, ...errorSummary(error) })
+        err = new DatabaseBusyError(1)
       } else {
         logger.error('unhandled error', { requestId: state.id, method: request.method, route, ...errorSummary(error) })
         err = new AppError(500, 'InternalServerError', 'Internal server error')
