@@ -20,3 +20,15 @@ export function readAll<T extends Readonly<[BatchItem<'sqlite'>, ...BatchItem<'s
   if (database.mode === 'remote') return database.db.batch(queries) as Promise<BatchResponse<T>>
   return Promise.all(queries) as unknown as Promise<BatchResponse<T>>
 }
+
+type Answers<Q> = { [K in keyof Q]: Q[K] extends BatchItem<'sqlite'> ? Awaited<Q[K]> : undefined }
+
+/** `readAll` of named queries, those undefined left out (answered undefined): each answer under its query's name. */
+export async function readEach<Q extends Record<string, BatchItem<'sqlite'> | undefined>>(database: Pick<Database, 'db' | 'mode'>, queries: Q): Promise<Answers<Q>> {
+  const names = Object.keys(queries).filter((k) => queries[k] !== undefined)
+  const items = names.map((k) => queries[k]!) as unknown as Readonly<[BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]>
+  const answers: readonly unknown[] = names.length ? await readAll(database, items) : []
+  const out: Record<string, unknown> = Object.fromEntries(Object.keys(queries).map((k) => [k, undefined]))
+  names.forEach((k, i) => { out[k] = answers[i] })
+  return out as Answers<Q>
+}
