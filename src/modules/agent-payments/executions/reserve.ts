@@ -104,7 +104,9 @@ export async function reserveInOneBatch(
   let j: Judgement = verdict
   if (mandate) {
     const request = { agentId: agent.id, merchantId: merchant?.id ?? null, merchantCategory: merchant?.category ?? null, amount: input.amount, currency: input.currency, now }
-    j = await withMandate(db, t, mandate.id, { ...verdict, policy }, request)
+    // the mandate as read with the agent (reads.ts), and its totals: the write batch re-checks both (mandateAsRead, the mandate's windows)
+    const mandateRead = read?.mandateTotals && { mandate, totals: read.mandateTotals }
+    j = await withMandate(db, t, mandate.id, { ...verdict, policy }, request, undefined, mandateRead)
   }
   if (j.decision === 'deny') return 'refused'
   // every limit still has room for the amount at the primary, in the running totals of the windows spendOf reads
