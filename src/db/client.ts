@@ -93,6 +93,12 @@ export interface Database {
    * a server, where `write` takes one per statement. Results in order.
    */
   writeBatch(stmts: InStatement[]): Promise<ResultSet[]>
+  /**
+   * On a server (topology b): reads known up front (`readAll`, batch.ts), sent with the concurrent reads of this
+   * process's other requests as one read batch (group-commit.ts), each answered with its own results: a request
+   * costs sqld about 1-1.7 ms of CPU whatever it reads (docs/benchmarks.md). Absent elsewhere (reads are local).
+   */
+  readBatch?: (stmts: InStatement[]) => Promise<ResultSet[]>
   /** the bound on this process's writes in flight (`write` and `writeBatch`) */
   limiter: WriteLimiter
   /**
@@ -285,10 +291,13 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const deadline = deadlineOf()
     return limiter.run(() => withTimeout(groups.run(stmts, deadline), Math.max(1, deadline - Date.now()), late), deadline - Date.now())
   }
+  // Concurrent read batches of this process go as one too: a read group that fails is sent again as its members (group-commit.ts).
+  const readGroups = new GroupCommit((stmts) => gatedClient.batch(stmts, 'deferred'), opts.writeGroups ?? DEFAULT_WRITE_GROUPS, undefined, late)
+  const readBatch = mode === 'remote' ? (stmts: InStatement[]) => readGroups.run(stmts) : undefined
   const writeLedger = mode === 'remote' ? ledger : undefined
   const replicaReads = replica ? { ready: (sql: string) => replica.readyFor(sql) } : undefined
   return {
-    db, client: gatedClient, mode, replica, write, writeBatch, limiter, autocommitWrites: false, writeLedger, memo: memoizer(), reader: reader?.get, replicaReads,
+    db, client: gatedClient, mode, replica, write, writeBatch, readBatch, limiter, autocommitWrites: false, writeLedger, memo: memoizer(), reader: reader?.get, replicaReads,
     close: () => client.close(),
   }
 }

@@ -9,6 +9,7 @@ import * as repo from './repo'
 export type { WalletRow } from './schema'
 
 export const findWallet = repo.findWallet
+export const walletQuery = repo.walletQuery
 export const findUserWallet = repo.findUserWallet
 export const listUserWallets = repo.listUserWallets
 export const findPrimary = repo.findPrimary

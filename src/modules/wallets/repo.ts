@@ -3,7 +3,7 @@
  * and the devices keys are handed to. This is the only file that reads or writes them.
  * Every function takes the tenant first and filters by it; deleted wallets are never returned.
  */
-import { and, asc, eq, gt, isNotNull, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, isNotNull, isNull, lt, or, sql, type SQL } from 'drizzle-orm'
 import type { InStatement } from '@libsql/client'
 import { statementOf } from '../../db/batch'
 import type { Executor } from '../../db/client'
@@ -21,6 +21,11 @@ const live = (tenantId: string) => and(eq(wallets.tenantId, tenantId), isNull(wa
 
 export function findWallet(db: Executor, tenantId: string, id: string) {
   return db.select().from(wallets).where(and(live(tenantId), eq(wallets.id, id))).get()
+}
+
+/** `findWallet` as a query (a list of at most one), to send with other reads (`readAll`); its id may be a subquery. */
+export function walletQuery(db: Executor, tenantId: string, id: string | SQL) {
+  return db.select().from(wallets).where(and(live(tenantId), eq(wallets.id, id))).limit(1)
 }
 
 export function findUserWallet(db: Executor, tenantId: string, userId: string, id: string) {

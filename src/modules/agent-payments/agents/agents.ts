@@ -40,8 +40,12 @@ async function checkPolicy(scope: Scope, policyId: string) {
 /** The agent, when the scope may see it: another tenant's, an unknown one, or (for an agent key) another agent answer 404. */
 export async function visibleAgent(scope: Scope, agentId: string): Promise<AgentRow> {
   if (scope.agentId !== undefined && scope.agentId !== agentId) throw agentNotFound()
-  const row = await repo.findAgent(scope.deps.database.db, scope.tenantId, agentId)
-  if (!row) throw agentNotFound()
+  return seenAgent(scope, agentId, await repo.findAgent(scope.deps.database.db, scope.tenantId, agentId))
+}
+
+/** `visibleAgent` of a row already read (with other reads) by the scope's tenant and `agentId`. */
+export function seenAgent(scope: Scope, agentId: string, row: AgentRow | undefined): AgentRow {
+  if ((scope.agentId !== undefined && scope.agentId !== agentId) || !row) throw agentNotFound()
   return row
 }
 

@@ -9,11 +9,11 @@ import type { ErrorCode } from '../../../lib/error-codes'
 import { newId } from '../../../lib/ids'
 import { AddressRefused, checkSubscriptionUrl } from '../../webhooks'
 import { lookupChain } from '../../tokens'
-import { findWallet } from '../../wallets'
-import { visibleAgent } from '../agents/agents'
+import { seenAgent } from '../agents/agents'
 import type { Scope } from '../agents/credentials'
 import type { CreateExecution, ExecutionListQuery } from './execution-model'
 import { moveExecution, payExecution } from './pay'
+import { readForExecution } from './reads'
 import { reserveInOneBatch } from './reserve'
 import { reserveInTransaction } from './reserve-in-transaction'
 import { toUnits, fromUnits } from '../policies/policy'
@@ -75,18 +75,16 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
     if (row && scope.agentId !== undefined && row.agentId !== scope.agentId) throw new ConflictError('This idempotencyKey is used by another agent\'s execution', { code: 'IDEMPOTENCY_KEY_IN_USE' })
     return row
   }
-  const seen = await replay()
+  // every read before the write at once (reads.ts: one request to a server), answered in this order
+  const reads = await readForExecution(scope, input)
+  const seen = reads.seen
+  if (seen && scope.agentId !== undefined && seen.agentId !== scope.agentId) throw new ConflictError('This idempotencyKey is used by another agent\'s execution', { code: 'IDEMPOTENCY_KEY_IN_USE' })
   if (seen) return { execution: executionView(seen), created: false }
-  // read at once (each a round trip to a server), answered in this order: an execution under a mandate is judged with the policy below
-  const [agent0, mandate0, merchant0] = await Promise.all([
-    visibleAgent(scope, input.agentId),
-    input.mandateId === undefined ? undefined : repo.findMandate(db, scope.tenantId, input.mandateId),
-    input.merchantId === undefined ? undefined : repo.findMerchant(db, scope.tenantId, input.merchantId),
-  ])
+  const agent0 = seenAgent(scope, input.agentId, reads.agent)
+  const { mandate: mandate0, merchant: merchant0, wallet } = reads
   if (input.mandateId !== undefined && !mandate0) throw new NotFoundError('Mandate not found', { code: 'MANDATE_NOT_FOUND' })
   const resourceUrl = resourceUrlOf(scope, input)
   if (input.merchantId !== undefined && !merchant0) throw new NotFoundError('Merchant not found', { code: 'MERCHANT_NOT_FOUND' })
-  const wallet = await findWallet(db, scope.tenantId, agent0.walletId)
   const walletNetwork = wallet && lookupChain(wallet.chain) ? (wallet.isTestnet ? lookupChain(wallet.chain)!.chain.testnet.id : wallet.chain) : null
   // the onchain rail pays the merchant's payTo network; x402 the network the agent's wallet is on, unless told
   const network = input.network ?? merchant0?.payToNetwork ?? walletNetwork ?? ''
@@ -116,7 +114,7 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
       const now = scope.deps.clock.now()
       const reserveInput = { agent, wallet, merchant: merchant0, mandate, amount: input.amount, currency: input.currency, rail: input.rail, network, row: rowAt(agent, now) }
       // the first try judges without reading what the limits hold (the batch's conditions check them at the primary)
-      const r = await reserveInOneBatch(scope, reserveInput, now, attempt > 0)
+      const r = await reserveInOneBatch(scope, reserveInput, now, attempt > 0, attempt === 0 ? reads.judging : undefined)
       if (r === 'refused') break
       if (r !== 'stale') out = { row: r, fresh: true }
     }

@@ -36,6 +36,7 @@ import type { ExecutionStatus, Rail } from '../record-types'
 import { APPROVAL_EXPIRE_TOPIC } from '../topics'
 import { approvalView, executionChangeView } from '../views'
 import { watchJob } from './moves'
+import type { ReadForJudging } from './reads'
 import { confirmationJob } from './pay'
 
 export interface ReserveInput {
@@ -64,7 +65,9 @@ export function staleReservation(err: unknown): boolean {
  * or why it went no further: `refused` (a deny or no consent: the caller judges it in a write
  * transaction), `stale` (the conditions failed at the primary: nothing written).
  */
-export async function reserveInOneBatch(scope: Scope, input: ReserveInput, now: number, readSpend = true): Promise<ExecutionRow | 'refused' | 'stale'> {
+export async function reserveInOneBatch(
+  scope: Scope, input: ReserveInput, now: number, readSpend = true, read?: ReadForJudging,
+): Promise<ExecutionRow | 'refused' | 'stale'> {
   const db = scope.deps.database.db
   const { agent, merchant, mandate, row } = input
   const t = scope.tenantId
@@ -76,12 +79,14 @@ export async function reserveInOneBatch(scope: Scope, input: ReserveInput, now: 
   const payTo = merchant?.payToAddress ?? null
   const evm = lookupChain(input.network)?.chain.family === 'evm'
   if (!agent.policyId) return 'refused'
-  // one request to a server for the three (readAll)
-  const [policies, merchantsAtPayTo, hooks] = await readAll(scope.deps.database, [
-    repo.policyQuery(db, t, agent.policyId),
-    repo.merchantsAt(db, t, input.network, payTo ?? '', evm),
-    eventTargetsQuery(db, t, [row.environment], 'agent_payments'),
-  ])
+  // read with the agent (reads.ts) when that read's policy is the agent's; else one request to a server for the three (readAll)
+  const [policies, merchantsAtPayTo, hooks] = read && read.policy?.id === agent.policyId && (!payTo || read.payees)
+    ? [[read.policy], (read.payees ?? []).filter((m) => evm || m.address === payTo), read.hooks]
+    : await readAll(scope.deps.database, [
+      repo.policyQuery(db, t, agent.policyId),
+      repo.merchantsAt(db, t, input.network, payTo ?? '', evm),
+      eventTargetsQuery(db, t, [row.environment], 'agent_payments'),
+    ])
   const policy = policies[0]
   if (!policy) return 'refused'
   const payee = payTo ? { address: payTo, merchants: merchantsAtPayTo.map((m) => ({ id: m.id, status: m.status })) } : null
@@ -99,7 +104,9 @@ export async function reserveInOneBatch(scope: Scope, input: ReserveInput, now: 
   let j: Judgement = verdict
   if (mandate) {
     const request = { agentId: agent.id, merchantId: merchant?.id ?? null, merchantCategory: merchant?.category ?? null, amount: input.amount, currency: input.currency, now }
-    j = await withMandate(db, t, mandate.id, { ...verdict, policy }, request)
+    // the mandate as read with the agent (reads.ts), and its totals: the write batch re-checks both (mandateAsRead, the mandate's windows)
+    const mandateRead = read?.mandateTotals && { mandate, totals: read.mandateTotals }
+    j = await withMandate(db, t, mandate.id, { ...verdict, policy }, request, undefined, mandateRead)
   }
   if (j.decision === 'deny') return 'refused'
   // every limit still has room for the amount at the primary, in the running totals of the windows spendOf reads

@@ -12,7 +12,7 @@ import { judge, policyTimeZone, toUnits, fromUnits, windowOf, WINDOW_INTERVALS, 
 import { judgeMandate, type MandatePaymentRequest } from '../mandates/mandate-check'
 import type { Payee } from './payees'
 import * as repo from '../repo'
-import type { AgentRow, ExecutionRow, MerchantRow, PolicyRow } from '../schema'
+import type { AgentRow, ExecutionRow, MandateRow, MerchantRow, PolicyRow } from '../schema'
 import { COUNTED_STATUSES, type Rail } from '../record-types'
 
 export interface Spend { spent: Partial<Record<WindowInterval, string>>; executionsToday: number }
@@ -95,13 +95,15 @@ export async function judgeIn(db: Executor, tenantId: string, input: {
  */
 export async function withMandate(
   tx: Executor, tenantId: string, mandateId: string, policy: Judged, req: Omit<MandatePaymentRequest,
-  'spentUnderMandate' | 'occurrencesUsed' | 'lastPaymentAt'>, exclude?: Judged0,
+  'spentUnderMandate' | 'occurrencesUsed' | 'lastPaymentAt'>, exclude?: Judged0, read?: { mandate: MandateRow; totals: repo.TotalsRow[] },
 ): Promise<Judged> {
-  const mandate = (await repo.findMandate(tx, tenantId, mandateId))!
+  // `read`: the mandate and its open-ended totals read already (with the execution's other reads), each re-checked by the write batch
+  const mandate = read?.mandate ?? (await repo.findMandate(tx, tenantId, mandateId))!
   const r = mandate.constraints.recurrence
   const all = { start: 0, end: null }
   const period = r ? { start: windowOf(r.frequency, req.now, 'UTC').start, end: null } : undefined
-  const [total, inPeriod] = await repo.readTotals(tx, tenantId, { kind: 'mandate', id: mandateId }, period ? [all, period] : [all])
+  const windows = period ? [all, period] : [all]
+  const [total, inPeriod] = read ? repo.totalsOf(read.totals, windows) : await repo.readTotals(tx, tenantId, { kind: 'mandate', id: mandateId }, windows)
   let usage: Pick<MandatePaymentRequest, 'spentUnderMandate' | 'occurrencesUsed' | 'lastPaymentAt'>
   if (total && (!period || inPeriod)) {
     const held = heldBy(exclude, all)

@@ -84,19 +84,28 @@ export function totalRoomFor(tenantId: string, o: SpendOwner, w: SpendWindow, un
 export const countBelow = (tenantId: string, o: SpendOwner, w: SpendWindow, n: number): SQL =>
   sql`EXISTS (SELECT 1 FROM ap_spend_totals WHERE ${rowOf(tenantId, o, w)} AND count < ${n})`
 
-/** Each window's total (units of 1e-18, how many), or null where its row is missing or past exact sums (count from the executions). */
-export async function readTotals(db: Executor, tenantId: string, o: SpendOwner, windows: SpendWindow[]): Promise<Array<{ units: bigint; count: number } | null>> {
-  const rows = await db.select({
-    start: apSpendTotals.windowStart, end: apSpendTotals.windowEnd, overflow: apSpendTotals.overflow, count: apSpendTotals.count,
-    whole: sql<string>`CAST(${apSpendTotals.whole} AS TEXT)`, frac: sql<string>`CAST(${apSpendTotals.frac} AS TEXT)`,
-  }).from(apSpendTotals).where(and(
-    eq(apSpendTotals.tenantId, tenantId), eq(apSpendTotals.ownerKind, o.kind), eq(apSpendTotals.ownerId, o.id),
-    inArray(apSpendTotals.windowEnd, [...new Set(windows.map(endOf))]),
-  ))
+/** `readTotals`' read as a query, to send with other reads (`readAll`): the owner's rows of the windows ending where `windows` end. */
+export const totalsQuery = (db: Executor, tenantId: string, o: SpendOwner, windows: SpendWindow[]) => db.select({
+  start: apSpendTotals.windowStart, end: apSpendTotals.windowEnd, overflow: apSpendTotals.overflow, count: apSpendTotals.count,
+  whole: sql<string>`CAST(${apSpendTotals.whole} AS TEXT)`, frac: sql<string>`CAST(${apSpendTotals.frac} AS TEXT)`,
+}).from(apSpendTotals).where(and(
+  eq(apSpendTotals.tenantId, tenantId), eq(apSpendTotals.ownerKind, o.kind), eq(apSpendTotals.ownerId, o.id),
+  inArray(apSpendTotals.windowEnd, [...new Set(windows.map(endOf))]),
+))
+
+export type TotalsRow = Awaited<ReturnType<typeof totalsQuery>>[number]
+
+/** Each window's total from `totalsQuery`'s rows (units of 1e-18, how many), or null where its row is missing or past exact sums. */
+export function totalsOf(rows: TotalsRow[], windows: SpendWindow[]): Array<{ units: bigint; count: number } | null> {
   return windows.map((w) => {
     const r = rows.find((x) => x.start === w.start && x.end === endOf(w))
     return r && !r.overflow ? { units: BigInt(r.whole) * E18 + BigInt(r.frac), count: Number(r.count) } : null
   })
+}
+
+/** Each window's total (units of 1e-18, how many), or null where its row is missing or past exact sums (count from the executions). */
+export async function readTotals(db: Executor, tenantId: string, o: SpendOwner, windows: SpendWindow[]): Promise<Array<{ units: bigint; count: number } | null>> {
+  return totalsOf(await totalsQuery(db, tenantId, o, windows), windows)
 }
 /**
  * The amounts and counting instants of the agent's executions that count against its limits
