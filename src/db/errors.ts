@@ -27,8 +27,8 @@ export const writeBudgetMs = (timeoutMs: number) => Math.max(1, timeoutMs - Math
  * waited DATABASE_WRITE_WAIT_MS for a place: 503 with `retry-after`. Nothing was written.
  */
 export class DatabaseBusyError extends ServiceUnavailableError {
-  constructor(readonly retryAfterSeconds: number) {
-    super('Too many writes in flight on this server; nothing was written, try again shortly', { code: 'DATABASE_BUSY' })
+  constructor(readonly retryAfterSeconds: number, detail = 'Too many writes in flight on this server; nothing was written, try again shortly') {
+    super(detail, { code: 'DATABASE_BUSY' })
   }
 }
 

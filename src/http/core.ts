@@ -166,7 +166,7 @@ export function corePlugin(deps: Deps, styles: ErrorStyles) {
       } else if (isBusy(error)) {
         // the database's write lock refused a statement no retry covered (src/db/busy.ts): nothing of it was written
         logger.warn('database busy', { requestId: state.id, method: request.method, route, ...errorSummary(error) })
-        err = new DatabaseBusyError(1)
+        err = new DatabaseBusyError(1, 'The database\'s write lock is held by another writer; nothing was written, try again shortly')
       } else {
         logger.error('unhandled error', { requestId: state.id, method: request.method, route, ...errorSummary(error) })
         err = new AppError(500, 'InternalServerError', 'Internal server error')

@@ -27,7 +27,7 @@ const d = (status: ErrorCodeEntry['status'], message: string): ErrorCodeEntry =>
 export const ERROR_CODES = {
   // platform: database, idempotency, tenant settings
   DATABASE_UNAVAILABLE: e(503, 'The database is unavailable; try again shortly'),
-  DATABASE_BUSY: e(503, 'Too many writes in flight on this server; nothing was written, try again after retry-after seconds'),
+  DATABASE_BUSY: e(503, 'Too many writes in flight on this server, or the database\'s write lock held by another writer; nothing was written, try again after retry-after seconds'),
   IDEMPOTENCY_KEY_INVALID: d(400, 'Idempotency-Key must be 1 to 255 letters, digits, - or _'),
   IDEMPOTENCY_KEY_REUSED: d(409, 'This Idempotency-Key was used with another request body'),
   IDEMPOTENCY_IN_PROGRESS: d(409, 'A request with this Idempotency-Key is still running'),

@@ -35,7 +35,7 @@ test('a write refused by another process\'s lock answers 503 DATABASE_BUSY with 
     other.close()
   })
   expect(res.status).toBe(503)
-  expect(res.body.code).toBe('DATABASE_BUSY')
+  expect(res.body).toMatchObject({ code: 'DATABASE_BUSY', detail: expect.stringContaining('write lock is held by another writer') })
   expect(res.headers.get('retry-after')).toBe('1')
   const list = await f.api.get('/v1/wallets/', { token: user.accessToken })
   expect(list.status).toBe(200)
