@@ -205,14 +205,16 @@ describe('processes starting together on a fresh primary', () => {
     try {
       const applied = await createClient({ url: sqld.url }).execute('select count(*) as n from __drizzle_migrations')
       expect(Number(applied.rows[0]!.n)).toBe(bundledMigrations().length)
-      // one bootstrap admin although three processes tried to create it
-      const admins = await createClient({ url: sqld.url }).execute("select count(*) as n from users where role = 'admin'")
-      expect(Number(admins.rows[0]!.n)).toBe(1)
+      // /health answers while a process still makes its bootstrap admin; every other request
+      // waits for it, so once each has answered one, all three have tried.
       for (const p of procs.slice(0, 2)) {
         const login = await new Api(p.url).post('/v1/auth/admin/login', PROCESS_ADMIN)
         expect(login.status).toBe(200)
       }
       expect((await new Api(procs[2]!.url).get('/health/ready')).body.checks).toEqual({ database: 'ok', queue: 'ok' })
+      // one bootstrap admin although three processes tried to create it
+      const admins = await createClient({ url: sqld.url }).execute("select count(*) as n from users where role = 'admin'")
+      expect(Number(admins.rows[0]!.n)).toBe(1)
       expect((await new Api(procs[0]!.url).get('/health/ready')).body).toMatchObject({ checks: { database: 'ok', replica: 'ok' }, replica: { state: 'fresh', primaryReachable: true } })
     } finally {
       await Promise.all(procs.map((p) => p.stop()))

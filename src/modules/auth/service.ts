@@ -83,11 +83,15 @@ export async function login(deps: Deps, tenantId: string | null, input: Login) {
 export async function ensureBootstrapAdmin(deps: Deps, username: string, password: string): Promise<'created' | 'exists'> {
   if (await usersRepo.anyAdmin(deps.database.db)) return 'exists'
   const passwordHash = await hashPassword(password)
-  return deps.database.write(async (tx) => {
-    if (await usersRepo.anyAdmin(tx)) return 'exists'
+  const result = await deps.database.write(async (tx) => {
+    if (await usersRepo.anyAdmin(tx)) return 'exists' as const
     await usersRepo.insertUser(tx, { id: newId(), tenantId: null, username, email: null, passwordHash, role: 'admin', now: deps.clock.now() })
-    return 'created'
+    return 'created' as const
   })
+  // Another process made it first (seen on the primary, inside the write): an edge pulls it
+  // before answering, so a sign-in right after the start finds it (it wrote nothing to pull for).
+  if (result === 'exists') await deps.database.replica?.syncNow()
+  return result
 }
 
 /** Whether any platform admin exists (a first start says how to make one when none does). */
