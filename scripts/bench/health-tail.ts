@@ -57,7 +57,8 @@ async function slipway(name: string, extra: Record<string, string>): Promise<Ser
   const sub = mkdtempSync(join(dir, `${name}-`))
   const s = await start(name, 'src/index.ts', { ...benchEnv(sub), LOG_LEVEL: 'info', ...extra }) // core.ts's Slipway writes its request lines
   const { tenant } = await benchUser(s.url, name)
-  const admin = await (await fetch(s.url + '/v1/auth/admin/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'Bench-passw0rd' }) })).json() as { accessToken: string }
+  const login = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'Bench-passw0rd' }) }
+  const admin = await (await fetch(s.url + '/v1/auth/admin/login', login)).json() as { accessToken: string }
   for (let i = 0; i < 99; i++) {
     await fetch(s.url + '/v1/users/', {
       method: 'POST',
@@ -104,7 +105,10 @@ await Bun.write(LUA, `done = function(s, l, r)
 end
 `)
 
-interface Run { rps: number; p50: number; p99: number; p999: number; jsUs: number; otherUs: number; gcs: number; edenMs: number; pauseMs: number; stalls: number; stallsMs: number; bigStalls: number; bigStallsMs: number }
+interface Run {
+  rps: number; p50: number; p99: number; p999: number; jsUs: number; otherUs: number; gcs: number; edenMs: number; pauseMs: number
+  stalls: number; stallsMs: number; bigStalls: number; bigStallsMs: number
+}
 
 async function measure(s: Server): Promise<Run> {
   process.kill(s.proc.pid, 'SIGUSR2') // the probe starts counting afresh
@@ -166,6 +170,9 @@ try {
     const ratio = (key: keyof Run) => median(rs.map((r, i) => r[key] / bare[i]![key]))
     console.log(`${s.name}: against bare, median of the rounds' own ratios: rate ${f(ratio('rps'))}, p99 ${f(ratio('p99'))}×, JS CPU per answer ${f(ratio('jsUs'))}×`)
   }
+  // each stall holds up every request in flight (wrk's 64 connections): the share of answers it delays
+  const held = (name: string, key: 'stalls' | 'bigStalls') => f((median(runs.get(name)!.map((r) => r[key])) * 64) / 1000, 1)
+  console.log(`Answers held up by a stall (64 in flight each): ${servers.map((s) => `${s.name} ${held(s.name, 'bigStalls')}% by ≥ 1 ms, ${held(s.name, 'stalls')}% by 0.25-1 ms`).join('; ')}`)
   console.log(`\n${ROUNDS} rounds of ${SECONDS} s; load average at the end: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`)
 } finally {
   for (const s of servers) s.proc.kill()
