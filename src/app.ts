@@ -199,9 +199,9 @@ export function bunFetch(app: App) {
   }
   // not async: a route that answers synchronously reaches Bun.serve without a promise
   const handler = (request: Request, server: { requestIP(r: Request): { address: string } | null }): Response | Promise<Response> => {
-    setSocketSource(request, server)
+    // the request's state is made here, with its start time: the same clock reading serves for idleness
+    state.lastRequestAt = setSocketSource(request, server).start
     state.inFlight++
-    state.lastRequestAt = performance.now()
     let out: Response | Promise<Response>
     try {
       out = app.fetch(request)

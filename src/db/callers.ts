@@ -8,6 +8,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm'
 import type { Database, Db, Executor } from './client'
+import { andThen, type Maybe } from '../lib/maybe'
 import { nativeGetOnce } from './native-read'
 import { preparedOnce } from './prepared'
 import { tenants, users } from './schema'
@@ -97,14 +98,15 @@ async function keptOnServer<Row>(database: Database, id: string, read: () => Pro
   return row
 }
 
-export const findActor = async (database: Database, id: string): Promise<ActorRow | undefined> => {
-  const row = await actorRead(database, id)
-  if (!row || row.tenantSettings !== undefined) return row as ActorRow | undefined
-  // the native read (no settings selected): read when first used
-  const tenantId = row.user.tenantId
-  row.tenantSettings = tenantId === null || row.tenantName === null ? null : settingsOnUse(database, tenantId)
-  return row as ActorRow
-}
+/** The user and its tenant by user id: on a local file without a promise (one native read), elsewhere a promise. */
+export const findActor = (database: Database, id: string): Maybe<ActorRow | undefined> =>
+  andThen(actorRead(database, id), (row) => {
+    if (!row || row.tenantSettings !== undefined) return row as ActorRow | undefined
+    // the native read (no settings selected): read when first used
+    const tenantId = row.user.tenantId
+    row.tenantSettings = tenantId === null || row.tenantName === null ? null : settingsOnUse(database, tenantId)
+    return row as ActorRow
+  })
 
 /** What the tenant signature check needs, by API key: it runs on every signed request, read as the actor is (above). */
 const apiKeySelect = (db: Db) => db

@@ -73,9 +73,13 @@ export const DEFAULT_WRITE_GROUPS = 2
 
 function memoizer() {
   const memos = new Map<string, unknown>()
+  // one lookup on the hot path (a credential read asks on every request)
   return <T>(key: string, build: () => T): T => {
-    if (!memos.has(key)) memos.set(key, build())
-    return memos.get(key) as T
+    const kept = memos.get(key)
+    if (kept !== undefined || memos.has(key)) return kept as T
+    const made = build()
+    memos.set(key, made)
+    return made
   }
 }
 

@@ -99,10 +99,12 @@ export function nativeGetOnce<Row, D extends ReadDatabase>(
   fallback: (database: D, ...args: string[]) => Promise<Row | undefined>,
   opts: NativeGetOptions = {},
 ) {
+  // made once, not per call: a key built per request was hashed afresh on every lookup
+  const memoKey = `native:${key}`
   return (database: D, ...args: string[]): Promise<Row | undefined> | Row | undefined => {
     const reader = database.reader?.()
     if (!reader) return fallback(database, ...args)
-    const read = database.memo(`native:${key}`, () => compile<Row>(reader, build(database.db), opts.undecoded ?? []))
+    const read = database.memo(memoKey, () => compile<Row>(reader, build(database.db), opts.undecoded ?? []))
     const replica = database.replicaReads
     if (!replica) return read(args)
     if (!replica.ready(read.sql)) return fallback(database, ...args)

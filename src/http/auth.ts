@@ -4,6 +4,7 @@ import { findActor, findByApiKey, findPlatformUser, secretAad } from '../db/call
 import { enterTenant, inControl } from '../db/placement'
 import { hmacSha256Hex, safeEqual, sha256Hex, type Sealer } from '../lib/crypto'
 import { verifyAccessToken, type AccessClaims } from '../lib/jwt'
+import { andThen, type Maybe } from '../lib/maybe'
 import { verifyPassword } from '../lib/passwords'
 import { NotFoundError, UnauthorizedError } from './errors'
 import type { Actor, SignatureRecord, SignedTenant } from '../context'
@@ -21,15 +22,17 @@ export interface Caller {
  * The user behind a valid token, with its tenant, read on every request so a deleted user,
  * a changed role or a disabled tenant stops working at once, not at token expiry.
  */
-export async function loadCaller(deps: Deps, claims: AccessClaims): Promise<Caller | null> {
+export function loadCaller(deps: Deps, claims: AccessClaims): Maybe<Caller | null> {
   // tenants on databases of their own (docs/scaling.md): the user is in its tenant's, which the verified token names
   enterTenant(deps.database, claims.tenantId)
-  const row = await findActor(deps.database, claims.sub)
-  if (!row) return null
-  const { user } = row
-  if (user.status !== 'active' || user.tenantId !== claims.tenantId || user.role !== claims.role) return null
-  if (user.tenantId !== null && row.tenantStatus !== 'active') return null
-  return callerOf(row)
+  // on a local file the read is synchronous, and so is all of this (no promise per layer)
+  return andThen(findActor(deps.database, claims.sub), (row) => {
+    if (!row) return null
+    const { user } = row
+    if (user.status !== 'active' || user.tenantId !== claims.tenantId || user.role !== claims.role) return null
+    if (user.tenantId !== null && row.tenantStatus !== 'active') return null
+    return callerOf(row)
+  })
 }
 
 /** The caller a row of the credential read names (src/db/callers.ts): the user as actor, and its tenant. */
@@ -67,7 +70,7 @@ export function bearerToken(header: string | null | undefined): string | undefin
 }
 
 /** The caller behind an `Authorization: Bearer` header, or null for anything wrong with it. */
-export async function callerFromBearer(deps: Deps, header: string | null | undefined): Promise<Caller | null> {
+export function callerFromBearer(deps: Deps, header: string | null | undefined): Maybe<Caller | null> {
   const token = bearerToken(header)
   if (!token) return null
   const claims = verifyAccessToken(deps.jwtKey, token, deps.clock.now())

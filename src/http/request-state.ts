@@ -36,8 +36,10 @@ export function setSocketIp(request: Request, ip: string | undefined) {
 }
 
 /** Recorded by the Bun adapter: the address is read from the server on first use. */
-export function setSocketSource(request: Request, server: SocketSource) {
-  stateOf(request).server = server
+export function setSocketSource(request: Request, server: SocketSource): RequestState {
+  const state = stateOf(request)
+  state.server = server
+  return state
 }
 
 export function socketIpOf(request: Request): string | undefined {

@@ -19,6 +19,7 @@ import { Elysia } from 'elysia'
 import type { Ctx } from '../context'
 import type { Deps } from '../deps'
 import type { Role } from '../lib/jwt'
+import { andThen, type Maybe } from '../lib/maybe'
 import { ForbiddenError, TooManyRequestsError, UnauthorizedError, type ErrorStyle } from './errors'
 import { socketIpOf, stateOf } from './request-state'
 import type { SignatureRecord } from '../context'
@@ -92,13 +93,16 @@ export function security(deps: Deps) {
         detail: { security: [{ bearerAuth: [] }] },
         // `request.headers.get`, not the `headers` context: naming `headers` makes Elysia copy every header into an object on each request.
         // The service context is built here, once per request: routes hand `ctx` to one service verb.
-        async resolve({ request }): Promise<{ actor: Actor; ctx: Ctx }> {
-          const caller = await callerFromBearer(deps, request.headers.get('authorization'))
-          if (!caller) throw new UnauthorizedError()
-          const { actor, tenant } = caller
-          if (level === 'operator' && actor.role === 'user') throw new ForbiddenError()
-          if (level === 'admin' && actor.role !== 'admin') throw new ForbiddenError()
-          return { actor, ctx: { deps, actor, tenant, requestId: stateOf(request).id } }
+        // Not an async function: on a local file the caller is read without a promise, and Elysia awaits
+        // what a resolve returning a call gives (its `isAsync` reads the function's text), value or promise.
+        resolve({ request }): Maybe<{ actor: Actor; ctx: Ctx }> {
+          return andThen(callerFromBearer(deps, request.headers.get('authorization')), (caller) => {
+            if (!caller) throw new UnauthorizedError()
+            const { actor, tenant } = caller
+            if (level === 'operator' && actor.role === 'user') throw new ForbiddenError()
+            if (level === 'admin' && actor.role !== 'admin') throw new ForbiddenError()
+            return { actor, ctx: { deps, actor, tenant, requestId: stateOf(request).id } }
+          })
         },
       }),
       adminBasic: (on: boolean) => ({

@@ -29,7 +29,15 @@ export interface AccessClaims {
 
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url')
 
-const mac = (key: Uint8Array, signingInput: string) => createHmac('sha256', key).update(signingInput).digest('base64url')
+/**
+ * The token's HMAC, base64url. Under Bun through its native `CryptoHasher` (the same HMAC-SHA256,
+ * about 0.3 µs less per token than node:crypto's `createHmac`, whose object Bun builds in
+ * JavaScript); elsewhere (the Deno entry) through node:crypto. tests/lib/jwt.test.ts checks both.
+ */
+type Hasher = new (algorithm: 'sha256', key: Uint8Array) => { update(data: string): { digest(encoding: 'base64url'): string } }
+const BunHasher = (globalThis as { Bun?: { CryptoHasher: Hasher } }).Bun?.CryptoHasher
+export const nodeMac = (key: Uint8Array, signingInput: string) => createHmac('sha256', key).update(signingInput).digest('base64url')
+export const mac = BunHasher ? (key: Uint8Array, signingInput: string) => new BunHasher('sha256', key).update(signingInput).digest('base64url') : nodeMac
 
 export function signAccessToken(key: Uint8Array, claims: { sub: string; tenantId: string | null; role: Role }, nowMs: number, ttlSeconds: number): string {
   const iat = Math.floor(nowMs / 1000)

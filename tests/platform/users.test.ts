@@ -83,6 +83,24 @@ describe('reading, listing, searching', () => {
     expect((await f.api.get('/v1/users/?offset=-1', { token: admin.accessToken })).status).toBe(400)
   })
 
+  test('a read answers exactly the User schema\'s fields, as JSON with its request id, one\'s own row and another\'s alike', async () => {
+    const a = await f.user(tenant)
+    const { UserProfile } = await import('@/modules/users/view')
+    const row = await usersRepo.findById(t.deps.database.db, tenant.id, a.id)
+    const expected = {
+      id: a.id, tenantId: tenant.id, username: a.username, email: row!.email, displayName: row!.displayName, role: 'user', status: 'active',
+      createdAt: new Date(row!.createdAt).toISOString(), updatedAt: new Date(row!.updatedAt).toISOString(),
+    }
+    expect(Object.keys(expected)).toEqual(Object.keys(UserProfile.properties))
+    for (const token of [a.accessToken, ta.accessToken]) {
+      const res = await t.handle(new Request(`http://slipway.test/v1/users/${a.id}`, { headers: { authorization: `Bearer ${token}` } }))
+      expect(res.status).toBe(200)
+      expect(res.headers.get('content-type')).toBe('application/json;charset=utf-8')
+      expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+      expect(await res.text()).toBe(JSON.stringify(expected))
+    }
+  })
+
   test('a user reads itself; another user of the tenant or another tenant answers 404', async () => {
     const a = await f.user(tenant)
     const b = await f.user(tenant)

@@ -8,7 +8,7 @@ import { recordActivity } from '../activity'
 import { operatorTenant, operatorTenantId } from '../tenants'
 import type { CreateUser, UpdateMe, UpdateUser } from './model'
 import * as repo from './repo'
-import { userView } from './view'
+import { userView, type UserView } from './view'
 
 /**
  * The tenant whose users a request may touch: a user and a tenantadmin are held to
@@ -21,12 +21,19 @@ function scopeFor(ctx: Ctx, requested: string | undefined): string | null {
   return ctx.actor.tenantId
 }
 
-/** A user the actor may see: itself, or any user of a tenant it operates. */
-async function visibleUser(ctx: Ctx, id: string, requestedTenant?: string) {
+/**
+ * A user the actor may see: itself, or any user of a tenant it operates. One's own row is
+ * answered without a promise (no read); another's after its read.
+ */
+function visibleUser(ctx: Ctx, id: string, requestedTenant?: string): repo.UserRow | Promise<repo.UserRow> {
   const tenantId = scopeFor(ctx, requestedTenant)
   // One's own row was read with the bearer check moments ago.
   if (id === ctx.actor.userId && tenantId === ctx.actor.tenantId) return ctx.actor.user
   if (ctx.actor.role === 'user' && id !== ctx.actor.userId) throw new NotFoundError('User not found')
+  return otherUser(ctx, tenantId, id)
+}
+
+async function otherUser(ctx: Ctx, tenantId: string | null, id: string) {
   const row = isUuid(id) ? await repo.findById(ctx.deps.database.db, tenantId, id) : undefined
   if (!row || row.status !== 'active') throw new NotFoundError('User not found')
   return row
@@ -76,8 +83,10 @@ export async function listUsers(ctx: Ctx, input: { tenantId?: string; limit: num
   return { rows: rows.map(userView), total }
 }
 
-export async function getUser(ctx: Ctx, id: string, tenantId?: string) {
-  return userView(await visibleUser(ctx, id, tenantId))
+/** The user's view; one's own without a promise (the bearer read's row). */
+export function getUser(ctx: Ctx, id: string, tenantId?: string): UserView | Promise<UserView> {
+  const user = visibleUser(ctx, id, tenantId)
+  return user instanceof Promise ? user.then(userView) : userView(user)
 }
 
 export async function updateUser(ctx: Ctx, id: string, input: UpdateUser) {

@@ -14,6 +14,8 @@ export const UserProfile = t.Object({
   updatedAt: t.String({ format: 'date-time' }),
 }, { title: 'User' })
 
+export type UserView = ReturnType<typeof userView>
+
 export function userView(u: Pick<UserRow, 'id' | 'tenantId' | 'username' | 'email' | 'displayName' | 'role' | 'status' | 'createdAt' | 'updatedAt'>) {
   return {
     id: u.id,
