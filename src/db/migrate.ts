@@ -5,6 +5,8 @@ import type { LibSQLDatabase } from 'drizzle-orm/libsql'
 import { bundledMigrations, bundledSchema } from './migrations-macro' with { type: 'macro' }
 
 const TABLE = '__drizzle_migrations'
+/** The page cache a fresh database's schema is written through (below). */
+const SCHEMA_CACHE_PAGES = 16
 
 export async function applyMigrations(db: LibSQLDatabase<any>) {
   const migrations = bundledMigrations()
@@ -15,11 +17,21 @@ export async function applyMigrations(db: LibSQLDatabase<any>) {
     // A fresh database: the schema all the migrations leave, created in one transaction (about a
     // fifth of the CPU of running them one by one, src/db/migrations-macro.ts), and each migration
     // recorded as drizzle's migrator records it, so the next ones apply as on any other database.
+    // The schema's pages are written through a page cache of a few pages: with the connection's
+    // own (2 MiB), every page it wrote stayed cached, about 1 MiB of the C heap that a restart never
+    // read, and freeing them (PRAGMA shrink_memory) left the heap's pages resident between live
+    // allocations (docs/operations.md, "Memory"). The connection's setting is restored after.
     const client = (db as unknown as { session: { client: Client } }).session.client
-    await client.migrate([
-      ...schema.map((s) => ({ sql: s, args: [] })),
-      ...migrations.map((m) => ({ sql: `INSERT INTO "${TABLE}" ("hash", "created_at") VALUES (?, ?)`, args: [m.hash, m.folderMillis] })),
-    ])
+    const cacheSize = (await client.execute('PRAGMA cache_size')).rows[0]?.[0] ?? -2000
+    await client.execute(`PRAGMA cache_size = ${SCHEMA_CACHE_PAGES}`)
+    try {
+      await client.migrate([
+        ...schema.map((s) => ({ sql: s, args: [] })),
+        ...migrations.map((m) => ({ sql: `INSERT INTO "${TABLE}" ("hash", "created_at") VALUES (?, ?)`, args: [m.hash, m.folderMillis] })),
+      ])
+    } finally {
+      await client.execute(`PRAGMA cache_size = ${Number(cacheSize)}`)
+    }
     return
   }
   const statements = []
