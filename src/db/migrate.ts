@@ -20,17 +20,19 @@ export async function applyMigrations(db: LibSQLDatabase<any>) {
     // The schema's pages are written through a page cache of a few pages: with the connection's
     // own (2 MiB), every page it wrote stayed cached, about 1 MiB of the C heap that a restart never
     // read, and freeing them (PRAGMA shrink_memory) left the heap's pages resident between live
-    // allocations (docs/operations.md, "Memory"). The connection's setting is restored after.
+    // allocations (docs/operations.md, "Memory"). The connection's setting is restored after. Only
+    // a connection in this process (a file): a server's memory is its own, and sqld refuses the pragma.
     const client = (db as unknown as { session: { client: Client } }).session.client
-    const cacheSize = (await client.execute('PRAGMA cache_size')).rows[0]?.[0] ?? -2000
-    await client.execute(`PRAGMA cache_size = ${SCHEMA_CACHE_PAGES}`)
+    const local = client.protocol === 'file'
+    const cacheSize = local ? (await client.execute('PRAGMA cache_size')).rows[0]?.[0] ?? -2000 : undefined
+    if (local) await client.execute(`PRAGMA cache_size = ${SCHEMA_CACHE_PAGES}`)
     try {
       await client.migrate([
         ...schema.map((s) => ({ sql: s, args: [] })),
         ...migrations.map((m) => ({ sql: `INSERT INTO "${TABLE}" ("hash", "created_at") VALUES (?, ?)`, args: [m.hash, m.folderMillis] })),
       ])
     } finally {
-      await client.execute(`PRAGMA cache_size = ${Number(cacheSize)}`)
+      if (local) await client.execute(`PRAGMA cache_size = ${Number(cacheSize)}`)
     }
     return
   }
