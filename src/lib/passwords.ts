@@ -29,6 +29,20 @@ const argon2 = lazy(async () => {
 
 export const hashPassword = async (password: string) => (await argon2()).hash(password)
 
+/**
+ * The same hash (argon2id, this process's memory cost, t=2, p=1) made by the runtime's own
+ * argon2 (`Bun.password`) instead of the addon, for a one-off hash in a process that may never
+ * load the addon: the bootstrap admin's, at a first start. The addon, loaded for one hash, stayed
+ * mapped with the allocator it carries (mimalloc), which kept a 2 MiB segment of the hash's
+ * 19 MiB: with the addon's pages and its thread's, a fresh database's idle server held 3.5-4 MiB
+ * more than one that hashed nothing; the runtime's allocator gives the hash's memory back. About
+ * three times the addon's CPU (tens of ms, off the event loop), once. The addon verifies it like
+ * its own (the parameters are in the hash). Any other runtime (the Deno entry) uses the addon.
+ */
+export const hashPasswordOnce = (password: string): Promise<string> => typeof Bun === 'undefined'
+  ? hashPassword(password)
+  : Bun.password.hash(password, { algorithm: 'argon2id', memoryCost, timeCost: 2 })
+
 export async function verifyPassword(stored: string | null, password: string): Promise<boolean> {
   // Unknown users and social-only accounts are checked against a dummy hash so a
   // failed sign-in takes the same time whether or not the account exists.

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, test } from 'bun:test'
 import { ConfigError, loadConfig } from '@/config'
-import { hashPassword, PASSWORD_HASH_MEMORY_KIB, setPasswordHashMemory, verifyPassword } from '@/lib/passwords'
+import { hashPassword, hashPasswordOnce, PASSWORD_HASH_MEMORY_KIB, setPasswordHashMemory, verifyPassword } from '@/lib/passwords'
 import { makeApp } from '@tests/helpers/app'
 
 const testCost = Number(process.env.PASSWORD_HASH_MEMORY_KIB ?? PASSWORD_HASH_MEMORY_KIB)
@@ -46,9 +46,21 @@ describe('argon2id cost', () => {
     expect(await verifyPassword(dear, 'Cheap-Passw0rd')).toBe(false)
   })
 
+  // The bootstrap admin's one hash at a first start (src/modules/auth/service.ts): the runtime's argon2,
+  // at this process's cost like any new hash, and checked by the addon at sign-in.
+  test('the one-off hash (hashPasswordOnce) is argon2id at the cost in effect, t=2, p=1, and checks like ours', async () => {
+    for (const kib of [1024, PASSWORD_HASH_MEMORY_KIB]) {
+      setPasswordHashMemory(kib)
+      const once = await hashPasswordOnce('Once-Passw0rd')
+      expect(once).toStartWith(`$argon2id$v=19$m=${kib},t=2,p=1$`)
+      expect(await verifyPassword(once, 'Once-Passw0rd')).toBe(true)
+      expect(await verifyPassword(once, 'Once-Passw0rD')).toBe(false)
+    }
+  })
+
   // Bun's own argon2id (Bun.password) was weighed against @node-rs/argon2 (docs/benchmarks.md, "Signed
-  // registration"): about 3 times the CPU per hash, so it was not taken. Its strings are the same PHC
-  // format: a switch either way would keep every stored hash checking.
+  // registration"): about 3 times the CPU per hash, so it was not taken for requests (only for the bootstrap
+  // admin's one hash, above). Its strings are the same PHC format: every stored hash checks either way.
   test("Bun.password's argon2id strings and ours check with each other, both ways", async () => {
     setPasswordHashMemory(1024)
     const ours = await hashPassword('Ours-Passw0rd')

@@ -50,6 +50,22 @@ describe('statement cache', () => {
     expect(rowsOf(after)).toEqual([{ id: 'a', n: 2 }])
   })
 
+  test('a schema change is prepared for its run and not kept; other statements are', () => {
+    const db = new Database(join(dir, 'cache.db'))
+    try {
+      const select = db.prepare('SELECT id FROM items')
+      // the cache is off for the whole process once it opened an embedded replica (below)
+      if (db.prepare('SELECT id FROM items') !== select) return
+      for (const ddl of ['CREATE TABLE IF NOT EXISTS kept (id TEXT)', 'create index if not exists kept_id on kept (id)', 'DROP TABLE IF EXISTS gone', 'ALTER TABLE kept ADD COLUMN n INTEGER']) {
+        const first = db.prepare(ddl)
+        expect([ddl, db.prepare(ddl) === first]).toEqual([ddl, false])
+        first.run()
+      }
+    } finally {
+      db.close()
+    }
+  })
+
   test('the remembered columns are frozen and shared by the runs of one statement', () => {
     const db = new Database(join(dir, 'cache.db'))
     try {

@@ -5,7 +5,8 @@
  * (nor ejs under it), no Prometheus formatter (prom-client, with the first scrape) and no
  * JOSE library (jose, with the first Google or Apple ID token checked), no WebAuthn library (with
  * the first passkey ceremony); the argon2
- * addon loads with the first password hashed. Each loads
+ * addon loads with the first password hashed or checked (not with the bootstrap admin's hash,
+ * which the runtime's own argon2 makes). Each loads
  * when the route that needs it runs. A local database never loads libSQL's client for a server. In a process of its own, because `bun test` shares
  * one module cache across files.
  */
@@ -45,6 +46,7 @@ const t = await makeApp({ admin: false })
 await get('/health')
 const built = loaded()
 await ensureBootstrapAdmin(t.deps, ADMIN.username, ADMIN.password)
+const bootstrapped = loaded()
 const login = await t.handle(new Request('http://slipway.test/v1/auth/admin/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) }))
 statuses.login = login.status
 const { accessToken, user } = await login.json()
@@ -56,7 +58,7 @@ await get('/admin/queues', { authorization: 'Basic ' + btoa(ADMIN.username + ':'
 await get('/v1/users/' + user.id + '/qr-code', bearer)
 await get('/v1/wallets/', bearer)
 await get('/metrics', bearer)
-console.log(JSON.stringify({ built, signedIn, used: loaded(), statuses }))
+console.log(JSON.stringify({ built, bootstrapped, signedIn, used: loaded(), statuses }))
 await t.close()
 `
 
@@ -66,10 +68,13 @@ test('route-specific modules are not loaded until a route that needs them runs',
   const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   const line = out.trim().split('\n').at(-1) ?? ''
   expect(line, err).toStartWith('{')
-  const { built, signedIn, used, statuses } = JSON.parse(line) as { built: Counts; signedIn: Counts; used: Counts; statuses: Record<string, number> }
+  const { built, bootstrapped, signedIn, used, statuses } = JSON.parse(line) as { built: Counts; bootstrapped: Counts; signedIn: Counts; used: Counts; statuses: Record<string, number> }
   const none = Object.fromEntries(Object.keys(GROUPS).map((k) => [k, 0]))
   // building the app and serving /health loads none of them
   expect(built).toEqual(none as Counts)
+  // nor does the bootstrap admin's hash (the runtime's argon2, src/lib/passwords.ts hashPasswordOnce): a
+  // fresh start holds no argon2 addon; the sign-in below verifies that hash with the addon
+  expect(bootstrapped).toEqual(none as Counts)
   // a sign-in loads argon2 and nothing else of the list
   expect(signedIn).toEqual({ ...none, argon2: signedIn.argon2 } as Counts)
   expect(signedIn.argon2).toBeGreaterThan(0)

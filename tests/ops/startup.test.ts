@@ -152,7 +152,7 @@ describe('the devnet\'s settings', () => {
 })
 
 describe('the bootstrap admin', () => {
-  // Made after the server answers /health (its password hash is 15-20 ms of a start's CPU): a request
+  // Made after the server answers /health (its password hash is about 35 ms of a start's CPU): a request
   // that comes meanwhile waits for it, so an admin's first sign-in never meets a missing admin.
   test('a sign-in sent the moment a fresh server answers /health waits for the admin and succeeds', async () => {
     const port = freePort()

@@ -4,7 +4,7 @@ import { ConflictError, UnauthorizedError, ValidationError } from '../../lib/err
 import { withTransaction, type RegistrationCollaborators, type RegistrationContext, type SignatureRecord, type SignedTenant } from '../../context'
 import type { Login, Register } from './model'
 import { newId } from '../../lib/ids'
-import { hashPassword, passwordProblems, verifyPassword } from '../../lib/passwords'
+import { hashPassword, hashPasswordOnce, passwordProblems, verifyPassword } from '../../lib/passwords'
 import * as usersRepo from '../users'
 import { recordActivity } from '../activity'
 import { userView } from '../users'
@@ -77,12 +77,13 @@ export async function login(deps: Deps, tenantId: string | null, input: Login) {
 
 /**
  * The first platform admin, from BOOTSTRAP_ADMIN_USERNAME/_PASSWORD, when no admin exists yet.
- * A start that finds one hashes nothing (the argon2 addon and its 19 MiB stay unloaded); the
- * check is made again inside the write, so two processes starting together create one.
+ * A start that finds one hashes nothing; one that does not hashes with the runtime's argon2, so
+ * the addon stays unloaded (src/lib/passwords.ts, hashPasswordOnce). The check is made again
+ * inside the write, so two processes starting together create one.
  */
 export async function ensureBootstrapAdmin(deps: Deps, username: string, password: string): Promise<'created' | 'exists'> {
   if (await usersRepo.anyAdmin(deps.database.db)) return 'exists'
-  const passwordHash = await hashPassword(password)
+  const passwordHash = await hashPasswordOnce(password)
   const result = await deps.database.write(async (tx) => {
     if (await usersRepo.anyAdmin(tx)) return 'exists' as const
     await usersRepo.insertUser(tx, { id: newId(), tenantId: null, username, email: null, passwordHash, role: 'admin', now: deps.clock.now() })
