@@ -1,5 +1,6 @@
 /**
- * CPU per agent-payment execution (issue 40), topology (a) (a file) and (b) (a remote sqld): the
+ * CPU per agent-payment execution (issue 40), topology (a) (a file), (b) (a remote sqld) and with
+ * EXEC_COST_EDGE=1 (c) (one edge on an embedded replica): the
  * API process's and sqld's CPU time (/proc/<pid>/stat, all threads) per answered request under
  * wrk, rounds alternating between the trees compared. Also prints what one execution sends sqld
  * (requests, statements, SQL text length), recorded through a proxy. On a shared machine req/s
@@ -24,6 +25,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
 const CONNS = Number(process.env.BENCH_CONNECTIONS ?? 16)
 const SCENARIO = process.env.EXEC_COST_SCENARIO ?? 'approval'
+/** EXEC_COST_EDGE=1: topology (c) too, one API process on an embedded replica of its own sqld */
+const EDGE = !!process.env.EXEC_COST_EDGE
 const TREES = (process.env.EXEC_COST_TREES ?? '.').split(',').map((t) => resolve(t))
 const dir = mkdtempSync(join(tmpdir(), 'slipway-exec-cost-'))
 const ENV = {
@@ -59,7 +62,7 @@ async function setup(url: string, name: string) {
   const wallet = await call('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, U)
   const base = '/v1/agent-payments'
   const limits = [{ interval: 'daily', amount: '1000000000000' }, ...(SCENARIO === 'deny' ? [{ interval: 'per_transaction', amount: '1' }] : [])]
-  const policy = await call(`${base}/policies`, { name: 'bench', currency: 'USDC', limits, approvalMode: SCENARIO === 'approval' ? 'always' : 'never' }, J)
+  const policy = await call(`${base}/policies`, { name: 'bench', currency: 'USDC', limits, approvalMode: SCENARIO === 'approval' ? 'always' : 'auto' }, J)
   const merchant = await call(`${base}/merchants`, { name: 'shop', category: 'travel', payTo: { network: 'sepolia', address: '0x' + '5a'.repeat(20) } }, J)
   const agent = await call(`${base}/agents`, { name: 'booker', walletId: wallet.id, policyId: policy.id }, J)
   await call(`${base}/agents/${agent.id}/wallet-consent`, {}, U)
@@ -181,9 +184,17 @@ try {
     procs.push(b)
     tops.push({ key: `${i} (a) ${tree}`, app: a, target: await setup(a.url, `a${i}`) })
     tops.push({ key: `${i} (b) ${tree}`, app: b, sqld: sqldB, target: await setup(b.url, `b${i}`) })
+    if (EDGE) {
+      const sqldC = await startSqld()
+      sqlds.push(sqldC)
+      const edgeDir = join(dir, `c${i}`)
+      const c = await spawnServer([process.execPath, join(tree, 'src/index.ts')], { ...ENV, DATABASE_URL: `file:${join(edgeDir, 'replica.db')}`, DATABASE_SYNC_URL: sqldC.url, DATA_DIR: edgeDir, SLIPWAY_ROLE: 'api' })
+      procs.push(c)
+      tops.push({ key: `${i} (c) ${tree}`, app: c, sqld: sqldC, target: await setup(c.url, `c${i}`) })
+    }
   }
   for (const t of tops) await load('warm-up', t.app.url + t.target.path, { method: 'POST', body: t.target.body, headers: t.target.headers, connections: CONNS, seconds: 2 })
-  const order = ['(a)', '(b)'].flatMap((top) => tops.filter((t) => t.key.includes(top)))
+  const order = ['(a)', '(b)', '(c)'].flatMap((top) => tops.filter((t) => t.key.includes(top)))
   for (let k = 0; k < ROUNDS; k++) {
     for (const t of (k % 2 ? [...order].reverse() : order)) {
       const pids = [t.app.proc.pid]

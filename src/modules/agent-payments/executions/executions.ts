@@ -87,7 +87,8 @@ const PAID: ExecutionStatus[] = ['succeeded', 'refunded', 'partially_refunded']
 
 /**
  * Route 37. `{ execution, created }`: `created` false when the tenant already has an execution
- * with this `idempotencyKey` (answered unchanged, nothing else compared).
+ * with this `idempotencyKey` (answered unchanged, nothing else compared). `fresh`: every read made
+ * now (the execution runs again after reads kept from an earlier one no longer held).
  */
 export async function createExecution(scope: Scope, input: CreateExecution, fresh = false): Promise<{ execution: ReturnType<typeof executionView>; created: boolean }> {
   const db = scope.deps.database.db
