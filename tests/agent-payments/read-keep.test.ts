@@ -7,7 +7,8 @@
  *   lowered, a webhook subscription added (the event reaches it), a key used by an execution this
  *   process never saw (answered as that execution, nothing written);
  * - a key this process saw used is answered from one read;
- * - a refusal (a per-transaction limit) is one write batch and no interactive transaction.
+ * - a refusal (a per-transaction limit) is one write batch and no interactive transaction, which
+ *   makes the day's running total its next refusal reads.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { makeApp, type TestApp } from '@tests/helpers/app'
@@ -146,5 +147,11 @@ for (const where of ['a file', 'a remote primary (sqld)'] as const) describe(`ke
     expect({ batches: r.seen.batches, writes: r.seen.writes }).toEqual({ batches: 1, writes: 0 })
     expect(await count('ap_audit_log', `action = 'execution.created' AND resource_id = ?`, [r.out.body.id])).toBe(1)
     expect(await count('ap_approvals', 'agent_id = ?', [agentId])).toBe(0)
+    // the day's running total made by the batch (the next refusal's reasons read it), counting nothing: a rejection does not count
+    expect(await count('ap_spend_totals', 'owner_id = ? AND count = 0 AND whole = 0 AND frac = 0 AND overflow = 0', [agentId])).toBe(1)
+    const again = await watched(() => pay(agentId, '2'))
+    expect(again.out.body.status).toBe('rejected')
+    expect({ batches: again.seen.batches, writes: again.seen.writes }).toEqual({ batches: 1, writes: 0 })
+    expect(await count('ap_spend_totals', 'owner_id = ?', [agentId])).toBe(1)
   })
 })

@@ -105,7 +105,7 @@ export async function reserveInOneBatch(
   if (payee) conds.push(sql`${repo.payeeFingerprint(t, input.network, payee.address, evm)} IS ${repo.payeeFingerprintOf(payee.merchants)}`)
   // the spend is read only when asked (`readSpend`): a judgement without it passes the limits, and the
   // insert's conditions hold them (a limit without room fails the batch; the caller asks again with the spend read)
-  const { spent, executionsToday } = readSpend ? await spendOf(db, t, agent.id, policy, now) : { spent: {}, executionsToday: 0 }
+  const { spent, executionsToday } = readSpend ? await spendOf(db, t, agent.id, policy, now, undefined, scope.deps.database) : { spent: {}, executionsToday: 0 }
   const verdict: Judgement = judge({
     agent, policy, amount: input.amount, currency: input.currency, rail: input.rail, network: input.network, now,
     merchant: merchant && { id: merchant.id, status: merchant.status, category: merchant.category, network: merchant.payToNetwork }, payee, spent, executionsToday,
@@ -198,18 +198,25 @@ async function rejectInOneBatch(
   const db = scope.deps.database.db
   const { agent, merchant, row } = input
   const { policy, now } = x
-  const { spent, executionsToday } = await spendOf(db, scope.tenantId, agent.id, policy, now)
+  const { spent, executionsToday } = await spendOf(db, scope.tenantId, agent.id, policy, now, undefined, scope.deps.database)
   const j = judge({
     agent, policy, amount: input.amount, currency: input.currency, rail: input.rail, network: input.network, now,
     merchant: merchant && { id: merchant.id, status: merchant.status, category: merchant.category, network: merchant.payToNetwork }, payee: x.payee, spent, executionsToday,
   })
   const r: ExecutionRow = { ...row, policyId: policy.id, policyVersion: policy.version, status: 'rejected', decision: 'deny', reasons: j.reasons, completedAt: now }
+  // the rows of the windows spendOf reads made when missing (the agent's next refusal reads them, not its executions)
+  const tz = policyTimeZone(policy)
+  const byAgent: repo.SpendOwner = { kind: 'agent', id: agent.id }
+  const intervals = [...new Set(['daily' as const, ...policy.limits.flatMap((l) => (l.interval === 'per_transaction' ? [] : [l.interval]))])]
+  const totalRows = intervals.map((i) => ({ owner: byAgent, w: windowOf(i, now, tz) })).filter(({ w }) => !repo.totalsKnown(scope.tenantId, byAgent, w))
   const stmts: InStatement[] = [
+    ...totalRows.flatMap(({ owner, w }) => repo.ensureTotalStatements(scope.tenantId, owner, w)),
     repo.insertExecutionStatementIf(db, r, repo.allOf(x.conds)),
     ...changeStatements(db, scope, { resourceType: 'execution', resourceId: r.id, change: 'created', before: null, after: executionChangeView(r), environments: [r.environment] }, x.targets, now),
   ]
   try {
     await scope.deps.database.writeBatch(stmts)
+    repo.rememberTotals(scope.tenantId, totalRows)
   } catch (err) {
     if (staleReservation(err)) return 'stale'
     throw err
