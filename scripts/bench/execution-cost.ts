@@ -66,7 +66,10 @@ async function setup(url: string, name: string) {
   const merchant = await call(`${base}/merchants`, { name: 'shop', category: 'travel', payTo: { network: 'sepolia', address: '0x' + '5a'.repeat(20) } }, J)
   const agent = await call(`${base}/agents`, { name: 'booker', walletId: wallet.id, policyId: policy.id }, J)
   await call(`${base}/agents/${agent.id}/wallet-consent`, {}, U)
-  const body = { agentId: agent.id, merchantId: merchant.id, amount: '1.5', currency: 'USDC', rail: 'onchain', description: 'bench', ...(SCENARIO === 'replay' ? { idempotencyKey: 'bench-replay' } : {}) }
+  const body = {
+    agentId: agent.id, merchantId: merchant.id, amount: '1.5', currency: 'USDC', rail: 'onchain', description: 'bench',
+    ...(SCENARIO === 'replay' ? { idempotencyKey: 'bench-replay' } : {}),
+  }
   if (SCENARIO === 'replay') await call(`${base}/executions`, body, J)
   return { path: `${base}/executions`, body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...J } }
 }
@@ -150,7 +153,12 @@ try {
     }
     // a burst of concurrent executions: what each costs in requests and statements once grouped
     proxy.start()
-    const burst = await Promise.all(Array.from({ length: 32 }, () => fetch(r.url + t.path, { method: 'POST', body: t.body, headers: t.headers }).then(async (x) => { await x.arrayBuffer(); return x.status })))
+    const one = async () => {
+      const x = await fetch(r.url + t.path, { method: 'POST', body: t.body, headers: t.headers })
+      await x.arrayBuffer()
+      return x.status
+    }
+    const burst = await Promise.all(Array.from({ length: 32 }, one))
     const g = describe(proxy.stop())
     console.log(`${tree} ${SCENARIO}: 32 at once (${[...new Set(burst)].join(', ')}): ${g.requests} requests, ${g.stmts} statements, ${g.chars} characters of SQL\n`)
     if (process.env.EXEC_COST_SHOW) console.log(g.text)
@@ -188,7 +196,9 @@ try {
       const sqldC = await startSqld()
       sqlds.push(sqldC)
       const edgeDir = join(dir, `c${i}`)
-      const c = await spawnServer([process.execPath, join(tree, 'src/index.ts')], { ...ENV, DATABASE_URL: `file:${join(edgeDir, 'replica.db')}`, DATABASE_SYNC_URL: sqldC.url, DATA_DIR: edgeDir, SLIPWAY_ROLE: 'api' })
+      const c = await spawnServer([process.execPath, join(tree, 'src/index.ts')], {
+        ...ENV, DATABASE_URL: `file:${join(edgeDir, 'replica.db')}`, DATABASE_SYNC_URL: sqldC.url, DATA_DIR: edgeDir, SLIPWAY_ROLE: 'api',
+      })
       procs.push(c)
       tops.push({ key: `${i} (c) ${tree}`, app: c, sqld: sqldC, target: await setup(c.url, `c${i}`) })
     }
@@ -204,12 +214,16 @@ try {
       const [app1, db1] = [await cpuMs(pids[0]!), dbPid ? await cpuMs(dbPid) : 0]
       const c = cpu.get(t.key) ?? { app: 0, db: 0, n: 0, non2xx: 0 }
       cpu.set(t.key, { app: c.app + app1! - app0!, db: c.db + db1! - db0!, n: c.n + r.rps * SECONDS, non2xx: c.non2xx + r.non2xx + r.errors })
-      console.log(`round ${k + 1} ${t.key}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99.toFixed(0)} ms, non-2xx ${r.non2xx + r.errors}, CPU ms/req app ${((app1! - app0!) / (r.rps * SECONDS)).toFixed(2)} sqld ${((db1! - db0!) / (r.rps * SECONDS)).toFixed(2)}`)
+      const per = (ms: number) => (ms / (r.rps * SECONDS)).toFixed(2)
+      console.log(`round ${k + 1} ${t.key}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99.toFixed(0)} ms, non-2xx ${r.non2xx + r.errors}, CPU ms/req app ${per(app1! - app0!)} sqld ${per(db1! - db0!)}`)
     }
   }
   const loadAvg = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
   console.log(`\n${SCENARIO}: CPU ms per execution, ${ROUNDS} rounds of ${SECONDS} s, ${CONNS} connections (load average ${loadAvg})`)
-  for (const [key, c] of cpu) console.log(`${key.padEnd(50)} app ${(c.app / c.n).toFixed(2)} + sqld ${(c.db / c.n).toFixed(2)} = ${((c.app + c.db) / c.n).toFixed(2)} (${c.n.toFixed(0)} requests, ${c.non2xx} non-2xx)`)
+  for (const [key, c] of cpu) {
+    const per = (ms: number) => (ms / c.n).toFixed(2)
+    console.log(`${key.padEnd(50)} app ${per(c.app)} + sqld ${per(c.db)} = ${per(c.app + c.db)} (${c.n.toFixed(0)} requests, ${c.non2xx} non-2xx)`)
+  }
 } finally {
   for (const p of procs) p.proc.kill()
   for (const s of sqlds) await s.stop().catch(() => undefined)
