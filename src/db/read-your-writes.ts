@@ -8,7 +8,7 @@
  *
  * A write changes more than its own table when a foreign key cascades from it or a trigger
  * runs on it: both are read from the schema at start (`learn`), and such a write counts for
- * the tables it may reach (every table, for a trigger). SQL the ledger cannot read (no table
+ * the tables it may reach (for a trigger, the tables its body writes). SQL the ledger cannot read (no table
  * found) counts as touching every table: the read waits for every write, as before.
  */
 import type { Client, InStatement, Transaction, TransactionMode } from '@libsql/client'
@@ -23,7 +23,7 @@ export class WriteLedger {
   private lastTo = new Map<string, number>()
   /** the last write whose tables are not known: every read waits for it */
   private lastAny = 0
-  /** per table, the tables a write to it may change too (cascades); '*' for a table with a trigger */
+  /** per table, the tables a write to it may change too (cascades, its triggers' writes); '*' for every table */
   private reaches = new Map<string, string[]>()
 
   /** A write of these statements finished on the primary (a transaction's, or one statement's). */
@@ -77,8 +77,19 @@ export class WriteLedger {
         for (const c of all) for (const g of reaches.get(c) ?? []) all.add(g)
         reaches.set(parent, [...all])
       }
-      const triggers = await replica.execute("select tbl_name as t from sqlite_master where type = 'trigger'")
-      for (const r of triggers.rows) reaches.set(String(r.t).toLowerCase(), ['*'])
+      // a trigger reaches the tables its body writes (every table when none is found in it), and what those reach in turn
+      const triggers = await replica.execute("select tbl_name as t, sql from sqlite_master where type = 'trigger'")
+      for (const r of triggers.rows) {
+        const t = String(r.t).toLowerCase()
+        const body = /\bbegin\b([\s\S]*)/i.exec(String(r.sql ?? ''))?.[1] ?? ''
+        const written = [...body.matchAll(new RegExp(`\\b${WRITTEN.source.slice(4)}`, 'gi'))].map((m) => m[1]!.toLowerCase())
+        reaches.set(t, [...new Set([...(reaches.get(t) ?? []), ...(written.length ? written : ['*'])])])
+      }
+      for (const [from, to] of reaches) {
+        const all = new Set(to)
+        for (const c of all) for (const g of reaches.get(c) ?? []) all.add(g)
+        reaches.set(from, [...all])
+      }
       this.reaches = reaches
     } catch {
       this.reaches = new Proxy(new Map<string, string[]>(), { get: (m, p) => (p === 'get' ? () => ['*'] : Reflect.get(m, p)) })

@@ -60,3 +60,18 @@ test('a user deleted through this process answers 401 on the next request', asyn
   await t.deps.database.write((tx) => tx.run(`update users set status = 'deleted' where id = '${u.id}'`))
   expect((await f.api.get('/v1/wallets/', { token: u.accessToken })).status).toBe(401)
 })
+
+test('a write to a table with triggers counts for the tables its triggers write (an execution keeps the credential read)', async () => {
+  const ledger = t.deps.database.writeLedger!
+  const credentials = 'select 1 from users join tenants'
+  const before = ledger.needs(credentials)
+  // ap_executions' triggers (migration 0033) write ap_spend_totals only
+  await t.deps.database.writeBatch([{ sql: 'update ap_executions set updated_at = updated_at where id = ?', args: ['none'] }])
+  expect(ledger.seq).toBeGreaterThan(before)
+  expect(ledger.needs('select 1 from ap_spend_totals')).toBe(ledger.seq)
+  expect(ledger.needs('select 1 from ap_executions')).toBe(ledger.seq)
+  expect(ledger.needs(credentials)).toBe(before)
+  // a write to users still counts for the credential read
+  await t.deps.database.writeBatch([{ sql: 'update users set updated_at = updated_at where id = ?', args: ['none'] }])
+  expect(ledger.needs(credentials)).toBe(ledger.seq)
+})

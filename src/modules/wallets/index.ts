@@ -7,7 +7,7 @@
  */
 export { wallets } from './handle'
 export type { ownWallet, readWallet } from './impl'
-export { anyLiveWallet, findByAddress, findPrimary, findUserWallet, findWallet, listUserWallets, ownersWithWallets, walletQuery } from './lookups'
+export { anyLiveWallet, findByAddress, findPrimary, findUserWallet, findWallet, listUserWallets, ownersWithWallets, walletAsRead, walletQuery } from './lookups'
 export type { WalletRow } from './lookups'
 export { resolveChain } from './chains'
 export { openKey } from './sealing'

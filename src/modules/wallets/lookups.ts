@@ -10,6 +10,7 @@ export type { WalletRow } from './schema'
 
 export const findWallet = repo.findWallet
 export const walletQuery = repo.walletQuery
+export const walletAsRead = repo.walletAsRead
 export const findUserWallet = repo.findUserWallet
 export const listUserWallets = repo.listUserWallets
 export const findPrimary = repo.findPrimary

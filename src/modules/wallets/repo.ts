@@ -28,6 +28,14 @@ export function walletQuery(db: Executor, tenantId: string, id: string | SQL) {
   return db.select().from(wallets).where(and(live(tenantId), eq(wallets.id, id))).limit(1)
 }
 
+/**
+ * The wallet as read, still live (its owner, chain and network unchanged, not deleted): a condition
+ * of another module's write batch that judged from an earlier read of it.
+ */
+export const walletAsRead = (tenantId: string, w: Pick<WalletRow, 'id' | 'userId' | 'chain' | 'isTestnet'>): SQL =>
+  sql`EXISTS (SELECT 1 FROM wallets WHERE tenant_id = ${tenantId} AND id = ${w.id} AND user_id = ${w.userId} AND chain = ${w.chain}
+    AND is_testnet = ${w.isTestnet ? 1 : 0} AND deleted_at IS NULL)`
+
 export function findUserWallet(db: Executor, tenantId: string, userId: string, id: string) {
   return db.select().from(wallets).where(and(live(tenantId), eq(wallets.userId, userId), eq(wallets.id, id))).get()
 }

@@ -3,7 +3,7 @@
  * subscriptions another module keeps (agent payments'), the checks an outbound URL passes,
  * the operators' listener (`slipway webhooks listen`), its jobs and its routes.
  */
-export { eventStatements, eventTargets, eventTargetsOf, eventTargetsQuery, publishEvent, publishToOwned, type EventTargets } from './publish'
+export { eventStatements, eventTargets, eventTargetsAsRead, eventTargetsOf, eventTargetsQuery, publishEvent, publishToOwned, type EventTargets } from './publish'
 export { AddressRefused } from './address'
 export { checkSubscriptionUrl, findSubscription, insertSubscription, listSubscriptions, removeSubscription, subscriptionDeliveries, updateSubscription } from './subscriptions'
 export type { WebhookRow } from './subscriptions'

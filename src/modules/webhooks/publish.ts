@@ -5,10 +5,11 @@
  * await publishEvent(tx, event, now) })`), so neither exists without the other. The
  * delivery row and its first attempt job are written right there too.
  */
+import { sql, type SQL } from 'drizzle-orm'
 import type { Executor, InStatement, Tx } from '../../db/client'
 import { scheduleJobStatement } from '../../jobs/outbox'
 import { EVENT_ID, eventBody, newEventId } from './events'
-import { activeOwnedWebhooks, eventWebhooks, findWebhook, insertDeliveryStatement, type WebhookRow } from './repo'
+import { activeOwnedWebhooks, eventWebhooks, eventWebhooksFingerprint, eventWebhooksFingerprintOf, findWebhook, insertDeliveryStatement, type WebhookRow } from './repo'
 import { DELIVER_TOPIC, MAX_ATTEMPTS, queueDelivery } from './schedule'
 import type { WebhookEnvironment, WebhookOwner } from './schema'
 
@@ -85,6 +86,13 @@ export async function eventTargets(
 
 /** `eventTargets`' read as a query, to send with other reads (`readAll`); `eventTargetsOf` reads its rows. */
 export const eventTargetsQuery = eventWebhooks
+
+/**
+ * A condition of a write batch that the webhooks `eventTargetsQuery` read (`rows`, with the same
+ * arguments) are still those: none added, removed, disabled or given other event types since.
+ */
+export const eventTargetsAsRead = (tenantId: string, rows: WebhookRow[], environments: WebhookEnvironment[], owner?: Exclude<WebhookOwner, 'platform'>): SQL =>
+  sql`${eventWebhooksFingerprint(tenantId, environments, owner)} IS ${eventWebhooksFingerprintOf(rows)}`
 
 export function eventTargetsOf(rows: WebhookRow[], environments: WebhookEnvironment[], owner?: Exclude<WebhookOwner, 'platform'>): EventTargets {
   const platform = rows.filter((w) => w.owner === 'platform')

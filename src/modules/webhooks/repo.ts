@@ -4,7 +4,7 @@
  * file hands on), the one file that touches them. Every function takes the tenant id first after the executor,
  * except the few marked platform-wide (the operators' summary page and `slipway reseal`).
  */
-import { and, desc, eq, inArray, or, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
 import type { Executor } from '../../db/client'
 import { txReadOne } from '../../db/native-tx'
 import { sealedTextColumn, type SealedColumn } from '../../db/sealed-columns'
@@ -45,10 +45,23 @@ export function activeOwnedWebhooks(db: Executor, tenantId: string, owner: Webho
 }
 
 /** In one read: the platform's webhooks of `environments` (any status) and the active webhooks of `owner`. */
-export function eventWebhooks(db: Executor, tenantId: string, environments: WebhookEnvironment[], owner?: WebhookOwner) {
+const eventWebhooksWhere = (tenantId: string, environments: WebhookEnvironment[], owner?: WebhookOwner) => {
   const platform = and(eq(webhooks.owner, 'platform'), inArray(webhooks.environment, environments))
-  return db.select().from(webhooks).where(and(eq(webhooks.tenantId, tenantId), owner ? or(platform, and(eq(webhooks.owner, owner), eq(webhooks.status, 'active'))) : platform))
+  return and(eq(webhooks.tenantId, tenantId), owner ? or(platform, and(eq(webhooks.owner, owner), eq(webhooks.status, 'active'))) : platform)
 }
+
+export function eventWebhooks(db: Executor, tenantId: string, environments: WebhookEnvironment[], owner?: WebhookOwner) {
+  return db.select().from(webhooks).where(eventWebhooksWhere(tenantId, environments, owner))
+}
+
+/** `eventWebhooks`' rows as one text (each one's id, status and event types, by id), NULL when none: see `eventWebhooksFingerprintOf`. */
+export const eventWebhooksFingerprint = (tenantId: string, environments: WebhookEnvironment[], owner?: WebhookOwner): SQL =>
+  sql`(SELECT group_concat(x, ',') FROM (SELECT ${webhooks.id} || ':' || ${webhooks.status} || ':' || ${webhooks.eventTypes} AS x FROM ${webhooks}
+    WHERE ${eventWebhooksWhere(tenantId, environments, owner)} ORDER BY ${webhooks.id}))`
+
+/** The same text from rows read (`eventWebhooks`), or null when none. */
+export const eventWebhooksFingerprintOf = (rows: WebhookRow[]): string | null =>
+  rows.length ? [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((w) => `${w.id}:${w.status}:${JSON.stringify(w.eventTypes)}`).join(',') : null
 
 /** `owner` defaults to `platform`. */
 export async function insertWebhook(db: Executor, tenantId: string, row: Omit<WebhookRow, 'tenantId' | 'owner'> & { owner?: WebhookOwner }) {

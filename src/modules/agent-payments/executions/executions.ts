@@ -13,7 +13,8 @@ import { seenAgent } from '../agents/agents'
 import type { Scope } from '../agents/credentials'
 import type { CreateExecution, ExecutionListQuery } from './execution-model'
 import { moveExecution, payExecution } from './pay'
-import { readForExecution } from './reads'
+import { readForExecution, type ExecutionReads } from './reads'
+import { dropReads, keepReads, keptReads, keyUsed, markKeyUsed } from './read-keep'
 import { reserveInOneBatch } from './reserve'
 import { reserveInTransaction } from './reserve-in-transaction'
 import { toUnits, fromUnits } from '../policies/policy'
@@ -56,30 +57,8 @@ function resourceUrlOf(scope: Scope, input: CreateExecution): string | null {
   }
 }
 
-/** batches tried while their conditions fail, before the interactive way */
-const BATCH_ATTEMPTS = 3
-
-/** the statuses with a receipt: paid (refunds are merchant-side records) */
-const PAID: ExecutionStatus[] = ['succeeded', 'refunded', 'partially_refunded']
-
-/**
- * Route 37. `{ execution, created }`: `created` false when the tenant already has an execution
- * with this `idempotencyKey` (answered unchanged, nothing else compared).
- */
-export async function createExecution(scope: Scope, input: CreateExecution): Promise<{ execution: ReturnType<typeof executionView>; created: boolean }> {
-  const db = scope.deps.database.db
-  const key = input.idempotencyKey
-  const replay = async () => {
-    const row = key ? await repo.findExecutionByKey(scope.deps.database.db, scope.tenantId, key) : undefined
-    // an agent key never reads another agent's execution, even by its key
-    if (row && scope.agentId !== undefined && row.agentId !== scope.agentId) throw new ConflictError('This idempotencyKey is used by another agent\'s execution', { code: 'IDEMPOTENCY_KEY_IN_USE' })
-    return row
-  }
-  // every read before the write at once (reads.ts: one request to a server), answered in this order
-  const reads = await readForExecution(scope, input)
-  const seen = reads.seen
-  if (seen && scope.agentId !== undefined && seen.agentId !== scope.agentId) throw new ConflictError('This idempotencyKey is used by another agent\'s execution', { code: 'IDEMPOTENCY_KEY_IN_USE' })
-  if (seen) return { execution: executionView(seen), created: false }
+/** What the request names, checked against the reads: the agent, mandate and merchant, the network, its token and the amount in units. */
+function planOf(scope: Scope, input: CreateExecution, reads: ExecutionReads) {
   const agent0 = seenAgent(scope, input.agentId, reads.agent)
   const { mandate: mandate0, merchant: merchant0, wallet } = reads
   if (input.mandateId !== undefined && !mandate0) throw new NotFoundError('Mandate not found', { code: 'MANDATE_NOT_FOUND' })
@@ -97,6 +76,54 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
   if (!token) throw bad('CURRENCY_NOT_ON_NETWORK', `${input.currency} is not a token of ${network} in the registry`)
   const units = toUnits(input.amount)
   if (units % 10n ** BigInt(18 - token.decimals) !== 0n) throw bad('AMOUNT_PRECISION', `${token.symbol} has ${token.decimals} decimals`)
+  return { agent0, mandate0, merchant0, wallet, network, token, units, resourceUrl }
+}
+
+/** batches tried while their conditions fail, before the interactive way */
+const BATCH_ATTEMPTS = 3
+
+/** the statuses with a receipt: paid (refunds are merchant-side records) */
+const PAID: ExecutionStatus[] = ['succeeded', 'refunded', 'partially_refunded']
+
+/**
+ * Route 37. `{ execution, created }`: `created` false when the tenant already has an execution
+ * with this `idempotencyKey` (answered unchanged, nothing else compared). `fresh`: every read made
+ * now (the execution runs again after reads kept from an earlier one no longer held).
+ */
+export async function createExecution(scope: Scope, input: CreateExecution, fresh = false): Promise<{ execution: ReturnType<typeof executionView>; created: boolean }> {
+  const db = scope.deps.database.db
+  const key = input.idempotencyKey
+  const t = scope.tenantId
+  const replay = async () => {
+    const row = key ? await repo.findExecutionByKey(scope.deps.database.db, t, key) : undefined
+    // an agent key never reads another agent's execution, even by its key
+    if (row && scope.agentId !== undefined && row.agentId !== scope.agentId) throw new ConflictError('This idempotencyKey is used by another agent\'s execution', { code: 'IDEMPOTENCY_KEY_IN_USE' })
+    markKeyUsed(t, key)
+    return row
+  }
+  // a key this process saw used: its execution is answered from that one read (read-keep.ts)
+  if (key && !fresh && keyUsed(t, key)) {
+    const again = await replay()
+    if (again) return { execution: executionView(again), created: false }
+  }
+  // every read before the write at once (reads.ts: one request to a server), answered in this order; or
+  // kept from an execution of the same agent and merchant (read-keep.ts), each re-checked by the write
+  const keptAs = fresh ? undefined : keptReads(t, input)
+  const reads = keptAs ?? await readForExecution(scope, input)
+  const seen = reads.seen
+  if (seen) markKeyUsed(t, key)
+  if (seen && scope.agentId !== undefined && seen.agentId !== scope.agentId) throw new ConflictError('This idempotencyKey is used by another agent\'s execution', { code: 'IDEMPOTENCY_KEY_IN_USE' })
+  if (seen) return { execution: executionView(seen), created: false }
+  let plan: ReturnType<typeof planOf>
+  try {
+    plan = planOf(scope, input, reads)
+  } catch (err) {
+    // refused from kept reads: again from reads made now (read-keep.ts)
+    if (!keptAs) throw err
+    dropReads(t, input)
+    return createExecution(scope, input, true)
+  }
+  const { agent0, mandate0, merchant0, wallet, network, token, units, resourceUrl } = plan
 
   const rowAt = (agent: AgentRow, now: number) => ({
     id: newId(), tenantId: scope.tenantId, agentId: agent.id, merchantId: merchant0?.id ?? null, mandateId: mandate0?.id ?? null,
@@ -115,8 +142,14 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
       const reserveInput = { agent, wallet, merchant: merchant0, mandate, amount: input.amount, currency: input.currency, rail: input.rail, network, row: rowAt(agent, now) }
       // the first try judges without reading what the limits hold (the batch's conditions check them at the primary)
       const r = await reserveInOneBatch(scope, reserveInput, now, attempt > 0, attempt === 0 ? reads.judging : undefined)
+      // kept reads that judged a refusal, or whose conditions failed (nothing written), are dropped
+      if (keptAs && (r === 'refused' || r === 'stale')) dropReads(t, input)
+      // a refusal is judged again in the write transaction; a batch from kept reads that failed runs again from reads made now
+      if (keptAs && r === 'stale') return createExecution(scope, input, true)
       if (r === 'refused') break
       if (r !== 'stale') out = { row: r, fresh: true }
+      // reads a batch went through with held at the primary: kept for the next execution
+      if (attempt === 0 && r !== 'stale') keepReads(t, input, reads)
     }
     out ??= await reserveInTransaction(scope, { input, key, agent0, merchant0, mandate0, network, rowAt })
   } catch (err) {
@@ -128,6 +161,7 @@ export async function createExecution(scope: Scope, input: CreateExecution): Pro
     throw err
   }
   let row = out.row
+  markKeyUsed(t, key)
   if (!out.fresh) {
     if (scope.agentId !== undefined && row.agentId !== scope.agentId) throw new ConflictError('This idempotencyKey is used by another agent\'s execution', { code: 'IDEMPOTENCY_KEY_IN_USE' })
     return { execution: executionView(row), created: false }

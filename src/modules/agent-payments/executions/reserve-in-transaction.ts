@@ -1,9 +1,9 @@
 /**
  * An execution judged and reserved the interactive way: its inputs read inside one write
  * transaction (BEGIN IMMEDIATE, so concurrent executions cannot together pass a limit), the
- * judgement made there and the rows written in it. The way of a refusal (a deny, or no consent
- * of the wallet's owner: 409 `AGENT_WALLET_CONSENT_REQUIRED`, nothing stored), and of a batch
- * whose conditions kept failing (reserve.ts).
+ * judgement made there and the rows written in it. The way of a refusal the batch does not write
+ * (a deny judged with the spend or under a mandate, or no consent of the wallet's owner: 409
+ * `AGENT_WALLET_CONSENT_REQUIRED`, nothing stored), and of a batch whose conditions kept failing (reserve.ts).
  */
 import { scheduleJob } from '../../../jobs/outbox'
 import { ConflictError } from '../../../lib/errors'

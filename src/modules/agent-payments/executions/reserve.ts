@@ -12,27 +12,32 @@
  * rest, and the conditions hold the limits; a try after a failed one reads it, so a payment over a
  * limit is judged a refusal.
  *
- * Only a judgement that lets the payment go on (allow, or waiting for an approval or a
- * confirmation) is written this way: a refusal (deny, or no consent of the wallet's owner) goes
- * the interactive way (executions.ts), judged in the write transaction, so a refusal never rests
- * on a read that a replica had not pulled yet.
+ * The conditions also hold the agent to its `updated_at`, its wallet (live, same owner and network)
+ * and the webhooks the events go to, so reads kept from an earlier execution (read-keep.ts) are
+ * as safe as reads made now.
+ *
+ * A refusal judged before the spend was read, without a mandate (a deny that no spend can take
+ * back), is written the same way, as a rejected execution under the same conditions
+ * (`rejectInOneBatch`), so it rests on what the primary holds. Other refusals (a deny once the
+ * spend was read or under a mandate, no consent of the wallet's owner) go the interactive way
+ * (reserve-in-transaction.ts), judged in the write transaction.
  */
 import { sql, type SQL } from 'drizzle-orm'
 import type { InStatement } from '../../../db/client'
 import { readAll } from '../../../db/batch'
 import { jobsScheduled, scheduleJobStatement } from '../../../jobs/outbox'
 import { newId } from '../../../lib/ids'
-import { eventTargetsOf, eventTargetsQuery } from '../../webhooks'
+import { eventTargetsAsRead, eventTargetsOf, eventTargetsQuery } from '../../webhooks'
 import { lookupChain } from '../../tokens'
-import type { WalletRow } from '../../wallets'
+import { walletAsRead, type WalletRow } from '../../wallets'
 import type { Scope } from '../agents/credentials'
 import { tenantManagesUserWallets } from '../agents/wallet-consent'
 import { changeStatements } from '../changes'
 import { judge, policyTimeZone, toUnits, windowOf, type Judgement } from '../policies/policy'
 import { spendOf, withMandate } from '../policies/judging'
 import * as repo from '../repo'
-import type { AgentRow, ApprovalRow, ExecutionRow, MandateRow, MerchantRow } from '../schema'
-import type { ExecutionStatus, Rail } from '../record-types'
+import type { AgentRow, ApprovalRow, ExecutionRow, MandateRow, MerchantRow, PolicyRow } from '../schema'
+import { ENVIRONMENTS, type ExecutionStatus, type Rail } from '../record-types'
 import { APPROVAL_EXPIRE_TOPIC } from '../topics'
 import { approvalView, executionChangeView } from '../views'
 import { watchJob } from './moves'
@@ -80,13 +85,17 @@ export async function reserveInOneBatch(
   const evm = lookupChain(input.network)?.chain.family === 'evm'
   if (!agent.policyId) return 'refused'
   // read with the agent (reads.ts) when that read's policy is the agent's; else one request to a server for the three (readAll)
-  const [policies, merchantsAtPayTo, hooks] = read && read.policy?.id === agent.policyId && (!payTo || read.payees)
+  const given = read && read.policy?.id === agent.policyId && (!payTo || read.payees)
+  const [policies, merchantsAtPayTo, hooks] = given
     ? [[read.policy], (read.payees ?? []).filter((m) => evm || m.address === payTo), read.hooks]
     : await readAll(scope.deps.database, [
       repo.policyQuery(db, t, agent.policyId),
       repo.merchantsAt(db, t, input.network, payTo ?? '', evm),
       eventTargetsQuery(db, t, [row.environment], 'agent_payments'),
     ])
+  // the wallet and the webhooks the events go to, as read (read-keep.ts may have kept them from an earlier execution)
+  if (input.wallet) conds.push(walletAsRead(t, input.wallet))
+  conds.push(eventTargetsAsRead(t, hooks, given ? [...ENVIRONMENTS] : [row.environment], 'agent_payments'))
   const policy = policies[0]
   if (!policy) return 'refused'
   const payee = payTo ? { address: payTo, merchants: merchantsAtPayTo.map((m) => ({ id: m.id, status: m.status })) } : null
@@ -96,7 +105,7 @@ export async function reserveInOneBatch(
   if (payee) conds.push(sql`${repo.payeeFingerprint(t, input.network, payee.address, evm)} IS ${repo.payeeFingerprintOf(payee.merchants)}`)
   // the spend is read only when asked (`readSpend`): a judgement without it passes the limits, and the
   // insert's conditions hold them (a limit without room fails the batch; the caller asks again with the spend read)
-  const { spent, executionsToday } = readSpend ? await spendOf(db, t, agent.id, policy, now) : { spent: {}, executionsToday: 0 }
+  const { spent, executionsToday } = readSpend ? await spendOf(db, t, agent.id, policy, now, undefined, scope.deps.database) : { spent: {}, executionsToday: 0 }
   const verdict: Judgement = judge({
     agent, policy, amount: input.amount, currency: input.currency, rail: input.rail, network: input.network, now,
     merchant: merchant && { id: merchant.id, status: merchant.status, category: merchant.category, network: merchant.payToNetwork }, payee, spent, executionsToday,
@@ -108,7 +117,11 @@ export async function reserveInOneBatch(
     const mandateRead = read?.mandateTotals && { mandate, totals: read.mandateTotals }
     j = await withMandate(db, t, mandate.id, { ...verdict, policy }, request, undefined, mandateRead)
   }
-  if (j.decision === 'deny') return 'refused'
+  if (j.decision === 'deny') {
+    // judged without the spend and without a mandate: a deny that stands whatever the spend, written as one batch too
+    if (readSpend || mandate) return 'refused'
+    return rejectInOneBatch(scope, input, { policy, payee, now, conds, targets })
+  }
   // every limit still has room for the amount at the primary, in the running totals of the windows spendOf reads
   const amount = toUnits(input.amount)
   const tz = policyTimeZone(policy)
@@ -164,6 +177,47 @@ export async function reserveInOneBatch(
   } catch (err) {
     // the next try makes the rows again, in case one was missing
     repo.forgetTotals(t, totalRows)
+    if (staleReservation(err)) return 'stale'
+    throw err
+  }
+  jobsScheduled()
+  return r
+}
+
+/**
+ * A refusal judged from reads made before the write (no mandate, the spend not read: every reason
+ * but the limits' stands whatever the spend, and those add reasons, never take the deny back),
+ * written as one batch: the rejected execution and its audit entry and events, under the same
+ * conditions as an accepted one (the agent, wallet, policy version, merchant, payees and webhooks
+ * as read), so the refusal rests on what the primary holds. The reasons are judged with the spend
+ * read now, as the write transaction would list them. `stale` when a condition failed (nothing written).
+ */
+async function rejectInOneBatch(
+  scope: Scope, input: ReserveInput, x: { policy: PolicyRow; payee: Parameters<typeof judge>[0]['payee']; now: number; conds: SQL[]; targets: ReturnType<typeof eventTargetsOf> },
+): Promise<ExecutionRow | 'stale'> {
+  const db = scope.deps.database.db
+  const { agent, merchant, row } = input
+  const { policy, now } = x
+  const { spent, executionsToday } = await spendOf(db, scope.tenantId, agent.id, policy, now, undefined, scope.deps.database)
+  const j = judge({
+    agent, policy, amount: input.amount, currency: input.currency, rail: input.rail, network: input.network, now,
+    merchant: merchant && { id: merchant.id, status: merchant.status, category: merchant.category, network: merchant.payToNetwork }, payee: x.payee, spent, executionsToday,
+  })
+  const r: ExecutionRow = { ...row, policyId: policy.id, policyVersion: policy.version, status: 'rejected', decision: 'deny', reasons: j.reasons, completedAt: now }
+  // the rows of the windows spendOf reads made when missing (the agent's next refusal reads them, not its executions)
+  const tz = policyTimeZone(policy)
+  const byAgent: repo.SpendOwner = { kind: 'agent', id: agent.id }
+  const intervals = [...new Set(['daily' as const, ...policy.limits.flatMap((l) => (l.interval === 'per_transaction' ? [] : [l.interval]))])]
+  const totalRows = intervals.map((i) => ({ owner: byAgent, w: windowOf(i, now, tz) })).filter(({ w }) => !repo.totalsKnown(scope.tenantId, byAgent, w))
+  const stmts: InStatement[] = [
+    ...totalRows.flatMap(({ owner, w }) => repo.ensureTotalStatements(scope.tenantId, owner, w)),
+    repo.insertExecutionStatementIf(db, r, repo.allOf(x.conds)),
+    ...changeStatements(db, scope, { resourceType: 'execution', resourceId: r.id, change: 'created', before: null, after: executionChangeView(r), environments: [r.environment] }, x.targets, now),
+  ]
+  try {
+    await scope.deps.database.writeBatch(stmts)
+    repo.rememberTotals(scope.tenantId, totalRows)
+  } catch (err) {
     if (staleReservation(err)) return 'stale'
     throw err
   }

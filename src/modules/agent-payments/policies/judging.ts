@@ -6,7 +6,8 @@
  * judged at, so concurrent executions cannot together pass a limit (the write transactions are
  * serial: BEGIN IMMEDIATE) and an execution counts in the windows it was judged in.
  */
-import type { Executor } from '../../../db/client'
+import { readAll } from '../../../db/batch'
+import type { Database, Executor } from '../../../db/client'
 import { lookupChain } from '../../tokens'
 import { judge, policyTimeZone, toUnits, fromUnits, windowOf, WINDOW_INTERVALS, type Judgement, type WindowInterval } from './policy'
 import { judgeMandate, type MandatePaymentRequest } from '../mandates/mandate-check'
@@ -14,6 +15,8 @@ import type { Payee } from './payees'
 import * as repo from '../repo'
 import type { AgentRow, ExecutionRow, MandateRow, MerchantRow, PolicyRow } from '../schema'
 import { COUNTED_STATUSES, type Rail } from '../record-types'
+
+type Reads = Pick<Database, 'db' | 'mode' | 'readBatch'>
 
 export interface Spend { spent: Partial<Record<WindowInterval, string>>; executionsToday: number }
 /** An execution judged again: what it holds itself is left out of the totals. */
@@ -31,13 +34,15 @@ function heldBy(exclude: Judged0 | undefined, w: { start: number; end: number | 
  * and how many today: the windows' running totals (repo/spend.ts), one row each; counted from the
  * executions where a window has no row yet (its first use) or its total is past exact SQL sums.
  */
-export async function spendOf(db: Executor, tenantId: string, agentId: string, policy: PolicyRow, now: number, exclude?: Judged0): Promise<Spend> {
+export async function spendOf(db: Executor, tenantId: string, agentId: string, policy: PolicyRow, now: number, exclude?: Judged0, grouped?: Reads): Promise<Spend> {
   const tz = policyTimeZone(policy)
   const day = windowOf('daily', now, tz)
   const intervals = WINDOW_INTERVALS.filter((i) => policy.limits.some((l) => l.interval === i))
   const starts = new Map(intervals.map((i) => [i, windowOf(i, now, tz)] as const))
   const windows = [day, ...starts.values()]
-  const totals = await repo.readTotals(db, tenantId, { kind: 'agent', id: agentId }, windows)
+  // `grouped`: read through `readAll` (on a server, with the process's concurrent read batches as one request)
+  const owner = { kind: 'agent' as const, id: agentId }
+  const totals = grouped ? repo.totalsOf((await readAll(grouped, [repo.totalsQuery(db, tenantId, owner, windows)]))[0], windows) : await repo.readTotals(db, tenantId, owner, windows)
   const summed = totals.every((x) => x !== null)
     ? totals.map((x, k) => ({ units: x!.units - heldBy(exclude, windows[k]!).units, count: x!.count - heldBy(exclude, windows[k]!).count }))
     // summed in SQL: one row back, however many executions count

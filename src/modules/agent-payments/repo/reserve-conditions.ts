@@ -8,10 +8,10 @@
 import { sql, type SQL } from 'drizzle-orm'
 import type { AgentRow, MandateRow, MerchantRow } from '../schema'
 
-/** The agent as judged: active, with the same policy, wallet and consent. */
+/** The agent as judged: its status, policy, wallet and consent as read, and not changed since (`updated_at`). */
 export const agentAsRead = (tenantId: string, a: AgentRow) =>
-  sql`EXISTS (SELECT 1 FROM ap_agents WHERE tenant_id = ${tenantId} AND id = ${a.id} AND status = 'active' AND policy_id IS ${a.policyId}
-    AND wallet_id = ${a.walletId} AND wallet_consent_by IS ${a.walletConsentBy})`
+  sql`EXISTS (SELECT 1 FROM ap_agents WHERE tenant_id = ${tenantId} AND id = ${a.id} AND status = ${a.status} AND policy_id IS ${a.policyId}
+    AND wallet_id = ${a.walletId} AND wallet_consent_by IS ${a.walletConsentBy} AND updated_at = ${a.updatedAt})`
 
 /** The policy at the version judged, not deleted. */
 export const policyAsRead = (tenantId: string, policy: { id: string; version: number }) =>
