@@ -68,4 +68,31 @@ describe('statement cache', () => {
       db.close()
     }
   })
+
+  test('a statement that returns no rows: its refusal of raw mode is kept, and writes through the client still run and count', async () => {
+    const db = new Database(join(dir, 'cache.db'))
+    try {
+      const insert = db.prepare('INSERT INTO items (id, n) VALUES (?, ?)')
+      if (db.prepare('INSERT INTO items (id, n) VALUES (?, ?)') !== insert) return // the cache is off in this process (see above)
+      let first: unknown
+      let second: unknown
+      try { insert.raw(true) } catch (err) { first = err }
+      try { insert.raw() } catch (err) { second = err }
+      expect(String(first)).toContain('only for statements that return data')
+      // the same refusal thrown again, not a new error from the driver
+      expect(second).toBe(first)
+      // a statement that returns rows is still put in raw mode
+      const select = db.prepare('SELECT id, n FROM items WHERE id = ?')
+      expect(select.raw(true)).toBe(select)
+      expect(select.get('b')).toEqual(['b', 2])
+      select.raw(false)
+    } finally {
+      db.close()
+    }
+    const counted = await client.execute({ sql: 'INSERT INTO items (id, n) VALUES (?, ?)', args: ['c', 3] })
+    expect(counted.rowsAffected).toBe(1)
+    const again = await client.batch([{ sql: 'INSERT INTO items (id, n) VALUES (?, ?)', args: ['d', 4] }, { sql: 'SELECT n FROM items WHERE id = ?', args: ['d'] }], 'write')
+    expect(again[0]!.rowsAffected).toBe(1)
+    expect(rowsOf(again[1]!)).toEqual([{ n: 4 }])
+  })
 })
