@@ -76,9 +76,10 @@ async function raw(): Promise<Run> {
     for (;;) {
       await Bun.sleep(50)
       try {
-        // a process that has ended but is not yet reaped shows its main thread alone: not a sample
-        if (readdirSync(`/proc/${proc.pid}/task`).length < 2) return
-        b = threadsMs(proc.pid)
+        // a process that is ending loses its threads one by one: a sample in which a group's time went down is not one
+        const next = threadsMs(proc.pid)
+        if (next.pool < b.pool || next.js < b.js || next.other < b.other) return
+        b = next
         t1 = performance.now()
       } catch {
         return
@@ -90,7 +91,9 @@ async function raw(): Promise<Run> {
   await sampler
   const n = rate * (t1 - t0) / 1000
   const per = (k: Exclude<keyof Split, 'names'>) => ((b[k] - a[k]) * 1000) / n
-  return { result: { name: 'raw argon2id, 16 in flight', rps: rate, p50: NaN, p99: NaN, errors: 0, non2xx: 0, cpuUs: cpuUsPerHash }, split: { js: per('js'), pool: per('pool'), jit: per('jit'), gc: per('gc'), other: per('other') }, occupancy: (b.pool - a.pool) / (2 * (t1 - t0)) }
+  const result = { name: 'raw argon2id, 16 in flight', rps: rate, p50: NaN, p99: NaN, errors: 0, non2xx: 0, cpuUs: cpuUsPerHash }
+  const split = { js: per('js'), pool: per('pool'), jit: per('jit'), gc: per('gc'), other: per('other') }
+  return { result, split, occupancy: (b.pool - a.pool) / (2 * (t1 - t0)) }
 }
 
 const env = {
@@ -113,7 +116,8 @@ const servers = await Promise.all(trees.map(async ({ dir: tree, label, env: own 
     const ts = String(Math.floor(Date.now() / 1000))
     const hash = createHash('sha256').update(body).digest('hex')
     const signature = createHmac('sha256', tenant.apiSecret).update(`POST\n/v1/auth/register\n${ts}\n${hash}`).digest('hex')
-    const headers = { 'content-type': 'application/json', 'x-forwarded-for': `10.${block}.${(k >> 8) & 255}.${k & 255}`, 'x-tenant-api-key': tenant.apiKey, 'x-timestamp': ts, 'x-signature': signature }
+    const client = `10.${block}.${(k >> 8) & 255}.${k & 255}`
+    const headers = { 'content-type': 'application/json', 'x-forwarded-for': client, 'x-tenant-api-key': tenant.apiKey, 'x-timestamp': ts, 'x-signature': signature }
     return { method: 'POST', path: '/v1/auth/register', body, headers }
   })
   return { tree: label, server, registrationsOf }
@@ -134,9 +138,15 @@ try {
   const us = (v: number) => v.toFixed(0).padStart(6)
   const line = (name: string, runs: Run[], base?: Run[]) => {
     const m = (f: (r: Run) => number) => median(runs.map(f))
-    const ratio = base ? ` ${(median(runs.map((r, k) => r.result.rps / base[k]!.result.rps)) * 100).toFixed(1)}% of raw (rounds ${runs.map((r, k) => (r.result.rps / base[k]!.result.rps * 100).toFixed(0)).join(', ')})` : ''
+    const ratios = base ? runs.map((r, k) => r.result.rps / base[k]!.result.rps) : []
+    const ratio = base ? ` ${(median(ratios) * 100).toFixed(1)}% of raw (rounds ${ratios.map((v) => (v * 100).toFixed(0)).join(', ')})` : ''
     const errs = runs.reduce((n, r) => n + r.result.errors + r.result.non2xx, 0)
-    console.log(`${name.padEnd(44)} ${m((r) => r.result.rps).toFixed(1).padStart(6)}/s  CPU µs per op: all ${us(m((r) => r.result.cpuUs ?? NaN))}, JS ${us(m((r) => r.split.js))}, pool ${us(m((r) => r.split.pool))}, JIT ${us(m((r) => r.split.jit))}, GC ${us(m((r) => r.split.gc))}, other ${us(m((r) => r.split.other))}, wrk ${us(m((r) => r.result.generatorCpuUs ?? 0))}; pool occupancy ${(m((r) => r.occupancy) * 100).toFixed(0)}%${ratio}${errs ? `; ${errs} errors or non-2xx` : ''}`)
+    const cpu = [
+      `all ${us(m((r) => r.result.cpuUs ?? NaN))}`, `JS ${us(m((r) => r.split.js))}`, `pool ${us(m((r) => r.split.pool))}`, `JIT ${us(m((r) => r.split.jit))}`,
+      `GC ${us(m((r) => r.split.gc))}`, `other ${us(m((r) => r.split.other))}`, `wrk ${us(m((r) => r.result.generatorCpuUs ?? 0))}`,
+    ].join(', ')
+    const rate = m((r) => r.result.rps).toFixed(1).padStart(6)
+    console.log(`${name.padEnd(44)} ${rate}/s  CPU µs per op: ${cpu}; pool occupancy ${(m((r) => r.occupancy) * 100).toFixed(0)}%${ratio}${errs ? `; ${errs} errors or non-2xx` : ''}`)
   }
   console.log(`\n${ROUNDS} rounds of ${SECONDS} s, medians (load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`)
   line('raw argon2id (19 MiB, t=2), 16 in flight', raws)
