@@ -19,6 +19,10 @@ export interface Result {
   max?: number
   /** the server's CPU time (all its threads, user + system) per request, in microseconds, when its pid was given */
   cpuUs?: number
+  /** how many requests were answered (wrk's count), when measured with wrk */
+  requests?: number
+  /** wrk's own CPU time per request, in microseconds (it runs on the same cores as the server) */
+  generatorCpuUs?: number
 }
 
 /** The median of numbers (the upper one of the middle two for an even count). */
@@ -151,7 +155,9 @@ export async function load(name: string, url: string, opts: LoadOptions = {}): P
   if (!line) throw new Error(`wrk printed no result:\n${out}`)
   const r = JSON.parse(line) as { requests: number; duration: number; p50: number; p99: number; non2xx: number; errors: number; max: number }
   const cpuUs = cpu0 !== undefined && cpu1 !== undefined && r.requests > 0 ? ((cpu1 - cpu0) * 1000) / r.requests : undefined
-  return { name, rps: r.requests / (r.duration / 1e6), p50: r.p50 / 1000, p99: r.p99 / 1000, max: r.max / 1000, errors: r.errors, non2xx: r.non2xx, cpuUs }
+  const generator = proc.resourceUsage()?.cpuTime.total
+  const generatorCpuUs = generator !== undefined && r.requests > 0 ? Number(generator) / r.requests : undefined
+  return { name, rps: r.requests / (r.duration / 1e6), p50: r.p50 / 1000, p99: r.p99 / 1000, max: r.max / 1000, errors: r.errors, non2xx: r.non2xx, cpuUs, generatorCpuUs, requests: r.requests }
 }
 
 /** The bare Bun.serve check: below this the generator (or a busy machine) is the limit, and the run says so. */

@@ -76,6 +76,7 @@ export function installStatementCache() {
     stmt = prepare.call(this, sql)
     if (SCHEMA_CHANGE.test(sql)) return stmt
     rememberColumns(stmt as { columns: () => unknown[] })
+    rememberModes(stmt as { raw: (on?: boolean) => unknown; safeIntegers: (on?: boolean) => unknown })
     if (cache.size >= MAX_PER_CONNECTION) cache.delete(cache.keys().next().value!)
     cache.set(sql, stmt)
     return stmt
@@ -94,4 +95,44 @@ function rememberColumns(stmt: { columns: () => unknown[] }) {
   const columnsOf = stmt.columns.bind(stmt)
   let columns: unknown[] | undefined
   stmt.columns = () => (columns ??= Object.freeze(columnsOf()) as unknown[])
+}
+
+/**
+ * @libsql/client sets a statement's modes before every run: `safeIntegers(true)`, then
+ * `raw(true)`, catching the error the native driver throws for a statement that returns no
+ * rows (BEGIN, COMMIT, an INSERT or UPDATE without RETURNING): a new Error, its stack
+ * captured, on every such run. A registration's write batch runs five; with the caches cold
+ * after waiting for its hash, they were about 7% of its JavaScript thread's samples. A mode
+ * stays set on the native statement until it is set again (runs do not reset it), and whether
+ * a statement returns rows is fixed by its text. So each statement keeps the modes it was last
+ * given and calls the driver only to change one, and keeps its first refusal of raw mode, thrown
+ * again as is. Every caller sets modes through these methods (the client, native-tx.ts).
+ */
+function rememberModes(stmt: { raw: (on?: boolean) => unknown; safeIntegers: (on?: boolean) => unknown }) {
+  const rawOf = stmt.raw.bind(stmt)
+  const safeIntegersOf = stmt.safeIntegers.bind(stmt)
+  let refusal: { error: unknown } | undefined
+  let raw: boolean | undefined
+  let safe: boolean | undefined
+  stmt.raw = (on?: boolean) => {
+    const want = on ?? true
+    if (want && refusal) throw refusal.error
+    if (want === raw) return stmt
+    try {
+      rawOf(want)
+    } catch (error) {
+      if (want) refusal = { error }
+      throw error
+    }
+    raw = want
+    return stmt
+  }
+  stmt.safeIntegers = (on?: boolean) => {
+    const want = on ?? true
+    if (want !== safe) {
+      safeIntegersOf(want)
+      safe = want
+    }
+    return stmt
+  }
 }

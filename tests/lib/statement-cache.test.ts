@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient, type Client, type ResultSet } from '@libsql/client'
 import Database from 'libsql'
-import { installStatementCache } from '@/db/statement-cache'
+import { connectionOf, installStatementCache, PROBE_SQL } from '@/db/statement-cache'
 
 let dir: string
 /** The rows as plain objects under the result's column names. */
@@ -83,5 +83,45 @@ describe('statement cache', () => {
     } finally {
       db.close()
     }
+  })
+
+  test('a statement that returns no rows: its refusal of raw mode is kept, and writes through the client still run and count', async () => {
+    const db = new Database(join(dir, 'cache.db'))
+    try {
+      const insert = db.prepare('INSERT INTO items (id, n) VALUES (?, ?)')
+      if (db.prepare('INSERT INTO items (id, n) VALUES (?, ?)') !== insert) return // the cache is off in this process (see above)
+      let first: unknown
+      let second: unknown
+      try { insert.raw(true) } catch (err) { first = err }
+      try { insert.raw() } catch (err) { second = err }
+      expect(String(first)).toContain('only for statements that return data')
+      // the same refusal thrown again, not a new error from the driver
+      expect(second).toBe(first)
+      // a statement that returns rows is still put in raw mode, and out of it, and its integer mode follows each change
+      const select = db.prepare('SELECT id, n FROM items WHERE id = ?')
+      expect(select.raw(true)).toBe(select)
+      expect(select.get('b')).toEqual(['b', 2])
+      expect(select.safeIntegers(true).get('b')).toEqual(['b', 2n])
+      expect(select.safeIntegers().get('b')).toEqual(['b', 2n])
+      expect(select.safeIntegers(false).get('b')).toEqual(['b', 2])
+      expect(select.raw(false).get('b')).toMatchObject({ id: 'b', n: 2 })
+      expect(select.raw().safeIntegers(true).get('b')).toEqual(['b', 2n])
+      select.safeIntegers(false)
+    } finally {
+      db.close()
+    }
+    const counted = await client.execute({ sql: 'INSERT INTO items (id, n) VALUES (?, ?)', args: ['c', 3] })
+    expect(counted.rowsAffected).toBe(1)
+    const again = await client.batch([{ sql: 'INSERT INTO items (id, n) VALUES (?, ?)', args: ['d', 4] }, { sql: 'SELECT n FROM items WHERE id = ?', args: ['d'] }], 'write')
+    expect(again[0]!.rowsAffected).toBe(1)
+    expect(rowsOf(again[1]!)).toEqual([{ n: 4 }])
+    // the client sets the modes it needs whatever another caller of its connection (native-tx.ts) left on a shared statement
+    const read = { sql: 'SELECT id, n FROM items WHERE id = ?', args: ['d'] }
+    await client.execute(read)
+    const native = connectionOf(() => client.execute(PROBE_SQL)) as { prepare(sql: string): { safeIntegers(on: boolean): { raw(on: boolean): unknown } } } | undefined
+    if (!native) return // the cache is off in this process
+    native.prepare(read.sql).safeIntegers(false).raw(false)
+    expect(rowsOf(await client.execute(read))).toEqual([{ id: 'd', n: 4 }])
+    expect((await client.execute(read)).rows[0]![1]).toBe(4)
   })
 })

@@ -22,17 +22,23 @@ export async function register(deps: Deps, tenant: SignedTenant, input: Register
     await collaborators.wallets.validate(tenant, input.wallet)
     await collaborators.mpc.validate(tenant, input.wallet.chain)
   }
+  // The hash starts here, on argon2's own threads, and the checks and the answer's making run
+  // while it does (docs/benchmarks.md, "Signed registration"): the request's work then runs
+  // back to back, not cold after the hash's wait. Nothing is written before both are done; a
+  // refusal below leaves the hash unread (its CPU spent: a refused registration costs one).
+  const hashing = hashPassword(input.password)
+  hashing.catch(() => {})
   const breach = await collaborators.checkPassword(tenant, input.password)
   if (breach) throw new ValidationError([{ path: '/password', message: breach }])
   const taken = await usersRepo.namesTaken(deps.database, tenant.id, input.username, input.email)
   if (taken.username) throw new ConflictError('Username already taken')
   if (taken.email) throw new ConflictError('Email already registered')
-  // a registration with a wallet writes in a transaction: its signature is recorded before, alone
-  if (input.wallet) await signature?.record()
-  const passwordHash = await hashPassword(input.password)
-  const now = deps.clock.now()
   try {
-    if (!input.wallet) return await registerAlone(deps, tenant, input, passwordHash, now, signature)
+    if (!input.wallet) return await registerAlone(deps, tenant, input, hashing, signature)
+    // a registration with a wallet writes in a transaction: its signature is recorded before, alone
+    await signature?.record()
+    const passwordHash = await hashing
+    const now = deps.clock.now()
     const ctx: RegistrationContext = { deps, actor: null, tenant, requestId }
     return await withTransaction(ctx, async (tx, inWrite) => {
       // A concurrent registration that won the name or the email is refused by the unique indexes (below).
@@ -56,11 +62,15 @@ export async function register(deps: Deps, tenant: SignedTenant, input: Register
  * row. The unique indexes refuse a name or email taken since the check, as in the transaction,
  * and a signature recorded since its check; nothing is written then.
  */
-async function registerAlone(deps: Deps, tenant: SignedTenant, input: Register, passwordHash: string, now: number, signature?: SignatureRecord) {
-  const user = usersRepo.insertUserStatement(deps.database.db, { id: newId(), tenantId: tenant.id, username: input.username, email: input.email.trim(), passwordHash, role: 'user', now })
-  const session = sessionStatement(deps, user.row)
-  await (signature ?? deps.database).writeBatch([user.statement, session.statement])
-  return { ...(await session.session()), user: userView(user.row) }
+async function registerAlone(deps: Deps, tenant: SignedTenant, input: Register, hashing: Promise<string>, signature?: SignatureRecord) {
+  // the session (its refresh token, its row and the access token) needs no hash: made while it runs
+  const now = deps.clock.now()
+  const user = { id: newId(), tenantId: tenant.id, username: input.username, email: input.email.trim(), role: 'user' as const, now }
+  const session = sessionStatement(deps, user)
+  const answer = await session.session()
+  const made = usersRepo.insertUserStatement(deps.database.db, { ...user, passwordHash: await hashing })
+  await (signature ?? deps.database).writeBatch([made.statement, session.statement])
+  return { ...answer, user: userView(made.row) }
 }
 
 const badCredentials = () => new UnauthorizedError('Invalid credentials')
