@@ -21,8 +21,9 @@
  *   libSQL's own write forwarding: it is a synchronous native call, so each forwarded
  *   statement would stop the event loop for a round trip to the primary (and for as
  *   long as a primary that does not answer takes), and it has no timeout we can set.
- *   A pull runs on libSQL's own thread; a write waits for one only when DATABASE_SYNC_MAX_BEHIND of this
- *   process's writes are not yet pulled (replica.ts, beforeWrite): a read of a table this process wrote since
+ *   A write does not wait for a pull (by default the synchronous `sync()`, which holds the event loop while it
+ *   runs; with DATABASE_SYNC_MAX_BEHIND on libSQL's thread, and then a write waits only while that many of this
+ *   process's writes are not yet pulled: replica.ts, beforeWrite): a read of a table this process wrote since
  *   the last pull pulls first, one pull for every read waiting then, so a process reads its own
  *   writes (replica.ts, `beforeRead`; read-your-writes.ts); the credential check of a request
  *   that only creates a wallet waits for none. It also pulls every `DATABASE_SYNC_INTERVAL_MS`. A read that
@@ -70,8 +71,12 @@ import type { Database, DatabaseMode, DatabaseOptions, Tx } from './database'
 
 
 export const DEFAULT_WRITE_GROUPS = 2
-/** An embedded replica's writes not yet pulled before its next write waits for a pull (DATABASE_SYNC_MAX_BEHIND; replica.ts, beforeWrite) */
-export const DEFAULT_SYNC_MAX_BEHIND = 256
+/**
+ * An embedded replica's writes not yet pulled before its next write waits for a pull (DATABASE_SYNC_MAX_BEHIND; replica.ts,
+ * beforeWrite). 0, the default: the synchronous pull, unbounded. Not on by default: with it, a fresh edge started after a
+ * write burst did not finish its first pull within 20 s in tests/replication/write-load.test.ts (docs/benchmarks.md).
+ */
+export const DEFAULT_SYNC_MAX_BEHIND = 0
 
 
 function memoizer() {
@@ -155,7 +160,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     sync.start()
     client = replicated(local, primary, sync, () => {
       reader?.close()
-      puller!.close()
+      // a pull on libSQL's thread still running finishes first
+      void sync!.settled().then(() => puller!.close())
     })
   } else {
     client = ledgered(primary, ledger)

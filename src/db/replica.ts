@@ -20,11 +20,11 @@ export type Pull = () => Promise<{ frames_synced?: number; frame_no?: number | n
  * transaction, and two fsyncs (the log and its folder), about 0.5-1 ms of CPU and 1-20 ms of wall time
  * on this machine's disk (scripts/bench/pull-cost.ts). None of that can be set from here.
  *
- * `offLoop` (the default): the pull runs on libSQL's own thread (the promise API's `sync`), so the
+ * `offLoop` (DATABASE_SYNC_MAX_BEHIND set): the pull runs on libSQL's own thread (the promise API's `sync`), so the
  * event loop serves requests while the injector waits on its fsyncs; the writes of this process are
  * then bounded by how far its pulls are behind them (`ReplicaSync`, `maxBehind`), or an edge writes
- * faster than it pulls and every pull runs longer than the last. Otherwise the synchronous `sync()`,
- * which holds the event loop (and so this edge's writes) while it runs.
+ * faster than it pulls and every pull runs longer than the last. Otherwise (the default) the synchronous
+ * `sync()`, which holds the event loop (and so this edge's writes) while it runs.
  */
 export async function openPuller(path: string, syncUrl: string, authToken?: string, offLoop = true): Promise<{ pull: Pull; close(): void }> {
   const db = new (Database as unknown as new (path: string, opts: object) => NativeReplica)(path, { syncUrl, authToken })
@@ -163,6 +163,11 @@ export class ReplicaSync {
   /** After a write of this process: past half the bound, a pull begins in the background, so that writes seldom wait for one. */
   wrote() {
     if (this.maxBehind && !this.pulling && this.ledger.seq - this.pulled >= this.maxBehind / 2 && this.reachable) void this.pullShared()
+  }
+
+  /** Once the pull running (if any) has finished. */
+  settled(): Promise<void> {
+    return this.pulling ?? Promise.resolve()
   }
 
   markReach(ok: boolean) {
