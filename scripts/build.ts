@@ -98,7 +98,7 @@ try {
           contents: `export const shippedLicences = () => (${JSON.stringify(licences)})\n`,
           loader: 'ts',
         }))
-        build.onLoad({ filter: /[\\/]node_modules[\\/]libsql[\\/]index\.js$/ }, async (args) => {
+        build.onLoad({ filter: /[\\/]node_modules[\\/]libsql[\\/](index|promise)\.js$/ }, async (args) => {
           const src = await Bun.file(args.path).text()
           const patched = src.replace(/function requireNative\(\) \{[\s\S]*?\n\}\n/, `function requireNative() { return ${addon('libsql', libsqlBytes)}; }\n`)
           if (patched === src) throw new Error('libsql loader changed shape; update scripts/build.ts')

@@ -128,6 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseSyncUrl,
     tenantPlacement,
     databaseSyncIntervalMs: intVar(env, 'DATABASE_SYNC_INTERVAL_MS', 1000, problems),
+    databaseSyncMaxBehind: intVar(env, 'DATABASE_SYNC_MAX_BEHIND', 0, problems),
     databaseTimeoutMs: intVar(env, 'DATABASE_TIMEOUT_MS', 5000, problems),
     databaseMaxWrites: intVar(env, 'DATABASE_MAX_WRITES', 32, problems),
     databaseWriteWaitMs: intVar(env, 'DATABASE_WRITE_WAIT_MS', 1000, problems),

@@ -111,6 +111,7 @@ export async function buildDeps(config: Config, overrides: DepsOverrides): Promi
     authToken: config.databaseAuthToken,
     syncUrl: config.databaseSyncUrl,
     syncIntervalMs: config.databaseSyncIntervalMs,
+    syncMaxBehind: config.databaseSyncMaxBehind,
     timeoutMs: config.databaseTimeoutMs,
     maxWrites: config.databaseMaxWrites,
     writeWaitMs: config.databaseWriteWaitMs,

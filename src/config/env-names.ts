@@ -30,6 +30,7 @@ export const SECRET_PATHS = new Set([
 
 const ENV_NAMES: Record<string, string> = {
   '/port': 'PORT', '/databaseSyncIntervalMs': 'DATABASE_SYNC_INTERVAL_MS (50-3600000)', '/databaseTimeoutMs': 'DATABASE_TIMEOUT_MS (100-120000)',
+  '/databaseSyncMaxBehind': 'DATABASE_SYNC_MAX_BEHIND (0-100000)',
   '/databaseMaxWrites': 'DATABASE_MAX_WRITES (1-10000)', '/databaseWriteWaitMs': 'DATABASE_WRITE_WAIT_MS (0-120000)',
   '/role': 'SLIPWAY_ROLE (all, api or worker)', '/jwtSecret': 'JWT_SECRET (at least 32 characters)',
   '/bootstrapAdminUsername': 'BOOTSTRAP_ADMIN_USERNAME (3-100 of letters, digits, _ and -)',

@@ -19,6 +19,8 @@ export const ConfigSchema = T.Object({
   tenantPlacement: T.Optional(T.Record(T.String(), T.Object({ url: T.String(), authToken: T.Optional(T.String()) }))),
   /** embedded replica: pull from the primary this often (and before a read that follows one of its own writes) */
   databaseSyncIntervalMs: T.Integer({ minimum: 50, maximum: 3_600_000 }),
+  /** embedded replica: its writes not yet pulled before its next write waits for a pull (0: pulls on the event loop, unbounded) */
+  databaseSyncMaxBehind: T.Integer({ minimum: 0, maximum: 100_000 }),
   /** remote database or replica: a call to the server that takes longer fails (503) */
   databaseTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000 }),
   /** writes in flight per process; past it a write waits databaseWriteWaitMs for a place, then 503 DATABASE_BUSY with retry-after */

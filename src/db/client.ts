@@ -21,8 +21,9 @@
  *   libSQL's own write forwarding: it is a synchronous native call, so each forwarded
  *   statement would stop the event loop for a round trip to the primary (and for as
  *   long as a primary that does not answer takes), and it has no timeout we can set.
- *   A write does not wait for a pull (`sync()`: synchronous, about 0.4 ms plus 1-2 ms per
- *   transaction it brings on this machine's disk): a read of a table this process wrote since
+ *   A write does not wait for a pull (by default the synchronous `sync()`, which holds the event loop while it
+ *   runs; with DATABASE_SYNC_MAX_BEHIND on libSQL's thread, and then a write waits only while that many of this
+ *   process's writes are not yet pulled: replica.ts, beforeWrite): a read of a table this process wrote since
  *   the last pull pulls first, one pull for every read waiting then, so a process reads its own
  *   writes (replica.ts, `beforeRead`; read-your-writes.ts); the credential check of a request
  *   that only creates a wallet waits for none. It also pulls every `DATABASE_SYNC_INTERVAL_MS`. A read that
@@ -56,7 +57,8 @@ import { CHECKPOINT_INTERVAL_MS, checkpointEvery, whileBusy } from './local-file
 import { DEFAULT_MAX_WRITES, DEFAULT_WRITE_WAIT_MS, WriteLimiter } from './limiter'
 import { GroupCommit } from './group-commit'
 import { guarded, migrateRacing, withTimeout } from './remote'
-import { openPuller, ReplicaSync, replicated } from './replica'
+import { openPuller, ReplicaSync } from './replica'
+import { replicated } from './replicated'
 import { ledgered, WriteLedger } from './read-your-writes'
 import { lazyReader } from './native-read'
 
@@ -69,6 +71,12 @@ import type { Database, DatabaseMode, DatabaseOptions, Tx } from './database'
 
 
 export const DEFAULT_WRITE_GROUPS = 2
+/**
+ * An embedded replica's writes not yet pulled before its next write waits for a pull (DATABASE_SYNC_MAX_BEHIND; replica.ts,
+ * beforeWrite). 0, the default: the synchronous pull, unbounded. Not on by default: with it, a fresh edge started after a
+ * write burst did not finish its first pull within 20 s in tests/replication/write-load.test.ts (docs/benchmarks.md).
+ */
+export const DEFAULT_SYNC_MAX_BEHIND = 0
 
 
 function memoizer() {
@@ -136,8 +144,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const ledger = new WriteLedger()
   // A replica's file: pulled into by libSQL's embedded replica (the puller), read through connections of its own.
   const replicaPath = mode === 'replica' ? opts.url.slice('file:'.length).split('?')[0]! : undefined
-  const puller = replicaPath ? openPuller(replicaPath, opts.syncUrl!, opts.authToken) : undefined
-  if (puller) sync = new ReplicaSync(puller.pull, opts.syncUrl!, opts.syncIntervalMs ?? 1000, timeoutMs)
+  // off the event loop, bounded by how far the pulls are behind this process's writes; 0: the synchronous pull, unbounded (replica.ts)
+  const maxBehind = opts.syncMaxBehind ?? DEFAULT_SYNC_MAX_BEHIND
+  const puller = replicaPath ? await openPuller(replicaPath, opts.syncUrl!, opts.authToken, maxBehind > 0) : undefined
+  if (puller) sync = new ReplicaSync(puller.pull, opts.syncUrl!, opts.syncIntervalMs ?? 1000, timeoutMs, maxBehind)
   // Migrations on the primary itself, never through a replica that may not have pulled yet.
   await migrateRacing(() => opts.migrate(drizzle(primary)))
   // what a write to a table may change beyond it (cascades, triggers), for what is kept in memory against the ledger
@@ -154,7 +164,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     sync.start()
     client = replicated(local, primary, sync, () => {
       reader?.close()
-      puller!.close()
+      // a pull on libSQL's thread still running finishes first
+      void sync!.settled().then(() => puller!.close())
     })
   } else {
     client = ledgered(primary, ledger)
@@ -182,6 +193,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const bounded = (tx: Tx) => (Date.now() >= deadline ? Promise.reject(late()) : fn(tx))
     // refused sqld's write lock at its BEGIN (busy.ts), it wrote nothing: run again while time is left, then 503
     const run = async () => {
+      // an edge whose pulls are too far behind its writes waits for one first (replica.ts, beforeWrite)
+      if (replica && !(await replica.beforeWrite(deadline))) throw late()
       for (let attempt = 0; ; attempt++) {
         try {
           return await transaction(bounded)
@@ -196,6 +209,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   // A batch is one request: refused whole by sqld's write lock (SQLITE_BUSY) it wrote nothing, so it is sent again while time is left.
   const sendBatch = async (stmts: InStatement[], deadline: number) => {
+    if (replica && !(await replica.beforeWrite(deadline))) throw late()
     for (let attempt = 0; ; attempt++) {
       try {
         return await withTimeout(gatedClient.batch(stmts, 'write'), Math.max(1, deadline - Date.now()), late)
@@ -207,7 +221,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     }
   }
   // Concurrent batches of this process go as one (group-commit.ts), within the deadline; a batch still in line at it is not sent.
-  const groups = new GroupCommit(sendBatch, opts.writeGroups ?? DEFAULT_WRITE_GROUPS, undefined, late)
+  // An edge pulling off its event loop sends one group at a time: larger groups, fewer transactions for every edge to pull (replica.ts).
+  const groups = new GroupCommit(sendBatch, opts.writeGroups ?? (maxBehind > 0 && sync ? 1 : DEFAULT_WRITE_GROUPS), undefined, late)
   const writeBatch: Database['writeBatch'] = (stmts) => {
     const deadline = deadlineOf()
     return limiter.run(() => withTimeout(groups.run(stmts, deadline), Math.max(1, deadline - Date.now()), late), deadline - Date.now())

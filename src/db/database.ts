@@ -80,6 +80,8 @@ export interface DatabaseOptions {
   syncUrl?: string
   /** replica mode: pull from the primary this often */
   syncIntervalMs?: number
+  /** replica mode: this process's writes not yet pulled before its next write waits for a pull; 0 pulls on the event loop, unbounded */
+  syncMaxBehind?: number
   /** remote and replica modes: a call to the server fails (503) after this long */
   timeoutMs?: number
   /** applies the schema migrations (embedded at build time under Bun; read from drizzle/ under Deno) */

@@ -1,11 +1,10 @@
 /**
- * The embedded replica (see client.ts, `replica`): its pulls from the primary, whether the
- * primary answers, and the client that reads locally and writes on the primary.
+ * The embedded replica (see client.ts, `replica`): its pulls from the primary, and whether the
+ * primary answers. The client that reads locally and writes on the primary: replicated.ts.
  */
-import type { Client, InStatement, ResultSet, Transaction, TransactionMode } from '@libsql/client'
+import type { Client, InStatement } from '@libsql/client'
 import Database from 'libsql'
-import { DatabaseUnavailableError } from './errors'
-import { recordedTransaction, WriteLedger } from './read-your-writes'
+import { WriteLedger } from './read-your-writes'
 
 /** One pull: what the primary committed since the last one, brought into the replica's file. */
 export type Pull = () => Promise<{ frames_synced?: number; frame_no?: number | null } | undefined>
@@ -16,24 +15,30 @@ export type Pull = () => Promise<{ frames_synced?: number; frame_no?: number | n
  * each pull once it has committed (a replica's file is a WAL file; a pull commits the primary's
  * frames into its log, one SQLite transaction for each of the primary's).
  *
- * The pull is libSQL's synchronous `sync()`: it holds the event loop while it runs, and so holds
- * this edge's writes back while it catches up. A pull off the event loop (the promise API's `sync`
- * on this database) was measured and not kept: the edge then wrote faster than its pulls could
- * bring the frames back (each transaction pulled opens a connection and commits), every pull ran
- * longer than the last, and 3 edges under a bound of 4 writes collapsed (docs/benchmarks.md).
+ * What a pull costs is set by libSQL's injector (libsql-replication, `SqliteInjector`): for each of
+ * the primary's transactions it brings, a new connection on the file (its schema read again), a
+ * transaction, and two fsyncs (the log and its folder), about 0.5-1 ms of CPU and 1-20 ms of wall time
+ * on this machine's disk (scripts/bench/pull-cost.ts). None of that can be set from here.
+ *
+ * `offLoop` (DATABASE_SYNC_MAX_BEHIND set): the pull runs on libSQL's own thread (the promise API's `sync`), so the
+ * event loop serves requests while the injector waits on its fsyncs; the writes of this process are
+ * then bounded by how far its pulls are behind them (`ReplicaSync`, `maxBehind`), or an edge writes
+ * faster than it pulls and every pull runs longer than the last. Otherwise (the default) the synchronous
+ * `sync()`, which holds the event loop (and so this edge's writes) while it runs.
  */
-export function openPuller(path: string, syncUrl: string, authToken?: string): { pull: Pull; close(): void } {
+export async function openPuller(path: string, syncUrl: string, authToken?: string, offLoop = true): Promise<{ pull: Pull; close(): void }> {
   const db = new (Database as unknown as new (path: string, opts: object) => NativeReplica)(path, { syncUrl, authToken })
-  return { pull: async () => db.sync(), close: () => db.close() }
+  if (!offLoop) return { pull: async () => db.sync(), close: () => db.close() }
+  // The promise API's `sync` on the same native database (both load the one addon; scripts/build.ts embeds it for both):
+  // its own constructor passes libsql 0.5.29's native open one argument short and fails.
+  const asyncSync = ((await import('libsql/promise')).default.prototype as unknown as { sync(this: NativeReplica): ReturnType<Pull> }).sync
+  return { pull: () => asyncSync.call(db), close: () => db.close() }
 }
 
 interface NativeReplica {
   sync(): Awaited<ReturnType<Pull>>
   close(): void
 }
-
-const statementText = (s: InStatement) => (typeof s === 'string' ? s : s.sql)
-const isRead = (s: InStatement) => /^\s*select\b/i.test(statementText(s))
 
 /** What /health/ready and the metrics report about an embedded replica. */
 export interface ReplicaState {
@@ -45,6 +50,10 @@ export interface ReplicaState {
   frameNo: number | null
   lastSyncAt: number | null
   primaryReachable: boolean
+  /** pulls made, WAL frames they brought, and the time they took (ms), since start */
+  pulls: number
+  framesPulled: number
+  pullMs: number
 }
 
 /**
@@ -58,10 +67,19 @@ export class ReplicaSync {
   private lastSyncAt: number | null = null
   private frameNo: number | null = null
   private reachable = true
+  private pulls = 0
+  private framesPulled = 0
+  private pullMs = 0
   private timer?: ReturnType<typeof setInterval>
   private readonly healthUrl: string
 
-  constructor(private readonly pull: Pull, syncUrl: string, private readonly intervalMs: number, private readonly timeoutMs: number) {
+  /**
+   * `maxBehind`: with a pull off the event loop (openPuller), how many writes of this process may be
+   * on the primary and not yet pulled before its next write waits for a pull (0: no bound, for the
+   * synchronous pull, which holds the writes itself while it runs). See `beforeWrite`.
+   */
+  constructor(private readonly pull: Pull, syncUrl: string, private readonly intervalMs: number, private readonly timeoutMs: number,
+    private readonly maxBehind = 0) {
     this.healthUrl = healthUrlOf(syncUrl)
   }
 
@@ -73,7 +91,11 @@ export class ReplicaSync {
   /** Pulls now; throws when the primary cannot be reached. */
   syncNow(): ReturnType<Pull> {
     const upTo = this.ledger.seq
+    const t0 = performance.now()
     return this.pull().then((r) => {
+      this.pulls++
+      this.pullMs += performance.now() - t0
+      this.framesPulled += r?.frames_synced ?? 0
       this.pulled = Math.max(this.pulled, upTo)
       this.lastSyncAt = Date.now()
       this.frameNo = r?.frame_no ?? this.frameNo
@@ -99,18 +121,53 @@ export class ReplicaSync {
   private pulled = 0
   private pulling: Promise<void> | null = null
 
+  /** The pull running, or one begun on the next turn of the event loop (so that everything waiting now shares it). */
+  private pullShared(): Promise<void> {
+    this.pulling ??= new Promise<void>((resolve) => setTimeout(() => {
+      this.syncNow().catch(() => { this.reachable = false }).finally(() => {
+        this.pulling = null
+        resolve()
+      })
+    }))
+    return this.pulling
+  }
+
   /** Before a read on the replica: pulls first if this process wrote to a table it reads since the last pull began. */
   async beforeRead(stmt: InStatement): Promise<void> {
     const need = this.ledger.needs(stmt)
-    while (this.pulled < need && this.reachable) {
-      this.pulling ??= new Promise<void>((resolve) => setTimeout(() => {
-        this.syncNow().catch(() => { this.reachable = false }).finally(() => {
-          this.pulling = null
-          resolve()
-        })
-      }))
-      await this.pulling
+    while (this.pulled < need && this.reachable) await this.pullShared()
+  }
+
+  /**
+   * Before a write of this process is sent (`maxBehind` set): the bound on how far this replica's pulls
+   * are behind its own writes. A pull brings every transaction the primary committed since the last
+   * one, each at a cost of its own (openPuller), and each edge pulls the writes of every edge: with
+   * pulls off the event loop and nothing holding the writes, an edge under load wrote faster than it
+   * pulled, each pull took longer than the last, and 3 edges collapsed (docs/benchmarks.md). So while
+   * `maxBehind` or more of this process's writes are not yet pulled, a write waits for the pull running
+   * (or starts one): the edges write at the pace they pull, whatever the others write. Counted in this
+   * process's transactions, not frames: a pulled transaction's cost is mostly its own (a connection, a
+   * commit, two fsyncs), whatever its size. False when the deadline came first: the write was not sent.
+   */
+  async beforeWrite(deadline: number): Promise<boolean> {
+    while (this.maxBehind && this.ledger.seq - this.pulled >= this.maxBehind && this.reachable) {
+      const left = deadline - Date.now()
+      if (left <= 0) return false
+      let timer: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([this.pullShared(), new Promise<void>((r) => { timer = setTimeout(r, left) })])
+      clearTimeout(timer)
     }
+    return true
+  }
+
+  /** After a write of this process: past half the bound, a pull begins in the background, so that writes seldom wait for one. */
+  wrote() {
+    if (this.maxBehind && !this.pulling && this.ledger.seq - this.pulled >= this.maxBehind / 2 && this.reachable) void this.pullShared()
+  }
+
+  /** Once the pull running (if any) has finished. */
+  settled(): Promise<void> {
+    return this.pulling ?? Promise.resolve()
   }
 
   markReach(ok: boolean) {
@@ -134,14 +191,17 @@ export class ReplicaSync {
       this.reachable = false
       return
     }
-    await this.syncNow().catch(() => { this.reachable = false })
+    await this.pullShared()
   }
 
   status(): ReplicaState {
     const lagMs = this.lastSyncAt === null ? -1 : Date.now() - this.lastSyncAt
     // Fresh: the primary answers and the last pull is within a few intervals.
     const fresh = this.reachable && this.lastSyncAt !== null && lagMs <= Math.max(3 * this.intervalMs, 5000)
-    return { state: fresh ? 'fresh' : 'stale', lagMs, frameNo: this.frameNo, lastSyncAt: this.lastSyncAt, primaryReachable: this.reachable }
+    return {
+      state: fresh ? 'fresh' : 'stale', lagMs, frameNo: this.frameNo, lastSyncAt: this.lastSyncAt, primaryReachable: this.reachable,
+      pulls: this.pulls, framesPulled: this.framesPulled, pullMs: this.pullMs,
+    }
   }
 
   stop() {
@@ -157,67 +217,4 @@ function healthUrlOf(syncUrl: string): string {
   else if (u.protocol === 'ws:') u.protocol = 'http:'
   else if (u.protocol === 'wss:') u.protocol = 'https:'
   return `${u.protocol}//${u.host}/health`
-}
-
-/**
- * The embedded replica's client: reads outside a transaction from the local replica (`replica`:
- * a read-only client on its file; after a pull when this process wrote since the last one),
- * everything else on the primary.
- */
-export function replicated(replica: Client, primary: Client, sync: ReplicaSync, onClose: () => void = () => {}): Client {
-  const afterWrite = async <T>(p: Promise<T>, stmts?: InStatement[]): Promise<T> => {
-    const out = await p
-    if (stmts) sync.ledger.written(stmts)
-    else sync.ledger.writtenAny()
-    return out
-  }
-  // a transaction's statements, counted as one write once it commits
-  const recorded = (tx: Transaction) => recordedTransaction(tx, (committed, stmts) => afterWrite(committed, stmts))
-  const read = async (stmt: InStatement): Promise<ResultSet> => {
-    await sync.beforeRead(stmt)
-    const local = await replica.execute(stmt)
-    if (local.rows.length || !sync.primaryReachable) return local
-    // Not on the replica (yet): created elsewhere since the last pull, or not at all.
-    try {
-      return await primary.execute(stmt)
-    } catch (err) {
-      if (err instanceof DatabaseUnavailableError) return local
-      throw err
-    }
-  }
-  return new Proxy(primary, {
-    get(target, prop, receiver) {
-      switch (prop) {
-        case 'execute':
-          return (stmt: InStatement, args?: unknown) => {
-            const s = args === undefined ? stmt : { sql: statementText(stmt), args } as InStatement
-            return isRead(s) ? read(s) : afterWrite(primary.execute(s), [s])
-          }
-        case 'batch':
-          return (stmts: InStatement[], mode?: TransactionMode) => (stmts.every(isRead)
-            ? Promise.all(stmts.map((s) => sync.beforeRead(s))).then(() => replica.batch(stmts, mode))
-            : afterWrite(primary.batch(stmts, mode), stmts))
-        case 'migrate':
-          return (stmts: InStatement[]) => afterWrite(primary.migrate(stmts))
-        case 'executeMultiple':
-          return (sqlText: string) => afterWrite(primary.executeMultiple(sqlText))
-        // A transaction counts as one write once it has committed, with the tables its statements wrote.
-        case 'transaction':
-          return async (mode?: TransactionMode) => recorded(await primary.transaction(mode))
-        case 'sync':
-          return () => sync.syncNow()
-        case 'close':
-          return () => {
-            sync.stop()
-            replica.close()
-            primary.close()
-            onClose()
-          }
-        default: {
-          const v = Reflect.get(target, prop, receiver)
-          return typeof v === 'function' ? v.bind(target) : v
-        }
-      }
-    },
-  })
 }

@@ -61,7 +61,8 @@ class Counter implements Exported {
 
 class Gauge implements Exported {
   private readonly series: Series<{ value: number }>
-  constructor(readonly name: string, private readonly help: string, labelNames: readonly string[], private readonly read?: () => number) {
+  constructor(readonly name: string, private readonly help: string, labelNames: readonly string[], private readonly read?: () => number,
+    private readonly type: 'gauge' | 'counter' = 'gauge') {
     this.series = new Series(labelNames, () => ({ value: 0 }))
   }
   set(labels: Labels, value: number) {
@@ -69,7 +70,7 @@ class Gauge implements Exported {
   }
   get() {
     if (this.read) this.set({}, this.read())
-    return { name: this.name, help: this.help, type: 'gauge', values: [...this.series.entries()].map((s) => ({ labels: s.labels, value: s.data.value })), aggregator: 'sum' as const }
+    return { name: this.name, help: this.help, type: this.type, values: [...this.series.entries()].map((s) => ({ labels: s.labels, value: s.data.value })), aggregator: 'sum' as const }
   }
 }
 
@@ -182,13 +183,16 @@ export class Metrics {
    * An embedded replica's lag (seconds since its last successful pull from the primary;
    * -1 before the first) and whether the primary answers. Read at scrape time.
    */
-  trackReplica(read: () => { lagMs: number; primaryReachable: boolean }) {
+  trackReplica(read: () => { lagMs: number; primaryReachable: boolean; pulls?: number; framesPulled?: number; pullMs?: number }) {
     this.exported.push(
       new Gauge('slipway_replica_lag_seconds', 'Seconds since the embedded replica last pulled from the primary (-1: never)', [], () => {
         const s = read()
         return s.lagMs < 0 ? -1 : s.lagMs / 1000
       }),
       new Gauge('slipway_replica_primary_reachable', '1 while the primary answers this replica, 0 while it does not', [], () => (read().primaryReachable ? 1 : 0)),
+      new Gauge('slipway_replica_pulls_total', 'Pulls from the primary this replica made', [], () => read().pulls ?? 0, 'counter'),
+      new Gauge('slipway_replica_frames_pulled_total', 'WAL frames this replica pulled from the primary', [], () => read().framesPulled ?? 0, 'counter'),
+      new Gauge('slipway_replica_pull_seconds_total', 'Seconds this replica spent pulling', [], () => (read().pullMs ?? 0) / 1000, 'counter'),
     )
   }
 
