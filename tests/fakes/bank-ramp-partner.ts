@@ -29,6 +29,8 @@ export type PartnerMode = 'ok' | 'slow-ok' | 'slow' | 'down' | 'rate-limited' | 
 export class MisbehavingPartner {
   mode: PartnerMode = 'ok'
   calls = 0
+  /** while set, every `ok` answer waits for it: a test holds a call open for as long as it needs, whatever the machine's load */
+  held?: Promise<void>
   readonly keys: string[] = []
   private server?: ReturnType<typeof Bun.serve>
 
@@ -61,6 +63,7 @@ export class MisbehavingPartner {
             return new Response(null, { status: 204 })
           default: {
             if (this.mode === 'slow-ok') await Bun.sleep(300)
+            if (this.held) await this.held
             const path = new URL(req.url).pathname
             if (path.startsWith('/onboarding/')) return json({ HostedURL: `https://partner.example/onboarding/${this.calls}` }, 200)
             if (path === '/workflows/bank-deposit-to-onchain-address') {

@@ -12,6 +12,7 @@ import { Api } from '@tests/helpers/client'
 import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
 import { MisbehavingPartner } from '@tests/fakes/bank-ramp-partner'
 import { startProcess } from '@tests/helpers/process'
+import { RAMP_TIMEOUT_MS, until } from './world'
 import { canonicalJson } from '@/http/idempotency'
 
 const partner = new MisbehavingPartner()
@@ -34,7 +35,7 @@ async function readyUser(factory: Factory, tn: Tenant) {
 
 beforeAll(async () => {
   partner.start()
-  t = await makeApp({ env: { BANK_RAMP_TIMEOUT_MS: '2000' } })
+  t = await makeApp({ env: { BANK_RAMP_TIMEOUT_MS: String(RAMP_TIMEOUT_MS) } })
   f = new Factory(t)
   tenant = await rampTenant(f)
   ;({ u: user, walletId } = await readyUser(f, tenant))
@@ -158,26 +159,38 @@ describe('concurrent requests with one key', () => {
     // This process serves one of them in-process; the other is a real server process on the
     // same file. (Two apps in one process are not two processes: a connection waiting on
     // SQLite's lock there blocks the thread the other needs to finish.)
+    // The first request's partner call is held open until the second has answered, so the two overlap on any machine
+    // (a 300 ms slow answer did not: beside CPU burners the second process's request sometimes came after the first had
+    // finished, and was answered the stored result). The partner's time limit is long enough for that wait.
     const dir = mkdtempSync(join(tmpdir(), 'slipway-idem-'))
-    const env = { BANK_RAMP_TIMEOUT_MS: '2000', JWT_SECRET: TEST_JWT_SECRET, MASTER_KEY: TEST_MASTER_KEY }
+    const env = { BANK_RAMP_TIMEOUT_MS: '20000', JWT_SECRET: TEST_JWT_SECRET, MASTER_KEY: TEST_MASTER_KEY }
     const one = await makeApp({ env: { ...env, DATABASE_URL: `file:${join(dir, 'slipway.db')}` } })
     const two = await startProcess([process.execPath, 'src/index.ts'], { dir, env })
+    let release = () => {}
     try {
       const f1 = new Factory(one)
       const tn = await rampTenant(f1)
       const { u, walletId: wid } = await readyUser(f1, tn)
-      partner.mode = 'slow-ok'
       const key = crypto.randomUUID()
       const calls = partner.calls
       const call = (target: TestApp | string) => new Api(target).post('/v1/ramp/bank/payin/initiate', { walletId: wid, isTestnet: true }, { token: u.accessToken, headers: { 'idempotency-key': key } })
-      const [a, b] = await Promise.all([call(one), call(two.url)])
-      expect([a.status, b.status].sort()).toEqual([200, 409])
+      partner.held = new Promise<void>((resolve) => (release = resolve))
+      // this process claims the key and waits at the partner; the other process, asked meanwhile, finds it in progress
+      const first = call(one)
+      await until(() => partner.calls, (n) => n === calls + 1, 15_000)
+      const b = await call(two.url)
+      release()
+      const a = await first
+      expect([a.status, b.status]).toEqual([200, 409])
+      expect(b.body.details).toEqual({ code: 'IDEMPOTENCY_IN_PROGRESS' })
       expect(partner.calls).toBe(calls + 1)
       const replay = await call(two.url)
       expect(replay.status).toBe(200)
       expect(replay.headers.get('idempotency-replayed')).toBe('true')
-      expect(replay.body).toEqual((a.status === 200 ? a : b).body)
+      expect(replay.body).toEqual(a.body)
     } finally {
+      release()
+      partner.held = undefined
       await two.stop()
       await one.close()
       rmSync(dir, { recursive: true, force: true })

@@ -54,7 +54,8 @@ describe('writes while sqld does not answer them', () => {
     try {
       const until = Date.now() + 2400
       await Promise.all(Array.from({ length: 10 }, async () => {
-        while (Date.now() < until) {
+        // for 2.4 s and past it until more than 10 answers came: on a loaded machine the first round alone could fill the 2.4 s
+        while (Date.now() < until || answers.length <= 10) {
           const t0 = performance.now()
           const res = await fetch(`${edge.url}/v1/wallets/`, {
             method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ chain: 'ethereum', isTestnet: true }),
