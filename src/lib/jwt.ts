@@ -30,14 +30,12 @@ export interface AccessClaims {
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url')
 
 /**
- * The token's HMAC, base64url. Under Bun through its native `CryptoHasher` (the same HMAC-SHA256,
- * about 0.3 µs less per token than node:crypto's `createHmac`, whose object Bun builds in
- * JavaScript); elsewhere (the Deno entry) through node:crypto. tests/lib/jwt.test.ts checks both.
+ * The token's HMAC, base64url, through node:crypto. Bun's native `CryptoHasher` was measured about
+ * 0.3 µs cheaper per token and not kept: it reports an error OpenSSL left queued by an earlier,
+ * unrelated failure on the same thread (a JWK whose point is not on its curve, refused by WebCrypto)
+ * as its own, so the next bearer check threw (tests/lib/jwt.test.ts).
  */
-type Hasher = new (algorithm: 'sha256', key: Uint8Array) => { update(data: string): { digest(encoding: 'base64url'): string } }
-const BunHasher = (globalThis as { Bun?: { CryptoHasher: Hasher } }).Bun?.CryptoHasher
-export const nodeMac = (key: Uint8Array, signingInput: string) => createHmac('sha256', key).update(signingInput).digest('base64url')
-export const mac = BunHasher ? (key: Uint8Array, signingInput: string) => new BunHasher('sha256', key).update(signingInput).digest('base64url') : nodeMac
+export const mac = (key: Uint8Array, signingInput: string) => createHmac('sha256', key).update(signingInput).digest('base64url')
 
 export function signAccessToken(key: Uint8Array, claims: { sub: string; tenantId: string | null; role: Role }, nowMs: number, ttlSeconds: number): string {
   const iat = Math.floor(nowMs / 1000)
