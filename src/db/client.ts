@@ -56,6 +56,7 @@ import { CHECKPOINT_INTERVAL_MS, checkpointEvery, whileBusy } from './local-file
 import { DEFAULT_MAX_WRITES, DEFAULT_WRITE_WAIT_MS, WriteLimiter } from './limiter'
 import { GroupCommit } from './group-commit'
 import { guarded, migrateRacing, withTimeout } from './remote'
+import { onHeldStreams, StreamPool } from './held-streams'
 import { openPuller, ReplicaSync, replicated } from './replica'
 import { ledgered, WriteLedger } from './read-your-writes'
 import { lazyReader } from './native-read'
@@ -127,7 +128,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const unavailable = mode === 'replica'
     ? 'The primary database cannot be reached: this replica answers reads, but changes are refused until the primary is back'
     : 'The database server cannot be reached'
-  const primary = guarded(createClient({ url: primaryUrl, authToken: opts.authToken, fetch: httpFetch }), timeoutMs, unavailable, (ok) => sync?.markReach(ok))
+  // statements and batches on a few streams held open (held-streams.ts); interactive transactions on streams of their own
+  const http = createClient({ url: primaryUrl, authToken: opts.authToken, fetch: httpFetch })
+  const base = opts.heldStreams === false ? http : onHeldStreams(http, new StreamPool({ url: primaryUrl, authToken: opts.authToken, timeoutMs }))
+  const primary = guarded(base, timeoutMs, unavailable, (ok) => sync?.markReach(ok))
   let client: Client
   const ledger = new WriteLedger()
   // A replica's file: pulled into by libSQL's embedded replica (the puller), read through connections of its own.

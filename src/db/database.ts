@@ -91,4 +91,6 @@ export interface DatabaseOptions {
   writeWaitMs?: number
   /** against a server: write batches in flight at once; the batches of concurrent requests waiting meanwhile go as one (group commit) */
   writeGroups?: number
+  /** against a server: statements and batches on held streams (held-streams.ts; default true), or each on a stream of its own */
+  heldStreams?: boolean
 }

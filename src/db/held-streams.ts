@@ -1,0 +1,230 @@
+/**
+ * Held streams to a libSQL server (the primary), for the statements and batches sent outside an interactive transaction.
+ *
+ * @libsql/client opens a Hrana stream for every `execute` and `batch` and closes it with the same request, and sqld
+ * makes a connection for every stream: it opens the database file and reads the whole schema before it runs a
+ * statement, then drops it. That cost sqld about 1.8-2 ms of CPU per request with Slipway's schema, against 0.1-0.4 ms
+ * for the same batch on a stream kept open (docs/benchmarks.md, "What sqld charges per request"). So here a few
+ * streams stay open on one WebSocket (Hrana over WebSocket: cheaper than HTTP with batons for sqld and for this process,
+ * same page, "HTTP or WebSocket"), and each call takes one for itself while it runs: nothing waits behind another
+ * call on a stream, so no call is sent later than it would have been on a stream of its own.
+ *
+ * - A batch runs as @libsql/client runs it (BEGIN, the statements each on the last one's success, COMMIT, and a
+ *   ROLLBACK if the COMMIT did not run): a failed batch leaves no transaction open. A stream that saw any error is
+ *   closed all the same (sqld then drops its connection, whatever state it was in), and the next call opens another.
+ * - The socket closed (sqld restarted or gone): the idle streams go with it, and the next call opens a new socket.
+ *   A call whose request may have reached sqld has an unknown outcome: it fails as a server that cannot be reached
+ *   (503), as before, and is not sent again, except a read (SELECTs only), sent once more on a new socket.
+ * - No answer within `timeoutMs`: the call fails (503, unknown outcome). Its stream is closed; the socket too when
+ *   nothing at all came back on it for that long, so a socket that died silently is not kept.
+ *
+ * Interactive transactions (`database.write`) keep @libsql/client's stream of their own, unchanged.
+ */
+import * as hrana from '@libsql/hrana-client'
+import { LibsqlError, type Client, type InStatement, type ResultSet, type TransactionMode } from '@libsql/client'
+
+/** Streams kept open between calls (one sqld connection each); more are opened while more calls run at once. */
+export const MAX_IDLE_STREAMS = 8
+
+const BEGIN: Record<TransactionMode, string> = { write: 'BEGIN IMMEDIATE', read: 'BEGIN TRANSACTION READONLY', deferred: 'BEGIN DEFERRED' }
+
+export interface StreamPoolOptions {
+  /** the server's URL as the client is given it (http:, https:, libsql:, ws: or wss:) */
+  url: string
+  authToken?: string
+  timeoutMs: number
+  maxIdle?: number
+}
+
+/** The WebSocket URL of a server given as http(s)://, libsql:// (TLS unless `?tls=0`) or ws(s)://: sqld serves both on one port. */
+export function webSocketUrl(url: string): string {
+  const u = new URL(url)
+  const tls = u.searchParams.get('tls')
+  if (u.protocol === 'libsql:') u.protocol = tls === '0' ? 'ws:' : 'wss:'
+  else if (u.protocol === 'http:') u.protocol = 'ws:'
+  else if (u.protocol === 'https:') u.protocol = 'wss:'
+  u.search = ''
+  return u.toString()
+}
+
+const textOf = (s: InStatement) => (typeof s === 'string' ? s : Array.isArray(s) ? String(s[0]) : s.sql)
+const isSelect = (s: InStatement) => /^\s*select\b/i.test(textOf(s))
+/** A statement that leaves its connection inside a transaction (or may: several statements in one text): its stream is not kept. */
+const opensTransaction = (s: InStatement) => /^\s*(begin|savepoint)\b|;\s*\S/i.test(textOf(s))
+
+export class StreamPool {
+  private socket?: hrana.Client
+  private version?: Promise<number>
+  private answeredAt = 0
+  private idle: hrana.Stream[] = []
+  private shut = false
+  /** streams and sockets opened since start (tests and benches) */
+  opened = { streams: 0, sockets: 0 }
+
+  constructor(private readonly opts: StreamPoolOptions, private readonly open = (url: string, jwt?: string) => hrana.openWs(url, jwt, 3)) {}
+
+  /** Runs `stmt` on a held stream. */
+  execute(stmt: InStatement): Promise<ResultSet> {
+    const s = toHrana(stmt)
+    return this.run((stream) => stream.query(s).then(resultOf), isSelect(stmt), opensTransaction(stmt))
+  }
+
+  /** Runs `stmts` as one transaction (`mode`) on a held stream. */
+  batch(stmts: InStatement[], mode: TransactionMode = 'deferred'): Promise<ResultSet[]> {
+    const s = stmts.map(toHrana)
+    return this.run((stream, version) => runBatch(stream, version, mode, s), stmts.every(isSelect))
+  }
+
+  close() {
+    this.shut = true
+    for (const s of this.idle.splice(0)) s.close()
+    this.socket?.close()
+  }
+
+  private connect(): hrana.Client {
+    if (this.shut) throw new LibsqlError('The database client is closed', 'CLIENT_CLOSED')
+    if (!this.socket || this.socket.closed) {
+      this.idle = []
+      this.socket = this.open(webSocketUrl(this.opts.url), this.opts.authToken)
+      this.socket.intMode = 'number'
+      this.version = this.socket.getVersion()
+      this.version.catch(() => undefined)
+      this.answeredAt = Date.now()
+      this.opened.sockets++
+    }
+    return this.socket
+  }
+
+  private take(): hrana.Stream {
+    const socket = this.connect()
+    for (let s = this.idle.pop(); s; s = this.idle.pop()) if (!s.closed) return s
+    this.opened.streams++
+    return socket.openStream()
+  }
+
+  private async run<T>(op: (stream: hrana.Stream, version: number) => Promise<T>, read: boolean, drop = false): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const stream = this.take()
+      const socket = this.socket!
+      const version = this.version!
+      try {
+        const out = await this.timed(version.then((v) => op(stream, v)), stream, socket)
+        if (!drop && !stream.closed && !this.shut && socket === this.socket && this.idle.length < (this.opts.maxIdle ?? MAX_IDLE_STREAMS)) this.idle.push(stream)
+        else stream.close()
+        return out
+      } catch (err) {
+        // whatever state sqld's connection is in after an error (a transaction left open among them), it goes with the stream
+        stream.close()
+        const answer = err instanceof hrana.ResponseError
+        // a read is sent again once on a new socket when the socket failed under it (never a write: its outcome is unknown)
+        if (!answer && read && attempt === 0 && !this.shut && socket.closed && (err as Error)?.name !== 'TimeoutError') continue
+        throw mapError(err)
+      }
+    }
+  }
+
+  private timed<T>(p: Promise<T>, stream: hrana.Stream, socket: hrana.Client): Promise<T> {
+    const ms = this.opts.timeoutMs
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const answered = (v: T) => {
+      if (socket === this.socket) this.answeredAt = Date.now()
+      return v
+    }
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        // nothing at all back on this socket for as long: it is gone without a word; else only this stream is dropped
+        if (Date.now() - this.answeredAt >= ms) socket.close()
+        else stream.close()
+        reject(Object.assign(new Error(`no answer from the database server within ${ms} ms`), { name: 'TimeoutError' }))
+      }, ms)
+    })
+    return Promise.race([p.then(answered, (err: unknown) => {
+      if (err instanceof hrana.ResponseError) answered(undefined as T)
+      throw err
+    }), late]).finally(() => clearTimeout(timer))
+  }
+}
+
+/** `inner` with its `execute` and `batch` on the held streams of `pool`; transactions, migrations and the rest as they were. */
+export function onHeldStreams(inner: Client, pool: StreamPool): Client {
+  return new Proxy(inner, {
+    get(target, prop, receiver) {
+      if (prop === 'execute') {
+        return (stmt: InStatement | string, args?: unknown) => pool.execute(args === undefined ? stmt : { sql: stmt as string, args } as InStatement)
+      }
+      if (prop === 'batch') return (stmts: InStatement[], mode?: TransactionMode) => pool.batch(stmts, mode)
+      if (prop === 'close') {
+        return () => {
+          pool.close()
+          target.close()
+        }
+      }
+      const v = Reflect.get(target, prop, receiver)
+      return typeof v === 'function' ? v.bind(target) : v
+    },
+  })
+}
+
+/** A batch as @libsql/client's `executeHranaBatch` runs it: in one transaction, rolled back whole when any statement fails. */
+async function runBatch(stream: hrana.Stream, version: number, mode: TransactionMode, stmts: hrana.Stmt[]): Promise<ResultSet[]> {
+  const batch = stream.batch(false)
+  const begin = batch.step()
+  const began = begin.run(BEGIN[mode])
+  let last = begin
+  const rows = stmts.map((s) => {
+    const step = batch.step().condition(hrana.BatchCond.ok(last))
+    if (version >= 3) step.condition(hrana.BatchCond.not(hrana.BatchCond.isAutocommit(batch)))
+    last = step
+    return step.query(s)
+  })
+  const commit = batch.step().condition(hrana.BatchCond.ok(last))
+  if (version >= 3) commit.condition(hrana.BatchCond.not(hrana.BatchCond.isAutocommit(batch)))
+  const committed = commit.run('COMMIT')
+  batch.step().condition(hrana.BatchCond.not(hrana.BatchCond.ok(commit))).run('ROLLBACK').catch(() => undefined)
+  // each step's outcome is read in order below; those after the first failure are never read
+  for (const p of [began, ...rows, committed]) p.catch(() => undefined)
+  await batch.execute()
+  await began
+  const out: ResultSet[] = []
+  for (const p of rows) {
+    const r = await p
+    if (r === undefined) throw new LibsqlError('Statement in a batch was not executed, probably because the transaction has been rolled back', 'TRANSACTION_CLOSED')
+    out.push(resultOf(r))
+  }
+  await committed
+  return out
+}
+
+function toHrana(stmt: InStatement): hrana.Stmt {
+  const [sql, args] = typeof stmt === 'string' ? [stmt, undefined] : Array.isArray(stmt) ? [stmt[0] as string, stmt[1]] : [stmt.sql, stmt.args]
+  const s = new hrana.Stmt(sql)
+  if (Array.isArray(args)) s.bindIndexes(args as hrana.InValue[])
+  else if (args) for (const [k, v] of Object.entries(args)) s.bindName(k, v as hrana.InValue)
+  return s
+}
+
+function resultOf(r: hrana.RowsResult): ResultSet {
+  const columns = r.columnNames.map((c) => c ?? '')
+  return {
+    columns,
+    columnTypes: r.columnDecltypes.map((c) => c ?? ''),
+    rows: r.rows as unknown as ResultSet['rows'],
+    rowsAffected: r.affectedRowCount,
+    lastInsertRowid: r.lastInsertRowid,
+    toJSON() {
+      return { columns, rows: r.rows.map((row) => Array.from(row as ArrayLike<unknown>, (v) => (typeof v === 'bigint' ? `${v}` : v))), rowsAffected: r.affectedRowCount,
+        lastInsertRowid: r.lastInsertRowid === undefined ? null : `${r.lastInsertRowid}` }
+    },
+  }
+}
+
+/**
+ * As @libsql/client maps them: sqld's answer keeps its code (SQLITE_BUSY, SQLITE_CONSTRAINT, ...); anything else is the
+ * socket or the protocol failing, which src/db/errors.ts `isUnreachable` reads as a server that cannot be reached.
+ */
+function mapError(err: unknown): unknown {
+  if (err instanceof hrana.ResponseError) return new LibsqlError(err.message, err.code ?? 'UNKNOWN', undefined, undefined, err)
+  if (err instanceof LibsqlError || (err as Error)?.name === 'TimeoutError') return err
+  if (err instanceof hrana.ClientError) return new LibsqlError(err.message, 'HRANA_WEBSOCKET_ERROR', undefined, undefined, err)
+  return err
+}
