@@ -25,6 +25,11 @@ import { LibsqlError, type Client, type InStatement, type ResultSet, type Transa
 
 /** Streams kept open between calls (one sqld connection each); more are opened while more calls run at once. */
 export const MAX_IDLE_STREAMS = 8
+/**
+ * A stream unused this long is closed rather than used again: sqld kept an idle one on a WebSocket for 25 s and more
+ * here (over HTTP a stream expires after about 10 s), and one that sqld dropped would fail the call with an answer.
+ */
+export const STREAM_IDLE_MS = 20_000
 
 const BEGIN: Record<TransactionMode, string> = { write: 'BEGIN IMMEDIATE', read: 'BEGIN TRANSACTION READONLY', deferred: 'BEGIN DEFERRED' }
 
@@ -38,11 +43,10 @@ export interface StreamPoolOptions {
 
 /** The WebSocket URL of a server given as http(s)://, libsql:// (TLS unless `?tls=0`) or ws(s)://: sqld serves both on one port. */
 export function webSocketUrl(url: string): string {
-  const u = new URL(url)
-  const tls = u.searchParams.get('tls')
-  if (u.protocol === 'libsql:') u.protocol = tls === '0' ? 'ws:' : 'wss:'
-  else if (u.protocol === 'http:') u.protocol = 'ws:'
-  else if (u.protocol === 'https:') u.protocol = 'wss:'
+  // a scheme swapped as text: the URL parser will not turn `libsql:` (not a special scheme) into `ws:`
+  const tls = new URL(url).searchParams.get('tls')
+  const swapped = url.replace(/^libsql:/, tls === '0' ? 'ws:' : 'wss:').replace(/^http:/, 'ws:').replace(/^https:/, 'wss:')
+  const u = new URL(swapped)
   u.search = ''
   return u.toString()
 }
@@ -56,7 +60,7 @@ export class StreamPool {
   private socket?: hrana.Client
   private version?: Promise<number>
   private answeredAt = 0
-  private idle: hrana.Stream[] = []
+  private idle: Array<{ stream: hrana.Stream; at: number }> = []
   private shut = false
   /** streams and sockets opened since start (tests and benches) */
   opened = { streams: 0, sockets: 0 }
@@ -77,7 +81,7 @@ export class StreamPool {
 
   close() {
     this.shut = true
-    for (const s of this.idle.splice(0)) s.close()
+    for (const s of this.idle.splice(0)) s.stream.close()
     this.socket?.close()
   }
 
@@ -97,7 +101,11 @@ export class StreamPool {
 
   private take(): hrana.Stream {
     const socket = this.connect()
-    for (let s = this.idle.pop(); s; s = this.idle.pop()) if (!s.closed) return s
+    const now = Date.now()
+    for (let s = this.idle.pop(); s; s = this.idle.pop()) {
+      if (!s.stream.closed && now - s.at < STREAM_IDLE_MS) return s.stream
+      s.stream.close()
+    }
     this.opened.streams++
     return socket.openStream()
   }
@@ -109,7 +117,7 @@ export class StreamPool {
       const version = this.version!
       try {
         const out = await this.timed(version.then((v) => op(stream, v)), stream, socket)
-        if (!drop && !stream.closed && !this.shut && socket === this.socket && this.idle.length < (this.opts.maxIdle ?? MAX_IDLE_STREAMS)) this.idle.push(stream)
+        if (!drop && !stream.closed && !this.shut && socket === this.socket && this.idle.length < (this.opts.maxIdle ?? MAX_IDLE_STREAMS)) this.idle.push({ stream, at: Date.now() })
         else stream.close()
         return out
       } catch (err) {

@@ -9,10 +9,16 @@ import type { ServerWebSocket } from 'bun'
 export interface SqldProxy {
   url: string
   port: number
-  /** requests that ran SQL, since start */
+  /** requests that ran SQL, since start (both protocols) */
   requests: number
+  /** of them, those over HTTP */
+  httpRequests: number
+  /** streams opened on WebSockets (`open_stream` requests), since start */
+  streams: number
   /** while true nothing is answered: HTTP requests hang, WebSocket messages are dropped */
   hang: boolean
+  /** while true WebSocket requests reach sqld but its answers are lost (an answer the network dropped) */
+  lose: boolean
   stop(): void
 }
 
@@ -21,7 +27,7 @@ interface Link { upstream: WebSocket; queued: string[] }
 export function sqldProxy(target: string): SqldProxy {
   const wsTarget = target.replace(/^http/, 'ws')
   const state: SqldProxy = {
-    url: '', port: 0, requests: 0, hang: false,
+    url: '', port: 0, requests: 0, httpRequests: 0, streams: 0, hang: false, lose: false,
     stop: () => server.stop(true),
   }
   const server = Bun.serve<Link, never>({
@@ -38,7 +44,10 @@ export function sqldProxy(target: string): SqldProxy {
       }
       if (state.hang) return new Promise<Response>(() => {})
       const url = new URL(req.url)
-      if (req.method === 'POST' && /pipeline|cursor/.test(url.pathname)) state.requests++
+      if (req.method === 'POST' && /pipeline|cursor/.test(url.pathname)) {
+        state.requests++
+        state.httpRequests++
+      }
       const res = await fetch(`${target}${url.pathname}${url.search}`, {
         method: req.method, headers: { 'content-type': req.headers.get('content-type') ?? 'application/json' }, body: req.method === 'POST' ? await req.arrayBuffer() : undefined,
       })
@@ -51,7 +60,7 @@ export function sqldProxy(target: string): SqldProxy {
           for (const m of ws.data.queued.splice(0)) upstream.send(m)
         }
         upstream.onmessage = (e) => {
-          if (!state.hang) ws.send(String(e.data))
+          if (!state.hang && !state.lose) ws.send(String(e.data))
         }
         upstream.onclose = () => ws.close()
         upstream.onerror = () => ws.close()
@@ -61,6 +70,7 @@ export function sqldProxy(target: string): SqldProxy {
         const text = String(message)
         const req = (JSON.parse(text) as { type?: string; request?: { type?: string } })
         if (req.type === 'request' && (req.request?.type === 'execute' || req.request?.type === 'batch')) state.requests++
+        if (req.type === 'request' && req.request?.type === 'open_stream') state.streams++
         if (ws.data.upstream.readyState === WebSocket.OPEN) ws.data.upstream.send(text)
         else ws.data.queued.push(text)
       },
