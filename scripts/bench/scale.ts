@@ -179,13 +179,14 @@ function recorder(upstream: string) {
     },
     /** The recorded round trips as streams (a baton chains a stream's requests); ids seen before the recording are kept. */
     stop(): { streams: Round[][]; known: string[] } {
-      const streams: Array<{ rounds: Round[]; baton: string | null; sqls: Map<number, string> }> = []
+      const streams: Array<{ rounds: Round[]; baton: string | null; sqls: Map<number, string>; held?: boolean }> = []
       type Wire = { sql?: string; sql_id?: number; args?: any[] }
       const stmt0 = (x: Wire): RecordedStmt => ({ sql: x.sql!, args: (x.args ?? []).map((a) => ({ type: a.type, value: a.value, base64: a.base64 })) })
       const steps0 = (batch: { steps: Array<{ stmt: Wire }> }) => batch.steps.map((x) => stmt0(x.stmt)).filter((x) => !/^\s*ROLLBACK\b/i.test(x.sql))
       for (const r of log ?? []) {
         let stream = r.body.baton ? streams.find((s) => s.baton === r.body.baton) : undefined
-        if (!stream) streams.push(stream = { rounds: [], baton: null, sqls: new Map() })
+        // a baton from before the recording: a stream held open across requests (src/db/held-streams.ts)
+        if (!stream) streams.push(stream = { rounds: [], baton: null, sqls: new Map(), held: !!r.body.baton })
         stream.baton = r.baton
         const sqls = stream.sqls
         const stmt = (s: Wire): RecordedStmt => ({ sql: s.sql ?? sqls.get(s.sql_id!)!, args: (s.args ?? []).map((a) => ({ type: a.type, value: a.value, base64: a.base64 })) })
@@ -199,7 +200,7 @@ function recorder(upstream: string) {
           else if (q.type === 'execute') items.push({ type: 'execute', stmt: stmt(q.stmt!) })
           else if (q.type === 'batch') items.push({ type: 'batch', steps: steps(q.batch) })
         }
-        if (items.length) stream.rounds.push({ cursor, items })
+        if (items.length) stream.rounds.push({ cursor, items, held: stream.held })
       }
       type WsStep = { stmt: Wire }
       for (const q of wsLog ?? []) {

@@ -130,7 +130,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     : 'The database server cannot be reached'
   // statements and batches on a few streams held open (held-streams.ts); interactive transactions on streams of their own
   const http = createClient({ url: primaryUrl, authToken: opts.authToken, fetch: httpFetch })
-  const base = opts.heldStreams === false ? http : onHeldStreams(http, new StreamPool({ url: primaryUrl, authToken: opts.authToken, timeoutMs }))
+  const base = opts.heldStreams === false ? http : onHeldStreams(http, new StreamPool({ url: primaryUrl, authToken: opts.authToken, timeoutMs, protocol: 'http', fetch: httpFetch }))
   const primary = guarded(base, timeoutMs, unavailable, (ok) => sync?.markReach(ok))
   let client: Client
   const ledger = new WriteLedger()

@@ -3,20 +3,22 @@
  *
  * @libsql/client opens a Hrana stream for every `execute` and `batch` and closes it with the same request, and sqld
  * makes a connection for every stream: it opens the database file and reads the whole schema before it runs a
- * statement, then drops it. That cost sqld about 1.8-2 ms of CPU per request with Slipway's schema, against 0.1-0.4 ms
- * for the same batch on a stream kept open (docs/benchmarks.md, "What sqld charges per request"). So here a few
- * streams stay open on one WebSocket (Hrana over WebSocket: cheaper than HTTP with batons for sqld and for this process,
- * same page, "HTTP or WebSocket"), and each call takes one for itself while it runs: nothing waits behind another
- * call on a stream, so no call is sent later than it would have been on a stream of its own.
+ * statement, then drops it. That cost sqld about 1.8-2 ms of CPU per request with Slipway's schema, against 0.1-0.45 ms
+ * for the same batch on a stream kept open (docs/benchmarks.md, "What sqld charges per request"). So here a few streams
+ * stay open (Hrana over HTTP, each request carrying its stream's baton; WebSocket costs less per request but answered
+ * slower at the tail under a write load: same page, "HTTP or WebSocket"), and each call takes one for itself while it
+ * runs: nothing waits behind another call on a stream, so no call is sent later than it would have been on its own.
  *
  * - A batch runs as @libsql/client runs it (BEGIN, the statements each on the last one's success, COMMIT, and a
  *   ROLLBACK if the COMMIT did not run): a failed batch leaves no transaction open. A stream that saw any error is
- *   closed all the same (sqld then drops its connection, whatever state it was in), and the next call opens another.
- * - The socket closed (sqld restarted or gone): the idle streams go with it, and the next call opens a new socket.
- *   A call whose request may have reached sqld has an unknown outcome: it fails as a server that cannot be reached
- *   (503), as before, and is not sent again, except a read (SELECTs only), sent once more on a new socket.
- * - No answer within `timeoutMs`: the call fails (503, unknown outcome). Its stream is closed; the socket too when
- *   nothing at all came back on it for that long, so a socket that died silently is not kept.
+ *   closed all the same (sqld then drops its connection, whatever state it was in), and so is one after a statement
+ *   that may leave its connection inside a transaction (BEGIN, SAVEPOINT, several statements in one text).
+ * - A stream sqld no longer has (idle past its expiry, about 10 s over HTTP, or sqld restarted): sqld refuses its
+ *   baton before running anything, so the call goes again on a new stream. Streams idle for half the expiry are
+ *   replaced before use.
+ * - A call whose request may have reached sqld but got no answer (the connection broke, no answer within `timeoutMs`)
+ *   has an unknown outcome: it fails as a server that cannot be reached (503), as before, and is not sent again,
+ *   except a read (SELECTs only), sent once more when the client under it failed.
  *
  * Interactive transactions (`database.write`) keep @libsql/client's stream of their own, unchanged.
  */
@@ -25,11 +27,10 @@ import { LibsqlError, type Client, type InStatement, type ResultSet, type Transa
 
 /** Streams kept open between calls (one sqld connection each); more are opened while more calls run at once. */
 export const MAX_IDLE_STREAMS = 8
-/**
- * A stream unused this long is closed rather than used again: sqld kept an idle one on a WebSocket for 25 s and more
- * here (over HTTP a stream expires after about 10 s), and one that sqld dropped would fail the call with an answer.
- */
+/** Over WebSocket, a stream unused this long is replaced (sqld kept an idle one 25 s and more here). */
 export const STREAM_IDLE_MS = 20_000
+/** Over HTTP sqld drops a stream idle for about 10 s (its baton then answers STREAM_EXPIRED): one idle for half that is replaced. */
+export const HTTP_STREAM_IDLE_MS = 5_000
 
 const BEGIN: Record<TransactionMode, string> = { write: 'BEGIN IMMEDIATE', read: 'BEGIN TRANSACTION READONLY', deferred: 'BEGIN DEFERRED' }
 
@@ -39,6 +40,10 @@ export interface StreamPoolOptions {
   authToken?: string
   timeoutMs: number
   maxIdle?: number
+  /** Hrana over HTTP (a baton per stream, each request its own; the default) or over WebSocket (one socket, the streams on it) */
+  protocol?: 'ws' | 'http'
+  /** HTTP: the fetch to send with (its deadline) */
+  fetch?: (req: Request) => Promise<Response>
 }
 
 /** The WebSocket URL of a server given as http(s)://, libsql:// (TLS unless `?tls=0`) or ws(s)://: sqld serves both on one port. */
@@ -50,6 +55,13 @@ export function webSocketUrl(url: string): string {
   u.search = ''
   return u.toString()
 }
+
+/** The HTTP URL of the same server. */
+const httpUrl = (url: string) => webSocketUrl(url).replace(/^ws/, 'http')
+
+/** The server says the stream is not there (expired, or sqld restarted since): nothing of the request ran. */
+const streamGone = (err: unknown) => (err instanceof hrana.ResponseError && err.code === 'STREAM_EXPIRED')
+  || (err instanceof hrana.HttpServerError && err.status === 400 && /baton/i.test(err.message))
 
 const textOf = (s: InStatement) => (typeof s === 'string' ? s : Array.isArray(s) ? String(s[0]) : s.sql)
 const isSelect = (s: InStatement) => /^\s*select\b/i.test(textOf(s))
@@ -65,7 +77,16 @@ export class StreamPool {
   /** streams and sockets opened since start (tests and benches) */
   opened = { streams: 0, sockets: 0 }
 
-  constructor(private readonly opts: StreamPoolOptions, private readonly open = (url: string, jwt?: string) => hrana.openWs(url, jwt, 3)) {}
+  private readonly idleMs: number
+
+  constructor(private readonly opts: StreamPoolOptions) {
+    this.idleMs = opts.protocol === 'ws' ? STREAM_IDLE_MS : HTTP_STREAM_IDLE_MS
+  }
+
+  private open(): hrana.Client {
+    if (this.opts.protocol === 'ws') return hrana.openWs(webSocketUrl(this.opts.url), this.opts.authToken, 3)
+    return hrana.openHttp(httpUrl(this.opts.url), this.opts.authToken, this.opts.fetch)
+  }
 
   /** Runs `stmt` on a held stream. */
   execute(stmt: InStatement): Promise<ResultSet> {
@@ -89,7 +110,7 @@ export class StreamPool {
     if (this.shut) throw new LibsqlError('The database client is closed', 'CLIENT_CLOSED')
     if (!this.socket || this.socket.closed) {
       this.idle = []
-      this.socket = this.open(webSocketUrl(this.opts.url), this.opts.authToken)
+      this.socket = this.open()
       this.socket.intMode = 'number'
       this.version = this.socket.getVersion()
       this.version.catch(() => undefined)
@@ -99,20 +120,20 @@ export class StreamPool {
     return this.socket
   }
 
-  private take(): hrana.Stream {
+  private take(): { stream: hrana.Stream; reused: boolean } {
     const socket = this.connect()
     const now = Date.now()
     for (let s = this.idle.pop(); s; s = this.idle.pop()) {
-      if (!s.stream.closed && now - s.at < STREAM_IDLE_MS) return s.stream
+      if (!s.stream.closed && now - s.at < this.idleMs) return { stream: s.stream, reused: true }
       s.stream.close()
     }
     this.opened.streams++
-    return socket.openStream()
+    return { stream: socket.openStream(), reused: false }
   }
 
   private async run<T>(op: (stream: hrana.Stream, version: number) => Promise<T>, read: boolean, drop = false): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      const stream = this.take()
+      const { stream, reused } = this.take()
       const socket = this.socket!
       const version = this.version!
       try {
@@ -124,6 +145,8 @@ export class StreamPool {
         // whatever state sqld's connection is in after an error (a transaction left open among them), it goes with the stream
         stream.close()
         const answer = err instanceof hrana.ResponseError
+        // a stream sqld no longer has (HTTP: expired, or sqld restarted): the request ran nothing, so it goes on a new stream
+        if (reused && streamGone(err) && !this.shut) continue
         // a read is sent again once on a new socket when the socket failed under it (never a write: its outcome is unknown)
         if (!answer && read && attempt === 0 && !this.shut && socket.closed && (err as Error)?.name !== 'TimeoutError') continue
         throw mapError(err)
@@ -233,6 +256,6 @@ function resultOf(r: hrana.RowsResult): ResultSet {
 function mapError(err: unknown): unknown {
   if (err instanceof hrana.ResponseError) return new LibsqlError(err.message, err.code ?? 'UNKNOWN', undefined, undefined, err)
   if (err instanceof LibsqlError || (err as Error)?.name === 'TimeoutError') return err
-  if (err instanceof hrana.ClientError) return new LibsqlError(err.message, 'HRANA_WEBSOCKET_ERROR', undefined, undefined, err)
+  if (err instanceof hrana.ClientError) return new LibsqlError(err.message, err instanceof hrana.WebSocketError ? 'HRANA_WEBSOCKET_ERROR' : 'SERVER_ERROR', undefined, undefined, err)
   return err
 }

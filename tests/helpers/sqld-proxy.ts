@@ -13,11 +13,11 @@ export interface SqldProxy {
   requests: number
   /** of them, those over HTTP */
   httpRequests: number
-  /** streams opened on WebSockets (`open_stream` requests), since start */
+  /** streams opened, since start: HTTP requests without a baton (JSON), and `open_stream` requests on WebSockets */
   streams: number
   /** while true nothing is answered: HTTP requests hang, WebSocket messages are dropped */
   hang: boolean
-  /** while true WebSocket requests reach sqld but its answers are lost (an answer the network dropped) */
+  /** while true requests reach sqld but its answers are lost (an answer the network dropped): HTTP ones hang after */
   lose: boolean
   stop(): void
 }
@@ -44,13 +44,17 @@ export function sqldProxy(target: string): SqldProxy {
       }
       if (state.hang) return new Promise<Response>(() => {})
       const url = new URL(req.url)
+      const body = req.method === 'POST' ? await req.arrayBuffer() : undefined
       if (req.method === 'POST' && /pipeline|cursor/.test(url.pathname)) {
         state.requests++
         state.httpRequests++
+        if (!url.pathname.includes('protobuf') && (JSON.parse(new TextDecoder().decode(body)) as { baton?: string | null }).baton == null) state.streams++
       }
+      const lost = state.lose
       const res = await fetch(`${target}${url.pathname}${url.search}`, {
-        method: req.method, headers: { 'content-type': req.headers.get('content-type') ?? 'application/json' }, body: req.method === 'POST' ? await req.arrayBuffer() : undefined,
+        method: req.method, headers: { 'content-type': req.headers.get('content-type') ?? 'application/json' }, body,
       })
+      if (lost) return new Promise<Response>(() => {})
       return new Response(await res.arrayBuffer(), { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json' } })
     },
     websocket: {
