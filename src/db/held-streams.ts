@@ -176,14 +176,24 @@ export class StreamPool {
   }
 }
 
-/** `inner` with its `execute` and `batch` on the held streams of `pool`; transactions, migrations and the rest as they were. */
+/**
+ * `inner` with its reads (SELECT statements, batches of SELECTs not in write mode) on the held streams of `pool`; writes,
+ * transactions, migrations and the rest as they were. Writes stay on a stream each: with write batches on held streams,
+ * `tests/replication/write-load.test.ts` answered its slowest request later (5.7 s against 2.8 s in one run beside the
+ * same files, load 20; 3.1-3.6 s against 2.5-2.7 s alone), which was not traced (docs/benchmarks.md, "HTTP or WebSocket").
+ */
 export function onHeldStreams(inner: Client, pool: StreamPool): Client {
   return new Proxy(inner, {
     get(target, prop, receiver) {
       if (prop === 'execute') {
-        return (stmt: InStatement | string, args?: unknown) => pool.execute(args === undefined ? stmt : { sql: stmt as string, args } as InStatement)
+        return (stmt: InStatement | string, args?: unknown) => {
+          const s = args === undefined ? stmt : { sql: stmt as string, args } as InStatement
+          return isSelect(s) ? pool.execute(s) : target.execute(s)
+        }
       }
-      if (prop === 'batch') return (stmts: InStatement[], mode?: TransactionMode) => pool.batch(stmts, mode)
+      if (prop === 'batch') {
+        return (stmts: InStatement[], mode?: TransactionMode) => (mode !== 'write' && stmts.every(isSelect) ? pool.batch(stmts, mode) : target.batch(stmts, mode))
+      }
       if (prop === 'close') {
         return () => {
           pool.close()
