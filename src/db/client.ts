@@ -12,8 +12,8 @@
  *   gate, one at a time per process: measured against sqld (scripts/bench/replication.ts),
  *   transactions 16 at a time from one process ran at about half the rate without the
  *   gate (379 against 787 per second): the server serialises writers with its own lock
- *   and the losers wait on it. Statements outside a transaction run on a few streams held
- *   open (held-streams.ts) and need not wait for the gate.
+ *   and the losers wait on it. Statements outside a transaction need not wait for the gate;
+ *   reads among them run on a few streams held open (held-streams.ts).
  * - `replica`: an embedded replica (a local file synced from the primary) for reads,
  *   and the same HTTP client to the primary for every write and every transaction. libSQL's
  *   embedded replica only pulls (replica.ts, `openPuller`); reads go through a read-only client

@@ -1,5 +1,6 @@
 /**
- * Held streams to a libSQL server (the primary), for the statements and batches sent outside an interactive transaction.
+ * Held streams to a libSQL server (the primary). The database sends its reads outside interactive transactions here
+ * (`onHeldStreams`, below); the pool runs write batches as safely, but writes keep a stream each for now.
  *
  * @libsql/client opens a Hrana stream for every `execute` and `batch` and closes it with the same request, and sqld
  * makes a connection for every stream: it opens the database file and reads the whole schema before it runs a
