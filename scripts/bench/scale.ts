@@ -124,10 +124,18 @@ function recorder(upstream: string) {
   const ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|0x[0-9a-fA-F]{40}/g
   const note = (text: string) => { for (const m of text.matchAll(ID)) seen.add(m[0].toLowerCase()) }
   let log: Array<{ path: string; body: any; baton: string | null }> | null = null
+  // requests on held WebSocket streams (src/db/held-streams.ts), relayed as JSON (hrana3): each replayed on a held stream too
+  let wsLog: Array<{ type: string; stmt?: any; batch?: any }> | null = null
   const port = freePort()
-  const server = Bun.serve({
+  type Link = { upstream: WebSocket; queued: string[] }
+  const server = Bun.serve<Link, never>({
     hostname: '127.0.0.1', port,
-    async fetch(req) {
+    async fetch(req, srv) {
+      if (req.headers.get('upgrade')?.toLowerCase() === 'websocket') {
+        const upstreamWs = new WebSocket(upstream.replace(/^http/, 'ws'), ['hrana3'])
+        if (srv.upgrade(req, { data: { upstream: upstreamWs, queued: [] }, headers: { 'Sec-WebSocket-Protocol': 'hrana3' } })) return undefined
+        return new Response('upgrade failed', { status: 400 })
+      }
       const path = new URL(req.url).pathname
       if (path.startsWith('/v3-protobuf')) return new Response('not here', { status: 404 })
       const body = req.method === 'POST' ? await req.text() : undefined
@@ -140,17 +148,45 @@ function recorder(upstream: string) {
       }
       return new Response(text, { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json' } })
     },
+    websocket: {
+      open(ws) {
+        const up = ws.data.upstream
+        up.onopen = () => { for (const m of ws.data.queued.splice(0)) up.send(m) }
+        up.onmessage = (e) => {
+          if (!wsLog) note(String(e.data))
+          ws.send(String(e.data))
+        }
+        up.onclose = () => ws.close()
+      },
+      message(ws, message) {
+        const text = String(message)
+        const msg = JSON.parse(text) as { type?: string; request?: { type: string; stmt?: any; batch?: any } }
+        if (wsLog && msg.type === 'request' && (msg.request?.type === 'execute' || msg.request?.type === 'batch')) wsLog.push(msg.request)
+        else note(text)
+        if (ws.data.upstream.readyState === WebSocket.OPEN) ws.data.upstream.send(text)
+        else ws.data.queued.push(text)
+      },
+      close(ws) {
+        ws.data.upstream.close()
+      },
+    },
   })
   return {
     url: `http://127.0.0.1:${port}`,
-    start: () => { log = [] },
+    start: () => {
+      log = []
+      wsLog = []
+    },
     /** The recorded round trips as streams (a baton chains a stream's requests); ids seen before the recording are kept. */
     stop(): { streams: Round[][]; known: string[] } {
-      const streams: Array<{ rounds: Round[]; baton: string | null; sqls: Map<number, string> }> = []
+      const streams: Array<{ rounds: Round[]; baton: string | null; sqls: Map<number, string>; held?: boolean }> = []
       type Wire = { sql?: string; sql_id?: number; args?: any[] }
+      const stmt0 = (x: Wire): RecordedStmt => ({ sql: x.sql!, args: (x.args ?? []).map((a) => ({ type: a.type, value: a.value, base64: a.base64 })) })
+      const steps0 = (batch: { steps: Array<{ stmt: Wire }> }) => batch.steps.map((x) => stmt0(x.stmt)).filter((x) => !/^\s*ROLLBACK\b/i.test(x.sql))
       for (const r of log ?? []) {
         let stream = r.body.baton ? streams.find((s) => s.baton === r.body.baton) : undefined
-        if (!stream) streams.push(stream = { rounds: [], baton: null, sqls: new Map() })
+        // a baton from before the recording: a stream held open across requests (src/db/held-streams.ts)
+        if (!stream) streams.push(stream = { rounds: [], baton: null, sqls: new Map(), held: !!r.body.baton })
         stream.baton = r.baton
         const sqls = stream.sqls
         const stmt = (s: Wire): RecordedStmt => ({ sql: s.sql ?? sqls.get(s.sql_id!)!, args: (s.args ?? []).map((a) => ({ type: a.type, value: a.value, base64: a.base64 })) })
@@ -164,9 +200,15 @@ function recorder(upstream: string) {
           else if (q.type === 'execute') items.push({ type: 'execute', stmt: stmt(q.stmt!) })
           else if (q.type === 'batch') items.push({ type: 'batch', steps: steps(q.batch) })
         }
-        if (items.length) stream.rounds.push({ cursor, items })
+        if (items.length) stream.rounds.push({ cursor, items, held: stream.held })
+      }
+      type WsStep = { stmt: Wire }
+      for (const q of wsLog ?? []) {
+        const items: Item[] = q.type === 'execute' ? [{ type: 'execute', stmt: stmt0(q.stmt) }] : [{ type: 'batch', steps: steps0(q.batch as { steps: WsStep[] }) }]
+        streams.push({ rounds: [{ cursor: false, held: true, items }], baton: null, sqls: new Map() })
       }
       log = null
+      wsLog = null
       return { streams: streams.map((s) => s.rounds).filter((r) => r.length), known: [...seen] }
     },
     close: () => server.stop(true),

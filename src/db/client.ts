@@ -12,8 +12,8 @@
  *   gate, one at a time per process: measured against sqld (scripts/bench/replication.ts),
  *   transactions 16 at a time from one process ran at about half the rate without the
  *   gate (379 against 787 per second): the server serialises writers with its own lock
- *   and the losers wait on it. Statements outside a transaction run on their own
- *   streams and need not wait for the gate.
+ *   and the losers wait on it. Statements outside a transaction need not wait for the gate;
+ *   reads among them run on a few streams held open (held-streams.ts).
  * - `replica`: an embedded replica (a local file synced from the primary) for reads,
  *   and the same HTTP client to the primary for every write and every transaction. libSQL's
  *   embedded replica only pulls (replica.ts, `openPuller`); reads go through a read-only client
@@ -57,6 +57,7 @@ import { CHECKPOINT_INTERVAL_MS, checkpointEvery, whileBusy } from './local-file
 import { DEFAULT_MAX_WRITES, DEFAULT_WRITE_WAIT_MS, WriteLimiter } from './limiter'
 import { GroupCommit } from './group-commit'
 import { guarded, migrateRacing, withTimeout } from './remote'
+import { onHeldStreams, StreamPool } from './held-streams'
 import { openPuller, ReplicaSync } from './replica'
 import { replicated } from './replicated'
 import { ledgered, WriteLedger } from './read-your-writes'
@@ -139,7 +140,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const unavailable = mode === 'replica'
     ? 'The primary database cannot be reached: this replica answers reads, but changes are refused until the primary is back'
     : 'The database server cannot be reached'
-  const primary = guarded(createClient({ url: primaryUrl, authToken: opts.authToken, fetch: httpFetch }), timeoutMs, unavailable, (ok) => sync?.markReach(ok))
+  // statements and batches on a few streams held open (held-streams.ts); interactive transactions on streams of their own
+  const http = createClient({ url: primaryUrl, authToken: opts.authToken, fetch: httpFetch })
+  const base = opts.heldStreams === false ? http : onHeldStreams(http, new StreamPool({ url: primaryUrl, authToken: opts.authToken, timeoutMs, protocol: 'http', fetch: httpFetch }))
+  const primary = guarded(base, timeoutMs, unavailable, (ok) => sync?.markReach(ok))
   let client: Client
   const ledger = new WriteLedger()
   // A replica's file: pulled into by libSQL's embedded replica (the puller), read through connections of its own.

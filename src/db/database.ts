@@ -37,8 +37,8 @@ export interface Database {
   writeBatch(stmts: InStatement[]): Promise<ResultSet[]>
   /**
    * On a server (topology b): reads known up front (`readAll`, batch.ts), sent with the concurrent reads of this
-   * process's other requests as one read batch (group-commit.ts), each answered with its own results: a request
-   * costs sqld about 1-1.7 ms of CPU whatever it reads (docs/benchmarks.md). Absent elsewhere (reads are local).
+   * process's other requests as one read batch (group-commit.ts), each answered with its own results: each request
+   * costs sqld CPU of its own whatever it reads (docs/benchmarks.md). Absent elsewhere (reads are local).
    */
   readBatch?: (stmts: InStatement[]) => Promise<ResultSet[]>
   /** the bound on this process's writes in flight (`write` and `writeBatch`) */
@@ -93,4 +93,6 @@ export interface DatabaseOptions {
   writeWaitMs?: number
   /** against a server: write batches in flight at once; the batches of concurrent requests waiting meanwhile go as one (group commit) */
   writeGroups?: number
+  /** against a server: statements and batches on held streams (held-streams.ts; default true), or each on a stream of its own */
+  heldStreams?: boolean
 }

@@ -36,6 +36,8 @@ export interface Sqld {
   port: number
   /** the temporary folder: the server's database and anything else the test puts there */
   dir: string
+  /** the running server's process id (its CPU time, for the benches) */
+  readonly pid: number
   /** stops the server, keeping its data (for restart) */
   halt(): Promise<void>
   /** starts it again on the same port and data */
@@ -87,6 +89,9 @@ export async function startSqld(opts: { timeoutMs?: number } = {}): Promise<Sqld
   }
   return {
     url, port, dir,
+    get pid() {
+      return proc.pid
+    },
     halt,
     async restart() {
       if (running) return

@@ -2,7 +2,7 @@
  * Read groups on a server (topology b; `Database.readBatch`, src/db/client.ts, and `readAll`,
  * src/db/batch.ts): concurrent read batches of one process go to sqld as one request, each
  * answered with its own rows mapped as drizzle maps them; a read that fails fails alone, its
- * neighbours answered. Requests counted by a proxy in front of a real sqld.
+ * neighbours answered. Requests counted by a proxy in front of a real sqld (tests/helpers/sqld-proxy.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createClient } from '@libsql/client'
@@ -11,34 +11,25 @@ import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { readAll, readEach } from '@/db/batch'
 import { openDatabase, type Database } from '@/db/client'
 import { startSqld, type Sqld } from '@tests/helpers/sqld'
+import { sqldProxy, type SqldProxy } from '@tests/helpers/sqld-proxy'
 
 const r = sqliteTable('r', { k: text('k').primaryKey(), n: integer('n').notNull(), on: integer('on', { mode: 'boolean' }).notNull() })
 const missing = sqliteTable('not_there', { k: text('k').primaryKey() })
 
 let sqld: Sqld
 let d: Database
-let proxy: ReturnType<typeof Bun.serve>
-let requests = 0
+let proxy: SqldProxy
 beforeAll(async () => {
   sqld = await startSqld()
   const c = createClient({ url: sqld.url })
   await c.execute('create table r (k text primary key, n integer not null, "on" integer not null)')
   await c.batch(Array.from({ length: 40 }, (_, i) => ({ sql: 'insert into r values (?, ?, ?)', args: [`k${i}`, i, i % 2] })), 'write')
-  proxy = Bun.serve({
-    hostname: '127.0.0.1', port: 0,
-    async fetch(req) {
-      const path = new URL(req.url).pathname
-      if (req.method === 'POST' && /pipeline|cursor/.test(path)) requests++
-      const json = { 'content-type': 'application/json' }
-      const res = await fetch(sqld.url + path, { method: req.method, headers: json, body: req.method === 'POST' ? await req.text() : undefined })
-      return new Response(await res.text(), { status: res.status, headers: json })
-    },
-  })
+  proxy = sqldProxy(sqld.url)
   d = await openDatabase({ url: `http://127.0.0.1:${proxy.port}`, migrate: async () => {}, writeGroups: 1 })
 })
 afterAll(async () => {
   d?.close()
-  proxy?.stop(true)
+  proxy?.stop()
   await sqld?.stop()
 })
 
@@ -46,7 +37,7 @@ describe('read groups against sqld', () => {
   test('concurrent read batches go as fewer requests, each answered with its own rows', async () => {
     expect(d.mode).toBe('remote')
     expect(d.readBatch).toBeDefined()
-    const before = requests
+    const before = proxy.requests
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => readAll(d, [
       d.db.select().from(r).where(eq(r.k, `k${i}`)),
       d.db.select({ n: r.n }).from(r).where(eq(r.n, 39 - i)),
@@ -56,7 +47,7 @@ describe('read groups against sqld', () => {
       expect(mine).toEqual([{ k: `k${i}`, n: i, on: i % 2 === 1 }])
       expect(other).toEqual([{ n: 39 - i }])
     })
-    const sent = requests - before
+    const sent = proxy.requests - before
     // one group in flight at a time (writeGroups 1): the first call alone, the rest in one or a few groups
     expect(sent).toBeGreaterThanOrEqual(1)
     expect(sent).toBeLessThan(10)

@@ -17,6 +17,7 @@ import { tenants } from '@/db/schema'
 import { Api } from '@tests/helpers/client'
 import { PROCESS_ADMIN } from '@tests/helpers/process'
 import { startSqld, type Sqld } from '@tests/helpers/sqld'
+import { sqldProxy } from '@tests/helpers/sqld-proxy'
 import { startEdge, startOnPrimary } from './helpers'
 
 const tenantRow = (id: string) => ({ id, name: id, apiKey: `pk_${id}`, apiSecretSealed: 'x', settings: {}, status: 'active' as const, createdAt: 1, updatedAt: 1 })
@@ -120,23 +121,14 @@ describe('in process, against one primary', () => {
   })
 
   test('a server that stops answering mid-life: writes and reads fail with 503 within the timeout, and work again once it answers', async () => {
-    let hang = false
-    // an HTTP proxy in front of sqld that can stop answering (a primary behind a broken network)
-    const proxy = Bun.serve({
-      hostname: '127.0.0.1', port: 0,
-      fetch: async (req) => {
-        if (hang) return new Promise<Response>(() => {})
-        const url = new URL(req.url)
-        const res = await fetch(`${sqld.url}${url.pathname}${url.search}`, { method: req.method, headers: { 'content-type': req.headers.get('content-type') ?? 'application/json' }, body: req.body ? await req.arrayBuffer() : undefined })
-        return new Response(await res.arrayBuffer(), { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'application/json' } })
-      },
-    })
+    // a proxy in front of sqld that can stop answering (a primary behind a broken network; HTTP and WebSocket)
+    const proxy = sqldProxy(sqld.url)
     try {
       // 1 s: long enough for a write through the proxy on a busy machine (400 ms failed beside three other test files)
       const timeoutMs = 1000
       const d = await openAt(`http://127.0.0.1:${proxy.port}`, undefined, { timeoutMs })
       await d.write((tx) => tx.insert(tenants).values(tenantRow('hang1')))
-      hang = true
+      proxy.hang = true
       const t0 = performance.now()
       const err = await d.write((tx) => tx.insert(tenants).values(tenantRow('hang2'))).catch((e) => e)
       expect(err).toBeInstanceOf(DatabaseUnavailableError)
@@ -145,13 +137,13 @@ describe('in process, against one primary', () => {
       expect(readErr.cause ?? readErr).toBeInstanceOf(DatabaseUnavailableError)
       // the write and the read each within the timeout (1.2 s for the rest, as with 400 ms and 2 s before)
       expect(performance.now() - t0).toBeLessThan(2 * timeoutMs + 1200)
-      hang = false
+      proxy.hang = false
       await d.write((tx) => tx.insert(tenants).values(tenantRow('hang3')))
       const ids = (await d.db.select().from(tenants).all()).map((t) => t.id)
       expect(ids).toContain('hang3')
       expect(ids).not.toContain('hang2')
     } finally {
-      proxy.stop(true)
+      proxy.stop()
     }
   })
 

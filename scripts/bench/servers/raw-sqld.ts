@@ -15,8 +15,8 @@ export interface RecordedValue { type: 'null' | 'integer' | 'float' | 'text' | '
 export interface RecordedStmt { sql: string; args: RecordedValue[] }
 /** One request of a round trip: a statement, or a batch of steps (each run when the one before succeeded; BEGIN and COMMIT included). */
 export type Item = { type: 'execute'; stmt: RecordedStmt } | { type: 'batch'; steps: RecordedStmt[] }
-/** One round trip: a pipeline of requests, or a cursor (one batch). */
-export interface Round { cursor: boolean; items: Item[] }
+/** One round trip: a pipeline of requests, or a cursor (one batch); `held`: on a stream held open across requests (src/db/held-streams.ts). */
+export interface Round { cursor: boolean; held?: boolean; items: Item[] }
 /** Per scenario, its streams in order, each a list of round trips. */
 export type Recording = Record<string, Round[][]>
 
@@ -25,6 +25,15 @@ const recording = JSON.parse(readFileSync(process.env.RAW_RECORDING!, 'utf8')) a
 // ids that existed before the recorded request (the tenant, user, agent...): kept, so foreign keys hold
 const known = new Set(JSON.parse(process.env.RAW_KNOWN ?? '[]') as string[])
 const h = hrana.openHttp(url)
+// held streams, as Slipway's (src/db/held-streams.ts): a recorded stream that was held takes a free one (used in the last 5 s)
+const idle: Array<{ stream: hrana.Stream; at: number }> = []
+const heldStream = () => {
+  for (let s = idle.pop(); s; s = idle.pop()) {
+    if (!s.stream.closed && Date.now() - s.at < 5000) return s.stream
+    s.stream.close()
+  }
+  return h.openStream()
+}
 
 const ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|0x[0-9a-fA-F]{40}/g
 function fresh(map: Map<string, string>, s: string) {
@@ -67,8 +76,10 @@ async function replay(streams: Round[][]) {
 }
 
 async function runStream(rounds: Round[], stmt: (s: RecordedStmt) => hrana.Stmt) {
+  const held = rounds.every((r) => r.held)
   {
-    const stream = h.openStream()
+    const stream = held ? heldStream() : h.openStream()
+    let ok = false
     try {
       for (const r of rounds) {
         // not awaited one by one: the stream sends a round's requests in one HTTP request, as the client did
@@ -85,8 +96,10 @@ async function runStream(rounds: Round[], stmt: (s: RecordedStmt) => hrana.Stmt)
           await batch.execute()
         }))
       }
+      ok = true
     } finally {
-      stream.closeGracefully()
+      if (held && ok && !stream.closed) idle.push({ stream, at: Date.now() })
+      else stream.closeGracefully()
     }
   }
 }
