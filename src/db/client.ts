@@ -57,7 +57,6 @@ import { CHECKPOINT_INTERVAL_MS, checkpointEvery, whileBusy } from './local-file
 import { DEFAULT_MAX_WRITES, DEFAULT_WRITE_WAIT_MS, WriteLimiter } from './limiter'
 import { GroupCommit } from './group-commit'
 import { guarded, migrateRacing, withTimeout } from './remote'
-import { onHeldStreams, StreamPool } from './held-streams'
 import { openPuller, ReplicaSync } from './replica'
 import { replicated } from './replicated'
 import { ledgered, WriteLedger } from './read-your-writes'
@@ -134,13 +133,14 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   // A server: sqld enables foreign keys on its connections, and journal mode, busy
   // timeout and synchronous are its business (an embedded replica refuses them).
   const primaryUrl = mode === 'replica' ? opts.syncUrl! : opts.url
-  const { createClient } = await import('@libsql/client')
+  // loaded for a server or a replica only: a start on a file loads no Hrana client (tests/ops/lazy-loading)
+  const [{ createClient }, { onHeldStreams, StreamPool }] = await Promise.all([import('@libsql/client'), import('./held-streams')])
   let sync: ReplicaSync | undefined
   const httpFetch = (req: Request) => fetch(req, { signal: AbortSignal.timeout(timeoutMs) })
   const unavailable = mode === 'replica'
     ? 'The primary database cannot be reached: this replica answers reads, but changes are refused until the primary is back'
     : 'The database server cannot be reached'
-  // statements and batches on a few streams held open (held-streams.ts); interactive transactions on streams of their own
+  // reads on a few streams held open (held-streams.ts); write batches and interactive transactions on streams of their own
   const http = createClient({ url: primaryUrl, authToken: opts.authToken, fetch: httpFetch })
   const base = opts.heldStreams === false ? http : onHeldStreams(http, new StreamPool({ url: primaryUrl, authToken: opts.authToken, timeoutMs, protocol: 'http', fetch: httpFetch }))
   const primary = guarded(base, timeoutMs, unavailable, (ok) => sync?.markReach(ok))
