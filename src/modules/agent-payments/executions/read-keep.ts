@@ -1,6 +1,6 @@
 /**
  * An execution's reads kept for the next execution of the same agent and merchant in this process
- * (issue 40): with them kept, an execution sends a server one request, its write batch, instead of
+ * (docs/benchmarks.md, "What a write costs where"): with them kept, an execution sends a server one request, its write batch, instead of
  * a read batch and then the write. Nothing kept is trusted: the write batch re-checks every read it
  * judged from at the primary (reserve.ts: the agent to its `updated_at`, its wallet, the policy's
  * version, the merchant, the merchants at the payee's address, the webhooks its events go to, and

@@ -1,5 +1,5 @@
 /**
- * An execution judged and reserved in one request to the primary (issue 40): its inputs read
+ * An execution judged and reserved in one request to the primary: its inputs read
  * before the write, judged with the same policy engine, then every row it writes (the execution,
  * its audit entry and events, its approval and jobs) sent as one write batch
  * (`Database.writeBatch`, one transaction). The execution's insert carries the judgement's
