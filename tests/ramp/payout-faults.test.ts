@@ -96,7 +96,9 @@ describe('POST /payouts with an Idempotency-Key and a fault at each step', () =>
     })
     await paidOnce(u, wallet, first.body.id, q.cryptoAuthorizedAmount)
     const done = (await payout(u, first.body.id)).body
-    const txEvents = events(pw.w.receiver, 'ramp.transaction.updated').filter((e) => e.data.transactionType === 'payout' && e.data.userId === u.id)
+    // the events come by webhook, delivered by the worker after the payout's answer: waited for, not assumed there
+    const payoutEvents = () => events(pw.w.receiver, 'ramp.transaction.updated').filter((e) => e.data.transactionType === 'payout' && e.data.userId === u.id)
+    const txEvents = await until(payoutEvents, (es) => es.some((e) => e.data.rampTransactionId === done.rampTransactionId))
     expect(new Set(txEvents.map((e) => e.data.rampTransactionId))).toEqual(new Set([done.rampTransactionId]))
     const retry = await pay(u, q.id, 'payouts-answer')
     expect(retry.headers.get('idempotency-replayed')).toBe('true')

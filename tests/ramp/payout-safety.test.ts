@@ -168,7 +168,9 @@ describe('an Idempotency-Key with a fault at each step', () => {
     const done = await until(() => get(u, `/v1/ramp/bank/payout/payouts/${first.body.id}?isTestnet=true`), (r) => r.body.status === 'completed')
     expect(done.body.rampTransactionId).toBe(sold.rampTransactionId)
     // one partner transaction for the payout: its Pending and Settled events, no second sell
-    const txEvents = events(pw.w.receiver, 'ramp.transaction.updated').filter((e) => e.data.transactionType === 'payout' && e.data.userId === u.id)
+    // the events come by webhook, delivered by the worker after the payout's answer: waited for, not assumed there
+    const payoutEvents = () => events(pw.w.receiver, 'ramp.transaction.updated').filter((e) => e.data.transactionType === 'payout' && e.data.userId === u.id)
+    const txEvents = await until(payoutEvents, (es) => es.some((e) => e.data.rampTransactionId === sold.rampTransactionId))
     expect(new Set(txEvents.map((e) => e.data.rampTransactionId))).toEqual(new Set([sold.rampTransactionId]))
     const retry = await initiate(u, wallet.id, 'fault-answer')
     expect(retry.headers.get('idempotency-replayed')).toBe('true')
