@@ -6,22 +6,21 @@
  * from /proc), and for the edge its pulls (count, frames, ms on the event loop, from /metrics).
  *
  * EDGE_VARIANTS (a JSON list of environments) runs one edge per entry, each on a sqld of its own: by default
- * the synchronous pull (DATABASE_SYNC_MAX_BEHIND=0) beside the default (a pull off the event loop, bounded).
+ * the synchronous pull (DATABASE_SYNC_MAX_BEHIND=0, the default) beside a pull off the event loop bounded at 256.
  *
  *   bun scripts/bench/edge-cost.ts
  */
-import { createHash, createHmac } from 'node:crypto'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startSqld, type Sqld } from '../../tests/helpers/sqld'
-import { cpuMs, load, median, requireWrk, spawnServer, type Server } from './lib'
+import { apiCalls, cpuMs, load, median, requireWrk, spawnServer, sqldPid, type Server } from './lib'
 
 requireWrk()
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const CONNS = Number(process.env.BENCH_CONNECTIONS ?? 32)
-const VARIANTS = JSON.parse(process.env.EDGE_VARIANTS ?? '[{"DATABASE_SYNC_MAX_BEHIND":"0"},{}]') as Array<Record<string, string>>
+const VARIANTS = JSON.parse(process.env.EDGE_VARIANTS ?? '[{"DATABASE_SYNC_MAX_BEHIND":"0"},{"DATABASE_SYNC_MAX_BEHIND":"256"}]') as Array<Record<string, string>>
 const dir = mkdtempSync(join(tmpdir(), 'slipway-edge-cost-'))
 const SHARED = {
   JWT_SECRET: 'bench-edge-jwt-secret-0123456789abcdef', MASTER_KEY: Buffer.alloc(32, 17).toString('base64'),
@@ -31,33 +30,11 @@ const procs: Server[] = []
 const sqlds: Sqld[] = []
 
 async function setup(url: string, name: string) {
-  const call = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
-    const out = await res.json() as any
-    if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(out).slice(0, 300)}`)
-    return out
-  }
+  const { call, signed } = apiCalls(url)
   const admin = await call('/v1/auth/admin/login', { username: 'bench', password: 'Bench-passw0rd' })
   const tenant = await call('/v1/admin/tenants', { name }, { authorization: `Bearer ${admin.accessToken}` })
-  const path = '/v1/auth/register'
-  const text = JSON.stringify({ username: `${name}_user`, email: `${name}@example.com`, password: 'Bench-passw0rd' })
-  const ts = String(Math.floor(Date.now() / 1000))
-  const sig = createHmac('sha256', tenant.apiSecret).update(`POST\n${path}\n${ts}\n${createHash('sha256').update(text).digest('hex')}`).digest('hex')
-  const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-tenant-api-key': tenant.apiKey, 'x-timestamp': ts, 'x-signature': sig }, body: text })
-  const user = await res.json() as any
-  if (res.status !== 201) throw new Error(`register answered ${res.status}`)
+  const user = await signed(tenant, '/v1/auth/register', { username: `${name}_user`, email: `${name}@example.com`, password: 'Bench-passw0rd' })
   return { 'content-type': 'application/json', authorization: `Bearer ${user.accessToken}` }
-}
-
-function sqldPid(port: number): number | undefined {
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue
-    try {
-      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0')
-      if (cmd.some((a) => a.endsWith('sqld')) && cmd.includes(`127.0.0.1:${port}`)) return Number(d)
-    } catch { /* gone */ }
-  }
-  return undefined
 }
 
 /** The edge's pull counters from /metrics (absent on a process that is not an edge, or before they existed). */

@@ -13,13 +13,11 @@
  * (judged a refusal: over the per-transaction limit) or replay (one idempotency key, answered as seen).
  * BENCH_SECONDS (5), BENCH_ROUNDS (2), BENCH_CONNECTIONS (16).
  */
-import { createHash, createHmac } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { startSqld, type Sqld } from '../../tests/helpers/sqld'
-import { cpuMs, freePort, load, spawnServer, type Server } from './lib'
-import { readdirSync, readFileSync } from 'node:fs'
+import { apiCalls, cpuMs, freePort, load, spawnServer, sqldPid, type Server } from './lib'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
@@ -37,21 +35,7 @@ const procs: Server[] = []
 const sqlds: Sqld[] = []
 
 async function setup(url: string, name: string) {
-  const call = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
-    const out = await res.json() as any
-    if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(out).slice(0, 300)}`)
-    return out
-  }
-  const signed = async (tenant: any, path: string, body: unknown) => {
-    const text = JSON.stringify(body)
-    const ts = String(Math.floor(Date.now() / 1000))
-    const sig = createHmac('sha256', tenant.apiSecret).update(`POST\n${path}\n${ts}\n${createHash('sha256').update(text).digest('hex')}`).digest('hex')
-    const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-tenant-api-key': tenant.apiKey, 'x-timestamp': ts, 'x-signature': sig }, body: text })
-    const out = await res.json() as any
-    if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(out).slice(0, 300)}`)
-    return out
-  }
+  const { call, signed } = apiCalls(url)
   const admin = await call('/v1/auth/admin/login', { username: 'bench', password: 'Bench-passw0rd' })
   const tenant = await call('/v1/admin/tenants', { name }, { authorization: `Bearer ${admin.accessToken}` })
   const user = await signed(tenant, '/v1/auth/register', { username: `${name}_user`, email: `${name}@example.com`, password: 'Bench-passw0rd' })
@@ -72,17 +56,6 @@ async function setup(url: string, name: string) {
   }
   if (SCENARIO === 'replay') await call(`${base}/executions`, body, J)
   return { path: `${base}/executions`, body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...J } }
-}
-
-function sqldPid(port: number): number | undefined {
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue
-    try {
-      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0')
-      if (cmd.some((a) => a.endsWith('sqld')) && cmd.includes(`127.0.0.1:${port}`)) return Number(d)
-    } catch { /* gone */ }
-  }
-  return undefined
 }
 
 /** A proxy in front of sqld that counts what passes while on: requests, statements, SQL characters. */

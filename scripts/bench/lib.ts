@@ -4,7 +4,7 @@
  * own and caps both sides), printing ratios, and sampling resident memory.
  */
 import { createHash, createHmac } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -283,4 +283,35 @@ export async function benchUser(url: string, name: string, settings: Record<stri
     method: 'POST', headers: { 'content-type': 'application/json', 'x-tenant-api-key': tenant.apiKey, 'x-timestamp': ts, 'x-signature': signature }, body,
   })).json() as any
   return { tenant, user: user as { accessToken: string; user: { id: string } } }
+}
+
+/** POSTs to a bench's Slipway at `url`: `call` with JSON and headers, `signed` as the tenant (HMAC of the request); both throw on an answer of 300 or more. */
+export function apiCalls(url: string) {
+  const answer = async (path: string, res: Response) => {
+    const out = await res.json() as any
+    if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(out).slice(0, 300)}`)
+    return out
+  }
+  const call = async (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    answer(path, await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }))
+  const signed = async (tenant: { apiKey: string; apiSecret: string }, path: string, body: unknown) => {
+    const text = JSON.stringify(body)
+    const ts = String(Math.floor(Date.now() / 1000))
+    const sig = createHmac('sha256', tenant.apiSecret).update(`POST\n${path}\n${ts}\n${createHash('sha256').update(text).digest('hex')}`).digest('hex')
+    const headers = { 'content-type': 'application/json', 'x-tenant-api-key': tenant.apiKey, 'x-timestamp': ts, 'x-signature': sig }
+    return answer(path, await fetch(url + path, { method: 'POST', headers, body: text }))
+  }
+  return { call, signed }
+}
+
+/** The pid of the sqld listening on `port` (from /proc), for its CPU time. */
+export function sqldPid(port: number): number | undefined {
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0')
+      if (cmd.some((a) => a.endsWith('sqld')) && cmd.includes(`127.0.0.1:${port}`)) return Number(d)
+    } catch { /* gone */ }
+  }
+  return undefined
 }

@@ -20,13 +20,11 @@
  *
  * The machine is shared: figures move between runs; the ratios, taken within one run, are what to read.
  */
-import { createHash, createHmac } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startSqld, type Sqld } from '../../tests/helpers/sqld'
-import { readdirSync, readFileSync } from 'node:fs'
-import { cpuMs, freePort, load, median, requireWrk, spawnServer, type Result, type Server } from './lib'
+import { apiCalls, cpuMs, freePort, load, median, requireWrk, spawnServer, sqldPid, type Result, type Server } from './lib'
 import type { Item, RecordedStmt, Recording, Round } from './servers/raw-sqld'
 
 requireWrk()
@@ -55,21 +53,7 @@ type Scenario = 'wallet' | 'execution'
 
 /** A tenant, a user with a token (wallets), and a tenant admin with an agent allowed to pay (executions), made through `url`. */
 async function setup(url: string, name: string): Promise<Record<Scenario, Omit<Target, 'url'>>> {
-  const call = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
-    const out = await res.json() as any
-    if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(out).slice(0, 300)}`)
-    return out
-  }
-  const signed = async (tenant: any, path: string, body: unknown) => {
-    const text = JSON.stringify(body)
-    const ts = String(Math.floor(Date.now() / 1000))
-    const sig = createHmac('sha256', tenant.apiSecret).update(`POST\n${path}\n${ts}\n${createHash('sha256').update(text).digest('hex')}`).digest('hex')
-    const res = await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-tenant-api-key': tenant.apiKey, 'x-timestamp': ts, 'x-signature': sig }, body: text })
-    const out = await res.json() as any
-    if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(out).slice(0, 300)}`)
-    return out
-  }
+  const { call, signed } = apiCalls(url)
   const admin = await call('/v1/auth/admin/login', { username: 'bench', password: 'Bench-passw0rd' })
   const tenant = await call('/v1/admin/tenants', { name }, { authorization: `Bearer ${admin.accessToken}` })
   const user = await signed(tenant, '/v1/auth/register', { username: `${name}_user`, email: `${name}@example.com`, password: 'Bench-passw0rd' })
@@ -101,18 +85,6 @@ async function loadAll(name: string, targets: Target[], connections = CONNS): Pr
     name, rps: rs.reduce((n, r) => n + r.rps, 0), p50: Math.max(...rs.map((r) => r.p50)), p99: Math.max(...rs.map((r) => r.p99)),
     max: Math.max(...rs.map((r) => r.max ?? 0)), errors: rs.reduce((n, r) => n + r.errors, 0), non2xx: rs.reduce((n, r) => n + r.non2xx, 0),
   }
-}
-
-/** The pid of the sqld listening on `port` (from /proc), for its CPU time. */
-function sqldPid(port: number): number | undefined {
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue
-    try {
-      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0')
-      if (cmd.some((a) => a.endsWith('sqld')) && cmd.includes(`127.0.0.1:${port}`)) return Number(d)
-    } catch { /* gone */ }
-  }
-  return undefined
 }
 
 /** CPU time (ms, all threads) of the processes, summed. */
