@@ -7,6 +7,7 @@ import { withTransaction, type Ctx, type SessionRevoker, type WalletOwnerLookup 
 import { recordActivity } from '../activity'
 import { operatorTenant, operatorTenantId } from '../tenants'
 import type { CreateUser, UpdateMe, UpdateUser } from './model'
+import { andThen, type Maybe } from '../../lib/maybe'
 import * as repo from './repo'
 import { userView, type UserView } from './view'
 
@@ -25,7 +26,7 @@ function scopeFor(ctx: Ctx, requested: string | undefined): string | null {
  * A user the actor may see: itself, or any user of a tenant it operates. One's own row is
  * answered without a promise (no read); another's after its read.
  */
-function visibleUser(ctx: Ctx, id: string, requestedTenant?: string): repo.UserRow | Promise<repo.UserRow> {
+function visibleUser(ctx: Ctx, id: string, requestedTenant?: string): Maybe<repo.UserRow> {
   const tenantId = scopeFor(ctx, requestedTenant)
   // One's own row was read with the bearer check moments ago.
   if (id === ctx.actor.userId && tenantId === ctx.actor.tenantId) return ctx.actor.user
@@ -84,9 +85,8 @@ export async function listUsers(ctx: Ctx, input: { tenantId?: string; limit: num
 }
 
 /** The user's view; one's own without a promise (the bearer read's row). */
-export function getUser(ctx: Ctx, id: string, tenantId?: string): UserView | Promise<UserView> {
-  const user = visibleUser(ctx, id, tenantId)
-  return user instanceof Promise ? user.then(userView) : userView(user)
+export function getUser(ctx: Ctx, id: string, tenantId?: string): Maybe<UserView> {
+  return andThen(visibleUser(ctx, id, tenantId), userView)
 }
 
 export async function updateUser(ctx: Ctx, id: string, input: UpdateUser) {
