@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startSqld, type Sqld } from '../../tests/helpers/sqld'
-import { apiCalls, cpuMs, load, median, requireWrk, spawnServer, sqldPid, type Server } from './lib'
+import { benchUser, cpuMs, load, median, requireWrk, spawnServer, sqldPid, type Server } from './lib'
 
 requireWrk()
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -30,11 +30,8 @@ const procs: Server[] = []
 const sqlds: Sqld[] = []
 
 async function setup(url: string, name: string) {
-  const { call, signed } = apiCalls(url)
-  const admin = await call('/v1/auth/admin/login', { username: 'bench', password: 'Bench-passw0rd' })
-  const tenant = await call('/v1/admin/tenants', { name }, { authorization: `Bearer ${admin.accessToken}` })
-  const user = await signed(tenant, '/v1/auth/register', { username: `${name}_user`, email: `${name}@example.com`, password: 'Bench-passw0rd' })
-  return { 'content-type': 'application/json', authorization: `Bearer ${user.accessToken}` }
+  const { U } = await benchUser(url, name)
+  return { 'content-type': 'application/json', ...U }
 }
 
 /** The edge's pull counters from /metrics (absent on a process that is not an edge, or before they existed). */

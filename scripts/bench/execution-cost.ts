@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { startSqld, type Sqld } from '../../tests/helpers/sqld'
-import { apiCalls, cpuMs, freePort, load, spawnServer, sqldPid, type Server } from './lib'
+import { benchPayer, cpuMs, freePort, load, spawnServer, sqldPid, type Server } from './lib'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
@@ -35,15 +35,7 @@ const procs: Server[] = []
 const sqlds: Sqld[] = []
 
 async function setup(url: string, name: string) {
-  const { call, signed } = apiCalls(url)
-  const admin = await call('/v1/auth/admin/login', { username: 'bench', password: 'Bench-passw0rd' })
-  const tenant = await call('/v1/admin/tenants', { name }, { authorization: `Bearer ${admin.accessToken}` })
-  const user = await signed(tenant, '/v1/auth/register', { username: `${name}_user`, email: `${name}@example.com`, password: 'Bench-passw0rd' })
-  await call('/v1/users/', { username: `${name}_ta`, password: 'Bench-passw0rd-admin', role: 'tenantadmin', tenantId: tenant.id }, { authorization: `Bearer ${admin.accessToken}` })
-  const ta = await signed(tenant, '/v1/auth/login', { username: `${name}_ta`, password: 'Bench-passw0rd-admin' })
-  const U = { authorization: `Bearer ${user.accessToken}` }
-  const J = { authorization: `Bearer ${ta.accessToken}` }
-  const wallet = await call('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, U)
+  const { call, U, J, wallet, user } = await benchPayer(url, name)
   const base = '/v1/agent-payments'
   const limits = [{ interval: 'daily', amount: '1000000000000' }, ...(SCENARIO === 'deny' ? [{ interval: 'per_transaction', amount: '1' }] : [])]
   const policy = await call(`${base}/policies`, { name: 'bench', currency: 'USDC', limits, approvalMode: SCENARIO === 'approval' ? 'always' : 'auto' }, J)

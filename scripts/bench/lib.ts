@@ -270,21 +270,6 @@ export function benchEnv(dir: string, extra: Record<string, string> = {}): Recor
   }
 }
 
-/** A tenant made by the bench admin (with `settings`) and a user registered with a tenant-signed request. */
-export async function benchUser(url: string, name: string, settings: Record<string, unknown> = {}) {
-  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    (await fetch(url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })).json() as Promise<any>
-  const admin = await post('/v1/auth/admin/login', { username: 'bench', password: 'Bench-passw0rd' })
-  const tenant = await post('/v1/admin/tenants', { name, settings }, { authorization: `Bearer ${admin.accessToken}` })
-  const body = JSON.stringify({ username: `${name.replace(/[^A-Za-z0-9_]/g, '_')}_user`, email: `${name}@example.com`, password: 'Bench-passw0rd' })
-  const ts = String(Math.floor(Date.now() / 1000))
-  const signature = createHmac('sha256', tenant.apiSecret).update(`POST\n/v1/auth/register\n${ts}\n${createHash('sha256').update(body).digest('hex')}`).digest('hex')
-  const user = await (await fetch(url + '/v1/auth/register', {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-tenant-api-key': tenant.apiKey, 'x-timestamp': ts, 'x-signature': signature }, body,
-  })).json() as any
-  return { tenant, user: user as { accessToken: string; user: { id: string } } }
-}
-
 /** POSTs to a bench's Slipway at `url`: `call` with JSON and headers, `signed` as the tenant (HMAC of the request); both throw on an answer of 300 or more. */
 export function apiCalls(url: string) {
   const answer = async (path: string, res: Response) => {
@@ -314,4 +299,23 @@ export function sqldPid(port: number): number | undefined {
     } catch { /* gone */ }
   }
   return undefined
+}
+
+/** A tenant made by the bench admin (with `settings`) and a user registered with a tenant-signed request (`U`, its bearer header). */
+export async function benchUser(url: string, name: string, settings: Record<string, unknown> = {}) {
+  const { call, signed } = apiCalls(url)
+  const admin = await call('/v1/auth/admin/login', { username: 'bench', password: 'Bench-passw0rd' })
+  const tenant = await call('/v1/admin/tenants', { name, settings }, { authorization: `Bearer ${admin.accessToken}` })
+  const username = `${name.replace(/[^A-Za-z0-9_]/g, '_')}_user`
+  const user = await signed(tenant, '/v1/auth/register', { username, email: `${name}@example.com`, password: 'Bench-passw0rd' }) as { accessToken: string; user: { id: string } }
+  return { call, signed, admin, tenant, user, U: { authorization: `Bearer ${user.accessToken}` } }
+}
+
+/** `benchUser`, with a custodial Sepolia wallet of the user's and a tenant administrator signed in (`J`, its header): an agent payment's parties. */
+export async function benchPayer(url: string, name: string) {
+  const b = await benchUser(url, name)
+  await b.call('/v1/users/', { username: `${name}_ta`, password: 'Bench-passw0rd-admin', role: 'tenantadmin', tenantId: b.tenant.id }, { authorization: `Bearer ${b.admin.accessToken}` })
+  const ta = await b.signed(b.tenant, '/v1/auth/login', { username: `${name}_ta`, password: 'Bench-passw0rd-admin' })
+  const wallet = await b.call('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, b.U)
+  return { ...b, J: { authorization: `Bearer ${ta.accessToken}` }, wallet }
 }

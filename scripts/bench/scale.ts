@@ -24,7 +24,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startSqld, type Sqld } from '../../tests/helpers/sqld'
-import { apiCalls, cpuMs, freePort, load, median, requireWrk, spawnServer, sqldPid, type Result, type Server } from './lib'
+import { benchPayer, cpuMs, freePort, load, median, requireWrk, spawnServer, sqldPid, type Result, type Server } from './lib'
 import type { Item, RecordedStmt, Recording, Round } from './servers/raw-sqld'
 
 requireWrk()
@@ -53,15 +53,7 @@ type Scenario = 'wallet' | 'execution'
 
 /** A tenant, a user with a token (wallets), and a tenant admin with an agent allowed to pay (executions), made through `url`. */
 async function setup(url: string, name: string): Promise<Record<Scenario, Omit<Target, 'url'>>> {
-  const { call, signed } = apiCalls(url)
-  const admin = await call('/v1/auth/admin/login', { username: 'bench', password: 'Bench-passw0rd' })
-  const tenant = await call('/v1/admin/tenants', { name }, { authorization: `Bearer ${admin.accessToken}` })
-  const user = await signed(tenant, '/v1/auth/register', { username: `${name}_user`, email: `${name}@example.com`, password: 'Bench-passw0rd' })
-  await call('/v1/users/', { username: `${name}_ta`, password: 'Bench-passw0rd-admin', role: 'tenantadmin', tenantId: tenant.id }, { authorization: `Bearer ${admin.accessToken}` })
-  const ta = await signed(tenant, '/v1/auth/login', { username: `${name}_ta`, password: 'Bench-passw0rd-admin' })
-  const U = { authorization: `Bearer ${user.accessToken}` }
-  const J = { authorization: `Bearer ${ta.accessToken}` }
-  const wallet = await call('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, U)
+  const { call, U, J, wallet, user } = await benchPayer(url, name)
   const base = '/v1/agent-payments'
   const policy = await call(`${base}/policies`, { name: 'bench', currency: 'USDC', limits: [{ interval: 'daily', amount: '1000000000000' }], approvalMode: 'always' }, J)
   const merchant = await call(`${base}/merchants`, { name: 'shop', category: 'travel', payTo: { network: 'sepolia', address: '0x' + '5a'.repeat(20) } }, J)
