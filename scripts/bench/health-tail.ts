@@ -9,6 +9,8 @@
  * - `slipway`: `bun src/index.ts` on a file database, with a tenant and 100 users made first (as core.ts);
  * - HEALTH_TAIL_VARIANTS: more Slipway processes with settings of their own, for A/B runs, e.g.
  *   `api:SLIPWAY_ROLE=api;markers1:BUN_JSC_numberOfGCMarkers=1` (name:KEY=VALUE,KEY=VALUE;…);
+ * - HEALTH_TAIL_SERVERS: more bare servers, e.g. `built:scripts/bench/servers/bare-app-built.ts:BUILT=app`
+ *   (name:SCRIPT:KEY=VALUE,…;…), started as bare+code is;
  * - HEALTH_TAIL_CHECKOUTS: Slipway from other copies of the code, for A/B runs against another commit,
  *   e.g. `main=/tmp/main` (name=DIR;…, DIR holding src/index.ts: `git archive main | tar -x -C /tmp/main`,
  *   with node_modules linked).
@@ -78,6 +80,10 @@ const variants = (process.env.HEALTH_TAIL_VARIANTS ?? '').split(';').filter(Bool
   return { name: name!, env: Object.fromEntries(settings.split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string])) }
 })
 
+const bareServers = (process.env.HEALTH_TAIL_SERVERS ?? '').split(';').filter(Boolean).map((v) => {
+  const [name, script, settings = ''] = v.split(':') as [string, string, string?]
+  return { name, script, env: Object.fromEntries(settings.split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string])) }
+})
 const checkouts = (process.env.HEALTH_TAIL_CHECKOUTS ?? '').split(';').filter(Boolean).map((c) => {
   const [name, root] = c.split('=') as [string, string]
   return { name, script: join(root, 'src/index.ts') }
@@ -180,6 +186,7 @@ const servers: Server[] = []
 try {
   servers.push(await start('bare', 'scripts/bench/servers/bare.ts', { ANSWER_GAPS_FETCH: '1' }))
   servers.push(await start('bare+code', 'scripts/bench/servers/bare-app-code.ts', { ...benchEnv(dir), ANSWER_GAPS_FETCH: '1' }))
+  for (const b of bareServers) servers.push(await start(b.name, b.script, { ...benchEnv(mkdtempSync(join(dir, `${b.name}-`))), ANSWER_GAPS_FETCH: '1', ...b.env }))
   servers.push(await slipway('slipway', {}))
   for (const c of checkouts) servers.push(await slipway(c.name, {}, c.script))
   for (const v of variants) servers.push(await slipway(v.name, v.env))
