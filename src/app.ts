@@ -63,7 +63,7 @@ export interface App {
    * and method, with the request id, log line and metric (fixedAnswer). `GET /health`, the
    * probe load balancers call most, skips the app's routing and request state this way.
    */
-  readonly serverRoutes: Readonly<Record<string, { GET: (request: Request) => Response }>>
+  readonly serverRoutes: Readonly<Record<string, { GET: (request: Request, start?: number) => Response }>>
 }
 
 export function createApp(deps: Deps, opts: AppOptions = {}): App {
@@ -215,8 +215,8 @@ export function bunFetch(app: App) {
   for (const [path, { GET: answer }] of Object.entries(app.serverRoutes)) {
     routes[path] = {
       GET: (request) => {
-        state.lastRequestAt = performance.now()
-        const res = answer(request)
+        // one clock reading: the answer's start is the last request's time
+        const res = answer(request, (state.lastRequestAt = performance.now()))
         if (state.draining) res.headers.set('connection', 'close')
         return res
       },

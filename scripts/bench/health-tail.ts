@@ -8,11 +8,17 @@
  *   (servers/bare-app-code.ts): what the code alone costs the engine;
  * - `slipway`: `bun src/index.ts` on a file database, with a tenant and 100 users made first (as core.ts);
  * - HEALTH_TAIL_VARIANTS: more Slipway processes with settings of their own, for A/B runs, e.g.
- *   `api:SLIPWAY_ROLE=api;markers1:BUN_JSC_numberOfGCMarkers=1` (name:KEY=VALUE,KEY=VALUE;…).
+ *   `api:SLIPWAY_ROLE=api;markers1:BUN_JSC_numberOfGCMarkers=1` (name:KEY=VALUE,KEY=VALUE;…);
+ * - HEALTH_TAIL_SERVERS: more bare servers, e.g. `built:scripts/bench/servers/bare-app-built.ts:BUILT=app`
+ *   (name:SCRIPT:KEY=VALUE,…;…), started as bare+code is;
+ * - HEALTH_TAIL_CHECKOUTS: Slipway from other copies of the code, for A/B runs against another commit,
+ *   e.g. `main=/tmp/main` (name=DIR;…, DIR holding src/index.ts: `git archive main | tar -x -C /tmp/main`,
+ *   with node_modules linked).
  *
  * For each run, beside wrk's latencies: the server's CPU per answer (its JavaScript thread and the
  * others, from /proc), its collections (`BUN_JSC_logGC=1` on stderr: how many per 100,000 answers,
- * the median eden pause, the pauses' total), and the gaps between answers in the thread's own CPU
+ * the share the allocation budget started (the rest, the engine's timers), the bytes allocated per
+ * answer (the heap's growth between collections), the median eden pause, the pauses' total), and the gaps between answers in the thread's own CPU
  * time (servers/answer-gaps.ts): how often per 100,000 answers the thread did 0.25–1 ms and ≥ 1 ms
  * of other work between two answers, and how much. Each of those stalls holds up every request in
  * flight (64 here), so their share of answers is what moves p99. Each figure printed is the median
@@ -53,9 +59,9 @@ async function start(name: string, script: string, env: Record<string, string>):
 }
 
 /** Slipway with the core bench's data: the bench admin, a tenant, 100 users (their password hashes, the routes' code run once). */
-async function slipway(name: string, extra: Record<string, string>): Promise<Server> {
+async function slipway(name: string, extra: Record<string, string>, script = 'src/index.ts'): Promise<Server> {
   const sub = mkdtempSync(join(dir, `${name}-`))
-  const s = await start(name, 'src/index.ts', { ...benchEnv(sub), LOG_LEVEL: 'info', ...extra }) // core.ts's Slipway writes its request lines
+  const s = await start(name, script, { ...benchEnv(sub), LOG_LEVEL: 'info', ...extra }) // core.ts's Slipway writes its request lines
   const { tenant } = await benchUser(s.url, name)
   const login = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'Bench-passw0rd' }) }
   const admin = await (await fetch(s.url + '/v1/auth/admin/login', login)).json() as { accessToken: string }
@@ -72,6 +78,15 @@ async function slipway(name: string, extra: Record<string, string>): Promise<Ser
 const variants = (process.env.HEALTH_TAIL_VARIANTS ?? '').split(';').filter(Boolean).map((v) => {
   const [name, settings = ''] = v.split(':')
   return { name: name!, env: Object.fromEntries(settings.split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string])) }
+})
+
+const bareServers = (process.env.HEALTH_TAIL_SERVERS ?? '').split(';').filter(Boolean).map((v) => {
+  const [name, script, settings = ''] = v.split(':') as [string, string, string?]
+  return { name, script, env: Object.fromEntries(settings.split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string])) }
+})
+const checkouts = (process.env.HEALTH_TAIL_CHECKOUTS ?? '').split(';').filter(Boolean).map((c) => {
+  const [name, root] = c.split('=') as [string, string]
+  return { name, script: join(root, 'src/index.ts') }
 })
 
 /** Thread CPU of a process so far, ms: its JavaScript thread (the process's own id) and all the others. */
@@ -91,12 +106,32 @@ function threadCpu(pid: number): { js: number; others: number } {
 }
 
 /** The collections logged since `offset` of the server's stderr: kind and total pause of each. */
-function collections(file: string, offset: number): Array<{ full: boolean; pauseMs: number }> {
-  const text = readFileSync(file, 'utf8').slice(offset)
-  return text.split(': START ').slice(1).map((chunk) => {
+/**
+ * The collections logged since `offset` of the server's stderr: kind and total pause of each, whether the
+ * allocation budget started it (the engine logs "Requesting GC because bytes allocated this cycle … exceed
+ * bytes allowed" just before; the others come from its timers), and the heap's size at its start and after it.
+ */
+function collections(file: string, offset: number): Array<{ full: boolean; pauseMs: number; byBudget: boolean; startKb: number; endKb: number }> {
+  const parts = readFileSync(file, 'utf8').slice(offset).split(': START ')
+  return parts.slice(1).map((chunk, i) => {
     const body = chunk.split('END]')[0]!
-    return { full: body.includes('=> FullCollection'), pauseMs: [...body.matchAll(/p=([\d.]+)ms/g)].reduce((n, m) => n + Number(m[1]), 0) }
+    const before = parts[i]!
+    const ends = [...body.matchAll(/=> (\d+)kb, p=/g)]
+    return {
+      full: body.includes('=> FullCollection'),
+      pauseMs: [...body.matchAll(/p=([\d.]+)ms/g)].reduce((n, m) => n + Number(m[1]), 0),
+      byBudget: before.slice(before.lastIndexOf('END]') + 1).includes('Requesting GC because bytes allocated'),
+      startKb: Number(/^M (\d+)kb/.exec(body)?.[1] ?? NaN),
+      endKb: Number(ends.at(-1)?.[1] ?? NaN),
+    }
   })
+}
+
+/** Bytes allocated per answer: what the heap grew by between collections (each one's start less the one before's end). */
+function allocatedPerAnswer(gcs: Array<{ startKb: number; endKb: number }>, answers: number): number {
+  let kb = 0
+  for (let i = 1; i < gcs.length; i++) kb += Math.max(0, gcs[i]!.startKb - gcs[i - 1]!.endKb)
+  return gcs.length > 1 ? (kb * 1024) / answers : NaN
 }
 
 const LUA = join(dir, 'latency.lua')
@@ -106,7 +141,7 @@ end
 `)
 
 interface Run {
-  rps: number; p50: number; p99: number; p999: number; jsUs: number; otherUs: number; gcs: number; edenMs: number; pauseMs: number
+  rps: number; p50: number; p99: number; p999: number; jsUs: number; otherUs: number; gcs: number; edenMs: number; pauseMs: number; byBudget: number; bytes: number
   stalls: number; stallsMs: number; bigStalls: number; bigStallsMs: number
 }
 
@@ -137,6 +172,8 @@ async function measure(s: Server): Promise<Run> {
     gcs: per100k(gcs.length),
     edenMs: eden.length ? median(eden) : NaN,
     pauseMs: per100k(gcs.reduce((n, c) => n + c.pauseMs, 0)),
+    byBudget: gcs.length ? (100 * gcs.filter((c) => c.byBudget).length) / gcs.length : NaN,
+    bytes: allocatedPerAnswer(gcs, g.answers),
     // buckets 8-9: 256-1023 µs of CPU between two answers; 10 and up: 1 ms and more
     stalls: per100k(sum(g.count, 8, 10)),
     stallsMs: per100k(sum(g.cpu, 8, 10) / 1000),
@@ -149,18 +186,21 @@ const servers: Server[] = []
 try {
   servers.push(await start('bare', 'scripts/bench/servers/bare.ts', { ANSWER_GAPS_FETCH: '1' }))
   servers.push(await start('bare+code', 'scripts/bench/servers/bare-app-code.ts', { ...benchEnv(dir), ANSWER_GAPS_FETCH: '1' }))
+  for (const b of bareServers) servers.push(await start(b.name, b.script, { ...benchEnv(mkdtempSync(join(dir, `${b.name}-`))), ANSWER_GAPS_FETCH: '1', ...b.env }))
   servers.push(await slipway('slipway', {}))
+  for (const c of checkouts) servers.push(await slipway(c.name, {}, c.script))
   for (const v of variants) servers.push(await slipway(v.name, v.env))
   const runs = new Map<string, Run[]>(servers.map((s) => [s.name, []]))
   for (let k = 0; k < ROUNDS; k++) for (const s of servers) runs.get(s.name)!.push(await measure(s))
 
   const f = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : '-')
-  const cols = ['req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'JS µs/req', 'other µs/req', 'GCs/100k', 'eden ms', 'pause ms/100k', '0.25-1ms/100k', '(ms)', '≥1ms/100k', '(ms)']
+  const cols = ['req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'JS µs/req', 'other µs/req', 'GCs/100k', 'by budget %', 'B/answer', 'eden ms', 'pause ms/100k',
+    '0.25-1ms/100k', '(ms)', '≥1ms/100k', '(ms)']
   console.log(`\n${'server'.padEnd(12)}${cols.map((c) => c.padEnd(14)).join('')}`)
   for (const s of servers) {
     const rs = runs.get(s.name)!
     const m = (key: keyof Run) => median(rs.map((r) => r[key]))
-    const row = [f(m('rps'), 0), f(m('p50')), f(m('p99')), f(m('p999')), f(m('jsUs')), f(m('otherUs')), f(m('gcs'), 1), f(m('edenMs')), f(m('pauseMs'), 1),
+    const row = [f(m('rps'), 0), f(m('p50')), f(m('p99')), f(m('p999')), f(m('jsUs')), f(m('otherUs')), f(m('gcs'), 1), f(m('byBudget'), 0), f(m('bytes'), 0), f(m('edenMs')), f(m('pauseMs'), 1),
       f(m('stalls'), 1), f(m('stallsMs'), 1), f(m('bigStalls'), 1), f(m('bigStallsMs'), 1)]
     console.log(`${s.name.padEnd(12)}${row.map((c) => c.padEnd(14)).join('')}`)
   }

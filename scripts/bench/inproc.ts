@@ -1,8 +1,8 @@
 /**
  * The request path in process, without sockets or a load generator: CPU time per request of
- * `app.fetch` for `GET /health` and the bearer read, beside the same work done bare in the
- * same process (`Response.json`; the floor's inline HMAC, native prepared `get` and view).
- * The process's own CPU time (all threads), minimum of BENCH_ROUNDS rounds of N requests each
+ * `app.fetch` for `GET /health` (and of the server route that answers it over HTTP, before the app)
+ * and the bearer read, beside the same work done bare in the same process (`Response.json`; the
+ * floor's inline HMAC, native prepared `get` and view). The process's own CPU time (all threads), minimum of BENCH_ROUNDS rounds of N requests each
  * (the minimum: on a shared machine every disturbance only adds). Stable where wrk's rates
  * move by a fifth, so it is the guide for changes on a busy machine; wrk (core.ts) decides.
  *
@@ -19,7 +19,7 @@ import Database from 'libsql'
 import { loadConfig } from '../../src/config'
 import { buildDeps } from '../../src/deps'
 import { applyMigrations } from '../../src/db/migrate'
-import { createApp } from '../../src/app'
+import { bunFetch, createApp } from '../../src/app'
 import { createLogger } from '../../src/lib/logger'
 import { setSocketIp } from '../../src/http/request-state'
 import { ensureBootstrapAdmin } from '../../src/modules/auth/service'
@@ -132,9 +132,12 @@ async function cpuPer(fn: () => unknown): Promise<number> {
   return best
 }
 
+const healthRoute = bunFetch(app).routes['/health']!.GET
 const cases: Array<[string, () => unknown]> = [
   ['health: Response.json', () => Response.json({ status: 'ok' })],
   ['health: Slipway app.fetch', () => app.fetch(new Request(`${base}/health`))],
+  // what a server answers GET /health with: Bun.serve's own router, before the app (src/http/server-routes.ts)
+  ['health: Slipway server route', () => healthRoute(new Request(`${base}/health`))],
   ['bearer: floor (HMAC, native get, view, Response.json)', () => floor(new Request(profileUrl, { headers: { authorization: token } }))],
   ['bearer: Slipway app.fetch', () => app.fetch(new Request(profileUrl, { headers: { authorization: token } }))],
 ]

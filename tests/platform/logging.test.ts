@@ -39,6 +39,48 @@ test('the request line is the same JSON as info("request", …), escapes what JS
   expect(JSON.parse(lines[4]!).path).toEndWith('…(2001 chars)')
 })
 
+test('a request line prepared for a fixed method, path and status (requestOf) is the same JSON as request()', () => {
+  const lines: string[] = []
+  const log = createLogger({ sink: { write: (c) => lines.push(...new TextDecoder().decode(c).split('\n').filter(Boolean)) } })
+  const cases = [
+    { requestId: crypto.randomUUID(), method: 'GET', path: '/health', status: 200, durationMs: 0.01 },
+    { requestId: 'id"\\', method: 'HEAD', path: '/v1/"quoted"\\back\u2028😀é', status: 404, durationMs: 12 },
+    { requestId: 'x', method: 'GET', path: `/${'p'.repeat(2000)}`, status: 200, durationMs: Number.NaN },
+  ]
+  for (const c of cases) {
+    const line = log.requestOf(c.method, c.path, c.status)
+    // twice: the prepared middle is copied, not consumed
+    for (let i = 0; i < 2; i++) {
+      line(c.requestId, c.durationMs)
+      log.request(c.requestId, c.method, c.path, c.status, c.durationMs)
+    }
+  }
+  log.flush()
+  expect(lines).toHaveLength(4 * cases.length)
+  const untimed = (line: string) => line.replace(/"time":"[^"]*"/, '"time":""')
+  for (let i = 0; i < lines.length; i += 2) {
+    expect(JSON.parse(lines[i]!).time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    expect(untimed(lines[i]!)).toBe(untimed(lines[i + 1]!))
+  }
+  expect(JSON.parse(lines[8]!).path).toEndWith('…(2001 chars)')
+  // the time in a request line's head is the time it was written, not the first line's
+  const at = Date.now()
+  while (Date.now() < at + 3) { /* the next milliseconds */ }
+  log.request('later', 'GET', '/health', 200, 1)
+  log.flush()
+  expect(Date.parse(JSON.parse(lines.at(-1)!).time)).toBeGreaterThanOrEqual(at + 3)
+  expect(JSON.parse(lines.at(-1)!)).toMatchObject({ level: 'info', msg: 'request', requestId: 'later' })
+})
+
+test('a logger below info writes no request line, prepared or not', () => {
+  const lines: string[] = []
+  const log = createLogger({ level: 'warn', sink: { write: (c) => lines.push(new TextDecoder().decode(c)) } })
+  log.requestOf('GET', '/health', 200)('a', 1)
+  log.request('b', 'GET', '/health', 200, 1)
+  log.flush()
+  expect(lines).toEqual([])
+})
+
 test('Bun\'s process.stdout.write copies what it cannot write at once: the logger hands it its buffer, reused after the call', async () => {
   // A pipe nobody reads yet fills up, so the chunk written after 1 MiB waits in Bun's own buffer;
   // the child then writes over its chunk, as the logger does with its buffer after a flush.
