@@ -12,7 +12,8 @@
  *   HEALTH_TAIL_SLIPWAY=0 leaves it out;
  * - HEALTH_TAIL_VARIANTS: more Slipway processes with settings of their own, for A/B runs, e.g.
  *   `api:SLIPWAY_ROLE=api;markers1:BUN_JSC_numberOfGCMarkers=1` (name:KEY=VALUE,KEY=VALUE;…); ROOT=<dir> runs
- *   another checkout's src/index.ts (`before:ROOT=../main-checkout`), for a before/after A/B in one run;
+ *   another checkout's src/index.ts (`before:ROOT=../main-checkout`), for a before/after A/B in one run; SETUP=0 makes
+ *   no data first;
  *
  * For each run, beside wrk's latencies: the server's CPU per answer (its JavaScript thread and the
  * others, from /proc), its collections (`BUN_JSC_logGC=1` on stderr: how many per 100,000 answers,
@@ -61,10 +62,12 @@ async function start(name: string, script: string, env: Record<string, string>, 
 async function slipway(name: string, extra: Record<string, string>): Promise<Server> {
   const sub = mkdtempSync(join(dir, `${name}-`))
   // ROOT=<dir> runs that tree's src/index.ts instead (another checkout: before and after a change in one run)
-  const { ROOT: root, ...env } = extra
+  // SETUP=0 serves /health with no data made first (no tenant, no users)
+  const { ROOT: root, SETUP: setup, ...env } = extra
   const cwd = root ? resolve(root) : undefined
   // core.ts's Slipway writes its request lines
   const s = await start(name, join(cwd ?? '.', 'src/index.ts'), { ...benchEnv(sub), LOG_LEVEL: 'info', ...env }, cwd)
+  if (setup === '0') return s
   const { tenant } = await benchUser(s.url, name)
   const login = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'Bench-passw0rd' }) }
   const admin = await (await fetch(s.url + '/v1/auth/admin/login', login)).json() as { accessToken: string }
@@ -87,7 +90,7 @@ const settingsList = (text: string) => text.split(';').filter(Boolean).map((v) =
 const variants = settingsList(process.env.HEALTH_TAIL_VARIANTS ?? '')
 /**
  * The bare handler's processes with code loaded (servers/bare-app-code.ts), `;`-separated: each a BARE_LOAD (`libs`, `half`, `all`,
- * `app`; `all` is named `bare+code`), or `name:KEY=VALUE,…` with settings of its own (`stmts:BARE_LOAD=none,BARE_STATEMENTS=400`).
+ * `app`, `served`; `all` is named `bare+code`), or `name:KEY=VALUE,…` with settings of its own (`stmts:BARE_LOAD=none,BARE_STATEMENTS=400`).
  */
 const bareVariants = (process.env.HEALTH_TAIL_BARE ?? 'all').split(';').filter(Boolean).map((v) => v.includes(':')
   ? settingsList(v)[0]!
@@ -172,7 +175,9 @@ try {
   servers.push(await start('bare', 'scripts/bench/servers/bare.ts', { ANSWER_GAPS_FETCH: '1' }))
   for (const v of bareVariants) {
     const sub = mkdtempSync(join(dir, `code-${v.name}-`))
-    servers.push(await start(`bare+${v.name}`, 'scripts/bench/servers/bare-app-code.ts', { ...benchEnv(sub), ...v.env, ANSWER_GAPS_FETCH: '1' }))
+    // the probe counts the answers of `fetch`, or those of the /health route when the app is served (BARE_LOAD=served)
+    const probe = { ANSWER_GAPS_FETCH: v.env.BARE_LOAD === 'served' ? '0' : '1' }
+    servers.push(await start(`bare+${v.name}`, 'scripts/bench/servers/bare-app-code.ts', { ...benchEnv(sub), ...probe, ...v.env }))
   }
   if (process.env.HEALTH_TAIL_SLIPWAY !== '0') servers.push(await slipway('slipway', {}))
   for (const v of variants) servers.push(await slipway(v.name, v.env))
