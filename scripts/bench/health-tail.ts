@@ -5,10 +5,15 @@
  * Servers, each run in turn within a round (wrk, 1 thread, 64 connections, BENCH_SECONDS each):
  * - `bare`: bare Bun.serve answering `{"status":"ok"}` (servers/bare.ts), the baseline;
  * - `bare+code`: the same handler in a process that has loaded Slipway's code and run none of it
- *   (servers/bare-app-code.ts): what the code alone costs the engine;
+ *   (servers/bare-app-code.ts): what the code alone costs the engine; HEALTH_TAIL_BARE='libs;half;all;app'
+ *   runs one such process per amount of code loaded (`bare+libs`, …; BARE_LOAD there says what each loads),
+ *   and `name:KEY=VALUE,…` entries one with settings of their own;
  * - `slipway`: `bun src/index.ts` on a file database, with a tenant and 100 users made first (as core.ts);
+ *   HEALTH_TAIL_SLIPWAY=0 leaves it out;
  * - HEALTH_TAIL_VARIANTS: more Slipway processes with settings of their own, for A/B runs, e.g.
- *   `api:SLIPWAY_ROLE=api;markers1:BUN_JSC_numberOfGCMarkers=1` (name:KEY=VALUE,KEY=VALUE;…);
+ *   `api:SLIPWAY_ROLE=api;markers1:BUN_JSC_numberOfGCMarkers=1` (name:KEY=VALUE,KEY=VALUE;…); ROOT=<dir> runs
+ *   another checkout's src/index.ts (`before:ROOT=../main-checkout`), for a before/after A/B in one run; SETUP=0 makes
+ *   no data first;
  * - HEALTH_TAIL_SERVERS: more bare servers, e.g. `built:scripts/bench/servers/bare-app-built.ts:BUILT=app`
  *   (name:SCRIPT:KEY=VALUE,…;…), started as bare+code is;
  * - HEALTH_TAIL_CHECKOUTS: Slipway from other copies of the code, for A/B runs against another commit,
@@ -18,7 +23,8 @@
  * For each run, beside wrk's latencies: the server's CPU per answer (its JavaScript thread and the
  * others, from /proc), its collections (`BUN_JSC_logGC=1` on stderr: how many per 100,000 answers,
  * the share the allocation budget started (the rest, the engine's timers), the bytes allocated per
- * answer (the heap's growth between collections), the median eden pause, the pauses' total), and the gaps between answers in the thread's own CPU
+ * answer (the heap's growth between collections), the median eden pause, the pauses' total, those of 1 ms or more),
+ * and the gaps between answers in the thread's own CPU
  * time (servers/answer-gaps.ts): how often per 100,000 answers the thread did 0.25–1 ms and ≥ 1 ms
  * of other work between two answers, and how much. Each of those stalls holds up every request in
  * flight (64 here), so their share of answers is what moves p99. Each figure printed is the median
@@ -28,7 +34,7 @@
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { benchEnv, benchUser, freePort, median, requireWrk } from './lib'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
@@ -39,11 +45,12 @@ const dir = mkdtempSync(join(tmpdir(), 'slipway-tail-'))
 
 type Server = { name: string; url: string; proc: ReturnType<typeof Bun.spawn>; gaps: string; stderr: string }
 
-async function start(name: string, script: string, env: Record<string, string>): Promise<Server> {
+async function start(name: string, script: string, env: Record<string, string>, cwd?: string): Promise<Server> {
   const port = freePort()
   const gaps = join(dir, `${name}.gaps.json`)
   const stderr = join(dir, `${name}.stderr`)
   const proc = Bun.spawn([process.execPath, '--preload', PROBE, script], {
+    cwd,
     env: { ...process.env, ...env, ANSWER_GAPS_OUT: gaps, BUN_JSC_logGC: '1', PORT: String(port), HOST: '127.0.0.1' },
     stdout: 'ignore',
     stderr: Bun.file(stderr),
@@ -61,7 +68,13 @@ async function start(name: string, script: string, env: Record<string, string>):
 /** Slipway with the core bench's data: the bench admin, a tenant, 100 users (their password hashes, the routes' code run once). */
 async function slipway(name: string, extra: Record<string, string>, script = 'src/index.ts'): Promise<Server> {
   const sub = mkdtempSync(join(dir, `${name}-`))
-  const s = await start(name, script, { ...benchEnv(sub), LOG_LEVEL: 'info', ...extra }) // core.ts's Slipway writes its request lines
+  // ROOT=<dir> runs that tree's src/index.ts instead (another checkout: before and after a change in one run)
+  // SETUP=0 serves /health with no data made first (no tenant, no users)
+  const { ROOT: root, SETUP: setup, ...env } = extra
+  const cwd = root ? resolve(root) : undefined
+  // core.ts's Slipway writes its request lines
+  const s = await start(name, cwd ? join(cwd, 'src/index.ts') : script, { ...benchEnv(sub), LOG_LEVEL: 'info', ...env }, cwd)
+  if (setup === '0') return s
   const { tenant } = await benchUser(s.url, name)
   const login = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'bench', password: 'Bench-passw0rd' }) }
   const admin = await (await fetch(s.url + '/v1/auth/admin/login', login)).json() as { accessToken: string }
@@ -75,10 +88,20 @@ async function slipway(name: string, extra: Record<string, string>, script = 'sr
   return s
 }
 
-const variants = (process.env.HEALTH_TAIL_VARIANTS ?? '').split(';').filter(Boolean).map((v) => {
+
+/** `name:KEY=VALUE,KEY=VALUE;…` as a list of named settings. */
+const settingsList = (text: string) => text.split(';').filter(Boolean).map((v) => {
   const [name, settings = ''] = v.split(':')
   return { name: name!, env: Object.fromEntries(settings.split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string])) }
 })
+const variants = settingsList(process.env.HEALTH_TAIL_VARIANTS ?? '')
+/**
+ * The bare handler's processes with code loaded (servers/bare-app-code.ts), `;`-separated: each a BARE_LOAD (`libs`, `half`, `all`,
+ * `app`, `served`; `all` is named `bare+code`), or `name:KEY=VALUE,…` with settings of its own (`stmts:BARE_LOAD=none,BARE_STATEMENTS=400`).
+ */
+const bareVariants = (process.env.HEALTH_TAIL_BARE ?? 'all').split(';').filter(Boolean).map((v) => v.includes(':')
+  ? settingsList(v)[0]!
+  : { name: v === 'all' ? 'code' : v, env: { BARE_LOAD: v } })
 
 const bareServers = (process.env.HEALTH_TAIL_SERVERS ?? '').split(';').filter(Boolean).map((v) => {
   const [name, script, settings = ''] = v.split(':') as [string, string, string?]
@@ -142,6 +165,7 @@ end
 
 interface Run {
   rps: number; p50: number; p99: number; p999: number; jsUs: number; otherUs: number; gcs: number; edenMs: number; pauseMs: number; byBudget: number; bytes: number
+  bigGcs: number
   stalls: number; stallsMs: number; bigStalls: number; bigStallsMs: number
 }
 
@@ -174,6 +198,9 @@ async function measure(s: Server): Promise<Run> {
     pauseMs: per100k(gcs.reduce((n, c) => n + c.pauseMs, 0)),
     byBudget: gcs.length ? (100 * gcs.filter((c) => c.byBudget).length) / gcs.length : NaN,
     bytes: allocatedPerAnswer(gcs, g.answers),
+    // collections whose pauses (wall time, as the engine logs them) came to 1 ms or more: the ≥ 1 ms stalls beyond these are
+    // the sweeper's slices and other work
+    bigGcs: per100k(gcs.filter((c) => c.pauseMs >= 1).length),
     // buckets 8-9: 256-1023 µs of CPU between two answers; 10 and up: 1 ms and more
     stalls: per100k(sum(g.count, 8, 10)),
     stallsMs: per100k(sum(g.cpu, 8, 10) / 1000),
@@ -185,9 +212,14 @@ async function measure(s: Server): Promise<Run> {
 const servers: Server[] = []
 try {
   servers.push(await start('bare', 'scripts/bench/servers/bare.ts', { ANSWER_GAPS_FETCH: '1' }))
-  servers.push(await start('bare+code', 'scripts/bench/servers/bare-app-code.ts', { ...benchEnv(dir), ANSWER_GAPS_FETCH: '1' }))
+  for (const v of bareVariants) {
+    const sub = mkdtempSync(join(dir, `code-${v.name}-`))
+    // the probe counts the answers of `fetch`, or those of the /health route when the app is served (BARE_LOAD=served)
+    const probe = { ANSWER_GAPS_FETCH: v.env.BARE_LOAD === 'served' ? '0' : '1' }
+    servers.push(await start(`bare+${v.name}`, 'scripts/bench/servers/bare-app-code.ts', { ...benchEnv(sub), ...probe, ...v.env }))
+  }
   for (const b of bareServers) servers.push(await start(b.name, b.script, { ...benchEnv(mkdtempSync(join(dir, `${b.name}-`))), ANSWER_GAPS_FETCH: '1', ...b.env }))
-  servers.push(await slipway('slipway', {}))
+  if (process.env.HEALTH_TAIL_SLIPWAY !== '0') servers.push(await slipway('slipway', {}))
   for (const c of checkouts) servers.push(await slipway(c.name, {}, c.script))
   for (const v of variants) servers.push(await slipway(v.name, v.env))
   const runs = new Map<string, Run[]>(servers.map((s) => [s.name, []]))
@@ -195,12 +227,13 @@ try {
 
   const f = (v: number, digits = 2) => (Number.isFinite(v) ? v.toFixed(digits) : '-')
   const cols = ['req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'JS µs/req', 'other µs/req', 'GCs/100k', 'by budget %', 'B/answer', 'eden ms', 'pause ms/100k',
-    '0.25-1ms/100k', '(ms)', '≥1ms/100k', '(ms)']
+    '≥1ms GCs/100k', '0.25-1ms/100k', '(ms)', '≥1ms/100k', '(ms)']
   console.log(`\n${'server'.padEnd(12)}${cols.map((c) => c.padEnd(14)).join('')}`)
   for (const s of servers) {
     const rs = runs.get(s.name)!
     const m = (key: keyof Run) => median(rs.map((r) => r[key]))
     const row = [f(m('rps'), 0), f(m('p50')), f(m('p99')), f(m('p999')), f(m('jsUs')), f(m('otherUs')), f(m('gcs'), 1), f(m('byBudget'), 0), f(m('bytes'), 0), f(m('edenMs')), f(m('pauseMs'), 1),
+      f(m('bigGcs'), 1),
       f(m('stalls'), 1), f(m('stallsMs'), 1), f(m('bigStalls'), 1), f(m('bigStallsMs'), 1)]
     console.log(`${s.name.padEnd(12)}${row.map((c) => c.padEnd(14)).join('')}`)
   }
