@@ -154,8 +154,8 @@ describe('transactions', () => {
     const [other] = await tenantEventsAbout('ramp.transaction.updated', 'rampTransactionId', `r3-in2-${n}`, 1)
     const all = [conv, ...outs, other]
     for (const e of all) {
-      expect(e.data.ruleId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
-      expect(e.data.ruleExecutionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      expect(e.data.ruleId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      expect(e.data.ruleExecutionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     }
     expect(JSON.stringify(all)).not.toContain(rule)
     expect(JSON.stringify(all)).not.toContain(first)
