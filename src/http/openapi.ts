@@ -82,6 +82,10 @@ const DESCRIPTION = [
     \`retry-after\` when the database server cannot be reached or did not complete the write in time: a
     request that writes answers within \`DATABASE_TIMEOUT_MS\` of arriving (a write already sent may still be made).`,
   '**Amounts** of crypto are integer strings in the token\'s smallest unit; never floats.',
+  prose`
+    **Ids** that Slipway makes are UUIDs of version 7 (RFC 9562): the time in milliseconds, then 74
+    random bits. They are unguessable, and they sort by creation time, but treat them as opaque
+    strings: rows made by earlier releases keep their version 4 ids, and partners' ids keep their own form.`,
 ].join('\n\n')
 
 /**
