@@ -1,7 +1,8 @@
 /** The users table's only reader and writer: every function takes the scope (tenant id, or `platform` for admins) first. */
 import type { InStatement } from '@libsql/client'
 import { and, asc, eq, gte, lt, ne, or, sql, type SQL } from 'drizzle-orm'
-import { uniqueViolation, type Database, type Executor } from '../../db/client'
+import { uniqueViolation, type Database, type Db, type Executor } from '../../db/client'
+import { nativeGetOnce } from '../../db/native-read'
 import { insertRow, insertRowStatement } from '../../db/insert-row'
 import { preparedOnce } from '../../db/prepared'
 import { users } from '../../db/schema'
@@ -50,7 +51,11 @@ export async function emailTaken(db: Executor, tenantId: string, email: string, 
  * Registration's check before it hashes: whether the username (of any account) or the
  * email (of an active account) is taken in the tenant. One statement doing both index
  * lookups (written as two scoped terms so SQLite searches both indexes, not the tenant's
- * rows); prepared once per connection.
+ * rows); prepared once per connection. On a local file, two native reads on the reader
+ * connection instead (native-read.ts: the last committed state, as the credential reads):
+ * through drizzle and @libsql/client the one statement was about 8% of a registration's
+ * JavaScript thread under load, mostly the client's result set and drizzle's row mapping
+ * around a few microseconds of native reads (docs/benchmarks.md, "Signed registration").
  */
 const namesTakenQuery = preparedOnce('users:names-taken', (db) => {
   const scope = sql.placeholder('scope')
@@ -63,9 +68,23 @@ const namesTakenQuery = preparedOnce('users:names-taken', (db) => {
     ))
     .prepare()
 })
+// the same two lookups for the native reader, each answered from its unique index alone (one row at most, the key it holds;
+// placeholders in order: scope, key)
+const unreachable = () => Promise.reject(new Error('users: names taken read natively only where the native reader is'))
+const usernameKeyRead = nativeGetOnce<{ key: string }, Database>('users:username-key', (db: Db) => db.select({ key: users.usernameKey }).from(users)
+  .where(and(eq(users.scope, sql.placeholder('scope')), eq(users.usernameKey, sql.placeholder('usernameKey')))), unreachable)
+const activeEmailKeyRead = nativeGetOnce<{ key: string }, Database>('users:active-email-key', (db: Db) => db.select({ key: users.emailKey }).from(users)
+  .where(and(eq(users.scope, sql.placeholder('scope')), eq(users.emailKey, sql.placeholder('emailKey')), isActive())), unreachable)
 
 export async function namesTaken(database: Database, tenantId: string, username: string, email: string) {
   const keys = { scope: tenantId, usernameKey: usernameKey(username), emailKey: emailKey(email) }
+  // a replica's reader has rules of its own (a row not pulled yet is asked of the primary): the one statement there
+  if (database.reader && !database.replicaReads) {
+    return {
+      username: (await usernameKeyRead(database, keys.scope, keys.usernameKey)) !== undefined,
+      email: (await activeEmailKeyRead(database, keys.scope, keys.emailKey)) !== undefined,
+    }
+  }
   const rows = await namesTakenQuery(database).all(keys)
   return {
     username: rows.some((r) => r.usernameKey === keys.usernameKey),
