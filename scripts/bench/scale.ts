@@ -31,7 +31,12 @@ requireWrk()
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2))
 /** BENCH_SCALE_SCENARIOS=execution (or wallet) measures one scenario only (both are still recorded for the raw replay) */
-const MEASURED = (process.env.BENCH_SCALE_SCENARIOS ?? 'wallet,execution').split(',').filter((x): x is 'wallet' | 'execution' => x === 'wallet' || x === 'execution')
+const SCENARIO_NAMES = (process.env.BENCH_SCALE_SCENARIOS ?? 'wallet,execution').split(',').map((x) => x.trim()).filter(Boolean)
+const MEASURED = SCENARIO_NAMES.filter((x): x is 'wallet' | 'execution' => x === 'wallet' || x === 'execution')
+// a name it does not know would measure nothing and still print its targets as met
+if (!MEASURED.length || MEASURED.length !== SCENARIO_NAMES.length) {
+  throw new Error(`BENCH_SCALE_SCENARIOS: 'wallet', 'execution' or both, comma-separated (got '${process.env.BENCH_SCALE_SCENARIOS}')`)
+}
 const CONNS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const TIMEOUT_MS = Number(process.env.DATABASE_TIMEOUT_MS ?? 5000)
 const dir = mkdtempSync(join(tmpdir(), 'slipway-bench-scale-'))
