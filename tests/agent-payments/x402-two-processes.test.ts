@@ -34,7 +34,11 @@ beforeAll(async () => {
   sqld = await startSqld()
   devnet = await startDevnet({ port: 0, dbPath: mkdtempSync(join(sqld.dir, 'chain-')), blockTime: 0 })
   merchant = await startX402Merchant({ rpcUrl: devnet.url, chainId: 11155111, usdc: DEVNET_USDC, maxTimeoutSeconds: 10 })
-  const env = { RPC_URL_SEPOLIA: devnet.url, RPC_TIMEOUT_MS: '3000', DATABASE_SYNC_INTERVAL_MS: '5000', WEBHOOK_DEV_ROUTES: `x402.devnet.test=${merchant.url}` }
+  // DATABASE_TIMEOUT_MS 30 s: the bound on a request's writes is not what this file proves (tests/replication/write-deadline
+  // does); eight executions of one wallet at once, beside a CPU burner, had one answer 503 DATABASE_UNAVAILABLE at 4 s.
+  const env = {
+    RPC_URL_SEPOLIA: devnet.url, RPC_TIMEOUT_MS: '3000', DATABASE_SYNC_INTERVAL_MS: '5000', WEBHOOK_DEV_ROUTES: `x402.devnet.test=${merchant.url}`, DATABASE_TIMEOUT_MS: '30000',
+  }
   ;[edgeA, edgeB] = await Promise.all([startEdge(sqld, env), startEdge(sqld, env)])
   // the settle job reads the token 1 s after an unused authorization's expiry, and each second after (5 s by default)
   worker = await startOnPrimary(sqld, { ...env, SLIPWAY_ROLE: 'worker', AGENT_PAYMENTS_X402_SETTLE_LOOK_MS: '1000' })

@@ -30,7 +30,8 @@ afterAll(async () => {
 async function devnet(): Promise<string> {
   rmSync(envFile, { force: true })
   proc = Bun.spawn([process.execPath, join(root, 'scripts/devnet.ts'), '--port', '0', '--env-file', envFile, '--dir', out, '--state', state], { cwd: root, stdout: 'pipe', stderr: 'pipe' })
-  const deadline = Date.now() + 20_000
+  // its chains and contracts took 18.9 s to the env file at load 18 (the examples' devnet): a start limit, not a property
+  const deadline = Date.now() + 45_000
   while (!existsSync(envFile) && proc.exitCode === null && Date.now() < deadline) await Bun.sleep(50)
   if (!existsSync(envFile)) throw new Error(`no ${envFile}: ${await new Response(proc.stderr as ReadableStream).text()}`)
   return /^RPC_URL_SEPOLIA=(.+)$/m.exec(readFileSync(envFile, 'utf8'))![1]!

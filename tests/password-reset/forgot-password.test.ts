@@ -83,25 +83,6 @@ describe('POST /v1/auth/forgot-password', () => {
     expect(w.smtp.to(ghost)).toHaveLength(0)
   })
 
-  test('answers as fast for an unknown address as for a known one (the lookup happens later, in the worker)', async () => {
-    const u = await w.f.user(tenant)
-    const ghost = `${unique('ghost')}@example.com`
-    const times: Record<string, number[]> = { known: [], unknown: [] }
-    for (let i = 0; i < 8; i++) {
-      for (const [kind, email] of [['known', u.email], ['unknown', ghost]] as const) {
-        w.t.deps.rateLimiter.reset()
-        clock().advance(1000)
-        const started = performance.now()
-        const res = await w.f.api.post('/v1/auth/forgot-password', { email }, { signedBy: tenant })
-        times[kind]!.push(performance.now() - started)
-        expect(res.status).toBe(200)
-      }
-    }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-    // Same code path for both; the tolerance only absorbs scheduling noise on a shared machine.
-    expect(Math.abs(median(times.known!) - median(times.unknown!))).toBeLessThan(25)
-  })
-
   test('an account that signs in only with Google gets an email pointing to social sign-in, and the same answer', async () => {
     const email = `${unique('social')}@example.com`
     await socialOnlyUser(w, tenant, email)

@@ -82,7 +82,7 @@ beforeAll(async () => {
   await node.installMulticall3()
   await node.placeToken(USDC)
   cg = new FakeCoinGecko().start()
-  t = await makeApp({ clock: new ManualClock(DAY0 - 3600_000), env: { PRICES_BASE_URL: cg.url, PRICES_TIMEOUT_MS: '1000', RPC_TIMEOUT_MS: '1000' } })
+  t = await makeApp({ clock: new ManualClock(DAY0 - 3600_000), env: { PRICES_BASE_URL: cg.url, PRICES_TIMEOUT_MS: '2000', RPC_TIMEOUT_MS: '3000' } })
   server = serve(t)
   f = new Factory(t, new Api(server.url, () => t.clock.now()))
   const settings = { chains: { rpc: { ethereum: node.url } } }
@@ -251,8 +251,8 @@ describe('when a partner is down', () => {
       const res = await performance(alice)
       expect(res.status, mode).toBe(200)
       expect(cg.requests.length, mode).toBe(asked + 1)
-      // at the 1 s limit, long before a slow CoinGecko's 10 s answer (the margin is for a busy machine)
-      expect(Date.now() - started, mode).toBeLessThan(5000)
+      // at the 2 s limit, long before a slow CoinGecko's 10 s answer (the margin is for a busy machine)
+      expect(Date.now() - started, mode).toBeLessThan(7000)
       // valued at the last prices obtained (ETH 3000), which say how old they are
       expect(res.body, mode).toMatchObject({ totalEur: 4590, totalUsd: 4960, stale: true, prices: { asOf: new Date(DAY0 + 8 * DAY).toISOString() } })
       expect(res.body.prices.ageSeconds, mode).toBe((t.clock.now() - (DAY0 + 8 * DAY)) / 1000)
@@ -340,7 +340,7 @@ describe('empty wallets and missing prices', () => {
   })
 
   test('no price ever obtained: the holdings are listed as unpriced, the totals leave them out, and the answer is stale', async () => {
-    const lone = await makeApp({ clock: new ManualClock(t.clock.now()), env: { PRICES_BASE_URL: 'http://127.0.0.1:9/api/v3', PRICES_TIMEOUT_MS: '1000' } })
+    const lone = await makeApp({ clock: new ManualClock(t.clock.now()), env: { PRICES_BASE_URL: 'http://127.0.0.1:9/api/v3', PRICES_TIMEOUT_MS: '2000' } })
     try {
       const lf = new Factory(lone)
       const tn = await lf.tenant({ chains: { rpc: { ethereum: node.url } } })

@@ -165,7 +165,8 @@ describe('configuration', () => {
 })
 
 describe('against a fake LI.FI', () => {
-  const adapter = new LifiAggregator(300)
+  // 2 s: the fake answers in this process, and on a busy machine its quick answers came near a 300 ms limit
+  const adapter = new LifiAggregator(2000)
   const at = (apiKey?: string) => ({ baseUrl: lifi.baseUrl, ...(apiKey ? { apiKey } : {}) })
 
   test('GET /quote with every parameter in LI.FI\'s names, and x-lifi-api-key when a key is set (none without)', async () => {
@@ -189,9 +190,9 @@ describe('against a fake LI.FI', () => {
     const took = performance.now() - started
     expect(err.kind).toBe('unavailable')
     expect(err.message).toContain('in time')
-    expect(took).toBeGreaterThanOrEqual(290)
+    expect(took).toBeGreaterThanOrEqual(1990)
     // long before LI.FI's 10 s answer (the margin is for a busy machine)
-    expect(took).toBeLessThan(5000)
+    expect(took).toBeLessThan(7000)
   })
 
   test('an in-process endpoint that never answers (the sandbox reached through AggregatorEndpoint.fetch) is bounded by the same limit', async () => {

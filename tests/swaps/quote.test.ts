@@ -34,7 +34,7 @@ beforeAll(async () => {
   lifi.solanaBlockhash = () => solana.svm.latestBlockhash().blockhash
   node = await startLocalChain({ chainId: 100 })
   await node.placeToken(EURE)
-  t = await makeApp({ env: { LIFI_BASE_URL: lifi.baseUrl, SWAP_AGGREGATOR_TIMEOUT_MS: '500', RPC_TIMEOUT_MS: '3000' } })
+  t = await makeApp({ env: { LIFI_BASE_URL: lifi.baseUrl, SWAP_AGGREGATOR_TIMEOUT_MS: '2000', RPC_TIMEOUT_MS: '3000' } })
   f = new Factory(t)
   tenant = await f.tenant({ chains: { rpc: { gnosis: node.url, solana: solana.url } } })
   other = await f.tenant({ chains: { rpc: { gnosis: node.url } } })
@@ -149,8 +149,8 @@ describe('POST /v1/swap/quote', () => {
         const res = await quote(u, body)
         expect(res.status).toBe(503)
         expect(res.body.code ?? res.body.details?.code).toBe('SWAP_AGGREGATOR_UNAVAILABLE')
-        // at the 500 ms limit, long before a slow LI.FI's 10 s answer (the margin is for a busy machine)
-        expect(Date.now() - started).toBeLessThan(5000)
+        // at the 2 s limit, long before a slow LI.FI's 10 s answer (the margin is for a busy machine)
+        expect(Date.now() - started).toBeLessThan(7000)
       }
     } finally {
       lifi.mode = 'ok'

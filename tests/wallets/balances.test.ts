@@ -42,7 +42,7 @@ beforeAll(async () => {
     },
   })
   proxy = { url: `http://127.0.0.1:${server.port}`, requests, stop: () => server.stop(true) }
-  t = await makeApp({ env: { RPC_URL_BASE: node.url, RPC_TIMEOUT_MS: '1000' } })
+  t = await makeApp({ env: { RPC_URL_BASE: node.url, RPC_TIMEOUT_MS: '3000' } })
   f = new Factory(t)
   tenant = await f.tenant({ chains: { customTokens: { sepolia: [{ symbol: 'TUSD', name: 'Test Dollar', decimals: 6, address: node.tokenAddress }] }, rpc: { ethereum: proxy.url, sepolia: proxy.url, solana: sol.url, 'solana-devnet': sol.url, polygon: DOWN } } })
 }, 30_000)
@@ -176,7 +176,8 @@ describe('Solana balances', () => {
       const started = Date.now()
       const slow = await balance(u, w.id)
       expect(slow.status).toBe(503)
-      expect(Date.now() - started).toBeLessThan(5000)
+      // at the 3 s limit: the node never answers in this mode
+      expect(Date.now() - started).toBeLessThan(8000)
     } finally {
       sol.mode = 'ok'
     }
