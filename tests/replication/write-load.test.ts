@@ -3,8 +3,8 @@
  * each edge's bound on writes in flight (DATABASE_MAX_WRITES). Past the bound a write waits
  * DATABASE_WRITE_WAIT_MS, then answers 503 DATABASE_BUSY with retry-after in the error envelope (a write
  * that had its place but no answer from sqld by its deadline answers 503 DATABASE_UNAVAILABLE, with retry-after too);
- * no request hangs (the answers past DATABASE_TIMEOUT_MS, as the edges measured them, are shown; the deadline
- * itself is tested in write-deadline.test.ts); the 3 edges together create wallets at least as
+ * no answer past DATABASE_TIMEOUT_MS, as the edges measured it (the deadline where it binds: write-deadline.test.ts),
+ * and no hang; the 3 edges together create wallets at least as
  * fast as 1 edge alone; and a client reads at once, through its edge, the wallet it just made.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
@@ -109,7 +109,7 @@ describe('3 edges on replicas of one sqld, writes above the bound', () => {
     }
   }, 30_000)
 
-  test('503 DATABASE_BUSY with retry-after past the bound, no hang, and the rate held against 1 edge', async () => {
+  test('503 DATABASE_BUSY with retry-after past the bound, nothing past the timeout, and the rate held against 1 edge', async () => {
     const mean = (xs: number[]) => xs.reduce((n, x) => n + x, 0) / xs.length
     // Up to ATTEMPTS measurements, each checked in full but for the ratio, which must hold in one of them.
     // The three edges, their sqld and this test's 36 client loops share two cores with the suite's other
@@ -120,6 +120,7 @@ describe('3 edges on replicas of one sqld, writes above the bound', () => {
     let held = false
     const seen: string[] = []
     for (let attempt = 0; attempt < ATTEMPTS && !held; attempt++) {
+      const before = await Promise.all(edges.map((e) => postsWithin(e.url)))
       // rounds alternating 1 edge and 3 edges, the rates over all rounds compared: the machine's speed drifts between rounds
       const ones: Array<Awaited<ReturnType<typeof drive>>> = []
       const threes: typeof ones = []
@@ -137,19 +138,22 @@ describe('3 edges on replicas of one sqld, writes above the bound', () => {
       expect([...new Set(threes.flatMap((r) => [...r.retryAfter]))]).toEqual(['1'])
       // wallet creation's error style is { detail, code } (docs/platform.md)
       expect(threes.flatMap((r) => r.envelopes)[0]).toMatchObject({ detail: expect.stringContaining('Too many writes in flight'), code: 'DATABASE_BUSY' })
-      // Answers past DATABASE_TIMEOUT_MS, as the edges measured them, are shown, and a hang fails: on a quiet machine
-      // every write here has its answer from sqld in milliseconds, with or without the write deadline, so a bound at the
-      // timeout could only fail from a busy machine's lag (5,064 ms at the client beside one CPU burner; 6.2-8.5 s at
-      // the client and 4-7% of answers past 5 s at the edges beside two burners at load 15). The deadline itself is
-      // tested where it binds, with sqld's write lock held: write-deadline.test.ts.
-      const posts = await Promise.all(edges.map((e) => postsWithin(e.url)))
+      // Nothing past DATABASE_TIMEOUT_MS, as the edges measured it (their request histograms: from a request's start to
+      // its answer, what the write deadline counts from), must hold in an attempt, as the ratio must. A client's own clock
+      // also counts the time its answer waited for this test's process to run (5,064 ms once beside a CPU burner), and
+      // beside two burners at load 15 the edges themselves, short of CPU, answered 4-7% past 5 s; on a quiet machine every
+      // write here is answered in milliseconds. A hang fails every attempt (3 times the timeout at the client). The deadline
+      // where it binds, with sqld's write lock held: write-deadline.test.ts.
+      const after = await Promise.all(edges.map((e) => postsWithin(e.url)))
+      const posts = after.map((p, i) => ({ all: p.all - before[i]!.all, within: p.within - before[i]!.within }))
       expect(posts.reduce((n, p) => n + p.all, 0)).toBeGreaterThanOrEqual(all.reduce((n, r) => n + r.created + r.busy + r.late, 0))
+      const late = posts.reduce((n, p) => n + p.all - p.within, 0)
       seen[seen.length - 1] += `; past ${TIMEOUT_MS} ms at the edges: ${posts.map((p) => p.all - p.within).join(', ')} of ${posts.map((p) => p.all).join(', ')}`
       console.log(seen.at(-1))
       expect(Math.max(...all.map((r) => r.slowestMs))).toBeLessThan(3 * TIMEOUT_MS)
       expect(three).toBeGreaterThan(0)
-      // held, not collapsed; the like-for-like ratio, measured with wrk, is scripts/bench/scale.ts's 3-edge check
-      held = three >= 0.8 * one
+      // held, not collapsed, and nothing past the timeout; the like-for-like ratio, measured with wrk, is scripts/bench/scale.ts's 3-edge check
+      held = three >= 0.8 * one && late === 0
     }
     expect({ held, seen }).toMatchObject({ held: true })
   }, 120_000)
