@@ -227,8 +227,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   // Concurrent batches of this process go as one (group-commit.ts), within the deadline; a batch still in line at it is not sent.
   // An edge sends one group at a time: larger groups, so fewer transactions on the primary, and each is one that every edge pulls
-  // and applies at the injector's cost per transaction (replica.ts, openPuller). Executions on 3 edges: 15-35% less CPU per
-  // execution, the edges' and sqld's together, than with two groups in flight (docs/benchmarks.md, "Writes across topologies").
+  // and applies at the injector's cost per transaction (replica.ts, openPuller). Executions on 3 edges: 1.61-2.58 + 1.15-1.28 ms
+  // of CPU per execution (edges + sqld) against 2.24-3.07 + 1.53-1.70 with two groups in flight (docs/benchmarks.md, "Writes across topologies").
   const groups = new GroupCommit(sendBatch, opts.writeGroups ?? (sync ? 1 : DEFAULT_WRITE_GROUPS), undefined, late)
   const writeBatch: Database['writeBatch'] = (stmts) => {
     const deadline = deadlineOf()

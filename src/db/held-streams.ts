@@ -4,9 +4,10 @@
  *
  * @libsql/client opens a Hrana stream for every `execute` and `batch` and closes it with the same request, and sqld
  * makes a connection for every stream: it opens the database file and reads the whole schema before it runs a
- * statement, then drops it. That cost sqld about 1.8-2 ms of CPU per request with Slipway's schema, against 0.1-0.45 ms
- * for the same batch on a stream kept open (docs/benchmarks.md, "What sqld charges per request"). So here a few streams
- * stay open (Hrana over HTTP, each request carrying its stream's baton; WebSocket costs less per request but answered
+ * statement, then drops it. That cost sqld about 1.8-2 ms of CPU per request with Slipway's schema, against 0.2 ms for a
+ * one-read batch and 0.3-0.6 ms for a two-insert write batch on a stream kept open (docs/benchmarks.md,
+ * "What sqld charges per request"). So here a few streams stay open (Hrana over HTTP, each request carrying its
+ * stream's baton; WebSocket costs less per request but answered
  * slower at the tail under a write load: same page, "HTTP or WebSocket"), and each call takes one for itself while it
  * runs: nothing waits behind another call on a stream, so no call is sent later than it would have been on its own.
  *
@@ -180,8 +181,9 @@ export class StreamPool {
 /**
  * `inner` with its reads (SELECT statements, batches of SELECTs not in write mode) on the held streams of `pool`; writes,
  * transactions, migrations and the rest as they were. Writes stay on a stream each: with write batches on held streams,
- * `tests/replication/write-load.test.ts` answered its slowest request later (5.7 s against 2.8 s in one run beside the
- * same files, load 20; 3.1-3.6 s against 2.5-2.7 s alone), which was not traced (docs/benchmarks.md, "HTTP or WebSocket").
+ * `tests/replication/write-load.test.ts` answered its slowest request later (3.1-3.6 s alone and 5.7 s once beside the other
+ * replication files, load 20, against 2.5-2.8 s with a stream per write batch), which was not traced (docs/benchmarks.md,
+ * "HTTP or WebSocket").
  */
 export function onHeldStreams(inner: Client, pool: StreamPool): Client {
   return new Proxy(inner, {

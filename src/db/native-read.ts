@@ -24,8 +24,9 @@
  * edge reads its credentials here too, read-only, under the replica's rules
  * (`Database.replicaReads`): the read waits for a pull (through the drizzle path) when this
  * process wrote its tables since the last one, and a row not there yet is asked of the
- * primary. With the replica's @libsql/client and drizzle doing the reads, an edge spent about
- * 0.3-0.4 ms more CPU per wallet created (docs/benchmarks.md, "Where a wallet's time goes on an edge").
+ * primary. With the replica's @libsql/client and drizzle doing the reads, an edge spent more CPU per
+ * wallet created (the before and after of that change are in the git log of docs/benchmarks.md, commit
+ * c84c80a; what a wallet costs an edge now: docs/benchmarks.md, "Where a wallet's time goes on an edge").
  */
 import Database from 'libsql'
 import { Column, is } from 'drizzle-orm'

@@ -5,7 +5,7 @@
  * or a path's `"5"` to 5, and failing with the same ValidationError; but its TypeBox checker is
  * compiled with the first value it decodes, not when the model file is evaluated. Elysia's
  * compiles one per schema as it is built: 0.25 ms each (measured alone on a busy 2-core
- * machine) for the app's 122 integers, all of it in the start (docs/benchmarks.md, "The compiled binary").
+ * machine) for each of the app's integers (122 then), all of it in the start (docs/benchmarks.md, "The compiled binary").
  * tests/platform/integer.test.ts compares the two, so an Elysia upgrade that changes its own fails there.
  */
 import { t, ValidationError } from 'elysia'

@@ -35,7 +35,7 @@ export interface LogSink {
  * Standard output. Bun's `process.stdout.write` copies what it cannot write at once (a full
  * pipe), so the buffer goes to it as it is (tests/platform/logging.test.ts checks this, in a
  * child process with a pipe nobody reads); any other runtime (the Deno entry) gets a copy. A
- * 48 KiB copy per flush was about 200 bytes of allocation per request line, which the
+ * 48 KiB copy at every flush was allocation on each request line's account, which the
  * engine counts toward its next collection (docs/benchmarks.md, "/health").
  */
 const stdoutSink = (): LogSink => {

@@ -55,7 +55,7 @@ export async function emailTaken(db: Executor, tenantId: string, email: string, 
  * connection instead (native-read.ts: the last committed state, as the credential reads):
  * through drizzle and @libsql/client the one statement was about 8% of a registration's
  * JavaScript thread under load, mostly the client's result set and drizzle's row mapping
- * around a few microseconds of native reads (docs/benchmarks.md, "Signed registration").
+ * around the native reads (docs/benchmarks.md, "Signed registration").
  */
 const namesTakenQuery = preparedOnce('users:names-taken', (db) => {
   const scope = sql.placeholder('scope')

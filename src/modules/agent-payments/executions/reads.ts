@@ -1,7 +1,7 @@
 /**
  * What creating an execution reads before its write, in one read batch (`readEach`: one request
- * to a server, where each read was a request of its own, and a request costs sqld about 1-1.7 ms
- * of CPU whatever it does; docs/benchmarks.md): the execution of the idempotency key, the agent,
+ * to a server, where each read was a request of its own, and a request costs sqld CPU of its own
+ * whatever it carries; docs/benchmarks.md, "What sqld charges per request"): the execution of the idempotency key, the agent,
  * the mandate, the merchant, the agent's wallet and policy, the merchants at the merchant's payTo,
  * the webhooks its events go to and the mandate's running totals. The wallet and the policy are
  * read by the agent's ids and the payees by the merchant's, as subqueries: on a server all are one
