@@ -39,6 +39,8 @@ test('the credential read on an edge: native on the replica\'s file, this proces
   const database = edge.deps.database
   expect(database.mode).toBe('replica')
   expect(database.reader).toBeDefined()
+  // the replica holds the user (its pulls: at start, then only those this process asks for): what follows reads its copy
+  await database.replica!.syncNow()
   const first = await findActor(database, user.id)
   expect(first?.user.id).toBe(user.id)
   // another process changes the row: the replica has not pulled, so the edge still reads its own copy
@@ -60,8 +62,15 @@ test('a user disabled through the edge answers 401 on the edge\'s next request',
   const u = await new Factory(edge).user(await new Factory(edge).tenant())
   const api = new Factory(edge).api
   expect((await api.get('/v1/wallets/', { token: u.accessToken })).status).toBe(200)
+  // the replica holds the user (this edge pulls on its own only every 600 s): a 401 then means the read after the
+  // write below pulled first, as the write ledger asks; the primary is asked again only for a row the replica lacks
+  await edge.deps.database.replica!.syncNow()
+  const reader = edge.deps.database.reader!() as unknown as { prepare(sql: string): { get(...args: unknown[]): unknown } }
+  const status = () => reader.prepare('select status from users where id = ?').get(u.id)
+  expect(status()).toMatchObject({ status: 'active' })
   await edge.deps.database.write((tx) => tx.run(`update users set status = 'deleted' where id = '${u.id}'`))
   expect((await api.get('/v1/wallets/', { token: u.accessToken })).status).toBe(401)
+  expect(status()).toMatchObject({ status: 'deleted' })
 })
 
 test('the reader connection on the replica\'s file cannot write it', () => {

@@ -5,9 +5,11 @@
  * that had its place but no answer from sqld by its deadline answers 503 DATABASE_UNAVAILABLE, with retry-after too);
  * no answer past DATABASE_TIMEOUT_MS, as the edges measured it (the deadline where it binds: write-deadline.test.ts),
  * and no hang; the 3 edges together create wallets at least as
- * fast as 1 edge alone; and a client reads at once, through its edge, the wallet it just made.
+ * fast as 1 edge alone; and a client reads at once, through its edge, what it just changed there (the write ledger's pull)
+ * and what another edge just made (the primary asked again), each checked where it alone can answer.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database as SqliteDatabase } from 'bun:sqlite'
 import { Api } from '@tests/helpers/client'
 import { PROCESS_ADMIN, type RunningProcess } from '@tests/helpers/process'
 import { startSqld, type Sqld } from '@tests/helpers/sqld'
@@ -91,20 +93,41 @@ async function postsWithin(url: string): Promise<{ all: number; within: number }
 
 describe('3 edges on replicas of one sqld, writes above the bound', () => {
   test('a client reads at once, through its edge, what it just changed there', async () => {
-    // An edge that pulls only every 5 s on its own. It runs before the write burst below and stops after this test:
-    // a fresh replica pulls the primary's history one transaction at a time, and started after the burst it had
-    // thousands to apply before its first answer (over the 20 s start limit in several runs on a loaded machine).
-    const slow = await startEdge(sqld, { DATABASE_SYNC_INTERVAL_MS: '5000' })
+    // Two mechanisms give an edge fresh reads (src/db/replicated.ts, `read`): the write ledger's pull before a read of a
+    // table this process wrote (read-your-writes.ts), and the primary asked again for a read that finds no row on the
+    // replica. Each is checked here where it alone can give the answer. The edge pulls on its own only every 600 s (and
+    // once at its start): no background pull can land between two steps, however slow the machine. It runs before the
+    // write burst below and stops after this test: a fresh replica pulls the primary's history one transaction at a time,
+    // and started after the burst it had thousands to apply before its first answer (over the 20 s start limit at times).
+    const other = new Api(edges[0]!.url)
+    const held = await other.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, { token })
+    expect(held.status).toBe(201)
+    const slow = await startEdge(sqld, { DATABASE_SYNC_INTERVAL_MS: '600000' })
+    const file = new SqliteDatabase(`${slow.dir}/replica.db`, { readonly: true })
+    const onReplica = (id: string) => file.query('select deleted_at as d from wallets where id = ?').get(id) as { d: number | null } | null
     try {
       const api = new Api(slow.url)
+      // made before this edge started: its first pull brought it
+      expect((await api.get(`/v1/wallets/${held.body.id}`, { token })).status).toBe(200)
+      expect(onReplica(held.body.id)).toEqual({ d: null })
+      // made through another edge now: not on this replica, and this process wrote nothing since its last pull, so no
+      // pull comes before the read: only the primary, asked again, can answer it
+      const elsewhere = await other.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, { token })
+      expect(elsewhere.status).toBe(201)
+      expect((await api.get(`/v1/wallets/${elsewhere.body.id}`, { token })).status).toBe(200)
+      expect(onReplica(elsewhere.body.id)).toBeNull()
+      // deleted through this edge: the replica still holds the live row, so the primary is never asked again; a 404 at once
+      // means the read pulled first, as the ledger asks (a stale replica answers 200 with the deleted wallet)
+      expect(onReplica(held.body.id)).toEqual({ d: null })
+      expect((await api.delete(`/v1/wallets/${held.body.id}`, { token })).status).toBeLessThan(300)
+      expect((await api.get(`/v1/wallets/${held.body.id}`, { token })).status).toBe(404)
+      expect(onReplica(held.body.id)?.d).toBeNumber()
+      // made through this edge and read at once: both mechanisms could answer (the ledger pulls first, in the product)
       const made = await api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, { token })
       expect(made.status).toBe(201)
       expect((await api.get(`/v1/wallets/${made.body.id}`, { token })).status).toBe(200)
-      // the replica holds the wallet now, and pulls only every 5 s here: a 404 at once means the
-      // read after the delete pulled first (a stale replica would answer the deleted wallet)
-      expect((await api.delete(`/v1/wallets/${made.body.id}`, { token })).status).toBeLessThan(300)
-      expect((await api.get(`/v1/wallets/${made.body.id}`, { token })).status).toBe(404)
     } finally {
+      file.close()
       await slow.stop()
     }
   }, 30_000)
