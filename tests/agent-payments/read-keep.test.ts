@@ -10,49 +10,19 @@
  * - a refusal (a per-transaction limit) is one write batch and no interactive transaction, which
  *   makes the day's running total its next refusal reads.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { makeApp, type TestApp } from '@tests/helpers/app'
-import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
-import { startSqld, type Sqld } from '@tests/helpers/sqld'
-
-const BASE = '/v1/agent-payments'
-const as = (u: SignedInUser) => ({ token: u.accessToken })
+import { beforeAll, describe, expect, test } from 'bun:test'
+import type { TestApp } from '@tests/helpers/app'
+import type { Factory, SignedInUser, Tenant } from '@tests/helpers/factories'
+import { BASE, as, batchWorld } from './batch-world'
 
 for (const where of ['a file', 'a remote primary (sqld)'] as const) describe(`kept reads and refusals in one batch, on ${where}`, () => {
-  let sqld: Sqld | undefined
+  const { world, agentWith, count } = batchWorld(where, { WEBHOOK_DEV_ROUTES: 'ap-hooks.slipway.test=http://127.0.0.1:9' })
   let t: TestApp
   let f: Factory
   let tenant: Tenant
   let admin: SignedInUser
   let merchantId: string
-  beforeAll(async () => {
-    sqld = where === 'a file' ? undefined : await startSqld()
-    t = await makeApp({ env: { ...(sqld ? { DATABASE_URL: sqld.url } : {}), WEBHOOK_DEV_ROUTES: 'ap-hooks.slipway.test=http://127.0.0.1:9' } })
-    f = new Factory(t)
-    tenant = await f.tenant()
-    admin = await f.tenantAdmin(tenant)
-    const m = await f.api.post(`${BASE}/merchants`, { name: 'shop', category: 'travel', payTo: { network: 'sepolia', address: '0x' + '5a'.repeat(20) } }, as(admin))
-    expect(m.status).toBe(201)
-    merchantId = m.body.id
-  })
-  afterAll(async () => {
-    t?.close()
-    await sqld?.stop()
-  })
-
-  async function agentWith(limits: Array<{ interval: string; amount: string }>) {
-    const owner = await f.user(tenant)
-    const w = await f.api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, as(owner))
-    expect(w.status).toBe(201)
-    const p = await f.api.post(`${BASE}/policies`, { name: 'p', currency: 'USDC', limits, approvalMode: 'always' }, as(admin))
-    expect(p.status).toBe(201)
-    const a = await f.api.post(`${BASE}/agents`, { name: 'booker', walletId: w.body.id, policyId: p.body.id }, as(admin))
-    expect(a.status).toBe(201)
-    expect((await f.api.post(`${BASE}/agents/${a.body.id}/wallet-consent`, {}, as(owner))).status).toBe(200)
-    return { agentId: a.body.id as string, policyId: p.body.id as string }
-  }
-  const count = async (table: string, cond: string, args: Array<string | number>) =>
-    Number((await t.deps.database.client.execute({ sql: `SELECT count(*) AS n FROM ${table} WHERE ${cond}`, args })).rows[0]!.n)
+  beforeAll(() => void ({ t, f, tenant, admin, merchantId } = world))
   const pay = (agentId: string, amount = '1.5', extra: Record<string, unknown> = {}) =>
     f.api.post(`${BASE}/executions`, { agentId, merchantId, amount, currency: 'USDC', rail: 'onchain', ...extra }, as(admin))
 
@@ -76,7 +46,7 @@ for (const where of ['a file', 'a remote primary (sqld)'] as const) describe(`ke
     const first = await watched(() => pay(agentId))
     expect(first.out.body.status).toBe('requires_approval')
     expect(first.seen.batches).toBe(1)
-    if (sqld) expect(first.seen.reads.length).toBe(1)
+    if (where !== 'a file') expect(first.seen.reads.length).toBe(1)
     const second = await watched(() => pay(agentId))
     expect(second.out.status).toBe(201)
     expect(second.out.body.status).toBe('requires_approval')

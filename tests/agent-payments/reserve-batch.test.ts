@@ -15,12 +15,9 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { toUnits } from '@/modules/agent-payments/policies/policy'
 import * as repo from '@/modules/agent-payments/repo'
-import { makeApp, type TestApp } from '@tests/helpers/app'
-import { Factory, type SignedInUser, type Tenant } from '@tests/helpers/factories'
-import { startSqld, type Sqld } from '@tests/helpers/sqld'
-
-const BASE = '/v1/agent-payments'
-const as = (u: SignedInUser) => ({ token: u.accessToken })
+import type { TestApp } from '@tests/helpers/app'
+import type { Factory, SignedInUser, Tenant } from '@tests/helpers/factories'
+import { BASE, as, batchWorld } from './batch-world'
 
 describe('running totals: sums of decimal strings in SQL', () => {
   const client = createClient({ url: ':memory:' })
@@ -80,40 +77,15 @@ describe('running totals: sums of decimal strings in SQL', () => {
 })
 
 for (const where of ['a file', 'a remote primary (sqld)'] as const) describe(`an execution as one write batch, on ${where}`, () => {
-  let sqld: Sqld | undefined
+  const world = batchWorld(where)
+  const { count } = world
+  const agentWith = async (limits: Array<{ interval: string; amount: string }>) => (await world.agentWith(limits)).agentId
   let t: TestApp
   let f: Factory
   let tenant: Tenant
   let admin: SignedInUser
   let merchantId: string
-  beforeAll(async () => {
-    sqld = where === 'a file' ? undefined : await startSqld()
-    t = await makeApp(sqld ? { env: { DATABASE_URL: sqld.url } } : {})
-    f = new Factory(t)
-    tenant = await f.tenant()
-    admin = await f.tenantAdmin(tenant)
-    const m = await f.api.post(`${BASE}/merchants`, { name: 'shop', category: 'travel', payTo: { network: 'sepolia', address: '0x' + '5a'.repeat(20) } }, as(admin))
-    expect(m.status).toBe(201)
-    merchantId = m.body.id
-  })
-  afterAll(async () => {
-    t?.close()
-    await sqld?.stop()
-  })
-
-  async function agentWith(limits: Array<{ interval: string; amount: string }>) {
-    const owner = await f.user(tenant)
-    const w = await f.api.post('/v1/wallets/', { chain: 'ethereum', isTestnet: true }, as(owner))
-    expect(w.status).toBe(201)
-    const p = await f.api.post(`${BASE}/policies`, { name: 'p', currency: 'USDC', limits, approvalMode: 'always' }, as(admin))
-    expect(p.status).toBe(201)
-    const a = await f.api.post(`${BASE}/agents`, { name: 'booker', walletId: w.body.id, policyId: p.body.id }, as(admin))
-    expect(a.status).toBe(201)
-    expect((await f.api.post(`${BASE}/agents/${a.body.id}/wallet-consent`, {}, as(owner))).status).toBe(200)
-    return a.body.id as string
-  }
-  const count = async (table: string, where: string, args: Array<string | number>) =>
-    Number((await t.deps.database.client.execute({ sql: `SELECT count(*) AS n FROM ${table} WHERE ${where}`, args })).rows[0]!.n)
+  beforeAll(() => void ({ t, f, tenant, admin, merchantId } = world.world))
 
   test('waiting for an approval: one batch, no interactive transaction', async () => {
     const agentId = await agentWith([{ interval: 'daily', amount: '10' }])
